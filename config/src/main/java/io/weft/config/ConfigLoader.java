@@ -1,0 +1,260 @@
+package io.weft.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigList;
+import com.typesafe.config.ConfigObject;
+import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueType;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Loads a {@link WeftConfig} from a HOCON file. Precedence, highest first: explicit overrides (the command line),
+ * {@code -Dweft.*} system properties, the file, the reference defaults in {@code weft-reference.conf}.
+ * Every failure is a {@link WeftConfigException} naming the key: unknown keys (typos), wrong types, values out of
+ * range and missing files all stop the member before it touches the group.
+ */
+public final class ConfigLoader
+{
+    public static final String REFERENCE_RESOURCE = "weft-reference.conf";
+    private static final Set<String> MEMBER_KEYS = Set.of("id", "host", "sst-port", "control-port");
+
+    private static volatile Config reference;
+
+    private ConfigLoader()
+    {
+    }
+
+    /** Loads {@code file} with system-property overrides. */
+    public static WeftConfig load(final Path file)
+    {
+        return load(file, Map.of());
+    }
+
+    /**
+     * Loads {@code file}; {@code overrides} maps full keys (for example {@code weft.member.id}) to values and wins
+     * over everything else.
+     */
+    public static WeftConfig load(final Path file, final Map<String, ?> overrides)
+    {
+        if (!Files.isRegularFile(file) || !Files.isReadable(file))
+        {
+            throw new WeftConfigException("config file", file.toString(), "no such readable file");
+        }
+        final Config user;
+        try
+        {
+            user = ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
+        }
+        catch (final ConfigException ex)
+        {
+            throw new WeftConfigException("config file " + file, "cannot be parsed: " + ex.getMessage(), ex);
+        }
+        return fromConfig(user, overrides);
+    }
+
+    /** Builds a configuration from already-parsed HOCON (for example text rendered by {@link ConfigWriter}). */
+    public static WeftConfig fromConfig(final Config user, final Map<String, ?> overrides)
+    {
+        final Config system = ConfigFactory.parseProperties(System.getProperties());
+        final Config weftProperties = system.hasPath("weft") ? system.withOnlyPath("weft") : ConfigFactory.empty();
+        final Config merged;
+        try
+        {
+            merged = ConfigFactory.parseMap(overrides, "command line")
+                .withFallback(weftProperties)
+                .withFallback(user)
+                .resolve();
+        }
+        catch (final ConfigException ex)
+        {
+            throw new WeftConfigException(ex.origin() == null ? "config" : ex.origin().description(),
+                ex.getMessage(), ex);
+        }
+        rejectUnknownKeys(merged);
+        return builderFrom(merged.withFallback(reference())).build();
+    }
+
+    static Config reference()
+    {
+        Config ref = reference;
+        if (ref == null)
+        {
+            ref = ConfigFactory.parseResources(ConfigLoader.class.getClassLoader(), REFERENCE_RESOURCE,
+                ConfigParseOptions.defaults().setAllowMissing(false));
+            reference = ref;
+        }
+        return ref;
+    }
+
+    static WeftConfig.Builder builderFrom(final Config c)
+    {
+        final WeftConfig.Builder b = new WeftConfig.Builder();
+        b.memberId = intValue(c, "weft.member.id");
+        b.groupName = string(c, "weft.group.name");
+        b.members = members(c);
+        b.transportKind = TransportKind.parse("weft.transport.kind", string(c, "weft.transport.kind"));
+        b.connectTimeout = duration(c, "weft.transport.connect-timeout");
+        final String dir = string(c, "weft.transport.shm.directory");
+        b.shmDirectory = Path.of(dir);
+        b.tcp = new TcpOptions(
+            bytes(c, "weft.transport.tcp.send-buffer"),
+            bytes(c, "weft.transport.tcp.socket-buffer"),
+            bool(c, "weft.transport.tcp.no-delay"));
+        b.idle = new IdleConfig(
+            IdleStrategyKind.parse("weft.idle.strategy", string(c, "weft.idle.strategy")),
+            intValue(c, "weft.idle.max-spins"),
+            intValue(c, "weft.idle.max-yields"),
+            duration(c, "weft.idle.max-park"));
+        b.failure = new FailureConfig(duration(c, "weft.failure.heartbeat-interval"),
+            duration(c, "weft.failure.failure-timeout"));
+        return b;
+    }
+
+    private static void rejectUnknownKeys(final Config merged)
+    {
+        for (final String top : merged.root().keySet())
+        {
+            if (!"weft".equals(top))
+            {
+                throw new WeftConfigException(top, merged.root().get(top).unwrapped(),
+                    "unknown key: every key lives under weft (see " + REFERENCE_RESOURCE + ")");
+            }
+        }
+        final Config ref = reference();
+        for (final Map.Entry<String, ConfigValue> e : merged.entrySet())
+        {
+            if (!ref.hasPathOrNull(e.getKey()))
+            {
+                throw new WeftConfigException(e.getKey(), e.getValue().unwrapped(),
+                    "unknown key (allowed keys and their meaning are listed in " + REFERENCE_RESOURCE + ")");
+            }
+        }
+    }
+
+    private static List<MemberAddress> members(final Config c)
+    {
+        final String key = "weft.group.members";
+        final ConfigValue value = c.getValue(key);
+        if (value.valueType() != ConfigValueType.LIST)
+        {
+            throw new WeftConfigException(key, value.unwrapped(), "must be a list of member objects");
+        }
+        final List<MemberAddress> result = new ArrayList<>();
+        final ConfigList list = (ConfigList)value;
+        for (int i = 0; i < list.size(); i++)
+        {
+            final String at = key + "[" + i + "]";
+            if (list.get(i).valueType() != ConfigValueType.OBJECT)
+            {
+                throw new WeftConfigException(at, list.get(i).unwrapped(),
+                    "must be an object { id, host, sst-port, control-port }");
+            }
+            final ConfigObject object = (ConfigObject)list.get(i);
+            for (final String k : object.keySet())
+            {
+                if (!MEMBER_KEYS.contains(k))
+                {
+                    throw new WeftConfigException(at + "." + k, object.get(k).unwrapped(),
+                        "unknown key; a member has " + MEMBER_KEYS);
+                }
+            }
+            final Config m = object.toConfig();
+            for (final String k : MEMBER_KEYS)
+            {
+                if (!m.hasPath(k))
+                {
+                    throw new WeftConfigException(at + "." + k, null, "missing; a member needs " + MEMBER_KEYS);
+                }
+            }
+            result.add(new MemberAddress(intValue(m, "id", at + ".id"), string(m, "host", at + ".host"),
+                intValue(m, "sst-port", at + ".sst-port"), intValue(m, "control-port", at + ".control-port")));
+        }
+        return result;
+    }
+
+    private static String string(final Config c, final String key)
+    {
+        return string(c, key, key);
+    }
+
+    private static String string(final Config c, final String path, final String key)
+    {
+        try
+        {
+            return c.getString(path);
+        }
+        catch (final ConfigException.WrongType ex)
+        {
+            throw new WeftConfigException(key, c.getValue(path).unwrapped(), "must be a string");
+        }
+    }
+
+    private static int intValue(final Config c, final String key)
+    {
+        return intValue(c, key, key);
+    }
+
+    private static int intValue(final Config c, final String path, final String key)
+    {
+        try
+        {
+            return c.getInt(path);
+        }
+        catch (final ConfigException.WrongType ex)
+        {
+            throw new WeftConfigException(key, c.getValue(path).unwrapped(), "must be a whole number");
+        }
+    }
+
+    private static boolean bool(final Config c, final String key)
+    {
+        try
+        {
+            return c.getBoolean(key);
+        }
+        catch (final ConfigException.WrongType ex)
+        {
+            throw new WeftConfigException(key, c.getValue(key).unwrapped(), "must be true or false");
+        }
+    }
+
+    private static Duration duration(final Config c, final String key)
+    {
+        try
+        {
+            return c.getDuration(key);
+        }
+        catch (final ConfigException.WrongType | ConfigException.BadValue ex)
+        {
+            throw new WeftConfigException(key, c.getValue(key).unwrapped(),
+                "must be a duration such as 250ms, 2s or 1m");
+        }
+    }
+
+    private static int bytes(final Config c, final String key)
+    {
+        try
+        {
+            final long value = c.getBytes(key);
+            if (value > Integer.MAX_VALUE)
+            {
+                throw new WeftConfigException(key, value, "must be below 2 GiB");
+            }
+            return (int)value;
+        }
+        catch (final ConfigException.WrongType | ConfigException.BadValue ex)
+        {
+            throw new WeftConfigException(key, c.getValue(key).unwrapped(), "must be a size such as 512 KiB or 8 MiB");
+        }
+    }
+}

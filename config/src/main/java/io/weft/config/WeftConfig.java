@@ -1,0 +1,146 @@
+package io.weft.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The whole, validated configuration of one member process. Immutable; build it with {@link #builder()} (which
+ * starts from the documented defaults of {@code weft-reference.conf}) or load it with {@link ConfigLoader}.
+ *
+ * <pre>{@code
+ * WeftConfig config = WeftConfig.builder()
+ *     .memberId(1)
+ *     .localGroup("demo", 3, 7100)      // members 0,1,2 on 127.0.0.1
+ *     .transport(TransportKind.TCP)
+ *     .build();
+ * }</pre>
+ *
+ * @param memberId  the node id of this process; must appear in the group.
+ * @param group     the group and its member list.
+ * @param transport the transport and its options.
+ * @param idle      the predicate thread's idle strategy.
+ * @param failure   failure-detection timing.
+ */
+public record WeftConfig(int memberId, GroupConfig group, TransportConfig transport, IdleConfig idle,
+    FailureConfig failure)
+{
+    public WeftConfig
+    {
+        WeftConfigException.check(group != null, "weft.group", null, "must be present");
+        WeftConfigException.check(group.rankOf(memberId) >= 0, "weft.member.id", memberId,
+            "must be the id of a member of weft.group.members " + group.members().stream().map(MemberAddress::id).toList());
+        WeftConfigException.check(transport != null, "weft.transport", null, "must be present");
+        WeftConfigException.check(idle != null, "weft.idle", null, "must be present");
+        WeftConfigException.check(failure != null, "weft.failure", null, "must be present");
+    }
+
+    /** @return this member's rank: its position in the member list. */
+    public int rank()
+    {
+        return group.rankOf(memberId);
+    }
+
+    /** @return the same configuration for another member of the same group. */
+    public WeftConfig forMember(final int otherMemberId)
+    {
+        return new WeftConfig(otherMemberId, group, transport, idle, failure);
+    }
+
+    /** @return a builder preset with the reference defaults. */
+    public static Builder builder()
+    {
+        return ConfigLoader.builderFrom(ConfigLoader.reference());
+    }
+
+    /** Mutable builder; {@link #build()} validates everything at once. */
+    public static final class Builder
+    {
+        int memberId = -1;
+        String groupName;
+        List<MemberAddress> members = new ArrayList<>();
+        TransportKind transportKind;
+        Duration connectTimeout;
+        Path shmDirectory;
+        TcpOptions tcp;
+        IdleConfig idle;
+        FailureConfig failure;
+
+        Builder()
+        {
+        }
+
+        public Builder memberId(final int memberId)
+        {
+            this.memberId = memberId;
+            return this;
+        }
+
+        public Builder groupName(final String groupName)
+        {
+            this.groupName = groupName;
+            return this;
+        }
+
+        public Builder members(final List<MemberAddress> members)
+        {
+            this.members = new ArrayList<>(members);
+            return this;
+        }
+
+        /** A group of {@code size} members with ids 0..size-1 on 127.0.0.1, sst ports from {@code basePort}. */
+        public Builder localGroup(final String groupName, final int size, final int basePort)
+        {
+            this.groupName = groupName;
+            this.members = new ArrayList<>();
+            for (int i = 0; i < size; i++)
+            {
+                members.add(new MemberAddress(i, "127.0.0.1", basePort + 2 * i, basePort + 2 * i + 1));
+            }
+            return this;
+        }
+
+        public Builder transport(final TransportKind kind)
+        {
+            this.transportKind = kind;
+            return this;
+        }
+
+        public Builder connectTimeout(final Duration connectTimeout)
+        {
+            this.connectTimeout = connectTimeout;
+            return this;
+        }
+
+        public Builder shmDirectory(final Path directory)
+        {
+            this.shmDirectory = directory;
+            return this;
+        }
+
+        public Builder tcp(final TcpOptions tcp)
+        {
+            this.tcp = tcp;
+            return this;
+        }
+
+        public Builder idle(final IdleConfig idle)
+        {
+            this.idle = idle;
+            return this;
+        }
+
+        public Builder failure(final FailureConfig failure)
+        {
+            this.failure = failure;
+            return this;
+        }
+
+        public WeftConfig build()
+        {
+            return new WeftConfig(memberId, new GroupConfig(groupName, members),
+                new TransportConfig(transportKind, connectTimeout, new ShmOptions(shmDirectory), tcp), idle, failure);
+        }
+    }
+}

@@ -1,0 +1,155 @@
+package io.weft.config;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ConfigLoaderTest
+{
+    private static final Path SAMPLES = Path.of("samples");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void samplesLoadForEveryMember()
+    {
+        for (final String sample : new String[] {"local-shm-3.conf", "local-tcp-3.conf"})
+        {
+            for (int id = 0; id < 3; id++)
+            {
+                final WeftConfig c = ConfigLoader.load(SAMPLES.resolve(sample), Map.of("weft.member.id", id));
+                assertEquals(id, c.memberId());
+                assertEquals(id, c.rank());
+                assertEquals(3, c.group().size());
+                assertEquals(Duration.ofSeconds(30), c.transport().connectTimeout());
+                assertEquals(IdleStrategyKind.BACKOFF, c.idle().strategy());
+            }
+        }
+        assertEquals(TransportKind.TCP,
+            ConfigLoader.load(SAMPLES.resolve("local-tcp-3.conf"), Map.of("weft.member.id", 0)).transport().kind());
+    }
+
+    @Test
+    void renderedConfigReadsBackEqual() throws IOException
+    {
+        final WeftConfig c = WeftConfig.builder().memberId(2).localGroup("round-trip", 4, 9000)
+            .transport(TransportKind.TCP).connectTimeout(Duration.ofMillis(1500)).build();
+        final Path file = Files.writeString(dir.resolve("c.conf"), ConfigWriter.render(c));
+        assertEquals(c, ConfigLoader.load(file));
+    }
+
+    @Test
+    void systemPropertiesOverrideTheFileAndOverridesWinOverBoth() throws IOException
+    {
+        final Path file = write("weft { member.id = 0, group.members = " + oneMember() + ", idle.max-spins = 5 }");
+        System.setProperty("weft.idle.max-spins", "7");
+        try
+        {
+            assertEquals(7, ConfigLoader.load(file).idle().maxSpins());
+            assertEquals(9, ConfigLoader.load(file, Map.of("weft.idle.max-spins", 9)).idle().maxSpins());
+        }
+        finally
+        {
+            System.clearProperty("weft.idle.max-spins");
+        }
+    }
+
+    @Test
+    void unknownKeyIsNamed() throws IOException
+    {
+        final Path file = write("weft { member.id = 0, group.members = " + oneMember() + ", transport.knd = tcp }");
+        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
+        assertEquals("weft.transport.knd", ex.key());
+        assertTrue(ex.getMessage().contains("unknown key"), ex.getMessage());
+    }
+
+    @Test
+    void unknownKeyInsideAMemberIsNamed() throws IOException
+    {
+        final Path file = write("weft { member.id = 0, group.members = [ { id = 0, host = \"127.0.0.1\", " +
+            "sst-port = 7000, control-port = 7001, colour = red } ] }");
+        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
+        assertEquals("weft.group.members[0].colour", ex.key());
+    }
+
+    @Test
+    void wrongTypeIsNamed() throws IOException
+    {
+        final Path file = write("weft { member.id = 0, group.members = " + oneMember() + ", idle.max-park = lots }");
+        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
+        assertEquals("weft.idle.max-park", ex.key());
+        assertTrue(ex.getMessage().contains("\"lots\"") && ex.getMessage().contains("duration"), ex.getMessage());
+    }
+
+    @Test
+    void outOfRangeValueIsNamedWithWhatIsAllowed() throws IOException
+    {
+        final Path file = write("weft { member.id = 0, group.members = [ { id = 0, host = \"127.0.0.1\", " +
+            "sst-port = 70000, control-port = 7001 } ] }");
+        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
+        assertEquals("weft.group.members[].sst-port", ex.key());
+        assertTrue(ex.getMessage().contains("70000") && ex.getMessage().contains("1..65535"), ex.getMessage());
+    }
+
+    @Test
+    void badEnumListsTheChoices() throws IOException
+    {
+        final Path file = write("weft { member.id = 0, group.members = " + oneMember() + ", transport.kind = udp }");
+        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
+        assertEquals("weft.transport.kind", ex.key());
+        assertTrue(ex.getMessage().contains("shm, tcp, rdma"), ex.getMessage());
+    }
+
+    @Test
+    void memberIdMustBeInTheGroup() throws IOException
+    {
+        final Path file = write("weft { group.members = " + oneMember() + " }");
+        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
+        assertEquals("weft.member.id", ex.key());
+    }
+
+    @Test
+    void missingFileIsNamed()
+    {
+        final Path missing = dir.resolve("nope.conf");
+        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(missing));
+        assertTrue(ex.getMessage().contains(missing.toString()), ex.getMessage());
+    }
+
+    @Test
+    void duplicateIdsAndPortsAreRefused()
+    {
+        assertThrows(WeftConfigException.class, () -> new GroupConfig("g", java.util.List.of(
+            new MemberAddress(1, "127.0.0.1", 7000, 7001), new MemberAddress(1, "127.0.0.1", 7002, 7003))));
+        assertThrows(WeftConfigException.class, () -> new GroupConfig("g", java.util.List.of(
+            new MemberAddress(1, "127.0.0.1", 7000, 7001), new MemberAddress(2, "127.0.0.1", 7000, 7003))));
+    }
+
+    @Test
+    void failureTimeoutMustExceedTwoHeartbeats()
+    {
+        final WeftConfigException ex = assertThrows(WeftConfigException.class,
+            () -> new FailureConfig(Duration.ofMillis(100), Duration.ofMillis(150)));
+        assertEquals("weft.failure.failure-timeout", ex.key());
+    }
+
+    private static String oneMember()
+    {
+        return "[ { id = 0, host = \"127.0.0.1\", sst-port = 7000, control-port = 7001 } ]";
+    }
+
+    private Path write(final String text) throws IOException
+    {
+        return Files.writeString(dir.resolve("test-" + System.nanoTime() + ".conf"), text);
+    }
+}
