@@ -1,0 +1,34 @@
+package io.weft.sst;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The copy every transport uses to apply or snapshot a push, and the source of the ordering contract:
+ * <ul>
+ *     <li>a release fence first, so every store of earlier pushes is visible before any store of this one
+ *     (pushes to one target are applied in issue order);</li>
+ *     <li>8-byte opaque stores, so an aligned counter is never seen torn (opaque accesses are bitwise atomic);</li>
+ *     <li>no order within one push: a guard and the payload it guards belong in two pushes, payload first.</li>
+ * </ul>
+ * Offsets and lengths are multiples of 8 (the layout guarantees it).
+ */
+public final class RowCopy
+{
+    static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private RowCopy()
+    {
+    }
+
+    public static void copy(final MemorySegment src, final long srcOffset, final MemorySegment dst, final long dstOffset,
+        final long length)
+    {
+        VarHandle.releaseFence();
+        for (long i = 0; i < length; i += 8)
+        {
+            LONG.setOpaque(dst, dstOffset + i, (long)LONG.getOpaque(src, srcOffset + i));
+        }
+    }
+}

@@ -1,0 +1,280 @@
+package io.weft.sst;
+
+import io.weft.config.WeftConfig;
+import io.weft.predicates.Doorbell;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The shared state table (protocol section 2): one row per member, every member holding a full local copy, only the
+ * owner writing its row and pushing byte ranges of it to other members.
+ *
+ * <p>Memory ordering: readers of other rows use {@link #counter(int, Column)} (an acquire load), so a reader that
+ * sees a guard's new value also sees everything pushed before it; the owner writes counters with release stores.
+ * Pushes follow the contract stated on {@link SstTransport}: push payload first, then the guard, in two pushes.
+ *
+ * <pre>{@code
+ * SstLayout layout = SstLayout.builder().counter("count").bytes("payload", 256).build();
+ * try (Sst sst = Sst.open(config, layout)) {
+ *     Column count = layout.column("count");
+ *     sst.setCounter(count, 42);
+ *     sst.push(count, sst.others());
+ *     long seen = sst.counter(1, count);  // member 1's value as last pushed to me
+ * }
+ * }</pre>
+ */
+public final class Sst implements AutoCloseable
+{
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    private final SstLayout layout;
+    private final int rows;
+    private final int myRank;
+    private final int rowSize;
+    private final long myRowOffset;
+    private final MemorySegment table;
+    private final SstTransport transport;
+    private final FailureDispatcher failures;
+    private final int[] others;
+
+    private Sst(final SstLayout layout, final int rows, final int myRank, final SstTransport transport,
+        final FailureDispatcher failures)
+    {
+        this.layout = layout;
+        this.rows = rows;
+        this.myRank = myRank;
+        this.rowSize = layout.rowSize();
+        this.myRowOffset = (long)myRank * rowSize;
+        this.table = transport.table();
+        this.transport = transport;
+        this.failures = failures;
+        this.others = new int[rows - 1];
+        for (int r = 0, i = 0; r < rows; r++)
+        {
+            if (r != myRank)
+            {
+                others[i++] = r;
+            }
+        }
+    }
+
+    /**
+     * Opens the table over the configured transport and waits, up to {@code weft.transport.connect-timeout}, until
+     * every member of the group is reachable.
+     */
+    public static Sst open(final WeftConfig config, final SstLayout layout)
+    {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(layout, "layout");
+        final FailureDispatcher failures = new FailureDispatcher();
+        final SstTransport transport = Transports.open(new TransportContext(config, layout, failures));
+        failures.attach(transport);
+        return new Sst(layout, config.group().size(), config.rank(), transport, failures);
+    }
+
+    /** Fills a fresh table: counters -1, booleans false, byte regions zero. */
+    public static void initialize(final MemorySegment table, final SstLayout layout, final int rows)
+    {
+        table.fill((byte)0);
+        for (int r = 0; r < rows; r++)
+        {
+            final long base = (long)r * layout.rowSize();
+            for (final Column c : layout.counterColumns())
+            {
+                for (int i = 0; i < c.count(); i++)
+                {
+                    table.set(ValueLayout.JAVA_LONG, base + c.offsetOf(i), -1L);
+                }
+            }
+        }
+    }
+
+    public SstLayout layout()
+    {
+        return layout;
+    }
+
+    public int rows()
+    {
+        return rows;
+    }
+
+    public int myRank()
+    {
+        return myRank;
+    }
+
+    /** Ranks of every member but me, in rank order; do not modify. */
+    public int[] others()
+    {
+        return others;
+    }
+
+    /** The whole local table, for flyweights that read byte regions in place. */
+    public MemorySegment segment()
+    {
+        return table;
+    }
+
+    /** Absolute offset of a column element in the table segment. */
+    public long offset(final int row, final Column column, final int index)
+    {
+        checkRow(row);
+        return (long)row * rowSize + column.offsetOf(index);
+    }
+
+    // ---- reads (any row): acquire loads ----------------------------------------------------------------------
+
+    public long counter(final int row, final Column column)
+    {
+        return counter(row, column, 0);
+    }
+
+    public long counter(final int row, final Column column, final int index)
+    {
+        return (long)LONG.getAcquire(table, offset(row, column, index));
+    }
+
+    public boolean bool(final int row, final Column column)
+    {
+        return bool(row, column, 0);
+    }
+
+    public boolean bool(final int row, final Column column, final int index)
+    {
+        return (long)LONG.getAcquire(table, offset(row, column, index)) != 0;
+    }
+
+    // ---- writes (my row only): release stores ----------------------------------------------------------------
+
+    public void setCounter(final Column column, final long value)
+    {
+        setCounter(column, 0, value);
+    }
+
+    public void setCounter(final Column column, final int index, final long value)
+    {
+        LONG.setRelease(table, myRowOffset + column.offsetOf(index), value);
+    }
+
+    public void setBool(final Column column, final boolean value)
+    {
+        setBool(column, 0, value);
+    }
+
+    public void setBool(final Column column, final int index, final boolean value)
+    {
+        LONG.setRelease(table, myRowOffset + column.offsetOf(index), value ? 1L : 0L);
+    }
+
+    /** My row's byte region of a column, for writing payloads in place; push it before its guard. */
+    public MemorySegment myBytes(final Column column)
+    {
+        return table.asSlice(myRowOffset + column.offset(), column.length());
+    }
+
+    // ---- pushes -----------------------------------------------------------------------------------------------
+
+    /** Pushes a whole column of my row. */
+    public void push(final Column column, final int[] targets)
+    {
+        transport.push(column.offset(), column.length(), targets);
+    }
+
+    /** Pushes one element of a column of my row. */
+    public void push(final Column column, final int index, final int[] targets)
+    {
+        transport.push(column.offsetOf(index), column.elementSize(), targets);
+    }
+
+    /**
+     * Pushes {@code [rowOffset, rowOffset + length)} of my row to the targets (ranks). The range is widened to
+     * 8-byte boundaries; it must lie inside the row.
+     */
+    public void push(final long rowOffset, final long length, final int[] targets)
+    {
+        final long start = rowOffset & -8L;
+        final long end = (rowOffset + length + 7) & -8L;
+        if (rowOffset < 0 || length < 0 || end > rowSize)
+        {
+            throw new IndexOutOfBoundsException("push of [" + rowOffset + ", " + (rowOffset + length) +
+                ") is outside the row of " + rowSize + " bytes");
+        }
+        checkTargets(targets);
+        transport.push((int)start, (int)(end - start), targets);
+    }
+
+    /** Pushes my whole row and completes when every live target applied it (or fails if one fails first). */
+    public CompletableFuture<Void> pushTracked(final long rowOffset, final long length, final int[] targets)
+    {
+        final long start = rowOffset & -8L;
+        final long end = (rowOffset + length + 7) & -8L;
+        if (rowOffset < 0 || length < 0 || end > rowSize)
+        {
+            throw new IndexOutOfBoundsException("push of [" + rowOffset + ", " + (rowOffset + length) +
+                ") is outside the row of " + rowSize + " bytes");
+        }
+        checkTargets(targets);
+        return transport.pushTracked((int)start, (int)(end - start), targets);
+    }
+
+    // ---- failures ---------------------------------------------------------------------------------------------
+
+    /** Stops pushing to a member and stops applying its pushes (protocol: freeze a suspected member's row). */
+    public void freeze(final int rank)
+    {
+        checkRow(rank);
+        if (rank == myRank)
+        {
+            throw new IllegalArgumentException("cannot freeze my own row " + rank);
+        }
+        failures.onMemberFailure(rank, "frozen by this member");
+    }
+
+    public boolean isFailedOrFrozen(final int rank)
+    {
+        return failures.hasFailed(rank);
+    }
+
+    /** Adds a listener; it is also told at once about members that already failed. */
+    public void addFailureListener(final FailureListener listener)
+    {
+        failures.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** Where the predicate thread sleeps; pushes arriving from other members ring it. */
+    public Doorbell doorbell()
+    {
+        return transport.doorbell();
+    }
+
+    @Override
+    public void close()
+    {
+        transport.close();
+    }
+
+    private void checkRow(final int row)
+    {
+        if (row < 0 || row >= rows)
+        {
+            throw new IndexOutOfBoundsException("row " + row + " outside a table of " + rows + " rows");
+        }
+    }
+
+    private void checkTargets(final int[] targets)
+    {
+        for (final int t : targets)
+        {
+            if (t < 0 || t >= rows || t == myRank)
+            {
+                throw new IllegalArgumentException("push target " + t + " is not another member's rank (rows " +
+                    rows + ", mine " + myRank + ")");
+            }
+        }
+    }
+}

@@ -1,0 +1,192 @@
+package io.weft.sst;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The row layout of a shared state table, built from declared columns. Every row has this layout; every element is
+ * 8-byte aligned and the row size is a multiple of 64 bytes so that rows never share a cache line.
+ * The {@link #checksum()} identifies the layout in handshakes: members with different layouts refuse each other.
+ *
+ * <pre>{@code
+ * SstLayout layout = SstLayout.builder()
+ *     .counter("heartbeat")
+ *     .counters("received", 3)
+ *     .bool("wedged")
+ *     .bytes("slots", 100 * 1024)
+ *     .build();
+ * Column received = layout.column("received");
+ * }</pre>
+ */
+public final class SstLayout
+{
+    public static final int ALIGNMENT = 8;
+    public static final int ROW_ALIGNMENT = 64;
+    /** Rows are bounded so that a row offset and length always fit an int (tcp frames, rdma work requests). */
+    public static final int MAX_ROW_SIZE = 1 << 30;
+
+    private final Map<String, Column> columns;
+    private final int rowSize;
+    private final long checksum;
+
+    private SstLayout(final Map<String, Column> columns, final int rowSize)
+    {
+        this.columns = columns;
+        this.rowSize = rowSize;
+        this.checksum = fnv1a(describe());
+    }
+
+    public static Builder builder()
+    {
+        return new Builder();
+    }
+
+    public Column column(final String name)
+    {
+        final Column c = columns.get(name);
+        if (c == null)
+        {
+            throw new IllegalArgumentException("no column named " + name + " in layout " + columns.keySet());
+        }
+        return c;
+    }
+
+    public List<Column> columns()
+    {
+        return List.copyOf(columns.values());
+    }
+
+    public int rowSize()
+    {
+        return rowSize;
+    }
+
+    public long checksum()
+    {
+        return checksum;
+    }
+
+    /** A canonical text of the layout; its hash is the checksum. */
+    public String describe()
+    {
+        final StringBuilder sb = new StringBuilder("row=").append(rowSize);
+        for (final Column c : columns.values())
+        {
+            sb.append(';').append(c.name()).append(':').append(c.kind()).append(':').append(c.offset())
+                .append(':').append(c.count()).append(':').append(c.elementSize());
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "SstLayout{" + describe() + ", checksum=" + Long.toHexString(checksum) + "}";
+    }
+
+    private static long fnv1a(final String s)
+    {
+        long h = 0xcbf29ce484222325L;
+        for (final byte b : s.getBytes(StandardCharsets.UTF_8))
+        {
+            h ^= b & 0xff;
+            h *= 0x100000001b3L;
+        }
+        return h;
+    }
+
+    /** Declares columns in row order. */
+    public static final class Builder
+    {
+        private final Map<String, Column> columns = new LinkedHashMap<>();
+        private long offset;
+
+        private Builder()
+        {
+        }
+
+        public Builder counter(final String name)
+        {
+            return add(name, ColumnKind.COUNTER, 1, 8);
+        }
+
+        public Builder counters(final String name, final int count)
+        {
+            return add(name, ColumnKind.COUNTER, count, 8);
+        }
+
+        public Builder bool(final String name)
+        {
+            return add(name, ColumnKind.BOOL, 1, 8);
+        }
+
+        public Builder bools(final String name, final int count)
+        {
+            return add(name, ColumnKind.BOOL, count, 8);
+        }
+
+        /** A byte region of {@code length} bytes, rounded up to a multiple of 8. */
+        public Builder bytes(final String name, final int length)
+        {
+            if (length <= 0)
+            {
+                throw new IllegalArgumentException("byte column " + name + ": length must be positive, was " + length);
+            }
+            return add(name, ColumnKind.BYTES, 1, align(length, ALIGNMENT));
+        }
+
+        private Builder add(final String name, final ColumnKind kind, final int count, final int elementSize)
+        {
+            if (name == null || name.isBlank() || name.contains(";") || name.contains(":"))
+            {
+                throw new IllegalArgumentException("column name must be non-blank without ';' or ':', was " + name);
+            }
+            if (count <= 0)
+            {
+                throw new IllegalArgumentException("column " + name + ": count must be positive, was " + count);
+            }
+            if (columns.containsKey(name))
+            {
+                throw new IllegalArgumentException("column " + name + " declared twice");
+            }
+            final long length = (long)count * elementSize;
+            if (offset + length > MAX_ROW_SIZE)
+            {
+                throw new IllegalArgumentException("column " + name + " makes the row larger than " + MAX_ROW_SIZE);
+            }
+            columns.put(name, new Column(name, kind, (int)offset, count, elementSize));
+            offset += length;
+            return this;
+        }
+
+        public SstLayout build()
+        {
+            if (columns.isEmpty())
+            {
+                throw new IllegalStateException("a layout needs at least one column");
+            }
+            return new SstLayout(new LinkedHashMap<>(columns), align((int)offset, ROW_ALIGNMENT));
+        }
+
+        private static int align(final int value, final int alignment)
+        {
+            return (value + alignment - 1) & -alignment;
+        }
+    }
+
+    List<Column> counterColumns()
+    {
+        final List<Column> result = new ArrayList<>();
+        for (final Column c : columns.values())
+        {
+            if (c.kind() == ColumnKind.COUNTER)
+            {
+                result.add(c);
+            }
+        }
+        return result;
+    }
+}

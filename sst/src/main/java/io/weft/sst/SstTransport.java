@@ -1,0 +1,45 @@
+package io.weft.sst;
+
+import io.weft.predicates.Doorbell;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What the shared state table needs from the substrate: a local table copy and one-sided pushes of a byte range of
+ * my row into the same range of my row's copy at other members. Implementations: shm and tcp (rdma later).
+ *
+ * <p>Ordering contract (protocol section 2), which every implementation gives and the tests check:
+ * <ol>
+ *     <li>pushes from one member to one target are applied at the target in the order they were issued;</li>
+ *     <li>an aligned 8-byte counter is never seen torn;</li>
+ *     <li>within one push bytes may become visible in any order.</li>
+ * </ol>
+ */
+public interface SstTransport extends AutoCloseable
+{
+    /** The local table copy: {@code rows * rowSize} bytes, 64-byte aligned, row r at {@code r * rowSize}. */
+    MemorySegment table();
+
+    /**
+     * Copies {@code [rowOffset, rowOffset + length)} of my row to each target, asynchronously. Offsets and lengths
+     * are multiples of 8 and inside the row (the caller checks). Frozen targets are skipped.
+     */
+    void push(int rowOffset, int length, int[] targets);
+
+    /**
+     * Like {@link #push} but the future completes once every non-frozen target has applied the bytes, or fails if a
+     * target fails first.
+     */
+    CompletableFuture<Void> pushTracked(int rowOffset, int length, int[] targets);
+
+    /** Stops pushing to the member and ignores what it still sends. */
+    void freeze(int rank);
+
+    /** The doorbell this member's predicate thread sleeps on; incoming pushes ring it. */
+    Doorbell doorbell();
+
+    /** Tears the transport down; peers observe this member as failed. */
+    @Override
+    void close();
+}

@@ -1,0 +1,15 @@
+package io.weft.sst;
+
+/** The transport could not be opened or used: the message says what was looked for and what was found. */
+public final class TransportException extends RuntimeException
+{
+    public TransportException(final String message)
+    {
+        super(message);
+    }
+
+    public TransportException(final String message, final Throwable cause)
+    {
+        super(message, cause);
+    }
+}

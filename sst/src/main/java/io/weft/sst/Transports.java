@@ -1,0 +1,23 @@
+package io.weft.sst;
+
+import io.weft.sst.shm.ShmTransport;
+import io.weft.sst.tcp.TcpTransport;
+
+/** Opens the transport named by the configuration. */
+final class Transports
+{
+    private Transports()
+    {
+    }
+
+    static SstTransport open(final TransportContext context)
+    {
+        return switch (context.config().transport().kind())
+        {
+            case SHM -> ShmTransport.open(context);
+            case TCP -> TcpTransport.open(context);
+            case RDMA -> throw new TransportException("weft.transport.kind = rdma: the rdma transport is not built " +
+                "yet; pick shm (one host) or tcp (any hosts)");
+        };
+    }
+}

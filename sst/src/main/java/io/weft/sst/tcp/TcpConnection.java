@@ -1,0 +1,295 @@
+package io.weft.sst.tcp;
+
+import io.weft.sst.RowCopy;
+import io.weft.sst.TransportException;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One tcp connection to a peer. Pushers (any thread) append frames to the send buffer and write as much as the
+ * socket takes at once; the rest is flushed by the transport's selector thread. The selector thread alone reads.
+ */
+final class TcpConnection
+{
+    enum State
+    {
+        CONNECTING, AWAIT_HELLO, AWAIT_REPLY, ESTABLISHED, CLOSED
+    }
+
+    final SocketChannel channel;
+    final SocketAddress remote;
+    final boolean outbound;
+    final long handshakeDeadline;
+    final ByteBuffer recv;
+    final MemorySegment recvSegment;
+    volatile State state;
+    volatile int peerRank = -1;
+    SelectionKey key;
+
+    private final Arena arena = Arena.ofShared();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition drained = lock.newCondition();
+    private final MemorySegment sendSegment;
+    private final ByteBuffer sendView;
+    private final ArrayDeque<Tracked> tracked = new ArrayDeque<>();
+    private int head;
+    private int tail;
+    private long nextTrackedId;
+    private long ackOwed = -1;
+    private volatile String closeReason;
+
+    TcpConnection(final SocketChannel channel, final SocketAddress remote, final boolean outbound,
+        final int sendBufferBytes, final int recvBufferBytes, final long handshakeDeadline)
+    {
+        this.channel = channel;
+        this.remote = remote;
+        this.outbound = outbound;
+        this.handshakeDeadline = handshakeDeadline;
+        this.state = outbound ? State.CONNECTING : State.AWAIT_HELLO;
+        // 64-byte aligned native buffers: frames start at multiples of 8, so every 8-byte copy is aligned
+        this.sendSegment = arena.allocate(sendBufferBytes, 64);
+        this.sendView = sendSegment.asByteBuffer().order(ByteOrder.BIG_ENDIAN);
+        this.recvSegment = arena.allocate(recvBufferBytes, 64);
+        this.recv = recvSegment.asByteBuffer().order(ByteOrder.BIG_ENDIAN);
+    }
+
+    /**
+     * Appends a push frame copied from {@code table} and writes what the socket takes. Waits while the send buffer
+     * is full (back-pressure from a slow peer). Returns false if the connection is closed.
+     */
+    boolean push(final MemorySegment table, final long tableOffset, final int rowOffset, final int length,
+        final CompletableFuture<Void> completion)
+    {
+        final byte type = completion == null ? Frame.PUSH : Frame.PUSH_TRACKED;
+        final int need = Frame.headerLength(type) + length;
+        lock.lock();
+        try
+        {
+            if (!reserve(need))
+            {
+                return false;
+            }
+            sendView.limit(sendView.capacity()).position(tail);
+            sendView.put(type).put((byte)0).putShort((short)0).putInt(length).putInt(rowOffset).putInt(0);
+            if (completion != null)
+            {
+                final long id = ++nextTrackedId;
+                sendView.putLong(id);
+                tracked.add(new Tracked(id, completion));
+            }
+            RowCopy.copy(table, tableOffset, sendSegment, sendView.position(), length);
+            tail = sendView.position() + length;
+            flushLocked();
+            return true;
+        }
+        catch (final IOException ex)
+        {
+            closeReason = "write failed: " + ex.getMessage();
+            return false;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Writes raw handshake bytes (128) ahead of any frame. */
+    void sendHandshake(final Hello hello) throws IOException
+    {
+        lock.lock();
+        try
+        {
+            sendView.limit(sendView.capacity()).position(tail);
+            hello.encode(sendView);
+            tail = sendView.position();
+            flushLocked();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Selector thread: records that tracked pushes up to {@code id} were applied; the ACK goes out when it fits. */
+    void owesAck(final long id) throws IOException
+    {
+        lock.lock();
+        try
+        {
+            ackOwed = Math.max(ackOwed, id);
+            writeOwedAck();
+            flushLocked();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Selector thread: the peer applied our tracked pushes up to {@code id}. */
+    void acked(final long id)
+    {
+        lock.lock();
+        try
+        {
+            while (!tracked.isEmpty() && tracked.peek().id <= id)
+            {
+                tracked.poll().completion.complete(null);
+            }
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Selector thread, on OP_WRITE: writes what is pending. */
+    void flush() throws IOException
+    {
+        lock.lock();
+        try
+        {
+            writeOwedAck();
+            flushLocked();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    void close(final String reason)
+    {
+        lock.lock();
+        try
+        {
+            if (state == State.CLOSED)
+            {
+                return;
+            }
+            state = State.CLOSED;
+            if (closeReason == null)
+            {
+                closeReason = reason;
+            }
+            final TransportException failure = new TransportException("connection to " + remote + " closed: " + reason);
+            tracked.forEach(t -> t.completion.completeExceptionally(failure));
+            tracked.clear();
+            drained.signalAll();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        try
+        {
+            channel.close();
+        }
+        catch (final IOException ignored)
+        {
+            // closing anyway
+        }
+    }
+
+    String closeReason()
+    {
+        return closeReason;
+    }
+
+    private boolean reserve(final int need) throws IOException
+    {
+        if (need > sendSegment.byteSize())
+        {
+            throw new TransportException("a push of " + need + " bytes exceeds weft.transport.tcp.send-buffer (" +
+                sendSegment.byteSize() + " bytes)");
+        }
+        while (state != State.CLOSED)
+        {
+            if (sendSegment.byteSize() - tail >= need)
+            {
+                return true;
+            }
+            if (head > 0)
+            {
+                MemorySegment.copy(sendSegment, head, sendSegment, 0, tail - head);
+                tail -= head;
+                head = 0;
+                continue;
+            }
+            flushLocked();
+            if (sendSegment.byteSize() - tail < need && head == 0)
+            {
+                try
+                {
+                    drained.await(1, TimeUnit.MILLISECONDS);
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        return false;
+    }
+
+    private void writeOwedAck()
+    {
+        final int need = Frame.HEADER + Frame.ID;
+        if (ackOwed < 0 || sendSegment.byteSize() - tail < need)
+        {
+            return;
+        }
+        sendView.limit(sendView.capacity()).position(tail);
+        sendView.put(Frame.ACK).put((byte)0).putShort((short)0).putInt(0).putInt(0).putInt(0).putLong(ackOwed);
+        tail = sendView.position();
+        ackOwed = -1;
+    }
+
+    private void flushLocked() throws IOException
+    {
+        if (head < tail && state != State.CLOSED)
+        {
+            sendView.limit(tail).position(head);
+            channel.write(sendView);
+            head = sendView.position();
+        }
+        if (head == tail)
+        {
+            head = 0;
+            tail = 0;
+            drained.signalAll();
+        }
+        final SelectionKey k = key;
+        if (k != null && k.isValid())
+        {
+            final int ops = head < tail || ackOwed >= 0 ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
+            if (k.interestOps() != ops)
+            {
+                k.interestOps(ops);
+                k.selector().wakeup();
+            }
+        }
+    }
+
+    private record Tracked(long id, CompletableFuture<Void> completion)
+    {
+    }
+
+    void release()
+    {
+        arena.close();
+    }
+}

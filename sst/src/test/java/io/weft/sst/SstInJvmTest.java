@@ -1,0 +1,189 @@
+package io.weft.sst;
+
+import io.weft.config.TransportKind;
+import io.weft.config.WeftConfig;
+import io.weft.sst.harness.Members;
+import io.weft.sst.harness.TestGroups;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Fast coverage of the table API with several members in one JVM; the multi-process proofs live in examples. */
+@Timeout(60)
+class SstInJvmTest
+{
+    private static final SstLayout LAYOUT = SstLayout.builder().counter("count").bool("flag")
+        .counters("array", 3).bytes("payload", 64).build();
+    private static final Column COUNT = LAYOUT.column("count");
+    private static final Column FLAG = LAYOUT.column("flag");
+    private static final Column ARRAY = LAYOUT.column("array");
+    private static final Column PAYLOAD = LAYOUT.column("payload");
+
+    private static List<Sst> openAll(final WeftConfig config) throws Exception
+    {
+        // one thread per member: each open waits for the others (the common pool has one thread on 2 cores)
+        final List<CompletableFuture<Sst>> opening = new ArrayList<>();
+        for (int i = 0; i < config.group().size(); i++)
+        {
+            final WeftConfig member = config.forMember(i);
+            final CompletableFuture<Sst> f = new CompletableFuture<>();
+            Thread.ofPlatform().daemon(true).start(() ->
+            {
+                try
+                {
+                    f.complete(Sst.open(member, LAYOUT));
+                }
+                catch (final Throwable ex)
+                {
+                    f.completeExceptionally(ex);
+                }
+            });
+            opening.add(f);
+        }
+        final List<Sst> result = new ArrayList<>();
+        for (final CompletableFuture<Sst> f : opening)
+        {
+            result.add(f.get(40, TimeUnit.SECONDS));
+        }
+        return result;
+    }
+
+    private static void await(final BooleanSupplier condition, final String what) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean())
+        {
+            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
+            Thread.sleep(1);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
+    void pushesReachEveryTargetAndOnlyTheOwnersRow(final TransportKind kind) throws Exception
+    {
+        final WeftConfig config = TestGroups.config(kind, 3);
+        try (Members ignored = new Members(config))
+        {
+            final List<Sst> ssts = openAll(config);
+            try
+            {
+                final Sst s0 = ssts.get(0);
+                final Sst s1 = ssts.get(1);
+                final Sst s2 = ssts.get(2);
+                // initial values: counters -1, booleans false
+                assertEquals(-1, s1.counter(0, COUNT));
+                assertFalse(s1.bool(0, FLAG));
+
+                final MemorySegment payload = s0.myBytes(PAYLOAD);
+                for (int i = 0; i < 8; i++)
+                {
+                    payload.set(ValueLayout.JAVA_LONG, i * 8L, 1000 + i);
+                }
+                s0.push(PAYLOAD, s0.others());
+                s0.setCounter(COUNT, 7);
+                s0.setCounter(ARRAY, 2, 99);
+                s0.setBool(FLAG, true);
+                s0.push(0, LAYOUT.column("array").offsetOf(2) + 8, new int[] {1}); // only member 1
+                await(() -> s1.counter(0, COUNT) == 7, "member 1 sees the counter");
+                assertEquals(99, s1.counter(0, ARRAY, 2));
+                assertTrue(s1.bool(0, FLAG));
+                assertEquals(1007, s1.segment().get(ValueLayout.JAVA_LONG, s1.offset(0, PAYLOAD, 0) + 56));
+                await(() -> s2.segment().get(ValueLayout.JAVA_LONG, s2.offset(0, PAYLOAD, 0)) == 1000,
+                    "member 2 sees the payload");
+                assertEquals(-1, s2.counter(0, COUNT), "member 2 was not a target of the counter push");
+
+                // tracked push completes after the targets applied it
+                s2.setCounter(COUNT, 5);
+                s2.pushTracked(COUNT.offset(), 8, s2.others()).get(10, TimeUnit.SECONDS);
+                assertEquals(5, s0.counter(2, COUNT));
+                assertEquals(5, s1.counter(2, COUNT));
+            }
+            finally
+            {
+                ssts.forEach(Sst::close);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
+    void misuseIsRefused(final TransportKind kind) throws Exception
+    {
+        final WeftConfig config = TestGroups.config(kind, 2);
+        try (Members ignored = new Members(config))
+        {
+            final List<Sst> ssts = openAll(config);
+            try
+            {
+                final Sst s0 = ssts.get(0);
+                assertThrows(IndexOutOfBoundsException.class, () -> s0.push(LAYOUT.rowSize() - 8, 16, s0.others()));
+                assertThrows(IndexOutOfBoundsException.class, () -> s0.push(-8, 8, s0.others()));
+                assertThrows(IllegalArgumentException.class, () -> s0.push(0, 8, new int[] {0}));
+                assertThrows(IllegalArgumentException.class, () -> s0.push(0, 8, new int[] {5}));
+                assertThrows(IndexOutOfBoundsException.class, () -> s0.counter(2, COUNT));
+                assertThrows(IllegalArgumentException.class, () -> s0.freeze(0));
+            }
+            finally
+            {
+                ssts.forEach(Sst::close);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
+    void closingAMemberIsReportedToTheOthers(final TransportKind kind) throws Exception
+    {
+        final WeftConfig config = TestGroups.config(kind, 2);
+        try (Members ignored = new Members(config))
+        {
+            final List<Sst> ssts = openAll(config);
+            final List<String> failures = new CopyOnWriteArrayList<>();
+            ssts.get(0).addFailureListener((rank, reason) -> failures.add(rank + ": " + reason));
+            ssts.get(1).close();
+            final Sst s0 = ssts.get(0);
+            // shm sees an in-JVM peer's close at the next push; tcp at once
+            await(() ->
+            {
+                s0.push(COUNT, s0.others());
+                return !failures.isEmpty();
+            }, "failure report");
+            assertTrue(failures.getFirst().startsWith("1: "), failures.toString());
+            assertTrue(s0.isFailedOrFrozen(1));
+            final ExecutionException ex = assertThrows(ExecutionException.class,
+                () -> s0.pushTracked(0, 8, s0.others()).get(10, TimeUnit.SECONDS));
+            assertTrue(ex.getCause() instanceof TransportException, ex.toString());
+            s0.close();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
+    void openTimesOutNamingTheMissingMember(final TransportKind kind) throws Exception
+    {
+        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(TestGroups.config(kind, 2).group().name())
+            .members(TestGroups.config(kind, 2).group().members()).transport(kind)
+            .connectTimeout(java.time.Duration.ofMillis(500)).build();
+        try (Members ignored = new Members(config))
+        {
+            final TransportException ex = assertThrows(TransportException.class, () -> Sst.open(config, LAYOUT));
+            assertTrue(ex.getMessage().contains("member") && ex.getMessage().contains("1"), ex.getMessage());
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package io.weft.sst.harness;
+
+import io.weft.config.WeftConfig;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The processes and shm files of one test group; {@link #close()} kills what still runs and removes the files. */
+public final class Members implements AutoCloseable
+{
+    private final WeftConfig config;
+    private final List<MemberProcess> processes = new ArrayList<>();
+
+    public Members(final WeftConfig config)
+    {
+        this.config = config;
+    }
+
+    public MemberProcess add(final MemberProcess process)
+    {
+        processes.add(process);
+        return process;
+    }
+
+    public List<MemberProcess> processes()
+    {
+        return processes;
+    }
+
+    @Override
+    public void close() throws IOException
+    {
+        processes.forEach(MemberProcess::close);
+        deleteShmFiles(config);
+    }
+
+    public static void deleteShmFiles(final WeftConfig config) throws IOException
+    {
+        final Path dir = config.transport().shm().directory();
+        if (!Files.isDirectory(dir))
+        {
+            return;
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "weft-" + config.group().name() + "-*"))
+        {
+            for (final Path f : files)
+            {
+                Files.deleteIfExists(f);
+            }
+        }
+    }
+}
