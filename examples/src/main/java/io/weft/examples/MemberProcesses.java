@@ -1,0 +1,105 @@
+package io.weft.examples;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Starts member processes for demos with this JVM's java, class path and JVM flags (the launcher's flags reach
+ * every process this way), prefixes their output, and kills them all if the demo is stopped or times out.
+ */
+final class MemberProcesses implements AutoCloseable
+{
+    private final List<Process> processes = new ArrayList<>();
+    private final List<Thread> pumps = new ArrayList<>();
+    private final PrintStream out;
+
+    MemberProcesses(final PrintStream out)
+    {
+        this.out = out;
+    }
+
+    void start(final String name, final List<String> args)
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        for (final String arg : ManagementFactory.getRuntimeMXBean().getInputArguments())
+        {
+            if (!arg.startsWith("-agentlib") && !arg.startsWith("-javaagent"))
+            {
+                command.add(arg);
+            }
+        }
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(Weft.class.getName());
+        command.addAll(args);
+        try
+        {
+            final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            processes.add(p);
+            final Thread pump = Thread.ofPlatform().daemon(true).name("out-" + name).start(() ->
+            {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)))
+                {
+                    String line;
+                    while ((line = r.readLine()) != null)
+                    {
+                        out.println("[" + name + "] " + line);
+                    }
+                }
+                catch (final IOException ignored)
+                {
+                    // the process is gone
+                }
+            });
+            pumps.add(pump);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot start " + name, ex);
+        }
+    }
+
+    /** Waits for every process; returns their exit codes, or null on timeout (after killing them). */
+    int[] awaitAll(final long timeoutNanos) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeoutNanos;
+        final int[] codes = new int[processes.size()];
+        for (int i = 0; i < codes.length; i++)
+        {
+            final long left = deadline - System.nanoTime();
+            if (!processes.get(i).waitFor(Math.max(0, left), TimeUnit.NANOSECONDS))
+            {
+                return null;
+            }
+            codes[i] = processes.get(i).exitValue();
+        }
+        for (final Thread pump : pumps)
+        {
+            pump.join(5000);
+        }
+        return codes;
+    }
+
+    @Override
+    public void close()
+    {
+        for (final Process p : processes)
+        {
+            if (p.isAlive())
+            {
+                p.destroyForcibly();
+            }
+        }
+    }
+}
