@@ -232,8 +232,8 @@ public final class PredicateThread implements AutoCloseable
         passes.increment();
         if (fired > 0)
         {
-            triggers.increment(fired);
             busyNanos += System.nanoTime() - start;
+            triggers.increment(fired);
         }
         return fired;
     }
