@@ -27,6 +27,7 @@ public final class ConfigLoader
 {
     public static final String REFERENCE_RESOURCE = "weft-reference.conf";
     private static final Set<String> MEMBER_KEYS = Set.of("id", "host", "sst-port", "control-port");
+    private static final Set<String> SUBGROUP_KEYS = Set.of("name", "members", "senders", "window", "max-payload", "mode");
 
     private static volatile Config reference;
 
@@ -117,6 +118,9 @@ public final class ConfigLoader
             duration(c, "weft.idle.max-park"));
         b.failure = new FailureConfig(duration(c, "weft.failure.heartbeat-interval"),
             duration(c, "weft.failure.failure-timeout"));
+        b.subgroups = subgroups(c);
+        b.smc = new SmcConfig(bool(c, "weft.smc.send-batching"), bool(c, "weft.smc.receive-batching"),
+            bool(c, "weft.smc.delivery-batching"), bool(c, "weft.smc.null-sends"), bool(c, "weft.smc.early-lock-release"));
         return b;
     }
 
@@ -182,6 +186,58 @@ public final class ConfigLoader
         return result;
     }
 
+    private static List<SubgroupConfig> subgroups(final Config c)
+    {
+        final String key = "weft.subgroups";
+        final ConfigValue value = c.getValue(key);
+        if (value.valueType() != ConfigValueType.LIST)
+        {
+            throw new WeftConfigException(key, value.unwrapped(), "must be a list of subgroup objects");
+        }
+        final List<SubgroupConfig> result = new ArrayList<>();
+        final ConfigList list = (ConfigList)value;
+        for (int i = 0; i < list.size(); i++)
+        {
+            final String at = key + "[" + i + "]";
+            if (list.get(i).valueType() != ConfigValueType.OBJECT)
+            {
+                throw new WeftConfigException(at, list.get(i).unwrapped(), "must be an object " + SUBGROUP_KEYS);
+            }
+            final ConfigObject object = (ConfigObject)list.get(i);
+            for (final String k : object.keySet())
+            {
+                if (!SUBGROUP_KEYS.contains(k))
+                {
+                    throw new WeftConfigException(at + "." + k, object.get(k).unwrapped(),
+                        "unknown key; a subgroup has " + SUBGROUP_KEYS);
+                }
+            }
+            final Config s = object.toConfig().withFallback(c.getConfig("weft.subgroup-defaults"));
+            result.add(new SubgroupConfig(string(s, "name", at + ".name"), ids(s, "members", at + ".members"),
+                ids(s, "senders", at + ".senders"), intValue(s, "window", at + ".window"),
+                bytes(s, "max-payload", at + ".max-payload"), DeliveryMode.parse(at + ".mode", string(s, "mode", at + ".mode"))));
+        }
+        return result;
+    }
+
+    /** "all" or a list of member ids; "all" is the empty list. */
+    private static List<Integer> ids(final Config c, final String path, final String key)
+    {
+        final ConfigValue v = c.getValue(path);
+        if (v.valueType() == ConfigValueType.STRING && "all".equals(v.unwrapped()))
+        {
+            return List.of();
+        }
+        try
+        {
+            return c.getIntList(path);
+        }
+        catch (final ConfigException.WrongType ex)
+        {
+            throw new WeftConfigException(key, v.unwrapped(), "must be \"all\" or a list of member ids");
+        }
+    }
+
     private static String string(final Config c, final String key)
     {
         return string(c, key, key);
@@ -243,9 +299,14 @@ public final class ConfigLoader
 
     private static int bytes(final Config c, final String key)
     {
+        return bytes(c, key, key);
+    }
+
+    private static int bytes(final Config c, final String path, final String key)
+    {
         try
         {
-            final long value = c.getBytes(key);
+            final long value = c.getBytes(path);
             if (value > Integer.MAX_VALUE)
             {
                 throw new WeftConfigException(key, value, "must be below 2 GiB");
@@ -254,7 +315,7 @@ public final class ConfigLoader
         }
         catch (final ConfigException.WrongType | ConfigException.BadValue ex)
         {
-            throw new WeftConfigException(key, c.getValue(key).unwrapped(), "must be a size such as 512 KiB or 8 MiB");
+            throw new WeftConfigException(key, c.getValue(path).unwrapped(), "must be a size such as 512 KiB or 8 MiB");
         }
     }
 }

@@ -9,11 +9,20 @@ public final class ConfigWriter
     {
     }
 
+    private static String ids(final java.util.List<Integer> ids)
+    {
+        return ids.isEmpty() ? "all" : ids.toString();
+    }
+
     public static String render(final WeftConfig c)
     {
         final String members = c.group().members().stream()
             .map(m -> "      { id = %d, host = \"%s\", sst-port = %d, control-port = %d }"
                 .formatted(m.id(), m.host(), m.sstPort(), m.controlPort()))
+            .collect(Collectors.joining(",\n"));
+        final String subgroups = c.subgroups().stream()
+            .map(s -> "    { name = \"%s\", members = %s, senders = %s, window = %d, max-payload = %d, mode = %s }"
+                .formatted(s.name(), ids(s.members()), ids(s.senders()), s.window(), s.maxPayload(), s.mode().configName()))
             .collect(Collectors.joining(",\n"));
         return """
             weft {
@@ -44,11 +53,23 @@ public final class ConfigWriter
                 heartbeat-interval = %dms
                 failure-timeout = %dms
               }
+              subgroups = [
+            %s
+              ]
+              smc {
+                send-batching = %b
+                receive-batching = %b
+                delivery-batching = %b
+                null-sends = %b
+                early-lock-release = %b
+              }
             }
             """.formatted(c.memberId(), c.group().name(), members, c.transport().kind().configName(),
             c.transport().connectTimeout().toMillis(), c.transport().shm().directory(),
             c.transport().tcp().sendBufferBytes(), c.transport().tcp().socketBufferBytes(), c.transport().tcp().noDelay(),
             c.idle().strategy().configName(), c.idle().maxSpins(), c.idle().maxYields(), c.idle().maxPark().toNanos() / 1000,
-            c.failure().heartbeatInterval().toMillis(), c.failure().failureTimeout().toMillis());
+            c.failure().heartbeatInterval().toMillis(), c.failure().failureTimeout().toMillis(), subgroups,
+            c.smc().sendBatching(), c.smc().receiveBatching(), c.smc().deliveryBatching(), c.smc().nullSends(),
+            c.smc().earlyLockRelease());
     }
 }

@@ -22,9 +22,11 @@ import java.util.List;
  * @param transport the transport and its options.
  * @param idle      the predicate thread's idle strategy.
  * @param failure   failure-detection timing.
+ * @param subgroups the subgroups of view 0, each with its own multicast stream.
+ * @param smc       the Spindle optimisation switches of the small-message multicast.
  */
 public record WeftConfig(int memberId, GroupConfig group, TransportConfig transport, IdleConfig idle,
-    FailureConfig failure)
+    FailureConfig failure, List<SubgroupConfig> subgroups, SmcConfig smc)
 {
     public WeftConfig
     {
@@ -34,6 +36,28 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
         WeftConfigException.check(transport != null, "weft.transport", null, "must be present");
         WeftConfigException.check(idle != null, "weft.idle", null, "must be present");
         WeftConfigException.check(failure != null, "weft.failure", null, "must be present");
+        WeftConfigException.check(smc != null, "weft.smc", null, "must be present");
+        subgroups = List.copyOf(subgroups == null ? List.of() : subgroups);
+        final java.util.Set<String> names = new java.util.HashSet<>();
+        for (final SubgroupConfig s : subgroups)
+        {
+            WeftConfigException.check(names.add(s.name()), "weft.subgroups[].name", s.name(), "must be unique");
+            s.validateAgainst(group);
+        }
+    }
+
+    /** The subgroup named {@code name}. */
+    public SubgroupConfig subgroup(final String name)
+    {
+        for (final SubgroupConfig s : subgroups)
+        {
+            if (s.name().equals(name))
+            {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("no subgroup named " + name + " in " +
+            subgroups.stream().map(SubgroupConfig::name).toList());
     }
 
     /** @return this member's rank: its position in the member list. */
@@ -45,7 +69,7 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
     /** @return the same configuration for another member of the same group. */
     public WeftConfig forMember(final int otherMemberId)
     {
-        return new WeftConfig(otherMemberId, group, transport, idle, failure);
+        return new WeftConfig(otherMemberId, group, transport, idle, failure, subgroups, smc);
     }
 
     /** @return a builder preset with the reference defaults. */
@@ -66,6 +90,8 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
         TcpOptions tcp;
         IdleConfig idle;
         FailureConfig failure;
+        List<SubgroupConfig> subgroups = new ArrayList<>();
+        SmcConfig smc;
 
         Builder()
         {
@@ -137,10 +163,23 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
             return this;
         }
 
+        public Builder subgroups(final List<SubgroupConfig> subgroups)
+        {
+            this.subgroups = new ArrayList<>(subgroups);
+            return this;
+        }
+
+        public Builder smc(final SmcConfig smc)
+        {
+            this.smc = smc;
+            return this;
+        }
+
         public WeftConfig build()
         {
             return new WeftConfig(memberId, new GroupConfig(groupName, members),
-                new TransportConfig(transportKind, connectTimeout, new ShmOptions(shmDirectory), tcp), idle, failure);
+                new TransportConfig(transportKind, connectTimeout, new ShmOptions(shmDirectory), tcp), idle, failure,
+                subgroups, smc);
         }
     }
 }

@@ -43,7 +43,10 @@ class ConfigLoaderTest
     void renderedConfigReadsBackEqual() throws IOException
     {
         final WeftConfig c = WeftConfig.builder().memberId(2).localGroup("round-trip", 4, 9000)
-            .transport(TransportKind.TCP).connectTimeout(Duration.ofMillis(1500)).build();
+            .transport(TransportKind.TCP).connectTimeout(Duration.ofMillis(1500))
+            .subgroups(java.util.List.of(SubgroupConfig.allMembers("all", 50, 128),
+                new SubgroupConfig("pair", java.util.List.of(1, 2), java.util.List.of(2), 8, 10240, DeliveryMode.UNORDERED)))
+            .smc(new SmcConfig(true, false, true, false, true)).build();
         final Path file = Files.writeString(dir.resolve("c.conf"), ConfigWriter.render(c));
         assertEquals(c, ConfigLoader.load(file));
     }
@@ -133,6 +136,30 @@ class ConfigLoaderTest
             new MemberAddress(1, "127.0.0.1", 7000, 7001), new MemberAddress(1, "127.0.0.1", 7002, 7003))));
         assertThrows(WeftConfigException.class, () -> new GroupConfig("g", java.util.List.of(
             new MemberAddress(1, "127.0.0.1", 7000, 7001), new MemberAddress(2, "127.0.0.1", 7000, 7003))));
+    }
+
+    @Test
+    void subgroupsTakeDefaultsAndAreValidated() throws IOException
+    {
+        final Path ok = write("weft { member.id = 0, group.members = " + oneMember() + ", subgroups = [ { name = a }, " +
+            "{ name = b, senders = [0], window = 7, max-payload = 10 KiB, mode = unordered } ] }");
+        final WeftConfig c = ConfigLoader.load(ok);
+        assertEquals(100, c.subgroup("a").window());
+        assertEquals(1024, c.subgroup("a").maxPayload());
+        assertEquals(java.util.List.of(0), c.subgroup("a").senderIds(c.group()));
+        assertEquals(10240, c.subgroup("b").maxPayload());
+        assertEquals(DeliveryMode.UNORDERED, c.subgroup("b").mode());
+        assertTrue(c.smc().nullSends());
+
+        final Path badSender = write("weft { member.id = 0, group.members = " + oneMember() +
+            ", subgroups = [ { name = a, senders = [5] } ] }");
+        assertEquals("weft.subgroups[a].senders", assertThrows(WeftConfigException.class, () -> ConfigLoader.load(badSender)).key());
+        final Path badKey = write("weft { member.id = 0, group.members = " + oneMember() +
+            ", subgroups = [ { name = a, windw = 5 } ] }");
+        assertEquals("weft.subgroups[0].windw", assertThrows(WeftConfigException.class, () -> ConfigLoader.load(badKey)).key());
+        final Path badWindow = write("weft { member.id = 0, group.members = " + oneMember() +
+            ", subgroups = [ { name = a, window = 0 } ] }");
+        assertEquals("weft.subgroups[a].window", assertThrows(WeftConfigException.class, () -> ConfigLoader.load(badWindow)).key());
     }
 
     @Test

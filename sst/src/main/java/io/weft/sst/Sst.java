@@ -8,6 +8,11 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 
 /**
  * The shared state table (protocol section 2): one row per member, every member holding a full local copy, only the
@@ -40,6 +45,8 @@ public final class Sst implements AutoCloseable
     private final SstTransport transport;
     private final FailureDispatcher failures;
     private final int[] others;
+    private final LongAdder writes = new LongAdder();
+    private final LongAdder bytes = new LongAdder();
 
     private Sst(final SstLayout layout, final int rows, final int myRank, final SstTransport transport,
         final FailureDispatcher failures)
@@ -182,13 +189,13 @@ public final class Sst implements AutoCloseable
     /** Pushes a whole column of my row. */
     public void push(final Column column, final int[] targets)
     {
-        transport.push(column.offset(), column.length(), targets);
+        push(column.offset(), column.length(), targets);
     }
 
     /** Pushes one element of a column of my row. */
     public void push(final Column column, final int index, final int[] targets)
     {
-        transport.push(column.offsetOf(index), column.elementSize(), targets);
+        push(column.offsetOf(index), column.elementSize(), targets);
     }
 
     /**
@@ -205,7 +212,30 @@ public final class Sst implements AutoCloseable
                 ") is outside the row of " + rowSize + " bytes");
         }
         checkTargets(targets);
+        writes.add(targets.length);
+        bytes.add((end - start) * targets.length);
         transport.push((int)start, (int)(end - start), targets);
+    }
+
+    /** One-sided writes posted so far: one per target of every push (what an RDMA NIC would be asked to do). */
+    public long writesPosted()
+    {
+        return writes.sum();
+    }
+
+    /** Bytes written to other members so far. */
+    public long bytesPushed()
+    {
+        return bytes.sum();
+    }
+
+    /** Registers {@code weft.sst.writes} and {@code weft.sst.bytes} (pushes posted, bytes pushed). */
+    public void bindTo(final MeterRegistry registry, final Tags tags)
+    {
+        FunctionCounter.builder("weft.sst.writes", this, Sst::writesPosted).tags(tags)
+            .description("one-sided writes posted (one per target of each push)").register(registry);
+        FunctionCounter.builder("weft.sst.bytes", this, Sst::bytesPushed).tags(tags).baseUnit("bytes")
+            .description("bytes pushed to other members").register(registry);
     }
 
     /** Pushes my whole row and completes when every live target applied it (or fails if one fails first). */
@@ -219,6 +249,8 @@ public final class Sst implements AutoCloseable
                 ") is outside the row of " + rowSize + " bytes");
         }
         checkTargets(targets);
+        writes.add(targets.length);
+        bytes.add((end - start) * targets.length);
         return transport.pushTracked((int)start, (int)(end - start), targets);
     }
 

@@ -1,0 +1,74 @@
+package io.weft.config;
+
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * One subgroup: a named subset of the group's members with its own atomic multicast stream.
+ *
+ * @param name       unique name, used to look the subgroup up and in metrics.
+ * @param members    member ids in the subgroup, in group order; empty means every member of the group.
+ * @param senders    member ids that send; a subset of the members; empty means every member of the subgroup.
+ * @param window     slots in each sender's ring: how many messages may be in flight, not yet delivered everywhere.
+ * @param maxPayload largest message in bytes; every slot reserves this much.
+ * @param mode       ordered (atomic multicast) or unordered (raw).
+ */
+public record SubgroupConfig(String name, List<Integer> members, List<Integer> senders, int window, int maxPayload,
+    DeliveryMode mode)
+{
+    public static final int MAX_WINDOW = 100_000;
+    public static final int MAX_PAYLOAD = 1 << 20;
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
+
+    public SubgroupConfig
+    {
+        final String key = "weft.subgroups[" + name + "]";
+        WeftConfigException.check(name != null && NAME.matcher(name).matches(), "weft.subgroups[].name", name,
+            "must be 1-63 characters of letters, digits, '_', '.', '-'");
+        members = List.copyOf(members == null ? List.of() : members);
+        senders = List.copyOf(senders == null ? List.of() : senders);
+        WeftConfigException.check(members.stream().distinct().count() == members.size(), key + ".members", members,
+            "must not repeat a member");
+        WeftConfigException.check(senders.stream().distinct().count() == senders.size(), key + ".senders", senders,
+            "must not repeat a member");
+        WeftConfigException.check(members.isEmpty() || members.containsAll(senders), key + ".senders", senders,
+            "must be members of the subgroup " + members);
+        WeftConfigException.check(window >= 1 && window <= MAX_WINDOW, key + ".window", window,
+            "must be in 1.." + MAX_WINDOW);
+        WeftConfigException.check(maxPayload >= 1 && maxPayload <= MAX_PAYLOAD, key + ".max-payload", maxPayload,
+            "must be in 1.." + MAX_PAYLOAD + " bytes");
+        WeftConfigException.check(mode != null, key + ".mode", null, "must be ordered or unordered");
+    }
+
+    /** Every member sends, in a subgroup of every member of the group. */
+    public static SubgroupConfig allMembers(final String name, final int window, final int maxPayload)
+    {
+        return new SubgroupConfig(name, List.of(), List.of(), window, maxPayload, DeliveryMode.ORDERED);
+    }
+
+    /** Member ids of the subgroup, resolved against the group (empty means all). */
+    public List<Integer> memberIds(final GroupConfig group)
+    {
+        return members.isEmpty() ? group.members().stream().map(MemberAddress::id).toList() : members;
+    }
+
+    /** Sender ids of the subgroup, resolved against the group (empty means every member of the subgroup). */
+    public List<Integer> senderIds(final GroupConfig group)
+    {
+        return senders.isEmpty() ? memberIds(group) : senders;
+    }
+
+    void validateAgainst(final GroupConfig group)
+    {
+        for (final int id : members)
+        {
+            WeftConfigException.check(group.rankOf(id) >= 0, "weft.subgroups[" + name + "].members", members,
+                "every id must be in weft.group.members; " + id + " is not");
+        }
+        for (final int id : senders)
+        {
+            WeftConfigException.check(group.rankOf(id) >= 0, "weft.subgroups[" + name + "].senders", senders,
+                "every id must be in weft.group.members; " + id + " is not");
+        }
+    }
+}

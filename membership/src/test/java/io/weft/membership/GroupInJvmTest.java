@@ -1,0 +1,149 @@
+package io.weft.membership;
+
+import io.weft.config.SmcConfig;
+import io.weft.config.SubgroupConfig;
+import io.weft.config.TransportKind;
+import io.weft.config.WeftConfig;
+import io.weft.sst.harness.Members;
+import io.weft.sst.harness.TestGroups;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Fast in-JVM coverage of the multicast; the multi-process proofs are in examples. */
+@Timeout(120)
+class GroupInJvmTest
+{
+    static List<Group> openAll(final WeftConfig config, final List<List<long[]>> logs) throws Exception
+    {
+        final List<CompletableFuture<Group>> opening = new ArrayList<>();
+        for (int i = 0; i < config.group().size(); i++)
+        {
+            final WeftConfig member = config.forMember(i);
+            final List<long[]> log = new ArrayList<>();
+            logs.add(log);
+            final CompletableFuture<Group> f = new CompletableFuture<>();
+            Thread.ofPlatform().daemon(true).start(() ->
+            {
+                try
+                {
+                    f.complete(Group.builder(member).onDelivery("all", m ->
+                    {
+                        synchronized (log)
+                        {
+                            log.add(new long[] {m.senderId(), m.index(), m.seq(), m.byteAt(0),
+                                ByteBuffer.wrap(m.bytes()).getLong() & 0x00ff_ffff_ffff_ffffL});
+                        }
+                    }).open());
+                }
+                catch (final Throwable t)
+                {
+                    f.completeExceptionally(t);
+                }
+            });
+            opening.add(f);
+        }
+        final List<Group> groups = new ArrayList<>();
+        for (final CompletableFuture<Group> f : opening)
+        {
+            groups.add(f.get(60, TimeUnit.SECONDS));
+        }
+        return groups;
+    }
+
+    static void await(final BooleanSupplier c, final String what) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!c.getAsBoolean())
+        {
+            assertTrue(System.nanoTime() < deadline, "timed out: " + what);
+            Thread.sleep(2);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void threeSendersDeliverOneIdenticalOrder(final boolean spindle) throws Exception
+    {
+        final WeftConfig base = TestGroups.config(TransportKind.SHM, 3);
+        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
+            .members(base.group().members()).transport(TransportKind.SHM)
+            .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
+            .smc(spindle ? SmcConfig.SPINDLE : SmcConfig.BASELINE).build();
+        final int perSender = 5000;
+        final List<List<long[]>> logs = new ArrayList<>();
+        try (Members ignored = new Members(config))
+        {
+            final List<Group> groups = openAll(config, logs);
+            try
+            {
+                final List<Thread> senders = new ArrayList<>();
+                for (final Group g : groups)
+                {
+                    senders.add(Thread.ofPlatform().start(() ->
+                    {
+                        final byte[] payload = new byte[8];
+                        for (int i = 0; i < perSender; i++)
+                        {
+                            ByteBuffer.wrap(payload).putLong(i);
+                            payload[0] = (byte)g.memberId();
+                            while (g.subgroup("all").send(payload) < 0)
+                            {
+                                Thread.onSpinWait();
+                            }
+                        }
+                    }));
+                }
+                for (final Thread t : senders)
+                {
+                    t.join(60_000);
+                }
+                for (final List<long[]> log : logs)
+                {
+                    await(() ->
+                    {
+                        synchronized (log)
+                        {
+                            return log.size() >= 3 * perSender;
+                        }
+                    }, "all delivered: " + log.size());
+                }
+                for (int m = 1; m < 3; m++)
+                {
+                    assertEquals(logs.get(0).size(), logs.get(m).size());
+                    for (int i = 0; i < logs.get(0).size(); i++)
+                    {
+                        final long[] a = logs.get(0).get(i);
+                        final long[] b = logs.get(m).get(i);
+                        assertTrue(java.util.Arrays.equals(a, b), "member " + m + " differs at " + i);
+                    }
+                }
+                final long[] next = new long[3];
+                final long[] lastIndex = {-1, -1, -1};
+                for (final long[] e : logs.get(0))
+                {
+                    assertEquals(next[(int)e[0]]++, e[4], "FIFO per sender, nothing lost or repeated");
+                    assertTrue(e[1] > lastIndex[(int)e[0]], "indices rise (nulls take indices too)");
+                    lastIndex[(int)e[0]] = e[1];
+                    assertEquals(e[0], e[3], "payload names its sender");
+                }
+                System.out.printf("spindle=%b writes=%d nulls=%d%n", spindle, groups.get(0).writesPosted(),
+                    groups.get(0).subgroup("all").nullsSent());
+            }
+            finally
+            {
+                groups.forEach(Group::close);
+            }
+        }
+    }
+}

@@ -1,0 +1,11 @@
+package io.weft.smc;
+
+/**
+ * Called on the predicate thread once per delivery pass with every message that pass delivered, in order (Spindle
+ * 3.5: a batch upcall lets the application amortise its own work).
+ */
+@FunctionalInterface
+public interface BatchHandler
+{
+    void onBatch(MessageBatch batch);
+}

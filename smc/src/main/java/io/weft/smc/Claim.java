@@ -1,0 +1,88 @@
+package io.weft.smc;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A slot claimed for zero-copy sending, in the style of Aeron's {@code BufferClaim}: build the message in place at
+ * {@link #offset()} of {@link #segment()}, then {@link #commit(int)} (or {@link #abort()}). One claim object per
+ * sending thread, reused for every message: nothing is allocated per message.
+ *
+ * <pre>{@code
+ * Claim claim = new Claim();
+ * if (subgroup.tryClaim(64, claim) >= 0) {
+ *     claim.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, claim.offset(), orderId);
+ *     claim.commit(8);
+ * } // else back-pressured: every slot still awaits delivery somewhere; retry later
+ * }</pre>
+ */
+public final class Claim
+{
+    SmcSubgroup owner;
+    MemorySegment segment;
+    long offset;
+    int capacity;
+    long slot;
+    long index;
+
+    /** The table segment; write the payload at {@link #offset()}, at most {@link #capacity()} bytes. */
+    public MemorySegment segment()
+    {
+        return segment;
+    }
+
+    public long offset()
+    {
+        return offset;
+    }
+
+    public int capacity()
+    {
+        return capacity;
+    }
+
+    /** The message index this claim will be sent with. */
+    public long index()
+    {
+        return index;
+    }
+
+    /** Copies bytes into the claimed payload at {@code at}. */
+    public Claim put(final int at, final byte[] src, final int srcOffset, final int length)
+    {
+        if (at < 0 || length < 0 || at + length > capacity)
+        {
+            throw new IndexOutOfBoundsException("bytes [" + at + ", " + (at + length) + ") outside a claim of " + capacity);
+        }
+        MemorySegment.copy(src, srcOffset, segment, ValueLayout.JAVA_BYTE, offset + at, length);
+        return this;
+    }
+
+    /** Publishes the message with {@code length} payload bytes. */
+    public void commit(final int length)
+    {
+        if (owner == null)
+        {
+            throw new IllegalStateException("claim already committed or aborted");
+        }
+        if (length < 0 || length > capacity)
+        {
+            throw new IllegalArgumentException("commit of " + length + " bytes into a claim of " + capacity);
+        }
+        final SmcSubgroup o = owner;
+        owner = null;
+        o.commit(this, length, false);
+    }
+
+    /** Gives the slot back: it is sent as a null, which keeps the order intact and is never delivered. */
+    public void abort()
+    {
+        if (owner == null)
+        {
+            throw new IllegalStateException("claim already committed or aborted");
+        }
+        final SmcSubgroup o = owner;
+        owner = null;
+        o.commit(this, 0, true);
+    }
+}

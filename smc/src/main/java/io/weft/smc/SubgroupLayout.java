@@ -1,0 +1,119 @@
+package io.weft.smc;
+
+import io.weft.config.GroupConfig;
+import io.weft.config.SubgroupConfig;
+import io.weft.sst.Column;
+import io.weft.sst.SstLayout;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A subgroup's place in the table: its member and sender ranks and its columns. Column order is chosen so that the
+ * acknowledgements (received[], then seqNum) are contiguous and go out in one push.
+ * <pre>
+ *   &lt;name&gt;.published   counter: slots I have published, minus one (the guard of my slots)
+ *   &lt;name&gt;.received    counter per sender: highest message index received with no gap
+ *   &lt;name&gt;.seqNum      counter: highest global sequence number received with no gap
+ *   &lt;name&gt;.delivered   counter: highest global sequence number delivered
+ *   &lt;name&gt;.slots       window slots of header + max-payload bytes (used in senders' rows)
+ * </pre>
+ */
+public final class SubgroupLayout
+{
+    final SubgroupConfig config;
+    final int[] memberRanks;
+    final int[] memberIds;
+    final int[] senderRanks;
+    final int[] senderIds;
+    final int slotSize;
+    Column published;
+    Column received;
+    Column seqNum;
+    Column delivered;
+    Column slots;
+
+    private SubgroupLayout(final SubgroupConfig config, final GroupConfig group)
+    {
+        this.config = config;
+        final List<Integer> members = sortedByRank(config.memberIds(group), group);
+        final List<Integer> senders = sortedByRank(config.senderIds(group), group);
+        if (senders.isEmpty())
+        {
+            throw new IllegalArgumentException("subgroup " + config.name() + " has no senders");
+        }
+        this.memberIds = members.stream().mapToInt(Integer::intValue).toArray();
+        this.memberRanks = members.stream().mapToInt(group::rankOf).toArray();
+        this.senderIds = senders.stream().mapToInt(Integer::intValue).toArray();
+        this.senderRanks = senders.stream().mapToInt(group::rankOf).toArray();
+        this.slotSize = SlotHeader.slotSize(config.maxPayload());
+    }
+
+    /** Declares the columns of every subgroup of {@code subgroups} into {@code layout}, in order. */
+    public static List<SubgroupLayout> declare(final SstLayout.Builder layout, final List<SubgroupConfig> subgroups,
+        final GroupConfig group)
+    {
+        final List<SubgroupLayout> result = new ArrayList<>();
+        for (final SubgroupConfig sg : subgroups)
+        {
+            final SubgroupLayout l = new SubgroupLayout(sg, group);
+            final String p = sg.name() + ".";
+            layout.counter(p + "published").counters(p + "received", l.senderRanks.length).counter(p + "seqNum")
+                .counter(p + "delivered").bytes(p + "slots", sg.window() * l.slotSize);
+            result.add(l);
+        }
+        return result;
+    }
+
+    /** Binds the declared columns once the layout is built. */
+    void bind(final SstLayout built)
+    {
+        final String p = config.name() + ".";
+        published = built.column(p + "published");
+        received = built.column(p + "received");
+        seqNum = built.column(p + "seqNum");
+        delivered = built.column(p + "delivered");
+        slots = built.column(p + "slots");
+    }
+
+    public SubgroupConfig config()
+    {
+        return config;
+    }
+
+    public int senders()
+    {
+        return senderRanks.length;
+    }
+
+    int senderIndexOfRank(final int rank)
+    {
+        for (int i = 0; i < senderRanks.length; i++)
+        {
+            if (senderRanks[i] == rank)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    boolean hasMemberRank(final int rank)
+    {
+        for (final int r : memberRanks)
+        {
+            if (r == rank)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static List<Integer> sortedByRank(final List<Integer> ids, final GroupConfig group)
+    {
+        final List<Integer> sorted = new ArrayList<>(ids);
+        sorted.sort((a, b) -> Integer.compare(group.rankOf(a), group.rankOf(b)));
+        return sorted;
+    }
+}
