@@ -20,6 +20,7 @@ final class MemberProcesses implements AutoCloseable
 {
     private final List<Process> processes = new ArrayList<>();
     private final List<Thread> pumps = new ArrayList<>();
+    private final List<List<String>> lines = new ArrayList<>();
     private final PrintStream out;
 
     MemberProcesses(final PrintStream out)
@@ -47,6 +48,8 @@ final class MemberProcesses implements AutoCloseable
         {
             final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
             processes.add(p);
+            final List<String> captured = java.util.Collections.synchronizedList(new ArrayList<>());
+            lines.add(captured);
             final Thread pump = Thread.ofPlatform().daemon(true).name("out-" + name).start(() ->
             {
                 try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)))
@@ -55,6 +58,7 @@ final class MemberProcesses implements AutoCloseable
                     while ((line = r.readLine()) != null)
                     {
                         out.println("[" + name + "] " + line);
+                        captured.add(line);
                     }
                 }
                 catch (final IOException ignored)
@@ -89,6 +93,15 @@ final class MemberProcesses implements AutoCloseable
             pump.join(5000);
         }
         return codes;
+    }
+
+    /** Every line process {@code i} printed so far. */
+    List<String> lines(final int i)
+    {
+        synchronized (lines.get(i))
+        {
+            return List.copyOf(lines.get(i));
+        }
     }
 
     @Override

@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "weft", mixinStandardHelpOptions = true, version = "weft 0.1.0",
     description = "Atomic multicast group communication in the style of Derecho, with the Spindle optimizations.",
-    subcommands = {DemoCommand.class, SstDemoCommand.class, SstMemberCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {DemoCommand.class, SstDemoCommand.class, SstMemberCommand.class, McMemberCommand.class,
+        CommandLine.HelpCommand.class})
 public final class Weft
 {
     /** Exit code for bad configuration or arguments. */

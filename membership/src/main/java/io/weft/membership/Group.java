@@ -44,13 +44,15 @@ public final class Group implements AutoCloseable
     private final Smc smc;
     private final Map<String, Subgroup> subgroups = new LinkedHashMap<>();
     private final MeterRegistry registry;
+    private final io.weft.sst.Column leaving;
     private volatile boolean closed;
 
     private Group(final Builder b)
     {
         this.config = b.config;
         this.registry = b.registry;
-        final Smc.Layout layout = Smc.layout(config, SstLayout.builder().counter("heartbeat"));
+        final Smc.Layout layout = Smc.layout(config, SstLayout.builder().counter("heartbeat").bool("leaving"));
+        this.leaving = layout.sst().column("leaving");
         this.sst = Sst.open(config, layout.sst());
         try
         {
@@ -150,6 +152,38 @@ public final class Group implements AutoCloseable
     public boolean isClosed()
     {
         return closed;
+    }
+
+    /**
+     * Announces that this member is done and waits, up to {@code timeout}, until every other live member announced
+     * the same, still acknowledging and delivering meanwhile; then closes. Members that finish at different times
+     * use it so that nobody tears down a table others still need. Returns false if the wait timed out.
+     * (The full graceful leave of a running group arrives with the membership protocol.)
+     */
+    public boolean leave(final java.time.Duration timeout) throws InterruptedException
+    {
+        sst.setBool(leaving, true);
+        sst.push(leaving, sst.others());
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        boolean all = false;
+        while (!(all = allLeaving()) && System.nanoTime() < deadline)
+        {
+            Thread.sleep(1);
+        }
+        close();
+        return all;
+    }
+
+    private boolean allLeaving()
+    {
+        for (final int r : sst.others())
+        {
+            if (!sst.bool(r, leaving) && !sst.isFailedOrFrozen(r))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Leaves abruptly: peers see this member as failed (graceful leave arrives with the membership protocol). */
