@@ -27,7 +27,7 @@ import java.util.concurrent.locks.LockSupport;
 final class McMember
 {
     record Options(long messages, Duration duration, int size, long delayNanos, Set<Integer> silent,
-        long callbackNanos, boolean report, Duration timeout)
+        Set<String> idleSubgroups, long callbackNanos, boolean report, boolean quiescence, Duration timeout)
     {
     }
 
@@ -37,6 +37,7 @@ final class McMember
     private final Recorder latency = new Recorder(3);
     private final Map<String, DeliveryCheck> checks = new LinkedHashMap<>();
     private final AtomicBoolean memberFailed = new AtomicBoolean();
+    private volatile boolean leaving;
 
     McMember(final WeftConfig config, final Options options, final PrintStream out)
     {
@@ -50,8 +51,11 @@ final class McMember
         final int me = config.memberId();
         final Group.Builder builder = Group.builder(config).onMemberFailure((rank, reason) ->
         {
-            memberFailed.set(true);
-            out.printf("member %d: member %d failed: %s%n", me, config.group().members().get(rank).id(), reason);
+            if (!leaving) // members close one after the other once everybody has finished: not a failure of the run
+            {
+                memberFailed.set(true);
+                out.printf("member %d: member %d failed: %s%n", me, config.group().members().get(rank).id(), reason);
+            }
         });
         for (final SubgroupConfig sg : config.subgroups())
         {
@@ -59,7 +63,8 @@ final class McMember
             {
                 continue;
             }
-            final int[] active = sg.senderIds(config.group()).stream().filter(id -> !options.silent().contains(id))
+            final int[] active = options.idleSubgroups().contains(sg.name()) ? new int[0]
+                : sg.senderIds(config.group()).stream().filter(id -> !options.silent().contains(id))
                 .mapToInt(Integer::intValue).toArray();
             final DeliveryCheck check = new DeliveryCheck(sg.name(), me, active, out, latency, options.callbackNanos());
             checks.put(sg.name(), check);
@@ -72,7 +77,7 @@ final class McMember
         final List<Thread> senders = new ArrayList<>();
         for (final Subgroup s : group.subgroups().values())
         {
-            if (s.isSender() && !options.silent().contains(me))
+            if (s.isSender() && !options.silent().contains(me) && !options.idleSubgroups().contains(s.name()))
             {
                 senders.add(Thread.ofPlatform().name("sender-" + s.name()).start(() -> sendAll(s)));
             }
@@ -106,10 +111,20 @@ final class McMember
                 s.receiveBatches().describe(), s.deliveryBatches().describe());
             violations += c.violations();
         }
+        if (complete && options.quiescence())
+        {
+            // every sender has stopped: nulls must stop too (Spindle's quiescence property)
+            final long before = group.subgroups().values().stream().mapToLong(Subgroup::nullsSent).sum();
+            Thread.sleep(1000);
+            final long after = group.subgroups().values().stream().mapToLong(Subgroup::nullsSent).sum();
+            out.printf("member %d: %s: nulls %d, one second later %d%n", me, before == after ? "QUIESCENT" :
+                "NOT QUIESCENT", before, after);
+        }
         final Histogram h = latency.getIntervalHistogram();
         out.printf("member %d: writes=%d bytes=%d predicate-busy=%.3fs latency-us p50=%d p99=%d%n", me,
             group.writesPosted(), group.bytesPushed(), group.predicateBusyNanos() / 1e9,
             h.getValueAtPercentile(50), h.getValueAtPercentile(99));
+        leaving = true;
         final boolean left = group.leave(Duration.ofSeconds(30));
         if (!complete)
         {

@@ -35,6 +35,12 @@ final class McMemberCommand implements Callable<Integer>
     @Option(names = "--silent", defaultValue = "", description = "Comma-separated ids of declared senders that never send.")
     String silent;
 
+    @Option(names = "--idle-subgroups", defaultValue = "", description = "Comma-separated subgroups in which nobody sends.")
+    String idleSubgroups;
+
+    @Option(names = "--quiescence", description = "After the run, check that no null is sent for a second.")
+    boolean quiescence;
+
     @Option(names = "--callback-us", defaultValue = "0", description = "Busy-wait this long in every delivery callback.")
     long callbackMicros;
 
@@ -60,6 +66,7 @@ final class McMemberCommand implements Callable<Integer>
             return Weft.EXIT_CONFIG;
         }
         return new McMember(c, new McMember.Options(messages, duration, size, delayMicros * 1000,
-            McMember.parseIds(silent), callbackMicros * 1000, report, timeout), System.out).run();
+            McMember.parseIds(silent), idleSubgroups.isBlank() ? java.util.Set.of() : java.util.Set.of(idleSubgroups.split(",")),
+            callbackMicros * 1000, report, quiescence, timeout), System.out).run();
     }
 }

@@ -1,0 +1,87 @@
+package io.weft.membership;
+
+import io.weft.config.DeliveryMode;
+import io.weft.config.SmcConfig;
+import io.weft.config.SubgroupConfig;
+import io.weft.config.TransportKind;
+import io.weft.config.WeftConfig;
+import io.weft.smc.Claim;
+import io.weft.sst.harness.Members;
+import io.weft.sst.harness.TestGroups;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** API misuse gets a clear exception and disturbs nothing: the next correct send is delivered everywhere. */
+@Timeout(60)
+class MisuseTest
+{
+    @Test
+    void oversizedMessagesNonSendersAndClosedGroupsAreRefused() throws Exception
+    {
+        final WeftConfig base = TestGroups.config(TransportKind.SHM, 2);
+        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
+            .members(base.group().members()).transport(TransportKind.SHM)
+            .subgroups(List.of(new SubgroupConfig("g", List.of(), List.of(0), 8, 100, DeliveryMode.ORDERED)))
+            .smc(SmcConfig.SPINDLE).build();
+        try (Members ignored = new Members(config))
+        {
+            final List<String> delivered1 = new CopyOnWriteArrayList<>();
+            final CompletableFuture<Group> m1 = new CompletableFuture<>();
+            Thread.ofPlatform().start(() ->
+            {
+                try
+                {
+                    m1.complete(Group.builder(config.forMember(1))
+                        .onDelivery("g", m -> delivered1.add(new String(m.bytes()))).open());
+                }
+                catch (final Throwable t)
+                {
+                    m1.completeExceptionally(t);
+                }
+            });
+            final Group g0 = Group.builder(config).open();
+            final Group g1 = m1.get(30, TimeUnit.SECONDS);
+            try
+            {
+                final Subgroup s0 = g0.subgroup("g");
+                final IllegalArgumentException big = assertThrows(IllegalArgumentException.class, () -> s0.send(new byte[101]));
+                assertTrue(big.getMessage().contains("101 bytes") && big.getMessage().contains("max-payload 100"), big.getMessage());
+                final IllegalStateException notSender = assertThrows(IllegalStateException.class,
+                    () -> g1.subgroup("g").send("x".getBytes()));
+                assertTrue(notSender.getMessage().contains("not a sender"), notSender.getMessage());
+                assertThrows(IllegalArgumentException.class, () -> g0.subgroup("nope"));
+                final Claim claim = new Claim();
+                assertTrue(s0.tryClaim(10, claim) >= 0);
+                assertThrows(IllegalArgumentException.class, () -> claim.commit(11));
+                claim.abort(); // becomes a null: never delivered, order intact
+                assertThrows(IllegalStateException.class, () -> claim.commit(1));
+
+                assertTrue(s0.send("after misuse".getBytes()) >= 0);
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (delivered1.isEmpty() && System.nanoTime() < deadline)
+                {
+                    Thread.sleep(2);
+                }
+                assertEquals(List.of("after misuse"), new ArrayList<>(delivered1));
+            }
+            finally
+            {
+                g1.close();
+                g0.close();
+            }
+            final IllegalStateException closed = assertThrows(IllegalStateException.class,
+                () -> g0.subgroup("g").send("late".getBytes()));
+            assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
+        }
+    }
+}
