@@ -47,7 +47,7 @@ final class DemoCommand implements Callable<Integer>
         }
         final String group = "demo-" + ProcessHandle.current().pid();
         final WeftConfig config = WeftConfig.builder().memberId(0).groupName(group)
-            .members(SstDemoCommand.loopbackMembers(members)).transport(kind)
+            .members(LocalGroups.loopbackMembers(members)).transport(kind)
             .subgroups(List.of(SubgroupConfig.allMembers("demo", 100, 1024))).build();
         final Path dir = Files.createTempDirectory("weft-demo");
         final Path file = Files.writeString(dir.resolve("group.conf"), ConfigWriter.render(config));

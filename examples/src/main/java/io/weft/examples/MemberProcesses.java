@@ -16,19 +16,25 @@ import java.util.concurrent.TimeUnit;
  * Starts member processes for demos with this JVM's java, class path and JVM flags (the launcher's flags reach
  * every process this way), prefixes their output, and kills them all if the demo is stopped or times out.
  */
-final class MemberProcesses implements AutoCloseable
+public final class MemberProcesses implements AutoCloseable
 {
     private final List<Process> processes = new ArrayList<>();
     private final List<Thread> pumps = new ArrayList<>();
     private final List<List<String>> lines = new ArrayList<>();
     private final PrintStream out;
 
-    MemberProcesses(final PrintStream out)
+    public MemberProcesses(final PrintStream out)
     {
         this.out = out;
     }
 
     void start(final String name, final List<String> args)
+    {
+        start(name, Weft.class, args);
+    }
+
+    /** Starts {@code main} with {@code args} in a new JVM with this JVM's java, class path and flags. */
+    public void start(final String name, final Class<?> main, final List<String> args)
     {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command()
@@ -42,7 +48,7 @@ final class MemberProcesses implements AutoCloseable
         }
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(Weft.class.getName());
+        command.add(main.getName());
         command.addAll(args);
         try
         {
@@ -75,7 +81,7 @@ final class MemberProcesses implements AutoCloseable
     }
 
     /** Waits for every process; returns their exit codes, or null on timeout (after killing them). */
-    int[] awaitAll(final long timeoutNanos) throws InterruptedException
+    public int[] awaitAll(final long timeoutNanos) throws InterruptedException
     {
         final long deadline = System.nanoTime() + timeoutNanos;
         final int[] codes = new int[processes.size()];
@@ -96,7 +102,7 @@ final class MemberProcesses implements AutoCloseable
     }
 
     /** Every line process {@code i} printed so far. */
-    List<String> lines(final int i)
+    public List<String> lines(final int i)
     {
         synchronized (lines.get(i))
         {

@@ -1,20 +1,16 @@
 package io.weft.examples;
 
 import io.weft.config.ConfigWriter;
-import io.weft.config.MemberAddress;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -66,7 +62,7 @@ final class SstDemoCommand implements Callable<Integer>
     private int run(final TransportKind kind) throws Exception
     {
         final String group = "sst-demo-" + ProcessHandle.current().pid();
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(group).members(loopbackMembers(members))
+        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(group).members(LocalGroups.loopbackMembers(members))
             .transport(kind).build();
         final Path dir = Files.createTempDirectory("weft-sst-demo");
         final Path file = Files.writeString(dir.resolve("group.conf"), ConfigWriter.render(config));
@@ -96,31 +92,6 @@ final class SstDemoCommand implements Callable<Integer>
         finally
         {
             cleanUp(dir, config);
-        }
-    }
-
-    static List<MemberAddress> loopbackMembers(final int n) throws IOException
-    {
-        final List<ServerSocket> sockets = new ArrayList<>();
-        try
-        {
-            final List<MemberAddress> result = new ArrayList<>();
-            for (int i = 0; i < n; i++)
-            {
-                final ServerSocket a = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                final ServerSocket b = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                sockets.add(a);
-                sockets.add(b);
-                result.add(new MemberAddress(i, "127.0.0.1", a.getLocalPort(), b.getLocalPort()));
-            }
-            return result;
-        }
-        finally
-        {
-            for (final ServerSocket s : sockets)
-            {
-                s.close();
-            }
         }
     }
 

@@ -29,7 +29,8 @@ public final class Weft
         System.exit(commandLine().execute(args));
     }
 
-    static CommandLine commandLine()
+    /** The command line with every subcommand of this module; the bench module adds its own. */
+    public static CommandLine commandLine()
     {
         final CommandLine cli = new CommandLine(Weft.class);
         cli.setExecutionExceptionHandler((ex, commandLine, parseResult) ->

@@ -1,0 +1,53 @@
+package io.weft.bench;
+
+import io.weft.config.SmcConfig;
+import io.weft.examples.Weft;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code weft bench}: Derecho-style bandwidth and latency of one configuration, members as separate processes.
+ * Every switch of the Spindle ablation can be turned off; {@code weft bench ablation} runs the paper's table.
+ */
+@Command(name = "bench", description = "Measure multicast throughput and latency (members as separate processes).")
+final class BenchCommand implements Callable<Integer>
+{
+    @Mixin
+    BenchOptions options = new BenchOptions();
+
+    @Option(names = "--no-send-batching", description = "Ablation: one push per message at the sender.")
+    boolean noSendBatching;
+
+    @Option(names = "--no-receive-batching", description = "Ablation: one message and one acknowledgement per receive pass.")
+    boolean noReceiveBatching;
+
+    @Option(names = "--no-delivery-batching", description = "Ablation: one message per delivery pass.")
+    boolean noDeliveryBatching;
+
+    @Option(names = "--no-null-sends", description = "Ablation: no null messages.")
+    boolean noNullSends;
+
+    @Option(names = "--no-early-lock-release", description = "Ablation: hold the state lock while posting pushes.")
+    boolean noEarlyLockRelease;
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final String problem = options.validate();
+        if (problem != null)
+        {
+            System.err.println("weft: " + problem);
+            return Weft.EXIT_CONFIG;
+        }
+        final SmcConfig smc = new SmcConfig(!noSendBatching, !noReceiveBatching, !noDeliveryBatching, !noNullSends,
+            !noEarlyLockRelease);
+        final String name = smc.equals(SmcConfig.SPINDLE) ? "spindle" : smc.equals(SmcConfig.BASELINE) ? "baseline" : "custom";
+        final BenchRunner.Row row = BenchRunner.run(name, options, smc, options.json ? System.err : System.out);
+        BenchRunner.print(List.of(row), options.json, System.out);
+        return row.failure() == null ? 0 : 1;
+    }
+}

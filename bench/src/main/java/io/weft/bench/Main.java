@@ -1,0 +1,20 @@
+package io.weft.bench;
+
+import io.weft.examples.Weft;
+import picocli.CommandLine;
+
+/** The launcher's entry point: every command of {@link Weft} plus {@code bench}. */
+public final class Main
+{
+    private Main()
+    {
+    }
+
+    public static void main(final String[] args)
+    {
+        final CommandLine cli = Weft.commandLine();
+        cli.addSubcommand("bench", new CommandLine(new BenchCommand()).addSubcommand("ablation", new AblationCommand()));
+        cli.addSubcommand("bench-member", new BenchMemberCommand());
+        System.exit(cli.execute(args));
+    }
+}
