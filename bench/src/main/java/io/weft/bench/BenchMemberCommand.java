@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * One bench member process: sends {@code --messages} messages built in place (zero copy: only an 8-byte counter is
@@ -123,21 +122,9 @@ final class BenchMemberCommand implements Callable<Integer>
         final long delayNanos = delayMicros * 1000;
         for (long i = 0; i < messages; i++)
         {
-            int idle = 0;
-            while (s.tryClaim(size, claim) < 0)
+            if (s.claim(size, claim, Duration.ofMinutes(1)) < 0)
             {
-                if (++idle < 50)
-                {
-                    Thread.onSpinWait();
-                }
-                else if (idle < 100)
-                {
-                    Thread.yield();
-                }
-                else
-                {
-                    LockSupport.parkNanos(10_000);
-                }
+                throw new IllegalStateException("back-pressured for a minute: the group is stuck");
             }
             if (size >= 8)
             {

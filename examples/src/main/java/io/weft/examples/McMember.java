@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * One member of a multicast run, in its own process: sends in every subgroup where it is an active sender (one
@@ -171,27 +170,10 @@ final class McMember
 
     private boolean sendOne(final Subgroup s, final byte[] buf, final int size)
     {
-        int idle = 0;
-        final long deadline = System.nanoTime() + options.timeout().toNanos();
-        while (s.send(buf, 0, size) < 0)
+        if (s.send(buf, 0, size, options.timeout()) < 0)
         {
-            if (System.nanoTime() > deadline)
-            {
-                out.printf("member %d: subgroup %s: back-pressured until the timeout%n", config.memberId(), s.name());
-                return false;
-            }
-            if (++idle < 50)
-            {
-                Thread.onSpinWait();
-            }
-            else if (idle < 100)
-            {
-                Thread.yield();
-            }
-            else
-            {
-                LockSupport.parkNanos(20_000);
-            }
+            out.printf("member %d: subgroup %s: back-pressured until the timeout%n", config.memberId(), s.name());
+            return false;
         }
         return true;
     }

@@ -5,7 +5,6 @@ import io.weft.smc.Claim;
 import io.weft.smc.SmcSubgroup;
 
 import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * One subgroup's multicast stream as the application sees it. Sending never blocks forever: {@link #send(byte[])}
@@ -70,31 +69,26 @@ public final class Subgroup
         return engine.send(bytes, offset, length, claims.get());
     }
 
-    /** Sends, waiting up to {@code timeout} while back-pressured. Returns the index, or BACK_PRESSURED on timeout. */
+    /**
+     * Sends, waiting up to {@code timeout} while back-pressured (parked, woken by the predicate thread when a slot
+     * frees). Returns the index, or {@link #BACK_PRESSURED} on timeout.
+     */
     public long send(final byte[] bytes, final Duration timeout)
     {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        int idle = 0;
-        while (true)
-        {
-            final long index = send(bytes);
-            if (index >= 0 || System.nanoTime() >= deadline)
-            {
-                return index;
-            }
-            if (++idle < 100)
-            {
-                Thread.onSpinWait();
-            }
-            else if (idle < 200)
-            {
-                Thread.yield();
-            }
-            else
-            {
-                LockSupport.parkNanos(20_000);
-            }
-        }
+        return send(bytes, 0, bytes.length, timeout);
+    }
+
+    public long send(final byte[] bytes, final int offset, final int length, final Duration timeout)
+    {
+        checkOpen();
+        return engine.send(bytes, offset, length, claims.get(), timeout.toNanos());
+    }
+
+    /** Like {@link #tryClaim} but waits up to {@code timeout} for a free slot. */
+    public long claim(final int length, final Claim claim, final Duration timeout)
+    {
+        checkOpen();
+        return engine.claim(length, claim, timeout.toNanos());
     }
 
     /** Claims a slot to build a message of at most {@code length} bytes in place. See the class example. */

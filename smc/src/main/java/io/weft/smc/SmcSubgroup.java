@@ -20,6 +20,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -67,6 +68,7 @@ public final class SmcSubgroup
     private volatile long nextIndex;
     private volatile long claimedSlots;
     private volatile long pendingNulls = -1;
+    private volatile Thread waiter;
     private long committedSlots;
     private long publishedSlots;
 
@@ -154,11 +156,13 @@ public final class SmcSubgroup
         }
         final PredicateHandle send = mySender >= 0
             ? predicates.register(name + ".send", PredicateKind.RECURRENT, this::sendReady, this::send) : null;
+        final PredicateHandle flow = mySender >= 0
+            ? predicates.register(name + ".flow", PredicateKind.RECURRENT, this::slotFreedForWaiter, this::wakeWaiter) : null;
         final PredicateHandle receive = predicates.register(name + ".receive", PredicateKind.RECURRENT,
             this::receiveReady, this::receive);
         final PredicateHandle deliver = ordered
             ? predicates.register(name + ".deliver", PredicateKind.RECURRENT, this::deliverReady, this::deliver) : null;
-        handles = java.util.stream.Stream.of(send, receive, deliver).filter(java.util.Objects::nonNull).toList();
+        handles = java.util.stream.Stream.of(send, flow, receive, deliver).filter(java.util.Objects::nonNull).toList();
     }
 
     // ---- application side ---------------------------------------------------------------------------------------
@@ -235,13 +239,98 @@ public final class SmcSubgroup
     }
 
     /**
+     * Like {@link #tryClaim} but waits up to {@code timeoutNanos} for a free slot. A back-pressured sender parks
+     * instead of spinning (on few cores a spinning sender steals the time the predicate thread needs to free the
+     * slot); the predicate thread unparks it as soon as every member is past the slot.
+     *
+     * @return the message index, or {@link #BACK_PRESSURED} if the timeout passed first.
+     */
+    public long claim(final int length, final Claim claim, final long timeoutNanos)
+    {
+        long index = tryClaim(length, claim);
+        if (index >= 0 || timeoutNanos <= 0)
+        {
+            return index;
+        }
+        final long deadline = System.nanoTime() + timeoutNanos;
+        // a slot usually frees within microseconds: spin, then yield, before paying for a park and an unpark
+        for (int i = 0; i < 100; i++)
+        {
+            if (i < 50)
+            {
+                Thread.onSpinWait();
+            }
+            else
+            {
+                Thread.yield();
+            }
+            index = tryClaim(length, claim);
+            if (index >= 0)
+            {
+                return index;
+            }
+        }
+        final Thread me = Thread.currentThread();
+        while (true)
+        {
+            final long left = deadline - System.nanoTime();
+            if (left <= 0)
+            {
+                return BACK_PRESSURED;
+            }
+            final boolean mine = waiter == null || waiter == me;
+            if (mine)
+            {
+                waiter = me;
+                predicates.wake(); // the flow predicate must see the waiter
+            }
+            // one waiter is woken by the predicate thread; another concurrent sender polls at a short period
+            LockSupport.parkNanos(this, mine ? Math.min(left, 10_000_000L) : Math.min(left, 50_000L));
+            if (closed)
+            {
+                throw new IllegalStateException("subgroup " + name + " is closed");
+            }
+            index = tryClaim(length, claim);
+            if (index >= 0)
+            {
+                if (waiter == me)
+                {
+                    waiter = null;
+                }
+                return index;
+            }
+        }
+    }
+
+    private boolean slotFreedForWaiter()
+    {
+        return waiter != null && slotFree(claimedSlots);
+    }
+
+    private void wakeWaiter()
+    {
+        final Thread t = waiter;
+        waiter = null;
+        if (t != null)
+        {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /**
      * Copies {@code length} bytes and sends them.
      *
      * @return the message index, or {@link #BACK_PRESSURED}.
      */
     public long send(final byte[] bytes, final int offset, final int length, final Claim claim)
     {
-        final long index = tryClaim(length, claim);
+        return send(bytes, offset, length, claim, 0);
+    }
+
+    /** Copies and sends, waiting up to {@code timeoutNanos} for a free slot. */
+    public long send(final byte[] bytes, final int offset, final int length, final Claim claim, final long timeoutNanos)
+    {
+        final long index = claim(length, claim, timeoutNanos);
         if (index >= 0)
         {
             claim.put(0, bytes, offset, length);
@@ -657,15 +746,23 @@ public final class SmcSubgroup
         pushes++;
     }
 
-    /** Posts the deferred pushes, in order; with early lock release this runs after the lock is released. */
+    /**
+     * Posts the deferred pushes in order, then flushes once (one socket write or doorbell per target for the whole
+     * trigger); with early lock release this runs after the lock is released.
+     */
     private void flush()
     {
-        for (int i = 0; i < pushes; i++)
+        if (pushes == 0)
         {
-            if (targets.length > 0)
+            return;
+        }
+        if (targets.length > 0)
+        {
+            for (int i = 0; i < pushes; i++)
             {
-                sst.push(pushOffset[i], pushLength[i], targets);
+                sst.post(pushOffset[i], pushLength[i], targets);
             }
+            sst.flush();
         }
         pushes = 0;
     }

@@ -199,10 +199,20 @@ public final class Sst implements AutoCloseable
     }
 
     /**
-     * Pushes {@code [rowOffset, rowOffset + length)} of my row to the targets (ranks). The range is widened to
+     * Pushes {@code [rowOffset, rowOffset + length)} of my row to the targets (ranks) now. The range is widened to
      * 8-byte boundaries; it must lie inside the row.
      */
     public void push(final long rowOffset, final long length, final int[] targets)
+    {
+        post(rowOffset, length, targets);
+        transport.flush();
+    }
+
+    /**
+     * Posts a push that goes out at the next {@link #flush()}: a trigger posts all its pushes, then flushes once,
+     * so a transport can send them in one system call (tcp) or one doorbell (shm, rdma). Order is kept.
+     */
+    public void post(final long rowOffset, final long length, final int[] targets)
     {
         final long start = rowOffset & -8L;
         final long end = (rowOffset + length + 7) & -8L;
@@ -214,7 +224,13 @@ public final class Sst implements AutoCloseable
         checkTargets(targets);
         writes.add(targets.length);
         bytes.add((end - start) * targets.length);
-        transport.push((int)start, (int)(end - start), targets);
+        transport.post((int)start, (int)(end - start), targets);
+    }
+
+    /** Sends every posted push. */
+    public void flush()
+    {
+        transport.flush();
     }
 
     /** One-sided writes posted so far: one per target of every push (what an RDMA NIC would be asked to do). */

@@ -23,9 +23,13 @@ public interface SstTransport extends AutoCloseable
 
     /**
      * Copies {@code [rowOffset, rowOffset + length)} of my row to each target, asynchronously. Offsets and lengths
-     * are multiples of 8 and inside the row (the caller checks). Frozen targets are skipped.
+     * are multiples of 8 and inside the row (the caller checks). Frozen targets are skipped. The write may wait in
+     * the transport until {@link #flush()} (an RDMA doorbell, a socket write); order is kept either way.
      */
-    void push(int rowOffset, int length, int[] targets);
+    void post(int rowOffset, int length, int[] targets);
+
+    /** Sends everything posted so far (and wakes the targets). */
+    void flush();
 
     /**
      * Like {@link #push} but the future completes once every non-frozen target has applied the bytes, or fails if a

@@ -37,6 +37,7 @@ public final class ShmTransport implements SstTransport
     private final FutexDoorbell[] peerDoorbells;
     private final FutexDoorbell doorbell;
     private final boolean[] frozen;
+    private final boolean[] dirty;
     private final int rowSize;
     private final long myRowOffset;
     private final List<CompletableFuture<?>> watchers = new ArrayList<>();
@@ -50,6 +51,7 @@ public final class ShmTransport implements SstTransport
         this.rowSize = context.layout().rowSize();
         this.myRowOffset = (long)context.myRank() * rowSize;
         this.frozen = new boolean[peers.length];
+        this.dirty = new boolean[peers.length];
         this.peerDoorbells = new FutexDoorbell[peers.length];
         for (int r = 0; r < peers.length; r++)
         {
@@ -151,7 +153,7 @@ public final class ShmTransport implements SstTransport
     }
 
     @Override
-    public void push(final int rowOffset, final int length, final int[] targets)
+    public void post(final int rowOffset, final int length, final int[] targets)
     {
         final MemorySegment src = own.table();
         final long offset = myRowOffset + rowOffset;
@@ -169,7 +171,21 @@ public final class ShmTransport implements SstTransport
                 continue;
             }
             RowCopy.copy(src, offset, peer.table(), offset, length);
-            peerDoorbells[t].ring();
+            dirty[t] = true;
+        }
+    }
+
+    /** Rings the doorbell of every target written since the last flush: one ring per target, not per push. */
+    @Override
+    public void flush()
+    {
+        for (int t = 0; t < dirty.length; t++)
+        {
+            if (dirty[t])
+            {
+                dirty[t] = false;
+                peerDoorbells[t].ring();
+            }
         }
     }
 
@@ -177,7 +193,8 @@ public final class ShmTransport implements SstTransport
     public CompletableFuture<Void> pushTracked(final int rowOffset, final int length, final int[] targets)
     {
         // a copy into the target's mapping is applied when it returns
-        push(rowOffset, length, targets);
+        post(rowOffset, length, targets);
+        flush();
         for (final int t : targets)
         {
             if (frozen[t])

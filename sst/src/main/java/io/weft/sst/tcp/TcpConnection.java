@@ -70,7 +70,7 @@ final class TcpConnection
      * is full (back-pressure from a slow peer). Returns false if the connection is closed.
      */
     boolean push(final MemorySegment table, final long tableOffset, final int rowOffset, final int length,
-        final CompletableFuture<Void> completion)
+        final CompletableFuture<Void> completion, final boolean flushNow)
     {
         final byte type = completion == null ? Frame.PUSH : Frame.PUSH_TRACKED;
         final int need = Frame.headerLength(type) + length;
@@ -91,6 +91,33 @@ final class TcpConnection
             }
             RowCopy.copy(table, tableOffset, sendSegment, sendView.position(), length);
             tail = sendView.position() + length;
+            if (flushNow)
+            {
+                flushLocked();
+            }
+            return true;
+        }
+        catch (final IOException ex)
+        {
+            closeReason = "write failed: " + ex.getMessage();
+            return false;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Writes what the socket takes of everything appended; false if the connection is closed. */
+    boolean flushPending()
+    {
+        lock.lock();
+        try
+        {
+            if (state == State.CLOSED)
+            {
+                return false;
+            }
             flushLocked();
             return true;
         }

@@ -220,12 +220,25 @@ public final class TcpTransport implements SstTransport
     }
 
     @Override
-    public void push(final int rowOffset, final int length, final int[] targets)
+    public void post(final int rowOffset, final int length, final int[] targets)
     {
         for (final int t : targets)
         {
             final TcpConnection c = connections[t];
-            if (c != null && !frozen[t] && !c.push(table, myRowOffset + rowOffset, rowOffset, length, null))
+            if (c != null && !frozen[t] && !c.push(table, myRowOffset + rowOffset, rowOffset, length, null, false))
+            {
+                failed(c, c.closeReason() == null ? "connection closed" : c.closeReason());
+            }
+        }
+    }
+
+    /** One write per connection for everything posted since the last flush. */
+    @Override
+    public void flush()
+    {
+        for (final TcpConnection c : connections)
+        {
+            if (c != null && c.state == TcpConnection.State.ESTABLISHED && !c.flushPending())
             {
                 failed(c, c.closeReason() == null ? "connection closed" : c.closeReason());
             }
@@ -245,7 +258,7 @@ public final class TcpTransport implements SstTransport
                 continue;
             }
             final CompletableFuture<Void> done = new CompletableFuture<>();
-            if (!c.push(table, myRowOffset + rowOffset, rowOffset, length, done))
+            if (!c.push(table, myRowOffset + rowOffset, rowOffset, length, done, true))
             {
                 failed(c, c.closeReason() == null ? "connection closed" : c.closeReason());
                 done.completeExceptionally(new TransportException("member at rank " + t + " has failed"));
