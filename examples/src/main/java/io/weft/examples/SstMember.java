@@ -60,6 +60,7 @@ public final class SstMember
     private final Column acks;
     private final int members;
     private final AtomicIntegerArray failed;
+    private final AtomicIntegerArray finishedAndLeft;
     private final long[] last;
     private final AtomicLong violations = new AtomicLong();
     private final AtomicLong observations = new AtomicLong();
@@ -83,6 +84,7 @@ public final class SstMember
         this.slots = workload == Workload.guarded ? layout.column("slots") : null;
         this.acks = workload == Workload.guarded ? layout.column("acks") : null;
         this.failed = new AtomicIntegerArray(members);
+        this.finishedAndLeft = new AtomicIntegerArray(members);
         this.last = new long[members];
         java.util.Arrays.fill(last, -1);
     }
@@ -108,6 +110,13 @@ public final class SstMember
         {
             sst.addFailureListener((rank, reason) ->
             {
+                if (sst.counter(rank, finished) == 1)
+                {
+                    // it announced it had seen everything before it left (its last push precedes the close)
+                    finishedAndLeft.set(rank, 1);
+                    predicates.wake();
+                    return;
+                }
                 failed.set(rank, 1);
                 out.printf("member %d: member %d failed: %s%n", config.memberId(), idOf(rank), reason);
                 predicates.wake();
