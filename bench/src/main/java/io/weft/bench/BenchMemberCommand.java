@@ -47,6 +47,9 @@ final class BenchMemberCommand implements Callable<Integer>
     @Option(names = "--active-senders", required = true)
     int activeSenders;
 
+    @Option(names = "--rate", defaultValue = "0", description = "Messages per second per sender; 0: as fast as possible.")
+    long rate;
+
     private final Recorder latency = new Recorder(3);
     private volatile long delivered;
     private volatile long deliveredAt;
@@ -120,8 +123,17 @@ final class BenchMemberCommand implements Callable<Integer>
     {
         final Claim claim = new Claim();
         final long delayNanos = delayMicros * 1000;
+        final long interval = rate > 0 ? 1_000_000_000L / rate : 0;
+        final long start = System.nanoTime();
         for (long i = 0; i < messages; i++)
         {
+            if (interval > 0)
+            {
+                while (System.nanoTime() < start + i * interval)
+                {
+                    Thread.yield(); // fixed-rate pacing for latency runs
+                }
+            }
             if (s.claim(size, claim, Duration.ofMinutes(1)) < 0)
             {
                 throw new IllegalStateException("back-pressured for a minute: the group is stuck");

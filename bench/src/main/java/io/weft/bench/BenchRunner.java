@@ -81,7 +81,13 @@ final class BenchRunner
     }
 
     /** Per-member results of one run, or null if a member failed. */
-    private static List<Map<String, Double>> once(final BenchOptions o, final SmcConfig smc) throws Exception
+    static List<Map<String, Double>> once(final BenchOptions o, final SmcConfig smc) throws Exception
+    {
+        return once(o, smc, 0);
+    }
+
+    /** Per-member results of one run at {@code rate} messages per second per sender (0: flat out), or null. */
+    static List<Map<String, Double>> once(final BenchOptions o, final SmcConfig smc, final long rate) throws Exception
     {
         final int senders = o.senderCount();
         final List<Integer> senderIds = IntStream.range(0, senders).boxed().toList();
@@ -101,7 +107,8 @@ final class BenchRunner
                 processes.start("b" + i, Main.class, List.of("bench-member", "--config", file.toString(), "--member",
                     String.valueOf(i), "--messages", String.valueOf(o.messages), "--size", String.valueOf(o.size),
                     "--delay-us", String.valueOf(delayed ? o.delayMicros : 0), "--callback-us",
-                    String.valueOf(o.callbackMicros), "--active-senders", String.valueOf(senders)));
+                    String.valueOf(o.callbackMicros), "--active-senders", String.valueOf(senders), "--rate",
+                    String.valueOf(rate)));
             }
             final int[] codes = processes.awaitAll(java.util.concurrent.TimeUnit.MINUTES.toNanos(6));
             if (codes == null || Arrays.stream(codes).anyMatch(c -> c != 0))
@@ -127,7 +134,7 @@ final class BenchRunner
         }
     }
 
-    private static Map<String, Double> reduce(final List<Map<String, Double>> members, final BenchOptions o)
+    static Map<String, Double> reduce(final List<Map<String, Double>> members, final BenchOptions o)
     {
         final int senders = o.senderCount();
         final Map<String, Double> r = new HashMap<>();
@@ -153,7 +160,7 @@ final class BenchRunner
         return v.length == 0 ? 0 : v[v.length / 2];
     }
 
-    private static Map<String, Double> parse(final String line)
+    static Map<String, Double> parse(final String line)
     {
         final Map<String, Double> m = new HashMap<>();
         final Matcher matcher = NUMBER.matcher(line);
@@ -165,7 +172,7 @@ final class BenchRunner
         return m;
     }
 
-    private static void deleteTree(final Path dir) throws IOException
+    static void deleteTree(final Path dir) throws IOException
     {
         try (var files = Files.list(dir))
         {

@@ -13,7 +13,8 @@ public final class Main
     public static void main(final String[] args)
     {
         final CommandLine cli = Weft.commandLine();
-        cli.addSubcommand("bench", new CommandLine(new BenchCommand()).addSubcommand("ablation", new AblationCommand()));
+        cli.addSubcommand("bench", new CommandLine(new BenchCommand()).addSubcommand("ablation", new AblationCommand())
+            .addSubcommand("compare", new CompareCommand()));
         cli.addSubcommand("bench-member", new BenchMemberCommand());
         System.exit(cli.execute(args));
     }
