@@ -129,10 +129,7 @@ final class BenchMemberCommand implements Callable<Integer>
         {
             if (interval > 0)
             {
-                while (System.nanoTime() < start + i * interval)
-                {
-                    Thread.yield(); // fixed-rate pacing for latency runs
-                }
+                io.weft.bench.peers.PeerResult.pace(start + i * interval); // fixed-rate pacing for latency runs
             }
             if (s.claim(size, claim, Duration.ofMinutes(1)) < 0)
             {
