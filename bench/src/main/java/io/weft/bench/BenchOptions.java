@@ -32,6 +32,9 @@ final class BenchOptions
     @Option(names = "--callback-us", defaultValue = "0", description = "Busy-wait this long in every delivery callback.")
     long callbackMicros;
 
+    @Option(names = "--rate", defaultValue = "0", description = "Messages per second per sender; 0: flat out (default).")
+    long rate;
+
     @Option(names = "--runs", defaultValue = "3", description = "Repetitions; the report gives median and spread (default ${DEFAULT-VALUE}).")
     int runs;
 

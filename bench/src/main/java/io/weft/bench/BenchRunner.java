@@ -52,7 +52,7 @@ final class BenchRunner
         final List<Map<String, Double>> runs = new ArrayList<>();
         for (int r = 0; r < o.runs; r++)
         {
-            final List<Map<String, Double>> members = once(o, smc);
+            final List<Map<String, Double>> members = once(o, smc, o.rate);
             if (members == null)
             {
                 return failed(name, o, "a member did not finish (see --runs 1 with the member output)");

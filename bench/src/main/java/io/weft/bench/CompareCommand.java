@@ -100,7 +100,7 @@ final class CompareCommand implements Callable<Integer>
                 return new Row(pattern, size, system, 0, 0, 0, 0, 0, 0, failure);
             }
             throughput.add((double[])t);
-            final Object l = once(pattern, size, system, rate, Math.max(200, (long)(2 * rate * Math.min(1.0, scale * 4))));
+            final Object l = once(pattern, size, system, rate, Math.max(200, (long)(4 * rate * Math.min(1.0, scale * 4))));
             if (l instanceof String failure)
             {
                 return new Row(pattern, size, system, 0, 0, 0, 0, 0, 0, "latency run: " + failure);

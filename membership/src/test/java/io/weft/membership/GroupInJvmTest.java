@@ -32,26 +32,14 @@ class GroupInJvmTest
             final WeftConfig member = config.forMember(i);
             final List<long[]> log = new ArrayList<>();
             logs.add(log);
-            final CompletableFuture<Group> f = new CompletableFuture<>();
-            Thread.ofPlatform().daemon(true).start(() ->
+            opening.add(io.weft.sst.harness.Async.open(() -> Group.builder(member).onDelivery("all", m ->
             {
-                try
+                synchronized (log)
                 {
-                    f.complete(Group.builder(member).onDelivery("all", m ->
-                    {
-                        synchronized (log)
-                        {
-                            log.add(new long[] {m.senderId(), m.index(), m.seq(), m.byteAt(0),
-                                ByteBuffer.wrap(m.bytes()).getLong() & 0x00ff_ffff_ffff_ffffL});
-                        }
-                    }).open());
+                    log.add(new long[] {m.senderId(), m.index(), m.seq(), m.byteAt(0),
+                        ByteBuffer.wrap(m.bytes()).getLong() & 0x00ff_ffff_ffff_ffffL});
                 }
-                catch (final Throwable t)
-                {
-                    f.completeExceptionally(t);
-                }
-            });
-            opening.add(f);
+            }).open()));
         }
         final List<Group> groups = new ArrayList<>();
         for (final CompletableFuture<Group> f : opening)

@@ -36,19 +36,8 @@ class MisuseTest
         try (Members ignored = new Members(config))
         {
             final List<String> delivered1 = new CopyOnWriteArrayList<>();
-            final CompletableFuture<Group> m1 = new CompletableFuture<>();
-            Thread.ofPlatform().start(() ->
-            {
-                try
-                {
-                    m1.complete(Group.builder(config.forMember(1))
-                        .onDelivery("g", m -> delivered1.add(new String(m.bytes()))).open());
-                }
-                catch (final Throwable t)
-                {
-                    m1.completeExceptionally(t);
-                }
-            });
+            final CompletableFuture<Group> m1 = io.weft.sst.harness.Async.open(() -> Group.builder(config.forMember(1))
+                .onDelivery("g", m -> delivered1.add(new String(m.bytes()))).open());
             final Group g0 = Group.builder(config).open();
             final Group g1 = m1.get(30, TimeUnit.SECONDS);
             try

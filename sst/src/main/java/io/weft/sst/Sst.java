@@ -214,17 +214,8 @@ public final class Sst implements AutoCloseable
      */
     public void post(final long rowOffset, final long length, final int[] targets)
     {
-        final long start = rowOffset & -8L;
-        final long end = (rowOffset + length + 7) & -8L;
-        if (rowOffset < 0 || length < 0 || end > rowSize)
-        {
-            throw new IndexOutOfBoundsException("push of [" + rowOffset + ", " + (rowOffset + length) +
-                ") is outside the row of " + rowSize + " bytes");
-        }
-        checkTargets(targets);
-        writes.add(targets.length);
-        bytes.add((end - start) * targets.length);
-        transport.post((int)start, (int)(end - start), targets);
+        final long range = alignedRange(rowOffset, length, targets);
+        transport.post((int)(range >>> 32), (int)range, targets);
     }
 
     /** Sends every posted push. */
@@ -254,8 +245,18 @@ public final class Sst implements AutoCloseable
             .description("bytes pushed to other members").register(registry);
     }
 
-    /** Pushes my whole row and completes when every live target applied it (or fails if one fails first). */
+    /** Pushes a range of my row and completes when every live target applied it (or fails if one fails first). */
     public CompletableFuture<Void> pushTracked(final long rowOffset, final long length, final int[] targets)
+    {
+        final long range = alignedRange(rowOffset, length, targets);
+        return transport.pushTracked((int)(range >>> 32), (int)range, targets);
+    }
+
+    /**
+     * Checks a push and counts it: the range widened to 8-byte boundaries, packed as {@code start << 32 | length}
+     * (both fit an int: rows are at most {@link SstLayout#MAX_ROW_SIZE}).
+     */
+    private long alignedRange(final long rowOffset, final long length, final int[] targets)
     {
         final long start = rowOffset & -8L;
         final long end = (rowOffset + length + 7) & -8L;
@@ -267,7 +268,7 @@ public final class Sst implements AutoCloseable
         checkTargets(targets);
         writes.add(targets.length);
         bytes.add((end - start) * targets.length);
-        return transport.pushTracked((int)start, (int)(end - start), targets);
+        return start << 32 | (end - start);
     }
 
     // ---- failures ---------------------------------------------------------------------------------------------

@@ -41,19 +41,7 @@ class SstInJvmTest
         for (int i = 0; i < config.group().size(); i++)
         {
             final WeftConfig member = config.forMember(i);
-            final CompletableFuture<Sst> f = new CompletableFuture<>();
-            Thread.ofPlatform().daemon(true).start(() ->
-            {
-                try
-                {
-                    f.complete(Sst.open(member, LAYOUT));
-                }
-                catch (final Throwable ex)
-                {
-                    f.completeExceptionally(ex);
-                }
-            });
-            opening.add(f);
+            opening.add(io.weft.sst.harness.Async.open(() -> Sst.open(member, LAYOUT)));
         }
         final List<Sst> result = new ArrayList<>();
         for (final CompletableFuture<Sst> f : opening)

@@ -52,18 +52,7 @@ class ShmStaleFileTest
             assertTrue(ex.getMessage().contains("no live table file"), ex.getMessage());
 
             // member 1 starts again: it removes the stale file, and the group opens
-            final CompletableFuture<Sst> m0 = new CompletableFuture<>();
-            Thread.ofPlatform().start(() ->
-            {
-                try
-                {
-                    m0.complete(Sst.open(config, LAYOUT));
-                }
-                catch (final Throwable t)
-                {
-                    m0.completeExceptionally(t);
-                }
-            });
+            final CompletableFuture<Sst> m0 = io.weft.sst.harness.Async.open(() -> Sst.open(config, LAYOUT));
             try (Sst s1 = Sst.open(config.forMember(1), LAYOUT); Sst s0 = m0.get(30, TimeUnit.SECONDS))
             {
                 s1.setCounter(LAYOUT.column("value"), 7);
