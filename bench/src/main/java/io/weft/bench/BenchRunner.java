@@ -29,11 +29,14 @@ final class BenchRunner
 {
     private static final Pattern NUMBER = Pattern.compile("\"([a-z0-9_]+)\":(-?[0-9.]+|true|false)");
     private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+    private static final Pattern HISTOGRAM = Pattern.compile("\"([a-z]+)_batch_histogram\":\"([^\"]*)\"");
+    /** Member 0's batch-size histograms of the last run on this thread, as text. */
+    private static final ThreadLocal<String> LAST_HISTOGRAMS = new ThreadLocal<>();
 
     /** One configuration's result: medians over runs, with min and max of the throughput. */
     record Row(String name, String transport, int members, String senders, int size, int window, double msgsPerSec,
         double msgsMin, double msgsMax, double mbPerSec, double p50, double p99, double p999, double writesPerMsg,
-        long nulls, double sendBatch, double receiveBatch, double deliveryBatch, String failure)
+        long nulls, double sendBatch, double receiveBatch, double deliveryBatch, String histograms, String failure)
     {
         String json()
         {
@@ -43,13 +46,15 @@ final class BenchRunner
                 "\"latency_p999_us\":%.0f,\"pushes_per_delivered_msg\":%.3f,\"nulls_sent\":%d,\"send_batch_mean\":%.2f," +
                 "\"receive_batch_mean\":%.2f,\"delivery_batch_mean\":%.2f%s}", name, transport, members, senders, size, window,
                 msgsPerSec, msgsMin, msgsMax, mbPerSec, p50, p99, p999, writesPerMsg, nulls, sendBatch, receiveBatch,
-                deliveryBatch, failure == null ? "" : ",\"failure\":\"" + failure + "\"");
+                deliveryBatch, (histograms == null ? "" : ",\"batch_histograms_member0\":\"" + histograms + "\"") +
+                (failure == null ? "" : ",\"failure\":\"" + failure + "\""));
         }
     }
 
     static Row run(final String name, final BenchOptions o, final SmcConfig smc, final PrintStream log) throws Exception
     {
         final List<Map<String, Double>> runs = new ArrayList<>();
+        String histograms = null;
         for (int r = 0; r < o.runs; r++)
         {
             final List<Map<String, Double>> members = once(o, smc, o.rate);
@@ -57,6 +62,7 @@ final class BenchRunner
             {
                 return failed(name, o, "a member did not finish (see --runs 1 with the member output)");
             }
+            histograms = LAST_HISTOGRAMS.get();
             final Map<String, Double> reduced = reduce(members, o);
             log.printf(Locale.ROOT, "  %s run %d: %.0f msgs/s per member, p50 %.0f us, %.2f writes/msg%n", name, r + 1,
                 reduced.get("msgs"), reduced.get("p50"), reduced.get("writes_per_msg"));
@@ -66,12 +72,13 @@ final class BenchRunner
         return new Row(name, o.transport, o.members, o.senders, o.size, o.window, median(runs, "msgs"), msgs[0],
             msgs[msgs.length - 1], median(runs, "mb"), median(runs, "p50"), median(runs, "p99"), median(runs, "p999"),
             median(runs, "writes_per_msg"), (long)median(runs, "nulls"), median(runs, "send_batch"),
-            median(runs, "receive_batch"), median(runs, "delivery_batch"), null);
+            median(runs, "receive_batch"), median(runs, "delivery_batch"), histograms, null);
     }
 
     private static Row failed(final String name, final BenchOptions o, final String why)
     {
-        return new Row(name, o.transport, o.members, o.senders, o.size, o.window, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, why);
+        return new Row(name, o.transport, o.members, o.senders, o.size, o.window, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, null,
+            why);
     }
 
     private static double median(final List<Map<String, Double>> runs, final String key)
@@ -123,6 +130,16 @@ final class BenchRunner
                     if (line.startsWith("BENCH "))
                     {
                         result.add(parse(line));
+                        if (i == 0)
+                        {
+                            final StringBuilder h = new StringBuilder();
+                            final Matcher m = HISTOGRAM.matcher(line);
+                            while (m.find())
+                            {
+                                h.append(h.length() == 0 ? "" : " ").append(m.group(1)).append('[').append(m.group(2)).append(']');
+                            }
+                            LAST_HISTOGRAMS.set(h.toString());
+                        }
                     }
                 }
             }
@@ -211,6 +228,14 @@ final class BenchRunner
                 String.format(Locale.ROOT, "(%.0f-%.0f)", r.msgsMin(), r.msgsMax()), r.mbPerSec(), r.p50(), r.p99(),
                 r.p999(), r.writesPerMsg(), r.nulls(),
                 String.format(Locale.ROOT, "%.1f/%.1f/%.1f", r.sendBatch(), r.receiveBatch(), r.deliveryBatch()));
+        }
+        out.println("batch-size histograms of member 0, last run (size range:batches):");
+        for (final Row r : rows)
+        {
+            if (r.histograms() != null)
+            {
+                out.printf("  %-22s %s%n", r.name(), r.histograms());
+            }
         }
     }
 }
