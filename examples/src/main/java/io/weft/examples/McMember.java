@@ -48,7 +48,9 @@ final class McMember
     int run() throws InterruptedException
     {
         final int me = config.memberId();
-        final Group.Builder builder = Group.builder(config).onMemberFailure((rank, reason) ->
+        final Group.Builder builder = Group.builder(config)
+            .onMinority(reason -> out.printf("member %d: MINORITY: %s%n", me, reason))
+            .onMemberFailure((rank, reason) ->
         {
             if (!leaving) // members close one after the other once everybody has finished: not a failure of the run
             {

@@ -44,14 +44,19 @@ public final class Group implements AutoCloseable
     private final Smc smc;
     private final Map<String, Subgroup> subgroups = new LinkedHashMap<>();
     private final MeterRegistry registry;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Group.class);
+
     private final io.weft.sst.Column leaving;
+    private final FailureDetector detector;
+    private volatile String minorityReason;
     private volatile boolean closed;
 
     private Group(final Builder b)
     {
         this.config = b.config;
         this.registry = b.registry;
-        final Smc.Layout layout = Smc.layout(config, SstLayout.builder().counter("heartbeat").bool("leaving"));
+        final Smc.Layout layout = Smc.layout(config, SstLayout.builder().counter("heartbeat").bool("leaving")
+            .bools("suspected", config.group().size()));
         this.leaving = layout.sst().column("leaving");
         this.sst = Sst.open(config, layout.sst());
         try
@@ -61,6 +66,19 @@ public final class Group implements AutoCloseable
             b.failureListeners.forEach(sst::addFailureListener);
             this.predicates = new PredicateThread("member-" + config.memberId(), config.idle(), sst.doorbell(), registry);
             this.smc = Smc.start(config, layout, sst, predicates, registry);
+            final java.util.function.Consumer<String> userMinority = b.minorityListener;
+            this.detector = new FailureDetector(sst, layout.sst().column("heartbeat"), layout.sst().column("suspected"),
+                leaving, config.group().members().stream().map(MemberAddress::id).toList(), config.failure(), message ->
+                {
+                    if (closed || sst.bool(sst.myRank(), leaving))
+                    {
+                        return; // members leaving one after the other at the end of a run
+                    }
+                    minorityReason = message;
+                    LOG.error(message);
+                    smc.close(); // sends now fail fast with the reason
+                    userMinority.accept(message);
+                });
             smc.subgroups().forEach((name, engine) ->
             {
                 final DeliveryHandler h = b.handlers.get(name);
@@ -76,6 +94,7 @@ public final class Group implements AutoCloseable
                 subgroups.put(name, new Subgroup(this, engine));
             });
             predicates.start();
+            detector.start();
         }
         catch (final RuntimeException ex)
         {
@@ -154,6 +173,12 @@ public final class Group implements AutoCloseable
         return closed;
     }
 
+    /** Why this member stopped, if it found itself in a minority partition (majority rule); null otherwise. */
+    public String minorityReason()
+    {
+        return minorityReason;
+    }
+
     /**
      * Announces that this member is done and waits, up to {@code timeout}, until every other live member announced
      * the same, still acknowledging and delivering meanwhile; then closes. Members that finish at different times
@@ -195,6 +220,7 @@ public final class Group implements AutoCloseable
             return;
         }
         closed = true;
+        detector.close();
         smc.close();
         predicates.close();
         sst.close();
@@ -208,6 +234,7 @@ public final class Group implements AutoCloseable
         private final Map<String, BatchHandler> batchHandlers = new HashMap<>();
         private final List<FailureListener> failureListeners = new ArrayList<>();
         private MeterRegistry registry = new SimpleMeterRegistry();
+        private java.util.function.Consumer<String> minorityListener = message -> { };
 
         private Builder(final WeftConfig config)
         {
@@ -234,6 +261,16 @@ public final class Group implements AutoCloseable
         public Builder onMemberFailure(final FailureListener listener)
         {
             failureListeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * Told, once, when this member suspects at least half of the view: it is in a minority partition, its
+         * subgroups are closed (sends fail with the reason), and it must not go on alone.
+         */
+        public Builder onMinority(final java.util.function.Consumer<String> listener)
+        {
+            minorityListener = Objects.requireNonNull(listener, "listener");
             return this;
         }
 

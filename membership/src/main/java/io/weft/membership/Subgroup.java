@@ -135,6 +135,10 @@ public final class Subgroup
 
     private void checkOpen()
     {
+        if (group.minorityReason() != null)
+        {
+            throw new IllegalStateException(group.minorityReason());
+        }
         if (group.isClosed())
         {
             throw new IllegalStateException("group of member " + group.memberId() + " is closed; subgroup " +

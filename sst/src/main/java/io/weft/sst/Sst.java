@@ -276,12 +276,18 @@ public final class Sst implements AutoCloseable
     /** Stops pushing to a member and stops applying its pushes (protocol: freeze a suspected member's row). */
     public void freeze(final int rank)
     {
+        freeze(rank, "frozen by this member");
+    }
+
+    /** Freezes a member's row and tells the failure listeners why (for example a silent heartbeat). */
+    public void freeze(final int rank, final String reason)
+    {
         checkRow(rank);
         if (rank == myRank)
         {
             throw new IllegalArgumentException("cannot freeze my own row " + rank);
         }
-        failures.onMemberFailure(rank, "frozen by this member");
+        failures.onMemberFailure(rank, reason);
     }
 
     public boolean isFailedOrFrozen(final int rank)

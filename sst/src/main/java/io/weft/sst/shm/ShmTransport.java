@@ -30,6 +30,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class ShmTransport implements SstTransport
 {
     private static final Logger LOG = LoggerFactory.getLogger(ShmTransport.class);
+    private static final java.lang.invoke.VarHandle DIRTY = java.lang.invoke.MethodHandles.arrayElementVarHandle(int[].class);
 
     private final TransportContext context;
     private final ShmTableFile own;
@@ -37,7 +38,7 @@ public final class ShmTransport implements SstTransport
     private final FutexDoorbell[] peerDoorbells;
     private final FutexDoorbell doorbell;
     private final boolean[] frozen;
-    private final boolean[] dirty;
+    private final int[] dirty;
     private final int rowSize;
     private final long myRowOffset;
     private final List<CompletableFuture<?>> watchers = new ArrayList<>();
@@ -51,7 +52,7 @@ public final class ShmTransport implements SstTransport
         this.rowSize = context.layout().rowSize();
         this.myRowOffset = (long)context.myRank() * rowSize;
         this.frozen = new boolean[peers.length];
-        this.dirty = new boolean[peers.length];
+        this.dirty = new int[peers.length];
         this.peerDoorbells = new FutexDoorbell[peers.length];
         for (int r = 0; r < peers.length; r++)
         {
@@ -171,7 +172,8 @@ public final class ShmTransport implements SstTransport
                 continue;
             }
             RowCopy.copy(src, offset, peer.table(), offset, length);
-            dirty[t] = true;
+            // release: whichever thread flushes and sees the flag rings after this copy is visible
+            DIRTY.setRelease(dirty, t, 1);
         }
     }
 
@@ -181,9 +183,8 @@ public final class ShmTransport implements SstTransport
     {
         for (int t = 0; t < dirty.length; t++)
         {
-            if (dirty[t])
+            if ((int)DIRTY.getAcquire(dirty, t) != 0 && (int)DIRTY.getAndSet(dirty, t, 0) != 0)
             {
-                dirty[t] = false;
                 peerDoorbells[t].ring();
             }
         }

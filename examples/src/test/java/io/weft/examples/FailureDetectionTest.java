@@ -1,0 +1,100 @@
+package io.weft.examples;
+
+import io.weft.config.SmcConfig;
+import io.weft.config.SubgroupConfig;
+import io.weft.config.TransportKind;
+import io.weft.config.WeftConfig;
+import io.weft.sst.harness.MemberProcess;
+import io.weft.sst.harness.Members;
+import io.weft.sst.harness.TestGroups;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Heartbeat failure detection with member processes that are frozen (SIGSTOP), not killed: the process lives and
+ * its connections stay open, so only silent heartbeats can reveal it. Suspicions spread, and a member that
+ * suspects half of the view stops with the minority error (majority rule).
+ */
+@Timeout(120)
+class FailureDetectionTest
+{
+    @TempDir
+    Path dir;
+
+    private Members start(final WeftConfig config) throws Exception
+    {
+        final Path file = TestGroups.write(config, dir);
+        final Members members = new Members(config);
+        for (int i = 0; i < 3; i++)
+        {
+            members.add(MemberProcess.start("m" + i, dir, Weft.class, "mc-member", "--config", file.toString(),
+                "--member", String.valueOf(i), "--duration", "PT90S", "--size", "64", "--timeout", "PT2M"));
+        }
+        for (int i = 0; i < 3; i++)
+        {
+            members.processes().get(i).awaitOutput("group open", Duration.ofSeconds(40));
+        }
+        return members;
+    }
+
+    private static void signal(final MemberProcess p, final String signal) throws IOException, InterruptedException
+    {
+        final Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(p.pid())).inheritIO().start();
+        assertTrue(kill.waitFor() == 0, "kill -" + signal + " failed");
+    }
+
+    private static WeftConfig config(final TransportKind kind)
+    {
+        return McRun.config(kind, 3, List.of(SubgroupConfig.allMembers("g", 16, 64)), SmcConfig.SPINDLE);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
+    void aFrozenMemberIsSuspectedBySilentHeartbeats(final TransportKind kind) throws Exception
+    {
+        final WeftConfig config = config(kind);
+        try (Members members = start(config))
+        {
+            final MemberProcess frozen = members.processes().get(2);
+            signal(frozen, "STOP");
+            // failure-timeout is 2 s: suspicion within 3x, with room for a loaded 2-core machine
+            for (int i = 0; i < 2; i++)
+            {
+                final MemberProcess survivor = members.processes().get(i);
+                survivor.awaitOutput("member " + i + ": member 2 failed: no heartbeat for", Duration.ofSeconds(20));
+                final String out = survivor.output();
+                assertFalse(out.contains("member 0 failed") || out.contains("member 1 failed"),
+                    "a live member was suspected:\n" + out);
+                assertFalse(out.contains("MINORITY"), "one suspect of three is not a minority:\n" + out);
+            }
+            signal(frozen, "CONT");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
+    void aMemberThatSuspectsHalfTheViewStopsWithTheMinorityError(final TransportKind kind) throws Exception
+    {
+        final WeftConfig config = config(kind);
+        try (Members members = start(config))
+        {
+            signal(members.processes().get(1), "STOP");
+            signal(members.processes().get(2), "STOP");
+            final MemberProcess alone = members.processes().get(0);
+            alone.awaitOutput("MINORITY: member 0 is in a minority partition: it suspects members [1, 2]",
+                Duration.ofSeconds(20));
+            signal(members.processes().get(1), "CONT");
+            signal(members.processes().get(2), "CONT");
+        }
+    }
+}

@@ -1,0 +1,213 @@
+package io.weft.membership;
+
+import io.weft.config.FailureConfig;
+import io.weft.sst.Column;
+import io.weft.sst.Sst;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * Failure detection and suspicion (protocol sections 6 and 7.1-7.2), on its own thread so that neither data traffic
+ * nor a slow delivery callback on the predicate thread delays it:
+ * <ul>
+ *     <li>every {@code heartbeat-interval} it bumps this member's heartbeat counter and pushes it;</li>
+ *     <li>it suspects a member whose heartbeat has been silent for at least {@code failure-timeout} and whose
+ *     {@link PhiAccrual phi} is at least {@value #PHI_THRESHOLD}: the margin grows with the jitter it has seen;</li>
+ *     <li>a suspicion (its own, the transport's, or one read in another member's row) sets {@code suspected[r]} in
+ *     this member's row, pushes it, and freezes the row;</li>
+ *     <li>majority rule: once the suspected members are at least half of the view, this member is in a minority
+ *     partition and stops, with a message naming them, rather than carry on alone.</li>
+ * </ul>
+ * On tcp a heartbeat travels in the same ordered connection as data: it cannot overtake pushes already queued (at
+ * most {@code send-buffer} bytes), which bounds its delay by the time the socket needs to drain them.
+ */
+final class FailureDetector implements AutoCloseable
+{
+    static final double PHI_THRESHOLD = 8.0;
+    private static final Logger LOG = LoggerFactory.getLogger(FailureDetector.class);
+
+    private final Sst sst;
+    private final Column heartbeat;
+    private final Column suspected;
+    private final Column leaving;
+    private final List<Integer> memberIds;
+    private final long intervalNanos;
+    private final double timeoutMillis;
+    private final Consumer<String> onMinority;
+    private final PhiAccrual[] detectors;
+    private final long[] lastBeat;
+    private final long[] lastChange;
+    private final boolean[] suspectedByMe;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile boolean minority;
+    private long beat;
+
+    FailureDetector(final Sst sst, final Column heartbeat, final Column suspected, final Column leaving,
+        final List<Integer> memberIds, final FailureConfig config, final Consumer<String> onMinority)
+    {
+        this.sst = sst;
+        this.heartbeat = heartbeat;
+        this.suspected = suspected;
+        this.leaving = leaving;
+        this.memberIds = memberIds;
+        this.intervalNanos = config.heartbeatInterval().toNanos();
+        this.timeoutMillis = config.failureTimeout().toMillis();
+        this.onMinority = onMinority;
+        final int rows = sst.rows();
+        final double interval = config.heartbeatInterval().toMillis();
+        this.detectors = new PhiAccrual[rows];
+        for (int r = 0; r < rows; r++)
+        {
+            detectors[r] = new PhiAccrual(interval, Math.max(1.0, interval / 2));
+        }
+        this.lastBeat = new long[rows];
+        java.util.Arrays.fill(lastBeat, -1);
+        this.lastChange = new long[rows];
+        this.suspectedByMe = new boolean[rows];
+        this.thread = Thread.ofPlatform().name("weft-fd-" + memberIds.get(sst.myRank())).daemon(true).unstarted(this::run);
+        // the transport's own reports (process exit, broken connection) are suspicions too
+        sst.addFailureListener((rank, reason) -> suspect(rank, reason));
+    }
+
+    void start()
+    {
+        final long now = System.nanoTime();
+        java.util.Arrays.fill(lastChange, now);
+        thread.start();
+    }
+
+    boolean isMinority()
+    {
+        return minority;
+    }
+
+    private void run()
+    {
+        long next = System.nanoTime();
+        while (running)
+        {
+            tick(System.nanoTime());
+            next += intervalNanos;
+            final long wait = next - System.nanoTime();
+            if (wait > 0)
+            {
+                LockSupport.parkNanos(this, wait);
+            }
+            else
+            {
+                next = System.nanoTime(); // this thread was descheduled: do not burst to catch up
+            }
+        }
+    }
+
+    private void tick(final long now)
+    {
+        sst.setCounter(heartbeat, ++beat);
+        sst.push(heartbeat, sst.others());
+        for (final int r : sst.others())
+        {
+            if (isSuspected(r))
+            {
+                continue;
+            }
+            final long seen = sst.counter(r, heartbeat);
+            if (seen != lastBeat[r])
+            {
+                if (lastBeat[r] >= 0)
+                {
+                    detectors[r].sample(TimeUnit.NANOSECONDS.toMicros(now - lastChange[r]) / 1000.0);
+                }
+                lastBeat[r] = seen;
+                lastChange[r] = now;
+                continue;
+            }
+            final double silence = TimeUnit.NANOSECONDS.toMicros(now - lastChange[r]) / 1000.0;
+            final double phi = detectors[r].phi(silence);
+            if (silence >= timeoutMillis && phi >= PHI_THRESHOLD)
+            {
+                suspect(r, String.format(java.util.Locale.ROOT, "no heartbeat for %.0f ms (phi %.1f, mean interval %.0f ms)",
+                    silence, phi, detectors[r].mean()));
+            }
+        }
+        // suspicions spread: whatever any member I still trust suspects, I suspect
+        for (final int p : sst.others())
+        {
+            if (isSuspected(p))
+            {
+                continue;
+            }
+            for (int r = 0; r < sst.rows(); r++)
+            {
+                if (r != sst.myRank() && !isSuspected(r) && sst.bool(p, suspected, r))
+                {
+                    suspect(r, "suspected by member " + memberIds.get(p));
+                }
+            }
+        }
+    }
+
+    private synchronized boolean isSuspected(final int rank)
+    {
+        return suspectedByMe[rank];
+    }
+
+    /** Records a suspicion once: own row, push, freeze (which tells the failure listeners), majority check. */
+    void suspect(final int rank, final String reason)
+    {
+        final int count;
+        synchronized (this)
+        {
+            if (suspectedByMe[rank] || rank == sst.myRank())
+            {
+                return;
+            }
+            suspectedByMe[rank] = true;
+            // a member that announced a graceful leave does not count against the majority
+            int c = 0;
+            for (int r = 0; r < suspectedByMe.length; r++)
+            {
+                c += suspectedByMe[r] && !sst.bool(r, leaving) ? 1 : 0;
+            }
+            count = c;
+        }
+        LOG.warn("suspecting member {}: {}", memberIds.get(rank), reason);
+        sst.setBool(suspected, rank, true);
+        sst.push(suspected, sst.others());
+        sst.freeze(rank, reason);
+        if (!minority && count * 2 >= sst.rows())
+        {
+            minority = true;
+            final StringBuilder who = new StringBuilder();
+            for (int r = 0; r < sst.rows(); r++)
+            {
+                if (isSuspected(r))
+                {
+                    who.append(who.length() == 0 ? "" : ", ").append(memberIds.get(r));
+                }
+            }
+            onMinority.accept("member " + memberIds.get(sst.myRank()) + " is in a minority partition: it suspects " +
+                "members [" + who + "], " + count + " of a view of " + sst.rows() + "; it stops rather than go on alone");
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        running = false;
+        LockSupport.unpark(thread);
+        try
+        {
+            thread.join(TimeUnit.SECONDS.toMillis(5));
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
