@@ -167,7 +167,7 @@ final class DeliveryCheck
         violations = violations + 1;
         if (violations <= MAX_REPORTED)
         {
-            out.printf("member %d: subgroup %s: VIOLATION %s%n", memberId, subgroup, what);
+            say("member %d: subgroup %s: VIOLATION %s%n", memberId, subgroup, what);
         }
     }
 
@@ -215,5 +215,15 @@ final class DeliveryCheck
     String subgroup()
     {
         return subgroup;
+    }
+
+    /**
+     * Prints one whole line with a single write: tests read this output from a file that the logger (stderr) writes
+     * to as well, and a line formatted piece by piece could be split by a log line.
+     */
+    private void say(final String format, final Object... args)
+    {
+        out.print(String.format(java.util.Locale.ROOT, format, args));
+        out.flush();
     }
 }

@@ -49,13 +49,13 @@ final class McMember
     {
         final int me = config.memberId();
         final Group.Builder builder = Group.builder(config)
-            .onMinority(reason -> out.printf("member %d: MINORITY: %s%n", me, reason))
+            .onMinority(reason -> say("member %d: MINORITY: %s%n", me, reason))
             .onMemberFailure((rank, reason) ->
         {
             if (!leaving) // members close one after the other once everybody has finished: not a failure of the run
             {
                 memberFailed.set(true);
-                out.printf("member %d: member %d failed: %s%n", me, config.group().members().get(rank).id(), reason);
+                say("member %d: member %d failed: %s%n", me, config.group().members().get(rank).id(), reason);
             }
         });
         for (final SubgroupConfig sg : config.subgroups())
@@ -73,7 +73,7 @@ final class McMember
         }
         final long start = System.nanoTime();
         final Group group = builder.open();
-        out.printf("member %d: group open (%s, %d members, subgroups %s, %s)%n", me,
+        say("member %d: group open (%s, %d members, subgroups %s, %s)%n", me,
             config.transport().kind().configName(), config.group().size(), checks.keySet(), config.smc().describe());
         final List<Thread> senders = new ArrayList<>();
         for (final Subgroup s : group.subgroups().values())
@@ -107,7 +107,7 @@ final class McMember
                 c.checkCounts(options.messages());
             }
             final Subgroup s = group.subgroup(c.subgroup());
-            out.printf("member %d: subgroup %s: HASH %016x delivered=%d nulls=%d batches send[%s] receive[%s] delivery[%s]%n",
+            say("member %d: subgroup %s: HASH %016x delivered=%d nulls=%d batches send[%s] receive[%s] delivery[%s]%n",
                 me, c.subgroup(), c.hash(), c.delivered(), s.nullsSent(), s.sendBatches().describe(),
                 s.receiveBatches().describe(), s.deliveryBatches().describe());
             violations += c.violations();
@@ -118,21 +118,21 @@ final class McMember
             final long before = group.subgroups().values().stream().mapToLong(Subgroup::nullsSent).sum();
             Thread.sleep(1000);
             final long after = group.subgroups().values().stream().mapToLong(Subgroup::nullsSent).sum();
-            out.printf("member %d: %s: nulls %d, one second later %d%n", me, before == after ? "QUIESCENT" :
+            say("member %d: %s: nulls %d, one second later %d%n", me, before == after ? "QUIESCENT" :
                 "NOT QUIESCENT", before, after);
         }
         final Histogram h = latency.getIntervalHistogram();
-        out.printf("member %d: writes=%d bytes=%d predicate-busy=%.3fs latency-us p50=%d p99=%d%n", me,
+        say("member %d: writes=%d bytes=%d predicate-busy=%.3fs latency-us p50=%d p99=%d%n", me,
             group.writesPosted(), group.bytesPushed(), group.predicateBusyNanos() / 1e9,
             h.getValueAtPercentile(50), h.getValueAtPercentile(99));
         leaving = true;
         final boolean left = group.leave(Duration.ofSeconds(30));
         if (!complete)
         {
-            out.printf("member %d: TIMEOUT after %.1fs: not every end marker was delivered%n", me, seconds);
+            say("member %d: TIMEOUT after %.1fs: not every end marker was delivered%n", me, seconds);
             return SstMember.EXIT_TIMEOUT;
         }
-        out.printf("member %d: RESULT %s violations=%d in %.2fs%s%n", me, violations == 0 ? "ok" : "VIOLATED", violations,
+        say("member %d: RESULT %s violations=%d in %.2fs%s%n", me, violations == 0 ? "ok" : "VIOLATED", violations,
             seconds, left ? "" : " (some members did not finish)");
         return violations > 0 ? SstMember.EXIT_VIOLATION : memberFailed.get() ? SstMember.EXIT_MEMBER_FAILED : SstMember.EXIT_OK;
     }
@@ -174,7 +174,7 @@ final class McMember
     {
         if (s.send(buf, 0, size, options.timeout()) < 0)
         {
-            out.printf("member %d: subgroup %s: back-pressured until the timeout%n", config.memberId(), s.name());
+            say("member %d: subgroup %s: back-pressured until the timeout%n", config.memberId(), s.name());
             return false;
         }
         return true;
@@ -196,7 +196,7 @@ final class McMember
                 final long bytes = checks.values().stream().mapToLong(DeliveryCheck::deliveredBytes).sum();
                 final long nulls = group.subgroups().values().stream().mapToLong(Subgroup::nullsSent).sum();
                 final Histogram h = latency.getIntervalHistogram();
-                out.printf("member %d: t=%2ds delivered %,9d msg/s %8.2f MB/s  latency p50 %,6d us p99 %,7d us  nulls %d%n",
+                say("member %d: t=%2ds delivered %,9d msg/s %8.2f MB/s  latency p50 %,6d us p99 %,7d us  nulls %d%n",
                     config.memberId(), second, count - lastCount, (bytes - lastBytes) / 1e6,
                     h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(50),
                     h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(99), nulls - lastNulls);
@@ -218,5 +218,15 @@ final class McMember
             return Set.of();
         }
         return Set.copyOf(Arrays.stream(ids.split(",")).map(String::trim).map(Integer::parseInt).toList());
+    }
+
+    /**
+     * Prints one whole line with a single write: tests read this output from a file that the logger (stderr) writes
+     * to as well, and a line formatted piece by piece could be split by a log line.
+     */
+    private void say(final String format, final Object... args)
+    {
+        out.print(String.format(java.util.Locale.ROOT, format, args));
+        out.flush();
     }
 }

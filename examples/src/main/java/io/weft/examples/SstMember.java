@@ -118,7 +118,7 @@ public final class SstMember
                     return;
                 }
                 failed.set(rank, 1);
-                out.printf("member %d: member %d failed: %s%n", config.memberId(), idOf(rank), reason);
+                say("member %d: member %d failed: %s%n", config.memberId(), idOf(rank), reason);
                 predicates.wake();
             });
             if (workload == Workload.counter)
@@ -132,7 +132,7 @@ public final class SstMember
             predicates.register("saw-all", PredicateKind.ONE_TIME, this::sawEverything, this::announceFinished);
             predicates.register("all-finished", PredicateKind.ONE_TIME, this::everyoneFinished, allFinished::countDown);
             predicates.start();
-            out.printf("member %d: table open (%s, %d members, row %d bytes); %s to %d%n", config.memberId(),
+            say("member %d: table open (%s, %d members, row %d bytes); %s to %d%n", config.memberId(),
                 config.transport().kind().configName(), members, layout.rowSize(), workload, count);
 
             if (workload == Workload.counter)
@@ -146,17 +146,17 @@ public final class SstMember
             predicates.wake();
             final boolean done = allFinished.await(remaining(started), TimeUnit.NANOSECONDS);
             final double seconds = (System.nanoTime() - started) / 1e9;
-            out.printf("member %d: passes=%.0f triggers=%.0f busy=%.3fs%n", config.memberId(),
+            say("member %d: passes=%.0f triggers=%.0f busy=%.3fs%n", config.memberId(),
                 registry.get("weft.predicates.passes").counter().count(),
                 registry.get("weft.predicates.triggers").counter().count(), predicates.busyNanos() / 1e9);
             reportFailedRows();
             if (!done)
             {
-                out.printf("member %d: TIMEOUT after %.1fs: not every live member finished%n", config.memberId(), seconds);
+                say("member %d: TIMEOUT after %.1fs: not every live member finished%n", config.memberId(), seconds);
                 return EXIT_TIMEOUT;
             }
             final boolean anyFailed = anyFailed();
-            out.printf("member %d: RESULT %s workload=%s count=%d observations=%d violations=%d in %.2fs%n",
+            say("member %d: RESULT %s workload=%s count=%d observations=%d violations=%d in %.2fs%n",
                 config.memberId(), violations.get() == 0 ? "ok" : "VIOLATED", workload, count, observations.get(),
                 violations.get(), seconds);
             return violations.get() > 0 ? EXIT_VIOLATION : anyFailed ? EXIT_MEMBER_FAILED : EXIT_OK;
@@ -203,7 +203,7 @@ public final class SstMember
     {
         if (violations.incrementAndGet() <= MAX_REPORTED)
         {
-            out.printf("member %d: VIOLATION %s%n", config.memberId(), what);
+            say("member %d: VIOLATION %s%n", config.memberId(), what);
         }
     }
 
@@ -225,7 +225,7 @@ public final class SstMember
             written = v;
             if (v % step == 0)
             {
-                out.printf("member %d: wrote %d/%d%n", config.memberId(), v, count);
+                say("member %d: wrote %d/%d%n", config.memberId(), v, count);
             }
         }
         written = count;
@@ -312,7 +312,7 @@ public final class SstMember
             written = g + 1;
             if ((g + 1) % step == 0)
             {
-                out.printf("member %d: wrote %d/%d%n", config.memberId(), g + 1, count);
+                say("member %d: wrote %d/%d%n", config.memberId(), g + 1, count);
             }
         }
         written = count;
@@ -417,7 +417,7 @@ public final class SstMember
     private void announceFinished()
     {
         sawAll = true;
-        out.printf("member %d: saw every live member's %s reach %d%n", config.memberId(),
+        say("member %d: saw every live member's %s reach %d%n", config.memberId(),
             workload == Workload.counter ? "counter" : "guard", workload == Workload.counter ? count : count - 1);
         sst.setCounter(finished, 1);
         sst.push(finished, sst.others());
@@ -446,9 +446,19 @@ public final class SstMember
             if (failed.get(r) != 0)
             {
                 final long raw = sst.counter(r, value);
-                out.printf("member %d: row of failed member %d: value=%d finished=%d%s%n", config.memberId(), idOf(r),
+                say("member %d: row of failed member %d: value=%d finished=%d%s%n", config.memberId(), idOf(r),
                     raw, sst.counter(r, finished), raw == -1 && sst.counter(r, finished) == -1 ? " (untouched)" : "");
             }
         }
+    }
+
+    /**
+     * Prints one whole line with a single write: tests read this output from a file that the logger (stderr) writes
+     * to as well, and a line formatted piece by piece could be split by a log line.
+     */
+    private void say(final String format, final Object... args)
+    {
+        out.print(String.format(java.util.Locale.ROOT, format, args));
+        out.flush();
     }
 }
