@@ -1,7 +1,6 @@
 package io.weft.bench;
 
 import io.weft.config.SmcConfig;
-import io.weft.examples.Weft;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -36,11 +35,10 @@ final class AblationCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        final String problem = options.validate();
-        if (problem != null)
+        final Integer invalid = options.invalid();
+        if (invalid != null)
         {
-            System.err.println("weft: " + problem);
-            return Weft.EXIT_CONFIG;
+            return invalid;
         }
         final List<BenchRunner.Row> rows = new ArrayList<>();
         for (final Map.Entry<String, SmcConfig> e : ROWS.entrySet())

@@ -1,7 +1,6 @@
 package io.weft.bench;
 
 import io.weft.config.SmcConfig;
-import io.weft.examples.Weft;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -37,11 +36,10 @@ final class BenchCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        final String problem = options.validate();
-        if (problem != null)
+        final Integer invalid = options.invalid();
+        if (invalid != null)
         {
-            System.err.println("weft: " + problem);
-            return Weft.EXIT_CONFIG;
+            return invalid;
         }
         final SmcConfig smc = new SmcConfig(!noSendBatching, !noReceiveBatching, !noDeliveryBatching, !noNullSends,
             !noEarlyLockRelease);

@@ -41,7 +41,19 @@ final class BenchOptions
     @Option(names = "--json", description = "Print JSON rows instead of a table.")
     boolean json;
 
-    String validate()
+    /** Prints what is wrong and returns the exit code, or returns null when the options are valid. */
+    Integer invalid()
+    {
+        final String problem = validate();
+        if (problem == null)
+        {
+            return null;
+        }
+        System.err.println("weft: " + problem);
+        return io.weft.examples.Weft.EXIT_CONFIG;
+    }
+
+    private String validate()
     {
         if (!transport.equals("shm") && !transport.equals("tcp"))
         {

@@ -36,7 +36,6 @@ final class McMember
     private final Recorder latency = new Recorder(3);
     private final Map<String, DeliveryCheck> checks = new LinkedHashMap<>();
     private final AtomicBoolean memberFailed = new AtomicBoolean();
-    private volatile boolean leaving;
 
     McMember(final WeftConfig config, final Options options, final PrintStream out)
     {
@@ -52,11 +51,8 @@ final class McMember
             .onMinority(reason -> say("member %d: MINORITY: %s%n", me, reason))
             .onMemberFailure((rank, reason) ->
         {
-            if (!leaving) // members close one after the other once everybody has finished: not a failure of the run
-            {
-                memberFailed.set(true);
-                say("member %d: member %d failed: %s%n", me, config.group().members().get(rank).id(), reason);
-            }
+            memberFailed.set(true);
+            say("member %d: member %d failed: %s%n", me, config.group().members().get(rank).id(), reason);
         });
         for (final SubgroupConfig sg : config.subgroups())
         {
@@ -125,7 +121,6 @@ final class McMember
         say("member %d: writes=%d bytes=%d predicate-busy=%.3fs latency-us p50=%d p99=%d%n", me,
             group.writesPosted(), group.bytesPushed(), group.predicateBusyNanos() / 1e9,
             h.getValueAtPercentile(50), h.getValueAtPercentile(99));
-        leaving = true;
         final boolean left = group.leave(Duration.ofSeconds(30));
         if (!complete)
         {

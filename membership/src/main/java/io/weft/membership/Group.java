@@ -63,7 +63,14 @@ public final class Group implements AutoCloseable
         {
             final Tags tags = Tags.of("member", String.valueOf(config.memberId()));
             sst.bindTo(registry, tags);
-            b.failureListeners.forEach(sst::addFailureListener);
+            // a member that announced it is leaving and then closes has left, it has not failed
+            b.failureListeners.forEach(l -> sst.addFailureListener((rank, reason) ->
+            {
+                if (!sst.bool(rank, leaving))
+                {
+                    l.onMemberFailure(rank, reason);
+                }
+            }));
             this.predicates = new PredicateThread("member-" + config.memberId(), config.idle(), sst.doorbell(), registry);
             this.smc = Smc.start(config, layout, sst, predicates, registry);
             final java.util.function.Consumer<String> userMinority = b.minorityListener;
@@ -257,7 +264,7 @@ public final class Group implements AutoCloseable
             return this;
         }
 
-        /** Told when the transport loses a member. */
+        /** Told when a member fails (transport report or suspicion); not when a member that announced a leave closes. */
         public Builder onMemberFailure(final FailureListener listener)
         {
             failureListeners.add(Objects.requireNonNull(listener, "listener"));

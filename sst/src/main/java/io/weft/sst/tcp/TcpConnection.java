@@ -66,11 +66,11 @@ final class TcpConnection
     }
 
     /**
-     * Appends a push frame copied from {@code table} and writes what the socket takes. Waits while the send buffer
+     * Appends a push frame copied from {@code table}; {@link #flushPending()} writes it. Waits while the send buffer
      * is full (back-pressure from a slow peer). Returns false if the connection is closed.
      */
     boolean push(final MemorySegment table, final long tableOffset, final int rowOffset, final int length,
-        final CompletableFuture<Void> completion, final boolean flushNow)
+        final CompletableFuture<Void> completion)
     {
         final byte type = completion == null ? Frame.PUSH : Frame.PUSH_TRACKED;
         final int need = Frame.headerLength(type) + length;
@@ -91,10 +91,6 @@ final class TcpConnection
             }
             RowCopy.copy(table, tableOffset, sendSegment, sendView.position(), length);
             tail = sendView.position() + length;
-            if (flushNow)
-            {
-                flushLocked();
-            }
             return true;
         }
         catch (final IOException ex)

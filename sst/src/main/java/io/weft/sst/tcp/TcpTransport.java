@@ -225,7 +225,7 @@ public final class TcpTransport implements SstTransport
         for (final int t : targets)
         {
             final TcpConnection c = connections[t];
-            if (c != null && !frozen[t] && !c.push(table, myRowOffset + rowOffset, rowOffset, length, null, false))
+            if (c != null && !frozen[t] && !c.push(table, myRowOffset + rowOffset, rowOffset, length, null))
             {
                 failed(c, c.closeReason() == null ? "connection closed" : c.closeReason());
             }
@@ -258,7 +258,7 @@ public final class TcpTransport implements SstTransport
                 continue;
             }
             final CompletableFuture<Void> done = new CompletableFuture<>();
-            if (!c.push(table, myRowOffset + rowOffset, rowOffset, length, done, true))
+            if (!c.push(table, myRowOffset + rowOffset, rowOffset, length, done) || !c.flushPending())
             {
                 failed(c, c.closeReason() == null ? "connection closed" : c.closeReason());
                 done.completeExceptionally(new TransportException("member at rank " + t + " has failed"));
