@@ -94,7 +94,7 @@ final class BenchMemberCommand implements Callable<Integer>
         batch(json, "delivery", s.deliveryBatches());
         json.setLength(json.length() - 1);
         System.out.println("BENCH " + json.append('}'));
-        group.leave(Duration.ofSeconds(30));
+        group.finish(Duration.ofSeconds(30));
         return delivered >= expected ? 0 : 4;
     }
 

@@ -121,6 +121,11 @@ public final class ConfigLoader
         b.subgroups = subgroups(c);
         b.smc = new SmcConfig(bool(c, "weft.smc.send-batching"), bool(c, "weft.smc.receive-batching"),
             bool(c, "weft.smc.delivery-batching"), bool(c, "weft.smc.null-sends"), bool(c, "weft.smc.early-lock-release"));
+        b.membership = new MembershipConfig(ids(c, "weft.membership.initial-view", "weft.membership.initial-view"),
+            c.getIsNull("weft.membership.secret") ? null : string(c, "weft.membership.secret"),
+            ViewChangeSends.parse("weft.membership.send-during-view-change",
+                string(c, "weft.membership.send-during-view-change")),
+            duration(c, "weft.membership.join-timeout"));
         return b;
     }
 

@@ -63,6 +63,12 @@ public final class ConfigWriter
                 null-sends = %b
                 early-lock-release = %b
               }
+              membership {
+                initial-view = %s
+                secret = %s
+                send-during-view-change = %s
+                join-timeout = %dms
+              }
             }
             """.formatted(c.memberId(), c.group().name(), members, c.transport().kind().configName(),
             c.transport().connectTimeout().toMillis(), c.transport().shm().directory(),
@@ -70,6 +76,8 @@ public final class ConfigWriter
             c.idle().strategy().configName(), c.idle().maxSpins(), c.idle().maxYields(), c.idle().maxPark().toNanos() / 1000,
             c.failure().heartbeatInterval().toMillis(), c.failure().failureTimeout().toMillis(), subgroups,
             c.smc().sendBatching(), c.smc().receiveBatching(), c.smc().deliveryBatching(), c.smc().nullSends(),
-            c.smc().earlyLockRelease());
+            c.smc().earlyLockRelease(), ids(c.membership().initialView()),
+            c.membership().secret() == null ? "null" : com.typesafe.config.ConfigUtil.quoteString(c.membership().secret()),
+            c.membership().sendDuringViewChange().configName(), c.membership().joinTimeout().toMillis());
     }
 }

@@ -24,9 +24,10 @@ import java.util.List;
  * @param failure   failure-detection timing.
  * @param subgroups the subgroups of view 0, each with its own multicast stream.
  * @param smc       the Spindle optimisation switches of the small-message multicast.
+ * @param membership view 0, the join secret and sends during view changes.
  */
 public record WeftConfig(int memberId, GroupConfig group, TransportConfig transport, IdleConfig idle,
-    FailureConfig failure, List<SubgroupConfig> subgroups, SmcConfig smc)
+    FailureConfig failure, List<SubgroupConfig> subgroups, SmcConfig smc, MembershipConfig membership)
 {
     public WeftConfig
     {
@@ -37,6 +38,8 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
         WeftConfigException.check(idle != null, "weft.idle", null, "must be present");
         WeftConfigException.check(failure != null, "weft.failure", null, "must be present");
         WeftConfigException.check(smc != null, "weft.smc", null, "must be present");
+        WeftConfigException.check(membership != null, "weft.membership", null, "must be present");
+        membership.validateAgainst(group);
         subgroups = List.copyOf(subgroups == null ? List.of() : subgroups);
         final java.util.Set<String> names = new java.util.HashSet<>();
         for (final SubgroupConfig s : subgroups)
@@ -69,7 +72,13 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
     /** @return the same configuration for another member of the same group. */
     public WeftConfig forMember(final int otherMemberId)
     {
-        return new WeftConfig(otherMemberId, group, transport, idle, failure, subgroups, smc);
+        return new WeftConfig(otherMemberId, group, transport, idle, failure, subgroups, smc, membership);
+    }
+
+    /** @return the same configuration for another view: its member list (named per view) and subgroups. */
+    public WeftConfig forView(final GroupConfig viewGroup, final List<SubgroupConfig> viewSubgroups)
+    {
+        return new WeftConfig(memberId, viewGroup, transport, idle, failure, viewSubgroups, smc, membership);
     }
 
     /** @return a builder preset with the reference defaults. */
@@ -92,6 +101,7 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
         FailureConfig failure;
         List<SubgroupConfig> subgroups = new ArrayList<>();
         SmcConfig smc;
+        MembershipConfig membership;
 
         Builder()
         {
@@ -175,11 +185,17 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
             return this;
         }
 
+        public Builder membership(final MembershipConfig membership)
+        {
+            this.membership = membership;
+            return this;
+        }
+
         public WeftConfig build()
         {
             return new WeftConfig(memberId, new GroupConfig(groupName, members),
                 new TransportConfig(transportKind, connectTimeout, new ShmOptions(shmDirectory), tcp), idle, failure,
-                subgroups, smc);
+                subgroups, smc, membership);
         }
     }
 }

@@ -49,10 +49,10 @@ final class McMember
         final int me = config.memberId();
         final Group.Builder builder = Group.builder(config)
             .onMinority(reason -> say("member %d: MINORITY: %s%n", me, reason))
-            .onMemberFailure((rank, reason) ->
+            .onMemberFailure((id, reason) ->
         {
             memberFailed.set(true);
-            say("member %d: member %d failed: %s%n", me, config.group().members().get(rank).id(), reason);
+            say("member %d: member %d failed: %s%n", me, id, reason);
         });
         for (final SubgroupConfig sg : config.subgroups())
         {
@@ -121,7 +121,7 @@ final class McMember
         say("member %d: writes=%d bytes=%d predicate-busy=%.3fs latency-us p50=%d p99=%d%n", me,
             group.writesPosted(), group.bytesPushed(), group.predicateBusyNanos() / 1e9,
             h.getValueAtPercentile(50), h.getValueAtPercentile(99));
-        final boolean left = group.leave(Duration.ofSeconds(30));
+        final boolean left = group.finish(Duration.ofSeconds(30));
         if (!complete)
         {
             say("member %d: TIMEOUT after %.1fs: not every end marker was delivered%n", me, seconds);

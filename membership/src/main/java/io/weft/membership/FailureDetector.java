@@ -34,7 +34,8 @@ final class FailureDetector implements AutoCloseable
     private final Sst sst;
     private final Column heartbeat;
     private final Column suspected;
-    private final Column leaving;
+    private final java.util.function.IntPredicate departing;
+    private final Runnable onSuspect;
     private final List<Integer> memberIds;
     private final long intervalNanos;
     private final double timeoutMillis;
@@ -48,13 +49,15 @@ final class FailureDetector implements AutoCloseable
     private volatile boolean minority;
     private long beat;
 
-    FailureDetector(final Sst sst, final Column heartbeat, final Column suspected, final Column leaving,
-        final List<Integer> memberIds, final FailureConfig config, final Consumer<String> onMinority)
+    FailureDetector(final Sst sst, final Column heartbeat, final Column suspected,
+        final java.util.function.IntPredicate departing, final List<Integer> memberIds, final FailureConfig config,
+        final Consumer<String> onMinority, final Runnable onSuspect)
     {
         this.sst = sst;
         this.heartbeat = heartbeat;
         this.suspected = suspected;
-        this.leaving = leaving;
+        this.departing = departing;
+        this.onSuspect = onSuspect;
         this.memberIds = memberIds;
         this.intervalNanos = config.heartbeatInterval().toNanos();
         this.timeoutMillis = config.failureTimeout().toMillis();
@@ -80,6 +83,11 @@ final class FailureDetector implements AutoCloseable
         final long now = System.nanoTime();
         java.util.Arrays.fill(lastChange, now);
         thread.start();
+    }
+
+    synchronized boolean suspects(final int rank)
+    {
+        return suspectedByMe[rank];
     }
 
     boolean isMinority()
@@ -172,7 +180,7 @@ final class FailureDetector implements AutoCloseable
             int c = 0;
             for (int r = 0; r < suspectedByMe.length; r++)
             {
-                c += suspectedByMe[r] && !sst.bool(r, leaving) ? 1 : 0;
+                c += suspectedByMe[r] && !departing.test(r) ? 1 : 0;
             }
             count = c;
         }
@@ -180,6 +188,7 @@ final class FailureDetector implements AutoCloseable
         sst.setBool(suspected, rank, true);
         sst.push(suspected, sst.others());
         sst.freeze(rank, reason);
+        onSuspect.run();
         if (!minority && count * 2 >= sst.rows())
         {
             minority = true;

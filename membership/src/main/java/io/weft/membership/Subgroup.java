@@ -7,9 +7,13 @@ import io.weft.smc.SmcSubgroup;
 import java.time.Duration;
 
 /**
- * One subgroup's multicast stream as the application sees it. Sending never blocks forever: {@link #send(byte[])}
- * and {@link #tryClaim(int, Claim)} return {@link #BACK_PRESSURED} when every slot of this sender's ring still awaits
- * delivery somewhere; {@link #send(byte[], Duration)} waits at most the given time.
+ * One subgroup's multicast stream as the application sees it, valid across views (each view has its own engine).
+ * Sending never blocks forever: {@link #send(byte[])} and {@link #tryClaim(int, Claim)} return
+ * {@link #BACK_PRESSURED} when every slot of this sender's ring still awaits delivery somewhere, or while a view
+ * change is in progress; {@link #send(byte[], Duration)} waits at most the given time, across a view change too
+ * (or throws {@link ViewChangeException} when {@code weft.membership.send-during-view-change = fail}).
+ * A send that returned an index is delivered to every member of the view that survives, exactly once: if the view
+ * changes before it is delivered, this member sends it again in the next view.
  *
  * <pre>{@code
  * Claim claim = new Claim();                         // one per sending thread, reused
@@ -20,43 +24,45 @@ import java.time.Duration;
  *     claim.commit(16);                              // delivered to every member in one total order
  * }
  * }</pre>
+ * A claim must be committed or aborted promptly: a view change waits (up to 2 s) for open claims.
  */
 public final class Subgroup
 {
-    /** Returned instead of a message index when the sender's ring is full. */
+    /** Returned instead of a message index when the sender's ring is full (or the view is changing). */
     public static final long BACK_PRESSURED = SmcSubgroup.BACK_PRESSURED;
 
     private final Group group;
-    private final SmcSubgroup engine;
+    private final String name;
     private final ThreadLocal<Claim> claims = ThreadLocal.withInitial(Claim::new);
 
-    Subgroup(final Group group, final SmcSubgroup engine)
+    Subgroup(final Group group, final String name)
     {
         this.group = group;
-        this.engine = engine;
+        this.name = name;
     }
 
     public String name()
     {
-        return engine.name();
+        return name;
     }
 
+    /** Whether this member sends in this subgroup in the current view. */
     public boolean isSender()
     {
-        return engine.isSender();
+        return group.engine(name).isSender();
     }
 
     public int maxPayload()
     {
-        return engine.maxPayload();
+        return group.config().subgroup(name).maxPayload();
     }
 
     /**
      * Copies and sends {@code bytes}.
      *
-     * @return the message index, or {@link #BACK_PRESSURED}.
+     * @return the message index in the current view, or {@link #BACK_PRESSURED}.
      * @throws IllegalArgumentException larger than the subgroup's max-payload.
-     * @throws IllegalStateException    the group is closed, or this member is not a sender.
+     * @throws IllegalStateException    the group is closed, this member is not a sender, or it stopped.
      */
     public long send(final byte[] bytes)
     {
@@ -65,13 +71,12 @@ public final class Subgroup
 
     public long send(final byte[] bytes, final int offset, final int length)
     {
-        checkOpen();
-        return engine.send(bytes, offset, length, claims.get());
+        return group.send(name, bytes, offset, length, claims.get(), 0);
     }
 
     /**
      * Sends, waiting up to {@code timeout} while back-pressured (parked, woken by the predicate thread when a slot
-     * frees). Returns the index, or {@link #BACK_PRESSURED} on timeout.
+     * frees) or while the view changes. Returns the index, or {@link #BACK_PRESSURED} on timeout.
      */
     public long send(final byte[] bytes, final Duration timeout)
     {
@@ -80,69 +85,55 @@ public final class Subgroup
 
     public long send(final byte[] bytes, final int offset, final int length, final Duration timeout)
     {
-        checkOpen();
-        return engine.send(bytes, offset, length, claims.get(), timeout.toNanos());
+        return group.send(name, bytes, offset, length, claims.get(), timeout.toNanos());
     }
 
-    /** Like {@link #tryClaim} but waits up to {@code timeout} for a free slot. */
+    /** Like {@link #tryClaim} but waits up to {@code timeout} for a free slot (and across a view change). */
     public long claim(final int length, final Claim claim, final Duration timeout)
     {
-        checkOpen();
-        return engine.claim(length, claim, timeout.toNanos());
+        return group.claim(name, length, claim, timeout.toNanos());
     }
 
     /** Claims a slot to build a message of at most {@code length} bytes in place. See the class example. */
     public long tryClaim(final int length, final Claim claim)
     {
-        checkOpen();
-        return engine.tryClaim(length, claim);
+        return group.claim(name, length, claim, 0);
     }
 
     public long nullsSent()
     {
-        return engine.nullsSent();
+        return group.engine(name).nullsSent();
     }
 
+    /** Application messages delivered here in the current view. */
     public long deliveredMessages()
     {
-        return engine.deliveredMessages();
+        return group.engine(name).deliveredMessages();
     }
 
     public BatchStats sendBatches()
     {
-        return engine.sendBatches();
+        return group.engine(name).sendBatches();
     }
 
     public BatchStats receiveBatches()
     {
-        return engine.receiveBatches();
+        return group.engine(name).receiveBatches();
     }
 
     public BatchStats deliveryBatches()
     {
-        return engine.deliveryBatches();
+        return group.engine(name).deliveryBatches();
     }
 
+    /** Member ids of the subgroup in the current view. */
     public int[] memberIds()
     {
-        return engine.memberIds();
+        return group.engine(name).memberIds();
     }
 
     public int[] senderIds()
     {
-        return engine.senderIds();
-    }
-
-    private void checkOpen()
-    {
-        if (group.minorityReason() != null)
-        {
-            throw new IllegalStateException(group.minorityReason());
-        }
-        if (group.isClosed())
-        {
-            throw new IllegalStateException("group of member " + group.memberId() + " is closed; subgroup " +
-                engine.name() + " cannot send");
-        }
+        return group.engine(name).senderIds();
     }
 }

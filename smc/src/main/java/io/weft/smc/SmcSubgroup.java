@@ -41,6 +41,8 @@ public final class SmcSubgroup
 {
     /** {@link #tryClaim} and {@link #send} result: every slot still awaits delivery somewhere. Retry later. */
     public static final long BACK_PRESSURED = -1;
+    /** {@link #tryClaim} and {@link #send} result: the subgroup is wedged for a view change; send in the next view. */
+    public static final long WEDGED = -2;
 
     private static final Logger LOG = LoggerFactory.getLogger(SmcSubgroup.class);
     private static final VarHandle READY = MethodHandles.arrayElementVarHandle(long[].class);
@@ -87,6 +89,7 @@ public final class SmcSubgroup
     private final long[] pushLength = new long[4];
     private int pushes;
     private volatile boolean closed;
+    private volatile boolean wedged;
     private final List<PredicateHandle> handles;
 
     private final BatchStats sendBatches = new BatchStats();
@@ -211,6 +214,10 @@ public final class SmcSubgroup
         lock.lock();
         try
         {
+            if (wedged)
+            {
+                return WEDGED;
+            }
             final long slot = claimedSlots;
             if (!slotFree(slot))
             {
@@ -248,7 +255,7 @@ public final class SmcSubgroup
     public long claim(final int length, final Claim claim, final long timeoutNanos)
     {
         long index = tryClaim(length, claim);
-        if (index >= 0 || timeoutNanos <= 0)
+        if (index >= 0 || index == WEDGED || timeoutNanos <= 0)
         {
             return index;
         }
@@ -265,7 +272,7 @@ public final class SmcSubgroup
                 Thread.yield();
             }
             index = tryClaim(length, claim);
-            if (index >= 0)
+            if (index >= 0 || index == WEDGED)
             {
                 return index;
             }
@@ -291,7 +298,7 @@ public final class SmcSubgroup
                 throw new IllegalStateException("subgroup " + name + " is closed");
             }
             index = tryClaim(length, claim);
-            if (index >= 0)
+            if (index >= 0 || index == WEDGED)
             {
                 if (waiter == me)
                 {
@@ -638,51 +645,7 @@ public final class SmcSubgroup
         try
         {
             final long stable = stable();
-            final long upTo = options.deliveryBatching() ? stable : Math.min(stable, delivered + 1);
-            batch.reset(table);
-            long count = 0;
-            for (long seq = delivered + 1; seq <= upTo; seq++)
-            {
-                final int s = (int)(seq % senders);
-                final long index = seq / senders;
-                final int row = layout.senderRanks[s];
-                final long base = (long)row * rowSize + layout.slots.offset() + (deliverSlot[s] % window) * slotSize;
-                final long first = table.get(ValueLayout.JAVA_LONG, base + SlotHeader.INDEX);
-                final int nulls = table.get(ValueLayout.JAVA_INT, base + SlotHeader.NULL_COUNT);
-                if (nulls == 0)
-                {
-                    final long ts = table.get(ValueLayout.JAVA_LONG, base + SlotHeader.TIMESTAMP);
-                    message.wrap(table, base + SlotHeader.SIZE, table.get(ValueLayout.JAVA_INT, base + SlotHeader.LENGTH),
-                        layout.senderIds[s], s, index, seq, ts);
-                    if (s == mySender)
-                    {
-                        latency.record(System.nanoTime() - ts, TimeUnit.NANOSECONDS);
-                    }
-                    upcall(s);
-                    count++;
-                    deliverSlot[s]++;
-                    if (batch.isFull())
-                    {
-                        callBatch();
-                        batch.reset(table);
-                    }
-                }
-                else if (index == first + nulls - 1)
-                {
-                    deliverSlot[s]++;
-                }
-                delivered = seq;
-            }
-            if (batchHandler != null && batch.size() > 0)
-            {
-                callBatch();
-            }
-            sst.setCounter(layout.delivered, delivered);
-            defer(layout.delivered.offset(), 8);
-            deliveryBatches.record(count);
-            deliverySummary.record(count);
-            deliveredMessages = deliveredMessages + count;
-            deliveredCounter.increment(count);
+            deliverUpTo(options.deliveryBatching() ? stable : Math.min(stable, delivered + 1), null);
             if (!options.earlyLockRelease())
             {
                 flush();
@@ -693,6 +656,63 @@ public final class SmcSubgroup
             lock.unlock();
         }
         flush();
+    }
+
+    /**
+     * Under the lock: delivers in round-robin order from {@code delivered + 1} to {@code upTo}; with a {@code trim},
+     * only messages of sender s with index &lt;= trim[s] (the ragged-edge cleanup of a view change).
+     */
+    private void deliverUpTo(final long upTo, final long[] trim)
+    {
+        batch.reset(table);
+        long count = 0;
+        for (long seq = delivered + 1; seq <= upTo; seq++)
+        {
+            final int s = (int)(seq % senders);
+            final long index = seq / senders;
+            if (trim != null && index > trim[s])
+            {
+                delivered = seq;
+                continue;
+            }
+            final int row = layout.senderRanks[s];
+            final long base = (long)row * rowSize + layout.slots.offset() + (deliverSlot[s] % window) * slotSize;
+            final long first = table.get(ValueLayout.JAVA_LONG, base + SlotHeader.INDEX);
+            final int nulls = table.get(ValueLayout.JAVA_INT, base + SlotHeader.NULL_COUNT);
+            if (nulls == 0)
+            {
+                final long ts = table.get(ValueLayout.JAVA_LONG, base + SlotHeader.TIMESTAMP);
+                message.wrap(table, base + SlotHeader.SIZE, table.get(ValueLayout.JAVA_INT, base + SlotHeader.LENGTH),
+                    layout.senderIds[s], s, index, seq, ts);
+                if (s == mySender)
+                {
+                    latency.record(System.nanoTime() - ts, TimeUnit.NANOSECONDS);
+                }
+                upcall(s);
+                count++;
+                deliverSlot[s]++;
+                if (batch.isFull())
+                {
+                    callBatch();
+                    batch.reset(table);
+                }
+            }
+            else if (index == first + nulls - 1)
+            {
+                deliverSlot[s]++;
+            }
+            delivered = seq;
+        }
+        if (batchHandler != null && batch.size() > 0)
+        {
+            callBatch();
+        }
+        sst.setCounter(layout.delivered, delivered);
+        defer(layout.delivered.offset(), 8);
+        deliveryBatches.record(count);
+        deliverySummary.record(count);
+        deliveredMessages = deliveredMessages + count;
+        deliveredCounter.increment(count);
     }
 
     private void upcall(final int s)
@@ -765,6 +785,178 @@ public final class SmcSubgroup
             sst.flush();
         }
         pushes = 0;
+    }
+
+    // ---- view change (protocol section 7) -------------------------------------------------------------------------
+
+    /**
+     * Stops this subgroup for a view change: from now on claims return {@link #WEDGED}. The caller stops the
+     * predicate thread afterwards, so that received[], seqNum and delivered are final once it publishes its wedge.
+     */
+    public void wedge()
+    {
+        lock.lock();
+        try
+        {
+            wedged = true;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        wakeWaiter();
+    }
+
+    public boolean isWedged()
+    {
+        return wedged;
+    }
+
+    /** Whether the member at {@code rank} is in this subgroup. */
+    public boolean hasMember(final int rank)
+    {
+        return layout.hasMemberRank(rank);
+    }
+
+    /** Member ranks of the subgroup, lowest first. */
+    public int[] memberRanks()
+    {
+        return layout.memberRanks.clone();
+    }
+
+    public int senderCount()
+    {
+        return senders;
+    }
+
+    public boolean isOrdered()
+    {
+        return ordered;
+    }
+
+    /** received[sender] as the member at {@code rank} last published it: its highest gap-free index from the sender. */
+    public long received(final int rank, final int sender)
+    {
+        return sst.counter(rank, layout.received, sender);
+    }
+
+    /** The index of the last message this member sent, or -1 (counting nulls). */
+    public long lastIndexSent()
+    {
+        return nextIndex - 1;
+    }
+
+    /** True once every message this member published has been delivered here (ordered mode). */
+    public boolean ownSendsDelivered()
+    {
+        lock.lock();
+        try
+        {
+            return claimedSlots == 0 || delivered >= slotLast[(int)((claimedSlots - 1) % window)];
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * After a wedge, with the predicate thread stopped: delivers exactly the messages inside the trim (sender s up to
+     * index trim[s]) in round-robin order; anything beyond is discarded here (its sender, if it survives, sends it
+     * again in the next view).
+     */
+    public void deliverTrim(final long[] trim)
+    {
+        if (!ordered)
+        {
+            return; // delivered on receipt
+        }
+        long upTo = -1;
+        for (int s = 0; s < senders; s++)
+        {
+            if (trim[s] >= 0)
+            {
+                upTo = Math.max(upTo, trim[s] * senders + s);
+            }
+        }
+        lock.lock();
+        try
+        {
+            deliverUpTo(upTo, trim);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        flush();
+    }
+
+    /**
+     * After a wedge: the payloads of this member's own messages with an index above {@code trimmedTo}, in order,
+     * committed but never delivered; they are sent again in the next view. Waits, up to {@code timeoutNanos}, for
+     * claims still open to be committed or aborted.
+     */
+    public List<byte[]> undelivered(final long trimmedTo, final long timeoutNanos)
+    {
+        if (mySender < 0 || !ordered)
+        {
+            return List.of();
+        }
+        final long deadline = System.nanoTime() + timeoutNanos;
+        while (!allClaimsCommitted())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                LOG.warn("subgroup {}: a claim stayed open during a view change; it is dropped", name);
+                break;
+            }
+            LockSupport.parkNanos(100_000);
+        }
+        final List<byte[]> out = new java.util.ArrayList<>();
+        lock.lock();
+        try
+        {
+            for (long slot = Math.max(0, claimedSlots - window); slot < claimedSlots; slot++)
+            {
+                final int pos = (int)(slot % window);
+                if ((long)READY.getAcquire(ready, pos) != slot + 1)
+                {
+                    continue;
+                }
+                final long base = mySlotBase(pos);
+                final long index = table.get(ValueLayout.JAVA_LONG, base + SlotHeader.INDEX);
+                if (table.get(ValueLayout.JAVA_INT, base + SlotHeader.NULL_COUNT) == 0 && index > trimmedTo)
+                {
+                    final int length = table.get(ValueLayout.JAVA_INT, base + SlotHeader.LENGTH);
+                    out.add(table.asSlice(base + SlotHeader.SIZE, length).toArray(ValueLayout.JAVA_BYTE));
+                }
+            }
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        return out;
+    }
+
+    private boolean allClaimsCommitted()
+    {
+        lock.lock();
+        try
+        {
+            for (long slot = Math.max(committedSlots, claimedSlots - window); slot < claimedSlots; slot++)
+            {
+                if ((long)READY.getAcquire(ready, (int)(slot % window)) != slot + 1)
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+        finally
+        {
+            lock.unlock();
+        }
     }
 
     // ---- state and statistics -------------------------------------------------------------------------------------

@@ -75,10 +75,19 @@ public final class Sst implements AutoCloseable
      */
     public static Sst open(final WeftConfig config, final SstLayout layout)
     {
+        return open(config, layout, false);
+    }
+
+    /**
+     * Like {@link #open(WeftConfig, SstLayout)}; with {@code tolerateMissing} a member that has not connected by the
+     * connect timeout is reported failed (and frozen) instead of failing the open.
+     */
+    public static Sst open(final WeftConfig config, final SstLayout layout, final boolean tolerateMissing)
+    {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(layout, "layout");
         final FailureDispatcher failures = new FailureDispatcher();
-        final SstTransport transport = Transports.open(new TransportContext(config, layout, failures));
+        final SstTransport transport = Transports.open(new TransportContext(config, layout, failures, tolerateMissing));
         failures.attach(transport);
         return new Sst(layout, config.group().size(), config.rank(), transport, failures);
     }

@@ -74,6 +74,7 @@ public final class ShmTransport implements SstTransport
         final int rows = context.rows();
         final ShmTableFile own = ShmTableFile.create(dir, group, config.memberId(), layout, rows);
         final ShmTableFile[] peers = new ShmTableFile[rows];
+        final java.util.Map<Integer, String> missing = new java.util.TreeMap<>();
         try
         {
             final long deadline = System.nanoTime() + config.transport().connectTimeout().toNanos();
@@ -88,6 +89,12 @@ public final class ShmTransport implements SstTransport
                 Optional<ShmTableFile> file;
                 while ((file = ShmTableFile.attach(dir, group, peer.id(), layout, rows)).isEmpty())
                 {
+                    if (System.nanoTime() > deadline && context.tolerateMissing())
+                    {
+                        missing.put(r, "timed out after " + config.transport().connectTimeout() +
+                            " waiting for member " + peer.id() + " of group " + group);
+                        break;
+                    }
                     if (System.nanoTime() > deadline)
                     {
                         throw new TransportException("timed out after " + config.transport().connectTimeout() +
@@ -98,7 +105,7 @@ public final class ShmTransport implements SstTransport
                     LockSupport.parkNanos(backoff); // start-up only: peers appear within milliseconds to seconds
                     backoff = Math.min(backoff * 2, 50_000_000);
                 }
-                peers[r] = file.get();
+                peers[r] = file.orElse(null);
             }
         }
         catch (final RuntimeException ex)
@@ -116,6 +123,11 @@ public final class ShmTransport implements SstTransport
             throw ex;
         }
         final ShmTransport transport = new ShmTransport(context, own, peers);
+        missing.forEach((rank, why) ->
+        {
+            transport.frozen[rank] = true;
+            transport.reportFailure(rank, why);
+        });
         transport.watchPeers();
         LOG.info("shm table of group {} open: member {} rank {}, {} rows of {} bytes at {}", group, config.memberId(),
             context.myRank(), rows, layout.rowSize(), own.path());

@@ -77,6 +77,7 @@ public final class TcpTransport implements SstTransport
     private volatile boolean opened;
     private volatile boolean running = true;
     private String fatal;
+    private volatile String lastRefusal;
 
     private TcpTransport(final TransportContext context) throws IOException
     {
@@ -157,8 +158,22 @@ public final class TcpTransport implements SstTransport
                             missing.add(config.group().members().get(r).id());
                         }
                     }
-                    throw new TransportException("timed out after " + config.transport().connectTimeout() +
-                        " waiting for members " + missing + " of group " + config.group().name() + " to connect");
+                    final String why = "timed out after " + config.transport().connectTimeout() +
+                        " waiting for members " + missing + " of group " + config.group().name() + " to connect" +
+                        (lastRefusal == null ? "" : "; last refusal: " + lastRefusal);
+                    if (!context.tolerateMissing())
+                    {
+                        throw new TransportException(why);
+                    }
+                    for (int r = 0; r < rows; r++)
+                    {
+                        if (!resolved[r])
+                        {
+                            resolved[r] = true;
+                            context.failures().onMemberFailure(r, why);
+                        }
+                    }
+                    break;
                 }
                 try
                 {
@@ -548,11 +563,14 @@ public final class TcpTransport implements SstTransport
         }
         if (hello.kind() == Hello.REJECT)
         {
+            // the peer may still be in the previous view's table on the same port: dial again until the timeout
             final String reason = "member at " + c.remote + " refused our handshake: " + hello.reason();
-            LOG.error(reason);
+            LOG.info("{}; dialling again", reason);
+            lastRefusal = reason;
             handshaking.remove(c);
             c.close(reason);
-            openFailed(reason);
+            c.release();
+            redialAt[c.peerRank] = System.nanoTime() + REDIAL_NANOS;
             return false;
         }
         final String problem = mismatch(hello, c);
@@ -560,7 +578,8 @@ public final class TcpTransport implements SstTransport
         {
             if (c.outbound)
             {
-                openFailed("member at " + c.remote + " is incompatible: " + problem);
+                lastRefusal = "member at " + c.remote + " is incompatible: " + problem;
+                redialAt[c.peerRank] = System.nanoTime() + REDIAL_NANOS;
             }
             refuse(c, problem);
             return false;

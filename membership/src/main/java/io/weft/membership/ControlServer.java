@@ -1,0 +1,261 @@
+package io.weft.membership;
+
+import io.weft.config.MemberAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.Semaphore;
+
+/**
+ * A member's control port: joiners authenticate here (see {@link ControlWire}), are redirected to the leader by
+ * other members, and wait at the leader for the view that adds them. Anything else (a stranger, a wrong secret,
+ * garbage, silence) is refused, logged and closed; the group is not affected.
+ */
+final class ControlServer implements AutoCloseable
+{
+    /** What the control port needs from its member. */
+    interface Desk
+    {
+        String groupName();
+
+        String secret();
+
+        boolean inAddressBook(int memberId);
+
+        View view();
+
+        /** Whether this member is the one that proposes view changes now. */
+        boolean isLeader();
+
+        int leaderId();
+
+        /** A member of the view asks to join again: its old incarnation is gone; remove it. */
+        void suspectRejoining(int memberId);
+
+        void enqueue(PendingJoin join);
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(ControlServer.class);
+    private static final int HANDSHAKE_TIMEOUT_MS = 5000;
+    private static final int MAX_CONCURRENT = 16;
+
+    private final Desk desk;
+    private final ServerSocket server;
+    private final Thread acceptor;
+    private final Semaphore slots = new Semaphore(MAX_CONCURRENT);
+    private volatile boolean running = true;
+
+    ControlServer(final MemberAddress me, final Desk desk)
+    {
+        this.desk = desk;
+        try
+        {
+            server = new ServerSocket();
+            server.setReuseAddress(true);
+            server.bind(new InetSocketAddress(me.host(), me.controlPort()));
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot listen on " + me.host() + ":" + me.controlPort() + " (member " +
+                me.id() + "'s control-port): " + ex.getMessage() + "; is another process using the port?", ex);
+        }
+        acceptor = Thread.ofPlatform().name("weft-control-" + me.id()).daemon(true).unstarted(this::accept);
+        acceptor.start();
+    }
+
+    private void accept()
+    {
+        while (running)
+        {
+            final Socket s;
+            try
+            {
+                s = server.accept();
+            }
+            catch (final IOException ex)
+            {
+                if (running)
+                {
+                    LOG.warn("control port accept failed: {}", ex.toString());
+                }
+                continue;
+            }
+            if (!slots.tryAcquire())
+            {
+                LOG.warn("refused control connection from {}: {} handshakes already in progress",
+                    s.getRemoteSocketAddress(), MAX_CONCURRENT);
+                closeQuietly(s);
+                continue;
+            }
+            Thread.ofVirtual().name("weft-control-conn").start(() ->
+            {
+                try
+                {
+                    handle(s);
+                }
+                finally
+                {
+                    slots.release();
+                }
+            });
+        }
+    }
+
+    private void handle(final Socket s)
+    {
+        final Object remote = s.getRemoteSocketAddress();
+        boolean keep = false;
+        try
+        {
+            s.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
+            s.setTcpNoDelay(true);
+            final DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+            final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+            final ControlWire.Frame join = ControlWire.expect(in, ControlWire.MAX_REQUEST, ControlWire.JOIN);
+            final ByteBuffer b = ByteBuffer.wrap(join.payload());
+            if (b.remaining() < 2)
+            {
+                throw new ControlWire.ProtocolException("truncated JOIN");
+            }
+            final int nameLength = b.getShort() & 0xffff;
+            if (b.remaining() != nameLength + 4 + ControlWire.NONCE)
+            {
+                throw new ControlWire.ProtocolException("malformed JOIN of " + join.payload().length + " bytes");
+            }
+            final byte[] name = new byte[nameLength];
+            b.get(name);
+            final String group = ControlWire.text(name);
+            final int id = b.getInt();
+            final byte[] joinerNonce = new byte[ControlWire.NONCE];
+            b.get(joinerNonce);
+            if (!desk.groupName().equals(group))
+            {
+                refuse(out, remote, "group '" + group + "', this member is in '" + desk.groupName() + "'");
+                return;
+            }
+            final String secret = desk.secret();
+            if (secret == null)
+            {
+                refuse(out, remote, "joins are disabled at this member: no weft.membership.secret configured");
+                return;
+            }
+            final byte[] myNonce = ControlWire.nonce();
+            final ByteBuffer challenge = ByteBuffer.allocate(2 * ControlWire.NONCE);
+            challenge.put(myNonce).put(ControlWire.proof(secret, "weft-member", group, id, joinerNonce));
+            ControlWire.write(out, ControlWire.CHALLENGE, challenge.array());
+            final ControlWire.Frame response = ControlWire.expect(in, ControlWire.MAX_REQUEST, ControlWire.RESPONSE);
+            if (!ControlWire.sameProof(response.payload(), ControlWire.proof(secret, "weft-joiner", group, id, myNonce)))
+            {
+                refuse(out, remote, "authentication failed: the joiner does not know the group secret");
+                return;
+            }
+            if (!desk.inAddressBook(id))
+            {
+                refuse(out, remote, "member id " + id + " is not in weft.group.members");
+                return;
+            }
+            if (!desk.isLeader())
+            {
+                final ByteBuffer leader = ByteBuffer.allocate(4).putInt(desk.leaderId());
+                ControlWire.write(out, ControlWire.REDIRECT, leader.array());
+                return;
+            }
+            final View view = desk.view();
+            if (view.contains(id))
+            {
+                desk.suspectRejoining(id);
+                ControlWire.write(out, ControlWire.RETRY, ControlWire.utf8("member " + id + " is still in " + view +
+                    "; its old incarnation is being removed, try again"));
+                return;
+            }
+            ControlWire.write(out, ControlWire.ACCEPTED, new byte[0]);
+            s.setSoTimeout(0);
+            LOG.info("member {} at {} authenticated; it joins in the next view", id, remote);
+            desk.enqueue(new PendingJoin(id, s, out));
+            keep = true;
+        }
+        catch (final ControlWire.ProtocolException ex)
+        {
+            LOG.warn("refused control connection from {}: {}", remote, ex.getMessage());
+            try
+            {
+                refuse(new DataOutputStream(s.getOutputStream()), remote, ex.getMessage());
+            }
+            catch (final IOException ignored)
+            {
+                // the stranger is gone
+            }
+        }
+        catch (final SocketTimeoutException ex)
+        {
+            LOG.warn("refused control connection from {}: silent for {} ms during the handshake", remote,
+                HANDSHAKE_TIMEOUT_MS);
+        }
+        catch (final EOFException ex)
+        {
+            LOG.warn("control connection from {} closed during the handshake", remote);
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("control connection from {} failed: {}", remote, ex.toString());
+        }
+        finally
+        {
+            if (!keep)
+            {
+                closeQuietly(s);
+            }
+        }
+    }
+
+    private static void refuse(final DataOutputStream out, final Object remote, final String reason) throws IOException
+    {
+        LOG.warn("refused join from {}: {}", remote, reason);
+        ControlWire.write(out, ControlWire.REFUSE, ControlWire.utf8(reason));
+    }
+
+    private static void closeQuietly(final Socket s)
+    {
+        try
+        {
+            s.close();
+        }
+        catch (final IOException ignored)
+        {
+            // nothing to do
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        running = false;
+        try
+        {
+            server.close();
+        }
+        catch (final IOException ignored)
+        {
+            // closing
+        }
+        try
+        {
+            acceptor.join(2000);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,208 @@
+package io.weft.membership;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Frames of the control channel (joins): {@code magic, version, type, length, payload}, big-endian. Every frame is
+ * checked before it is believed: a stranger's bytes get a {@link ProtocolException} naming what was wrong.
+ *
+ * <p>Join handshake, mutual HMAC-SHA256 over the pre-shared group secret:
+ * <pre>
+ *   joiner -&gt; member   JOIN      group, member id, joiner nonce (32 bytes)
+ *   member -&gt; joiner   CHALLENGE member nonce, HMAC(secret, "weft-member" | group | id | joiner nonce)
+ *   joiner -&gt; member   RESPONSE  HMAC(secret, "weft-joiner" | group | id | member nonce)
+ *   member -&gt; joiner   REDIRECT leader id | RETRY reason | REFUSE reason | ACCEPTED
+ *   (leader, once the view with the joiner is installed)  VIEW, then STATE
+ * </pre>
+ * Neither side sends the secret; each proves it knows it, so a joiner never takes a view from an impostor.
+ */
+final class ControlWire
+{
+    static final int MAGIC = 0x57464354; // "WFCT"
+    static final byte VERSION = 1;
+    static final byte JOIN = 1;
+    static final byte CHALLENGE = 2;
+    static final byte RESPONSE = 3;
+    static final byte REDIRECT = 4;
+    static final byte REFUSE = 5;
+    static final byte RETRY = 6;
+    static final byte ACCEPTED = 7;
+    static final byte VIEW = 8;
+    static final byte STATE = 9;
+    static final int NONCE = 32;
+    /** Largest frame a member accepts from a joiner: only the handshake travels that way. */
+    static final int MAX_REQUEST = 4096;
+    /** Largest state snapshot. */
+    static final int MAX_STATE = 1 << 30;
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private ControlWire()
+    {
+    }
+
+    record Frame(byte type, byte[] payload)
+    {
+    }
+
+    /** Malformed or unexpected bytes on the control channel. */
+    static final class ProtocolException extends IOException
+    {
+        private static final long serialVersionUID = 1L;
+
+        ProtocolException(final String message)
+        {
+            super(message);
+        }
+    }
+
+    static void write(final DataOutputStream out, final byte type, final byte[] payload) throws IOException
+    {
+        out.writeInt(MAGIC);
+        out.writeByte(VERSION);
+        out.writeByte(type);
+        out.writeInt(payload.length);
+        out.write(payload);
+        out.flush();
+    }
+
+    static Frame read(final DataInputStream in, final int maxLength) throws IOException
+    {
+        final int magic = in.readInt();
+        if (magic != MAGIC)
+        {
+            throw new ProtocolException("not a weft control frame (magic 0x" + Integer.toHexString(magic) + ")");
+        }
+        final byte version = in.readByte();
+        if (version != VERSION)
+        {
+            throw new ProtocolException("control protocol version " + version + ", this member speaks " + VERSION);
+        }
+        final byte type = in.readByte();
+        final int length = in.readInt();
+        if (length < 0 || length > maxLength)
+        {
+            throw new ProtocolException("frame of " + length + " bytes, at most " + maxLength + " accepted here");
+        }
+        final byte[] payload = new byte[length];
+        in.readFully(payload);
+        return new Frame(type, payload);
+    }
+
+    static Frame expect(final DataInputStream in, final int maxLength, final byte type) throws IOException
+    {
+        final Frame f = read(in, maxLength);
+        if (f.type() != type)
+        {
+            throw new ProtocolException("expected frame type " + type + ", got " + f.type());
+        }
+        return f;
+    }
+
+    static byte[] nonce()
+    {
+        final byte[] n = new byte[NONCE];
+        RANDOM.nextBytes(n);
+        return n;
+    }
+
+    static byte[] proof(final String secret, final String role, final String group, final int memberId,
+        final byte[] nonce)
+    {
+        try
+        {
+            final Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            mac.update(role.getBytes(StandardCharsets.UTF_8));
+            mac.update((byte)0);
+            mac.update(group.getBytes(StandardCharsets.UTF_8));
+            mac.update((byte)0);
+            mac.update(java.nio.ByteBuffer.allocate(4).putInt(memberId).array());
+            return mac.doFinal(nonce);
+        }
+        catch (final GeneralSecurityException ex)
+        {
+            throw new IllegalStateException("HmacSHA256 unavailable", ex);
+        }
+    }
+
+    /** Constant-time comparison, so that timing reveals nothing about a proof. */
+    static boolean sameProof(final byte[] a, final byte[] b)
+    {
+        return MessageDigest.isEqual(a, b);
+    }
+
+    static byte[] utf8(final String s)
+    {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String text(final byte[] b)
+    {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    static byte[] encodeView(final View v)
+    {
+        final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes))
+        {
+            out.writeLong(v.id());
+            for (final List<Integer> list : List.of(v.members(), v.joined(), v.left(), v.failed()))
+            {
+                out.writeInt(list.size());
+                for (final int id : list)
+                {
+                    out.writeInt(id);
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+        return bytes.toByteArray();
+    }
+
+    static View decodeView(final byte[] payload) throws ProtocolException
+    {
+        try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(payload)))
+        {
+            final long id = in.readLong();
+            final List<List<Integer>> lists = new ArrayList<>();
+            for (int l = 0; l < 4; l++)
+            {
+                final int n = in.readInt();
+                if (n < 0 || n > io.weft.config.GroupConfig.MAX_MEMBERS)
+                {
+                    throw new ProtocolException("view with a list of " + n + " members");
+                }
+                final List<Integer> list = new ArrayList<>();
+                for (int i = 0; i < n; i++)
+                {
+                    list.add(in.readInt());
+                }
+                lists.add(list);
+            }
+            return new View(id, lists.get(0), lists.get(1), lists.get(2), lists.get(3));
+        }
+        catch (final ProtocolException ex)
+        {
+            throw ex;
+        }
+        catch (final IOException ex)
+        {
+            throw new ProtocolException("truncated view: " + ex.getMessage());
+        }
+    }
+}

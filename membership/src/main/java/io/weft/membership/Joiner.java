@@ -1,0 +1,179 @@
+package io.weft.membership;
+
+import io.weft.config.MemberAddress;
+import io.weft.config.WeftConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The joining side of the control channel: asks the members of the address book in turn, follows redirects to the
+ * leader, authenticates (both ways), and waits for the view that adds this member and the state that goes with it.
+ */
+final class Joiner
+{
+    private static final Logger LOG = LoggerFactory.getLogger(Joiner.class);
+    private static final int CONNECT_TIMEOUT_MS = 1000;
+
+    /** The first view of a joiner and the application state to install before delivering in it. */
+    record Admission(View view, byte[] state)
+    {
+    }
+
+    /** The join cannot succeed: wrong secret, unknown member, joins disabled. */
+    static final class RefusedException extends IllegalStateException
+    {
+        private static final long serialVersionUID = 1L;
+
+        RefusedException(final String message)
+        {
+            super(message);
+        }
+    }
+
+    private Joiner()
+    {
+    }
+
+    static Admission join(final WeftConfig config)
+    {
+        final String secret = config.membership().secret();
+        if (secret == null)
+        {
+            throw new RefusedException("member " + config.memberId() + " cannot join: weft.membership.secret is not " +
+                "set (the group's pre-shared secret)");
+        }
+        final long deadline = System.nanoTime() + config.membership().joinTimeout().toNanos();
+        final List<MemberAddress> others = new ArrayList<>();
+        for (final MemberAddress m : config.group().members())
+        {
+            if (m.id() != config.memberId())
+            {
+                others.add(m);
+            }
+        }
+        String last = "no member answered";
+        int next = 0;
+        Integer redirect = null;
+        while (System.nanoTime() < deadline)
+        {
+            final MemberAddress target = redirect != null
+                ? config.group().members().get(config.group().rankOf(redirect)) : others.get(next++ % others.size());
+            redirect = null;
+            try
+            {
+                final Attempt a = attempt(config, secret, target, deadline);
+                switch (a.outcome)
+                {
+                    case ADMITTED:
+                        return a.admission;
+                    case REDIRECT:
+                        redirect = a.leader;
+                        last = "member " + target.id() + " redirected to leader " + a.leader;
+                        continue;
+                    default:
+                        last = "member " + target.id() + ": " + a.reason;
+                }
+            }
+            catch (final RefusedException ex)
+            {
+                throw ex;
+            }
+            catch (final IOException ex)
+            {
+                last = "member " + target.id() + " at " + target.host() + ":" + target.controlPort() + ": " + ex;
+            }
+            LOG.debug("join attempt failed: {}", last);
+            LockSupport.parkNanos(200_000_000L);
+        }
+        throw new IllegalStateException("member " + config.memberId() + " could not join group " +
+            config.group().name() + " within " + config.membership().joinTimeout() + ": " + last);
+    }
+
+    private enum Outcome
+    {
+        ADMITTED, REDIRECT, RETRY
+    }
+
+    private record Attempt(Outcome outcome, Admission admission, int leader, String reason)
+    {
+    }
+
+    private static Attempt attempt(final WeftConfig config, final String secret, final MemberAddress target,
+        final long deadline) throws IOException
+    {
+        try (Socket s = new Socket())
+        {
+            s.connect(new InetSocketAddress(target.host(), target.controlPort()), CONNECT_TIMEOUT_MS);
+            s.setTcpNoDelay(true);
+            s.setSoTimeout(5000);
+            final DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+            final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+            final String group = config.group().name();
+            final byte[] name = ControlWire.utf8(group);
+            final byte[] myNonce = ControlWire.nonce();
+            final ByteBuffer join = ByteBuffer.allocate(2 + name.length + 4 + ControlWire.NONCE);
+            join.putShort((short)name.length).put(name).putInt(config.memberId()).put(myNonce);
+            ControlWire.write(out, ControlWire.JOIN, join.array());
+            final ControlWire.Frame challenge = ControlWire.read(in, ControlWire.MAX_REQUEST);
+            if (challenge.type() == ControlWire.REFUSE)
+            {
+                throw new RefusedException("member " + target.id() + " refused the join: " +
+                    ControlWire.text(challenge.payload()));
+            }
+            if (challenge.type() != ControlWire.CHALLENGE || challenge.payload().length != 2 * ControlWire.NONCE)
+            {
+                throw new ControlWire.ProtocolException("expected a challenge, got frame type " + challenge.type());
+            }
+            final byte[] theirNonce = java.util.Arrays.copyOfRange(challenge.payload(), 0, ControlWire.NONCE);
+            final byte[] theirProof = java.util.Arrays.copyOfRange(challenge.payload(), ControlWire.NONCE,
+                2 * ControlWire.NONCE);
+            if (!ControlWire.sameProof(theirProof, ControlWire.proof(secret, "weft-member", group, config.memberId(),
+                myNonce)))
+            {
+                throw new RefusedException("member " + target.id() + " at " + target.host() + ":" +
+                    target.controlPort() + " could not prove it knows the group secret: the secrets differ");
+            }
+            ControlWire.write(out, ControlWire.RESPONSE,
+                ControlWire.proof(secret, "weft-joiner", group, config.memberId(), theirNonce));
+            final ControlWire.Frame reply = ControlWire.read(in, ControlWire.MAX_REQUEST);
+            switch (reply.type())
+            {
+                case ControlWire.REFUSE:
+                    throw new RefusedException("member " + target.id() + " refused the join: " +
+                        ControlWire.text(reply.payload()));
+                case ControlWire.REDIRECT:
+                    return new Attempt(Outcome.REDIRECT, null, ByteBuffer.wrap(reply.payload()).getInt(), null);
+                case ControlWire.RETRY:
+                    return new Attempt(Outcome.RETRY, null, -1, ControlWire.text(reply.payload()));
+                case ControlWire.ACCEPTED:
+                    break;
+                default:
+                    throw new ControlWire.ProtocolException("unexpected frame type " + reply.type());
+            }
+            LOG.info("member {} accepted by leader {}; waiting for the view that adds it", config.memberId(),
+                target.id());
+            s.setSoTimeout((int)Math.max(1, Math.min(Integer.MAX_VALUE, (deadline - System.nanoTime()) / 1_000_000)));
+            final View view = ControlWire.decodeView(ControlWire.expect(in, ControlWire.MAX_REQUEST, ControlWire.VIEW)
+                .payload());
+            final byte[] state = ControlWire.expect(in, ControlWire.MAX_STATE, ControlWire.STATE).payload();
+            if (!view.contains(config.memberId()))
+            {
+                throw new ControlWire.ProtocolException("admitted into " + view + " which does not contain member " +
+                    config.memberId());
+            }
+            return new Attempt(Outcome.ADMITTED, new Admission(view, state), -1, null);
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package io.weft.membership;
+
+import java.util.List;
+
+/**
+ * One view of the group: its members in rank order and how it differs from the previous view. Every member that
+ * installs view {@code id} sees the same members; between two views every survivor delivered the same messages.
+ *
+ * @param id      0 for the configured initial view, then +1 per view change.
+ * @param members member ids in rank order (survivors keep their relative order, joiners are appended).
+ * @param joined  members that joined in this view.
+ * @param left    members that left the previous view gracefully.
+ * @param failed  members of the previous view removed as failed.
+ */
+public record View(long id, List<Integer> members, List<Integer> joined, List<Integer> left, List<Integer> failed)
+{
+    public View
+    {
+        members = List.copyOf(members);
+        joined = List.copyOf(joined);
+        left = List.copyOf(left);
+        failed = List.copyOf(failed);
+    }
+
+    /** The initial view: nobody joined, left or failed. */
+    public static View initial(final List<Integer> members)
+    {
+        return new View(0, members, List.of(), List.of(), List.of());
+    }
+
+    /** The member that proposes view changes while it lives: rank 0. */
+    public int leader()
+    {
+        return members.get(0);
+    }
+
+    public int rankOf(final int memberId)
+    {
+        return members.indexOf(memberId);
+    }
+
+    public boolean contains(final int memberId)
+    {
+        return members.contains(memberId);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "view " + id + " " + members + (joined.isEmpty() ? "" : " joined " + joined) +
+            (left.isEmpty() ? "" : " left " + left) + (failed.isEmpty() ? "" : " failed " + failed);
+    }
+}
