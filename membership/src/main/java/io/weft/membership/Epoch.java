@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.weft.config.GroupConfig;
 import io.weft.config.MemberAddress;
+import io.weft.config.MembershipConfig;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportConfig;
 import io.weft.config.WeftConfig;
@@ -61,6 +62,7 @@ final class Epoch implements AutoCloseable
     final Column numCommitted;
     final Map<String, Column> trim = new HashMap<>();
     final Map<String, Column> trimReady = new HashMap<>();
+    private Runnable onClose = () -> { };
 
     private Epoch(final View view, final WeftConfig config, final Smc.Layout layout, final Sst sst,
         final PredicateThread predicates, final Smc smc, final FailureDetector detector)
@@ -110,7 +112,9 @@ final class Epoch implements AutoCloseable
         final Sst sst = Sst.open(config, layout.sst(), view.id() > 0);
         try
         {
-            sst.bindTo(registry, Tags.of("member", String.valueOf(config.memberId())));
+            // the table's meters count this view; they are removed with it and the next view registers its own
+            final List<io.micrometer.core.instrument.Meter> meters =
+                sst.bindTo(registry, Tags.of("member", String.valueOf(config.memberId())));
             final PredicateThread predicates = new PredicateThread("member-" + config.memberId() + "-v" + view.id(),
                 config.idle(), sst.doorbell(), registry);
             final Smc smc = Smc.start(config, layout, sst, predicates, registry);
@@ -121,8 +125,10 @@ final class Epoch implements AutoCloseable
             final FailureDetector detector = new FailureDetector(sst, layout.sst().column("heartbeat"),
                 layout.sst().column("suspected"),
                 rank -> sst.bool(rank, leaving) || sst.bool(rank, finished) || sst.bool(rank, done),
-                view.members(), config.failure(), onMinority, onSuspect);
-            return new Epoch(view, config, layout, sst, predicates, smc, detector);
+                view.members(), config.failure(), config.transport().connectTimeout(), onMinority, onSuspect);
+            final Epoch epoch = new Epoch(view, config, layout, sst, predicates, smc, detector);
+            epoch.onClose = () -> meters.forEach(registry::remove);
+            return epoch;
         }
         catch (final RuntimeException ex)
         {
@@ -166,8 +172,9 @@ final class Epoch implements AutoCloseable
             min(base.transport().connectTimeout(), max(base.failure().failureTimeout().multipliedBy(2), Duration.ofSeconds(5)));
         final TransportConfig transport = new TransportConfig(base.transport().kind(), connect, base.transport().shm(),
             base.transport().tcp());
+        final MembershipConfig m = base.membership();
         return new WeftConfig(base.memberId(), group, transport, base.idle(), base.failure(), subgroups, base.smc(),
-            base.membership());
+            new MembershipConfig(List.of(), m.secret(), m.sendDuringViewChange(), m.joinTimeout()));
     }
 
     /**
@@ -249,5 +256,6 @@ final class Epoch implements AutoCloseable
         smc.close();
         predicates.close();
         sst.close();
+        onClose.run();
     }
 }

@@ -39,6 +39,7 @@ final class FailureDetector implements AutoCloseable
     private final List<Integer> memberIds;
     private final long intervalNanos;
     private final double timeoutMillis;
+    private final double graceMillis;
     private final Consumer<String> onMinority;
     private final PhiAccrual[] detectors;
     private final long[] lastBeat;
@@ -51,8 +52,9 @@ final class FailureDetector implements AutoCloseable
 
     FailureDetector(final Sst sst, final Column heartbeat, final Column suspected,
         final java.util.function.IntPredicate departing, final List<Integer> memberIds, final FailureConfig config,
-        final Consumer<String> onMinority, final Runnable onSuspect)
+        final java.time.Duration startGrace, final Consumer<String> onMinority, final Runnable onSuspect)
     {
+        this.graceMillis = startGrace.toMillis();
         this.sst = sst;
         this.heartbeat = heartbeat;
         this.suspected = suspected;
@@ -136,6 +138,10 @@ final class FailureDetector implements AutoCloseable
                 continue;
             }
             final double silence = TimeUnit.NANOSECONDS.toMicros(now - lastChange[r]) / 1000.0;
+            if (lastBeat[r] < 0 && silence < timeoutMillis + graceMillis)
+            {
+                continue; // never heard yet: it may still be connecting to the others of a new view
+            }
             final double phi = detectors[r].phi(silence);
             if (silence >= timeoutMillis && phi >= PHI_THRESHOLD)
             {

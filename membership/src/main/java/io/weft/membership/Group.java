@@ -269,20 +269,33 @@ public final class Group implements AutoCloseable
     }
 
     /**
-     * Shutdown barrier for the end of a run: announces that this member is finished and waits, up to
+     * Shutdown barrier for the end of a run: once this member's own messages are delivered, announces that it is
+     * finished and waits, up to
      * {@code timeout}, until every other live member of the view announced the same, still acknowledging and
      * delivering meanwhile; then closes. No view change starts after it is called, and finished members are not
      * reported as failed. Returns false if the wait timed out.
      */
     public boolean finish(final Duration timeout) throws InterruptedException
     {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        Epoch e = epoch;
+        while (!ownSendsDelivered(e) && System.nanoTime() < deadline && !closed)
+        {
+            Thread.sleep(1);
+            e = epoch;
+        }
         finishing = true;
-        final Epoch e = epoch;
+        e = epoch;
         e.sst.setBool(e.finished, true);
         e.sst.push(e.finished, e.sst.others());
-        final long deadline = System.nanoTime() + timeout.toNanos();
         boolean all = false;
         while (!(all = allFinished(e)) && System.nanoTime() < deadline && !closed)
+        {
+            Thread.sleep(1);
+        }
+        // everyone announced after its own last delivery, so what they delivered is stable here: deliver it too
+        while (all && !e.smc.subgroups().values().stream().allMatch(SmcSubgroup::caughtUp) &&
+            System.nanoTime() < deadline && !closed)
         {
             Thread.sleep(1);
         }

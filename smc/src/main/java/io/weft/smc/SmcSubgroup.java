@@ -206,6 +206,10 @@ public final class SmcSubgroup
      */
     public long tryClaim(final int length, final Claim claim)
     {
+        if (wedged)
+        {
+            return WEDGED; // checked first: a wedged subgroup is closed once its view is replaced
+        }
         checkSend(length);
         if (claim.owner != null)
         {
@@ -293,7 +297,7 @@ public final class SmcSubgroup
             }
             // one waiter is woken by the predicate thread; another concurrent sender polls at a short period
             LockSupport.parkNanos(this, mine ? Math.min(left, 10_000_000L) : Math.min(left, 50_000L));
-            if (closed)
+            if (closed && !wedged)
             {
                 throw new IllegalStateException("subgroup " + name + " is closed");
             }
@@ -844,6 +848,12 @@ public final class SmcSubgroup
     public long lastIndexSent()
     {
         return nextIndex - 1;
+    }
+
+    /** True when everything stable has been delivered here (unordered: always). */
+    public boolean caughtUp()
+    {
+        return !ordered || wedged || closed || stable() <= delivered;
     }
 
     /** True once every message this member published has been delivered here (ordered mode). */

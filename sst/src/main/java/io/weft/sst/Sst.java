@@ -246,12 +246,13 @@ public final class Sst implements AutoCloseable
     }
 
     /** Registers {@code weft.sst.writes} and {@code weft.sst.bytes} (pushes posted, bytes pushed). */
-    public void bindTo(final MeterRegistry registry, final Tags tags)
+    public java.util.List<io.micrometer.core.instrument.Meter> bindTo(final MeterRegistry registry, final Tags tags)
     {
-        FunctionCounter.builder("weft.sst.writes", this, Sst::writesPosted).tags(tags)
-            .description("one-sided writes posted (one per target of each push)").register(registry);
-        FunctionCounter.builder("weft.sst.bytes", this, Sst::bytesPushed).tags(tags).baseUnit("bytes")
-            .description("bytes pushed to other members").register(registry);
+        return java.util.List.of(
+            FunctionCounter.builder("weft.sst.writes", this, Sst::writesPosted).tags(tags)
+                .description("one-sided writes posted (one per target of each push)").register(registry),
+            FunctionCounter.builder("weft.sst.bytes", this, Sst::bytesPushed).tags(tags).baseUnit("bytes")
+                .description("bytes pushed to other members").register(registry));
     }
 
     /** Pushes a range of my row and completes when every live target applied it (or fails if one fails first). */

@@ -758,6 +758,16 @@ public final class TcpTransport implements SstTransport
         final int rank = c.peerRank;
         final boolean established = c.state == TcpConnection.State.ESTABLISHED || connections[rank < 0 ? 0 : rank] == c;
         c.close(reason);
+        if (handshaking.remove(c))
+        {
+            // lost before the handshake completed (for instance the peer's previous view closed its listener)
+            c.release();
+            if (c.outbound && rank >= 0)
+            {
+                redialAt[rank] = System.nanoTime() + REDIAL_NANOS;
+            }
+            return;
+        }
         if (rank >= 0 && established && connections[rank] == c && running)
         {
             frozen[rank] = true;

@@ -1,0 +1,260 @@
+package io.weft.examples;
+
+import io.weft.config.WeftConfig;
+import io.weft.membership.Group;
+import io.weft.membership.StateTransfer;
+import io.weft.membership.Subgroup;
+import io.weft.membership.View;
+import io.weft.membership.ViewChangeException;
+import io.weft.smc.Message;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A member for virtual-synchrony checks ({@code vs-member}, started by the membership tests and {@code chaos}).
+ * It sends numbered messages ({@code sender id, incarnation (pid), counter}) at a steady rate, logs every delivery
+ * with its view to {@code <dir>/deliveries-<id>-<pid>.log}, and keeps a state (messages delivered, hash chain of
+ * the sequence) that joiners receive by state transfer, so that at the end every member's state must be equal.
+ * Commands arrive as a file {@code <dir>/cmd-<id>} holding {@code end} (stop sending, finish together) or
+ * {@code leave} (stop sending, leave gracefully).
+ */
+final class VsMember
+{
+    static final int EXIT_STOPPED = 3;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+
+    record Options(boolean join, long rate, int size, Path dir, Duration timeout)
+    {
+    }
+
+    private final WeftConfig config;
+    private final Options options;
+    private final PrintStream out;
+    private final int me;
+    private final int incarnation = (int)ProcessHandle.current().pid();
+    private final BufferedWriter log;
+    private final byte[] payload;
+    private volatile long viewId = -1;
+    private volatile boolean sending = true;
+    private long delivered;
+    private long hash = 0xcbf29ce484222325L;
+    private long sentOk;
+
+    VsMember(final WeftConfig config, final Options options, final PrintStream out) throws IOException
+    {
+        this.config = config;
+        this.options = options;
+        this.out = out;
+        this.me = config.memberId();
+        this.log = Files.newBufferedWriter(options.dir().resolve("deliveries-" + me + "-" + incarnation + ".log"));
+        this.payload = new byte[Math.max(16, options.size())];
+    }
+
+    int run() throws Exception
+    {
+        final String subgroup = config.subgroups().getFirst().name();
+        final Group.Builder builder = Group.builder(config)
+            .onDelivery(subgroup, this::onMessage)
+            .onView(this::onView)
+            .onMinority(reason -> say("member %d: MINORITY: %s", me, reason))
+            .stateTransfer(new StateTransfer()
+            {
+                @Override
+                public byte[] snapshot()
+                {
+                    return ByteBuffer.allocate(16).putLong(delivered).putLong(hash).array();
+                }
+
+                @Override
+                public void install(final byte[] state)
+                {
+                    final ByteBuffer b = ByteBuffer.wrap(state);
+                    delivered = b.getLong();
+                    hash = b.getLong();
+                    say("member %d: STATE installed delivered=%d hash=%016x", me, delivered, hash);
+                }
+            });
+        final Group group = options.join() ? builder.join() : builder.open();
+        final Thread flusher = Thread.ofPlatform().daemon(true).start(this::flushLoop);
+        final Subgroup s = group.subgroup(subgroup);
+        final Thread sender = Thread.ofPlatform().name("vs-sender").start(() -> send(group, s));
+        say("member %d: READY in view %d", me, viewId);
+        final long deadline = System.nanoTime() + options.timeout().toNanos();
+        final Path cmd = options.dir().resolve("cmd-" + me);
+        try
+        {
+            while (System.nanoTime() < deadline)
+            {
+                if (group.minorityReason() != null)
+                {
+                    stopSending(sender);
+                    say("member %d: STOPPED %s", me, group.minorityReason());
+                    group.close();
+                    return EXIT_STOPPED;
+                }
+                if (Files.exists(cmd))
+                {
+                    final String command = Files.readString(cmd).trim();
+                    Files.delete(cmd);
+                    stopSending(sender);
+                    say("member %d: SENT-OK incarnation=%d count=%d", me, incarnation, sentOk);
+                    final boolean ok = "leave".equals(command) ? group.leave(Duration.ofSeconds(30))
+                        : group.finish(Duration.ofSeconds(30));
+                    synchronized (log)
+                    {
+                        log.flush();
+                    }
+                    say("member %d: %s %s FINAL delivered=%d hash=%016x", me, "leave".equals(command) ? "LEFT" :
+                        "ENDED", ok ? "ok" : "incomplete", delivered, hash);
+                    return ok ? 0 : SstMember.EXIT_TIMEOUT;
+                }
+                Thread.sleep(20);
+            }
+            say("member %d: TIMEOUT after %s", me, options.timeout());
+            return SstMember.EXIT_TIMEOUT;
+        }
+        finally
+        {
+            sending = false;
+            group.close();
+            flusher.interrupt();
+            synchronized (log)
+            {
+                log.close();
+            }
+        }
+    }
+
+    private void stopSending(final Thread sender) throws InterruptedException
+    {
+        sending = false;
+        sender.join();
+    }
+
+    private void send(final Group group, final Subgroup s)
+    {
+        final ByteBuffer b = ByteBuffer.wrap(payload);
+        final long period = options.rate() > 0 ? 1_000_000_000L / options.rate() : 0;
+        long next = System.nanoTime();
+        long counter = 0;
+        while (sending)
+        {
+            b.putInt(0, me).putInt(4, incarnation).putLong(8, counter);
+            try
+            {
+                if (s.send(payload, Duration.ofMillis(100)) >= 0)
+                {
+                    sentOk = ++counter;
+                }
+            }
+            catch (final ViewChangeException ex)
+            {
+                LockSupport.parkNanos(1_000_000);
+                continue;
+            }
+            catch (final IllegalStateException ex)
+            {
+                if (group.minorityReason() == null && !group.isClosed())
+                {
+                    say("member %d: send failed: %s", me, ex.getMessage());
+                }
+                return;
+            }
+            if (period > 0)
+            {
+                next += period;
+                final long wait = next - System.nanoTime();
+                if (wait > 0)
+                {
+                    LockSupport.parkNanos(wait);
+                }
+                else if (wait < -100_000_000L)
+                {
+                    next = System.nanoTime(); // fell behind (a view change): do not burst
+                }
+            }
+        }
+    }
+
+    private void onMessage(final Message m)
+    {
+        final int sender = m.segment().get(INT, m.offset());
+        final int inc = m.segment().get(INT, m.offset() + 4);
+        final long counter = m.segment().get(LONG, m.offset() + 8);
+        delivered++;
+        hash = (hash ^ (((long)sender << 32) | (inc & 0xffffffffL))) * 0x100000001b3L;
+        hash = (hash ^ counter) * 0x100000001b3L;
+        try
+        {
+            synchronized (log)
+            {
+                log.write(viewId + " " + sender + " " + inc + " " + counter + "\n");
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private void onView(final View view)
+    {
+        viewId = view.id();
+        try
+        {
+            synchronized (log)
+            {
+                log.write("V " + view.id() + " " + view.members() + "\n");
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        say("member %d: VIEW %d members=%s joined=%s left=%s failed=%s at=%d", me, view.id(), view.members(),
+            view.joined(), view.left(), view.failed(), System.currentTimeMillis());
+    }
+
+    private void flushLoop()
+    {
+        while (!Thread.currentThread().isInterrupted())
+        {
+            try
+            {
+                Thread.sleep(100);
+                synchronized (log)
+                {
+                    log.flush();
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                return;
+            }
+            catch (final IOException ex)
+            {
+                return; // closed
+            }
+        }
+    }
+
+    private void say(final String format, final Object... args)
+    {
+        final String line = String.format(format, args) + System.lineSeparator();
+        synchronized (out)
+        {
+            out.print(line);
+            out.flush();
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package io.weft.examples;
+
+import io.weft.config.TransportKind;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * View changes with real member processes under load (400 msgs/s each): crashes (kill -9) of a member, of the
+ * leader and of two members at once; the survivors install the next view within 3x the failure timeout (2 s),
+ * deliver identical sequences across the boundary, lose no message whose send succeeded, and the killed members'
+ * logs are prefixes of theirs. All checked by {@link VsCheck} on every member's delivery log.
+ */
+@Timeout(240)
+class VirtualSynchronyTest
+{
+    private static final Duration NEW_VIEW_BOUND = Duration.ofSeconds(6);
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @EnumSource(value = TransportKind.class, names = {"TCP", "SHM"})
+    void crashOfOneMember(final TransportKind kind) throws Exception
+    {
+        crash(kind, List.of(3));
+    }
+
+    @Test
+    void crashOfTheLeader() throws Exception
+    {
+        crash(TransportKind.TCP, List.of(0));
+    }
+
+    @Test
+    void crashOfTwoMembersAtOnce() throws Exception
+    {
+        crash(TransportKind.TCP, List.of(1, 4));
+    }
+
+    private void crash(final TransportKind kind, final List<Integer> victims) throws Exception
+    {
+        try (VsRun run = new VsRun(kind, 5, List.of(), dir))
+        {
+            for (int id = 0; id < 5; id++)
+            {
+                run.start(id, false);
+            }
+            for (int id = 0; id < 5; id++)
+            {
+                run.awaitReady(id);
+            }
+            Thread.sleep(1500); // mid-stream
+            long killedAt = 0;
+            for (final int v : victims)
+            {
+                killedAt = run.kill(v);
+            }
+            final List<Integer> survivors = java.util.stream.IntStream.range(0, 5).boxed()
+                .filter(i -> !victims.contains(i)).toList();
+            for (final int s : survivors)
+            {
+                final Map.Entry<Long, String> view = run.awaitView(s, 1, Duration.ofSeconds(30));
+                final long took = view.getKey() - killedAt;
+                System.out.printf("%s kill %s -> member %d installed view 1 %s after %d ms%n", kind, victims, s,
+                    view.getValue(), took);
+                assertEquals(survivors.toString(), view.getValue(), "members of view 1");
+                assertTrue(took <= NEW_VIEW_BOUND.toMillis(), "view 1 took " + took + " ms at member " + s);
+            }
+            Thread.sleep(1500); // multicast goes on in the new view
+            run.endAndCheck();
+        }
+    }
+}

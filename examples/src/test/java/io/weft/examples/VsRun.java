@@ -1,0 +1,170 @@
+package io.weft.examples;
+
+import io.weft.config.MembershipConfig;
+import io.weft.config.SubgroupConfig;
+import io.weft.config.TransportKind;
+import io.weft.config.ViewChangeSends;
+import io.weft.config.WeftConfig;
+import io.weft.sst.harness.MemberProcess;
+import io.weft.sst.harness.Members;
+import io.weft.sst.harness.TestGroups;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A group of vs-member processes for one test: start, kill, command, wait for views, then check the logs. */
+final class VsRun implements AutoCloseable
+{
+    static final String SECRET = "weft-test-secret-0123456789";
+    private static final Pattern VIEW = Pattern.compile("member (\\d+): VIEW (\\d+) members=(\\[[^]]*]).* at=(\\d+)");
+    private static final Pattern SENT = Pattern.compile("member (\\d+): SENT-OK incarnation=(\\d+) count=(\\d+)");
+    private static final Pattern FINAL = Pattern.compile("FINAL delivered=(\\d+) hash=(\\S+)");
+
+    final WeftConfig config;
+    final Path dir;
+    final Path file;
+    private final Members members;
+    private final Map<Integer, MemberProcess> live = new HashMap<>();
+    private final List<MemberProcess> ended = new ArrayList<>();
+    private int started;
+
+    VsRun(final TransportKind kind, final int addressBook, final List<Integer> initialView, final Path dir)
+    {
+        final WeftConfig base = TestGroups.config(kind, addressBook);
+        this.config = WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
+            .transport(kind).connectTimeout(Duration.ofSeconds(30))
+            .subgroups(List.of(SubgroupConfig.allMembers("all", 100, 64)))
+            .membership(new MembershipConfig(initialView, SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(60)))
+            .build();
+        this.dir = dir;
+        this.file = TestGroups.write(config, dir);
+        this.members = new Members(config);
+    }
+
+    MemberProcess start(final int id, final boolean join, final String... extra)
+    {
+        final List<String> args = new ArrayList<>(List.of("vs-member", "--config", file.toString(), "--member",
+            String.valueOf(id), "--dir", dir.toString(), "--rate", "400", "--timeout", "PT4M"));
+        if (join)
+        {
+            args.add("--join");
+        }
+        args.addAll(List.of(extra));
+        final MemberProcess p = members.add(MemberProcess.start("vs" + id + "-" + started++, dir, Weft.class,
+            args.toArray(String[]::new)));
+        live.put(id, p);
+        return p;
+    }
+
+    MemberProcess process(final int id)
+    {
+        return live.get(id);
+    }
+
+    void awaitReady(final int id) throws Exception
+    {
+        live.get(id).awaitOutput("member " + id + ": READY", Duration.ofSeconds(90));
+    }
+
+    /** kill -9; returns the wall-clock time of the kill. */
+    long kill(final int id)
+    {
+        final long at = System.currentTimeMillis();
+        live.remove(id).kill();
+        return at;
+    }
+
+    /** Waits until member {@code id} installed view {@code view}; returns when (its wall clock) and the members. */
+    Map.Entry<Long, String> awaitView(final int id, final long view, final Duration timeout) throws Exception
+    {
+        final MemberProcess p = live.get(id);
+        p.awaitOutput("member " + id + ": VIEW " + view + " ", timeout);
+        final Matcher m = VIEW.matcher(p.output());
+        while (m.find())
+        {
+            if (Long.parseLong(m.group(2)) == view)
+            {
+                return Map.entry(Long.parseLong(m.group(4)), m.group(3));
+            }
+        }
+        throw new AssertionError("no VIEW " + view + " line:\n" + p.output());
+    }
+
+    /** Tells a member to stop sending and then end (with everyone else told the same) or leave. */
+    void command(final int id, final String command) throws IOException
+    {
+        final Path tmp = dir.resolve("cmd-" + id + ".tmp");
+        Files.writeString(tmp, command);
+        Files.move(tmp, dir.resolve("cmd-" + id), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** Waits for a member's exit with code 0 after a command; it no longer counts as live. */
+    String awaitExit(final int id) throws Exception
+    {
+        final MemberProcess p = live.remove(id);
+        final int code = p.awaitExit(Duration.ofSeconds(90));
+        assertEquals(0, code, p.name() + " exited " + code + ":\n" + p.output());
+        ended.add(p);
+        return p.output();
+    }
+
+    /** Ends every live member together and checks: logs, no loss, and the same final state everywhere. */
+    void endAndCheck() throws Exception
+    {
+        final List<Integer> ids = new ArrayList<>(live.keySet());
+        for (final int id : ids)
+        {
+            command(id, "end");
+        }
+        final List<String> outputs = new ArrayList<>();
+        for (final int id : ids)
+        {
+            outputs.add(awaitExit(id));
+        }
+        String state = null;
+        final Map<String, Long> sent = new HashMap<>();
+        for (final MemberProcess p : ended)
+        {
+            final Matcher s = SENT.matcher(p.output());
+            while (s.find())
+            {
+                sent.put(s.group(1) + "/" + s.group(2), Long.parseLong(s.group(3)));
+            }
+        }
+        for (final String out : outputs)
+        {
+            final Matcher f = FINAL.matcher(out);
+            assertTrue(f.find(), out);
+            final String mine = f.group(1) + " " + f.group(2);
+            if (state == null)
+            {
+                state = mine;
+            }
+            assertEquals(state, mine, "members ended with different states (delivered count, hash chain):\n" + outputs);
+        }
+        final List<VsCheck.Log> logs = VsCheck.read(dir);
+        final List<String> violations = new ArrayList<>(VsCheck.check(logs));
+        final List<VsCheck.Log> survivors = logs.stream().filter(l -> ids.contains(l.member()) &&
+            ended.stream().anyMatch(p -> p.output().contains("SENT-OK incarnation=" + l.pid() + " "))).toList();
+        violations.addAll(VsCheck.checkNoLoss(survivors, sent));
+        assertTrue(violations.isEmpty(), "virtual synchrony violated:\n" + String.join("\n", violations));
+        assertTrue(sent.values().stream().mapToLong(Long::longValue).sum() > 0, "nothing was sent: " + sent);
+    }
+
+    @Override
+    public void close() throws IOException
+    {
+        members.close();
+    }
+}
