@@ -155,8 +155,8 @@ final class VsRun implements AutoCloseable
         }
         final List<VsCheck.Log> logs = VsCheck.read(dir);
         final List<String> violations = new ArrayList<>(VsCheck.check(logs));
-        final List<VsCheck.Log> survivors = logs.stream().filter(l -> ids.contains(l.member()) &&
-            ended.stream().anyMatch(p -> p.output().contains("SENT-OK incarnation=" + l.pid() + " "))).toList();
+        final List<VsCheck.Log> survivors = logs.stream()
+            .filter(l -> outputs.stream().anyMatch(o -> o.contains("SENT-OK incarnation=" + l.pid() + " "))).toList();
         violations.addAll(VsCheck.checkNoLoss(survivors, sent));
         assertTrue(violations.isEmpty(), "virtual synchrony violated:\n" + String.join("\n", violations));
         assertTrue(sent.values().stream().mapToLong(Long::longValue).sum() > 0, "nothing was sent: " + sent);

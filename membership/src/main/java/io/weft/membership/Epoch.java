@@ -63,6 +63,7 @@ final class Epoch implements AutoCloseable
     final Map<String, Column> trim = new HashMap<>();
     final Map<String, Column> trimReady = new HashMap<>();
     private Runnable onClose = () -> { };
+    private boolean closed;
 
     private Epoch(final View view, final WeftConfig config, final Smc.Layout layout, final Sst sst,
         final PredicateThread predicates, final Smc smc, final FailureDetector detector)
@@ -250,8 +251,13 @@ final class Epoch implements AutoCloseable
 
     /** Stops this view's threads and closes its table; peers that are still in it see this member go. */
     @Override
-    public void close()
+    public synchronized void close()
     {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
         detector.close();
         smc.close();
         predicates.close();

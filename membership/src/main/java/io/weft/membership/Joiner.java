@@ -139,14 +139,15 @@ final class Joiner
             final byte[] theirNonce = java.util.Arrays.copyOfRange(challenge.payload(), 0, ControlWire.NONCE);
             final byte[] theirProof = java.util.Arrays.copyOfRange(challenge.payload(), ControlWire.NONCE,
                 2 * ControlWire.NONCE);
+            final byte[] myProof = ControlWire.proof(secret, "weft-joiner", group, config.memberId(), theirNonce);
             if (!ControlWire.sameProof(theirProof, ControlWire.proof(secret, "weft-member", group, config.memberId(),
                 myNonce)))
             {
+                ControlWire.write(out, ControlWire.RESPONSE, myProof); // so that the member logs the failed attempt
                 throw new RefusedException("member " + target.id() + " at " + target.host() + ":" +
                     target.controlPort() + " could not prove it knows the group secret: the secrets differ");
             }
-            ControlWire.write(out, ControlWire.RESPONSE,
-                ControlWire.proof(secret, "weft-joiner", group, config.memberId(), theirNonce));
+            ControlWire.write(out, ControlWire.RESPONSE, myProof);
             final ControlWire.Frame reply = ControlWire.read(in, ControlWire.MAX_REQUEST);
             switch (reply.type())
             {

@@ -1,0 +1,175 @@
+package io.weft.examples;
+
+import io.weft.config.TransportKind;
+import io.weft.sst.harness.MemberProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Joins, graceful leaves and the control port's defences, with real member processes multicasting meanwhile.
+ * A joiner installs the state (delivered count and hash chain of everything before its first view) and from then
+ * on must deliver exactly what the others deliver, so all members end with the same state.
+ */
+@Timeout(240)
+class JoinLeaveTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void joinUnderLoad() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.TCP, 4, List.of(0, 1, 2), dir))
+        {
+            for (int id = 0; id < 3; id++)
+            {
+                run.start(id, false);
+            }
+            for (int id = 0; id < 3; id++)
+            {
+                run.awaitReady(id);
+            }
+            Thread.sleep(1000);
+            final MemberProcess joiner = run.start(3, true);
+            final Map.Entry<Long, String> view = run.awaitView(3, 1, Duration.ofSeconds(60));
+            assertEquals("[0, 1, 2, 3]", view.getValue());
+            assertTrue(joiner.output().contains("STATE installed"), joiner.output());
+            for (int id = 0; id < 3; id++)
+            {
+                assertEquals("[0, 1, 2, 3]", run.awaitView(id, 1, Duration.ofSeconds(30)).getValue());
+            }
+            Thread.sleep(1500);
+            run.endAndCheck();
+        }
+    }
+
+    @Test
+    void gracefulLeaveUnderLoadThenRejoinWithTheSameId() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.SHM, 4, List.of(), dir))
+        {
+            for (int id = 0; id < 4; id++)
+            {
+                run.start(id, false);
+            }
+            for (int id = 0; id < 4; id++)
+            {
+                run.awaitReady(id);
+            }
+            Thread.sleep(1000);
+            run.command(2, "leave");
+            final String out = run.awaitExit(2);
+            assertTrue(out.contains("LEFT ok"), out);
+            for (final int id : List.of(0, 1, 3))
+            {
+                final String before = run.process(id).output();
+                assertEquals("[0, 1, 3]", run.awaitView(id, 1, Duration.ofSeconds(30)).getValue());
+                assertTrue(run.process(id).output().contains("left=[2] failed=[]"), run.process(id).output());
+                assertTrue(!before.contains("member 2 failed"), "a graceful leave was reported as a failure:\n" + before);
+            }
+            Thread.sleep(1000);
+            run.start(2, true);
+            for (final int id : List.of(0, 1, 2, 3))
+            {
+                assertEquals("[0, 1, 3, 2]", run.awaitView(id, 2, Duration.ofSeconds(60)).getValue());
+            }
+            Thread.sleep(1500);
+            run.endAndCheck();
+        }
+    }
+
+    @Test
+    void wrongSecretAndGarbageOnTheControlPortAreRefused() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.TCP, 4, List.of(0, 1, 2), dir))
+        {
+            for (int id = 0; id < 3; id++)
+            {
+                run.start(id, false);
+            }
+            for (int id = 0; id < 3; id++)
+            {
+                run.awaitReady(id);
+            }
+            // a joiner with the wrong secret: refused, it says why and exits non-zero
+            final String wrong = Files.readString(run.file).replace(VsRun.SECRET, "not-the-group-secret-42");
+            final Path wrongFile = Files.writeString(dir.resolve("wrong.conf"), wrong);
+            final MemberProcess impostor = MemberProcess.start("impostor", dir, Weft.class, "vs-member", "--config",
+                wrongFile.toString(), "--member", "3", "--join", "--dir", dir.resolve("impostor").toString());
+            final int code = impostor.awaitExit(Duration.ofSeconds(60));
+            assertNotEquals(0, code, impostor.output());
+            assertTrue(impostor.output().contains("secret"), impostor.output());
+            // garbage, a wrong magic, an oversized frame and silence at every member's control port
+            final Random random = new Random(42);
+            for (int id = 0; id < 3; id++)
+            {
+                final var address = run.config.group().members().get(id);
+                final byte[] junk = new byte[4096];
+                random.nextBytes(junk);
+                assertTrue(sendAndRead(address.host(), address.controlPort(), junk).contains("not a weft control frame"));
+                final byte[] huge = java.nio.ByteBuffer.allocate(10).putInt(0x57464354).put((byte)1).put((byte)1)
+                    .putInt(1 << 30).array();
+                assertTrue(sendAndRead(address.host(), address.controlPort(), huge).contains("at most"));
+                try (Socket silent = new Socket())
+                {
+                    silent.connect(new InetSocketAddress(address.host(), address.controlPort()), 1000);
+                    silent.setSoTimeout(10_000);
+                    assertEquals(-1, silent.getInputStream().read(), "a silent stranger is closed");
+                }
+            }
+            for (int id = 0; id < 3; id++)
+            {
+                final String out = run.process(id).output();
+                assertTrue(!out.contains("VIEW 1 "), "the group changed view:\n" + out);
+            }
+            assertTrue(String.join("", List.of(run.process(0).output(), run.process(1).output(),
+                run.process(2).output())).contains("authentication failed"), "a wrong secret is logged");
+            run.endAndCheck();
+        }
+    }
+
+    /** Sends bytes to a control port and returns the refusal text it answers with. */
+    private static String sendAndRead(final String host, final int port, final byte[] bytes) throws IOException
+    {
+        try (Socket s = new Socket())
+        {
+            s.connect(new InetSocketAddress(host, port), 1000);
+            s.setSoTimeout(10_000);
+            final DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            out.write(bytes);
+            out.flush();
+            final DataInputStream in = new DataInputStream(s.getInputStream());
+            try
+            {
+                assertEquals(0x57464354, in.readInt());
+                in.readByte();
+                assertEquals(5, in.readByte(), "a REFUSE frame");
+                final byte[] reason = new byte[in.readInt()];
+                in.readFully(reason);
+                return new String(reason, java.nio.charset.StandardCharsets.UTF_8);
+            }
+            catch (final EOFException ex)
+            {
+                return "closed without a reason";
+            }
+        }
+    }
+}
