@@ -33,8 +33,12 @@ public final class MemberProcesses implements AutoCloseable
         start(name, Weft.class, args);
     }
 
-    /** Starts {@code main} with {@code args} in a new JVM with this JVM's java, class path and flags. */
-    public void start(final String name, final Class<?> main, final List<String> args)
+    /**
+     * Starts {@code main} with {@code args} in a new JVM with this JVM's java, class path and flags.
+     *
+     * @return the process's index for {@link #lines(int)} and {@link #process(int)}.
+     */
+    public int start(final String name, final Class<?> main, final List<String> args)
     {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command()
@@ -73,6 +77,7 @@ public final class MemberProcesses implements AutoCloseable
                 }
             });
             pumps.add(pump);
+            return processes.size() - 1;
         }
         catch (final IOException ex)
         {
@@ -99,6 +104,11 @@ public final class MemberProcesses implements AutoCloseable
             pump.join(5000);
         }
         return codes;
+    }
+
+    public Process process(final int i)
+    {
+        return processes.get(i);
     }
 
     /** Every line process {@code i} printed so far. */

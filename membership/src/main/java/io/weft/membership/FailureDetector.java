@@ -193,11 +193,16 @@ final class FailureDetector implements AutoCloseable
         LOG.warn("suspecting member {}: {}", memberIds.get(rank), reason);
         sst.setBool(suspected, rank, true);
         sst.push(suspected, sst.others());
+        final boolean becameMinority;
+        synchronized (this)
+        {
+            becameMinority = !minority && count * 2 >= sst.rows();
+            minority |= becameMinority; // before the membership thread is woken: it must not act in a minority
+        }
         sst.freeze(rank, reason);
         onSuspect.run();
-        if (!minority && count * 2 >= sst.rows())
+        if (becameMinority)
         {
-            minority = true;
             final StringBuilder who = new StringBuilder();
             for (int r = 0; r < sst.rows(); r++)
             {

@@ -97,9 +97,9 @@ final class ViewChange
      */
     long[] step()
     {
-        if (e.detector.isMinority())
+        if (e.detector.isMinority() || inMinority())
         {
-            return null;
+            return null; // the majority rule: a minority never proposes, commits or installs anything
         }
         final int leader = lowestTrusted();
         if (committed == 0)
@@ -230,9 +230,9 @@ final class ViewChange
             writeList();
             LOG.info("leader {} proposes {}", e.idAt(me), describe(Arrays.copyOf(list, len)));
         }
-        if (len == 0)
+        if (len == 0 || failedCount(list, len) * 2 >= n)
         {
-            return;
+            return; // never commit a view that removes half the members or more as failed
         }
         for (int r = 0; r < n; r++)
         {
@@ -243,6 +243,30 @@ final class ViewChange
             }
         }
         commit(len);
+    }
+
+    /** At least half of the view is suspected (members announcing a leave or done do not count). */
+    private boolean inMinority()
+    {
+        int suspected = 0;
+        for (int r = 0; r < n; r++)
+        {
+            if (e.suspects(r) && !sst.bool(r, e.leaving) && !sst.bool(r, e.done) && !sst.bool(r, e.finished))
+            {
+                suspected++;
+            }
+        }
+        return suspected * 2 >= n;
+    }
+
+    private static int failedCount(final long[] changes, final int k)
+    {
+        int failed = 0;
+        for (int i = 0; i < k; i++)
+        {
+            failed += Epoch.kindOf(changes[i]) == Epoch.FAILED ? 1 : 0;
+        }
+        return failed;
     }
 
     private boolean append(final long kind, final int id)
