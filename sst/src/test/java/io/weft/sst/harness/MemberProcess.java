@@ -30,7 +30,14 @@ public final class MemberProcess implements AutoCloseable
 
     public static MemberProcess start(final String name, final Path dir, final Class<?> main, final String... args)
     {
-        final List<String> command = new ArrayList<>();
+        return startWith(List.of(), name, dir, main, args);
+    }
+
+    /** Like {@link #start} with a command prefix, for example {@code ip netns exec NS} to run inside a namespace. */
+    public static MemberProcess startWith(final List<String> prefix, final String name, final Path dir,
+        final Class<?> main, final String... args)
+    {
+        final List<String> command = new ArrayList<>(prefix);
         command.add(ProcessHandle.current().info().command().orElse(
             Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         final String flags = System.getProperty("test.weft.jvmFlags", "");

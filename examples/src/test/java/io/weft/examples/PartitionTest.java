@@ -1,0 +1,104 @@
+package io.weft.examples;
+
+import io.weft.config.MemberAddress;
+import io.weft.config.MembershipConfig;
+import io.weft.config.SubgroupConfig;
+import io.weft.config.TransportKind;
+import io.weft.config.ViewChangeSends;
+import io.weft.config.WeftConfig;
+import io.weft.sst.harness.MemberProcess;
+import io.weft.sst.harness.Members;
+import io.weft.sst.harness.TestGroups;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A network partition: 5 members over tcp in two network namespaces made by the test (3 in one, 2 in the other,
+ * joined by a veth pair); the link is cut mid-stream. The 3-member side installs a view of its own and goes on;
+ * the 2-member side stops with the minority error and never delivers what the majority did not deliver.
+ * Needs root; skips with the reason otherwise.
+ */
+@Timeout(240)
+class PartitionTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void majoritySideContinuesMinoritySideStops() throws Exception
+    {
+        final String why = Namespaces.unavailable();
+        Assumptions.assumeTrue(why == null, "skipped: " + why);
+        final String tag = Long.toString(ProcessHandle.current().pid() % 100_000, 36);
+        try (Namespaces ns = new Namespaces(tag, (int)(ProcessHandle.current().pid() % 200) + 20))
+        {
+            final List<Integer> ports = TestGroups.freePorts(10);
+            final List<MemberAddress> book = new ArrayList<>();
+            for (int id = 0; id < 5; id++)
+            {
+                book.add(new MemberAddress(id, id < 3 ? ns.addressA : ns.addressB, ports.get(2 * id), ports.get(2 * id + 1)));
+            }
+            final WeftConfig config = WeftConfig.builder().memberId(0).groupName("part" + tag).members(book)
+                .transport(TransportKind.TCP).connectTimeout(Duration.ofSeconds(30))
+                .subgroups(List.of(SubgroupConfig.allMembers("all", 100, 64)))
+                .membership(new MembershipConfig(List.of(), VsRun.SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(30)))
+                .build();
+            final Path file = TestGroups.write(config, dir);
+            try (Members members = new Members(config))
+            {
+                final List<MemberProcess> p = new ArrayList<>();
+                for (int id = 0; id < 5; id++)
+                {
+                    p.add(members.add(MemberProcess.startWith(ns.exec(id < 3 ? ns.a : ns.b), "p" + id, dir, Weft.class,
+                        "vs-member", "--config", file.toString(), "--member", String.valueOf(id), "--dir",
+                        dir.toString(), "--rate", "300", "--timeout", "PT3M")));
+                }
+                for (int id = 0; id < 5; id++)
+                {
+                    p.get(id).awaitOutput("member " + id + ": READY", Duration.ofSeconds(90));
+                }
+                Thread.sleep(1500);
+                ns.cut();
+                for (int id = 0; id < 3; id++)
+                {
+                    p.get(id).awaitOutput("member " + id + ": VIEW 1 members=[0, 1, 2]", Duration.ofSeconds(30));
+                }
+                for (int id = 3; id < 5; id++)
+                {
+                    assertEquals(VsMember.EXIT_STOPPED, p.get(id).awaitExit(Duration.ofSeconds(60)), p.get(id).output());
+                    final String out = p.get(id).output();
+                    assertTrue(out.contains("minority partition"), out);
+                    assertFalse(out.contains("VIEW 1"), "the minority installed a view:\n" + out);
+                }
+                Thread.sleep(1000);
+                for (int id = 0; id < 3; id++)
+                {
+                    Files.writeString(dir.resolve("cmd-" + id), "end");
+                }
+                String state = null;
+                for (int id = 0; id < 3; id++)
+                {
+                    assertEquals(0, p.get(id).awaitExit(Duration.ofSeconds(60)), p.get(id).output());
+                    final String out = p.get(id).output();
+                    final String mine = out.substring(out.indexOf("FINAL"));
+                    state = state == null ? mine : state;
+                    assertEquals(state, mine, "the majority side ended with different states");
+                }
+                final List<String> violations = VsCheck.check(VsCheck.read(dir));
+                assertTrue(violations.isEmpty(), String.join("\n", violations));
+            }
+        }
+    }
+}
