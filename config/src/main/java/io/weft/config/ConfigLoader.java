@@ -111,6 +111,7 @@ public final class ConfigLoader
             bytes(c, "weft.transport.tcp.send-buffer"),
             bytes(c, "weft.transport.tcp.socket-buffer"),
             bool(c, "weft.transport.tcp.no-delay"));
+        b.rdma = new RdmaOptions(string(c, "weft.transport.rdma.provider"));
         b.idle = new IdleConfig(
             IdleStrategyKind.parse("weft.idle.strategy", string(c, "weft.idle.strategy")),
             intValue(c, "weft.idle.max-spins"),

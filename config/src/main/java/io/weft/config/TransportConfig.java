@@ -9,8 +9,10 @@ import java.time.Duration;
  * @param connectTimeout how long opening the table waits for every peer to appear before giving up.
  * @param shm            options of the shm transport.
  * @param tcp            options of the tcp transport.
+ * @param rdma           options of the rdma transport.
  */
-public record TransportConfig(TransportKind kind, Duration connectTimeout, ShmOptions shm, TcpOptions tcp)
+public record TransportConfig(TransportKind kind, Duration connectTimeout, ShmOptions shm, TcpOptions tcp,
+    RdmaOptions rdma)
 {
     public TransportConfig
     {
@@ -21,5 +23,6 @@ public record TransportConfig(TransportKind kind, Duration connectTimeout, ShmOp
             "must be a duration between 1ms and 1h");
         WeftConfigException.check(shm != null, "weft.transport.shm", null, "must be present");
         WeftConfigException.check(tcp != null, "weft.transport.tcp", null, "must be present");
+        WeftConfigException.check(rdma != null, "weft.transport.rdma", null, "must be present");
     }
 }

@@ -97,6 +97,7 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
         Duration connectTimeout;
         Path shmDirectory;
         TcpOptions tcp;
+        RdmaOptions rdma;
         IdleConfig idle;
         FailureConfig failure;
         List<SubgroupConfig> subgroups = new ArrayList<>();
@@ -161,6 +162,12 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
             return this;
         }
 
+        public Builder rdma(final RdmaOptions rdma)
+        {
+            this.rdma = rdma;
+            return this;
+        }
+
         public Builder idle(final IdleConfig idle)
         {
             this.idle = idle;
@@ -194,7 +201,7 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
         public WeftConfig build()
         {
             return new WeftConfig(memberId, new GroupConfig(groupName, members),
-                new TransportConfig(transportKind, connectTimeout, new ShmOptions(shmDirectory), tcp), idle, failure,
+                new TransportConfig(transportKind, connectTimeout, new ShmOptions(shmDirectory), tcp, rdma), idle, failure,
                 subgroups, smc, membership);
         }
     }

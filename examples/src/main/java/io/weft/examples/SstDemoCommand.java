@@ -34,6 +34,10 @@ final class SstDemoCommand implements Callable<Integer>
     @Option(names = "--workload", defaultValue = "counter", description = "counter or guarded (default ${DEFAULT-VALUE}).")
     SstMember.Workload workload;
 
+    @Option(names = "--provider", defaultValue = "tcp;ofi_rxm",
+        description = "libfabric provider for --transport rdma (default ${DEFAULT-VALUE}; shm on one host).")
+    String provider;
+
     @Option(names = "--timeout", defaultValue = "PT10M", description = "Give up after this ISO-8601 duration (default ${DEFAULT-VALUE}).")
     Duration timeout;
 
@@ -41,11 +45,6 @@ final class SstDemoCommand implements Callable<Integer>
     public Integer call() throws Exception
     {
         final TransportKind kind = TransportKind.parse("--transport", transport);
-        if (kind == TransportKind.RDMA)
-        {
-            System.err.println("weft: --transport rdma is not built yet; use shm or tcp");
-            return Weft.EXIT_CONFIG;
-        }
         if (members < 2 || members > 16)
         {
             System.err.println("weft: --members must be in 2..16, was " + members);
@@ -63,7 +62,7 @@ final class SstDemoCommand implements Callable<Integer>
     {
         final String group = "sst-demo-" + ProcessHandle.current().pid();
         final WeftConfig config = WeftConfig.builder().memberId(0).groupName(group).members(LocalGroups.loopbackMembers(members))
-            .transport(kind).build();
+            .transport(kind).rdma(new io.weft.config.RdmaOptions(provider)).build();
         final Path dir = Files.createTempDirectory("weft-sst-demo");
         final Path file = Files.writeString(dir.resolve("group.conf"), ConfigWriter.render(config));
         System.out.printf("sst-demo: %d members on %s, workload %s to %d (config %s)%n", members, transport, workload,

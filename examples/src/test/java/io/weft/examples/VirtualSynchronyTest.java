@@ -17,9 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * View changes with real member processes under load (400 msgs/s each): crashes (kill -9) of a member, of the
- * leader and of two members at once; the survivors install the next view within 3x the failure timeout (2 s),
- * deliver identical sequences across the boundary, lose no message whose send succeeded, and the killed members'
- * logs are prefixes of theirs. All checked by {@link VsCheck} on every member's delivery log.
+ * leader, of two members at once, and of the leader with another member. The survivors install the next view
+ * within 3x the failure timeout (2 s), deliver identical sequences across the boundary, lose no message whose send
+ * succeeded, and the killed members' logs are prefixes of theirs. All checked by {@link VsCheck} on every member's
+ * delivery log.
  */
 @Timeout(240)
 class VirtualSynchronyTest
@@ -46,6 +47,12 @@ class VirtualSynchronyTest
     void crashOfTwoMembersAtOnce() throws Exception
     {
         crash(TransportKind.TCP, List.of(1, 4));
+    }
+
+    @Test
+    void crashOfTheLeaderAndAnotherMemberAtOnce() throws Exception
+    {
+        crash(TransportKind.SHM, List.of(0, 2));
     }
 
     private void crash(final TransportKind kind, final List<Integer> victims) throws Exception

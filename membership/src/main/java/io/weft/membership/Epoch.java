@@ -172,7 +172,7 @@ final class Epoch implements AutoCloseable
         final Duration connect = view.id() == 0 ? base.transport().connectTimeout() :
             min(base.transport().connectTimeout(), max(base.failure().failureTimeout().multipliedBy(2), Duration.ofSeconds(5)));
         final TransportConfig transport = new TransportConfig(base.transport().kind(), connect, base.transport().shm(),
-            base.transport().tcp());
+            base.transport().tcp(), base.transport().rdma());
         final MembershipConfig m = base.membership();
         return new WeftConfig(base.memberId(), group, transport, base.idle(), base.failure(), subgroups, base.smc(),
             new MembershipConfig(List.of(), m.secret(), m.sendDuringViewChange(), m.joinTimeout()));

@@ -16,8 +16,7 @@ final class Transports
         {
             case SHM -> ShmTransport.open(context);
             case TCP -> TcpTransport.open(context);
-            case RDMA -> throw new TransportException("weft.transport.kind = rdma: the rdma transport is not built " +
-                "yet; pick shm (one host) or tcp (any hosts)");
+            case RDMA -> io.weft.sst.rdma.RdmaTransport.open(context);
         };
     }
 }

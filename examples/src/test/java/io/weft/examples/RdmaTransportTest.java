@@ -1,0 +1,122 @@
+package io.weft.examples;
+
+import io.weft.config.RdmaOptions;
+import io.weft.config.SmcConfig;
+import io.weft.config.SubgroupConfig;
+import io.weft.config.TransportKind;
+import io.weft.config.WeftConfig;
+import io.weft.sst.harness.MemberProcess;
+import io.weft.sst.harness.Members;
+import io.weft.sst.harness.TestGroups;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The foundation's table tests and the multicast's total-order test over the rdma transport (libfabric through FFM,
+ * one-sided fi_write between member processes) with the software providers tcp;ofi_rxm and shm. Skips with the
+ * reason when libfabric is not installed.
+ */
+@Timeout(300)
+class RdmaTransportTest
+{
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void libfabricInstalled()
+    {
+        Assumptions.assumeTrue(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libfabric.so.1")) ||
+            Files.exists(Path.of("/usr/lib/aarch64-linux-gnu/libfabric.so.1")) ||
+            Files.exists(Path.of("/usr/lib64/libfabric.so.1")), "skipped: libfabric1 is not installed");
+    }
+
+    static WeftConfig config(final String provider, final List<SubgroupConfig> subgroups)
+    {
+        final WeftConfig base = TestGroups.config(TransportKind.RDMA, 3);
+        return WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
+            .transport(TransportKind.RDMA).rdma(new RdmaOptions(provider)).connectTimeout(Duration.ofSeconds(30))
+            .subgroups(subgroups).smc(SmcConfig.SPINDLE).build();
+    }
+
+    private void sst(final String provider, final String workload, final long count) throws Exception
+    {
+        final WeftConfig config = config(provider, List.of());
+        final Path file = TestGroups.write(config, dir);
+        try (Members members = new Members(config))
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                members.add(MemberProcess.start("m" + i, dir, Weft.class, "sst-member", "--config", file.toString(),
+                    "--member", String.valueOf(i), "--count", String.valueOf(count), "--workload", workload,
+                    "--timeout", "PT4M"));
+            }
+            for (final MemberProcess m : members.processes())
+            {
+                final int code = m.awaitExit(Duration.ofMinutes(5));
+                final String out = m.output();
+                assertEquals(0, code, m.name() + " exited " + code + ":\n" + out);
+                assertTrue(out.contains("RESULT ok") && out.contains("violations=0"), out);
+                assertTrue(out.contains("rdma table of group"), out);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp;ofi_rxm", "shm"})
+    void countersRiseMonotonicallyNeverTorn(final String provider) throws Exception
+    {
+        sst(provider, "counter", 20_000);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp;ofi_rxm", "shm"})
+    void aReaderThatSeesGuardGReadsPayloadG(final String provider) throws Exception
+    {
+        sst(provider, "guarded", 10_000);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp;ofi_rxm", "shm"})
+    void survivorsReportAKilledMember(final String provider) throws Exception
+    {
+        final WeftConfig config = config(provider, List.of());
+        final Path file = TestGroups.write(config, dir);
+        final long count = 1_000_000;
+        try (Members members = new Members(config))
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                members.add(MemberProcess.start("m" + i, dir, Weft.class, "sst-member", "--config", file.toString(),
+                    "--member", String.valueOf(i), "--count", String.valueOf(count), "--timeout", "PT2M"));
+            }
+            final MemberProcess victim = members.processes().get(2);
+            victim.awaitOutput("member 2: wrote ", Duration.ofSeconds(60));
+            victim.kill();
+            for (int i = 0; i < 2; i++)
+            {
+                members.processes().get(i).awaitOutput("member " + i + ": member 2 failed:", Duration.ofSeconds(30));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp;ofi_rxm", "shm"})
+    void threeMembersDeliverOneTotalOrder(final String provider) throws Exception
+    {
+        final WeftConfig config = config(provider, List.of(SubgroupConfig.allMembers("all", 100, 1024)));
+        final McRun run = McRun.run(config, dir, "--messages", "2000", "--size", "128");
+        run.assertIdentical("all", List.of(0, 1, 2), 6000);
+    }
+}

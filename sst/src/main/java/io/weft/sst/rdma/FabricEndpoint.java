@@ -1,0 +1,364 @@
+package io.weft.sst.rdma;
+
+import io.weft.sst.TransportException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.function.IntConsumer;
+
+import static io.weft.sst.rdma.FabricAbi.*;
+
+/**
+ * One reliable-datagram endpoint with RMA, its completion queue, address vector and the registered table: what a
+ * member needs to write its row into the others' copies. Set up with hints for RDM endpoints, FI_RMA, write-after-
+ * write ordering (so a guard written after its payload is never seen first) and delivery-complete completions (so a
+ * completed write is visible at the target). Both memory-registration styles work: mr_mode 0 (offsets, our key) and
+ * VIRT_ADDR | PROV_KEY | LOCAL | ALLOCATED (hardware). Not thread-safe: {@link RdmaTransport} serialises calls.
+ */
+final class FabricEndpoint implements AutoCloseable
+{
+    /** Operation contexts (32 bytes each, FI_CONTEXT mode) in flight at once at most. */
+    static final int CONTEXTS = 4096;
+    private static final int CONTEXT_SIZE = 32;
+    private static final int CQ_BATCH = 64;
+
+    private final Fabric lib;
+    private final Arena arena = Arena.ofShared();
+    final String provider;
+    final boolean virtAddr;
+    final boolean manualProgress;
+    private MemorySegment info = MemorySegment.NULL;
+    private MemorySegment fabric = MemorySegment.NULL;
+    private MemorySegment domain = MemorySegment.NULL;
+    private MemorySegment cq = MemorySegment.NULL;
+    private MemorySegment av = MemorySegment.NULL;
+    private MemorySegment ep = MemorySegment.NULL;
+    private MemorySegment mr = MemorySegment.NULL;
+    private MemorySegment desc = MemorySegment.NULL;
+    private long key;
+    private final MemorySegment contexts;
+    private final int[] contextTarget = new int[CONTEXTS];
+    private final int[] perTarget = new int[io.weft.config.GroupConfig.MAX_MEMBERS];
+    private int nextContext;
+    private int outstanding;
+    private final MemorySegment cqEntries;
+    private final MemorySegment errEntry;
+    private MethodHandle write;
+    private MethodHandle cqRead;
+    private MethodHandle cqReadErr;
+
+    FabricEndpoint(final String provider, final String node, final MemorySegment table, final long requestedKey)
+    {
+        this.lib = Fabric.load();
+        this.provider = provider;
+        this.contexts = arena.allocate((long)CONTEXTS * CONTEXT_SIZE, 64);
+        this.cqEntries = arena.allocate(CQ_BATCH * FI_CQ_ENTRY_SIZE, 8);
+        this.errEntry = arena.allocate(FI_CQ_ERR_ENTRY_SIZE, 8);
+        try
+        {
+            // providers initialise (and libpsm2 installs signal handlers) here: keep the JVM's handlers
+            this.info = JvmSignals.preserve(() -> getinfo(provider, node));
+            final MemorySegment domainAttr = Fabric.ptr(info, FI_INFO_DOMAIN_ATTR);
+            final int mrMode = Fabric.i32(domainAttr, FI_DOMAIN_ATTR_MR_MODE);
+            this.virtAddr = (mrMode & FI_MR_VIRT_ADDR) != 0;
+            this.manualProgress = Fabric.i32(domainAttr, FI_DOMAIN_ATTR_DATA_PROGRESS) == FI_PROGRESS_MANUAL;
+            final boolean providerKey = (mrMode & FI_MR_PROV_KEY) != 0;
+            JvmSignals.preserve(() ->
+            {
+                open(table, requestedKey, providerKey);
+                return null;
+            });
+        }
+        catch (final RuntimeException ex)
+        {
+            close();
+            throw ex;
+        }
+    }
+
+    private MemorySegment getinfo(final String provider, final String node)
+    {
+        try (Arena call = Arena.ofConfined())
+        {
+            final MemorySegment hints = (MemorySegment)lib.dupinfo.invokeExact(MemorySegment.NULL);
+            try
+            {
+                Fabric.setU64(hints, FI_INFO_CAPS, FI_RMA | FI_WRITE | FI_REMOTE_WRITE);
+                Fabric.setU64(hints, FI_INFO_MODE, FI_CONTEXT);
+                Fabric.setI32(Fabric.ptr(hints, FI_INFO_EP_ATTR), FI_EP_ATTR_TYPE, (int)FI_EP_RDM);
+                final MemorySegment domainAttr = Fabric.ptr(hints, FI_INFO_DOMAIN_ATTR);
+                Fabric.setI32(domainAttr, FI_DOMAIN_ATTR_MR_MODE,
+                    (int)(FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY));
+                Fabric.setI32(domainAttr, FI_DOMAIN_ATTR_THREADING, (int)FI_THREAD_SAFE);
+                final MemorySegment txAttr = Fabric.ptr(hints, FI_INFO_TX_ATTR);
+                Fabric.setU64(txAttr, FI_TX_ATTR_MSG_ORDER, FI_ORDER_WAW);
+                Fabric.setU64(txAttr, FI_TX_ATTR_OP_FLAGS, FI_DELIVERY_COMPLETE);
+                // fi_freeinfo frees prov_name: it must come from malloc
+                final MemorySegment name = (MemorySegment)lib.strdup.invokeExact(call.allocateFrom(provider));
+                Fabric.setPtr(Fabric.ptr(hints, FI_INFO_FABRIC_ATTR), FI_FABRIC_ATTR_PROV_NAME, name);
+                final MemorySegment result = call.allocate(ValueLayout.ADDRESS);
+                final MemorySegment nodeString = node == null ? MemorySegment.NULL : call.allocateFrom(node);
+                final int rc = (int)lib.getinfo.invokeExact((int)FI_VERSION_1_17, nodeString, MemorySegment.NULL,
+                    node == null ? 0L : FI_SOURCE, hints, result);
+                if (rc != 0)
+                {
+                    throw new TransportException("libfabric provider '" + provider + "' is not available here for " +
+                        "reliable-datagram RMA with write-after-write ordering" + (node == null ? "" : " on " + node) +
+                        " (fi_getinfo: " + lib.error(rc) + "). Pick another weft.transport.rdma.provider (tcp;ofi_rxm " +
+                        "or shm without RDMA hardware, verbs;ofi_rxm on InfiniBand/RoCE; `fi_info -l` lists them) or " +
+                        "another transport: weft.transport.kind = tcp or shm");
+                }
+                return result.get(ValueLayout.ADDRESS, 0);
+            }
+            finally
+            {
+                lib.freeinfo.invokeExact(hints);
+            }
+        }
+        catch (final TransportException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable t)
+        {
+            throw new TransportException("fi_getinfo failed: " + t, t);
+        }
+    }
+
+    private void open(final MemorySegment table, final long requestedKey, final boolean providerKey)
+    {
+        try (Arena call = Arena.ofConfined())
+        {
+            final MemorySegment out = call.allocate(ValueLayout.ADDRESS);
+            check("fi_fabric", (int)lib.fabric.invokeExact(Fabric.ptr(info, FI_INFO_FABRIC_ATTR), out, MemorySegment.NULL));
+            fabric = out.get(ValueLayout.ADDRESS, 0);
+            check("fi_domain", (int)Fabric.op(fabric, FID_FABRIC_OPS, FI_OPS_FABRIC_DOMAIN, Fabric.OPEN4)
+                .invokeExact(fabric, info, out, MemorySegment.NULL));
+            domain = out.get(ValueLayout.ADDRESS, 0);
+            final MemorySegment cqAttr = call.allocate(FI_CQ_ATTR_SIZE, 8);
+            Fabric.setI32(cqAttr, FI_CQ_ATTR_FORMAT, (int)FI_CQ_FORMAT_CONTEXT);
+            check("fi_cq_open", (int)Fabric.op(domain, FID_DOMAIN_OPS, FI_OPS_DOMAIN_CQ_OPEN, Fabric.OPEN4)
+                .invokeExact(domain, cqAttr, out, MemorySegment.NULL));
+            cq = out.get(ValueLayout.ADDRESS, 0);
+            final MemorySegment avAttr = call.allocate(FI_AV_ATTR_SIZE, 8);
+            Fabric.setI32(avAttr, FI_AV_ATTR_TYPE, (int)FI_AV_TABLE);
+            check("fi_av_open", (int)Fabric.op(domain, FID_DOMAIN_OPS, FI_OPS_DOMAIN_AV_OPEN, Fabric.OPEN4)
+                .invokeExact(domain, avAttr, out, MemorySegment.NULL));
+            av = out.get(ValueLayout.ADDRESS, 0);
+            check("fi_endpoint", (int)Fabric.op(domain, FID_DOMAIN_OPS, FI_OPS_DOMAIN_ENDPOINT, Fabric.OPEN4)
+                .invokeExact(domain, info, out, MemorySegment.NULL));
+            ep = out.get(ValueLayout.ADDRESS, 0);
+            final MethodHandle bind = Fabric.op(ep, FID_OPS, FI_OPS_BIND, Fabric.BIND);
+            check("fi_ep_bind(cq)", (int)bind.invokeExact(ep, cq, FI_TRANSMIT | FI_RECV));
+            check("fi_ep_bind(av)", (int)bind.invokeExact(ep, av, 0L));
+            check("fi_enable", (int)Fabric.op(ep, FID_OPS, FI_OPS_CONTROL, Fabric.CONTROL)
+                .invokeExact(ep, (int)FI_ENABLE, MemorySegment.NULL));
+            check("fi_mr_reg", (int)Fabric.op(domain, FID_DOMAIN_MR, FI_OPS_MR_REG, Fabric.MR_REG)
+                .invokeExact(domain, table, table.byteSize(), FI_REMOTE_WRITE | FI_WRITE, 0L,
+                    providerKey ? 0L : requestedKey, 0L, out, MemorySegment.NULL));
+            mr = out.get(ValueLayout.ADDRESS, 0);
+            key = Fabric.u64(mr, FID_MR_KEY);
+            desc = Fabric.ptr(mr, FID_MR_MEM_DESC);
+            write = Fabric.op(ep, FID_EP_RMA, FI_OPS_RMA_WRITE, Fabric.WRITE);
+            cqRead = Fabric.op(cq, FID_CQ_OPS, FI_OPS_CQ_READ, Fabric.CQ_READ);
+            cqReadErr = Fabric.op(cq, FID_CQ_OPS, FI_OPS_CQ_READERR, Fabric.CQ_READERR);
+        }
+        catch (final TransportException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable t)
+        {
+            throw new TransportException("libfabric set-up failed: " + t, t);
+        }
+    }
+
+    private void check(final String call, final int rc)
+    {
+        if (rc != 0)
+        {
+            throw new TransportException(call + " failed with provider " + provider + ": " + lib.error(rc));
+        }
+    }
+
+    /** This endpoint's address, to be inserted into the peers' address vectors. */
+    byte[] name()
+    {
+        try (Arena call = Arena.ofConfined())
+        {
+            final MemorySegment buf = call.allocate(512);
+            final MemorySegment len = call.allocate(ValueLayout.JAVA_LONG);
+            len.set(ValueLayout.JAVA_LONG, 0, 512);
+            check("fi_getname", (int)Fabric.op(ep, FID_EP_CM, FI_OPS_CM_GETNAME, Fabric.GETNAME).invokeExact(ep, buf, len));
+            return buf.asSlice(0, len.get(ValueLayout.JAVA_LONG, 0)).toArray(ValueLayout.JAVA_BYTE);
+        }
+        catch (final TransportException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable t)
+        {
+            throw new TransportException("fi_getname failed: " + t, t);
+        }
+    }
+
+    long key()
+    {
+        return key;
+    }
+
+    /** Inserts a peer's endpoint name; returns its fi_addr. */
+    long insert(final byte[] peerName)
+    {
+        try (Arena call = Arena.ofConfined())
+        {
+            final MemorySegment addr = call.allocate(ValueLayout.JAVA_LONG);
+            final int n = (int)Fabric.op(av, FID_AV_OPS, FI_OPS_AV_INSERT, Fabric.AV_INSERT).invokeExact(av,
+                call.allocateFrom(ValueLayout.JAVA_BYTE, peerName), 1L, addr, 0L, MemorySegment.NULL);
+            if (n != 1)
+            {
+                throw new TransportException("fi_av_insert of a peer's endpoint failed: " + lib.error(n));
+            }
+            return addr.get(ValueLayout.JAVA_LONG, 0);
+        }
+        catch (final TransportException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable t)
+        {
+            throw new TransportException("fi_av_insert failed: " + t, t);
+        }
+    }
+
+    /**
+     * Posts one RMA write of {@code length} bytes at {@code local} to {@code remoteAddress} (an offset, or a virtual
+     * address under FI_MR_VIRT_ADDR) at {@code peer}. Returns false when the provider has no room (-FI_EAGAIN) or
+     * every context is in use: progress, then retry.
+     */
+    boolean write(final MemorySegment local, final long length, final long peer, final long remoteAddress,
+        final long remoteKey, final int targetRank)
+    {
+        if (outstanding == CONTEXTS)
+        {
+            return false;
+        }
+        final int c = nextContext;
+        final MemorySegment context = contexts.asSlice((long)c * CONTEXT_SIZE, CONTEXT_SIZE);
+        final long rc;
+        try
+        {
+            rc = (long)write.invokeExact(ep, local, length, desc, peer, remoteAddress, remoteKey, context);
+        }
+        catch (final Throwable t)
+        {
+            throw new TransportException("fi_write failed: " + t, t);
+        }
+        if (rc == -FI_EAGAIN)
+        {
+            return false;
+        }
+        if (rc != 0)
+        {
+            throw new TransportException("fi_write to member at rank " + targetRank + " failed: " + lib.error((int)rc));
+        }
+        contextTarget[c] = targetRank;
+        nextContext = (c + 1) % CONTEXTS;
+        outstanding++;
+        perTarget[targetRank]++;
+        return true;
+    }
+
+    int outstanding()
+    {
+        return outstanding;
+    }
+
+    /** Writes to {@code target} posted and not completed yet. */
+    int outstanding(final int target)
+    {
+        return target < perTarget.length ? perTarget[target] : 0;
+    }
+
+    /** Accounts one completion by its context; returns the target it was for, or -1. */
+    private int completed(final MemorySegment context)
+    {
+        final long index = (context.address() - contexts.address()) / CONTEXT_SIZE;
+        if (index < 0 || index >= CONTEXTS)
+        {
+            return -1;
+        }
+        final int target = contextTarget[(int)index];
+        outstanding--;
+        perTarget[target]--;
+        return target;
+    }
+
+    /**
+     * Drives progress (for manual-progress providers this is also what lets peers' writes land here) and reaps
+     * completions; error completions name the target that failed.
+     */
+    void progress(final IntConsumer failedTarget)
+    {
+        try
+        {
+            while (true)
+            {
+                final long n = (long)cqRead.invokeExact(cq, cqEntries, (long)CQ_BATCH);
+                if (n > 0)
+                {
+                    for (int i = 0; i < n; i++)
+                    {
+                        completed(cqEntries.getAtIndex(ValueLayout.ADDRESS, i));
+                    }
+                    continue;
+                }
+                if (n == -FI_EAVAIL)
+                {
+                    final long r = (long)cqReadErr.invokeExact(cq, errEntry, 0L);
+                    if (r > 0)
+                    {
+                        final int target = completed(errEntry.get(ValueLayout.ADDRESS, FI_CQ_ERR_ENTRY_OP_CONTEXT));
+                        if (target >= 0)
+                        {
+                            failedTarget.accept(target);
+                        }
+                    }
+                    continue;
+                }
+                return; // -FI_EAGAIN: nothing more now
+            }
+        }
+        catch (final Throwable t)
+        {
+            throw new TransportException("fi_cq_read failed: " + t, t);
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        Fabric.close(ep);
+        Fabric.close(mr);
+        Fabric.close(av);
+        Fabric.close(cq);
+        Fabric.close(domain);
+        Fabric.close(fabric);
+        ep = mr = av = cq = domain = fabric = MemorySegment.NULL;
+        if (!info.equals(MemorySegment.NULL))
+        {
+            try
+            {
+                lib.freeinfo.invokeExact(info);
+            }
+            catch (final Throwable ignored)
+            {
+                // closing
+            }
+            info = MemorySegment.NULL;
+        }
+        arena.close();
+    }
+}

@@ -1,0 +1,396 @@
+package io.weft.sst.rdma;
+
+import io.weft.config.MemberAddress;
+import io.weft.config.WeftConfig;
+import io.weft.predicates.Doorbell;
+import io.weft.sst.Sst;
+import io.weft.sst.SstLayout;
+import io.weft.sst.SstTransport;
+import io.weft.sst.TransportContext;
+import io.weft.sst.TransportException;
+import io.weft.sst.tcp.TcpTransport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The table over one-sided RDMA writes through libfabric ({@link FabricEndpoint}). A push is an fi_write of the
+ * range of my row into the same range of each target's registered table.
+ *
+ * <ul>
+ *     <li>Set-up and liveness go over a small tcp table on the member's sst-port (the control channel): after its
+ *     handshake every member publishes its endpoint name, memory key and table base there; losing that connection
+ *     is a member failure, like an error completion of a write to it.</li>
+ *     <li>Ordering (payload before guard): the endpoint is opened with FI_ORDER_WAW, so writes from one member to one
+ *     target land in the order they were posted; a provider without it is refused at set-up.</li>
+ *     <li>Wake-up: writes complete with FI_DELIVERY_COMPLETE (visible at the target); {@link #flush()} waits for
+ *     its writes to complete, then bumps a ring counter in the control table of each target it wrote to, which rings
+ *     the target's doorbell. (With hardware, remote CQ data would do this without the control channel; not built.)</li>
+ *     <li>Progress: a progress thread reaps completions and, for MANUAL-progress providers such as tcp;ofi_rxm and
+ *     shm, is what makes peers' writes land here; it backs off to parking when idle.</li>
+ * </ul>
+ */
+public final class RdmaTransport implements SstTransport
+{
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaTransport.class);
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final SstLayout CONTROL = SstLayout.builder().counter("nameLength").counter("key").counter("base")
+        .counter("ring").bytes("name", 512).build();
+    private static final long NAME_LENGTH = CONTROL.column("nameLength").offset();
+    private static final long KEY = CONTROL.column("key").offset();
+    private static final long BASE = CONTROL.column("base").offset();
+    private static final long RING = CONTROL.column("ring").offset();
+    private static final long NAME = CONTROL.column("name").offset();
+    private static final long FLUSH_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final TransportContext context;
+    private final int rows;
+    private final int myRank;
+    private final long rowSize;
+    private final long myRowOffset;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment table;
+    private final FabricEndpoint endpoint;
+    private final TcpTransport control;
+    private final MemorySegment controlTable;
+    private final long[] peerAddress;
+    private final long[] peerKey;
+    private final long[] peerBase;
+    private final boolean[] frozen;
+    private final boolean[] written;
+    private final int[] ringTargets;
+    private final ReentrantLock fabricLock = new ReentrantLock();
+    private final Thread progressThread;
+    private volatile boolean running = true;
+    private long rings;
+
+    private RdmaTransport(final TransportContext context)
+    {
+        this.context = context;
+        final WeftConfig config = context.config();
+        this.rows = context.rows();
+        this.myRank = context.myRank();
+        this.rowSize = context.layout().rowSize();
+        this.myRowOffset = myRank * rowSize;
+        this.table = arena.allocate(rows * rowSize, 4096);
+        Sst.initialize(table, context.layout(), rows);
+        this.peerAddress = new long[rows];
+        this.peerKey = new long[rows];
+        this.peerBase = new long[rows];
+        this.frozen = new boolean[rows];
+        this.written = new boolean[rows];
+        this.ringTargets = new int[rows];
+        final MemberAddress me = config.group().members().get(myRank);
+        final String provider = config.transport().rdma().provider();
+        try
+        {
+            // software providers other than shm bind to the member's own address (loopback or a test namespace)
+            this.endpoint = new FabricEndpoint(provider, provider.startsWith("shm") ? null : me.host(), table,
+                0x5745_0000L + myRank);
+        }
+        catch (final RuntimeException ex)
+        {
+            arena.close();
+            throw ex;
+        }
+        try
+        {
+            this.control = TcpTransport.open(new TransportContext(config, CONTROL, (rank, reason) ->
+            {
+                frozen[rank] = true;
+                context.failures().onMemberFailure(rank, reason);
+            }, context.tolerateMissing()));
+        }
+        catch (final RuntimeException ex)
+        {
+            endpoint.close();
+            arena.close();
+            throw ex;
+        }
+        this.controlTable = control.table();
+        this.progressThread = Thread.ofPlatform().name("weft-rdma-" + me.id()).daemon(true).unstarted(this::progressLoop);
+    }
+
+    /** Opens the endpoint, exchanges addresses over the control channel and waits until every peer is known. */
+    public static RdmaTransport open(final TransportContext context)
+    {
+        final RdmaTransport t = new RdmaTransport(context);
+        try
+        {
+            t.exchange();
+        }
+        catch (final RuntimeException ex)
+        {
+            t.close();
+            throw ex;
+        }
+        t.progressThread.start();
+        LOG.info("rdma table of group {} open: member {} rank {}, provider {}, {} rows of {} bytes, {}",
+            context.config().group().name(), context.config().memberId(), t.myRank, t.endpoint.provider, t.rows,
+            t.rowSize, t.endpoint.virtAddr ? "virtual addresses" : "offsets");
+        return t;
+    }
+
+    private void exchange()
+    {
+        final byte[] name = endpoint.name();
+        final long row = (long)myRank * CONTROL.rowSize();
+        MemorySegment.copy(name, 0, controlTable, ValueLayout.JAVA_BYTE, row + NAME, name.length);
+        LONG.setRelease(controlTable, row + KEY, endpoint.key());
+        LONG.setRelease(controlTable, row + BASE, table.address());
+        LONG.setRelease(controlTable, row + NAME_LENGTH, (long)name.length); // last: it guards the others
+        final int[] others = others();
+        control.post(0, CONTROL.rowSize(), others);
+        control.flush();
+        final long deadline = System.nanoTime() + context.config().transport().connectTimeout().toNanos();
+        for (final int r : others)
+        {
+            final long base = (long)r * CONTROL.rowSize();
+            long length;
+            while ((length = (long)LONG.getAcquire(controlTable, base + NAME_LENGTH)) <= 0 && !frozen[r])
+            {
+                if (System.nanoTime() > deadline)
+                {
+                    throw new TransportException("timed out waiting for member at rank " + r + " to publish its " +
+                        "rdma endpoint over the control channel");
+                }
+                LockSupport.parkNanos(1_000_000);
+            }
+            if (frozen[r])
+            {
+                continue;
+            }
+            peerKey[r] = (long)LONG.getAcquire(controlTable, base + KEY);
+            peerBase[r] = (long)LONG.getAcquire(controlTable, base + BASE);
+            peerAddress[r] = endpoint.insert(controlTable.asSlice(base + NAME, length).toArray(ValueLayout.JAVA_BYTE));
+        }
+    }
+
+    private int[] others()
+    {
+        final int[] o = new int[rows - 1];
+        for (int r = 0, i = 0; r < rows; r++)
+        {
+            if (r != myRank)
+            {
+                o[i++] = r;
+            }
+        }
+        return o;
+    }
+
+    @Override
+    public MemorySegment table()
+    {
+        return table;
+    }
+
+    @Override
+    public void post(final int rowOffset, final int length, final int[] targets)
+    {
+        final MemorySegment local = table.asSlice(myRowOffset + rowOffset, length);
+        fabricLock.lock();
+        try
+        {
+            for (final int t : targets)
+            {
+                if (frozen[t])
+                {
+                    continue;
+                }
+                final long remote = (endpoint.virtAddr ? peerBase[t] : 0) + myRowOffset + rowOffset;
+                int tries = 0;
+                while (!endpoint.write(local, length, peerAddress[t], remote, peerKey[t], t))
+                {
+                    endpoint.progress(this::writeFailed); // the provider's queue is full: let it drain
+                    if (++tries > 100)
+                    {
+                        Thread.yield();
+                    }
+                }
+                written[t] = true;
+            }
+        }
+        catch (final TransportException ex)
+        {
+            LOG.error("rdma post failed", ex);
+            throw ex;
+        }
+        finally
+        {
+            fabricLock.unlock();
+        }
+    }
+
+    /** Waits until every posted write is visible at its target, then rings the targets it wrote to. */
+    @Override
+    public void flush()
+    {
+        int n = 0;
+        fabricLock.lock();
+        try
+        {
+            final long deadline = System.nanoTime() + FLUSH_TIMEOUT_NANOS;
+            int spins = 0;
+            // writes to a member that failed meanwhile may never complete: wait only for the live ones
+            int waiting;
+            while ((waiting = pendingToLiveTarget()) >= 0)
+            {
+                endpoint.progress(this::writeFailed);
+                if (pendingToLiveTarget() < 0)
+                {
+                    break;
+                }
+                if (System.nanoTime() > deadline)
+                {
+                    frozen[waiting] = true; // its writes stay incomplete: a failure, rather than a hang
+                    context.failures().onMemberFailure(waiting, "rdma writes to it not completed within 10 s");
+                    continue;
+                }
+                if (++spins > 50)
+                {
+                    Thread.yield();
+                }
+            }
+            for (int t = 0; t < rows; t++)
+            {
+                if (written[t])
+                {
+                    written[t] = false;
+                    if (!frozen[t])
+                    {
+                        ringTargets[n++] = t;
+                    }
+                }
+            }
+            if (n > 0)
+            {
+                LONG.setRelease(controlTable, (long)myRank * CONTROL.rowSize() + RING, ++rings);
+            }
+        }
+        finally
+        {
+            fabricLock.unlock();
+        }
+        if (n > 0)
+        {
+            control.post((int)RING, 8, java.util.Arrays.copyOf(ringTargets, n));
+            control.flush();
+        }
+    }
+
+    /** A live target with writes not yet complete, or -1. */
+    private int pendingToLiveTarget()
+    {
+        for (int t = 0; t < rows; t++)
+        {
+            if (!frozen[t] && endpoint.outstanding(t) > 0)
+            {
+                return t;
+            }
+        }
+        return -1;
+    }
+
+    private void writeFailed(final int rank)
+    {
+        if (!frozen[rank])
+        {
+            frozen[rank] = true;
+            context.failures().onMemberFailure(rank, "rdma write to it completed with an error");
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> pushTracked(final int rowOffset, final int length, final int[] targets)
+    {
+        post(rowOffset, length, targets);
+        flush(); // delivery complete: visible at every target that did not fail
+        for (final int t : targets)
+        {
+            if (frozen[t])
+            {
+                return CompletableFuture.failedFuture(new TransportException("member at rank " + t + " has failed"));
+            }
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public void freeze(final int rank)
+    {
+        frozen[rank] = true;
+        control.freeze(rank);
+    }
+
+    @Override
+    public Doorbell doorbell()
+    {
+        return control.doorbell();
+    }
+
+    private void progressLoop()
+    {
+        long idle = 0;
+        while (running)
+        {
+            final int before;
+            fabricLock.lock();
+            try
+            {
+                before = endpoint.outstanding();
+                endpoint.progress(this::writeFailed);
+            }
+            catch (final TransportException ex)
+            {
+                LOG.error("rdma progress failed", ex);
+                return;
+            }
+            finally
+            {
+                fabricLock.unlock();
+            }
+            // manual progress: peers' writes land only while this polls; poll often, park longer when idle
+            idle = before > 0 ? 0 : idle + 1;
+            LockSupport.parkNanos(idle < 100 ? 20_000 : 200_000);
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        if (!running)
+        {
+            return;
+        }
+        running = false;
+        LockSupport.unpark(progressThread);
+        try
+        {
+            progressThread.join(5000);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        control.close();
+        fabricLock.lock();
+        try
+        {
+            endpoint.close();
+        }
+        finally
+        {
+            fabricLock.unlock();
+        }
+        arena.close();
+    }
+}
