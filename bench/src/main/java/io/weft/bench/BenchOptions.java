@@ -5,8 +5,12 @@ import picocli.CommandLine.Option;
 /** Workload options shared by {@code bench} and {@code bench ablation}. */
 final class BenchOptions
 {
-    @Option(names = "--transport", defaultValue = "shm", description = "shm or tcp (default ${DEFAULT-VALUE}).")
+    @Option(names = "--transport", defaultValue = "shm", description = "shm, tcp or rdma (default ${DEFAULT-VALUE}).")
     String transport;
+
+    @Option(names = "--provider", defaultValue = "tcp;ofi_rxm",
+        description = "libfabric provider for --transport rdma (default ${DEFAULT-VALUE}).")
+    String provider = "tcp;ofi_rxm";
 
     @Option(names = "--members", defaultValue = "3", description = "Member processes, 2..8 (default ${DEFAULT-VALUE}).")
     int members;
@@ -55,9 +59,9 @@ final class BenchOptions
 
     private String validate()
     {
-        if (!transport.equals("shm") && !transport.equals("tcp"))
+        if (!transport.equals("shm") && !transport.equals("tcp") && !transport.equals("rdma"))
         {
-            return "--transport must be shm or tcp (rdma is not built yet), was " + transport;
+            return "--transport must be shm, tcp or rdma, was " + transport;
         }
         if (members < 2 || members > 8)
         {
