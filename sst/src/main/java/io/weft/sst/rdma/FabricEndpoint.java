@@ -127,6 +127,49 @@ final class FabricEndpoint implements AutoCloseable
         }
     }
 
+    /** The providers of this host that offer reliable-datagram RMA endpoints (what the rdma transport needs). */
+    static java.util.List<String> rmaProviders()
+    {
+        final Fabric lib = Fabric.load();
+        return JvmSignals.preserve(() ->
+        {
+            try (Arena call = Arena.ofConfined())
+            {
+                final MemorySegment hints = (MemorySegment)lib.dupinfo.invokeExact(MemorySegment.NULL);
+                final java.util.Set<String> names = new java.util.LinkedHashSet<>();
+                try
+                {
+                    Fabric.setU64(hints, FI_INFO_CAPS, FI_RMA | FI_WRITE | FI_REMOTE_WRITE);
+                    Fabric.setU64(hints, FI_INFO_MODE, FI_CONTEXT);
+                    Fabric.setI32(Fabric.ptr(hints, FI_INFO_EP_ATTR), FI_EP_ATTR_TYPE, (int)FI_EP_RDM);
+                    final MemorySegment result = call.allocate(ValueLayout.ADDRESS);
+                    final int rc = (int)lib.getinfo.invokeExact((int)FI_VERSION_1_17, MemorySegment.NULL,
+                        MemorySegment.NULL, 0L, hints, result);
+                    if (rc != 0)
+                    {
+                        return java.util.List.<String>of();
+                    }
+                    final MemorySegment first = result.get(ValueLayout.ADDRESS, 0);
+                    for (MemorySegment i = first; !i.equals(MemorySegment.NULL); i = Fabric.ptr(i, FI_INFO_NEXT))
+                    {
+                        names.add(Fabric.ptr(Fabric.ptr(i, FI_INFO_FABRIC_ATTR), FI_FABRIC_ATTR_PROV_NAME)
+                            .reinterpret(256).getString(0));
+                    }
+                    lib.freeinfo.invokeExact(first);
+                }
+                finally
+                {
+                    lib.freeinfo.invokeExact(hints);
+                }
+                return java.util.List.copyOf(names);
+            }
+            catch (final Throwable t)
+            {
+                throw new TransportException("fi_getinfo failed: " + t, t);
+            }
+        });
+    }
+
     private void open(final MemorySegment table, final long requestedKey, final boolean providerKey)
     {
         try (Arena call = Arena.ofConfined())

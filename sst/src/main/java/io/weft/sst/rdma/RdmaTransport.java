@@ -139,6 +139,12 @@ public final class RdmaTransport implements SstTransport
         return t;
     }
 
+    /** libfabric providers of this host that can carry the table (reliable-datagram RMA); throws if none. */
+    public static java.util.List<String> providers()
+    {
+        return FabricEndpoint.rmaProviders();
+    }
+
     private void exchange()
     {
         final byte[] name = endpoint.name();
