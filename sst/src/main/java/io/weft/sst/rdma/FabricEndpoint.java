@@ -277,11 +277,11 @@ final class FabricEndpoint implements AutoCloseable
     }
 
     /**
-     * Posts one RMA write of {@code length} bytes at {@code local} to {@code remoteAddress} (an offset, or a virtual
+     * Posts one RMA write of {@code length} bytes at {@code localAddress} (inside the registered table) to {@code remoteAddress} (an offset, or a virtual
      * address under FI_MR_VIRT_ADDR) at {@code peer}. Returns false when the provider has no room (-FI_EAGAIN) or
      * every context is in use: progress, then retry.
      */
-    boolean write(final MemorySegment local, final long length, final long peer, final long remoteAddress,
+    boolean write(final long localAddress, final long length, final long peer, final long remoteAddress,
         final long remoteKey, final int targetRank)
     {
         if (outstanding == CONTEXTS)
@@ -289,11 +289,11 @@ final class FabricEndpoint implements AutoCloseable
             return false;
         }
         final int c = nextContext;
-        final MemorySegment context = contexts.asSlice((long)c * CONTEXT_SIZE, CONTEXT_SIZE);
+        final long context = contexts.address() + (long)c * CONTEXT_SIZE;
         final long rc;
         try
         {
-            rc = (long)write.invokeExact(ep, local, length, desc, peer, remoteAddress, remoteKey, context);
+            rc = (long)write.invokeExact(ep, localAddress, length, desc, peer, remoteAddress, remoteKey, context);
         }
         catch (final Throwable t)
         {
@@ -326,9 +326,9 @@ final class FabricEndpoint implements AutoCloseable
     }
 
     /** Accounts one completion by its context; returns the target it was for, or -1. */
-    private int completed(final MemorySegment context)
+    private int completed(final long context)
     {
-        final long index = (context.address() - contexts.address()) / CONTEXT_SIZE;
+        final long index = (context - contexts.address()) / CONTEXT_SIZE;
         if (index < 0 || index >= CONTEXTS)
         {
             return -1;
@@ -354,7 +354,7 @@ final class FabricEndpoint implements AutoCloseable
                 {
                     for (int i = 0; i < n; i++)
                     {
-                        completed(cqEntries.getAtIndex(ValueLayout.ADDRESS, i));
+                        completed(cqEntries.getAtIndex(ValueLayout.JAVA_LONG, i));
                     }
                     continue;
                 }
@@ -363,7 +363,7 @@ final class FabricEndpoint implements AutoCloseable
                     final long r = (long)cqReadErr.invokeExact(cq, errEntry, 0L);
                     if (r > 0)
                     {
-                        final int target = completed(errEntry.get(ValueLayout.ADDRESS, FI_CQ_ERR_ENTRY_OP_CONTEXT));
+                        final int target = completed(errEntry.get(ValueLayout.JAVA_LONG, FI_CQ_ERR_ENTRY_OP_CONTEXT));
                         if (target >= 0)
                         {
                             failedTarget.accept(target);

@@ -68,6 +68,8 @@ public final class RdmaTransport implements SstTransport
     private final boolean[] written;
     private final int[] ringTargets;
     private final ReentrantLock fabricLock = new ReentrantLock();
+    private final java.util.function.IntConsumer onWriteError = this::writeFailed;
+    private final int[][] ringArrays;
     private final Thread progressThread;
     private volatile boolean running = true;
     private long rings;
@@ -88,6 +90,11 @@ public final class RdmaTransport implements SstTransport
         this.frozen = new boolean[rows];
         this.written = new boolean[rows];
         this.ringTargets = new int[rows];
+        this.ringArrays = new int[rows + 1][];
+        for (int n = 0; n <= rows; n++)
+        {
+            ringArrays[n] = new int[n]; // one per count: a ring allocates nothing
+        }
         final MemberAddress me = config.group().members().get(myRank);
         final String provider = config.transport().rdma().provider();
         try
@@ -202,7 +209,7 @@ public final class RdmaTransport implements SstTransport
     @Override
     public void post(final int rowOffset, final int length, final int[] targets)
     {
-        final MemorySegment local = table.asSlice(myRowOffset + rowOffset, length);
+        final long local = table.address() + myRowOffset + rowOffset;
         fabricLock.lock();
         try
         {
@@ -216,7 +223,7 @@ public final class RdmaTransport implements SstTransport
                 int tries = 0;
                 while (!endpoint.write(local, length, peerAddress[t], remote, peerKey[t], t))
                 {
-                    endpoint.progress(this::writeFailed); // the provider's queue is full: let it drain
+                    endpoint.progress(onWriteError); // the provider's queue is full: let it drain
                     if (++tries > 100)
                     {
                         Thread.yield();
@@ -240,17 +247,17 @@ public final class RdmaTransport implements SstTransport
     @Override
     public void flush()
     {
-        int n = 0;
         fabricLock.lock();
         try
         {
             final long deadline = System.nanoTime() + FLUSH_TIMEOUT_NANOS;
             int spins = 0;
+            int n = 0;
             // writes to a member that failed meanwhile may never complete: wait only for the live ones
             int waiting;
             while ((waiting = pendingToLiveTarget()) >= 0)
             {
-                endpoint.progress(this::writeFailed);
+                endpoint.progress(onWriteError);
                 if (pendingToLiveTarget() < 0)
                 {
                     break;
@@ -280,16 +287,15 @@ public final class RdmaTransport implements SstTransport
             if (n > 0)
             {
                 LONG.setRelease(controlTable, (long)myRank * CONTROL.rowSize() + RING, ++rings);
+                final int[] targets = ringArrays[n]; // shared scratch: used under the lock only
+                System.arraycopy(ringTargets, 0, targets, 0, n);
+                control.post((int)RING, 8, targets);
+                control.flush();
             }
         }
         finally
         {
             fabricLock.unlock();
-        }
-        if (n > 0)
-        {
-            control.post((int)RING, 8, java.util.Arrays.copyOf(ringTargets, n));
-            control.flush();
         }
     }
 
@@ -353,7 +359,7 @@ public final class RdmaTransport implements SstTransport
             try
             {
                 before = endpoint.outstanding();
-                endpoint.progress(this::writeFailed);
+                endpoint.progress(onWriteError);
             }
             catch (final TransportException ex)
             {
