@@ -50,6 +50,7 @@ public final class RdmaTransport implements SstTransport
     private static final long RING = CONTROL.column("ring").offset();
     private static final long NAME = CONTROL.column("name").offset();
     private static final long FLUSH_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final long POST_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final TransportContext context;
     private final int rows;
@@ -221,15 +222,25 @@ public final class RdmaTransport implements SstTransport
                 }
                 final long remote = (endpoint.virtAddr ? peerBase[t] : 0) + myRowOffset + rowOffset;
                 int tries = 0;
-                while (!endpoint.write(local, length, peerAddress[t], remote, peerKey[t], t))
+                long deadline = 0;
+                while (!frozen[t] && !endpoint.write(local, length, peerAddress[t], remote, peerKey[t], t))
                 {
                     endpoint.progress(onWriteError); // the provider's queue is full: let it drain
                     if (++tries > 100)
                     {
+                        // a peer that is gone never takes the write: a failure after a bound, never a hang
+                        deadline = deadline == 0 ? System.nanoTime() + POST_TIMEOUT_NANOS : deadline;
+                        if (System.nanoTime() > deadline)
+                        {
+                            frozen[t] = true;
+                            context.failures().onMemberFailure(t, "rdma writes to it could not be posted for " +
+                                TimeUnit.NANOSECONDS.toSeconds(POST_TIMEOUT_NANOS) + " s");
+                            break;
+                        }
                         Thread.yield();
                     }
                 }
-                written[t] = true;
+                written[t] = !frozen[t];
             }
         }
         catch (final TransportException ex)
