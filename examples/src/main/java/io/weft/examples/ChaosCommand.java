@@ -27,7 +27,6 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Randomized fault injection: member processes multicast while, at random moments, members are killed (-9), frozen
@@ -41,9 +40,6 @@ import java.util.regex.Pattern;
     "checks the virtual-synchrony invariants after every step; exits 0 only if they all hold.")
 final class ChaosCommand implements Callable<Integer>
 {
-    private static final Pattern VIEW = Pattern.compile("member (\\d+): VIEW (\\d+) members=\\[([^]]*)].* at=(\\d+)");
-    private static final Pattern SENT = Pattern.compile("member (\\d+): SENT-OK incarnation=(\\d+) count=(\\d+)");
-    private static final Pattern FINAL = Pattern.compile("FINAL delivered=(\\d+) hash=(\\S+)");
     private static final Duration SETTLE = Duration.ofSeconds(40);
 
     @Option(names = "--seed", description = "Seed of the fault schedule (default: random, printed for replay).")
@@ -215,9 +211,7 @@ final class ChaosCommand implements Callable<Integer>
         if (roll < 8)
         {
             final int id = ids.get(random.nextInt(ids.size()));
-            final Path tmp = work.resolve("cmd-" + id + ".tmp");
-            Files.writeString(tmp, "leave");
-            Files.move(tmp, work.resolve("cmd-" + id), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            VsMember.command(work, id, "leave");
             final Process p = processes.process(live.remove(id));
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0)
             {
@@ -298,7 +292,7 @@ final class ChaosCommand implements Callable<Integer>
         Matcher last = null;
         for (final String line : processes.lines(index))
         {
-            final Matcher m = VIEW.matcher(line);
+            final Matcher m = VsMember.VIEW_LINE.matcher(line);
             if (m.find())
             {
                 last = m;
@@ -331,9 +325,7 @@ final class ChaosCommand implements Callable<Integer>
     {
         for (final int id : live.keySet())
         {
-            final Path tmp = work.resolve("cmd-" + id + ".tmp");
-            Files.writeString(tmp, "end");
-            Files.move(tmp, work.resolve("cmd-" + id), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            VsMember.command(work, id, "end");
         }
         final Map<Integer, String> finals = new HashMap<>();
         final List<Long> survivorPids = new ArrayList<>();
@@ -348,7 +340,7 @@ final class ChaosCommand implements Callable<Integer>
             survivorPids.add(p.pid());
             for (final String line : processes.lines(m.getValue()))
             {
-                final Matcher f = FINAL.matcher(line);
+                final Matcher f = VsMember.FINAL_LINE.matcher(line);
                 if (f.find())
                 {
                     finals.put(m.getKey(), f.group(1) + " " + f.group(2));
@@ -364,7 +356,7 @@ final class ChaosCommand implements Callable<Integer>
         {
             for (final String line : processes.lines(i))
             {
-                final Matcher m = SENT.matcher(line);
+                final Matcher m = VsMember.SENT_LINE.matcher(line);
                 if (m.find())
                 {
                     sent.put(m.group(1) + "/" + m.group(2), Long.parseLong(m.group(3)));

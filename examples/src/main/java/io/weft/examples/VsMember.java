@@ -30,6 +30,14 @@ import java.util.concurrent.locks.LockSupport;
 final class VsMember
 {
     static final int EXIT_STOPPED = 3;
+    /** Lines this program prints that its drivers (tests, chaos) read. Groups: member, view id, members, time. */
+    static final java.util.regex.Pattern VIEW_LINE =
+        java.util.regex.Pattern.compile("member (\\d+): VIEW (\\d+) members=\\[([^]]*)].* at=(\\d+)");
+    /** Groups: member, incarnation, sends that returned success. */
+    static final java.util.regex.Pattern SENT_LINE =
+        java.util.regex.Pattern.compile("member (\\d+): SENT-OK incarnation=(\\d+) count=(\\d+)");
+    /** Groups: messages delivered, hash chain. */
+    static final java.util.regex.Pattern FINAL_LINE = java.util.regex.Pattern.compile("FINAL delivered=(\\d+) hash=(\\S+)");
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
@@ -133,6 +141,14 @@ final class VsMember
                 log.close();
             }
         }
+    }
+
+    /** Gives member {@code id} a command ({@code end} or {@code leave}); written whole, then renamed into place. */
+    static void command(final Path dir, final int id, final String command) throws IOException
+    {
+        final Path tmp = dir.resolve("cmd-" + id + ".tmp");
+        Files.writeString(tmp, command);
+        Files.move(tmp, dir.resolve("cmd-" + id), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 
     private void stopSending(final Thread sender) throws InterruptedException

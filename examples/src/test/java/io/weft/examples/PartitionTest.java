@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,7 +84,7 @@ class PartitionTest
                 Thread.sleep(1000);
                 for (int id = 0; id < 3; id++)
                 {
-                    Files.writeString(dir.resolve("cmd-" + id), "end");
+                    VsMember.command(dir, id, "end");
                 }
                 String state = null;
                 for (int id = 0; id < 3; id++)

@@ -36,8 +36,7 @@ class RdmaNamespaceTest
     {
         final String why = Namespaces.unavailable();
         Assumptions.assumeTrue(why == null, "skipped: " + why);
-        Assumptions.assumeTrue(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libfabric.so.1")) ||
-            Files.exists(Path.of("/usr/lib64/libfabric.so.1")), "skipped: libfabric1 is not installed");
+        Assumptions.assumeTrue(io.weft.sst.rdma.RdmaTransport.libfabricInstalled(), "skipped: libfabric1 is not installed");
         final String tag = "r" + Long.toString(ProcessHandle.current().pid() % 10_000, 36);
         try (Namespaces ns = new Namespaces(tag, (int)(ProcessHandle.current().pid() % 200) + 21))
         {

@@ -35,8 +35,7 @@ class VirtualSynchronyTest
     void crashOfOneMember(final TransportKind kind) throws Exception
     {
         org.junit.jupiter.api.Assumptions.assumeTrue(kind != TransportKind.RDMA ||
-            java.nio.file.Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libfabric.so.1")) ||
-            java.nio.file.Files.exists(Path.of("/usr/lib64/libfabric.so.1")), "skipped: libfabric1 is not installed");
+            io.weft.sst.rdma.RdmaTransport.libfabricInstalled(), "skipped: libfabric1 is not installed");
         crash(kind, List.of(3));
     }
 

@@ -10,7 +10,6 @@ import io.weft.sst.harness.Members;
 import io.weft.sst.harness.TestGroups;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +17,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,9 +25,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class VsRun implements AutoCloseable
 {
     static final String SECRET = "weft-test-secret-0123456789";
-    private static final Pattern VIEW = Pattern.compile("member (\\d+): VIEW (\\d+) members=(\\[[^]]*]).* at=(\\d+)");
-    private static final Pattern SENT = Pattern.compile("member (\\d+): SENT-OK incarnation=(\\d+) count=(\\d+)");
-    private static final Pattern FINAL = Pattern.compile("FINAL delivered=(\\d+) hash=(\\S+)");
 
     final WeftConfig config;
     final Path dir;
@@ -90,12 +85,12 @@ final class VsRun implements AutoCloseable
     {
         final MemberProcess p = live.get(id);
         p.awaitOutput("member " + id + ": VIEW " + view + " ", timeout);
-        final Matcher m = VIEW.matcher(p.output());
+        final Matcher m = VsMember.VIEW_LINE.matcher(p.output());
         while (m.find())
         {
             if (Long.parseLong(m.group(2)) == view)
             {
-                return Map.entry(Long.parseLong(m.group(4)), m.group(3));
+                return Map.entry(Long.parseLong(m.group(4)), "[" + m.group(3) + "]");
             }
         }
         throw new AssertionError("no VIEW " + view + " line:\n" + p.output());
@@ -104,9 +99,7 @@ final class VsRun implements AutoCloseable
     /** Tells a member to stop sending and then end (with everyone else told the same) or leave. */
     void command(final int id, final String command) throws IOException
     {
-        final Path tmp = dir.resolve("cmd-" + id + ".tmp");
-        Files.writeString(tmp, command);
-        Files.move(tmp, dir.resolve("cmd-" + id), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        VsMember.command(dir, id, command);
     }
 
     /** Waits for a member's exit with code 0 after a command; it no longer counts as live. */
@@ -136,7 +129,7 @@ final class VsRun implements AutoCloseable
         final Map<String, Long> sent = new HashMap<>();
         for (final MemberProcess p : ended)
         {
-            final Matcher s = SENT.matcher(p.output());
+            final Matcher s = VsMember.SENT_LINE.matcher(p.output());
             while (s.find())
             {
                 sent.put(s.group(1) + "/" + s.group(2), Long.parseLong(s.group(3)));
@@ -144,7 +137,7 @@ final class VsRun implements AutoCloseable
         }
         for (final String out : outputs)
         {
-            final Matcher f = FINAL.matcher(out);
+            final Matcher f = VsMember.FINAL_LINE.matcher(out);
             assertTrue(f.find(), out);
             final String mine = f.group(1) + " " + f.group(2);
             if (state == null)

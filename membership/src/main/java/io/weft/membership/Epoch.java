@@ -66,14 +66,13 @@ final class Epoch implements AutoCloseable
     private boolean closed;
 
     private Epoch(final View view, final WeftConfig config, final Smc.Layout layout, final Sst sst,
-        final PredicateThread predicates, final Smc smc, final FailureDetector detector)
+        final PredicateThread predicates, final Smc smc, final Consumer<String> onMinority, final Runnable onSuspect)
     {
         this.view = view;
         this.config = config;
         this.sst = sst;
         this.predicates = predicates;
         this.smc = smc;
-        this.detector = detector;
         final SstLayout l = layout.sst();
         heartbeat = l.column("heartbeat");
         leaving = l.column("leaving");
@@ -90,6 +89,8 @@ final class Epoch implements AutoCloseable
             trim.put(name, l.column(name + ".trim"));
             trimReady.put(name, l.column(name + ".trimReady"));
         }
+        this.detector = new FailureDetector(sst, heartbeat, suspected, this::departing, view.members(),
+            config.failure(), config.transport().connectTimeout(), onMinority, onSuspect);
     }
 
     /**
@@ -119,15 +120,7 @@ final class Epoch implements AutoCloseable
             final PredicateThread predicates = new PredicateThread("member-" + config.memberId() + "-v" + view.id(),
                 config.idle(), sst.doorbell(), registry);
             final Smc smc = Smc.start(config, layout, sst, predicates, registry);
-            final Column leaving = layout.sst().column("leaving");
-            final Column finished = layout.sst().column("finished");
-            final Column done = layout.sst().column("done");
-            // members that announced a leave, finished their run or completed the view change are not failures
-            final FailureDetector detector = new FailureDetector(sst, layout.sst().column("heartbeat"),
-                layout.sst().column("suspected"),
-                rank -> sst.bool(rank, leaving) || sst.bool(rank, finished) || sst.bool(rank, done),
-                view.members(), config.failure(), config.transport().connectTimeout(), onMinority, onSuspect);
-            final Epoch epoch = new Epoch(view, config, layout, sst, predicates, smc, detector);
+            final Epoch epoch = new Epoch(view, config, layout, sst, predicates, smc, onMinority, onSuspect);
             epoch.onClose = () -> meters.forEach(registry::remove);
             return epoch;
         }
@@ -217,6 +210,12 @@ final class Epoch implements AutoCloseable
     long count(final int rank, final Column column)
     {
         return Math.max(0, sst.counter(rank, column));
+    }
+
+    /** Announced a leave, finished its run or completed the view change: its going is not a failure. */
+    boolean departing(final int rank)
+    {
+        return sst.bool(rank, leaving) || sst.bool(rank, finished) || sst.bool(rank, done);
     }
 
     boolean suspects(final int rank)

@@ -92,6 +92,23 @@ final class FailureDetector implements AutoCloseable
         return suspectedByMe[rank];
     }
 
+    /** Suspected members that count against the majority: departing ones (leave, finish, done) do not. */
+    private synchronized int suspectedCount()
+    {
+        int c = 0;
+        for (int r = 0; r < suspectedByMe.length; r++)
+        {
+            c += suspectedByMe[r] && !departing.test(r) ? 1 : 0;
+        }
+        return c;
+    }
+
+    /** The majority rule now: at least half of the view is suspected (re-evaluated, as members may depart). */
+    boolean suspectsHalf()
+    {
+        return suspectedCount() * 2 >= sst.rows();
+    }
+
     boolean isMinority()
     {
         return minority;
@@ -182,13 +199,7 @@ final class FailureDetector implements AutoCloseable
                 return;
             }
             suspectedByMe[rank] = true;
-            // a member that announced a graceful leave does not count against the majority
-            int c = 0;
-            for (int r = 0; r < suspectedByMe.length; r++)
-            {
-                c += suspectedByMe[r] && !departing.test(r) ? 1 : 0;
-            }
-            count = c;
+            count = suspectedCount();
         }
         LOG.warn("suspecting member {}: {}", memberIds.get(rank), reason);
         sst.setBool(suspected, rank, true);

@@ -481,17 +481,12 @@ public final class Group implements AutoCloseable
         // told with member ids; not for members that finished, are leaving, or completed the view change
         failureListeners.forEach(l -> e.sst.addFailureListener((rank, reason) ->
         {
-            if (!closed && !finishing && !departing(e, rank))
+            if (!closed && !finishing && !e.departing(rank))
             {
                 l.onMemberFailure(e.idAt(rank), reason);
             }
         }));
         return e;
-    }
-
-    private static boolean departing(final Epoch e, final int rank)
-    {
-        return e.sst.bool(rank, e.leaving) || e.sst.bool(rank, e.finished) || e.sst.bool(rank, e.done);
     }
 
     private void onMinority(final Epoch e, final String message)

@@ -97,7 +97,7 @@ final class ViewChange
      */
     long[] step()
     {
-        if (e.detector.isMinority() || inMinority())
+        if (e.detector.isMinority() || e.detector.suspectsHalf())
         {
             return null; // the majority rule: a minority never proposes, commits or installs anything
         }
@@ -243,20 +243,6 @@ final class ViewChange
             }
         }
         commit(len);
-    }
-
-    /** At least half of the view is suspected (members announcing a leave or done do not count). */
-    private boolean inMinority()
-    {
-        int suspected = 0;
-        for (int r = 0; r < n; r++)
-        {
-            if (e.suspects(r) && !sst.bool(r, e.leaving) && !sst.bool(r, e.done) && !sst.bool(r, e.finished))
-            {
-                suspected++;
-            }
-        }
-        return suspected * 2 >= n;
     }
 
     private static int failedCount(final long[] changes, final int k)

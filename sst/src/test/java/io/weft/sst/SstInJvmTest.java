@@ -65,9 +65,7 @@ class SstInJvmTest
     static void assumeTransport(final TransportKind kind)
     {
         org.junit.jupiter.api.Assumptions.assumeTrue(kind != TransportKind.RDMA ||
-            java.nio.file.Files.exists(java.nio.file.Path.of("/usr/lib/x86_64-linux-gnu/libfabric.so.1")) ||
-            java.nio.file.Files.exists(java.nio.file.Path.of("/usr/lib64/libfabric.so.1")),
-            "skipped: libfabric1 is not installed");
+            io.weft.sst.rdma.RdmaTransport.libfabricInstalled(), "skipped: libfabric1 is not installed");
     }
 
     @ParameterizedTest

@@ -147,6 +147,20 @@ public final class RdmaTransport implements SstTransport
         return t;
     }
 
+    /** Whether libfabric can be loaded here (the rdma transport needs it). */
+    public static boolean libfabricInstalled()
+    {
+        try
+        {
+            Fabric.load();
+            return true;
+        }
+        catch (final TransportException ex)
+        {
+            return false;
+        }
+    }
+
     /** libfabric providers of this host that can carry the table (reliable-datagram RMA); throws if none. */
     public static java.util.List<String> providers()
     {

@@ -60,6 +60,20 @@ public final class Verbs
         }
     }
 
+    /** Whether libibverbs can be loaded here. */
+    public static boolean installed()
+    {
+        try
+        {
+            load();
+            return true;
+        }
+        catch (final TransportException ex)
+        {
+            return false;
+        }
+    }
+
     private static MemorySegment find(final SymbolLookup lib, final String name)
     {
         return lib.find(name).orElseThrow(() -> new TransportException(LIBRARY + " lacks " + name));

@@ -25,8 +25,7 @@ class RdmaErrorsTest
     @Test
     void anUnknownProviderIsRefusedClearly()
     {
-        Assumptions.assumeTrue(Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libfabric.so.1")) ||
-            Files.exists(Path.of("/usr/lib64/libfabric.so.1")), "skipped: libfabric1 is not installed");
+        Assumptions.assumeTrue(io.weft.sst.rdma.RdmaTransport.libfabricInstalled(), "skipped: libfabric1 is not installed");
         final WeftConfig base = TestGroups.config(TransportKind.RDMA, 1);
         final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
             .members(base.group().members()).transport(TransportKind.RDMA).rdma(new RdmaOptions("verbs;ofi_rxm"))
