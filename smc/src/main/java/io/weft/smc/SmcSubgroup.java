@@ -844,12 +844,6 @@ public final class SmcSubgroup
         return sst.counter(rank, layout.received, sender);
     }
 
-    /** The index of the last message this member sent, or -1 (counting nulls). */
-    public long lastIndexSent()
-    {
-        return nextIndex - 1;
-    }
-
     /** True when everything stable has been delivered here (unordered: always). */
     public boolean caughtUp()
     {

@@ -141,9 +141,10 @@ public final class RdmaTransport implements SstTransport
             throw ex;
         }
         t.progressThread.start();
-        LOG.info("rdma table of group {} open: member {} rank {}, provider {}, {} rows of {} bytes, {}",
+        LOG.info("rdma table of group {} open: member {} rank {}, provider {}, {} rows of {} bytes, {}, {} progress",
             context.config().group().name(), context.config().memberId(), t.myRank, t.endpoint.provider, t.rows,
-            t.rowSize, t.endpoint.virtAddr ? "virtual addresses" : "offsets");
+            t.rowSize, t.endpoint.virtAddr ? "virtual addresses" : "offsets",
+            t.endpoint.manualProgress ? "manual" : "auto");
         return t;
     }
 
