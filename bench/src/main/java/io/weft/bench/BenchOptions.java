@@ -1,5 +1,6 @@
 package io.weft.bench;
 
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Workload options shared by {@code bench} and {@code bench ablation}. */
@@ -8,9 +9,8 @@ final class BenchOptions
     @Option(names = "--transport", defaultValue = "shm", description = "shm, tcp or rdma (default ${DEFAULT-VALUE}).")
     String transport;
 
-    @Option(names = "--provider", defaultValue = "tcp;ofi_rxm",
-        description = "libfabric provider for --transport rdma (default ${DEFAULT-VALUE}).")
-    String provider = "tcp;ofi_rxm";
+    @Mixin
+    io.weft.examples.RdmaChoice rdma = new io.weft.examples.RdmaChoice();
 
     @Option(names = "--members", defaultValue = "3", description = "Member processes, 2..8 (default ${DEFAULT-VALUE}).")
     int members;

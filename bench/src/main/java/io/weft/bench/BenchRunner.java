@@ -100,7 +100,7 @@ final class BenchRunner
         final List<Integer> senderIds = IntStream.range(0, senders).boxed().toList();
         final WeftConfig config = WeftConfig.builder().memberId(0).groupName("bench-" + ProcessHandle.current().pid())
             .members(io.weft.examples.LocalGroups.loopbackMembers(o.members)).transport(TransportKind.parse("--transport", o.transport))
-            .rdma(new io.weft.config.RdmaOptions(o.provider))
+            .rdma(o.rdma.options())
             .subgroups(List.of(new SubgroupConfig("bench", List.of(), senderIds, o.window, o.size, DeliveryMode.ORDERED)))
             .smc(smc).build();
         final Path dir = Files.createTempDirectory("weft-bench");

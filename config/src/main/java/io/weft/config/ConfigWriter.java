@@ -42,7 +42,16 @@ public final class ConfigWriter
                   socket-buffer = %d
                   no-delay = %b
                 }
-                rdma.provider = "%s"
+                rdma {
+                  backend = %s
+                  provider = "%s"
+                  verbs {
+                    library = "%s"
+                    device = "%s"
+                    port = %d
+                    gid-index = %d
+                  }
+                }
               }
               idle {
                 strategy = %s
@@ -73,7 +82,9 @@ public final class ConfigWriter
             }
             """.formatted(c.memberId(), c.group().name(), members, c.transport().kind().configName(),
             c.transport().connectTimeout().toMillis(), c.transport().shm().directory(),
-            c.transport().tcp().sendBufferBytes(), c.transport().tcp().socketBufferBytes(), c.transport().tcp().noDelay(), c.transport().rdma().provider(),
+            c.transport().tcp().sendBufferBytes(), c.transport().tcp().socketBufferBytes(), c.transport().tcp().noDelay(),
+            c.transport().rdma().backend().configName(), c.transport().rdma().provider(), c.transport().rdma().verbs().library(),
+            c.transport().rdma().verbs().device(), c.transport().rdma().verbs().port(), c.transport().rdma().verbs().gidIndex(),
             c.idle().strategy().configName(), c.idle().maxSpins(), c.idle().maxYields(), c.idle().maxPark().toNanos() / 1000,
             c.failure().heartbeatInterval().toMillis(), c.failure().failureTimeout().toMillis(), subgroups,
             c.smc().sendBatching(), c.smc().receiveBatching(), c.smc().deliveryBatching(), c.smc().nullSends(),

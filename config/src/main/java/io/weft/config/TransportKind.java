@@ -11,7 +11,7 @@ public enum TransportKind
     SHM,
     /** One ordered TCP connection per member pair, pure Java NIO. */
     TCP,
-    /** One-sided RDMA writes through Panama FFM (libfabric or verbs); not built yet. */
+    /** One-sided RDMA writes through Panama FFM (libfabric or verbs). */
     RDMA;
 
     public String configName()

@@ -4,6 +4,7 @@ import io.weft.config.ConfigWriter;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -22,7 +23,7 @@ import java.util.concurrent.Callable;
 @Command(name = "sst-demo", description = "Run N member processes over the shared state table and check what they saw.")
 final class SstDemoCommand implements Callable<Integer>
 {
-    @Option(names = "--transport", defaultValue = "shm", description = "shm or tcp (default ${DEFAULT-VALUE}).")
+    @Option(names = "--transport", defaultValue = "shm", description = "shm, tcp or rdma (default ${DEFAULT-VALUE}).")
     String transport;
 
     @Option(names = "--members", defaultValue = "3", description = "Member processes, 2..16 (default ${DEFAULT-VALUE}).")
@@ -34,9 +35,8 @@ final class SstDemoCommand implements Callable<Integer>
     @Option(names = "--workload", defaultValue = "counter", description = "counter or guarded (default ${DEFAULT-VALUE}).")
     SstMember.Workload workload;
 
-    @Option(names = "--provider", defaultValue = "tcp;ofi_rxm",
-        description = "libfabric provider for --transport rdma (default ${DEFAULT-VALUE}; shm on one host).")
-    String provider;
+    @Mixin
+    RdmaChoice rdma = new RdmaChoice();
 
     @Option(names = "--timeout", defaultValue = "PT10M", description = "Give up after this ISO-8601 duration (default ${DEFAULT-VALUE}).")
     Duration timeout;
@@ -62,7 +62,7 @@ final class SstDemoCommand implements Callable<Integer>
     {
         final String group = "sst-demo-" + ProcessHandle.current().pid();
         final WeftConfig config = WeftConfig.builder().memberId(0).groupName(group).members(LocalGroups.loopbackMembers(members))
-            .transport(kind).rdma(new io.weft.config.RdmaOptions(provider)).build();
+            .transport(kind).rdma(rdma.options()).build();
         final Path dir = Files.createTempDirectory("weft-sst-demo");
         final Path file = Files.writeString(dir.resolve("group.conf"), ConfigWriter.render(config));
         System.out.printf("sst-demo: %d members on %s, workload %s to %d (config %s)%n", members, transport, workload,

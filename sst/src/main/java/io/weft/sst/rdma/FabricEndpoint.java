@@ -17,7 +17,7 @@ import static io.weft.sst.rdma.FabricAbi.*;
  * completed write is visible at the target). Both memory-registration styles work: mr_mode 0 (offsets, our key) and
  * VIRT_ADDR | PROV_KEY | LOCAL | ALLOCATED (hardware). Not thread-safe: {@link RdmaTransport} serialises calls.
  */
-final class FabricEndpoint implements AutoCloseable
+final class FabricEndpoint implements RdmaEndpoint
 {
     /** Operation contexts (32 bytes each, FI_CONTEXT mode) in flight at once at most. */
     static final int CONTEXTS = 4096;
@@ -41,6 +41,7 @@ final class FabricEndpoint implements AutoCloseable
     private final MemorySegment contexts;
     private final int[] contextTarget = new int[CONTEXTS];
     private final int[] perTarget = new int[io.weft.config.GroupConfig.MAX_MEMBERS];
+    private final long[] peers = new long[io.weft.config.GroupConfig.MAX_MEMBERS];
     private int nextContext;
     private int outstanding;
     private final MemorySegment cqEntries;
@@ -226,8 +227,9 @@ final class FabricEndpoint implements AutoCloseable
         }
     }
 
-    /** This endpoint's address, to be inserted into the peers' address vectors. */
-    byte[] name()
+    /** This endpoint's name, to be inserted into the peers' address vectors. */
+    @Override
+    public byte[] address()
     {
         try (Arena call = Arena.ofConfined())
         {
@@ -247,13 +249,21 @@ final class FabricEndpoint implements AutoCloseable
         }
     }
 
-    long key()
+    @Override
+    public long key()
     {
         return key;
     }
 
-    /** Inserts a peer's endpoint name; returns its fi_addr. */
-    long insert(final byte[] peerName)
+    @Override
+    public boolean virtualAddresses()
+    {
+        return virtAddr;
+    }
+
+    /** Inserts the peer's endpoint name into the address vector. */
+    @Override
+    public void connect(final int rank, final byte[] peerName)
     {
         try (Arena call = Arena.ofConfined())
         {
@@ -262,9 +272,10 @@ final class FabricEndpoint implements AutoCloseable
                 call.allocateFrom(ValueLayout.JAVA_BYTE, peerName), 1L, addr, 0L, MemorySegment.NULL);
             if (n != 1)
             {
-                throw new TransportException("fi_av_insert of a peer's endpoint failed: " + lib.error(n));
+                throw new TransportException("fi_av_insert of the endpoint of the member at rank " + rank +
+                    " failed: " + lib.error(n));
             }
-            return addr.get(ValueLayout.JAVA_LONG, 0);
+            peers[rank] = addr.get(ValueLayout.JAVA_LONG, 0);
         }
         catch (final TransportException ex)
         {
@@ -277,12 +288,13 @@ final class FabricEndpoint implements AutoCloseable
     }
 
     /**
-     * Posts one RMA write of {@code length} bytes at {@code localAddress} (inside the registered table) to {@code remoteAddress} (an offset, or a virtual
-     * address under FI_MR_VIRT_ADDR) at {@code peer}. Returns false when the provider has no room (-FI_EAGAIN) or
-     * every context is in use: progress, then retry.
+     * One fi_write; {@code remoteAddress} is an offset, or a virtual address under FI_MR_VIRT_ADDR. No room means
+     * -FI_EAGAIN from the provider or every operation context in use. Every write reports its completion
+     * (FI_DELIVERY_COMPLETE: visible at the target).
      */
-    boolean write(final long localAddress, final long length, final long peer, final long remoteAddress,
-        final long remoteKey, final int targetRank)
+    @Override
+    public boolean write(final long localAddress, final int length, final int targetRank, final long remoteAddress,
+        final long remoteKey)
     {
         if (outstanding == CONTEXTS)
         {
@@ -293,7 +305,7 @@ final class FabricEndpoint implements AutoCloseable
         final long rc;
         try
         {
-            rc = (long)write.invokeExact(ep, localAddress, length, desc, peer, remoteAddress, remoteKey, context);
+            rc = (long)write.invokeExact(ep, localAddress, (long)length, desc, peers[targetRank], remoteAddress, remoteKey, context);
         }
         catch (final Throwable t)
         {
@@ -314,13 +326,20 @@ final class FabricEndpoint implements AutoCloseable
         return true;
     }
 
-    int outstanding()
+    @Override
+    public void requestCompletion(final int rank)
+    {
+        // every write already reports its completion
+    }
+
+    @Override
+    public int outstanding()
     {
         return outstanding;
     }
 
-    /** Writes to {@code target} posted and not completed yet. */
-    int outstanding(final int target)
+    @Override
+    public int outstanding(final int target)
     {
         return target < perTarget.length ? perTarget[target] : 0;
     }
@@ -343,7 +362,8 @@ final class FabricEndpoint implements AutoCloseable
      * Drives progress (for manual-progress providers this is also what lets peers' writes land here) and reaps
      * completions; error completions name the target that failed.
      */
-    void progress(final IntConsumer failedTarget)
+    @Override
+    public void progress(final IntConsumer failedTarget)
     {
         try
         {
@@ -378,6 +398,13 @@ final class FabricEndpoint implements AutoCloseable
         {
             throw new TransportException("fi_cq_read failed: " + t, t);
         }
+    }
+
+    @Override
+    public String describe()
+    {
+        return "libfabric provider " + provider + ", " + (virtAddr ? "virtual addresses" : "offsets") + ", " +
+            (manualProgress ? "manual" : "auto") + " progress";
     }
 
     @Override

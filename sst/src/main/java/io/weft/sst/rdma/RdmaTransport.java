@@ -22,18 +22,22 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The table over one-sided RDMA writes through libfabric ({@link FabricEndpoint}). A push is an fi_write of the
- * range of my row into the same range of each target's registered table.
+ * The table over one-sided RDMA writes, through libfabric ({@link FabricEndpoint}) or libibverbs
+ * ({@link VerbsEndpoint}, one RC queue pair per peer): weft.transport.rdma.backend. A push is a write of the range of
+ * my row into the same range of each target's registered table.
  *
  * <ul>
  *     <li>Set-up and liveness go over a small tcp table on the member's sst-port (the control channel): after its
- *     handshake every member publishes its endpoint name, memory key and table base there; losing that connection
- *     is a member failure, like an error completion of a write to it.</li>
- *     <li>Ordering (payload before guard): the endpoint is opened with FI_ORDER_WAW, so writes from one member to one
- *     target land in the order they were posted; a provider without it is refused at set-up.</li>
- *     <li>Wake-up: writes complete with FI_DELIVERY_COMPLETE (visible at the target); {@link #flush()} waits for
- *     its writes to complete, then bumps a ring counter in the control table of each target it wrote to, which rings
- *     the target's doorbell. (With hardware, remote CQ data would do this without the control channel; not built.)</li>
+ *     handshake every member publishes its backend, address (libfabric endpoint name; verbs LID, GID and queue-pair
+ *     numbers), memory key and table base there; losing that connection is a member failure, like an error
+ *     completion of a write to it.</li>
+ *     <li>Ordering (payload before guard): libfabric endpoints are opened with FI_ORDER_WAW (a provider without it is
+ *     refused at set-up); an RC queue pair executes its writes in order. Either way writes from one member to one
+ *     target land in the order they were posted.</li>
+ *     <li>Wake-up: {@link #flush()} waits until its writes have completed (libfabric FI_DELIVERY_COMPLETE: visible
+ *     at the target; verbs: the completion of the last write to each target, acknowledged by the target's NIC), then
+ *     bumps a ring counter in the control table of each target it wrote to, which rings the target's doorbell. (With
+ *     hardware, remote CQ data or write-with-immediate would do this without the control channel; not built.)</li>
  *     <li>Progress: a progress thread reaps completions and, for MANUAL-progress providers such as tcp;ofi_rxm and
  *     shm, is what makes peers' writes land here; it backs off to parking when idle.</li>
  * </ul>
@@ -43,7 +47,7 @@ public final class RdmaTransport implements SstTransport
     private static final Logger LOG = LoggerFactory.getLogger(RdmaTransport.class);
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final SstLayout CONTROL = SstLayout.builder().counter("nameLength").counter("key").counter("base")
-        .counter("ring").bytes("name", 512).build();
+        .counter("ring").bytes("name", 1024).build();
     private static final long NAME_LENGTH = CONTROL.column("nameLength").offset();
     private static final long KEY = CONTROL.column("key").offset();
     private static final long BASE = CONTROL.column("base").offset();
@@ -59,10 +63,9 @@ public final class RdmaTransport implements SstTransport
     private final long myRowOffset;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment table;
-    private final FabricEndpoint endpoint;
+    private final RdmaEndpoint endpoint;
     private final TcpTransport control;
     private final MemorySegment controlTable;
-    private final long[] peerAddress;
     private final long[] peerKey;
     private final long[] peerBase;
     private final boolean[] frozen;
@@ -83,9 +86,9 @@ public final class RdmaTransport implements SstTransport
         this.myRank = context.myRank();
         this.rowSize = context.layout().rowSize();
         this.myRowOffset = myRank * rowSize;
-        this.table = arena.allocate(rows * rowSize, 4096);
+        // whole pages: what a NIC registers, and no other data shares the registered pages
+        this.table = arena.allocate((rows * rowSize + 4095) & ~4095L, 4096);
         Sst.initialize(table, context.layout(), rows);
-        this.peerAddress = new long[rows];
         this.peerKey = new long[rows];
         this.peerBase = new long[rows];
         this.frozen = new boolean[rows];
@@ -97,12 +100,16 @@ public final class RdmaTransport implements SstTransport
             ringArrays[n] = new int[n]; // one per count: a ring allocates nothing
         }
         final MemberAddress me = config.group().members().get(myRank);
-        final String provider = config.transport().rdma().provider();
+        final io.weft.config.RdmaOptions rdma = config.transport().rdma();
         try
         {
-            // software providers other than shm bind to the member's own address (loopback or a test namespace)
-            this.endpoint = new FabricEndpoint(provider, provider.startsWith("shm") ? null : me.host(), table,
-                0x5745_0000L + myRank);
+            this.endpoint = switch (rdma.backend())
+            {
+                // software providers other than shm bind to the member's own address (loopback or a test namespace)
+                case LIBFABRIC -> new FabricEndpoint(rdma.provider(), rdma.provider().startsWith("shm") ? null :
+                    me.host(), table, 0x5745_0000L + myRank);
+                case VERBS -> new VerbsEndpoint(rdma.verbs(), table, rows, myRank);
+            };
         }
         catch (final RuntimeException ex)
         {
@@ -141,10 +148,9 @@ public final class RdmaTransport implements SstTransport
             throw ex;
         }
         t.progressThread.start();
-        LOG.info("rdma table of group {} open: member {} rank {}, provider {}, {} rows of {} bytes, {}, {} progress",
-            context.config().group().name(), context.config().memberId(), t.myRank, t.endpoint.provider, t.rows,
-            t.rowSize, t.endpoint.virtAddr ? "virtual addresses" : "offsets",
-            t.endpoint.manualProgress ? "manual" : "auto");
+        LOG.info("rdma table of group {} open: member {} rank {}, {} rows of {} bytes, {}",
+            context.config().group().name(), context.config().memberId(), t.myRank, t.rows, t.rowSize,
+            t.endpoint.describe());
         return t;
     }
 
@@ -170,7 +176,15 @@ public final class RdmaTransport implements SstTransport
 
     private void exchange()
     {
-        final byte[] name = endpoint.name();
+        final byte[] address = endpoint.address();
+        final byte[] name = new byte[address.length + 1];
+        name[0] = (byte)context.config().transport().rdma().backend().ordinal(); // a mixed group is refused
+        System.arraycopy(address, 0, name, 1, address.length);
+        if (name.length > CONTROL.column("name").length())
+        {
+            throw new TransportException("the rdma address of this member is " + name.length + " bytes, more than the " +
+                "control table holds (" + CONTROL.column("name").length() + ")");
+        }
         final long row = (long)myRank * CONTROL.rowSize();
         MemorySegment.copy(name, 0, controlTable, ValueLayout.JAVA_BYTE, row + NAME, name.length);
         LONG.setRelease(controlTable, row + KEY, endpoint.key());
@@ -199,7 +213,14 @@ public final class RdmaTransport implements SstTransport
             }
             peerKey[r] = (long)LONG.getAcquire(controlTable, base + KEY);
             peerBase[r] = (long)LONG.getAcquire(controlTable, base + BASE);
-            peerAddress[r] = endpoint.insert(controlTable.asSlice(base + NAME, length).toArray(ValueLayout.JAVA_BYTE));
+            final byte[] peer = controlTable.asSlice(base + NAME, length).toArray(ValueLayout.JAVA_BYTE);
+            final io.weft.config.RdmaBackend mine = context.config().transport().rdma().backend();
+            if (peer[0] != mine.ordinal())
+            {
+                throw new TransportException("the member at rank " + r + " uses another rdma backend than this " +
+                    "member's " + mine.configName() + ": every member needs the same weft.transport.rdma.backend");
+            }
+            endpoint.connect(r, java.util.Arrays.copyOfRange(peer, 1, peer.length));
         }
     }
 
@@ -235,10 +256,10 @@ public final class RdmaTransport implements SstTransport
                 {
                     continue;
                 }
-                final long remote = (endpoint.virtAddr ? peerBase[t] : 0) + myRowOffset + rowOffset;
+                final long remote = (endpoint.virtualAddresses() ? peerBase[t] : 0) + myRowOffset + rowOffset;
                 int tries = 0;
                 long deadline = 0;
-                while (!frozen[t] && !endpoint.write(local, length, peerAddress[t], remote, peerKey[t], t))
+                while (!frozen[t] && !endpoint.write(local, length, t, remote, peerKey[t]))
                 {
                     endpoint.progress(onWriteError); // the provider's queue is full: let it drain
                     if (++tries > 100)
@@ -277,6 +298,13 @@ public final class RdmaTransport implements SstTransport
         try
         {
             final long deadline = System.nanoTime() + FLUSH_TIMEOUT_NANOS;
+            for (int t = 0; t < rows; t++)
+            {
+                if (written[t] && !frozen[t])
+                {
+                    endpoint.requestCompletion(t);
+                }
+            }
             int spins = 0;
             int n = 0;
             // writes to a member that failed meanwhile may never complete: wait only for the live ones

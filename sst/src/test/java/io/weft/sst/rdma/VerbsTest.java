@@ -63,7 +63,8 @@ class VerbsTest
             final SymbolLookup lib = SymbolLookup.libraryLookup(library, arena);
             final MemorySegment qp = pointer(lib, "double_qp");
             final MemorySegment cq = pointer(lib, "double_cq");
-            final Verbs.QueuePair pair = new Verbs.QueuePair(qp, cq);
+            final Verbs.SendQueue pair = new Verbs.SendQueue(qp);
+            final Verbs.CompletionQueue completions = new Verbs.CompletionQueue(cq);
 
             assertEquals(0, pair.write(41, 0x1000_0000L, 24, 0x77, 0x7f00_0000_1234L, 0x99, true, true));
             assertEquals(1, number(lib, "double_posts"));
@@ -85,10 +86,10 @@ class VerbsTest
 
             final long[] ids = new long[8];
             final int[] statuses = new int[8];
-            assertEquals(2, pair.poll(ids, statuses));
+            assertEquals(2, completions.poll(ids, statuses));
             assertArrayEquals(new long[] {41, 43}, java.util.Arrays.copyOf(ids, 2));
             assertArrayEquals(new int[] {(int)VerbsAbi.WC_SUCCESS, (int)VerbsAbi.WC_SUCCESS}, java.util.Arrays.copyOf(statuses, 2));
-            assertEquals(0, pair.poll(ids, statuses));
+            assertEquals(0, completions.poll(ids, statuses));
         }
     }
 

@@ -1,0 +1,49 @@
+package io.weft.sst.rdma;
+
+import java.util.function.IntConsumer;
+
+/**
+ * What {@link RdmaTransport} needs from a native RDMA interface to write its row into the peers' registered tables:
+ * libfabric ({@link FabricEndpoint}) or libibverbs ({@link VerbsEndpoint}). Writes from one member to one peer land in
+ * the order they were posted (a guard written after its payload is never seen first). Not thread-safe: the transport
+ * serialises every call.
+ */
+interface RdmaEndpoint extends AutoCloseable
+{
+    /** What a peer needs to reach this member; published on the control channel. */
+    byte[] address();
+
+    /** The key under which peers write into this member's table. */
+    long key();
+
+    /** Whether remote addresses are virtual addresses (the peer's table base plus offset) rather than offsets. */
+    boolean virtualAddresses();
+
+    /** Connects to the member at {@code rank}, given the address it published. */
+    void connect(int rank, byte[] peerAddress);
+
+    /**
+     * Posts a write of {@code length} bytes at {@code localAddress} (inside the registered table) to
+     * {@code remoteAddress} at the member at {@code rank}. Returns false when there is no room now: progress, then
+     * retry.
+     */
+    boolean write(long localAddress, int length, int rank, long remoteAddress, long remoteKey);
+
+    /** Makes sure the writes posted to {@code rank} so far will report their completion (selective signalling). */
+    void requestCompletion(int rank);
+
+    /** Writes posted and not known complete. */
+    int outstanding();
+
+    /** Writes posted to {@code rank} and not known complete. */
+    int outstanding(int rank);
+
+    /** Reaps completions (and, for manual-progress providers, lets peers' writes land); reports failed ranks. */
+    void progress(IntConsumer failedRank);
+
+    /** One line for the log: interface, device or provider, addressing, progress. */
+    String describe();
+
+    @Override
+    void close();
+}
