@@ -6,10 +6,10 @@ import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
 import io.weft.sst.harness.MemberProcess;
+import io.weft.sst.harness.NativeBuild;
 import io.weft.sst.harness.Members;
 import io.weft.sst.harness.TestGroups;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -24,33 +24,57 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The foundation's table tests and the multicast's total-order test over the rdma transport (libfabric through FFM,
- * one-sided fi_write between member processes) with the software providers tcp;ofi_rxm and shm. Skips with the
- * reason when libfabric is not installed.
+ * The foundation's table tests and the multicast's total-order test over the rdma transport between member processes:
+ * the libfabric backend (one-sided fi_write) with the software providers tcp;ofi_rxm and shm, and the verbs backend
+ * (RC queue pairs, RDMA WRITE) over the software verbs device of the test scope (src/test/c/verbs_device.c). Skips
+ * with the reason when libfabric, or the libibverbs headers for the device, are not installed.
  */
 @Timeout(300)
 class RdmaTransportTest
 {
+    private static final String VERBS = "verbs";
+
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void libfabricInstalled()
+    /** A libfabric provider, or "verbs" for the verbs backend over the software verbs device. */
+    static RdmaOptions rdma(final String choice) throws Exception
     {
+        if (VERBS.equals(choice))
+        {
+            return NativeBuild.verbsDeviceOptions();
+        }
         Assumptions.assumeTrue(io.weft.sst.rdma.RdmaTransport.libfabricInstalled(), "skipped: libfabric1 is not installed");
+        return new RdmaOptions(choice);
     }
 
-    static WeftConfig config(final String provider, final List<SubgroupConfig> subgroups)
+    static WeftConfig config(final String choice, final List<SubgroupConfig> subgroups) throws Exception
     {
         final WeftConfig base = TestGroups.config(TransportKind.RDMA, 3);
         return WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
-            .transport(TransportKind.RDMA).rdma(new RdmaOptions(provider)).connectTimeout(Duration.ofSeconds(30))
+            .transport(TransportKind.RDMA).rdma(rdma(choice)).connectTimeout(Duration.ofSeconds(30))
             .subgroups(subgroups).smc(SmcConfig.SPINDLE).build();
     }
 
-    private void sst(final String provider, final String workload, final long count) throws Exception
+    /** The verbs backend's work as the software device counted it: every write posted, few signalled, none failed. */
+    private static void assertVerbsWork(final String choice, final String out)
     {
-        final WeftConfig config = config(provider, List.of());
+        if (!VERBS.equals(choice))
+        {
+            return;
+        }
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+            "weft verbs device: posts=(\\d+) signalled=(\\d+) inline=(\\d+) zero-length=(\\d+) bytes=(\\d+) " +
+            "errors=(\\d+)").matcher(out);
+        assertTrue(m.find(), out);
+        final long posts = Long.parseLong(m.group(1));
+        assertTrue(posts > 0 && Long.parseLong(m.group(2)) < posts && Long.parseLong(m.group(3)) > 0, m.group());
+        assertEquals(0, Long.parseLong(m.group(6)), m.group());
+    }
+
+    private void sst(final String choice, final String workload, final long count) throws Exception
+    {
+        final WeftConfig config = config(choice, List.of());
         final Path file = TestGroups.write(config, dir);
         try (Members members = new Members(config))
         {
@@ -67,29 +91,30 @@ class RdmaTransportTest
                 assertEquals(0, code, m.name() + " exited " + code + ":\n" + out);
                 assertTrue(out.contains("RESULT ok") && out.contains("violations=0"), out);
                 assertTrue(out.contains("rdma table of group"), out);
+                assertVerbsWork(choice, out);
             }
         }
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp;ofi_rxm", "shm"})
-    void countersRiseMonotonicallyNeverTorn(final String provider) throws Exception
+    @ValueSource(strings = {"tcp;ofi_rxm", "shm", VERBS})
+    void countersRiseMonotonicallyNeverTorn(final String choice) throws Exception
     {
-        sst(provider, "counter", 20_000);
+        sst(choice, "counter", 20_000);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp;ofi_rxm", "shm"})
-    void aReaderThatSeesGuardGReadsPayloadG(final String provider) throws Exception
+    @ValueSource(strings = {"tcp;ofi_rxm", "shm", VERBS})
+    void aReaderThatSeesGuardGReadsPayloadG(final String choice) throws Exception
     {
-        sst(provider, "guarded", 10_000);
+        sst(choice, "guarded", 10_000);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp;ofi_rxm", "shm"})
-    void survivorsReportAKilledMember(final String provider) throws Exception
+    @ValueSource(strings = {"tcp;ofi_rxm", "shm", VERBS})
+    void survivorsReportAKilledMember(final String choice) throws Exception
     {
-        final WeftConfig config = config(provider, List.of());
+        final WeftConfig config = config(choice, List.of());
         final Path file = TestGroups.write(config, dir);
         final long count = 1_000_000;
         try (Members members = new Members(config))
@@ -110,10 +135,10 @@ class RdmaTransportTest
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp;ofi_rxm", "shm"})
-    void threeMembersDeliverOneTotalOrder(final String provider) throws Exception
+    @ValueSource(strings = {"tcp;ofi_rxm", "shm", VERBS})
+    void threeMembersDeliverOneTotalOrder(final String choice) throws Exception
     {
-        final WeftConfig config = config(provider, List.of(SubgroupConfig.allMembers("all", 100, 1024)));
+        final WeftConfig config = config(choice, List.of(SubgroupConfig.allMembers("all", 100, 1024)));
         final McRun run = McRun.run(config, dir, "--messages", "2000", "--size", "128");
         run.assertIdentical("all", List.of(0, 1, 2), 6000);
     }

@@ -40,6 +40,13 @@ class VirtualSynchronyTest
     }
 
     @Test
+    void crashOfOneMemberOverVerbs() throws Exception
+    {
+        crash(new VsRun(TransportKind.RDMA, io.weft.sst.harness.NativeBuild.verbsDeviceOptions(), 5, List.of(), dir),
+            List.of(3));
+    }
+
+    @Test
     void crashOfTheLeader() throws Exception
     {
         crash(TransportKind.TCP, List.of(0));
@@ -59,7 +66,18 @@ class VirtualSynchronyTest
 
     private void crash(final TransportKind kind, final List<Integer> victims) throws Exception
     {
-        try (VsRun run = new VsRun(kind, 5, List.of(), dir))
+        crash(new VsRun(kind, 5, List.of(), dir), victims);
+    }
+
+    private static String transport(final io.weft.config.WeftConfig config)
+    {
+        final TransportKind kind = config.transport().kind();
+        return kind == TransportKind.RDMA ? "rdma/" + config.transport().rdma().backend().configName() : kind.configName();
+    }
+
+    private void crash(final VsRun vsRun, final List<Integer> victims) throws Exception
+    {
+        try (VsRun run = vsRun)
         {
             for (int id = 0; id < 5; id++)
             {
@@ -81,8 +99,8 @@ class VirtualSynchronyTest
             {
                 final Map.Entry<Long, String> view = run.awaitView(s, 1, Duration.ofSeconds(30));
                 final long took = view.getKey() - killedAt;
-                System.out.printf("%s kill %s -> member %d installed view 1 %s after %d ms%n", kind, victims, s,
-                    view.getValue(), took);
+                System.out.printf("%s kill %s -> member %d installed view 1 %s after %d ms%n", transport(run.config),
+                    victims, s, view.getValue(), took);
                 assertEquals(survivors.toString(), view.getValue(), "members of view 1");
                 assertTrue(took <= NEW_VIEW_BOUND.toMillis(), "view 1 took " + took + " ms at member " + s);
             }

@@ -36,9 +36,15 @@ final class VsRun implements AutoCloseable
 
     VsRun(final TransportKind kind, final int addressBook, final List<Integer> initialView, final Path dir)
     {
+        this(kind, TestGroups.config(kind, addressBook).transport().rdma(), addressBook, initialView, dir);
+    }
+
+    VsRun(final TransportKind kind, final io.weft.config.RdmaOptions rdma, final int addressBook,
+        final List<Integer> initialView, final Path dir)
+    {
         final WeftConfig base = TestGroups.config(kind, addressBook);
         this.config = WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
-            .transport(kind).connectTimeout(Duration.ofSeconds(30))
+            .transport(kind).rdma(rdma).connectTimeout(Duration.ofSeconds(30))
             .subgroups(List.of(SubgroupConfig.allMembers("all", 100, 64)))
             .membership(new MembershipConfig(initialView, SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(60)))
             .build();

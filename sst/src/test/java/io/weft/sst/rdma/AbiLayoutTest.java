@@ -1,5 +1,6 @@
 package io.weft.sst.rdma;
 
+import io.weft.sst.harness.NativeBuild;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -13,7 +14,6 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -68,29 +68,10 @@ class AbiLayoutTest
     static String compileAndRun(final Path dir, final Path source, final List<String> flags) throws Exception
     {
         final Path binary = dir.resolve(source.getFileName().toString().replace(".c", ""));
-        gcc(source, binary, flags);
+        NativeBuild.gcc(source, binary, flags);
         final Process run = new ProcessBuilder(binary.toString()).redirectErrorStream(true).start();
         final String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, run.waitFor(), out);
         return out;
-    }
-
-    static void gcc(final Path source, final Path output, final List<String> flags) throws Exception
-    {
-        final List<String> command = new java.util.ArrayList<>(List.of("gcc"));
-        command.addAll(flags);
-        command.addAll(List.of("-o", output.toString(), source.toAbsolutePath().toString()));
-        final Process cc;
-        try
-        {
-            cc = new ProcessBuilder(command).redirectErrorStream(true).start();
-        }
-        catch (final java.io.IOException ex)
-        {
-            Assumptions.abort("skipped: no C compiler (gcc): " + ex.getMessage());
-            return;
-        }
-        final String out = new String(cc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(cc.waitFor(60, TimeUnit.SECONDS) && cc.exitValue() == 0, "gcc failed:\n" + out);
     }
 }

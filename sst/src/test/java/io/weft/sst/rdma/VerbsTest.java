@@ -57,7 +57,7 @@ class VerbsTest
         Assumptions.assumeTrue(Files.exists(Path.of("/usr/include/infiniband/verbs.h")),
             "skipped: libibverbs-dev headers missing");
         final Path library = dir.resolve("libverbsdouble.so");
-        AbiLayoutTest.gcc(Path.of("src/test/c/verbs_double.c"), library, List.of("-shared", "-fPIC"));
+        io.weft.sst.harness.NativeBuild.gcc(Path.of("src/test/c/verbs_double.c"), library, List.of("-shared", "-fPIC"));
         try (Arena arena = Arena.ofShared())
         {
             final SymbolLookup lib = SymbolLookup.libraryLookup(library, arena);
@@ -84,11 +84,17 @@ class VerbsTest
             assertEquals(0, number(lib, "double_send_flags"));
             assertEquals(0, pair.write(43, 0x3000_0000L, 8, 0x78, 0x7f00_0000_3000L, 0x9a, true, false));
 
+            // the completion request at flush: a zero-length write carries no scatter-gather entry
+            assertEquals(0, pair.write(44, 0, 0, 0x78, 0, 0, true, false));
+            assertEquals(0, number(lib, "double_num_sge"));
+            assertEquals(VerbsAbi.SEND_SIGNALED, number(lib, "double_send_flags"));
+
             final long[] ids = new long[8];
             final int[] statuses = new int[8];
-            assertEquals(2, completions.poll(ids, statuses));
-            assertArrayEquals(new long[] {41, 43}, java.util.Arrays.copyOf(ids, 2));
-            assertArrayEquals(new int[] {(int)VerbsAbi.WC_SUCCESS, (int)VerbsAbi.WC_SUCCESS}, java.util.Arrays.copyOf(statuses, 2));
+            assertEquals(3, completions.poll(ids, statuses));
+            assertArrayEquals(new long[] {41, 43, 44}, java.util.Arrays.copyOf(ids, 3));
+            assertArrayEquals(new int[] {(int)VerbsAbi.WC_SUCCESS, (int)VerbsAbi.WC_SUCCESS, (int)VerbsAbi.WC_SUCCESS},
+                java.util.Arrays.copyOf(statuses, 3));
             assertEquals(0, completions.poll(ids, statuses));
         }
     }

@@ -1,0 +1,166 @@
+package io.weft.sst.rdma;
+
+import io.weft.config.VerbsOptions;
+import io.weft.sst.TransportException;
+import io.weft.sst.harness.NativeBuild;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The verbs backend's queue-pair life cycle, selective signalling and failure reporting, run against the software
+ * verbs device (src/test/c/verbs_device.c), which checks state transitions, queue-pair wiring, keys and bounds as a NIC
+ * does. Two endpoints in one process; the multi-process runs are in the examples module (RdmaTransportTest).
+ */
+@Timeout(60)
+class VerbsEndpointTest
+{
+    private static final long TABLE = 8192;
+    private VerbsOptions options;
+
+    @BeforeEach
+    void device() throws Exception
+    {
+        options = new VerbsOptions(NativeBuild.verbsDevice().toString(), "", 1, 0);
+    }
+
+    @Test
+    void writesLandInThePeersTableAndOneCompletionRetiresTheUnsignalledOnes()
+    {
+        try (Arena arena = Arena.ofShared())
+        {
+            final MemorySegment t0 = arena.allocate(TABLE, 4096);
+            final MemorySegment t1 = arena.allocate(TABLE, 4096);
+            try (VerbsEndpoint e0 = new VerbsEndpoint(options, t0, 2, 0);
+                 VerbsEndpoint e1 = new VerbsEndpoint(options, t1, 2, 1))
+            {
+                e0.connect(1, e1.address());
+                e1.connect(0, e0.address());
+                final int writes = VerbsEndpoint.SIGNAL_INTERVAL * 3 + 5;
+                for (int i = 0; i < writes; i++)
+                {
+                    t0.set(ValueLayout.JAVA_LONG, i * 8L, 1000L + i);
+                    assertTrue(e0.write(t0.address() + i * 8L, 8, 1, t1.address() + i * 8L, e1.key()));
+                }
+                assertEquals(writes, e0.outstanding(1));
+                progressUntil(e0, () -> e0.outstanding(1) == 5, "the signalled writes retire the ones before them");
+                e0.requestCompletion(1); // the tail was unsignalled: a zero-length signalled write covers it
+                progressUntil(e0, () -> e0.outstanding(1) == 0, "the completion request retires the rest");
+                for (int i = 0; i < writes; i++)
+                {
+                    assertEquals(1000L + i, t1.get(ValueLayout.JAVA_LONG, i * 8L), "word " + i);
+                }
+                assertEquals(0, e0.outstanding());
+                // a large write is not inline and still lands whole
+                final long big = 4096;
+                for (long off = 0; off < big; off += 8)
+                {
+                    t0.set(ValueLayout.JAVA_LONG, off, ~off);
+                }
+                assertTrue(e0.write(t0.address(), (int)big, 1, t1.address() + 4096, e1.key()));
+                e0.requestCompletion(1);
+                progressUntil(e0, () -> e0.outstanding(1) == 0, "the large write completes");
+                assertEquals(-1, MemorySegment.mismatch(t0, 0, big, t1, 4096, 4096 + big));
+            }
+        }
+    }
+
+    @Test
+    void aPeerThatIsGoneIsReportedOnce()
+    {
+        try (Arena arena = Arena.ofShared())
+        {
+            final MemorySegment t0 = arena.allocate(TABLE, 4096);
+            final MemorySegment t1 = arena.allocate(TABLE, 4096);
+            try (VerbsEndpoint e0 = new VerbsEndpoint(options, t0, 2, 0))
+            {
+                final long key;
+                try (VerbsEndpoint e1 = new VerbsEndpoint(options, t1, 2, 1))
+                {
+                    e0.connect(1, e1.address());
+                    e1.connect(0, e0.address());
+                    key = e1.key();
+                }
+                // its queue pair is destroyed: the device exhausts its retries, the write completes in error
+                assertTrue(e0.write(t0.address(), 8, 1, t1.address(), key));
+                final List<Integer> failed = new ArrayList<>();
+                e0.progress(failed::add);
+                e0.progress(failed::add);
+                assertEquals(List.of(1), failed);
+                assertEquals(0, e0.outstanding(1));
+                assertTrue(e0.write(t0.address(), 8, 1, t1.address(), key), "a write to a failed peer is dropped");
+                e0.progress(failed::add);
+                assertEquals(List.of(1), failed);
+            }
+        }
+    }
+
+    @Test
+    void aWriteOutsideThePeersRegionFailsThePeer()
+    {
+        try (Arena arena = Arena.ofShared())
+        {
+            final MemorySegment t0 = arena.allocate(TABLE, 4096);
+            final MemorySegment t1 = arena.allocate(TABLE, 4096);
+            try (VerbsEndpoint e0 = new VerbsEndpoint(options, t0, 2, 0);
+                 VerbsEndpoint e1 = new VerbsEndpoint(options, t1, 2, 1))
+            {
+                e0.connect(1, e1.address());
+                e1.connect(0, e0.address());
+                assertTrue(e0.write(t0.address(), 64, 1, t1.address() + TABLE - 8, e1.key()));
+                final List<Integer> failed = new ArrayList<>();
+                e0.progress(failed::add);
+                assertEquals(List.of(1), failed, "a remote access error fails the peer");
+            }
+        }
+    }
+
+    @Test
+    void setUpErrorsSayWhatWasWrong()
+    {
+        try (Arena arena = Arena.ofShared())
+        {
+            final MemorySegment t0 = arena.allocate(TABLE, 4096);
+            final TransportException noDevice = assertThrows(TransportException.class, () -> new VerbsEndpoint(
+                new VerbsOptions(options.library(), "mlx5_9", 1, 0), t0, 2, 0));
+            assertTrue(noDevice.getMessage().contains("no RDMA device named mlx5_9") &&
+                noDevice.getMessage().contains("weftsoft0"), noDevice.getMessage());
+            final TransportException badPort = assertThrows(TransportException.class, () -> new VerbsEndpoint(
+                new VerbsOptions(options.library(), "", 2, 0), t0, 2, 0));
+            assertTrue(badPort.getMessage().contains("ibv_query_port(2)"), badPort.getMessage());
+            final TransportException noLibrary = assertThrows(TransportException.class, () -> new VerbsEndpoint(
+                new VerbsOptions("/nonexistent/libibverbs.so.1", "", 1, 0), t0, 2, 0));
+            assertTrue(noLibrary.getMessage().contains("/nonexistent/libibverbs.so.1") &&
+                noLibrary.getMessage().contains("weft.transport.rdma.verbs.library"), noLibrary.getMessage());
+            try (VerbsEndpoint e0 = new VerbsEndpoint(options, t0, 2, 0))
+            {
+                final TransportException badAddress = assertThrows(TransportException.class,
+                    () -> e0.connect(1, new byte[] {1, 2, 3}));
+                assertTrue(badAddress.getMessage().contains("rank 1") &&
+                    badAddress.getMessage().contains("3 bytes"), badAddress.getMessage());
+            }
+        }
+    }
+
+    private static void progressUntil(final VerbsEndpoint e, final java.util.function.BooleanSupplier done,
+        final String what)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!done.getAsBoolean())
+        {
+            assertTrue(System.nanoTime() < deadline, "timed out: " + what);
+            e.progress(rank -> { throw new AssertionError("rank " + rank + " reported failed"); });
+        }
+    }
+}
