@@ -46,7 +46,8 @@ class ConfigLoaderTest
             .transport(TransportKind.TCP).connectTimeout(Duration.ofMillis(1500))
             .subgroups(java.util.List.of(SubgroupConfig.allMembers("all", 50, 128),
                 new SubgroupConfig("pair", java.util.List.of(1, 2), java.util.List.of(2), 8, 10240, DeliveryMode.UNORDERED)))
-            .smc(new SmcConfig(true, false, true, false, true)).build();
+            .smc(new SmcConfig(true, false, true, false, true))
+            .rdma(RdmaOptions.verbs(new VerbsOptions("/opt/rdma-core/lib/libibverbs.so.1", "mlx5_1", 2, 3))).build();
         final Path file = Files.writeString(dir.resolve("c.conf"), ConfigWriter.render(c));
         assertEquals(c, ConfigLoader.load(file));
     }
@@ -111,6 +112,26 @@ class ConfigLoaderTest
         final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
         assertEquals("weft.transport.kind", ex.key());
         assertTrue(ex.getMessage().contains("shm, tcp, rdma"), ex.getMessage());
+    }
+
+    @Test
+    void rdmaBackendAndVerbsOptionsAreCheckedByName() throws IOException
+    {
+        final WeftConfigException backend = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(
+            write("weft { member.id = 0, group.members = " + oneMember() + ", transport.rdma.backend = psm }")));
+        assertEquals("weft.transport.rdma.backend", backend.key());
+        assertTrue(backend.getMessage().contains("libfabric, verbs"), backend.getMessage());
+        final WeftConfigException port = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(
+            write("weft { member.id = 0, group.members = " + oneMember() + ", transport.rdma.verbs.port = 0 }")));
+        assertEquals("weft.transport.rdma.verbs.port", port.key());
+        assertTrue(port.getMessage().contains("1 .. 255"), port.getMessage());
+        final WeftConfigException device = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(
+            write("weft { member.id = 0, group.members = " + oneMember() + ", transport.rdma.verbs.device = \"a b\" }")));
+        assertEquals("weft.transport.rdma.verbs.device", device.key());
+        final WeftConfig ok = ConfigLoader.load(write("weft { member.id = 0, group.members = " + oneMember() +
+            ", transport.rdma { backend = verbs, verbs { device = mlx5_0, port = 2, gid-index = 3 } } }"));
+        assertEquals(new RdmaOptions(RdmaBackend.VERBS, "tcp;ofi_rxm", new VerbsOptions("libibverbs.so.1", "mlx5_0", 2, 3)),
+            ok.transport().rdma());
     }
 
     @Test
