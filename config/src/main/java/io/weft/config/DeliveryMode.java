@@ -1,7 +1,5 @@
 package io.weft.config;
 
-import java.util.Locale;
-
 /** How a subgroup delivers. */
 public enum DeliveryMode
 {
@@ -12,18 +10,11 @@ public enum DeliveryMode
 
     public String configName()
     {
-        return name().toLowerCase(Locale.ROOT);
+        return ConfigNames.of(this);
     }
 
     public static DeliveryMode parse(final String key, final String value)
     {
-        for (final DeliveryMode mode : values())
-        {
-            if (mode.configName().equals(value))
-            {
-                return mode;
-            }
-        }
-        throw new WeftConfigException(key, value, "must be one of ordered, unordered");
+        return ConfigNames.parse(values(), key, value);
     }
 }

@@ -1,9 +1,5 @@
 package io.weft.config;
 
-import java.util.Arrays;
-import java.util.Locale;
-import java.util.stream.Collectors;
-
 /** How the predicate thread waits when a pass over its predicates found no work. */
 public enum IdleStrategyKind
 {
@@ -16,19 +12,11 @@ public enum IdleStrategyKind
 
     public String configName()
     {
-        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        return ConfigNames.of(this);
     }
 
     public static IdleStrategyKind parse(final String key, final String value)
     {
-        for (final IdleStrategyKind kind : values())
-        {
-            if (kind.configName().equals(value))
-            {
-                return kind;
-            }
-        }
-        throw new WeftConfigException(key, value, "must be one of " +
-            Arrays.stream(values()).map(IdleStrategyKind::configName).collect(Collectors.joining(", ")));
+        return ConfigNames.parse(values(), key, value);
     }
 }

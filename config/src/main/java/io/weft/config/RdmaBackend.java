@@ -1,9 +1,5 @@
 package io.weft.config;
 
-import java.util.Arrays;
-import java.util.Locale;
-import java.util.stream.Collectors;
-
 /** The native interface under the rdma transport. */
 public enum RdmaBackend
 {
@@ -14,19 +10,11 @@ public enum RdmaBackend
 
     public String configName()
     {
-        return name().toLowerCase(Locale.ROOT);
+        return ConfigNames.of(this);
     }
 
     public static RdmaBackend parse(final String key, final String value)
     {
-        for (final RdmaBackend backend : values())
-        {
-            if (backend.configName().equals(value))
-            {
-                return backend;
-            }
-        }
-        throw new WeftConfigException(key, value, "must be one of " +
-            Arrays.stream(values()).map(RdmaBackend::configName).collect(Collectors.joining(", ")));
+        return ConfigNames.parse(values(), key, value);
     }
 }

@@ -1,9 +1,5 @@
 package io.weft.config;
 
-import java.util.Arrays;
-import java.util.Locale;
-import java.util.stream.Collectors;
-
 /** The substrate under the shared state table. */
 public enum TransportKind
 {
@@ -16,23 +12,16 @@ public enum TransportKind
 
     public String configName()
     {
-        return name().toLowerCase(Locale.ROOT);
+        return ConfigNames.of(this);
     }
 
     public static TransportKind parse(final String key, final String value)
     {
-        for (final TransportKind kind : values())
-        {
-            if (kind.configName().equals(value))
-            {
-                return kind;
-            }
-        }
-        throw new WeftConfigException(key, value, "must be one of " + allowed());
+        return ConfigNames.parse(values(), key, value);
     }
 
     static String allowed()
     {
-        return Arrays.stream(values()).map(TransportKind::configName).collect(Collectors.joining(", "));
+        return ConfigNames.allowed(values());
     }
 }

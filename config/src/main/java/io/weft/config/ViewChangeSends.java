@@ -1,7 +1,5 @@
 package io.weft.config;
 
-import java.util.Locale;
-
 /** What a send issued while the view changes does; it never vanishes either way. */
 public enum ViewChangeSends
 {
@@ -12,18 +10,11 @@ public enum ViewChangeSends
 
     public String configName()
     {
-        return name().toLowerCase(Locale.ROOT);
+        return ConfigNames.of(this);
     }
 
     public static ViewChangeSends parse(final String key, final String value)
     {
-        for (final ViewChangeSends v : values())
-        {
-            if (v.configName().equals(value))
-            {
-                return v;
-            }
-        }
-        throw new WeftConfigException(key, value, "must be wait or fail");
+        return ConfigNames.parse(values(), key, value);
     }
 }

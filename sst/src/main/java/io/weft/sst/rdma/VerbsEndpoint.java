@@ -67,6 +67,7 @@ final class VerbsEndpoint implements RdmaEndpoint
     private final byte[] gid = new byte[(int)GID_SIZE];
     private String device = "";
     private int outstanding;
+    private boolean closed;
 
     VerbsEndpoint(final VerbsOptions options, final MemorySegment table, final int rows, final int myRank)
     {
@@ -439,6 +440,11 @@ final class VerbsEndpoint implements RdmaEndpoint
     @Override
     public void close()
     {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
         try
         {
             for (int r = 0; r < rows; r++)

@@ -35,94 +35,101 @@ class VerbsEndpointTest
         options = new VerbsOptions(NativeBuild.verbsDevice().toString(), "", 1, 0);
     }
 
+    /** Two members' tables and endpoints, connected to each other. */
+    private record Pair(Arena arena, MemorySegment t0, MemorySegment t1, VerbsEndpoint e0, VerbsEndpoint e1)
+        implements AutoCloseable
+    {
+        static Pair connected(final VerbsOptions options)
+        {
+            final Arena arena = Arena.ofShared();
+            final MemorySegment t0 = arena.allocate(TABLE, 4096);
+            final MemorySegment t1 = arena.allocate(TABLE, 4096);
+            final VerbsEndpoint e0 = new VerbsEndpoint(options, t0, 2, 0);
+            final VerbsEndpoint e1 = new VerbsEndpoint(options, t1, 2, 1);
+            e0.connect(1, e1.address());
+            e1.connect(0, e0.address());
+            return new Pair(arena, t0, t1, e0, e1);
+        }
+
+        @Override
+        public void close()
+        {
+            e0.close();
+            e1.close(); // closing twice is harmless
+            arena.close();
+        }
+    }
+
     @Test
     void writesLandInThePeersTableAndOneCompletionRetiresTheUnsignalledOnes()
     {
-        try (Arena arena = Arena.ofShared())
+        try (Pair p = Pair.connected(options))
         {
-            final MemorySegment t0 = arena.allocate(TABLE, 4096);
-            final MemorySegment t1 = arena.allocate(TABLE, 4096);
-            try (VerbsEndpoint e0 = new VerbsEndpoint(options, t0, 2, 0);
-                 VerbsEndpoint e1 = new VerbsEndpoint(options, t1, 2, 1))
+            final MemorySegment t0 = p.t0();
+            final MemorySegment t1 = p.t1();
+            final VerbsEndpoint e0 = p.e0();
+            final VerbsEndpoint e1 = p.e1();
+            final int writes = VerbsEndpoint.SIGNAL_INTERVAL * 3 + 5;
+            for (int i = 0; i < writes; i++)
             {
-                e0.connect(1, e1.address());
-                e1.connect(0, e0.address());
-                final int writes = VerbsEndpoint.SIGNAL_INTERVAL * 3 + 5;
-                for (int i = 0; i < writes; i++)
-                {
-                    t0.set(ValueLayout.JAVA_LONG, i * 8L, 1000L + i);
-                    assertTrue(e0.write(t0.address() + i * 8L, 8, 1, t1.address() + i * 8L, e1.key()));
-                }
-                assertEquals(writes, e0.outstanding(1));
-                progressUntil(e0, () -> e0.outstanding(1) == 5, "the signalled writes retire the ones before them");
-                e0.requestCompletion(1); // the tail was unsignalled: a zero-length signalled write covers it
-                progressUntil(e0, () -> e0.outstanding(1) == 0, "the completion request retires the rest");
-                for (int i = 0; i < writes; i++)
-                {
-                    assertEquals(1000L + i, t1.get(ValueLayout.JAVA_LONG, i * 8L), "word " + i);
-                }
-                assertEquals(0, e0.outstanding());
-                // a large write is not inline and still lands whole
-                final long big = 4096;
-                for (long off = 0; off < big; off += 8)
-                {
-                    t0.set(ValueLayout.JAVA_LONG, off, ~off);
-                }
-                assertTrue(e0.write(t0.address(), (int)big, 1, t1.address() + 4096, e1.key()));
-                e0.requestCompletion(1);
-                progressUntil(e0, () -> e0.outstanding(1) == 0, "the large write completes");
-                assertEquals(-1, MemorySegment.mismatch(t0, 0, big, t1, 4096, 4096 + big));
+                t0.set(ValueLayout.JAVA_LONG, i * 8L, 1000L + i);
+                assertTrue(e0.write(t0.address() + i * 8L, 8, 1, t1.address() + i * 8L, e1.key()));
             }
+            assertEquals(writes, e0.outstanding(1));
+            progressUntil(e0, () -> e0.outstanding(1) == 5, "the signalled writes retire the ones before them");
+            e0.requestCompletion(1); // the tail was unsignalled: a zero-length signalled write covers it
+            progressUntil(e0, () -> e0.outstanding(1) == 0, "the completion request retires the rest");
+            for (int i = 0; i < writes; i++)
+            {
+                assertEquals(1000L + i, t1.get(ValueLayout.JAVA_LONG, i * 8L), "word " + i);
+            }
+            assertEquals(0, e0.outstanding());
+            // a large write is not inline and still lands whole
+            final long big = 4096;
+            for (long off = 0; off < big; off += 8)
+            {
+                t0.set(ValueLayout.JAVA_LONG, off, ~off);
+            }
+            assertTrue(e0.write(t0.address(), (int)big, 1, t1.address() + 4096, e1.key()));
+            e0.requestCompletion(1);
+            progressUntil(e0, () -> e0.outstanding(1) == 0, "the large write completes");
+            assertEquals(-1, MemorySegment.mismatch(t0, 0, big, t1, 4096, 4096 + big));
         }
     }
 
     @Test
     void aPeerThatIsGoneIsReportedOnce()
     {
-        try (Arena arena = Arena.ofShared())
+        try (Pair p = Pair.connected(options))
         {
-            final MemorySegment t0 = arena.allocate(TABLE, 4096);
-            final MemorySegment t1 = arena.allocate(TABLE, 4096);
-            try (VerbsEndpoint e0 = new VerbsEndpoint(options, t0, 2, 0))
-            {
-                final long key;
-                try (VerbsEndpoint e1 = new VerbsEndpoint(options, t1, 2, 1))
-                {
-                    e0.connect(1, e1.address());
-                    e1.connect(0, e0.address());
-                    key = e1.key();
-                }
-                // its queue pair is destroyed: the device exhausts its retries, the write completes in error
-                assertTrue(e0.write(t0.address(), 8, 1, t1.address(), key));
-                final List<Integer> failed = new ArrayList<>();
-                e0.progress(failed::add);
-                e0.progress(failed::add);
-                assertEquals(List.of(1), failed);
-                assertEquals(0, e0.outstanding(1));
-                assertTrue(e0.write(t0.address(), 8, 1, t1.address(), key), "a write to a failed peer is dropped");
-                e0.progress(failed::add);
-                assertEquals(List.of(1), failed);
-            }
+            final MemorySegment t0 = p.t0();
+            final MemorySegment t1 = p.t1();
+            final VerbsEndpoint e0 = p.e0();
+            final long key = p.e1().key();
+            p.e1().close();
+            // its queue pair is destroyed: the device exhausts its retries, the write completes in error
+            assertTrue(e0.write(t0.address(), 8, 1, t1.address(), key));
+            final List<Integer> failed = new ArrayList<>();
+            e0.progress(failed::add);
+            e0.progress(failed::add);
+            assertEquals(List.of(1), failed);
+            assertEquals(0, e0.outstanding(1));
+            assertTrue(e0.write(t0.address(), 8, 1, t1.address(), key), "a write to a failed peer is dropped");
+            e0.progress(failed::add);
+            assertEquals(List.of(1), failed);
         }
     }
 
     @Test
     void aWriteOutsideThePeersRegionFailsThePeer()
     {
-        try (Arena arena = Arena.ofShared())
+        try (Pair p = Pair.connected(options))
         {
-            final MemorySegment t0 = arena.allocate(TABLE, 4096);
-            final MemorySegment t1 = arena.allocate(TABLE, 4096);
-            try (VerbsEndpoint e0 = new VerbsEndpoint(options, t0, 2, 0);
-                 VerbsEndpoint e1 = new VerbsEndpoint(options, t1, 2, 1))
-            {
-                e0.connect(1, e1.address());
-                e1.connect(0, e0.address());
-                assertTrue(e0.write(t0.address(), 64, 1, t1.address() + TABLE - 8, e1.key()));
-                final List<Integer> failed = new ArrayList<>();
-                e0.progress(failed::add);
-                assertEquals(List.of(1), failed, "a remote access error fails the peer");
-            }
+            final VerbsEndpoint e0 = p.e0();
+            assertTrue(e0.write(p.t0().address(), 64, 1, p.t1().address() + TABLE - 8, p.e1().key()));
+            final List<Integer> failed = new ArrayList<>();
+            e0.progress(failed::add);
+            assertEquals(List.of(1), failed, "a remote access error fails the peer");
         }
     }
 

@@ -1,0 +1,36 @@
+package io.weft.config;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** How enum choices are spelled in configuration files: lower case, '-' for '_'. */
+final class ConfigNames
+{
+    private ConfigNames()
+    {
+    }
+
+    static String of(final Enum<?> choice)
+    {
+        return choice.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** The choice spelled {@code value}, or an error naming {@code key}, the value and every choice there is. */
+    static <E extends Enum<E>> E parse(final E[] choices, final String key, final String value)
+    {
+        for (final E choice : choices)
+        {
+            if (of(choice).equals(value))
+            {
+                return choice;
+            }
+        }
+        throw new WeftConfigException(key, value, "must be one of " + allowed(choices));
+    }
+
+    static String allowed(final Enum<?>[] choices)
+    {
+        return Arrays.stream(choices).map(ConfigNames::of).collect(Collectors.joining(", "));
+    }
+}
