@@ -50,9 +50,9 @@ class RdmaTransportTest
 
     static WeftConfig config(final String choice, final List<SubgroupConfig> subgroups) throws Exception
     {
-        final WeftConfig base = TestGroups.config(TransportKind.RDMA, 3);
+        final WeftConfig base = TestGroups.config(rdma(choice), 3);
         return WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
-            .transport(TransportKind.RDMA).rdma(rdma(choice)).connectTimeout(Duration.ofSeconds(30))
+            .transport(TransportKind.RDMA).rdma(base.transport().rdma()).connectTimeout(Duration.ofSeconds(30))
             .subgroups(subgroups).smc(SmcConfig.SPINDLE).build();
     }
 

@@ -7,6 +7,7 @@ import io.weft.sst.harness.TestGroups;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -61,19 +62,27 @@ class SstInJvmTest
         }
     }
 
-    /** rdma runs where libfabric is installed (CI installs it), over its default software provider. */
-    static void assumeTransport(final TransportKind kind)
+    /**
+     * shm, tcp, rdma (libfabric where it is installed, as CI does, over its default software provider) or verbs (the
+     * rdma transport's verbs backend over the software verbs device of the test scope).
+     */
+    static WeftConfig config(final String transport, final int members) throws Exception
     {
+        if ("verbs".equals(transport))
+        {
+            return TestGroups.config(io.weft.sst.harness.NativeBuild.verbsDeviceOptions(), members);
+        }
+        final TransportKind kind = TransportKind.parse("transport", transport);
         org.junit.jupiter.api.Assumptions.assumeTrue(kind != TransportKind.RDMA ||
             io.weft.sst.rdma.RdmaTransport.libfabricInstalled(), "skipped: libfabric1 is not installed");
+        return TestGroups.config(kind, members);
     }
 
     @ParameterizedTest
-    @EnumSource(value = TransportKind.class, names = {"SHM", "TCP", "RDMA"})
-    void pushesReachEveryTargetAndOnlyTheOwnersRow(final TransportKind kind) throws Exception
+    @ValueSource(strings = {"shm", "tcp", "rdma", "verbs"})
+    void pushesReachEveryTargetAndOnlyTheOwnersRow(final String transport) throws Exception
     {
-        assumeTransport(kind);
-        final WeftConfig config = TestGroups.config(kind, 3);
+        final WeftConfig config = config(transport, 3);
         try (Members ignored = new Members(config))
         {
             final List<Sst> ssts = openAll(config);
@@ -143,11 +152,10 @@ class SstInJvmTest
     }
 
     @ParameterizedTest
-    @EnumSource(value = TransportKind.class, names = {"SHM", "TCP", "RDMA"})
-    void closingAMemberIsReportedToTheOthers(final TransportKind kind) throws Exception
+    @ValueSource(strings = {"shm", "tcp", "rdma", "verbs"})
+    void closingAMemberIsReportedToTheOthers(final String transport) throws Exception
     {
-        assumeTransport(kind);
-        final WeftConfig config = TestGroups.config(kind, 2);
+        final WeftConfig config = config(transport, 2);
         try (Members ignored = new Members(config))
         {
             final List<Sst> ssts = openAll(config);

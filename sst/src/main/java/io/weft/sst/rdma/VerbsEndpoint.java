@@ -35,6 +35,7 @@ final class VerbsEndpoint implements RdmaEndpoint
     static final int SEND_QUEUE_DEPTH = 512;
     static final int SIGNAL_INTERVAL = 64;
     private static final int REQUESTED_INLINE = 128;
+    private static final int ENOMEM = 12;
     private static final int HEADER = 20; // lid (2), pad (2), gid (16); then qpn (4) and psn (4) per rank
 
     private final Verbs verbs;
@@ -342,7 +343,7 @@ final class VerbsEndpoint implements RdmaEndpoint
 
     private boolean posted(final int rank, final long seq, final boolean signal, final int rc)
     {
-        if (rc == 12) // ENOMEM: the send queue is full after all
+        if (rc == ENOMEM) // the send queue is full after all: progress, then retry
         {
             return false;
         }

@@ -28,6 +28,14 @@ public final class TestGroups
         return config(kind, members, "t" + UUID.randomUUID().toString().substring(0, 8));
     }
 
+    /** An rdma group with these rdma options. */
+    public static WeftConfig config(final io.weft.config.RdmaOptions rdma, final int members)
+    {
+        final WeftConfig base = config(TransportKind.RDMA, members);
+        return WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
+            .transport(TransportKind.RDMA).rdma(rdma).connectTimeout(base.transport().connectTimeout()).build();
+    }
+
     public static WeftConfig config(final TransportKind kind, final int members, final String name)
     {
         final List<Integer> ports = freePorts(members * 2);
