@@ -103,17 +103,6 @@ final class FailureDetector implements AutoCloseable
         return c;
     }
 
-    /** The majority rule now: at least half of the view is suspected (re-evaluated, as members may depart). */
-    boolean suspectsHalf()
-    {
-        return suspectedCount() * 2 >= sst.rows();
-    }
-
-    boolean isMinority()
-    {
-        return minority;
-    }
-
     private void run()
     {
         long next = System.nanoTime();
@@ -214,17 +203,42 @@ final class FailureDetector implements AutoCloseable
         onSuspect.run();
         if (becameMinority)
         {
-            final StringBuilder who = new StringBuilder();
-            for (int r = 0; r < sst.rows(); r++)
-            {
-                if (isSuspected(r))
-                {
-                    who.append(who.length() == 0 ? "" : ", ").append(memberIds.get(r));
-                }
-            }
-            onMinority.accept("member " + memberIds.get(sst.myRank()) + " is in a minority partition: it suspects " +
-                "members [" + who + "], " + count + " of a view of " + sst.rows() + "; it stops rather than go on alone");
+            reportMinority(count);
         }
+    }
+
+    /**
+     * The view change's own majority check ({@code minorityNow}: it counts what the transport reported too, which
+     * may be ahead of this detector's suspicions): a minority it finds is reported like one found here, once.
+     * Returns whether this member is in a minority.
+     */
+    boolean checkMinority(final boolean minorityNow)
+    {
+        final boolean becameMinority;
+        synchronized (this)
+        {
+            becameMinority = !minority && minorityNow;
+            minority |= becameMinority;
+        }
+        if (becameMinority)
+        {
+            reportMinority(suspectedCount());
+        }
+        return minority;
+    }
+
+    private void reportMinority(final int count)
+    {
+        final StringBuilder who = new StringBuilder();
+        for (int r = 0; r < sst.rows(); r++)
+        {
+            if (isSuspected(r) || (r != sst.myRank() && sst.isFailedOrFrozen(r)))
+            {
+                who.append(who.length() == 0 ? "" : ", ").append(memberIds.get(r));
+            }
+        }
+        onMinority.accept("member " + memberIds.get(sst.myRank()) + " is in a minority partition: it suspects " +
+            "members [" + who + "], " + count + " of a view of " + sst.rows() + "; it stops rather than go on alone");
     }
 
     @Override

@@ -572,7 +572,7 @@ public final class Group implements AutoCloseable
                 if (!finishing)
                 {
                     final long[] changes = vc.step();
-                    if (changes != null)
+                    if (changes != null && stopReason == null) // stopped meanwhile (minority): install nothing
                     {
                         next(changes);
                         continue;

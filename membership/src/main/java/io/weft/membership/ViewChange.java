@@ -97,7 +97,7 @@ final class ViewChange
      */
     long[] step()
     {
-        if (e.detector.isMinority() || e.detector.suspectsHalf())
+        if (inMinority())
         {
             return null; // the majority rule: a minority never proposes, commits or installs anything
         }
@@ -182,7 +182,10 @@ final class ViewChange
                     takeoverDone = true;
                     wedge();
                     writeList();
-                    commit(k);
+                    if (!inMinority())
+                    {
+                        commit(k);
+                    }
                     return;
                 }
             }
@@ -236,13 +239,39 @@ final class ViewChange
         }
         for (int r = 0; r < n; r++)
         {
+            if (r != me && e.suspects(r) && !mentions(e.idAt(r)))
+            {
+                return; // suspected since the list was written: it goes into the list first (next step)
+            }
+        }
+        for (int r = 0; r < n; r++)
+        {
             if (r != me && !e.suspects(r) && !listed(list, len, Epoch.FAILED, e.idAt(r)) &&
                 (e.count(r, e.numAcked) != len || !sameList(r, len) || !sst.bool(r, e.wedged)))
             {
                 return;
             }
         }
-        commit(len);
+        // the acknowledgements above count only if the members that gave them are a majority: suspicions that
+        // arrived during this step (a frozen leader resuming finds everyone gone) must stop the commit here
+        if (!inMinority())
+        {
+            commit(len);
+        }
+    }
+
+    /**
+     * The majority rule, evaluated now: this member suspects (or its transport reports failed) at least half of the
+     * view, members departing gracefully aside. Tells the failure detector, which stops the member once.
+     */
+    private boolean inMinority()
+    {
+        int against = 0;
+        for (int r = 0; r < n; r++)
+        {
+            against += r != me && e.suspects(r) && !e.departing(r) ? 1 : 0;
+        }
+        return e.detector.checkMinority(against * 2 >= n);
     }
 
     private static int failedCount(final long[] changes, final int k)
