@@ -9,7 +9,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The processes and shm files of one test group; {@link #close()} kills what still runs and removes the files. */
+/**
+ * The processes and shm files of one test group; {@link #close()} kills what still runs and removes the files, also
+ * the regions libfabric's shm provider leaves in /dev/shm ({@code <pid>:<n>:<n>}) when a member is killed.
+ */
 public final class Members implements AutoCloseable
 {
     private final WeftConfig config;
@@ -36,6 +39,20 @@ public final class Members implements AutoCloseable
     {
         processes.forEach(MemberProcess::close);
         deleteShmFiles(config);
+        final Path devShm = Path.of("/dev/shm");
+        if (Files.isDirectory(devShm))
+        {
+            for (final MemberProcess p : processes)
+            {
+                try (DirectoryStream<Path> files = Files.newDirectoryStream(devShm, p.pid() + ":*"))
+                {
+                    for (final Path f : files)
+                    {
+                        Files.deleteIfExists(f);
+                    }
+                }
+            }
+        }
     }
 
     public static void deleteShmFiles(final WeftConfig config) throws IOException
