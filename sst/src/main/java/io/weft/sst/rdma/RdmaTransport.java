@@ -211,6 +211,11 @@ public final class RdmaTransport implements SstTransport
             {
                 continue;
             }
+            if (length > CONTROL.column("name").length())
+            {
+                throw new TransportException("the member at rank " + r + " published an rdma address of " + length +
+                    " bytes; the control table holds " + CONTROL.column("name").length());
+            }
             peerKey[r] = (long)LONG.getAcquire(controlTable, base + KEY);
             peerBase[r] = (long)LONG.getAcquire(controlTable, base + BASE);
             final byte[] peer = controlTable.asSlice(base + NAME, length).toArray(ValueLayout.JAVA_BYTE);
