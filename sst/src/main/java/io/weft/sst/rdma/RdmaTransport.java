@@ -47,12 +47,13 @@ public final class RdmaTransport implements SstTransport
     private static final Logger LOG = LoggerFactory.getLogger(RdmaTransport.class);
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final SstLayout CONTROL = SstLayout.builder().counter("nameLength").counter("key").counter("base")
-        .counter("ring").bytes("name", 1024).build();
+        .counter("ring").counter("connected").bytes("name", 1024).build();
     private static final long NAME_LENGTH = CONTROL.column("nameLength").offset();
     private static final long KEY = CONTROL.column("key").offset();
     private static final long BASE = CONTROL.column("base").offset();
     private static final long RING = CONTROL.column("ring").offset();
     private static final long NAME = CONTROL.column("name").offset();
+    private static final long CONNECTED = CONTROL.column("connected").offset();
     private static final long FLUSH_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long POST_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
@@ -226,6 +227,23 @@ public final class RdmaTransport implements SstTransport
                     "member's " + mine.configName() + ": every member needs the same weft.transport.rdma.backend");
             }
             endpoint.connect(r, java.util.Arrays.copyOfRange(peer, 1, peer.length));
+        }
+        // a barrier before the first write: a peer still setting up has no queue pair ready to receive it (an RC
+        // write to a queue pair not yet in RTR is dropped and retried by the NIC, and fails the peer after ~0.5 s)
+        LONG.setRelease(controlTable, row + CONNECTED, 1L);
+        control.post((int)CONNECTED, 8, others);
+        control.flush();
+        for (final int r : others)
+        {
+            while ((long)LONG.getAcquire(controlTable, (long)r * CONTROL.rowSize() + CONNECTED) <= 0 && !frozen[r])
+            {
+                if (System.nanoTime() > deadline)
+                {
+                    throw new TransportException("timed out waiting for member at rank " + r + " to connect its rdma " +
+                        "endpoint to the others");
+                }
+                LockSupport.parkNanos(1_000_000);
+            }
         }
     }
 
