@@ -193,12 +193,8 @@ final class FailureDetector implements AutoCloseable
         LOG.warn("suspecting member {}: {}", memberIds.get(rank), reason);
         sst.setBool(suspected, rank, true);
         sst.push(suspected, sst.others());
-        final boolean becameMinority;
-        synchronized (this)
-        {
-            becameMinority = !minority && count * 2 >= sst.rows();
-            minority |= becameMinority; // before the membership thread is woken: it must not act in a minority
-        }
+        // before the membership thread is woken: it must not act in a minority
+        final boolean becameMinority = markMinority(count * 2 >= sst.rows());
         sst.freeze(rank, reason);
         onSuspect.run();
         if (becameMinority)
@@ -214,17 +210,19 @@ final class FailureDetector implements AutoCloseable
      */
     boolean checkMinority(final boolean minorityNow)
     {
-        final boolean becameMinority;
-        synchronized (this)
-        {
-            becameMinority = !minority && minorityNow;
-            minority |= becameMinority;
-        }
-        if (becameMinority)
+        if (markMinority(minorityNow))
         {
             reportMinority(suspectedCount());
         }
         return minority;
+    }
+
+    /** Records a minority found now; true the first time only, so it is reported once. */
+    private synchronized boolean markMinority(final boolean minorityNow)
+    {
+        final boolean becameMinority = !minority && minorityNow;
+        minority |= becameMinority;
+        return becameMinority;
     }
 
     private void reportMinority(final int count)

@@ -37,6 +37,22 @@ public interface SstTransport extends AutoCloseable
      */
     CompletableFuture<Void> pushTracked(int rowOffset, int length, int[] targets);
 
+    /**
+     * The result of a tracked push for transports whose {@link #flush()} returns once the bytes are applied at every
+     * live target (shm, rdma): done, or failed naming the first target that is frozen.
+     */
+    static CompletableFuture<Void> appliedUnlessFrozen(final int[] targets, final boolean[] frozen)
+    {
+        for (final int t : targets)
+        {
+            if (frozen[t])
+            {
+                return CompletableFuture.failedFuture(new TransportException("member at rank " + t + " has failed"));
+            }
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
     /** Stops pushing to the member and ignores what it still sends. */
     void freeze(int rank);
 

@@ -1,6 +1,8 @@
 package io.weft.sst.rdma;
 
 import io.weft.config.MemberAddress;
+import io.weft.config.RdmaBackend;
+import io.weft.config.RdmaOptions;
 import io.weft.config.WeftConfig;
 import io.weft.predicates.Doorbell;
 import io.weft.sst.Sst;
@@ -16,6 +18,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -53,6 +56,7 @@ public final class RdmaTransport implements SstTransport
     private static final long BASE = CONTROL.column("base").offset();
     private static final long RING = CONTROL.column("ring").offset();
     private static final long NAME = CONTROL.column("name").offset();
+    private static final int NAME_CAPACITY = CONTROL.column("name").length();
     private static final long CONNECTED = CONTROL.column("connected").offset();
     private static final long FLUSH_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long POST_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
@@ -101,7 +105,7 @@ public final class RdmaTransport implements SstTransport
             ringArrays[n] = new int[n]; // one per count: a ring allocates nothing
         }
         final MemberAddress me = config.group().members().get(myRank);
-        final io.weft.config.RdmaOptions rdma = config.transport().rdma();
+        final RdmaOptions rdma = config.transport().rdma();
         try
         {
             this.endpoint = switch (rdma.backend())
@@ -181,10 +185,10 @@ public final class RdmaTransport implements SstTransport
         final byte[] name = new byte[address.length + 1];
         name[0] = (byte)context.config().transport().rdma().backend().ordinal(); // a mixed group is refused
         System.arraycopy(address, 0, name, 1, address.length);
-        if (name.length > CONTROL.column("name").length())
+        if (name.length > NAME_CAPACITY)
         {
             throw new TransportException("the rdma address of this member is " + name.length + " bytes, more than the " +
-                "control table holds (" + CONTROL.column("name").length() + ")");
+                "control table holds (" + NAME_CAPACITY + ")");
         }
         final long row = (long)myRank * CONTROL.rowSize();
         MemorySegment.copy(name, 0, controlTable, ValueLayout.JAVA_BYTE, row + NAME, name.length);
@@ -195,38 +199,29 @@ public final class RdmaTransport implements SstTransport
         control.post(0, CONTROL.rowSize(), others);
         control.flush();
         final long deadline = System.nanoTime() + context.config().transport().connectTimeout().toNanos();
+        final RdmaBackend mine = context.config().transport().rdma().backend();
         for (final int r : others)
         {
-            final long base = (long)r * CONTROL.rowSize();
-            long length;
-            while ((length = (long)LONG.getAcquire(controlTable, base + NAME_LENGTH)) <= 0 && !frozen[r])
+            final long length = awaitPublished(r, NAME_LENGTH, deadline, "publish its rdma endpoint");
+            if (length < 0)
             {
-                if (System.nanoTime() > deadline)
-                {
-                    throw new TransportException("timed out waiting for member at rank " + r + " to publish its " +
-                        "rdma endpoint over the control channel");
-                }
-                LockSupport.parkNanos(1_000_000);
+                continue; // failed meanwhile
             }
-            if (frozen[r])
-            {
-                continue;
-            }
-            if (length > CONTROL.column("name").length())
+            if (length > NAME_CAPACITY)
             {
                 throw new TransportException("the member at rank " + r + " published an rdma address of " + length +
-                    " bytes; the control table holds " + CONTROL.column("name").length());
+                    " bytes; the control table holds " + NAME_CAPACITY);
             }
+            final long base = (long)r * CONTROL.rowSize();
             peerKey[r] = (long)LONG.getAcquire(controlTable, base + KEY);
             peerBase[r] = (long)LONG.getAcquire(controlTable, base + BASE);
             final byte[] peer = controlTable.asSlice(base + NAME, length).toArray(ValueLayout.JAVA_BYTE);
-            final io.weft.config.RdmaBackend mine = context.config().transport().rdma().backend();
             if (peer[0] != mine.ordinal())
             {
                 throw new TransportException("the member at rank " + r + " uses another rdma backend than this " +
                     "member's " + mine.configName() + ": every member needs the same weft.transport.rdma.backend");
             }
-            endpoint.connect(r, java.util.Arrays.copyOfRange(peer, 1, peer.length));
+            endpoint.connect(r, Arrays.copyOfRange(peer, 1, peer.length));
         }
         // a barrier before the first write: a peer still setting up has no queue pair ready to receive it (an RC
         // write to a queue pair not yet in RTR is dropped and retried by the NIC, and fails the peer after ~0.5 s)
@@ -235,16 +230,29 @@ public final class RdmaTransport implements SstTransport
         control.flush();
         for (final int r : others)
         {
-            while ((long)LONG.getAcquire(controlTable, (long)r * CONTROL.rowSize() + CONNECTED) <= 0 && !frozen[r])
-            {
-                if (System.nanoTime() > deadline)
-                {
-                    throw new TransportException("timed out waiting for member at rank " + r + " to connect its rdma " +
-                        "endpoint to the others");
-                }
-                LockSupport.parkNanos(1_000_000);
-            }
+            awaitPublished(r, CONNECTED, deadline, "connect its rdma endpoint to the others");
         }
+    }
+
+    /** Waits until member {@code r} publishes a positive value at {@code offset} of its control row; -1 if it fails. */
+    private long awaitPublished(final int r, final long offset, final long deadline, final String what)
+    {
+        final long at = (long)r * CONTROL.rowSize() + offset;
+        while (!frozen[r])
+        {
+            final long value = (long)LONG.getAcquire(controlTable, at);
+            if (value > 0)
+            {
+                return value;
+            }
+            if (System.nanoTime() > deadline)
+            {
+                throw new TransportException("timed out waiting for member at rank " + r + " to " + what +
+                    " over the control channel");
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+        return -1;
     }
 
     private int[] others()
@@ -403,14 +411,7 @@ public final class RdmaTransport implements SstTransport
     {
         post(rowOffset, length, targets);
         flush(); // delivery complete: visible at every target that did not fail
-        for (final int t : targets)
-        {
-            if (frozen[t])
-            {
-                return CompletableFuture.failedFuture(new TransportException("member at rank " + t + " has failed"));
-            }
-        }
-        return CompletableFuture.completedFuture(null);
+        return SstTransport.appliedUnlessFrozen(targets, frozen);
     }
 
     @Override

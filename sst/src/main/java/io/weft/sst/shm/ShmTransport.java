@@ -208,14 +208,7 @@ public final class ShmTransport implements SstTransport
         // a copy into the target's mapping is applied when it returns
         post(rowOffset, length, targets);
         flush();
-        for (final int t : targets)
-        {
-            if (frozen[t])
-            {
-                return CompletableFuture.failedFuture(new TransportException("member at rank " + t + " has failed"));
-            }
-        }
-        return CompletableFuture.completedFuture(null);
+        return SstTransport.appliedUnlessFrozen(targets, frozen);
     }
 
     @Override
