@@ -1,5 +1,8 @@
 package io.weft.bench;
 
+import io.weft.bench.steady.Deliveries;
+import io.weft.bench.steady.Payload;
+import io.weft.bench.steady.SteadyClock;
 import io.weft.config.ConfigLoader;
 import io.weft.config.WeftConfig;
 import io.weft.membership.Group;
@@ -7,24 +10,25 @@ import io.weft.membership.Subgroup;
 import io.weft.smc.BatchStats;
 import io.weft.smc.Claim;
 import io.weft.smc.Message;
-import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
+import org.agrona.concurrent.UnsafeBuffer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
- * One bench member process: sends {@code --messages} messages built in place (zero copy: only an 8-byte counter is
- * written, as Spindle measured in-place construction), counts deliveries, records send-to-delivery latency of its own
- * messages, and prints one {@code BENCH} line of JSON.
+ * One Weft member of a bench run, on the steady-state method every system shares ({@link SteadyClock}): senders
+ * build every message in place in the slot ({@link Payload}: every byte written, checksummed) until the window and
+ * its tail are over, then send END; every member reads and checks every byte it delivers ({@link Deliveries}) and
+ * prints one {@code BENCH} line.
  */
 @Command(name = "bench-member", hidden = true, description = "One member of a bench run (started by weft bench).")
-final class BenchMemberCommand implements Callable<Integer>
+final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
 {
     @Option(names = "--config", required = true)
     Path config;
@@ -32,11 +36,14 @@ final class BenchMemberCommand implements Callable<Integer>
     @Option(names = "--member", required = true)
     int member;
 
-    @Option(names = "--messages", required = true)
-    long messages;
-
     @Option(names = "--size", required = true)
     int size;
+
+    @Option(names = "--warmup-ns", required = true)
+    long warmupNanos;
+
+    @Option(names = "--measure-ns", required = true)
+    long measureNanos;
 
     @Option(names = "--delay-us", defaultValue = "0")
     long delayMicros;
@@ -50,60 +57,51 @@ final class BenchMemberCommand implements Callable<Integer>
     @Option(names = "--rate", defaultValue = "0", description = "Messages per second per sender; 0: as fast as possible.")
     long rate;
 
-    private final Recorder latency = new Recorder(3);
-    private volatile long delivered;
-    private long ownDelivered;
-    private volatile long deliveredAt;
+    @Option(names = "--corrupt-message", defaultValue = "-1",
+        description = "Test hook: flip one payload byte of this message after its checksum is written.")
+    long corruptMessage;
+
+    private final CountDownLatch complete = new CountDownLatch(1);
+    private Deliveries deliveries;
 
     @Override
     public Integer call() throws Exception
     {
         final WeftConfig c = ConfigLoader.load(config, Map.of("weft.member.id", member));
-        final long expected = messages * activeSenders;
+        deliveries = new Deliveries(member, c.group().members().size(), activeSenders);
         final long callbackNanos = callbackMicros * 1000;
-        final Group group = Group.builder(c).onDelivery("bench", m -> onMessage(m, expected, callbackNanos)).open();
+        final Group group = Group.builder(c).onDelivery("bench", m -> onMessage(m, callbackNanos)).open();
         final Subgroup s = group.subgroup("bench");
-        final long start = System.nanoTime();
-        if (s.isSender() && delayMicros >= 0)
+        final SteadyClock clock = SteadyClock.awaitGo(warmupNanos, measureNanos);
+        deliveries.clock(clock);
+        final long sent = s.isSender() ? send(s, clock) : 0;
+        if (!complete.await(clock.stopAt() - System.nanoTime() + TimeUnit.SECONDS.toNanos(60), TimeUnit.NANOSECONDS))
         {
-            send(s);
+            System.out.println("bench member " + member + ": END did not arrive from every sender within 60 s");
         }
-        final long deadline = start + Duration.ofMinutes(5).toNanos();
-        while (delivered < expected && System.nanoTime() < deadline)
+        clock.awaitWindow(TimeUnit.SECONDS.toNanos(10));
+        final StringBuilder extra = new StringBuilder();
+        field(extra, "writes", group.writesPosted());
+        field(extra, "bytes_pushed", group.bytesPushed());
+        field(extra, "nulls_sent", s.nullsSent());
+        field(extra, "predicate_busy_s", group.predicateBusyNanos() / 1e9);
+        batch(extra, "send", s.sendBatches());
+        batch(extra, "receive", s.receiveBatches());
+        batch(extra, "delivery", s.deliveryBatches());
+        synchronized (this)
         {
-            Thread.sleep(1);
+            System.out.println(clock.report(member, size, sent, deliveries, extra.toString()));
         }
-        final double seconds = ((delivered < expected ? System.nanoTime() : deliveredAt) - start) / 1e9;
-        final Histogram h = latency.getIntervalHistogram();
-        final StringBuilder json = new StringBuilder("{");
-        field(json, "member", member);
-        field(json, "complete", delivered >= expected);
-        field(json, "delivered", delivered);
-        field(json, "seconds", seconds);
-        field(json, "delivered_msgs_per_sec", delivered / seconds);
-        field(json, "mb_per_sec", delivered * (double)size / seconds / 1e6);
-        field(json, "latency_p50_us", h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(50));
-        field(json, "latency_p99_us", h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(99));
-        field(json, "latency_p999_us", h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(99.9));
-        field(json, "writes", group.writesPosted());
-        field(json, "bytes_pushed", group.bytesPushed());
-        field(json, "nulls_sent", s.nullsSent());
-        field(json, "predicate_busy_s", group.predicateBusyNanos() / 1e9);
-        batch(json, "send", s.sendBatches());
-        batch(json, "receive", s.receiveBatches());
-        batch(json, "delivery", s.deliveryBatches());
-        json.setLength(json.length() - 1);
-        System.out.println("BENCH " + json.append('}'));
         group.finish(Duration.ofSeconds(30));
-        return delivered >= expected ? 0 : 4;
+        return deliveries.complete() ? 0 : 4;
     }
 
-    private void onMessage(final Message m, final long expected, final long callbackNanos)
+    private synchronized void onMessage(final Message m, final long callbackNanos)
     {
-        // latency over the second half of the own messages: the first half warms the JIT up (same for every peer)
-        if (m.senderId() == member && ++ownDelivered > messages / 2)
+        // read in place in the table: every byte is read and checked
+        if (deliveries.onMessage(m.segment().address() + m.offset(), m.length()))
         {
-            latency.recordValue(Math.max(0, (System.nanoTime() - m.timestampNanos()) / 1000));
+            complete.countDown();
         }
         if (callbackNanos > 0)
         {
@@ -113,35 +111,30 @@ final class BenchMemberCommand implements Callable<Integer>
                 Thread.onSpinWait();
             }
         }
-        final long d = delivered + 1;
-        delivered = d;
-        if (d == expected)
-        {
-            deliveredAt = System.nanoTime();
-        }
     }
 
-    private void send(final Subgroup s)
+    private long send(final Subgroup s, final SteadyClock clock)
     {
         final Claim claim = new Claim();
+        final UnsafeBuffer slot = new UnsafeBuffer(0, 0);
         final long delayNanos = delayMicros * 1000;
         final long interval = rate > 0 ? 1_000_000_000L / rate : 0;
-        final long start = System.nanoTime();
-        for (long i = 0; i < messages; i++)
+        long i = 0;
+        while (clock.sending())
         {
             if (interval > 0)
             {
-                io.weft.bench.peers.PeerResult.pace(start + i * interval); // fixed-rate pacing for latency runs
+                clock.pace(i, interval);
             }
-            if (s.claim(size, claim, Duration.ofMinutes(1)) < 0)
+            claim(s, claim, size);
+            slot.wrap(claim.segment().address() + claim.offset(), size);
+            Payload.write(slot, 0, size, Payload.KIND_DATA, member, i, System.nanoTime());
+            if (i == corruptMessage)
             {
-                throw new IllegalStateException("back-pressured for a minute: the group is stuck");
-            }
-            if (size >= 8)
-            {
-                claim.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, claim.offset(), i);
+                slot.putByte(size - 1, (byte)~slot.getByte(size - 1));
             }
             claim.commit(size);
+            i++;
             if (delayNanos > 0)
             {
                 final long until = System.nanoTime() + delayNanos;
@@ -151,19 +144,25 @@ final class BenchMemberCommand implements Callable<Integer>
                 }
             }
         }
+        claim(s, claim, Payload.HEADER_LENGTH);
+        slot.wrap(claim.segment().address() + claim.offset(), Payload.HEADER_LENGTH);
+        Payload.write(slot, 0, Payload.HEADER_LENGTH, Payload.KIND_END, member, i, System.nanoTime());
+        claim.commit(Payload.HEADER_LENGTH);
+        return i;
+    }
+
+    private static void claim(final Subgroup s, final Claim claim, final int length)
+    {
+        if (s.claim(length, claim, Duration.ofMinutes(1)) < 0)
+        {
+            throw new IllegalStateException("back-pressured for a minute: the group is stuck");
+        }
     }
 
     private static void field(final StringBuilder json, final String name, final Object value)
     {
         json.append('"').append(name).append("\":");
-        if (value instanceof Double d)
-        {
-            json.append(String.format(java.util.Locale.ROOT, "%.3f", d));
-        }
-        else
-        {
-            json.append(value);
-        }
+        json.append(value instanceof Double d ? String.format(Locale.ROOT, "%.3f", d) : value);
         json.append(',');
     }
 

@@ -24,8 +24,11 @@ final class BenchOptions
     @Option(names = "--window", defaultValue = "100", description = "Slots per sender ring (default ${DEFAULT-VALUE}).")
     int window;
 
-    @Option(names = "--messages", defaultValue = "200000", description = "Messages per sender (default ${DEFAULT-VALUE}).")
-    long messages;
+    @Option(names = "--warmup", defaultValue = "4s", description = "Warm-up before the window: 4s, 500ms, PT4S (default ${DEFAULT-VALUE}).")
+    java.time.Duration warmup;
+
+    @Option(names = "--measure", defaultValue = "10s", description = "The measurement window (default ${DEFAULT-VALUE}).")
+    java.time.Duration measure;
 
     @Option(names = "--delay-us", defaultValue = "0", description = "Delayed senders busy-wait this long after each send.")
     long delayMicros;
@@ -44,6 +47,12 @@ final class BenchOptions
 
     @Option(names = "--json", description = "Print JSON rows instead of a table.")
     boolean json;
+
+    @Option(names = "--verbose", description = "Print every member's output.")
+    boolean verbose;
+
+    /** Test hook (not an option): member 0 flips a payload byte of this message after writing its checksum. */
+    long corruptMessage = -1;
 
     /** Prints what is wrong and returns the exit code, or returns null when the options are valid. */
     Integer invalid()
@@ -75,17 +84,22 @@ final class BenchOptions
         {
             return "--delayed must be one or half, was " + delayed;
         }
-        if (size < 1 || size > (1 << 20))
+        if (size < io.weft.bench.steady.Payload.HEADER_LENGTH || size > (1 << 20))
         {
-            return "--size must be in 1..1048576, was " + size;
+            return "--size must be in " + io.weft.bench.steady.Payload.HEADER_LENGTH + "..1048576 (every message carries " +
+                "the bench header: counter, timestamp, checksum, sender), was " + size;
         }
         if (window < 1 || window > 100_000)
         {
             return "--window must be in 1..100000, was " + window;
         }
-        if (messages < 1 || runs < 1 || runs > 50)
+        if (warmup.isNegative() || measure.isNegative() || measure.isZero() || measure.toHours() >= 1)
         {
-            return "--messages must be positive and --runs in 1..50";
+            return "--warmup must be >= 0 and --measure in (0, 1h), were " + warmup + " and " + measure;
+        }
+        if (runs < 1 || runs > 50)
+        {
+            return "--runs must be in 1..50, was " + runs;
         }
         return null;
     }

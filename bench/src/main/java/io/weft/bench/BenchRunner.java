@@ -6,7 +6,7 @@ import io.weft.config.SmcConfig;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
-import io.weft.examples.MemberProcesses;
+import io.weft.bench.steady.SteadyRun;
 
 
 import java.io.IOException;
@@ -15,23 +15,16 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
 /** Runs bench member processes for one configuration, {@code runs} times, and reduces them to a {@link Row}. */
 final class BenchRunner
 {
-    private static final Pattern NUMBER = Pattern.compile("\"([a-z0-9_]+)\":(-?[0-9.]+|true|false)");
     private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
-    private static final Pattern HISTOGRAM = Pattern.compile("\"([a-z]+)_batch_histogram\":\"([^\"]*)\"");
-    /** Member 0's batch-size histograms of the last run on this thread, as text. */
-    private static final ThreadLocal<String> LAST_HISTOGRAMS = new ThreadLocal<>();
 
     /** One configuration's result: medians over runs, with min and max of the throughput. */
     record Row(String name, String transport, int members, String senders, int size, int window, double msgsPerSec,
@@ -57,13 +50,13 @@ final class BenchRunner
         String histograms = null;
         for (int r = 0; r < o.runs; r++)
         {
-            final List<Map<String, Double>> members = once(o, smc, o.rate);
-            if (members == null)
+            final SteadyRun.Outcome run = once(o, smc, o.rate, o.verbose ? log : QUIET);
+            if (run.failure() != null)
             {
-                return failed(name, o, "a member did not finish (see --runs 1 with the member output)");
+                return failed(name, o, run.failure());
             }
-            histograms = LAST_HISTOGRAMS.get();
-            final Map<String, Double> reduced = reduce(members, o);
+            histograms = histograms(run.reports().getFirst());
+            final Map<String, Double> reduced = reduce(run, o);
             log.printf(Locale.ROOT, "  %s run %d: %.0f msgs/s per member, p50 %.0f us, %.2f writes/msg%n", name, r + 1,
                 reduced.get("msgs"), reduced.get("p50"), reduced.get("writes_per_msg"));
             runs.add(reduced);
@@ -73,6 +66,21 @@ final class BenchRunner
             msgs[msgs.length - 1], median(runs, "mb"), median(runs, "p50"), median(runs, "p99"), median(runs, "p999"),
             median(runs, "writes_per_msg"), (long)median(runs, "nulls"), median(runs, "send_batch"),
             median(runs, "receive_batch"), median(runs, "delivery_batch"), histograms, null);
+    }
+
+    /** Member 0's batch-size histograms, as text. */
+    private static String histograms(final SteadyRun.Report member0)
+    {
+        final StringBuilder h = new StringBuilder();
+        for (final String kind : List.of("send", "receive", "delivery"))
+        {
+            final String text = member0.texts().get(kind + "_batch_histogram");
+            if (text != null)
+            {
+                h.append(h.length() == 0 ? "" : " ").append(kind).append('[').append(text).append(']');
+            }
+        }
+        return h.toString();
     }
 
     private static Row failed(final String name, final BenchOptions o, final String why)
@@ -87,14 +95,9 @@ final class BenchRunner
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
-    /** Per-member results of one run, or null if a member failed. */
-    static List<Map<String, Double>> once(final BenchOptions o, final SmcConfig smc) throws Exception
-    {
-        return once(o, smc, 0);
-    }
-
-    /** Per-member results of one run at {@code rate} messages per second per sender (0: flat out), or null. */
-    static List<Map<String, Double>> once(final BenchOptions o, final SmcConfig smc, final long rate) throws Exception
+    /** One run at {@code rate} messages per second per sender (0: flat out): the members' reports, or the failure. */
+    static SteadyRun.Outcome once(final BenchOptions o, final SmcConfig smc, final long rate, final PrintStream log)
+        throws Exception
     {
         final int senders = o.senderCount();
         final List<Integer> senderIds = IntStream.range(0, senders).boxed().toList();
@@ -106,45 +109,25 @@ final class BenchRunner
         final Path dir = Files.createTempDirectory("weft-bench");
         final Path file = Files.writeString(dir.resolve("bench.conf"), ConfigWriter.render(config));
         final int delayedCount = o.delayMicros <= 0 ? 0 : o.delayed.equals("one") ? 1 : Math.max(1, senders / 2);
-        try (MemberProcesses processes = new MemberProcesses(QUIET))
+        try
         {
+            final List<SteadyRun.Member> members = new ArrayList<>();
             for (int i = 0; i < o.members; i++)
             {
                 // the last senders are the delayed ones
                 final boolean delayed = i < senders && i >= senders - delayedCount;
-                processes.start("b" + i, Main.class, List.of("bench-member", "--config", file.toString(), "--member",
-                    String.valueOf(i), "--messages", String.valueOf(o.messages), "--size", String.valueOf(o.size),
-                    "--delay-us", String.valueOf(delayed ? o.delayMicros : 0), "--callback-us",
-                    String.valueOf(o.callbackMicros), "--active-senders", String.valueOf(senders), "--rate",
-                    String.valueOf(rate)));
-            }
-            final int[] codes = processes.awaitAll(java.util.concurrent.TimeUnit.MINUTES.toNanos(6));
-            if (codes == null || Arrays.stream(codes).anyMatch(c -> c != 0))
-            {
-                return null;
-            }
-            final List<Map<String, Double>> result = new ArrayList<>();
-            for (int i = 0; i < o.members; i++)
-            {
-                for (final String line : processes.lines(i))
+                final List<String> args = new ArrayList<>(List.of("bench-member", "--config", file.toString(), "--member",
+                    String.valueOf(i), "--size", String.valueOf(o.size), "--warmup-ns", String.valueOf(o.warmup.toNanos()),
+                    "--measure-ns", String.valueOf(o.measure.toNanos()), "--delay-us",
+                    String.valueOf(delayed ? o.delayMicros : 0), "--callback-us", String.valueOf(o.callbackMicros),
+                    "--active-senders", String.valueOf(senders), "--rate", String.valueOf(rate)));
+                if (i == 0 && o.corruptMessage >= 0)
                 {
-                    if (line.startsWith("BENCH "))
-                    {
-                        result.add(parse(line));
-                        if (i == 0)
-                        {
-                            final StringBuilder h = new StringBuilder();
-                            final Matcher m = HISTOGRAM.matcher(line);
-                            while (m.find())
-                            {
-                                h.append(h.length() == 0 ? "" : " ").append(m.group(1)).append('[').append(m.group(2)).append(']');
-                            }
-                            LAST_HISTOGRAMS.set(h.toString());
-                        }
-                    }
+                    args.addAll(List.of("--corrupt-message", String.valueOf(o.corruptMessage)));
                 }
+                members.add(new SteadyRun.Member("b" + i, Main.class, args));
             }
-            return result.size() == o.members ? result : null;
+            return SteadyRun.run(members, o.warmup.toNanos(), o.measure.toNanos(), true, log);
         }
         finally
         {
@@ -152,42 +135,23 @@ final class BenchRunner
         }
     }
 
-    static Map<String, Double> reduce(final List<Map<String, Double>> members, final BenchOptions o)
+    /** One run reduced: msgs/s and MB/s per member (mean), latency (median over senders), writes, batches. */
+    static Map<String, Double> reduce(final SteadyRun.Outcome run, final BenchOptions o)
     {
         final int senders = o.senderCount();
         final Map<String, Double> r = new HashMap<>();
-        r.put("msgs", members.stream().mapToDouble(m -> m.get("delivered_msgs_per_sec")).average().orElse(0));
-        r.put("mb", members.stream().mapToDouble(m -> m.get("mb_per_sec")).average().orElse(0));
-        // latency is measured at senders only
-        final List<Map<String, Double>> s = members.subList(0, senders);
-        r.put("p50", medianOf(s, "latency_p50_us"));
-        r.put("p99", medianOf(s, "latency_p99_us"));
-        r.put("p999", medianOf(s, "latency_p999_us"));
-        final double writes = members.stream().mapToDouble(m -> m.get("writes")).sum();
-        r.put("writes_per_msg", writes / ((double)o.messages * senders));
-        r.put("nulls", members.stream().mapToDouble(m -> m.get("nulls_sent")).sum());
-        r.put("send_batch", s.stream().mapToDouble(m -> m.get("send_batch_mean")).average().orElse(0));
-        r.put("receive_batch", members.stream().mapToDouble(m -> m.get("receive_batch_mean")).average().orElse(0));
-        r.put("delivery_batch", members.stream().mapToDouble(m -> m.get("delivery_batch_mean")).average().orElse(0));
+        r.put("msgs", run.mean("delivered_msgs_per_sec"));
+        r.put("mb", run.mean("mb_per_sec"));
+        r.put("p50", run.median("latency_p50_us", senders));
+        r.put("p99", run.median("latency_p99_us", senders));
+        r.put("p999", run.median("latency_p999_us", senders));
+        r.put("writes_per_msg", run.sum("writes") / Math.max(1, run.sum("sent")));
+        r.put("nulls", run.sum("nulls_sent"));
+        r.put("send_batch", run.reports().subList(0, senders).stream().mapToDouble(m -> m.get("send_batch_mean"))
+            .average().orElse(0));
+        r.put("receive_batch", run.mean("receive_batch_mean"));
+        r.put("delivery_batch", run.mean("delivery_batch_mean"));
         return r;
-    }
-
-    private static double medianOf(final List<Map<String, Double>> rows, final String key)
-    {
-        final double[] v = rows.stream().mapToDouble(m -> m.get(key)).sorted().toArray();
-        return v.length == 0 ? 0 : v[v.length / 2];
-    }
-
-    static Map<String, Double> parse(final String line)
-    {
-        final Map<String, Double> m = new HashMap<>();
-        final Matcher matcher = NUMBER.matcher(line);
-        while (matcher.find())
-        {
-            final String v = matcher.group(2);
-            m.put(matcher.group(1), v.equals("true") ? 1.0 : v.equals("false") ? 0.0 : Double.parseDouble(v));
-        }
-        return m;
     }
 
     static void deleteTree(final Path dir) throws IOException

@@ -1,126 +1,206 @@
 package io.weft.bench;
 
+import io.weft.bench.limits.MachineLimits;
 import io.weft.bench.peers.AeronMember;
 import io.weft.bench.peers.JGroupsMember;
+import io.weft.bench.steady.LoopbackPorts;
+import io.weft.bench.steady.SteadyRun;
 import io.weft.config.SmcConfig;
-import io.weft.examples.MemberProcesses;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
- * {@code weft bench compare}: Weft on shm and tcp beside JGroups (SEQUENCER total order over TCP) and Aeron (one
- * publisher over UDP and IPC), in one invocation, on the same workloads: 3 members, all senders and one sender,
- * 128 B / 1 KiB / 10 KiB. Throughput runs go flat out; latency runs send at a fixed moderate rate. Every run checks
- * its own delivery (counts; identical total-order hashes for JGroups); a failed check replaces the number.
+ * {@code weft bench compare}: Weft beside JGroups (SEQUENCER total order over TCP) and Aeron (UDP and IPC) and
+ * beside the machine's own limits, in one invocation, all on one steady-state method: every member its own JVM, a
+ * warm-up, then a window by time in which every receiver counts; every sender writes and every receiver reads and
+ * checks the whole payload. Throughput runs go flat out; latency runs send at fixed rates. Every run checks its
+ * deliveries (once, in order, checksums; one total order for Weft and JGroups); a failed check replaces the number.
  */
-@Command(name = "compare", description = "Weft beside JGroups and Aeron, same workloads, one invocation.")
+@Command(name = "compare", description = "Weft beside JGroups, Aeron and the machine's limits, steady state, one invocation.")
 final class CompareCommand implements Callable<Integer>
 {
     private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
-    private static final Pattern BENCH = Pattern.compile("^BENCH (.*)$");
-    private static final Pattern TEXT = Pattern.compile("\"(hash|check)\":\"([^\"]*)\"");
+    private static final int MEMBERS = 3;
+    private static final List<String> SYSTEMS = List.of("weft-shm", "weft-tcp", "jgroups-tcp", "aeron-udp", "aeron-ipc");
 
-    @Option(names = "--runs", defaultValue = "3", description = "Repetitions of every run (default ${DEFAULT-VALUE}).")
+    @Option(names = "--runs", defaultValue = "3", description = "Runs of every row; medians and min-max (default ${DEFAULT-VALUE}).")
     int runs;
 
-    @Option(names = "--sizes", defaultValue = "128,1024,10240", split = ",", description = "Message sizes.")
+    @Option(names = "--sizes", defaultValue = "128,1024,10240", split = ",", description = "Message sizes of the throughput rows.")
     int[] sizes;
 
     @Option(names = "--patterns", defaultValue = "all,one", split = ",", description = "Sender patterns: all, one.")
     String[] patterns;
 
-    @Option(names = "--scale", defaultValue = "1.0", description = "Multiplies every message count (0.1 for a quick look).")
-    double scale;
+    @Option(names = "--systems", defaultValue = "weft-shm,weft-tcp,jgroups-tcp,aeron-udp,aeron-ipc", split = ",",
+        description = "Systems to run (default: all of them).")
+    String[] systems;
 
-    @Option(names = "--rate", defaultValue = "1000", description = "Messages per second per sender in latency runs.")
-    long rate;
+    @Option(names = "--warmup", defaultValue = "4s", description = "Warm-up of every run (default ${DEFAULT-VALUE}).")
+    Duration warmup;
 
-    @Option(names = "--json", description = "Print JSON rows instead of a table.")
+    @Option(names = "--measure", defaultValue = "10s", description = "Measurement window of every run (default ${DEFAULT-VALUE}).")
+    Duration measure;
+
+    @Option(names = "--rates", defaultValue = "1000,10000", split = ",",
+        description = "Messages per second per sender of the latency runs; 0: none (default ${DEFAULT-VALUE}).")
+    long[] rates;
+
+    @Option(names = "--latency-sizes", defaultValue = "1024", split = ",", description = "Message sizes of the latency runs.")
+    int[] latencySizes;
+
+    @Option(names = "--limit-warmup", defaultValue = "1s", description = "Warm-up of each machine-limit probe.")
+    Duration limitWarmup;
+
+    @Option(names = "--limit-measure", defaultValue = "3s", description = "Window of each machine-limit probe.")
+    Duration limitMeasure;
+
+    @Option(names = "--no-limits", description = "Skip the machine-limit probes.")
+    boolean noLimits;
+
+    @Option(names = "--json", description = "Print JSON instead of tables.")
     boolean json;
 
-    private static final int MEMBERS = 3;
+    @Option(names = "--verbose", description = "Print every member's output.")
+    boolean verbose;
 
-    /** One system on one workload: medians over runs, or the reason it failed. */
-    record Row(String pattern, int size, String system, double msgs, double msgsMin, double msgsMax, double mb,
-        double p50, double p99, String failure)
+    /** One system on one workload: medians over runs (min-max of the throughput), or the reason it failed. */
+    record Row(String pattern, int size, long rate, String system, double msgs, double msgsMin, double msgsMax, double mb,
+        double p50, double p99, double p999, String failure)
     {
+        String key()
+        {
+            return pattern + "/" + size + "/" + rate;
+        }
     }
 
     @Override
     public Integer call() throws Exception
     {
-        final List<Row> rows = new ArrayList<>();
+        final String problem = validate();
+        if (problem != null)
+        {
+            System.err.println("weft: " + problem);
+            return io.weft.examples.Weft.EXIT_CONFIG;
+        }
+        final PrintStream log = verbose ? System.err : QUIET;
+        final Set<Integer> limitSizes = new TreeSet<>();
+        Arrays.stream(sizes).forEach(limitSizes::add);
+        Arrays.stream(latencySizes).forEach(limitSizes::add);
+        final MachineLimits limits = noLimits ? null : MachineLimits.measure(
+            limitSizes.stream().mapToInt(Integer::intValue).toArray(), limitWarmup.toNanos(), limitMeasure.toNanos(), log);
+        if (limits != null)
+        {
+            limits.describe().forEach(l -> System.err.println("compare: limit: " + l));
+        }
+        final List<Row> throughput = new ArrayList<>();
         for (final String pattern : patterns)
         {
             for (final int size : sizes)
             {
-                final List<String> systems = new ArrayList<>(List.of("weft-shm", "weft-tcp", "jgroups-tcp"));
-                if (pattern.equals("one"))
-                {
-                    systems.addAll(List.of("aeron-udp", "aeron-ipc"));
-                }
                 for (final String system : systems)
                 {
-                    final Row row = measure(pattern, size, system);
-                    System.err.printf(Locale.ROOT, "compare: %s senders, %d B, %s: %s%n", pattern, size, system,
-                        row.failure() != null ? "FAILED " + row.failure() :
-                            String.format(Locale.ROOT, "%.0f msgs/s, p50 %.0f us", row.msgs(), row.p50()));
-                    rows.add(row);
+                    throughput.add(measure(pattern, size, 0, system, log));
                 }
             }
         }
-        print(rows);
-        return rows.stream().allMatch(r -> r.failure() == null) ? 0 : 1;
+        final List<Row> latency = new ArrayList<>();
+        for (final long rate : Arrays.stream(rates).filter(r -> r > 0).toArray())
+        {
+            for (final String pattern : patterns)
+            {
+                for (final int size : latencySizes)
+                {
+                    for (final String system : systems)
+                    {
+                        latency.add(measure(pattern, size, rate, system, log));
+                    }
+                }
+            }
+        }
+        if (json)
+        {
+            printJson(limits, throughput, latency);
+        }
+        else
+        {
+            printTables(limits, throughput, latency);
+        }
+        final boolean ok = throughput.stream().allMatch(r -> r.failure() == null) &&
+            latency.stream().allMatch(r -> r.failure() == null) && (limits == null || limits.failures().isEmpty());
+        return ok ? 0 : 1;
     }
 
-    private Row measure(final String pattern, final int size, final String system) throws Exception
+    private String validate()
     {
-        final List<double[]> throughput = new ArrayList<>();
-        final List<double[]> latency = new ArrayList<>();
+        for (final String s : systems)
+        {
+            if (!SYSTEMS.contains(s))
+            {
+                return "--systems: unknown system " + s + ", known: " + String.join(", ", SYSTEMS);
+            }
+        }
+        for (final String p : patterns)
+        {
+            if (!p.equals("all") && !p.equals("one"))
+            {
+                return "--patterns takes all and one, was " + p;
+            }
+        }
+        if (IntStream.concat(Arrays.stream(sizes), Arrays.stream(latencySizes))
+            .anyMatch(s -> s < io.weft.bench.steady.Payload.HEADER_LENGTH || s > 1 << 20))
+        {
+            return "--sizes and --latency-sizes must be in " + io.weft.bench.steady.Payload.HEADER_LENGTH + "..1048576";
+        }
+        if (Arrays.stream(rates).anyMatch(r -> r < 0 || r > 1_000_000))
+        {
+            return "--rates must be in 1..1000000 messages per second per sender (0: no latency runs)";
+        }
+        if (runs < 1 || runs > 50 || measure.isZero() || measure.isNegative() || warmup.isNegative() ||
+            limitMeasure.isZero() || limitMeasure.isNegative() || limitWarmup.isNegative())
+        {
+            return "--runs must be in 1..50 and every window positive, every warm-up >= 0";
+        }
+        return null;
+    }
+
+    private Row measure(final String pattern, final int size, final long rate, final String system,
+        final PrintStream log) throws Exception
+    {
+        final List<double[]> results = new ArrayList<>();
         for (int r = 0; r < runs; r++)
         {
-            final Object t = once(pattern, size, system, 0, count(system, size));
-            if (t instanceof String failure)
+            final Object result = once(pattern, size, rate, system, log);
+            if (result instanceof String failure)
             {
-                return new Row(pattern, size, system, 0, 0, 0, 0, 0, 0, failure);
+                System.err.printf(Locale.ROOT, "compare: %s senders, %d B, %s, %s: FAILED %s%n", pattern, size,
+                    rate == 0 ? "flat out" : rate + " msgs/s", system, failure);
+                return new Row(pattern, size, rate, system, 0, 0, 0, 0, 0, 0, 0, failure);
             }
-            throughput.add((double[])t);
-            final Object l = once(pattern, size, system, rate, Math.max(200, (long)(4 * rate * Math.min(1.0, scale * 4))));
-            if (l instanceof String failure)
-            {
-                return new Row(pattern, size, system, 0, 0, 0, 0, 0, 0, "latency run: " + failure);
-            }
-            latency.add((double[])l);
+            final double[] v = (double[])result;
+            System.err.printf(Locale.ROOT, "compare: %s senders, %d B, %s, %s, run %d: %,.0f msgs/s per member, " +
+                    "p50 %.1f us, p99 %.1f us%n", pattern, size, rate == 0 ? "flat out" : rate + " msgs/s", system, r + 1,
+                v[0], v[2], v[3]);
+            results.add(v);
         }
-        final double[] msgs = throughput.stream().mapToDouble(v -> v[0]).sorted().toArray();
-        return new Row(pattern, size, system, median(throughput, 0), msgs[0], msgs[msgs.length - 1],
-            median(throughput, 1), median(latency, 2), median(latency, 3), null);
-    }
-
-    private long count(final String system, final int size)
-    {
-        final long base = switch (system)
-        {
-            case "weft-shm" -> 100_000;
-            case "weft-tcp", "jgroups-tcp" -> 30_000;
-            default -> 300_000;
-        };
-        return Math.max(1000, (long)(base * scale / (size >= 10240 ? 4 : 1)));
+        final double[] msgs = results.stream().mapToDouble(v -> v[0]).sorted().toArray();
+        return new Row(pattern, size, rate, system, median(results, 0), msgs[0], msgs[msgs.length - 1],
+            median(results, 1), median(results, 2), median(results, 3), median(results, 4), null);
     }
 
     private static double median(final List<double[]> runs, final int i)
@@ -129,11 +209,12 @@ final class CompareCommand implements Callable<Integer>
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
-    /** One run: {msgs/s per receiver, MB/s, p50 us, p99 us}, or a String saying why it failed. */
-    private Object once(final String pattern, final int size, final String system, final long rate, final long messages)
-        throws Exception
+    /** One run: {msgs/s per member, MB/s, p50, p99, p99.9 us}, or a String saying why it failed. */
+    private Object once(final String pattern, final int size, final long rate, final String system,
+        final PrintStream log) throws Exception
     {
         final int senders = pattern.equals("all") ? MEMBERS : 1;
+        final SteadyRun.Outcome run;
         if (system.startsWith("weft"))
         {
             final BenchOptions o = new BenchOptions();
@@ -142,213 +223,189 @@ final class CompareCommand implements Callable<Integer>
             o.senders = pattern;
             o.size = size;
             o.window = 100;
-            o.messages = messages;
+            o.warmup = warmup;
+            o.measure = measure;
             o.delayed = "one";
             o.runs = 1;
-            final List<Map<String, Double>> result = BenchRunner.once(o, SmcConfig.SPINDLE, rate);
-            if (result == null)
-            {
-                return "a member did not finish or failed its check";
-            }
-            final Map<String, Double> m = BenchRunner.reduce(result, o);
-            return new double[] {m.get("msgs"), m.get("mb"), m.get("p50"), m.get("p99")};
+            run = BenchRunner.once(o, SmcConfig.SPINDLE, rate, log);
         }
-        final int[] ports = freePorts(MEMBERS + 2);
-        try (MemberProcesses processes = new MemberProcesses(QUIET))
+        else
         {
-            final List<Integer> receivers = new ArrayList<>();
+            final List<SteadyRun.Member> members = new ArrayList<>();
+            final String w = String.valueOf(warmup.toNanos());
+            final String m = String.valueOf(measure.toNanos());
             if (system.equals("jgroups-tcp"))
             {
-                final String portList = String.join(",", Arrays.stream(ports).limit(MEMBERS).mapToObj(String::valueOf).toList());
+                final String ports = Arrays.stream(LoopbackPorts.consecutive(MEMBERS)).mapToObj(String::valueOf)
+                    .collect(Collectors.joining(","));
                 for (int i = 0; i < MEMBERS; i++)
                 {
-                    processes.start("jg" + i, JGroupsMember.class, List.of(String.valueOf(i), String.valueOf(MEMBERS),
-                        String.valueOf(senders), String.valueOf(messages), String.valueOf(size), String.valueOf(rate),
-                        portList));
-                    receivers.add(i);
+                    members.add(new SteadyRun.Member("jg" + i, JGroupsMember.class, List.of(String.valueOf(i),
+                        String.valueOf(MEMBERS), String.valueOf(senders), String.valueOf(size), String.valueOf(rate), ports,
+                        w, m)));
                 }
             }
             else
             {
-                final String mode = system.substring(6);
+                final String base = String.valueOf(LoopbackPorts.consecutive(2 * MEMBERS)[0]);
                 final String dir = "/dev/shm/aeron-weft-bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
-                final int base = ports[0];
-                processes.start("pub", AeronMember.class, List.of("pub", mode, "0", String.valueOf(MEMBERS - 1),
-                    String.valueOf(messages), String.valueOf(size), String.valueOf(rate), String.valueOf(base), dir));
-                for (int i = 1; i < MEMBERS; i++)
+                for (int i = 0; i < MEMBERS; i++)
                 {
-                    processes.start("sub" + i, AeronMember.class, List.of("sub", mode, String.valueOf(i),
-                        String.valueOf(MEMBERS - 1), String.valueOf(messages), String.valueOf(size), String.valueOf(rate),
-                        String.valueOf(base), dir));
-                    receivers.add(i);
+                    members.add(new SteadyRun.Member("aeron" + i, AeronMember.class, List.of(system.substring(6),
+                        String.valueOf(i), String.valueOf(MEMBERS), String.valueOf(senders), String.valueOf(size),
+                        String.valueOf(rate), base, dir, w, m)));
                 }
             }
-            final int[] codes = processes.awaitAll(TimeUnit.MINUTES.toNanos(6));
-            final List<Map<String, Double>> results = new ArrayList<>();
-            final List<String> hashes = new ArrayList<>();
-            for (final int i : receivers)
-            {
-                for (final String line : processes.lines(i))
-                {
-                    final Matcher bench = BENCH.matcher(line);
-                    if (bench.find())
-                    {
-                        results.add(BenchRunner.parse(line));
-                        final Matcher text = TEXT.matcher(line);
-                        while (text.find())
-                        {
-                            if (text.group(1).equals("check") && !text.group(2).equals("ok"))
-                            {
-                                return "member " + i + ": " + text.group(2);
-                            }
-                            if (text.group(1).equals("hash"))
-                            {
-                                hashes.add(text.group(2));
-                            }
-                        }
-                    }
-                }
-            }
-            if (codes == null)
-            {
-                return "timed out";
-            }
-            if (results.size() != receivers.size() || Arrays.stream(codes).anyMatch(c -> c != 0))
-            {
-                return "exit codes " + Arrays.toString(codes) + ", " + results.size() + " of " + receivers.size() +
-                    " receivers reported";
-            }
-            if (system.equals("jgroups-tcp") && hashes.stream().distinct().count() != 1)
-            {
-                return "total order violated: members delivered different sequences " + hashes;
-            }
-            final List<Map<String, Double>> latencyRows = system.equals("jgroups-tcp") ? results.subList(0, senders) : results;
-            return new double[] {
-                results.stream().mapToDouble(m -> m.get("delivered_msgs_per_sec")).average().orElse(0),
-                results.stream().mapToDouble(m -> m.get("mb_per_sec")).average().orElse(0),
-                latencyRows.stream().mapToDouble(m -> m.get("latency_p50_us")).sorted().toArray()[latencyRows.size() / 2],
-                latencyRows.stream().mapToDouble(m -> m.get("latency_p99_us")).sorted().toArray()[latencyRows.size() / 2]};
+            run = SteadyRun.run(members, warmup.toNanos(), measure.toNanos(), system.equals("jgroups-tcp"), log);
         }
+        if (run.failure() != null)
+        {
+            return run.failure();
+        }
+        return new double[] {run.mean("delivered_msgs_per_sec"), run.mean("mb_per_sec"),
+            run.median("latency_p50_us", senders), run.median("latency_p99_us", senders),
+            run.median("latency_p999_us", senders)};
     }
 
-    private static int[] freePorts(final int n) throws Exception
+    private static boolean sharedMemory(final String system)
     {
-        final List<ServerSocket> sockets = new ArrayList<>();
-        try
-        {
-            // Aeron uses base..base+n consecutively: find a base whose next ports are free too
-            for (int attempt = 0; attempt < 50; attempt++)
-            {
-                final ServerSocket first = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                final int base = first.getLocalPort();
-                first.close();
-                if (base + n < 65000 && rangeFree(base, n))
-                {
-                    final int[] ports = new int[n];
-                    for (int i = 0; i < n; i++)
-                    {
-                        ports[i] = base + i;
-                    }
-                    return ports;
-                }
-            }
-            throw new IllegalStateException("no " + n + " consecutive free ports on 127.0.0.1");
-        }
-        finally
-        {
-            for (final ServerSocket s : sockets)
-            {
-                s.close();
-            }
-        }
+        return system.equals("weft-shm") || system.equals("aeron-ipc");
     }
 
-    private static boolean rangeFree(final int base, final int n)
+    /** The row's throughput over the machine's ceiling for its medium and size. */
+    private static double overLimit(final MachineLimits limits, final Row r)
     {
-        for (int i = 0; i < n; i++)
-        {
-            try (ServerSocket ignored = new ServerSocket(base + i, 1, InetAddress.getLoopbackAddress()))
-            {
-                // free
-            }
-            catch (final Exception ex)
-            {
-                return false;
-            }
-            try (java.net.DatagramSocket ignored = new java.net.DatagramSocket(base + i, InetAddress.getLoopbackAddress()))
-            {
-                // free for udp too
-            }
-            catch (final Exception ex)
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private void print(final List<Row> rows)
-    {
-        final Map<String, Row> weft = new LinkedHashMap<>();
-        for (final Row r : rows)
-        {
-            if (r.system().startsWith("weft"))
-            {
-                weft.put(r.pattern() + r.size() + r.system(), r);
-            }
-        }
-        if (json)
-        {
-            System.out.println("[");
-            for (int i = 0; i < rows.size(); i++)
-            {
-                final Row r = rows.get(i);
-                final Row shm = weft.get(r.pattern() + r.size() + "weft-shm");
-                final Row tcp = weft.get(r.pattern() + r.size() + "weft-tcp");
-                System.out.printf(Locale.ROOT, "  {\"senders\":\"%s\",\"size\":%d,\"system\":\"%s\",%s}%s%n", r.pattern(),
-                    r.size(), r.system(), r.failure() != null ? "\"failure\":\"" + r.failure().replace('"', '\'') + "\"" :
-                        String.format(Locale.ROOT, "\"delivered_msgs_per_sec\":%.0f,\"delivered_msgs_per_sec_min\":%.0f," +
-                            "\"delivered_msgs_per_sec_max\":%.0f,\"mb_per_sec\":%.2f,\"latency_p50_us\":%.0f," +
-                            "\"latency_p99_us\":%.0f,\"weft_shm_throughput_ratio\":%.2f,\"weft_tcp_throughput_ratio\":%.2f," +
-                            "\"weft_shm_p50_ratio\":%.3f", r.msgs(), r.msgsMin(), r.msgsMax(), r.mb(), r.p50(), r.p99(),
-                            ratio(shm, r, true), ratio(tcp, r, true), ratio(shm, r, false)),
-                    i + 1 < rows.size() ? "," : "");
-            }
-            System.out.println("]");
-            return;
-        }
-        System.out.printf("%-6s %6s %-12s %12s %21s %9s %8s %8s %10s %10s %10s%n", "send", "size", "system", "msgs/s",
-            "(min-max)", "MB/s", "p50 us", "p99 us", "shm/peer", "tcp/peer", "p50 s/p");
-        for (final Row r : rows)
-        {
-            if (r.failure() != null)
-            {
-                System.out.printf("%-6s %6d %-12s FAILED: %s%n", r.pattern(), r.size(), r.system(), r.failure());
-                continue;
-            }
-            final Row shm = weft.get(r.pattern() + r.size() + "weft-shm");
-            final Row tcp = weft.get(r.pattern() + r.size() + "weft-tcp");
-            final boolean peer = !r.system().startsWith("weft");
-            System.out.printf(Locale.ROOT, "%-6s %6d %-12s %12.0f %21s %9.2f %8.0f %8.0f %10s %10s %10s%n", r.pattern(),
-                r.size(), r.system(), r.msgs(), String.format(Locale.ROOT, "(%.0f-%.0f)", r.msgsMin(), r.msgsMax()), r.mb(),
-                r.p50(), r.p99(), peer ? fmt(ratio(shm, r, true)) : "", peer ? fmt(ratio(tcp, r, true)) : "",
-                peer ? fmt(ratio(shm, r, false)) : "");
-        }
-        System.out.println("shm/peer, tcp/peer: Weft's throughput over the peer's; p50 s/p: Weft-on-shm's p50 latency over " +
-            "the peer's (below 1 is better). Latency runs send " + rate + " msgs/s per sender.");
-    }
-
-    private static double ratio(final Row weft, final Row peer, final boolean throughput)
-    {
-        if (weft == null || weft.failure() != null || peer.failure() != null)
+        if (limits == null || r.failure() != null)
         {
             return Double.NaN;
         }
-        return throughput ? weft.msgs() / peer.msgs() : weft.p50() / Math.max(1, peer.p50());
+        return r.msgs() / (sharedMemory(r.system()) ? limits.shmMsgsPerSec(r.size()) : limits.tcpMsgsPerSec(r.size()));
+    }
+
+    /** The row's p50 over the latency floor of its medium (token ring or tcp round trip). */
+    private static double overFloor(final MachineLimits limits, final Row r)
+    {
+        if (limits == null || r.failure() != null)
+        {
+            return Double.NaN;
+        }
+        return r.p50() / (sharedMemory(r.system()) ? limits.ringP50Us() : limits.tcpRttP50Us());
+    }
+
+    private static double ratio(final Map<String, Row> byKey, final String weft, final Row peer,
+        final Function<Row, Double> metric)
+    {
+        final Row w = byKey.get(peer.key() + "/" + weft);
+        if (w == null || w.failure() != null || peer.failure() != null || peer.system().startsWith("weft"))
+        {
+            return Double.NaN;
+        }
+        return metric.apply(w) / Math.max(1e-9, metric.apply(peer));
+    }
+
+    private static Map<String, Row> index(final List<Row> rows)
+    {
+        return rows.stream().collect(Collectors.toMap(r -> r.key() + "/" + r.system(), r -> r, (a, b) -> a));
+    }
+
+    private void printTables(final MachineLimits limits, final List<Row> throughput, final List<Row> latency)
+    {
+        System.out.printf(Locale.ROOT, "Steady state: %d members, each its own JVM; warm-up %s, window %s, %d run(s) per row " +
+            "(median, min-max).%n", MEMBERS, warmup, measure, runs);
+        if (limits != null)
+        {
+            System.out.println("Machine limits (same invocation):");
+            limits.describe().forEach(l -> System.out.println("  " + l));
+        }
+        final Map<String, Row> t = index(throughput);
+        System.out.printf("%nThroughput, flat out (msgs/s delivered per member):%n");
+        System.out.printf("%-5s %6s %-12s %12s %23s %9s %9s %9s %9s%n", "send", "size", "system", "msgs/s", "(min-max)",
+            "MB/s", "shm/peer", "tcp/peer", "x/limit");
+        for (final Row r : throughput)
+        {
+            if (r.failure() != null)
+            {
+                System.out.printf("%-5s %6d %-12s FAILED: %s%n", r.pattern(), r.size(), r.system(), r.failure());
+                continue;
+            }
+            System.out.printf(Locale.ROOT, "%-5s %6d %-12s %,12.0f %23s %9.1f %9s %9s %9s%n", r.pattern(), r.size(),
+                r.system(), r.msgs(), String.format(Locale.ROOT, "(%,.0f-%,.0f)", r.msgsMin(), r.msgsMax()), r.mb(),
+                fmt(ratio(t, "weft-shm", r, Row::msgs)), fmt(ratio(t, "weft-tcp", r, Row::msgs)),
+                fmt(overLimit(limits, r)));
+        }
+        if (!latency.isEmpty())
+        {
+            final Map<String, Row> l = index(latency);
+            System.out.printf("%nLatency at fixed rates (us; send to own delivery; medians over senders and runs):%n");
+            System.out.printf("%-5s %6s %7s %-12s %9s %9s %9s %10s %10s %9s%n", "send", "size", "rate", "system", "p50",
+                "p99", "p99.9", "shm/peer", "tcp/peer", "p50/floor");
+            for (final Row r : latency)
+            {
+                if (r.failure() != null)
+                {
+                    System.out.printf("%-5s %6d %7d %-12s FAILED: %s%n", r.pattern(), r.size(), r.rate(), r.system(),
+                        r.failure());
+                    continue;
+                }
+                System.out.printf(Locale.ROOT, "%-5s %6d %7d %-12s %9.1f %9.1f %9.1f %10s %10s %9s%n", r.pattern(),
+                    r.size(), r.rate(), r.system(), r.p50(), r.p99(), r.p999(), fmt(ratio(l, "weft-shm", r, Row::p50)),
+                    fmt(ratio(l, "weft-tcp", r, Row::p50)), fmt(overFloor(limits, r)));
+            }
+        }
+        System.out.println();
+        System.out.println("shm/peer, tcp/peer: Weft on shm (tcp) over the peer on the same workload (throughput: above 1 " +
+            "is Weft faster; latency p50: below 1 is Weft faster). x/limit: the row over the machine's ceiling for its " +
+            "medium (shm, ipc: the SPSC ring at that size; tcp, udp: loopback tcp bandwidth / size). p50/floor: over the " +
+            "3-process token ring's round trip (shm, ipc) or the tcp round trip (tcp, udp).");
+    }
+
+    private void printJson(final MachineLimits limits, final List<Row> throughput, final List<Row> latency)
+    {
+        final Map<String, Row> t = index(throughput);
+        final Map<String, Row> l = index(latency);
+        final StringBuilder b = new StringBuilder("{\n");
+        b.append(String.format(Locale.ROOT, "\"method\":{\"members\":%d,\"warmup_s\":%.1f,\"measure_s\":%.1f,\"runs\":%d},%n",
+            MEMBERS, warmup.toMillis() / 1e3, measure.toMillis() / 1e3, runs));
+        b.append("\"limits\":").append(limits == null ? "null" : limits.json()).append(",\n\"throughput\":[\n");
+        for (int i = 0; i < throughput.size(); i++)
+        {
+            final Row r = throughput.get(i);
+            b.append("  ").append(json(r, String.format(Locale.ROOT, "\"weft_shm_over_peer\":%s,\"weft_tcp_over_peer\":%s," +
+                    "\"over_limit\":%s", num(ratio(t, "weft-shm", r, Row::msgs)), num(ratio(t, "weft-tcp", r, Row::msgs)),
+                num(overLimit(limits, r))))).append(i + 1 < throughput.size() ? ",\n" : "\n");
+        }
+        b.append("],\n\"latency\":[\n");
+        for (int i = 0; i < latency.size(); i++)
+        {
+            final Row r = latency.get(i);
+            b.append("  ").append(json(r, String.format(Locale.ROOT, "\"weft_shm_p50_over_peer\":%s," +
+                    "\"weft_tcp_p50_over_peer\":%s,\"p50_over_floor\":%s", num(ratio(l, "weft-shm", r, Row::p50)),
+                num(ratio(l, "weft-tcp", r, Row::p50)), num(overFloor(limits, r))))).append(i + 1 < latency.size() ? ",\n" : "\n");
+        }
+        System.out.println(b.append("]\n}"));
+    }
+
+    private static String json(final Row r, final String ratios)
+    {
+        final String head = String.format(Locale.ROOT, "{\"senders\":\"%s\",\"size\":%d,\"rate\":%d,\"system\":\"%s\",",
+            r.pattern(), r.size(), r.rate(), r.system());
+        if (r.failure() != null)
+        {
+            return head + "\"failure\":\"" + r.failure().replace('"', '\'') + "\"}";
+        }
+        return head + String.format(Locale.ROOT, "\"delivered_msgs_per_sec\":%.0f,\"delivered_msgs_per_sec_min\":%.0f," +
+                "\"delivered_msgs_per_sec_max\":%.0f,\"mb_per_sec\":%.2f,\"latency_p50_us\":%.2f,\"latency_p99_us\":%.2f," +
+                "\"latency_p999_us\":%.2f,%s}", r.msgs(), r.msgsMin(), r.msgsMax(), r.mb(), r.p50(), r.p99(), r.p999(),
+            ratios);
+    }
+
+    private static String num(final double v)
+    {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "null" : String.format(Locale.ROOT, "%.3f", v);
     }
 
     private static String fmt(final double v)
     {
-        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2fx", v);
+        return Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, "%.2fx", v);
     }
 }

@@ -16,6 +16,7 @@ public final class Main
         cli.addSubcommand("bench", new CommandLine(new BenchCommand()).addSubcommand("ablation", new AblationCommand())
             .addSubcommand("compare", new CompareCommand()));
         cli.addSubcommand("bench-member", new BenchMemberCommand());
+        Weft.registerConverters(cli);
         System.exit(cli.execute(args));
     }
 }

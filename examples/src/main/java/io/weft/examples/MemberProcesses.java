@@ -40,6 +40,12 @@ public final class MemberProcesses implements AutoCloseable
      */
     public int start(final String name, final Class<?> main, final List<String> args)
     {
+        return start(name, main, List.of(), args);
+    }
+
+    /** {@link #start(String, Class, List)} with {@code jvmArgs} after this JVM's flags (heap size, collector). */
+    public int start(final String name, final Class<?> main, final List<String> jvmArgs, final List<String> args)
+    {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command()
             .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
@@ -50,6 +56,7 @@ public final class MemberProcesses implements AutoCloseable
                 command.add(arg);
             }
         }
+        command.addAll(jvmArgs);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(main.getName());

@@ -48,6 +48,12 @@ public final class Weft
             }
             throw ex;
         });
-        return cli;
+        return registerConverters(cli);
+    }
+
+    /** Registers the converters every command shares on {@code cli} and every subcommand it has now. */
+    public static CommandLine registerConverters(final CommandLine cli)
+    {
+        return cli.registerConverter(java.time.Duration.class, new DurationConverter());
     }
 }

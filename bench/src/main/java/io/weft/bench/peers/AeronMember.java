@@ -7,7 +7,10 @@ import io.aeron.Subscription;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import io.aeron.exceptions.DriverTimeoutException;
-import org.HdrHistogram.Recorder;
+import io.aeron.logbuffer.BufferClaim;
+import io.weft.bench.steady.Deliveries;
+import io.weft.bench.steady.Payload;
+import io.weft.bench.steady.SteadyClock;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
@@ -20,42 +23,55 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * An Aeron 1.51 member for the side-by-side bench: one publisher to N-1 subscribers, reliable, no total order across
- * publishers (the one-sender workload). {@code udp}: every process embeds its own media driver and the publication
- * reaches the subscribers by multi-destination-cast on loopback; {@code ipc}: the publisher's embedded driver serves
- * every process. Tuned as the toolchain notes say: 2 MiB socket buffers, yielding idle strategies on udp, backing-off
- * ones on ipc. Subscribers check that every message arrives once, in order; they announce themselves (and their end)
- * on a reverse stream, so the publisher starts only when every subscriber is connected.
+ * An Aeron 1.51 member for the side-by-side bench, on the same steady-state method and payload work as Weft's
+ * ({@link SteadyClock}, {@link Payload}, {@link Deliveries}). Every member subscribes to every sender, itself
+ * included, so "delivered per member" and own-delivery latency mean what they mean for Weft; Aeron gives reliable
+ * FIFO per publisher, no order across publishers. {@code udp}: every process embeds its own media driver and each
+ * sender's publication reaches every member by manual multi-destination-cast on loopback, with min flow control so
+ * the slowest member paces it (nobody is overrun); {@code ipc}: member 0's embedded driver serves every process and
+ * the senders share one IPC log. Tuned as the toolchain notes say: 2 MiB socket buffers, yielding idle strategies on
+ * udp, backing-off ones on ipc. Senders claim in place where the message fits one frame and copy otherwise. A BYE
+ * from every member on a control stream ends the run, so no driver goes away while another member still reads.
  *
- * <p>Arguments: pub|sub udp|ipc index subscribers messages size ratePerSecond basePort aeronDirBase
+ * <p>Arguments: udp|ipc index members senders size ratePerSender basePort aeronDirBase warmupNanos measureNanos
  */
 public final class AeronMember
 {
     private static final int DATA_STREAM = 1001;
-    private static final int HELLO_STREAM = 1002;
-    private static final int HEADER = 16; // counter:long timestamp:long
+    private static final int CONTROL_STREAM = 1002;
+
+    private final boolean udp;
+    private final int index;
+    private final int members;
+    private final int senders;
+    private final int size;
+    private final int basePort;
+    private final Deliveries deliveries;
+    private final IdleStrategy idle;
+    private volatile boolean complete;
+    private volatile boolean stopReceiving;
+
+    private AeronMember(final String[] args)
+    {
+        udp = args[0].equals("udp");
+        index = Integer.parseInt(args[1]);
+        members = Integer.parseInt(args[2]);
+        senders = Integer.parseInt(args[3]);
+        size = Integer.parseInt(args[4]);
+        basePort = Integer.parseInt(args[6]);
+        deliveries = new Deliveries(index, members, senders);
+        idle = idleStrategy(udp);
+    }
 
     public static void main(final String[] args) throws Exception
     {
-        final boolean publisher = args[0].equals("pub");
-        final boolean udp = args[1].equals("udp");
-        final int index = Integer.parseInt(args[2]);
-        final int subscribers = Integer.parseInt(args[3]);
-        final long messages = Long.parseLong(args[4]);
-        final int size = Math.max(HEADER, Integer.parseInt(args[5]));
-        final long rate = Long.parseLong(args[6]);
-        final int basePort = Integer.parseInt(args[7]);
-        final String dirBase = args[8];
-        final IdleStrategy idle = udp ? new YieldingIdleStrategy() : new BackoffIdleStrategy(100, 10, 1_000, 100_000);
-
-        final boolean ownsDriver = udp || publisher;
-        final String dir = udp ? dirBase + "-" + index : dirBase;
+        final AeronMember m = new AeronMember(args);
+        final String dir = m.udp ? args[7] + "-" + m.index : args[7];
         MediaDriver driver = null;
-        if (ownsDriver)
+        if (m.udp || m.index == 0)
         {
             driver = MediaDriver.launchEmbedded(new MediaDriver.Context().aeronDirectoryName(dir)
-                .threadingMode(ThreadingMode.SHARED)
-                .sharedIdleStrategy(udp ? new YieldingIdleStrategy() : new BackoffIdleStrategy(100, 10, 1_000, 100_000))
+                .threadingMode(ThreadingMode.SHARED).sharedIdleStrategy(idleStrategy(m.udp))
                 .socketSndbufLength(2 << 20).socketRcvbufLength(2 << 20)
                 .dirDeleteOnStart(true).dirDeleteOnShutdown(true));
         }
@@ -64,9 +80,7 @@ public final class AeronMember
         try
         {
             aeron = connect(dir);
-            code = publisher
-                ? publish(aeron, udp, subscribers, messages, size, rate, basePort, idle)
-                : subscribe(aeron, udp, index, messages, size, basePort, idle);
+            code = m.run(aeron, Long.parseLong(args[5]), Long.parseLong(args[8]), Long.parseLong(args[9]));
         }
         finally
         {
@@ -74,6 +88,11 @@ public final class AeronMember
             CloseHelper.closeAll(aeron, driver);
         }
         System.exit(code);
+    }
+
+    private static IdleStrategy idleStrategy(final boolean udp)
+    {
+        return udp ? new YieldingIdleStrategy() : new BackoffIdleStrategy(100, 10, 1_000, 100_000);
     }
 
     private static Aeron connect(final String dir) throws InterruptedException
@@ -91,125 +110,153 @@ public final class AeronMember
                 {
                     throw ex;
                 }
-                Thread.sleep(50); // the publisher's driver is still starting
+                Thread.sleep(50); // member 0's driver is still starting
             }
         }
     }
 
-    private static int publish(final Aeron aeron, final boolean udp, final int subscribers, final long messages,
-        final int size, final long rate, final int basePort, final IdleStrategy idle)
+    private Publication publication(final Aeron aeron, final int stream, final int firstPort)
     {
-        final String data = udp ? "aeron:udp?control=127.0.0.1:" + basePort + "|control-mode=dynamic|so-sndbuf=2m" : "aeron:ipc";
-        final String hello = udp ? "aeron:udp?endpoint=127.0.0.1:" + (basePort + 1) + "|so-rcvbuf=2m" : "aeron:ipc";
-        try (Publication publication = aeron.addPublication(data, DATA_STREAM);
-            Subscription hellos = aeron.addSubscription(hello, HELLO_STREAM))
+        if (!udp)
         {
-            final Set<Long> ready = new HashSet<>();
-            final Set<Long> done = new HashSet<>();
-            awaitHellos(hellos, ready, done, subscribers, false, idle);
-            final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(size));
-            final long start = System.nanoTime();
-            final long interval = rate > 0 ? 1_000_000_000L / rate : 0;
-            for (long i = 0; i < messages; i++)
-            {
-                if (interval > 0)
-                {
-                    PeerResult.pace(start + i * interval);
-                }
-                buffer.putLong(0, i);
-                buffer.putLong(8, System.nanoTime());
-                while (publication.offer(buffer, 0, size) < 0)
-                {
-                    idle.idle();
-                }
-                idle.reset();
-            }
-            final double seconds = (System.nanoTime() - start) / 1e9;
-            awaitHellos(hellos, ready, done, subscribers, true, idle);
-            System.out.printf(java.util.Locale.ROOT, "aeron publisher: offered %d messages in %.3fs%n", messages, seconds);
-            return done.size() == subscribers ? 0 : 1;
+            return aeron.addPublication("aeron:ipc", stream);
         }
+        final Publication p = aeron.addPublication("aeron:udp?control-mode=manual|fc=min|so-sndbuf=2m", stream);
+        for (int j = 0; j < members; j++)
+        {
+            p.addDestination("aeron:udp?endpoint=127.0.0.1:" + (firstPort + j));
+        }
+        return p;
     }
 
-    /** Polls the reverse stream: a positive id is a subscriber that is ready, a negative one a subscriber done. */
-    private static void awaitHellos(final Subscription hellos, final Set<Long> ready, final Set<Long> done,
-        final int subscribers, final boolean forDone, final IdleStrategy idle)
+    private Subscription subscription(final Aeron aeron, final int stream, final int port)
     {
-        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-        while ((forDone ? done.size() : ready.size()) < subscribers && System.nanoTime() < deadline)
-        {
-            idle.idle(hellos.poll((buffer, offset, length, header) ->
-            {
-                final long id = buffer.getLong(offset);
-                (id >= 0 ? ready : done).add(id >= 0 ? id : -id - 1);
-            }, 16));
-        }
-        idle.reset();
+        return aeron.addSubscription(udp ? "aeron:udp?endpoint=127.0.0.1:" + port + "|so-rcvbuf=2m" : "aeron:ipc",
+            stream);
     }
 
-    private static int subscribe(final Aeron aeron, final boolean udp, final int index, final long messages,
-        final int size, final int basePort, final IdleStrategy idle)
+    private int run(final Aeron aeron, final long rate, final long warmupNanos, final long measureNanos)
+        throws Exception
     {
-        final String data = udp ? "aeron:udp?endpoint=127.0.0.1:" + (basePort + 1 + index) + "|control=127.0.0.1:" +
-            basePort + "|control-mode=dynamic|so-rcvbuf=2m" : "aeron:ipc";
-        final String hello = udp ? "aeron:udp?endpoint=127.0.0.1:" + (basePort + 1) : "aeron:ipc";
-        try (Subscription subscription = aeron.addSubscription(data, DATA_STREAM);
-            Publication hellos = aeron.addPublication(hello, HELLO_STREAM))
+        final boolean sender = index < senders;
+        try (Subscription data = subscription(aeron, DATA_STREAM, basePort + index);
+            Subscription control = subscription(aeron, CONTROL_STREAM, basePort + members + index);
+            Publication controlOut = publication(aeron, CONTROL_STREAM, basePort + members);
+            Publication dataOut = sender ? publication(aeron, DATA_STREAM, basePort) : null)
         {
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!subscription.isConnected() || !hellos.isConnected())
+            while (data.imageCount() < (udp ? senders : 1) || control.imageCount() < (udp ? members : 1) ||
+                !controlOut.isConnected() || (sender && !dataOut.isConnected()))
             {
                 if (System.nanoTime() > deadline)
                 {
-                    System.out.println("aeron subscriber " + index + ": never connected");
+                    System.out.println("aeron member " + index + ": not connected to every member within 60 s");
                     return 4;
                 }
                 idle.idle();
             }
-            final UnsafeBuffer id = new UnsafeBuffer(ByteBuffer.allocateDirect(8));
-            id.putLong(0, index);
-            while (hellos.offer(id, 0, 8) < 0)
+            idle.reset();
+            final SteadyClock clock = SteadyClock.awaitGo(warmupNanos, measureNanos);
+            deliveries.clock(clock);
+            final Thread receiver = Thread.ofPlatform().name("aeron-receiver").start(() -> receive(data));
+            final long sent = sender ? send(dataOut, clock, rate) : 0;
+            receiver.join(TimeUnit.NANOSECONDS.toMillis(clock.stopAt() - System.nanoTime()) + 60_000);
+            stopReceiving = true;
+            receiver.join();
+            clock.awaitWindow(TimeUnit.SECONDS.toNanos(10));
+            System.out.println(clock.report(index, size, sent, deliveries, ""));
+            awaitBye(controlOut, control);
+            return complete && "ok".equals(deliveries.check()) ? 0 : 1;
+        }
+    }
+
+    private void receive(final Subscription data)
+    {
+        final IdleStrategy receiveIdle = idleStrategy(udp);
+        final FragmentAssembler assembler = new FragmentAssembler((buffer, offset, length, header) ->
+        {
+            if (deliveries.onMessage(buffer, offset, length))
             {
-                idle.idle();
+                complete = true;
             }
-            final Recorder latency = new Recorder(3);
-            final long[] state = {0, 0, 0}; // next expected counter, delivered, last delivery time
-            final String[] check = {"ok"};
-            final FragmentAssembler assembler = new FragmentAssembler((buffer, offset, length, header) ->
+        });
+        while (!complete && !stopReceiving)
+        {
+            receiveIdle.idle(data.poll(assembler, 256));
+        }
+    }
+
+    private long send(final Publication out, final SteadyClock clock, final long rate)
+    {
+        final BufferClaim claim = new BufferClaim();
+        final UnsafeBuffer copy = new UnsafeBuffer(ByteBuffer.allocateDirect(size));
+        final boolean inPlace = size <= out.maxPayloadLength();
+        final long interval = rate > 0 ? 1_000_000_000L / rate : 0;
+        long i = 0;
+        while (clock.sending())
+        {
+            if (interval > 0)
             {
-                final long now = System.nanoTime();
-                final long counter = buffer.getLong(offset);
-                if (counter != state[0] && "ok".equals(check[0]))
+                clock.pace(i, interval);
+            }
+            if (inPlace)
+            {
+                while (mustRetry(out.tryClaim(size, claim)))
                 {
-                    check[0] = "message " + counter + " arrived when " + state[0] + " was due";
+                    idle.idle();
                 }
-                state[0] = counter + 1;
-                state[1]++;
-                state[2] = now;
-                // System.nanoTime is CLOCK_MONOTONIC on Linux: comparable between processes of one host;
-                // the first half of the run warms the JIT up and is left out, as for every system
-                if (counter >= messages / 2)
-                {
-                    latency.recordValue(Math.max(0, (now - buffer.getLong(offset + 8)) / 1000));
-                }
-            });
-            final long start = System.nanoTime();
-            final long end = start + TimeUnit.MINUTES.toNanos(5);
-            while (state[1] < messages && System.nanoTime() < end)
-            {
-                idle.idle(subscription.poll(assembler, 256));
+                idle.reset();
+                Payload.write(claim.buffer(), claim.offset(), size, Payload.KIND_DATA, index, i, System.nanoTime());
+                claim.commit();
             }
-            final boolean complete = state[1] == messages;
-            System.out.println(PeerResult.json(index, complete && "ok".equals(check[0]), state[1],
-                ((complete ? state[2] : System.nanoTime()) - start) / 1e9, size, latency.getIntervalHistogram(), "-",
-                complete ? check[0] : "delivered " + state[1] + " of " + messages));
-            id.putLong(0, -index - 1);
-            final long doneDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (hellos.offer(id, 0, 8) < 0 && System.nanoTime() < doneDeadline)
+            else
             {
-                idle.idle();
+                Payload.write(copy, 0, size, Payload.KIND_DATA, index, i, System.nanoTime());
+                offer(out, copy, size);
             }
-            return complete && "ok".equals(check[0]) ? 0 : 1;
+            i++;
+        }
+        Payload.write(copy, 0, Payload.HEADER_LENGTH, Payload.KIND_END, index, i, System.nanoTime());
+        offer(out, copy, Payload.HEADER_LENGTH);
+        return i;
+    }
+
+    private void offer(final Publication out, final UnsafeBuffer buffer, final int length)
+    {
+        while (mustRetry(out.offer(buffer, 0, length)))
+        {
+            idle.idle();
+        }
+        idle.reset();
+    }
+
+    /** True when the offer or claim must be retried (back-pressure, admin action, a destination not yet in); throws when it can never succeed. */
+    private static boolean mustRetry(final long result)
+    {
+        if (result > 0)
+        {
+            return false;
+        }
+        if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED)
+        {
+            throw new IllegalStateException("aeron publication refused the message for good: " + result);
+        }
+        return true;
+    }
+
+    private void awaitBye(final Publication controlOut, final Subscription control)
+    {
+        final UnsafeBuffer bye = new UnsafeBuffer(ByteBuffer.allocateDirect(Payload.HEADER_LENGTH));
+        Payload.write(bye, 0, Payload.HEADER_LENGTH, Payload.KIND_BYE, index, 0, System.nanoTime());
+        final Set<Integer> seen = new HashSet<>();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (controlOut.offer(bye, 0, Payload.HEADER_LENGTH) < 0 && System.nanoTime() < deadline)
+        {
+            idle.idle();
+        }
+        while (seen.size() < members && System.nanoTime() < deadline)
+        {
+            idle.idle(control.poll((buffer, offset, length, header) -> seen.add(Payload.sender(buffer, offset)), 16));
         }
     }
 }

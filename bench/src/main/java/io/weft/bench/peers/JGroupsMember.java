@@ -1,6 +1,9 @@
 package io.weft.bench.peers;
 
-import org.HdrHistogram.Recorder;
+import io.weft.bench.steady.Deliveries;
+import io.weft.bench.steady.Payload;
+import io.weft.bench.steady.SteadyClock;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
 import org.jgroups.Message;
@@ -8,7 +11,6 @@ import org.jgroups.Receiver;
 import org.jgroups.View;
 
 import java.io.ByteArrayInputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -19,52 +21,42 @@ import java.util.stream.Collectors;
 
 /**
  * A JGroups 5.5 member for the side-by-side bench: total order through SEQUENCER over TCP on loopback, tuned as a
- * fair peer (bundler capacity 64k, TCP_NODELAY, diagnostics off, everything bound to 127.0.0.1). Senders send
- * {@code messages} messages; every member checks counts and folds (sender, counter) into a hash chain: equal hashes
- * at every member prove one total order. A DONE message from every member ends the run, so nobody leaves early.
+ * fair peer (bundler capacity 64k, TCP_NODELAY, diagnostics off, everything bound to 127.0.0.1), on the same
+ * steady-state method and payload work as Weft's members ({@link SteadyClock}, {@link Payload}, {@link Deliveries}).
+ * JGroups needs a fresh array per message (it keeps it for retransmission): that allocation is the API's own cost.
+ * A BYE from every member ends the run, so nobody leaves while another might still need a retransmission.
  *
- * <p>Arguments: index members senders messages size ratePerSender port0,port1,...
+ * <p>Arguments: index members senders size ratePerSender port0,port1,... warmupNanos measureNanos
  */
 public final class JGroupsMember
 {
-    private static final int HEADER = 21; // sender:int counter:long timestamp:long kind:byte
-
     private final int index;
     private final int members;
     private final int senders;
-    private final long messages;
     private final int size;
-    private final Recorder latency = new Recorder(3);
-    private final long[] next;
-    private final Set<Integer> done = new HashSet<>();
+    private final Deliveries deliveries;
     private final Set<Integer> bye = new HashSet<>();
     private final CountDownLatch allBye = new CountDownLatch(1);
     private final CountDownLatch fullView = new CountDownLatch(1);
-    private final CountDownLatch allDone = new CountDownLatch(1);
-    private long hash = 0xcbf2_9ce4_8422_2325L;
-    private long delivered;
-    private long lastDelivery;
-    private String check = "ok";
+    private final CountDownLatch complete = new CountDownLatch(1);
+    private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
 
-    private JGroupsMember(final int index, final int members, final int senders, final long messages, final int size)
+    private JGroupsMember(final int index, final int members, final int senders, final int size)
     {
         this.index = index;
         this.members = members;
         this.senders = senders;
-        this.messages = messages;
-        this.size = Math.max(HEADER, size);
-        this.next = new long[members];
+        this.size = size;
+        this.deliveries = new Deliveries(index, members, senders);
     }
 
     public static void main(final String[] args) throws Exception
     {
         final int index = Integer.parseInt(args[0]);
-        final int members = Integer.parseInt(args[1]);
-        final JGroupsMember m = new JGroupsMember(index, members, Integer.parseInt(args[2]), Long.parseLong(args[3]),
-            Integer.parseInt(args[4]));
-        final long rate = Long.parseLong(args[5]);
-        final int[] ports = Arrays.stream(args[6].split(",")).mapToInt(Integer::parseInt).toArray();
-        System.exit(m.run(rate, ports));
+        final JGroupsMember m = new JGroupsMember(index, Integer.parseInt(args[1]), Integer.parseInt(args[2]),
+            Integer.parseInt(args[3]));
+        final int[] ports = Arrays.stream(args[5].split(",")).mapToInt(Integer::parseInt).toArray();
+        System.exit(m.run(Long.parseLong(args[4]), ports, Long.parseLong(args[6]), Long.parseLong(args[7])));
     }
 
     static String stack(final int port, final int[] ports)
@@ -91,7 +83,7 @@ public final class JGroupsMember
             """.formatted(port, hosts);
     }
 
-    private int run(final long rate, final int[] ports) throws Exception
+    private int run(final long rate, final int[] ports, final long warmupNanos, final long measureNanos) throws Exception
     {
         try (JChannel channel = new JChannel(new ByteArrayInputStream(stack(ports[index], ports)
             .getBytes(StandardCharsets.UTF_8))))
@@ -119,79 +111,67 @@ public final class JGroupsMember
                 System.out.println("jgroups member " + index + ": the view never reached " + members + " members");
                 return 4;
             }
-            final long start = System.nanoTime();
-            final byte[] buf = new byte[size];
-            final ByteBuffer b = ByteBuffer.wrap(buf);
+            final SteadyClock clock = SteadyClock.awaitGo(warmupNanos, measureNanos);
+            synchronized (this)
+            {
+                deliveries.clock(clock);
+            }
+            final UnsafeBuffer out = new UnsafeBuffer(0, 0);
+            long sent = 0;
             if (index < senders)
             {
                 final long interval = rate > 0 ? 1_000_000_000L / rate : 0;
-                for (long i = 0; i < messages; i++)
+                while (clock.sending())
                 {
                     if (interval > 0)
                     {
-                        PeerResult.pace(start + i * interval);
+                        clock.pace(sent, interval);
                     }
-                    b.putInt(0, index).putLong(4, i).putLong(12, System.nanoTime()).put(20, (byte)0);
-                    channel.send(new BytesMessage(null, buf.clone()));
+                    final byte[] buf = new byte[size];
+                    out.wrap(buf);
+                    Payload.write(out, 0, size, Payload.KIND_DATA, index, sent, System.nanoTime());
+                    channel.send(new BytesMessage(null, buf));
+                    sent++;
                 }
+                channel.send(new BytesMessage(null, control(out, Payload.KIND_END, sent)));
             }
-            final long expected = messages * senders;
-            b.putInt(0, index).putLong(4, -1).putLong(12, 0).put(20, (byte)1);
-            channel.send(new BytesMessage(null, Arrays.copyOf(buf, HEADER)));
-            final boolean finished = allDone.await(5, TimeUnit.MINUTES);
+            final boolean finished = complete.await(clock.stopAt() - System.nanoTime() + TimeUnit.SECONDS.toNanos(60),
+                TimeUnit.NANOSECONDS);
+            clock.awaitWindow(TimeUnit.SECONDS.toNanos(10));
             synchronized (this)
             {
-                if (delivered != expected)
-                {
-                    check = "delivered " + delivered + " of " + expected;
-                }
-                final double seconds = ((finished ? lastDelivery : System.nanoTime()) - start) / 1e9;
-                System.out.println(PeerResult.json(index, finished && delivered == expected, delivered, seconds, size,
-                    latency.getIntervalHistogram(), Long.toHexString(hash), check));
+                System.out.println(clock.report(index, size, sent, deliveries, ""));
             }
             // leave only once every member has everything: a member that left early could no longer retransmit
-            b.put(20, (byte)2);
-            channel.send(new BytesMessage(null, Arrays.copyOf(buf, HEADER)));
+            channel.send(new BytesMessage(null, control(out, Payload.KIND_BYE, 0)));
             allBye.await(30, TimeUnit.SECONDS);
-            return finished && "ok".equals(check) ? 0 : 1;
+            return finished && "ok".equals(deliveries.check()) ? 0 : 1;
         }
+    }
+
+    private byte[] control(final UnsafeBuffer out, final int kind, final long counter)
+    {
+        final byte[] buf = new byte[Payload.HEADER_LENGTH];
+        out.wrap(buf);
+        Payload.write(out, 0, buf.length, kind, index, counter, System.nanoTime());
+        return buf;
     }
 
     private synchronized void onMessage(final byte[] array, final int offset, final int length)
     {
-        final ByteBuffer b = ByteBuffer.wrap(array, offset, length);
-        final int sender = b.getInt(offset);
-        final long counter = b.getLong(offset + 4);
-        if (array[offset + 20] == 2)
+        view.wrap(array, offset, length);
+        if (length >= Payload.HEADER_LENGTH && Payload.kind(view, 0) == Payload.KIND_BYE)
         {
-            bye.add(sender);
+            bye.add(Payload.sender(view, 0));
             if (bye.size() == members)
             {
                 allBye.countDown();
             }
             return;
         }
-        if (array[offset + 20] == 1)
+        if (deliveries.onMessage(view, 0, length))
         {
-            done.add(sender);
-            if (done.size() == members)
-            {
-                allDone.countDown();
-            }
-            return;
-        }
-        if (counter != next[sender])
-        {
-            check = "member " + sender + ": message " + counter + " arrived when " + next[sender] + " was due";
-        }
-        next[sender] = counter + 1;
-        hash = (hash ^ sender) * 0x100_0000_01b3L;
-        hash = (hash ^ counter) * 0x100_0000_01b3L;
-        delivered++;
-        lastDelivery = System.nanoTime();
-        if (sender == index && counter >= messages / 2) // the first half warms the JIT up
-        {
-            latency.recordValue(Math.max(0, (lastDelivery - b.getLong(offset + 12)) / 1000));
+            complete.countDown();
         }
     }
 }

@@ -1,0 +1,335 @@
+package io.weft.bench.limits;
+
+import io.weft.bench.steady.Deliveries;
+import io.weft.bench.steady.Payload;
+import io.weft.bench.steady.SteadyClock;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBuffer;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One process of a machine-limit probe, on the same steady-state method as the members ({@link SteadyClock}): what
+ * this host can do at all, printed beside every system's figures. Modes:
+ * <ul>
+ *   <li>{@code memcpy}: bulk copies between two 64 MiB native regions (memory bandwidth);</li>
+ *   <li>{@code spsc-producer|spsc-consumer FILE SIZE}: a one-way single-producer ring (Agrona's
+ *   {@link OneToOneRingBuffer}) in a file under /dev/shm between two processes, with the bench's payload work
+ *   ({@link Payload}: every byte written by the producer, read and checked by the consumer);</li>
+ *   <li>{@code ring FILE RANK}: a token passed 0 -> 1 -> 2 -> 0 through a mapped file by three processes; rank 0
+ *   records the round trip (the floor of a send-to-stable latency among three processes);</li>
+ *   <li>{@code tcp-sink|tcp-source PORT}: a loopback tcp stream in 64 KiB writes (bandwidth);</li>
+ *   <li>{@code tcp-echo|tcp-ping PORT}: 64-byte ping-pong over loopback tcp with TCP_NODELAY (round trip).</li>
+ * </ul>
+ * Waiting spins briefly and then yields or parks (Agrona's back-off): three spinning processes on two cores would
+ * measure the scheduler, not the machine.
+ *
+ * <p>Arguments: mode warmupNanos measureNanos [mode arguments]
+ */
+public final class LimitMember
+{
+    static final int RING_CAPACITY = 4 << 20;
+    static final int RING_FILE_LENGTH = RING_CAPACITY + org.agrona.concurrent.ringbuffer.RingBufferDescriptor.TRAILER_LENGTH;
+    static final int TOKEN_FILE_LENGTH = 3 * 64;
+    private static final int COPY_REGION = 64 << 20;
+    private static final int TCP_CHUNK = 64 << 10;
+    private static final int PING = 64;
+
+    private LimitMember()
+    {
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        final String mode = args[0];
+        final long warmup = Long.parseLong(args[1]);
+        final long measure = Long.parseLong(args[2]);
+        final String report = switch (mode)
+        {
+            case "memcpy" -> memcpy(warmup, measure);
+            case "spsc-producer" -> spscProducer(Path.of(args[3]), Integer.parseInt(args[4]), warmup, measure);
+            case "spsc-consumer" -> spscConsumer(Path.of(args[3]), Integer.parseInt(args[4]), warmup, measure);
+            case "ring" -> ring(Path.of(args[3]), Integer.parseInt(args[4]), warmup, measure);
+            case "tcp-sink" -> tcpSink(Integer.parseInt(args[3]), warmup, measure);
+            case "tcp-source" -> tcpSource(Integer.parseInt(args[3]), warmup, measure);
+            case "tcp-echo" -> tcpEcho(Integer.parseInt(args[3]), warmup, measure);
+            case "tcp-ping" -> tcpPing(Integer.parseInt(args[3]), warmup, measure);
+            default -> throw new IllegalArgumentException("unknown limit mode " + mode);
+        };
+        System.out.println(report);
+        System.exit(0);
+    }
+
+    private static String report(final SteadyClock clock, final int unit) throws InterruptedException
+    {
+        clock.awaitWindow(TimeUnit.SECONDS.toNanos(30));
+        return clock.report(0, unit, 0, new Deliveries(0, 1, 0), "");
+    }
+
+    private static String memcpy(final long warmup, final long measure) throws Exception
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment a = arena.allocate(COPY_REGION, 64);
+            final MemorySegment b = arena.allocate(COPY_REGION, 64);
+            a.fill((byte)1);
+            b.fill((byte)2);
+            final SteadyClock clock = SteadyClock.awaitGo(warmup, measure);
+            final int chunk = 1 << 20;
+            long offset = 0;
+            while (clock.sending())
+            {
+                MemorySegment.copy(a, offset, b, offset, chunk);
+                offset = (offset + chunk) % COPY_REGION;
+                clock.add(1);
+            }
+            return report(clock, chunk); // "messages" of 1 MiB: mb_per_sec is the bandwidth
+        }
+    }
+
+    private static RingBuffer mapRing(final Path file) throws IOException
+    {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            final MappedByteBuffer mapped = ch.map(FileChannel.MapMode.READ_WRITE, 0, RING_FILE_LENGTH);
+            return new OneToOneRingBuffer(new UnsafeBuffer(mapped));
+        }
+    }
+
+    private static String spscProducer(final Path file, final int size, final long warmup, final long measure)
+        throws Exception
+    {
+        final RingBuffer ring = mapRing(file);
+        final IdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 100_000);
+        final SteadyClock clock = SteadyClock.awaitGo(warmup, measure);
+        long i = 0;
+        while (clock.sending())
+        {
+            write(ring, idle, size, Payload.KIND_DATA, i++);
+        }
+        write(ring, idle, Payload.HEADER_LENGTH, Payload.KIND_END, i);
+        return report(clock, size);
+    }
+
+    private static void write(final RingBuffer ring, final IdleStrategy idle, final int size, final int kind,
+        final long counter)
+    {
+        int index;
+        while ((index = ring.tryClaim(1, size)) < 0)
+        {
+            idle.idle();
+        }
+        idle.reset();
+        Payload.write(ring.buffer(), index, size, kind, 0, counter, System.nanoTime());
+        ring.commit(index);
+    }
+
+    private static String spscConsumer(final Path file, final int size, final long warmup, final long measure)
+        throws Exception
+    {
+        final RingBuffer ring = mapRing(file);
+        final IdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 100_000);
+        final Deliveries deliveries = new Deliveries(1, 1, 1);
+        final SteadyClock clock = SteadyClock.awaitGo(warmup, measure);
+        deliveries.clock(clock);
+        final long deadline = clock.stopAt() + TimeUnit.SECONDS.toNanos(30);
+        while (!deliveries.complete() && System.nanoTime() < deadline)
+        {
+            idle.idle(ring.read((type, buffer, index, length) -> deliveries.onMessage(buffer, index, length), 256));
+        }
+        clock.awaitWindow(TimeUnit.SECONDS.toNanos(30));
+        return clock.report(1, size, 0, deliveries, "");
+    }
+
+    private static String ring(final Path file, final int rank, final long warmup, final long measure)
+        throws Exception
+    {
+        final UnsafeBuffer slots;
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            slots = new UnsafeBuffer(ch.map(FileChannel.MapMode.READ_WRITE, 0, TOKEN_FILE_LENGTH));
+        }
+        final int mine = rank * 64;
+        final int next = ((rank + 1) % 3) * 64;
+        final SteadyClock clock = SteadyClock.awaitGo(warmup, measure);
+        if (rank == 0)
+        {
+            long round = 0;
+            while (clock.sending())
+            {
+                round++;
+                final long start = System.nanoTime();
+                slots.putLongRelease(next, round);
+                await(slots, mine, round);
+                clock.latency(System.nanoTime() - start);
+                clock.delivered();
+            }
+            slots.putLongRelease(next, Long.MAX_VALUE);
+            return report(clock, 8);
+        }
+        long expected = 1;
+        while (true)
+        {
+            final long token = await(slots, mine, expected);
+            slots.putLongRelease(next, token);
+            if (token == Long.MAX_VALUE)
+            {
+                return report(clock, 8);
+            }
+            expected = token + 1;
+        }
+    }
+
+    /** Waits until the slot holds at least {@code value} (a token or the stop value); spins, then yields. */
+    private static long await(final UnsafeBuffer slots, final int slot, final long value)
+    {
+        int spins = 0;
+        long v;
+        while ((v = slots.getLongAcquire(slot)) < value)
+        {
+            if (++spins < 200)
+            {
+                Thread.onSpinWait();
+            }
+            else
+            {
+                Thread.yield();
+            }
+        }
+        return v;
+    }
+
+    private static String tcpSink(final int port, final long warmup, final long measure) throws Exception
+    {
+        try (ServerSocketChannel server = ServerSocketChannel.open())
+        {
+            server.bind(new InetSocketAddress("127.0.0.1", port));
+            final SteadyClock clock = SteadyClock.awaitGo(warmup, measure);
+            try (SocketChannel ch = server.accept())
+            {
+                final ByteBuffer buf = ByteBuffer.allocateDirect(TCP_CHUNK);
+                int n;
+                while ((n = ch.read(buf.clear())) >= 0)
+                {
+                    clock.add(n);
+                }
+            }
+            return report(clock, 1); // units of one byte: mb_per_sec is the bandwidth
+        }
+    }
+
+    private static SocketChannel dial(final int port) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true)
+        {
+            try
+            {
+                final SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                return ch;
+            }
+            catch (final IOException ex)
+            {
+                if (System.nanoTime() > deadline)
+                {
+                    throw ex;
+                }
+                Thread.sleep(20); // the other side is still starting
+            }
+        }
+    }
+
+    private static String tcpSource(final int port, final long warmup, final long measure) throws Exception
+    {
+        try (SocketChannel ch = dial(port))
+        {
+            final ByteBuffer buf = ByteBuffer.allocateDirect(TCP_CHUNK);
+            final SteadyClock clock = SteadyClock.awaitGo(warmup, measure);
+            while (clock.sending())
+            {
+                buf.clear();
+                while (buf.hasRemaining())
+                {
+                    ch.write(buf);
+                }
+            }
+            return report(clock, 1);
+        }
+    }
+
+    private static String tcpEcho(final int port, final long warmup, final long measure) throws Exception
+    {
+        try (ServerSocketChannel server = ServerSocketChannel.open())
+        {
+            server.bind(new InetSocketAddress("127.0.0.1", port));
+            final SteadyClock clock = SteadyClock.awaitGo(warmup, measure);
+            try (SocketChannel ch = server.accept())
+            {
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                final ByteBuffer buf = ByteBuffer.allocateDirect(PING);
+                while (readFully(ch, buf.clear()))
+                {
+                    buf.flip();
+                    while (buf.hasRemaining())
+                    {
+                        ch.write(buf);
+                    }
+                }
+            }
+            return report(clock, PING);
+        }
+    }
+
+    private static String tcpPing(final int port, final long warmup, final long measure) throws Exception
+    {
+        try (SocketChannel ch = dial(port))
+        {
+            final ByteBuffer buf = ByteBuffer.allocateDirect(PING);
+            final SteadyClock clock = SteadyClock.awaitGo(warmup, measure);
+            while (clock.sending())
+            {
+                final long start = System.nanoTime();
+                buf.clear();
+                while (buf.hasRemaining())
+                {
+                    ch.write(buf);
+                }
+                if (!readFully(ch, buf.clear()))
+                {
+                    throw new IOException("the echo side closed the connection");
+                }
+                clock.latency(System.nanoTime() - start);
+                clock.delivered();
+            }
+            return report(clock, PING);
+        }
+    }
+
+    private static boolean readFully(final SocketChannel ch, final ByteBuffer buf) throws IOException
+    {
+        while (buf.hasRemaining())
+        {
+            if (ch.read(buf) < 0)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+}

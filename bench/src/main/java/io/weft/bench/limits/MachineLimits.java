@@ -1,0 +1,155 @@
+package io.weft.bench.limits;
+
+import io.weft.bench.steady.LoopbackPorts;
+import io.weft.bench.steady.SteadyRun;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What this host can do at all, measured in the same invocation as the systems and with the same method
+ * ({@link LimitMember}): memory bandwidth, a one-way SPSC ring between two processes per message size, a 3-process
+ * token ring's round trip, and loopback tcp bandwidth and round trip. A probe that fails leaves NaN and its reason.
+ */
+public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerSec, double ringP50Us,
+    double ringP99Us, double ringP999Us, double tcpMBps, double tcpRttP50Us, double tcpRttP99Us, List<String> failures)
+{
+    /** Measures every limit; {@code sizes} are the message sizes of the SPSC ring. */
+    public static MachineLimits measure(final int[] sizes, final long warmupNanos, final long measureNanos,
+        final PrintStream log) throws Exception
+    {
+        final List<String> failures = new ArrayList<>();
+        final SteadyRun.Outcome memcpy = probe(List.of(member("memcpy", "memcpy", warmupNanos, measureNanos)),
+            warmupNanos, measureNanos, "memcpy", failures, log);
+        final Map<Integer, Double> spsc = new LinkedHashMap<>();
+        for (final int size : sizes)
+        {
+            final Path file = shmFile("spsc", LimitMember.RING_FILE_LENGTH);
+            try
+            {
+                final SteadyRun.Outcome o = probe(List.of(
+                    member("spsc-producer", "spsc-producer", warmupNanos, measureNanos, file.toString(), String.valueOf(size)),
+                    member("spsc-consumer", "spsc-consumer", warmupNanos, measureNanos, file.toString(), String.valueOf(size))),
+                    warmupNanos, measureNanos, "spsc " + size + " B", failures, log);
+                spsc.put(size, o == null ? Double.NaN : o.reports().get(1).get("delivered_msgs_per_sec"));
+            }
+            finally
+            {
+                Files.deleteIfExists(file);
+            }
+        }
+        final Path tokens = shmFile("ring", LimitMember.TOKEN_FILE_LENGTH);
+        final SteadyRun.Outcome ring;
+        try
+        {
+            final List<SteadyRun.Member> ranks = new ArrayList<>();
+            for (int r = 0; r < 3; r++)
+            {
+                ranks.add(member("ring" + r, "ring", warmupNanos, measureNanos, tokens.toString(), String.valueOf(r)));
+            }
+            ring = probe(ranks, warmupNanos, measureNanos, "token ring", failures, log);
+        }
+        finally
+        {
+            Files.deleteIfExists(tokens);
+        }
+        final String port = String.valueOf(LoopbackPorts.consecutive(1)[0]);
+        final SteadyRun.Outcome stream = probe(List.of(member("tcp-sink", "tcp-sink", warmupNanos, measureNanos, port),
+            member("tcp-source", "tcp-source", warmupNanos, measureNanos, port)), warmupNanos, measureNanos,
+            "tcp stream", failures, log);
+        final String pingPort = String.valueOf(LoopbackPorts.consecutive(1)[0]);
+        final SteadyRun.Outcome ping = probe(List.of(member("tcp-echo", "tcp-echo", warmupNanos, measureNanos, pingPort),
+            member("tcp-ping", "tcp-ping", warmupNanos, measureNanos, pingPort)), warmupNanos, measureNanos,
+            "tcp round trip", failures, log);
+        return new MachineLimits(
+            memcpy == null ? Double.NaN : memcpy.reports().getFirst().get("mb_per_sec"), spsc,
+            ring == null ? Double.NaN : ring.reports().getFirst().get("latency_p50_us"),
+            ring == null ? Double.NaN : ring.reports().getFirst().get("latency_p99_us"),
+            ring == null ? Double.NaN : ring.reports().getFirst().get("latency_p999_us"),
+            stream == null ? Double.NaN : stream.reports().getFirst().get("mb_per_sec"),
+            ping == null ? Double.NaN : ping.reports().get(1).get("latency_p50_us"),
+            ping == null ? Double.NaN : ping.reports().get(1).get("latency_p99_us"), failures);
+    }
+
+    /** The shm ceiling for {@code size}-byte messages: the SPSC ring's rate. */
+    public double shmMsgsPerSec(final int size)
+    {
+        return spscMsgsPerSec.getOrDefault(size, Double.NaN);
+    }
+
+    /** The loopback tcp ceiling for {@code size}-byte messages: stream bandwidth over the size. */
+    public double tcpMsgsPerSec(final int size)
+    {
+        return tcpMBps * 1e6 / size;
+    }
+
+    /** Printable lines, one per limit. */
+    public List<String> describe()
+    {
+        final List<String> lines = new ArrayList<>();
+        lines.add(String.format(Locale.ROOT, "memcpy (1 MiB copies over 64 MiB regions): %,.0f MB/s", memcpyMBps));
+        spscMsgsPerSec.forEach((size, rate) -> lines.add(String.format(Locale.ROOT,
+            "SPSC ring between two processes over /dev/shm, %d B (payload written, read and checked): %,.0f msgs/s, %,.0f MB/s",
+            size, rate, rate * size / 1e6)));
+        lines.add(String.format(Locale.ROOT, "3-process shm token ring round trip: p50 %.2f us, p99 %.2f us, p99.9 %.2f us",
+            ringP50Us, ringP99Us, ringP999Us));
+        lines.add(String.format(Locale.ROOT, "tcp loopback stream (64 KiB writes): %,.0f MB/s", tcpMBps));
+        lines.add(String.format(Locale.ROOT, "tcp loopback round trip (64 B, TCP_NODELAY): p50 %.2f us, p99 %.2f us",
+            tcpRttP50Us, tcpRttP99Us));
+        failures.forEach(f -> lines.add("FAILED " + f));
+        return lines;
+    }
+
+    /** The JSON object of every limit. */
+    public String json()
+    {
+        final StringBuilder spsc = new StringBuilder();
+        spscMsgsPerSec.forEach((size, rate) -> spsc.append(spsc.length() == 0 ? "" : ",")
+            .append(String.format(Locale.ROOT, "\"%d\":%.0f", size, rate)));
+        return String.format(Locale.ROOT, "{\"memcpy_mb_per_sec\":%.0f,\"spsc_msgs_per_sec\":{%s}," +
+                "\"token_ring_rtt_p50_us\":%.2f,\"token_ring_rtt_p99_us\":%.2f,\"token_ring_rtt_p999_us\":%.2f," +
+                "\"tcp_stream_mb_per_sec\":%.0f,\"tcp_rtt_p50_us\":%.2f,\"tcp_rtt_p99_us\":%.2f,\"failures\":%d}",
+            memcpyMBps, spsc, ringP50Us, ringP99Us, ringP999Us, tcpMBps, tcpRttP50Us, tcpRttP99Us, failures.size())
+            .replace("NaN", "null");
+    }
+
+    private static SteadyRun.Member member(final String name, final String mode, final long warmupNanos,
+        final long measureNanos, final String... extra)
+    {
+        final List<String> args = new ArrayList<>(List.of(mode, String.valueOf(warmupNanos), String.valueOf(measureNanos)));
+        args.addAll(List.of(extra));
+        return new SteadyRun.Member(name, LimitMember.class, args);
+    }
+
+    private static SteadyRun.Outcome probe(final List<SteadyRun.Member> members, final long warmupNanos,
+        final long measureNanos, final String what, final List<String> failures, final PrintStream log)
+        throws InterruptedException
+    {
+        final SteadyRun.Outcome o = SteadyRun.run(members, warmupNanos, measureNanos, false, log);
+        if (o.failure() != null)
+        {
+            failures.add(what + ": " + o.failure());
+            return null;
+        }
+        return o;
+    }
+
+    private static Path shmFile(final String what, final int length) throws IOException
+    {
+        final Path dir = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
+        final Path file = Files.createTempFile(dir, "weft-limit-" + what + "-", ".bin");
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
+        {
+            raf.setLength(length);
+        }
+        return file;
+    }
+}

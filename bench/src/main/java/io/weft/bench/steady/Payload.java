@@ -1,0 +1,117 @@
+package io.weft.bench.steady;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * The bench message, the same for Weft and every peer: a 32-byte header and a body. The sender writes every byte of
+ * the body and a checksum over the whole message; every receiver reads every byte back and checks it. So each system
+ * does the same payload work per message, and a receiver that sees a corrupted byte reports it.
+ *
+ * <pre>
+ *  0 counter    long  the sender's message number (END: how many data messages it sent)
+ *  8 timestamp  long  System.nanoTime() at send: own-delivery latency (CLOCK_MONOTONIC, one host)
+ * 16 checksum   long  over every other byte of the message
+ * 24 sender     int   member index of the sender
+ * 28 kind       int   DATA, END or BYE
+ * 32 body             length - 32 bytes, all written by the sender
+ * </pre>
+ */
+public final class Payload
+{
+    public static final int COUNTER_OFFSET = 0;
+    public static final int TIMESTAMP_OFFSET = 8;
+    public static final int CHECKSUM_OFFSET = 16;
+    public static final int SENDER_OFFSET = 24;
+    public static final int KIND_OFFSET = 28;
+    public static final int HEADER_LENGTH = 32;
+
+    public static final int KIND_DATA = 0;
+    /** A sender's last message: its counter is the number of data messages it sent. */
+    public static final int KIND_END = 1;
+    /** A member's goodbye (peers whose members must not leave before every other member is done). */
+    public static final int KIND_BYE = 2;
+
+    private static final long GOLDEN = 0x9E37_79B9_7F4A_7C15L;
+
+    private Payload()
+    {
+    }
+
+    /** Writes a whole message of {@code length} bytes (at least {@link #HEADER_LENGTH}) at {@code offset}. */
+    public static void write(final MutableDirectBuffer buffer, final int offset, final int length, final int kind,
+        final int sender, final long counter, final long timestamp)
+    {
+        long sum = seed(kind, sender, counter, timestamp);
+        long word = counter * GOLDEN ^ sender;
+        int i = HEADER_LENGTH;
+        for (; i + 8 <= length; i += 8)
+        {
+            word += GOLDEN;
+            buffer.putLong(offset + i, word);
+            sum = mix(sum, word);
+        }
+        for (; i < length; i++)
+        {
+            final byte b = (byte)(word >>> ((i & 7) << 3));
+            buffer.putByte(offset + i, b);
+            sum = mix(sum, b);
+        }
+        buffer.putLong(offset + COUNTER_OFFSET, counter);
+        buffer.putLong(offset + TIMESTAMP_OFFSET, timestamp);
+        buffer.putInt(offset + SENDER_OFFSET, sender);
+        buffer.putInt(offset + KIND_OFFSET, kind);
+        buffer.putLong(offset + CHECKSUM_OFFSET, sum);
+    }
+
+    /** Reads every byte of the message and returns whether its checksum holds. */
+    public static boolean verify(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (length < HEADER_LENGTH)
+        {
+            return false;
+        }
+        long sum = seed(kind(buffer, offset), sender(buffer, offset), counter(buffer, offset), timestamp(buffer, offset));
+        int i = HEADER_LENGTH;
+        for (; i + 8 <= length; i += 8)
+        {
+            sum = mix(sum, buffer.getLong(offset + i));
+        }
+        for (; i < length; i++)
+        {
+            sum = mix(sum, buffer.getByte(offset + i));
+        }
+        return sum == buffer.getLong(offset + CHECKSUM_OFFSET);
+    }
+
+    public static long counter(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getLong(offset + COUNTER_OFFSET);
+    }
+
+    public static long timestamp(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getLong(offset + TIMESTAMP_OFFSET);
+    }
+
+    public static int sender(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getInt(offset + SENDER_OFFSET);
+    }
+
+    public static int kind(final DirectBuffer buffer, final int offset)
+    {
+        return buffer.getInt(offset + KIND_OFFSET);
+    }
+
+    private static long seed(final int kind, final int sender, final long counter, final long timestamp)
+    {
+        return mix(mix(mix(mix(GOLDEN, kind), sender), counter), timestamp);
+    }
+
+    // a rotation before each word makes the sum depend on position: a flipped bit anywhere changes it
+    private static long mix(final long sum, final long value)
+    {
+        return Long.rotateLeft(sum, 7) ^ value;
+    }
+}
