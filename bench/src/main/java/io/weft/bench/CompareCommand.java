@@ -76,6 +76,9 @@ final class CompareCommand implements Callable<Integer>
     @Option(names = "--json", description = "Print JSON instead of tables.")
     boolean json;
 
+    @Option(names = "--json-out", description = "Also write the JSON to this file.")
+    java.nio.file.Path jsonOut;
+
     @Option(names = "--verbose", description = "Print every member's output.")
     boolean verbose;
 
@@ -133,9 +136,14 @@ final class CompareCommand implements Callable<Integer>
                 }
             }
         }
+        final String document = json(limits, throughput, latency);
+        if (jsonOut != null)
+        {
+            java.nio.file.Files.writeString(jsonOut, document);
+        }
         if (json)
         {
-            printJson(limits, throughput, latency);
+            System.out.println(document);
         }
         else
         {
@@ -359,7 +367,7 @@ final class CompareCommand implements Callable<Integer>
             "3-process token ring's round trip (shm, ipc) or the tcp round trip (tcp, udp).");
     }
 
-    private void printJson(final MachineLimits limits, final List<Row> throughput, final List<Row> latency)
+    private String json(final MachineLimits limits, final List<Row> throughput, final List<Row> latency)
     {
         final Map<String, Row> t = index(throughput);
         final Map<String, Row> l = index(latency);
@@ -382,7 +390,7 @@ final class CompareCommand implements Callable<Integer>
                     "\"weft_tcp_p50_over_peer\":%s,\"p50_over_floor\":%s", num(ratio(l, "weft-shm", r, Row::p50)),
                 num(ratio(l, "weft-tcp", r, Row::p50)), num(overFloor(limits, r))))).append(i + 1 < latency.size() ? ",\n" : "\n");
         }
-        System.out.println(b.append("]\n}"));
+        return b.append("]\n}").toString();
     }
 
     private static String json(final Row r, final String ratios)
