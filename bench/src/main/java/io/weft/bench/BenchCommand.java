@@ -33,6 +33,9 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--no-early-lock-release", description = "Ablation: hold the state lock while posting pushes.")
     boolean noEarlyLockRelease;
 
+    @Option(names = "--eager-nulls", description = "Spindle's eager null rule instead of the lazy one.")
+    boolean eagerNulls;
+
     @Override
     public Integer call() throws Exception
     {
@@ -42,7 +45,7 @@ final class BenchCommand implements Callable<Integer>
             return invalid;
         }
         final SmcConfig smc = new SmcConfig(!noSendBatching, !noReceiveBatching, !noDeliveryBatching, !noNullSends,
-            !noEarlyLockRelease);
+            !noEarlyLockRelease, !eagerNulls);
         final String name = smc.equals(SmcConfig.SPINDLE) ? "spindle" : smc.equals(SmcConfig.BASELINE) ? "baseline" : "custom";
         final BenchRunner.Row row = BenchRunner.run(name, options, smc, options.json ? System.err : System.out);
         BenchRunner.print(List.of(row), options.json, System.out);

@@ -72,6 +72,7 @@ public final class ConfigWriter
                 delivery-batching = %b
                 null-sends = %b
                 early-lock-release = %b
+                lazy-nulls = %b
               }
               membership {
                 initial-view = %s
@@ -88,7 +89,7 @@ public final class ConfigWriter
             c.idle().strategy().configName(), c.idle().maxSpins(), c.idle().maxYields(), c.idle().maxPark().toNanos() / 1000,
             c.failure().heartbeatInterval().toMillis(), c.failure().failureTimeout().toMillis(), subgroups,
             c.smc().sendBatching(), c.smc().receiveBatching(), c.smc().deliveryBatching(), c.smc().nullSends(),
-            c.smc().earlyLockRelease(), ids(c.membership().initialView()),
+            c.smc().earlyLockRelease(), c.smc().lazyNulls(), ids(c.membership().initialView()),
             c.membership().secret() == null ? "null" : com.typesafe.config.ConfigUtil.quoteString(c.membership().secret()),
             c.membership().sendDuringViewChange().configName(), c.membership().joinTimeout().toMillis());
     }

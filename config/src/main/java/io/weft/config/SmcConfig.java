@@ -9,16 +9,27 @@ package io.weft.config;
  * @param deliveryBatching deliver every stable message per pass and acknowledge once.
  * @param nullSends        a lagging sender pads the round-robin order with nulls (one slot per run).
  * @param earlyLockRelease release the state lock before posting pushes.
+ * @param lazyNulls        with null-sends: pad only once the stability frontier reaches this sender's missing
+ *                         index (delivery waits for it), instead of as soon as another sender is ahead (Spindle's
+ *                         eager rule). Streaming senders then send almost no nulls; a silent sender still pads.
  */
 public record SmcConfig(boolean sendBatching, boolean receiveBatching, boolean deliveryBatching, boolean nullSends,
-    boolean earlyLockRelease)
+    boolean earlyLockRelease, boolean lazyNulls)
 {
     public static final SmcConfig SPINDLE = new SmcConfig(true, true, true, true, true);
     public static final SmcConfig BASELINE = new SmcConfig(false, false, false, false, false);
 
+    /** The five Spindle switches, with the lazy null rule. */
+    public SmcConfig(final boolean sendBatching, final boolean receiveBatching, final boolean deliveryBatching,
+        final boolean nullSends, final boolean earlyLockRelease)
+    {
+        this(sendBatching, receiveBatching, deliveryBatching, nullSends, earlyLockRelease, true);
+    }
+
     public String describe()
     {
         return "send-batching=" + sendBatching + " receive-batching=" + receiveBatching + " delivery-batching=" +
-            deliveryBatching + " null-sends=" + nullSends + " early-lock-release=" + earlyLockRelease;
+            deliveryBatching + " null-sends=" + nullSends + " early-lock-release=" + earlyLockRelease +
+            " lazy-nulls=" + lazyNulls;
     }
 }

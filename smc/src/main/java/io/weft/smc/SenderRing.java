@@ -1,0 +1,494 @@
+package io.weft.smc;
+
+import io.weft.config.SmcConfig;
+import io.weft.predicates.PredicateThread;
+import io.weft.sst.Sst;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+/**
+ * One sender's ring of slots in its own row (protocol section 5): application threads claim a slot, build the
+ * message in place and commit it; the send trigger on the predicate thread publishes committed slots (one push per
+ * contiguous run, then the guard in a second push) and pads the round-robin order with nulls.
+ *
+ * <p>Its lock guards the sender's state only: a claim never waits for a receive or delivery trigger, nor for a
+ * delivery callback. The receive trigger takes it (after its own) only to insert nulls.
+ */
+final class SenderRing
+{
+    private static final Logger LOG = LoggerFactory.getLogger(SenderRing.class);
+    private static final VarHandle READY = MethodHandles.arrayElementVarHandle(long[].class);
+
+    private final SmcSubgroup owner;
+    private final SubgroupLayout layout;
+    private final String name;
+    private final Sst sst;
+    private final MemorySegment table;
+    private final PredicateThread predicates;
+    private final SmcConfig options;
+    private final boolean ordered;
+    private final int window;
+    private final int slotSize;
+    private final RingGeometry rings;
+    private final int maxPayload;
+    private final int senders;
+    private final int myRank;
+    private final int mySender;
+    private final SmcMeters meters;
+    private final PushBatch pushes;
+    private final LongSupplier stable;
+    private final ReentrantLock lock = new ReentrantLock();
+
+    // claims under the lock; ready flags released by committers, acquired by the send trigger
+    private final long[] ready;
+    private final long[] slotLast;
+    private volatile long nextIndex;
+    private volatile long claimedSlots;
+    private volatile long pendingNulls = -1;
+    private volatile Thread waiter;
+    private volatile boolean wedged;
+    private volatile boolean closed;
+    private long committedSlots;
+    private long publishedSlots;
+
+    SenderRing(final SmcSubgroup owner, final SubgroupLayout layout, final Sst sst, final RingGeometry rings,
+        final PredicateThread predicates, final SmcConfig options, final SmcMeters meters, final PushBatch pushes,
+        final LongSupplier stable)
+    {
+        this.owner = owner;
+        this.layout = layout;
+        this.name = layout.config.name();
+        this.sst = sst;
+        this.table = sst.segment();
+        this.predicates = predicates;
+        this.options = options;
+        this.ordered = layout.config.mode() == io.weft.config.DeliveryMode.ORDERED;
+        this.window = layout.config.window();
+        this.slotSize = layout.slotSize;
+        this.rings = rings;
+        this.maxPayload = layout.config.maxPayload();
+        this.senders = layout.senders();
+        this.myRank = sst.myRank();
+        this.mySender = layout.senderIndexOfRank(myRank);
+        this.meters = meters;
+        this.pushes = pushes;
+        this.stable = stable;
+        this.ready = new long[window];
+        this.slotLast = new long[window];
+    }
+
+    // ---- application side ---------------------------------------------------------------------------------------
+
+    long tryClaim(final int length, final Claim claim)
+    {
+        if (wedged)
+        {
+            return SmcSubgroup.WEDGED; // checked first: a wedged subgroup is closed once its view is replaced
+        }
+        checkSend(length);
+        if (claim.owner != null)
+        {
+            throw new IllegalStateException("claim is still open: commit or abort it first");
+        }
+        lock.lock();
+        try
+        {
+            if (wedged)
+            {
+                return SmcSubgroup.WEDGED;
+            }
+            final long slot = claimedSlots;
+            if (!slotFree(slot))
+            {
+                return SmcSubgroup.BACK_PRESSURED;
+            }
+            final long index = nextIndex;
+            final int pos = (int)(slot % window);
+            slotLast[pos] = ordered ? index * senders + mySender : index;
+            final long base = mySlotBase(pos);
+            table.set(ValueLayout.JAVA_INT, base + SlotHeader.NULL_COUNT, 0);
+            table.set(ValueLayout.JAVA_LONG, base + SlotHeader.INDEX, index);
+            nextIndex = index + 1;
+            claimedSlots = slot + 1;
+            claim.owner = owner;
+            claim.segment = table;
+            claim.offset = base + SlotHeader.SIZE;
+            claim.capacity = length;
+            claim.slot = slot;
+            claim.index = index;
+            return index;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    long claim(final int length, final Claim claim, final long timeoutNanos)
+    {
+        long index = tryClaim(length, claim);
+        if (index >= 0 || index == SmcSubgroup.WEDGED || timeoutNanos <= 0)
+        {
+            return index;
+        }
+        final long deadline = System.nanoTime() + timeoutNanos;
+        // a slot usually frees within microseconds: spin briefly before paying for a park and an unpark
+        for (int i = 0; i < 50; i++)
+        {
+            Thread.onSpinWait();
+            index = tryClaim(length, claim);
+            if (index >= 0 || index == SmcSubgroup.WEDGED)
+            {
+                return index;
+            }
+        }
+        final Thread me = Thread.currentThread();
+        while (true)
+        {
+            final long left = deadline - System.nanoTime();
+            if (left <= 0)
+            {
+                return SmcSubgroup.BACK_PRESSURED;
+            }
+            final boolean mine = waiter == null || waiter == me;
+            if (mine)
+            {
+                waiter = me;
+                predicates.wake(); // the flow predicate must see the waiter
+            }
+            // one waiter is woken by the predicate thread; another concurrent sender polls at a short period
+            LockSupport.parkNanos(this, mine ? Math.min(left, 10_000_000L) : Math.min(left, 50_000L));
+            if (closed && !wedged)
+            {
+                throw new IllegalStateException("subgroup " + name + " is closed");
+            }
+            index = tryClaim(length, claim);
+            if (index >= 0 || index == SmcSubgroup.WEDGED)
+            {
+                if (waiter == me)
+                {
+                    waiter = null;
+                }
+                return index;
+            }
+        }
+    }
+
+    /** Flow predicate: a parked sender has a free slot again. */
+    boolean slotFreedForWaiter()
+    {
+        return waiter != null && slotFree(claimedSlots);
+    }
+
+    void wakeWaiter()
+    {
+        final Thread t = waiter;
+        waiter = null;
+        if (t != null)
+        {
+            LockSupport.unpark(t);
+        }
+    }
+
+    void commit(final Claim claim, final int length, final boolean asNull)
+    {
+        final int pos = (int)(claim.slot % window);
+        final long base = mySlotBase(pos);
+        table.set(ValueLayout.JAVA_INT, base + SlotHeader.LENGTH, asNull ? 0 : length);
+        table.set(ValueLayout.JAVA_INT, base + SlotHeader.NULL_COUNT, asNull ? 1 : 0);
+        table.set(ValueLayout.JAVA_LONG, base + SlotHeader.TIMESTAMP, System.nanoTime());
+        READY.setRelease(ready, pos, claim.slot + 1); // the header and payload above happen-before the publish
+        predicates.wake();
+    }
+
+    private void checkSend(final int length)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("subgroup " + name + " is closed");
+        }
+        if (mySender < 0)
+        {
+            throw new IllegalStateException("this member (rank " + myRank + ") is not a sender of subgroup " + name +
+                "; its senders are members " + java.util.Arrays.toString(layout.senderIds));
+        }
+        if (length < 0 || length > maxPayload)
+        {
+            throw new IllegalArgumentException("a message of " + length + " bytes does not fit subgroup " + name +
+                " (max-payload " + maxPayload + " bytes)");
+        }
+    }
+
+    /** Slot {@code slot} may be (re)used once every member is past the message that last used its position. */
+    private boolean slotFree(final long slot)
+    {
+        if (slot < window)
+        {
+            return true;
+        }
+        final long need = slotLast[(int)(slot % window)];
+        for (final int r : layout.memberRanks)
+        {
+            final long v = ordered ? sst.counter(r, layout.delivered) : sst.counter(r, layout.received, mySender);
+            if (v < need)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private long mySlotBase(final int pos)
+    {
+        return rings.slot(myRank, pos);
+    }
+
+    // ---- send trigger (predicate thread) ------------------------------------------------------------------------
+
+    boolean sendReady()
+    {
+        return committedSlots > publishedSlots || (committedSlots < claimedSlots &&
+            (long)READY.getAcquire(ready, (int)(committedSlots % window)) == committedSlots + 1) || nullsDue();
+    }
+
+    void send()
+    {
+        lock.lock();
+        try
+        {
+            if (nullsDue())
+            {
+                insertNulls(pendingNulls);
+            }
+            while (committedSlots < claimedSlots &&
+                (long)READY.getAcquire(ready, (int)(committedSlots % window)) == committedSlots + 1)
+            {
+                committedSlots++;
+            }
+            long n = committedSlots - publishedSlots;
+            if (n == 0)
+            {
+                return;
+            }
+            if (!options.sendBatching())
+            {
+                n = 1;
+            }
+            final long first = publishedSlots;
+            final long last = first + n - 1;
+            final int p0 = (int)(first % window);
+            final int p1 = (int)(last % window);
+            if (p0 <= p1)
+            {
+                pushes.add(rings.position(p0), usedEnd(p1) - rings.position(p0));
+            }
+            else
+            {
+                pushes.add(rings.position(p0), (long)(window - p0) * slotSize);
+                pushes.add(rings.position(0), usedEnd(p1) - rings.position(0));
+            }
+            publishedSlots = last + 1;
+            sst.setCounter(layout.published, last);
+            pushes.add(layout.published.offset(), 8); // the guard, after the slots it guards
+            meters.sent(n);
+            if (!options.earlyLockRelease())
+            {
+                pushes.flush();
+            }
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        pushes.flush();
+    }
+
+    /** End of the used bytes of ring position {@code pos}, within my row: only those are pushed. */
+    private long usedEnd(final int pos)
+    {
+        final int length = table.get(ValueLayout.JAVA_INT, mySlotBase(pos) + SlotHeader.LENGTH);
+        return rings.position(pos) + SlotHeader.SIZE + length;
+    }
+
+    // ---- null-sends ---------------------------------------------------------------------------------------------
+
+    /**
+     * From the receive trigger: another sender is ahead, so my indices up to {@code upTo} must not hold up delivery.
+     * The eager rule pads at once; the lazy rule records the need and pads only once the stability frontier reaches
+     * my next index (delivery is then waiting for me), so a sender about to send a real message sends no null.
+     */
+    void padTo(final long upTo)
+    {
+        if (upTo < nextIndex)
+        {
+            return;
+        }
+        pendingNulls = Math.max(pendingNulls, upTo);
+        if (nullsDue())
+        {
+            lock.lock();
+            try
+            {
+                insertNulls(pendingNulls);
+            }
+            finally
+            {
+                lock.unlock();
+            }
+        }
+    }
+
+    private boolean nullsDue()
+    {
+        final long next = nextIndex;
+        return pendingNulls >= next &&
+            (!options.lazyNulls() || stable.getAsLong() >= next * senders + mySender - 1);
+    }
+
+    /** Under the lock: publishes one slot holding a run of nulls for indices nextIndex..upTo, if a slot is free. */
+    private void insertNulls(final long upTo)
+    {
+        final long first = nextIndex;
+        if (upTo < first)
+        {
+            return;
+        }
+        final long slot = claimedSlots;
+        if (!slotFree(slot))
+        {
+            return; // pendingNulls stays: the send trigger retries once a slot frees
+        }
+        final int pos = (int)(slot % window);
+        final long base = mySlotBase(pos);
+        final long count = upTo - first + 1;
+        table.set(ValueLayout.JAVA_INT, base + SlotHeader.LENGTH, 0);
+        table.set(ValueLayout.JAVA_INT, base + SlotHeader.NULL_COUNT, (int)count);
+        table.set(ValueLayout.JAVA_LONG, base + SlotHeader.INDEX, first);
+        table.set(ValueLayout.JAVA_LONG, base + SlotHeader.TIMESTAMP, 0L);
+        slotLast[pos] = ordered ? upTo * senders + mySender : upTo;
+        nextIndex = upTo + 1;
+        claimedSlots = slot + 1;
+        READY.setRelease(ready, pos, slot + 1);
+        meters.nulls(count);
+    }
+
+    // ---- view change --------------------------------------------------------------------------------------------
+
+    void wedge()
+    {
+        lock.lock();
+        try
+        {
+            wedged = true;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        wakeWaiter();
+    }
+
+    boolean isWedged()
+    {
+        return wedged;
+    }
+
+    void close()
+    {
+        closed = true;
+    }
+
+    boolean isClosed()
+    {
+        return closed;
+    }
+
+    /** True once every message this member published has been delivered here (ordered mode). */
+    boolean ownSendsDelivered()
+    {
+        lock.lock();
+        try
+        {
+            return claimedSlots == 0 ||
+                sst.counter(myRank, layout.delivered) >= slotLast[(int)((claimedSlots - 1) % window)];
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** See {@link SmcSubgroup#undelivered}. */
+    List<byte[]> undelivered(final long trimmedTo, final long timeoutNanos)
+    {
+        if (mySender < 0 || !ordered)
+        {
+            return List.of();
+        }
+        final long deadline = System.nanoTime() + timeoutNanos;
+        while (!allClaimsCommitted())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                LOG.warn("subgroup {}: a claim stayed open during a view change; it is dropped", name);
+                break;
+            }
+            LockSupport.parkNanos(100_000);
+        }
+        final List<byte[]> out = new ArrayList<>();
+        lock.lock();
+        try
+        {
+            for (long slot = Math.max(0, claimedSlots - window); slot < claimedSlots; slot++)
+            {
+                final int pos = (int)(slot % window);
+                if ((long)READY.getAcquire(ready, pos) != slot + 1)
+                {
+                    continue;
+                }
+                final long base = mySlotBase(pos);
+                final long index = table.get(ValueLayout.JAVA_LONG, base + SlotHeader.INDEX);
+                if (table.get(ValueLayout.JAVA_INT, base + SlotHeader.NULL_COUNT) == 0 && index > trimmedTo)
+                {
+                    final int length = table.get(ValueLayout.JAVA_INT, base + SlotHeader.LENGTH);
+                    out.add(table.asSlice(base + SlotHeader.SIZE, length).toArray(ValueLayout.JAVA_BYTE));
+                }
+            }
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        return out;
+    }
+
+    private boolean allClaimsCommitted()
+    {
+        lock.lock();
+        try
+        {
+            for (long slot = Math.max(committedSlots, claimedSlots - window); slot < claimedSlots; slot++)
+            {
+                if ((long)READY.getAcquire(ready, (int)(slot % window)) != slot + 1)
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,206 @@
+package io.weft.smc;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.weft.config.DeliveryMode;
+import io.weft.config.SmcConfig;
+import io.weft.config.SubgroupConfig;
+import io.weft.config.TransportKind;
+import io.weft.config.WeftConfig;
+import io.weft.predicates.PredicateThread;
+import io.weft.sst.Sst;
+import io.weft.sst.SstLayout;
+import io.weft.sst.harness.Async;
+import io.weft.sst.harness.TestGroups;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The multicast of one subgroup with several members in one JVM over shm: fast coverage of the sender ring, the
+ * receive cursor, delivery and null-sends. The multi-process proofs (kill -9, tcp, ablation) live in examples.
+ */
+@Timeout(90)
+class SmcInJvmTest
+{
+    /** Members of one group in this JVM: their tables, predicate threads and subgroups, closed together. */
+    private static final class Members implements AutoCloseable
+    {
+        final List<Sst> tables = new ArrayList<>();
+        final List<PredicateThread> threads = new ArrayList<>();
+        final List<SmcSubgroup> subgroups = new ArrayList<>();
+        final List<List<Long>> delivered = new ArrayList<>();
+
+        @Override
+        public void close()
+        {
+            subgroups.forEach(SmcSubgroup::close);
+            threads.forEach(PredicateThread::close);
+            tables.forEach(Sst::close);
+        }
+    }
+
+    private static Members open(final int members, final List<Integer> senders, final SmcConfig smc,
+        final DeliveryHandler extra) throws Exception
+    {
+        final WeftConfig base = TestGroups.config(TransportKind.SHM, members);
+        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
+            .members(base.group().members()).transport(TransportKind.SHM).connectTimeout(base.transport().connectTimeout())
+            .subgroups(List.of(new SubgroupConfig("s", List.of(), senders, 16, 64, DeliveryMode.ORDERED))).smc(smc).build();
+        final List<CompletableFuture<Sst>> opening = new ArrayList<>();
+        final List<Smc.Layout> layouts = new ArrayList<>();
+        for (int i = 0; i < members; i++)
+        {
+            final WeftConfig member = config.forMember(i);
+            final Smc.Layout layout = Smc.layout(member, SstLayout.builder());
+            layouts.add(layout);
+            opening.add(Async.open(() -> Sst.open(member, layout.sst())));
+        }
+        final Members m = new Members();
+        for (int i = 0; i < members; i++)
+        {
+            final Sst sst = opening.get(i).get(40, TimeUnit.SECONDS);
+            m.tables.add(sst);
+            final WeftConfig member = config.forMember(i);
+            final PredicateThread thread = new PredicateThread("smc-test-" + i, member.idle(), sst.doorbell(),
+                new SimpleMeterRegistry());
+            final SmcSubgroup s = Smc.start(member, layouts.get(i), sst, thread, new SimpleMeterRegistry()).subgroup("s");
+            final List<Long> log = new CopyOnWriteArrayList<>();
+            final int me = i;
+            s.onDelivery(msg ->
+            {
+                log.add(msg.senderId() * 1_000_000L + msg.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, msg.offset()));
+                if (me == 0 && extra != null)
+                {
+                    extra.onMessage(msg);
+                }
+            });
+            m.delivered.add(log);
+            m.threads.add(thread);
+            m.subgroups.add(s);
+        }
+        m.threads.forEach(PredicateThread::start);
+        return m;
+    }
+
+    private static void send(final SmcSubgroup s, final long value)
+    {
+        final Claim claim = new Claim();
+        assertTrue(s.claim(8, claim, TimeUnit.SECONDS.toNanos(20)) >= 0, "back-pressured for 20 s");
+        claim.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, claim.offset(), value);
+        claim.commit(8);
+    }
+
+    private static void await(final BooleanSupplier condition, final String what) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean())
+        {
+            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
+            Thread.sleep(1);
+        }
+    }
+
+    @ParameterizedTest(name = "lazy nulls {0}")
+    @ValueSource(booleans = {true, false})
+    void everyMemberDeliversEveryMessageOnceInOneOrder(final boolean lazyNulls) throws Exception
+    {
+        final int perSender = 3000;
+        try (Members m = open(3, List.of(0, 1, 2), new SmcConfig(true, true, true, true, true, lazyNulls), null))
+        {
+            final List<Thread> senders = new ArrayList<>();
+            for (int i = 0; i < 3; i++)
+            {
+                final SmcSubgroup s = m.subgroups.get(i);
+                senders.add(Thread.ofPlatform().start(() ->
+                {
+                    for (long k = 0; k < perSender; k++)
+                    {
+                        send(s, k);
+                    }
+                }));
+            }
+            for (final Thread t : senders)
+            {
+                t.join(TimeUnit.SECONDS.toMillis(60));
+            }
+            await(() -> m.delivered.stream().allMatch(l -> l.size() == 3 * perSender), "every delivery");
+            assertEquals(m.delivered.get(0), m.delivered.get(1));
+            assertEquals(m.delivered.get(0), m.delivered.get(2));
+            final long[] next = new long[3];
+            for (final long v : m.delivered.get(0))
+            {
+                final int sender = (int)(v / 1_000_000L);
+                assertEquals(next[sender]++, v % 1_000_000L, "FIFO per sender");
+            }
+        }
+    }
+
+    @Test
+    void aSilentSenderPadsWithNullsSoTheOthersAreDelivered() throws Exception
+    {
+        try (Members m = open(3, List.of(0, 1), SmcConfig.SPINDLE, null))
+        {
+            for (long k = 0; k < 500; k++)
+            {
+                send(m.subgroups.get(0), k);
+            }
+            await(() -> m.delivered.stream().allMatch(l -> l.size() == 500), "delivery past the silent sender");
+            assertTrue(m.subgroups.get(1).nullsSent() > 0, "the silent sender sent no null");
+            assertEquals(0, m.subgroups.get(0).nullsSent(), "the only active sender never pads");
+        }
+    }
+
+    @Test
+    void aClaimIsNotHeldUpByABlockedDeliveryCallback() throws Exception
+    {
+        final CountDownLatch inCallback = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        try (Members m = open(2, List.of(0), SmcConfig.SPINDLE, msg ->
+        {
+            inCallback.countDown();
+            try
+            {
+                release.await(60, TimeUnit.SECONDS);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }))
+        {
+            try
+            {
+                send(m.subgroups.get(0), 0);
+                assertTrue(inCallback.await(30, TimeUnit.SECONDS), "the first message was never delivered");
+                // the predicate thread is inside the callback: a claim must still go through
+                final CompletableFuture<Long> claimed = CompletableFuture.supplyAsync(() ->
+                {
+                    final Claim claim = new Claim();
+                    final long index = m.subgroups.get(0).tryClaim(8, claim);
+                    claim.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, claim.offset(), 1L);
+                    claim.commit(8);
+                    return index;
+                }, r -> Thread.ofPlatform().start(r));
+                assertEquals(1L, claimed.get(30, TimeUnit.SECONDS));
+            }
+            finally
+            {
+                release.countDown();
+            }
+            await(() -> m.delivered.get(1).size() == 2, "both messages at the other member");
+        }
+    }
+}
