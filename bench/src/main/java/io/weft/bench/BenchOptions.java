@@ -21,7 +21,8 @@ final class BenchOptions
     @Option(names = "--size", defaultValue = "1024", description = "Message size in bytes (default ${DEFAULT-VALUE}).")
     int size;
 
-    @Option(names = "--window", defaultValue = "100", description = "Slots per sender ring (default ${DEFAULT-VALUE}).")
+    @Option(names = "--window", defaultValue = "0",
+        description = "Slots per sender ring; 0: auto, a ring of about 1 MiB (256 KiB on rdma) (default ${DEFAULT-VALUE}).")
     int window;
 
     @Option(names = "--warmup", defaultValue = "4s", description = "Warm-up before the window: 4s, 500ms, PT4S (default ${DEFAULT-VALUE}).")
@@ -89,9 +90,9 @@ final class BenchOptions
             return "--size must be in " + io.weft.bench.steady.Payload.HEADER_LENGTH + "..1048576 (every message carries " +
                 "the bench header: counter, timestamp, checksum, sender), was " + size;
         }
-        if (window < 1 || window > 100_000)
+        if (window < 0 || window > 100_000)
         {
-            return "--window must be in 1..100000, was " + window;
+            return "--window must be in 1..100000, or 0 for auto, was " + window;
         }
         if (warmup.isNegative() || measure.isNegative() || measure.isZero() || measure.toHours() >= 1)
         {
@@ -102,6 +103,13 @@ final class BenchOptions
             return "--runs must be in 1..50, was " + runs;
         }
         return null;
+    }
+
+    /** The window in slots: {@code --window}, or what {@code window = auto} gives for the transport and size. */
+    int slots()
+    {
+        return window > 0 ? window : io.weft.config.SubgroupConfig.autoWindow(
+            io.weft.config.TransportKind.parse("--transport", transport), size);
     }
 
     int senderCount()

@@ -62,7 +62,7 @@ final class BenchRunner
             runs.add(reduced);
         }
         final double[] msgs = runs.stream().mapToDouble(m -> m.get("msgs")).sorted().toArray();
-        return new Row(name, o.transport, o.members, o.senders, o.size, o.window, median(runs, "msgs"), msgs[0],
+        return new Row(name, o.transport, o.members, o.senders, o.size, o.slots(), median(runs, "msgs"), msgs[0],
             msgs[msgs.length - 1], median(runs, "mb"), median(runs, "p50"), median(runs, "p99"), median(runs, "p999"),
             median(runs, "writes_per_msg"), (long)median(runs, "nulls"), median(runs, "send_batch"),
             median(runs, "receive_batch"), median(runs, "delivery_batch"), histograms, null);
@@ -85,7 +85,7 @@ final class BenchRunner
 
     private static Row failed(final String name, final BenchOptions o, final String why)
     {
-        return new Row(name, o.transport, o.members, o.senders, o.size, o.window, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, null,
+        return new Row(name, o.transport, o.members, o.senders, o.size, o.slots(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, null,
             why);
     }
 
@@ -104,7 +104,7 @@ final class BenchRunner
         final WeftConfig config = WeftConfig.builder().memberId(0).groupName("bench-" + ProcessHandle.current().pid())
             .members(io.weft.examples.LocalGroups.loopbackMembers(o.members)).transport(TransportKind.parse("--transport", o.transport))
             .rdma(o.rdma.options())
-            .subgroups(List.of(new SubgroupConfig("bench", List.of(), senderIds, o.window, o.size, DeliveryMode.ORDERED)))
+            .subgroups(List.of(new SubgroupConfig("bench", List.of(), senderIds, o.slots(), o.size, DeliveryMode.ORDERED)))
             .smc(smc).build();
         final Path dir = Files.createTempDirectory("weft-bench");
         final Path file = Files.writeString(dir.resolve("bench.conf"), ConfigWriter.render(config));

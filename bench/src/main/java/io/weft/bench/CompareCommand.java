@@ -230,7 +230,7 @@ final class CompareCommand implements Callable<Integer>
             o.members = MEMBERS;
             o.senders = pattern;
             o.size = size;
-            o.window = 100;
+            o.window = 0; // auto, the default
             o.warmup = warmup;
             o.measure = measure;
             o.delayed = "one";

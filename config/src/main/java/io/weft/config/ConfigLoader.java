@@ -122,7 +122,7 @@ public final class ConfigLoader
             duration(c, "weft.idle.max-park"));
         b.failure = new FailureConfig(duration(c, "weft.failure.heartbeat-interval"),
             duration(c, "weft.failure.failure-timeout"));
-        b.subgroups = subgroups(c);
+        b.subgroups = subgroups(c, b.transportKind);
         b.smc = new SmcConfig(bool(c, "weft.smc.send-batching"), bool(c, "weft.smc.receive-batching"),
             bool(c, "weft.smc.delivery-batching"), bool(c, "weft.smc.null-sends"), bool(c, "weft.smc.early-lock-release"),
             bool(c, "weft.smc.lazy-nulls"));
@@ -196,7 +196,7 @@ public final class ConfigLoader
         return result;
     }
 
-    private static List<SubgroupConfig> subgroups(final Config c)
+    private static List<SubgroupConfig> subgroups(final Config c, final TransportKind kind)
     {
         final String key = "weft.subgroups";
         final ConfigValue value = c.getValue(key);
@@ -223,9 +223,13 @@ public final class ConfigLoader
                 }
             }
             final Config s = object.toConfig().withFallback(c.getConfig("weft.subgroup-defaults"));
+            final int maxPayload = bytes(s, "max-payload", at + ".max-payload");
+            final boolean auto = s.getValue("window").valueType() == ConfigValueType.STRING &&
+                "auto".equals(s.getValue("window").unwrapped());
             result.add(new SubgroupConfig(string(s, "name", at + ".name"), ids(s, "members", at + ".members"),
-                ids(s, "senders", at + ".senders"), intValue(s, "window", at + ".window"),
-                bytes(s, "max-payload", at + ".max-payload"), DeliveryMode.parse(at + ".mode", string(s, "mode", at + ".mode"))));
+                ids(s, "senders", at + ".senders"),
+                auto ? SubgroupConfig.autoWindow(kind, maxPayload) : intValue(s, "window", at + ".window"),
+                maxPayload, DeliveryMode.parse(at + ".mode", string(s, "mode", at + ".mode"))));
         }
         return result;
     }
@@ -278,7 +282,8 @@ public final class ConfigLoader
         }
         catch (final ConfigException.WrongType ex)
         {
-            throw new WeftConfigException(key, c.getValue(path).unwrapped(), "must be a whole number");
+            throw new WeftConfigException(key, c.getValue(path).unwrapped(),
+                path.equals("window") ? "must be auto or a whole number" : "must be a whole number");
         }
     }
 

@@ -165,7 +165,7 @@ class ConfigLoaderTest
         final Path ok = write("weft { member.id = 0, group.members = " + oneMember() + ", subgroups = [ { name = a }, " +
             "{ name = b, senders = [0], window = 7, max-payload = 10 KiB, mode = unordered } ] }");
         final WeftConfig c = ConfigLoader.load(ok);
-        assertEquals(100, c.subgroup("a").window());
+        assertEquals(SubgroupConfig.autoWindow(c.transport().kind(), 1024), c.subgroup("a").window());
         assertEquals(1024, c.subgroup("a").maxPayload());
         assertEquals(java.util.List.of(0), c.subgroup("a").senderIds(c.group()));
         assertEquals(10240, c.subgroup("b").maxPayload());
