@@ -147,8 +147,8 @@ public final class SstMember
             final boolean done = allFinished.await(remaining(started), TimeUnit.NANOSECONDS);
             final double seconds = (System.nanoTime() - started) / 1e9;
             say("member %d: passes=%.0f triggers=%.0f busy=%.3fs%n", config.memberId(),
-                registry.get("weft.predicates.passes").counter().count(),
-                registry.get("weft.predicates.triggers").counter().count(), predicates.busyNanos() / 1e9);
+                registry.get("weft.predicates.passes").functionCounter().count(),
+                registry.get("weft.predicates.triggers").functionCounter().count(), predicates.busyNanos() / 1e9);
             reportFailedRows();
             if (!done)
             {

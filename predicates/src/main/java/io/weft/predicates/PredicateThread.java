@@ -1,6 +1,5 @@
 package io.weft.predicates;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -39,6 +38,24 @@ import java.util.function.Consumer;
 public final class PredicateThread implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(PredicateThread.class);
+    private static final java.lang.invoke.VarHandle PASSES;
+    private static final java.lang.invoke.VarHandle TRIGGERS;
+    private static final java.lang.invoke.VarHandle BUSY;
+
+    static
+    {
+        try
+        {
+            final java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.lookup();
+            PASSES = lookup.findVarHandle(PredicateThread.class, "passes", long.class);
+            TRIGGERS = lookup.findVarHandle(PredicateThread.class, "triggers", long.class);
+            BUSY = lookup.findVarHandle(PredicateThread.class, "busyNanos", long.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
 
     private final String name;
     private final IdleConfig idle;
@@ -46,11 +63,13 @@ public final class PredicateThread implements AutoCloseable
     private final Doorbell doorbell;
     private final ConcurrentLinkedQueue<PredicateHandle> pending = new ConcurrentLinkedQueue<>();
     private final Thread thread;
-    private final Counter passes;
-    private final Counter triggers;
     private volatile Consumer<Throwable> errorHandler;
+    private volatile Runnable afterPass;
     private volatile boolean running;
-    private volatile long busyNanos;
+    // single writer (this thread), published with release stores: no fence or atomic on the pass loop
+    private long passes;
+    private long triggers;
+    private long busyNanos;
 
     private PredicateHandle[] predicates = new PredicateHandle[16];
     private int size;
@@ -64,12 +83,12 @@ public final class PredicateThread implements AutoCloseable
         this.doorbell = Objects.requireNonNull(doorbell, "doorbell");
         this.errorHandler = ex -> LOG.error("{}: trigger failed", name, ex);
         final Tags tags = Tags.of("thread", name);
-        this.passes = Counter.builder("weft.predicates.passes").tags(tags)
+        FunctionCounter.builder("weft.predicates.passes", this, t -> (long)PASSES.getOpaque(t)).tags(tags)
             .description("passes over all predicates").register(registry);
-        this.triggers = Counter.builder("weft.predicates.triggers").tags(tags)
+        FunctionCounter.builder("weft.predicates.triggers", this, t -> (long)TRIGGERS.getOpaque(t)).tags(tags)
             .description("triggers fired").register(registry);
-        FunctionCounter.builder("weft.predicates.busy", this, t -> t.busyNanos / 1e9).tags(tags)
-            .baseUnit("seconds").description("time spent in passes that fired at least one trigger").register(registry);
+        FunctionCounter.builder("weft.predicates.busy", this, t -> t.busyNanos() / 1e9).tags(tags)
+            .baseUnit("seconds").description("time spent running triggers").register(registry);
         this.thread = Thread.ofPlatform().name("weft-predicates-" + name).daemon(true).unstarted(this::run);
     }
 
@@ -122,10 +141,19 @@ public final class PredicateThread implements AutoCloseable
         return thread;
     }
 
-    /** Total nanoseconds spent in passes that fired at least one trigger. */
+    /**
+     * Runs {@code hook} on this thread at the end of every pass that fired a trigger: the transport's flush, so that
+     * everything the triggers of one pass posted leaves in one write (or doorbell) per peer.
+     */
+    public void afterPass(final Runnable hook)
+    {
+        this.afterPass = hook;
+    }
+
+    /** Total nanoseconds spent running triggers (clock reads only around triggers that fire). */
     public long busyNanos()
     {
-        return busyNanos;
+        return (long)BUSY.getOpaque(this);
     }
 
     public String name()
@@ -201,7 +229,6 @@ public final class PredicateThread implements AutoCloseable
 
     private int pass()
     {
-        final long start = System.nanoTime();
         drainPending();
         int fired = 0;
         final PredicateHandle[] predicates = this.predicates;
@@ -229,11 +256,22 @@ public final class PredicateThread implements AutoCloseable
         {
             compact();
         }
-        passes.increment();
+        PASSES.setRelease(this, passes + 1);
         if (fired > 0)
         {
-            busyNanos += System.nanoTime() - start;
-            triggers.increment(fired);
+            TRIGGERS.setRelease(this, triggers + fired);
+            final Runnable hook = afterPass;
+            if (hook != null)
+            {
+                try
+                {
+                    hook.run();
+                }
+                catch (final Throwable ex)
+                {
+                    errorHandler.accept(ex);
+                }
+            }
         }
         return fired;
     }
@@ -248,16 +286,14 @@ public final class PredicateThread implements AutoCloseable
                 if (value)
                 {
                     p.removed = true;
-                    p.trigger.run();
-                    return 1;
+                    return fire(p);
                 }
             }
             case RECURRENT ->
             {
                 if (value)
                 {
-                    p.trigger.run();
-                    return 1;
+                    return fire(p);
                 }
             }
             case TRANSITION ->
@@ -266,12 +302,25 @@ public final class PredicateThread implements AutoCloseable
                 p.lastValue = value;
                 if (edge)
                 {
-                    p.trigger.run();
-                    return 1;
+                    return fire(p);
                 }
             }
         }
         return 0;
+    }
+
+    private int fire(final PredicateHandle p)
+    {
+        final long start = System.nanoTime();
+        try
+        {
+            p.trigger.run();
+        }
+        finally
+        {
+            BUSY.setRelease(this, busyNanos + System.nanoTime() - start);
+        }
+        return 1;
     }
 
     private void drainPending()

@@ -207,8 +207,8 @@ class PredicateThreadTest
         thread.wake();
         assertTrue(fired.await(10, TimeUnit.SECONDS), "a ring did not wake the parked thread");
         // the pass that fired the trigger counts it when the pass ends
-        await(() -> registry.get("weft.predicates.triggers").counter().count() >= 1, "triggers metric");
-        assertTrue(registry.get("weft.predicates.passes").counter().count() >= 1);
+        await(() -> registry.get("weft.predicates.triggers").functionCounter().count() >= 1, "triggers metric");
+        assertTrue(registry.get("weft.predicates.passes").functionCounter().count() >= 1);
         assertTrue(thread.busyNanos() > 0);
     }
 

@@ -3,23 +3,27 @@ package io.weft.smc;
 import io.weft.sst.Sst;
 
 /**
- * The pushes one trigger decided, posted in order and then flushed once (one socket write or doorbell per target for
- * the whole trigger). With early lock release the trigger flushes after releasing its lock: safe because every pushed
- * value is monotone, so a later push subsumes an earlier one. Used by the predicate thread only (and by the membership
- * thread once the predicate thread has stopped).
+ * The pushes one trigger decided, posted in order after the trigger released its lock (early lock release: safe
+ * because every pushed value is monotone, so a later push subsumes an earlier one). The transport's flush then runs
+ * once at the end of the predicate pass ({@link io.weft.predicates.PredicateThread#afterPass}), so that the
+ * triggers of one pass leave in one socket write or doorbell per target. Without early lock release (the baseline)
+ * every trigger flushes at once, under its lock. Used by the predicate thread only (and by the membership thread
+ * once the predicate thread has stopped, which flushes at once).
  */
 final class PushBatch
 {
     private final Sst sst;
     private final int[] targets;
+    private final boolean flushAfterPass;
     private final long[] offsets = new long[4];
     private final long[] lengths = new long[4];
     private int size;
 
-    PushBatch(final Sst sst, final int[] targets)
+    PushBatch(final Sst sst, final int[] targets, final boolean flushAfterPass)
     {
         this.sst = sst;
         this.targets = targets;
+        this.flushAfterPass = flushAfterPass;
     }
 
     /** Defers a push of {@code length} bytes of my row at {@code rowOffset}. */
@@ -34,8 +38,19 @@ final class PushBatch
         size++;
     }
 
-    /** Posts the deferred pushes in order, then flushes once. */
+    /** Posts the deferred pushes in order; the flush follows at the end of the pass. */
     void flush()
+    {
+        post(!flushAfterPass);
+    }
+
+    /** Posts the deferred pushes in order and flushes now (off the predicate thread). */
+    void flushNow()
+    {
+        post(true);
+    }
+
+    private void post(final boolean flush)
     {
         if (size == 0)
         {
@@ -47,7 +62,10 @@ final class PushBatch
             {
                 sst.post(offsets[i], lengths[i], targets);
             }
-            sst.flush();
+            if (flush)
+            {
+                sst.flush();
+            }
         }
         size = 0;
     }

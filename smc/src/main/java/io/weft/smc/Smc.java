@@ -36,6 +36,7 @@ public final class Smc implements AutoCloseable
         final MeterRegistry registry)
     {
         final Smc smc = new Smc();
+        predicates.afterPass(sst::flush); // the triggers post; one flush per pass sends it all
         for (final SubgroupLayout l : layout.subgroups())
         {
             smc.subgroups.put(l.config().name(), new SmcSubgroup(l, sst, predicates, config.smc(), registry));

@@ -62,7 +62,8 @@ public final class SmcSubgroup
         this.sst = sst;
         final int myRank = sst.myRank();
         this.sender = layout.senderIndexOfRank(myRank) >= 0;
-        this.pushes = new PushBatch(sst, Arrays.stream(layout.memberRanks).filter(r -> r != myRank).toArray());
+        this.pushes = new PushBatch(sst, Arrays.stream(layout.memberRanks).filter(r -> r != myRank).toArray(),
+            options.earlyLockRelease());
         this.meters = new SmcMeters(name, registry);
         final RingGeometry rings = new RingGeometry(layout, sst);
         this.delivery = new Delivery(layout, sst, rings, options, meters, pushes);
@@ -288,7 +289,7 @@ public final class SmcSubgroup
         {
             receiveLock.unlock();
         }
-        pushes.flush();
+        pushes.flushNow();
     }
 
     /**
