@@ -25,11 +25,8 @@ final class BenchOptions
         description = "Slots per sender ring; 0: auto, a ring of about 1 MiB (256 KiB on rdma) (default ${DEFAULT-VALUE}).")
     int window;
 
-    @Option(names = "--warmup", defaultValue = "4s", description = "Warm-up before the window: 4s, 500ms, PT4S (default ${DEFAULT-VALUE}).")
-    java.time.Duration warmup;
-
-    @Option(names = "--measure", defaultValue = "10s", description = "The measurement window (default ${DEFAULT-VALUE}).")
-    java.time.Duration measure;
+    @Mixin
+    SteadyOptions steady = new SteadyOptions();
 
     @Option(names = "--delay-us", defaultValue = "0", description = "Delayed senders busy-wait this long after each send.")
     long delayMicros;
@@ -43,14 +40,8 @@ final class BenchOptions
     @Option(names = "--rate", defaultValue = "0", description = "Messages per second per sender; 0: flat out (default).")
     long rate;
 
-    @Option(names = "--runs", defaultValue = "3", description = "Repetitions; the report gives median and spread (default ${DEFAULT-VALUE}).")
-    int runs;
-
     @Option(names = "--json", description = "Print JSON rows instead of a table.")
     boolean json;
-
-    @Option(names = "--verbose", description = "Print every member's output.")
-    boolean verbose;
 
     /** Test hook (not an option): member 0 flips a payload byte of this message after writing its checksum. */
     long corruptMessage = -1;
@@ -94,15 +85,7 @@ final class BenchOptions
         {
             return "--window must be in 1..100000, or 0 for auto, was " + window;
         }
-        if (warmup.isNegative() || measure.isNegative() || measure.isZero() || measure.toHours() >= 1)
-        {
-            return "--warmup must be >= 0 and --measure in (0, 1h), were " + warmup + " and " + measure;
-        }
-        if (runs < 1 || runs > 50)
-        {
-            return "--runs must be in 1..50, was " + runs;
-        }
-        return null;
+        return steady.validate();
     }
 
     /** The window in slots: {@code --window}, or what {@code window = auto} gives for the transport and size. */

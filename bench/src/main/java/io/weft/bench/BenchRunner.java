@@ -48,9 +48,9 @@ final class BenchRunner
     {
         final List<Map<String, Double>> runs = new ArrayList<>();
         String histograms = null;
-        for (int r = 0; r < o.runs; r++)
+        for (int r = 0; r < o.steady.runs; r++)
         {
-            final SteadyRun.Outcome run = once(o, smc, o.rate, o.verbose ? log : QUIET);
+            final SteadyRun.Outcome run = once(o, smc, o.rate, o.steady.verbose ? log : QUIET);
             if (run.failure() != null)
             {
                 return failed(name, o, run.failure());
@@ -117,8 +117,8 @@ final class BenchRunner
                 // the last senders are the delayed ones
                 final boolean delayed = i < senders && i >= senders - delayedCount;
                 final List<String> args = new ArrayList<>(List.of("bench-member", "--config", file.toString(), "--member",
-                    String.valueOf(i), "--size", String.valueOf(o.size), "--warmup-ns", String.valueOf(o.warmup.toNanos()),
-                    "--measure-ns", String.valueOf(o.measure.toNanos()), "--delay-us",
+                    String.valueOf(i), "--size", String.valueOf(o.size), "--warmup-ns", String.valueOf(o.steady.warmup.toNanos()),
+                    "--measure-ns", String.valueOf(o.steady.measure.toNanos()), "--delay-us",
                     String.valueOf(delayed ? o.delayMicros : 0), "--callback-us", String.valueOf(o.callbackMicros),
                     "--active-senders", String.valueOf(senders), "--rate", String.valueOf(rate)));
                 if (i == 0 && o.corruptMessage >= 0)
@@ -127,7 +127,7 @@ final class BenchRunner
                 }
                 members.add(new SteadyRun.Member("b" + i, Main.class, args));
             }
-            return SteadyRun.run(members, o.warmup.toNanos(), o.measure.toNanos(), true, log);
+            return SteadyRun.run(members, o.steady.warmup.toNanos(), o.steady.measure.toNanos(), true, log);
         }
         finally
         {

@@ -38,8 +38,8 @@ final class CompareCommand implements Callable<Integer>
     private static final int MEMBERS = 3;
     private static final List<String> SYSTEMS = List.of("weft-shm", "weft-tcp", "jgroups-tcp", "aeron-udp", "aeron-ipc");
 
-    @Option(names = "--runs", defaultValue = "3", description = "Runs of every row; medians and min-max (default ${DEFAULT-VALUE}).")
-    int runs;
+    @picocli.CommandLine.Mixin
+    SteadyOptions steady = new SteadyOptions();
 
     @Option(names = "--sizes", defaultValue = "128,1024,10240", split = ",", description = "Message sizes of the throughput rows.")
     int[] sizes;
@@ -50,12 +50,6 @@ final class CompareCommand implements Callable<Integer>
     @Option(names = "--systems", defaultValue = "weft-shm,weft-tcp,jgroups-tcp,aeron-udp,aeron-ipc", split = ",",
         description = "Systems to run (default: all of them).")
     String[] systems;
-
-    @Option(names = "--warmup", defaultValue = "4s", description = "Warm-up of every run (default ${DEFAULT-VALUE}).")
-    Duration warmup;
-
-    @Option(names = "--measure", defaultValue = "10s", description = "Measurement window of every run (default ${DEFAULT-VALUE}).")
-    Duration measure;
 
     @Option(names = "--rates", defaultValue = "1000,10000", split = ",",
         description = "Messages per second per sender of the latency runs; 0: none (default ${DEFAULT-VALUE}).")
@@ -79,8 +73,6 @@ final class CompareCommand implements Callable<Integer>
     @Option(names = "--json-out", description = "Also write the JSON to this file.")
     java.nio.file.Path jsonOut;
 
-    @Option(names = "--verbose", description = "Print every member's output.")
-    boolean verbose;
 
     /** One system on one workload: medians over runs (min-max of the throughput), or the reason it failed. */
     record Row(String pattern, int size, long rate, String system, double msgs, double msgsMin, double msgsMax, double mb,
@@ -101,7 +93,7 @@ final class CompareCommand implements Callable<Integer>
             System.err.println("weft: " + problem);
             return io.weft.examples.Weft.EXIT_CONFIG;
         }
-        final PrintStream log = verbose ? System.err : QUIET;
+        final PrintStream log = steady.verbose ? System.err : QUIET;
         final Set<Integer> limitSizes = new TreeSet<>();
         Arrays.stream(sizes).forEach(limitSizes::add);
         Arrays.stream(latencySizes).forEach(limitSizes::add);
@@ -179,19 +171,18 @@ final class CompareCommand implements Callable<Integer>
         {
             return "--rates must be in 1..1000000 messages per second per sender (0: no latency runs)";
         }
-        if (runs < 1 || runs > 50 || measure.isZero() || measure.isNegative() || warmup.isNegative() ||
-            limitMeasure.isZero() || limitMeasure.isNegative() || limitWarmup.isNegative())
+        if (limitMeasure.isZero() || limitMeasure.isNegative() || limitWarmup.isNegative())
         {
-            return "--runs must be in 1..50 and every window positive, every warm-up >= 0";
+            return "--limit-measure must be positive and --limit-warmup >= 0";
         }
-        return null;
+        return steady.validate();
     }
 
     private Row measure(final String pattern, final int size, final long rate, final String system,
         final PrintStream log) throws Exception
     {
         final List<double[]> results = new ArrayList<>();
-        for (int r = 0; r < runs; r++)
+        for (int r = 0; r < steady.runs; r++)
         {
             final Object result = once(pattern, size, rate, system, log);
             if (result instanceof String failure)
@@ -231,17 +222,17 @@ final class CompareCommand implements Callable<Integer>
             o.senders = pattern;
             o.size = size;
             o.window = 0; // auto, the default
-            o.warmup = warmup;
-            o.measure = measure;
+            o.steady.warmup = steady.warmup;
+            o.steady.measure = steady.measure;
             o.delayed = "one";
-            o.runs = 1;
+            o.steady.runs = 1;
             run = BenchRunner.once(o, SmcConfig.SPINDLE, rate, log);
         }
         else
         {
             final List<SteadyRun.Member> members = new ArrayList<>();
-            final String w = String.valueOf(warmup.toNanos());
-            final String m = String.valueOf(measure.toNanos());
+            final String w = String.valueOf(steady.warmup.toNanos());
+            final String m = String.valueOf(steady.measure.toNanos());
             if (system.equals("jgroups-tcp"))
             {
                 final String ports = Arrays.stream(LoopbackPorts.consecutive(MEMBERS)).mapToObj(String::valueOf)
@@ -264,7 +255,7 @@ final class CompareCommand implements Callable<Integer>
                         String.valueOf(rate), base, dir, w, m)));
                 }
             }
-            run = SteadyRun.run(members, warmup.toNanos(), measure.toNanos(), system.equals("jgroups-tcp"), log);
+            run = SteadyRun.run(members, steady.warmup.toNanos(), steady.measure.toNanos(), system.equals("jgroups-tcp"), log);
         }
         if (run.failure() != null)
         {
@@ -319,7 +310,7 @@ final class CompareCommand implements Callable<Integer>
     private void printTables(final MachineLimits limits, final List<Row> throughput, final List<Row> latency)
     {
         System.out.printf(Locale.ROOT, "Steady state: %d members, each its own JVM; warm-up %s, window %s, %d run(s) per row " +
-            "(median, min-max).%n", MEMBERS, warmup, measure, runs);
+            "(median, min-max).%n", MEMBERS, steady.warmup, steady.measure, steady.runs);
         if (limits != null)
         {
             System.out.println("Machine limits (same invocation):");
@@ -373,7 +364,7 @@ final class CompareCommand implements Callable<Integer>
         final Map<String, Row> l = index(latency);
         final StringBuilder b = new StringBuilder("{\n");
         b.append(String.format(Locale.ROOT, "\"method\":{\"members\":%d,\"warmup_s\":%.1f,\"measure_s\":%.1f,\"runs\":%d},%n",
-            MEMBERS, warmup.toMillis() / 1e3, measure.toMillis() / 1e3, runs));
+            MEMBERS, steady.warmup.toMillis() / 1e3, steady.measure.toMillis() / 1e3, steady.runs));
         b.append("\"limits\":").append(limits == null ? "null" : limits.json()).append(",\n\"throughput\":[\n");
         for (int i = 0; i < throughput.size(); i++)
         {

@@ -33,10 +33,10 @@ class BenchChecksumTest
         o.senders = "all";
         o.size = 256;
         o.window = 100;
-        o.warmup = Duration.ofMillis(200);
-        o.measure = Duration.ofMillis(800);
+        o.steady.warmup = Duration.ofMillis(200);
+        o.steady.measure = Duration.ofMillis(800);
         o.delayed = "one";
-        o.runs = 1;
+        o.steady.runs = 1;
         o.corruptMessage = corruptMessage;
         return o;
     }

@@ -139,6 +139,7 @@ public final class Group implements AutoCloseable
         return s;
     }
 
+    /** Every configured subgroup by name. */
     public Map<String, Subgroup> subgroups()
     {
         return subgroups;
@@ -156,6 +157,7 @@ public final class Group implements AutoCloseable
         return epoch.config.group().members();
     }
 
+    /** This member's configured id. */
     public int memberId()
     {
         return config.memberId();
@@ -173,6 +175,7 @@ public final class Group implements AutoCloseable
         return config;
     }
 
+    /** The registry holding this member's meters (the builder's, or a simple registry of its own). */
     public MeterRegistry meterRegistry()
     {
         return registry;
@@ -184,6 +187,7 @@ public final class Group implements AutoCloseable
         return epoch.sst.writesPosted();
     }
 
+    /** Bytes this member has written to other members' tables. */
     public long bytesPushed()
     {
         return epoch.sst.bytesPushed();
@@ -195,6 +199,7 @@ public final class Group implements AutoCloseable
         return epoch.predicates.busyNanos();
     }
 
+    /** True once the group was closed, left or stopped. */
     public boolean isClosed()
     {
         return closed;
@@ -802,6 +807,7 @@ public final class Group implements AutoCloseable
             return this;
         }
 
+        /** Registers this member's meters in {@code registry} (for example a Prometheus registry). */
         public Builder meterRegistry(final MeterRegistry registry)
         {
             this.registry = Objects.requireNonNull(registry, "registry");

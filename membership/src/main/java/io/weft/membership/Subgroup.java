@@ -41,6 +41,7 @@ public final class Subgroup
         this.name = name;
     }
 
+    /** The subgroup's configured name. */
     public String name()
     {
         return name;
@@ -52,6 +53,7 @@ public final class Subgroup
         return group.engine(name).isSender();
     }
 
+    /** The largest message this subgroup takes, in bytes ({@code max-payload}). */
     public int maxPayload()
     {
         return group.config().subgroup(name).maxPayload();
@@ -69,6 +71,7 @@ public final class Subgroup
         return send(bytes, 0, bytes.length);
     }
 
+    /** Copies and sends {@code length} bytes of {@code bytes} from {@code offset}; see {@link #send(byte[])}. */
     public long send(final byte[] bytes, final int offset, final int length)
     {
         return group.send(name, bytes, offset, length, claims.get(), 0);
@@ -83,6 +86,7 @@ public final class Subgroup
         return send(bytes, 0, bytes.length, timeout);
     }
 
+    /** Copies and sends part of {@code bytes}, waiting up to {@code timeout}; see {@link #send(byte[], Duration)}. */
     public long send(final byte[] bytes, final int offset, final int length, final Duration timeout)
     {
         return group.send(name, bytes, offset, length, claims.get(), timeout.toNanos());
@@ -100,6 +104,7 @@ public final class Subgroup
         return group.claim(name, length, claim, 0);
     }
 
+    /** Null messages this member sent in the current view to keep the round-robin order moving (a run of k counts k). */
     public long nullsSent()
     {
         return group.engine(name).nullsSent();
@@ -111,16 +116,19 @@ public final class Subgroup
         return group.engine(name).deliveredMessages();
     }
 
+    /** Sizes of the batches this member published (messages per push), in the current view. */
     public BatchStats sendBatches()
     {
         return group.engine(name).sendBatches();
     }
 
+    /** Sizes of the batches this member consumed per sender per receive pass, in the current view. */
     public BatchStats receiveBatches()
     {
         return group.engine(name).receiveBatches();
     }
 
+    /** Sizes of the batches this member delivered per delivery pass, in the current view. */
     public BatchStats deliveryBatches()
     {
         return group.engine(name).deliveryBatches();
@@ -132,6 +140,7 @@ public final class Subgroup
         return group.engine(name).memberIds();
     }
 
+    /** Member ids of the subgroup's senders in the current view, in sender-rank order. */
     public int[] senderIds()
     {
         return group.engine(name).senderIds();

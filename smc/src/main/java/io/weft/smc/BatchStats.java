@@ -27,21 +27,25 @@ public final class BatchStats
         }
     }
 
+    /** Batches recorded. */
     public long count()
     {
         return count;
     }
 
+    /** Messages in all recorded batches. */
     public long total()
     {
         return total;
     }
 
+    /** The largest batch. */
     public long max()
     {
         return max;
     }
 
+    /** Mean batch size. */
     public double mean()
     {
         final long c = count;

@@ -31,11 +31,13 @@ public final class Claim
         return segment;
     }
 
+    /** Where the payload starts in {@link #segment()}. */
     public long offset()
     {
         return offset;
     }
 
+    /** The most bytes this claim can commit: the length that was claimed. */
     public int capacity()
     {
         return capacity;

@@ -48,6 +48,7 @@ public final class Message
         return timestampNanos;
     }
 
+    /** Payload bytes. */
     public int length()
     {
         return length;
@@ -59,11 +60,13 @@ public final class Message
         return segment;
     }
 
+    /** Where the payload starts in {@link #segment()}. */
     public long offset()
     {
         return offset;
     }
 
+    /** Byte {@code i} of the payload (bounds-checked). */
     public byte byteAt(final int i)
     {
         if (i < 0 || i >= length)

@@ -27,6 +27,7 @@ public final class MessageBatch
         timestamp = new long[capacity];
     }
 
+    /** Messages in this batch. */
     public int size()
     {
         return size;
