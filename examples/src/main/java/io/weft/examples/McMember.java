@@ -3,6 +3,7 @@ package io.weft.examples;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.WeftConfig;
 import io.weft.membership.Group;
+import io.weft.membership.GroupBuilder;
 import io.weft.membership.Subgroup;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
@@ -47,7 +48,7 @@ final class McMember
     int run() throws InterruptedException
     {
         final int me = config.memberId();
-        final Group.Builder builder = Group.builder(config)
+        final GroupBuilder builder = Group.builder(config)
             .onMinority(reason -> say("member %d: MINORITY: %s%n", me, reason))
             .onMemberFailure((id, reason) ->
         {

@@ -2,6 +2,7 @@ package io.weft.examples;
 
 import io.weft.config.WeftConfig;
 import io.weft.membership.Group;
+import io.weft.membership.GroupBuilder;
 import io.weft.membership.StateTransfer;
 import io.weft.membership.Subgroup;
 import io.weft.membership.View;
@@ -71,7 +72,7 @@ final class VsMember
     int run() throws Exception
     {
         final String subgroup = config.subgroups().getFirst().name();
-        final Group.Builder builder = Group.builder(config)
+        final GroupBuilder builder = Group.builder(config)
             .onDelivery(subgroup, this::onMessage)
             .onView(this::onView)
             .onMinority(reason -> say("member %d: MINORITY: %s", me, reason))

@@ -18,50 +18,25 @@ import io.weft.sst.SstLayout;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
 /**
  * Everything that lives for exactly one view: its table (fresh per view, named after the view so that tables of two
- * views never meet), predicate thread, multicast state and failure detector, plus the membership columns of the
- * view-change protocol:
- * <pre>
- *   heartbeat          counter  failure detection
- *   leaving, finished  bool     graceful leave requested; run finished (shutdown barrier)
- *   suspected[n]       bool     suspicions, ORed over every trusted row
- *   wedged, done       bool     stopped multicasting; delivered the trim of every subgroup
- *   changes[]          counter  proposed changes, (kind &lt;&lt; 32) | member id
- *   numChanges, numAcked, numCommitted   counters (a count, -1 meaning none)
- *   &lt;subgroup&gt;.trim[senders], &lt;subgroup&gt;.trimReady   ragged-edge cleanup
- * </pre>
+ * views never meet) with the {@link MembershipColumns}, predicate thread, multicast state and failure detector. It
+ * is the {@link MembershipTable} the view-change rules read: suspicions are those this member has published.
  */
-final class Epoch implements AutoCloseable
+final class Epoch implements AutoCloseable, MembershipTable
 {
-    static final int MAX_CHANGES = 2 * GroupConfig.MAX_MEMBERS;
-    static final long FAILED = 1;
-    static final long LEFT = 2;
-    static final long JOINED = 3;
-
     final View view;
     final WeftConfig config;
     final Sst sst;
     final PredicateThread predicates;
     final Smc smc;
     final FailureDetector detector;
-    final Column heartbeat;
-    final Column leaving;
-    final Column finished;
-    final Column suspected;
-    final Column wedged;
-    final Column done;
-    final Column changes;
-    final Column numChanges;
-    final Column numAcked;
-    final Column numCommitted;
-    final Map<String, Column> trim = new HashMap<>();
-    final Map<String, Column> trimReady = new HashMap<>();
+    final MembershipColumns columns;
     private Runnable onClose = () -> { };
     private boolean closed;
 
@@ -73,23 +48,8 @@ final class Epoch implements AutoCloseable
         this.sst = sst;
         this.predicates = predicates;
         this.smc = smc;
-        final SstLayout l = layout.sst();
-        heartbeat = l.column("heartbeat");
-        leaving = l.column("leaving");
-        finished = l.column("finished");
-        suspected = l.column("suspected");
-        wedged = l.column("wedged");
-        done = l.column("done");
-        changes = l.column("changes");
-        numChanges = l.column("numChanges");
-        numAcked = l.column("numAcked");
-        numCommitted = l.column("numCommitted");
-        for (final String name : smc.subgroups().keySet())
-        {
-            trim.put(name, l.column(name + ".trim"));
-            trimReady.put(name, l.column(name + ".trimReady"));
-        }
-        this.detector = new FailureDetector(sst, heartbeat, suspected, this::departing, view.members(),
+        this.columns = new MembershipColumns(layout.sst(), smc.subgroups().keySet());
+        this.detector = new FailureDetector(sst, columns.heartbeat, columns.suspected, this::departing, this::abstains, view.members(),
             config.failure(), config.transport().connectTimeout(), onMinority, onSuspect);
     }
 
@@ -101,14 +61,12 @@ final class Epoch implements AutoCloseable
         final Consumer<String> onMinority, final Runnable onSuspect)
     {
         final WeftConfig config = configFor(base, view);
-        final SstLayout.Builder extra = SstLayout.builder()
-            .counter("heartbeat").bool("leaving").bool("finished").bools("suspected", view.members().size())
-            .bool("wedged").bool("done")
-            .counters("changes", MAX_CHANGES).counter("numChanges").counter("numAcked").counter("numCommitted");
+        final Map<String, Integer> senders = new LinkedHashMap<>();
         for (final SubgroupConfig sg : config.subgroups())
         {
-            extra.counters(sg.name() + ".trim", sg.senderIds(config.group()).size()).counter(sg.name() + ".trimReady");
+            senders.put(sg.name(), sg.senderIds(config.group()).size());
         }
+        final SstLayout.Builder extra = MembershipColumns.declare(view.members().size(), senders);
         final Smc.Layout layout = Smc.layout(config, extra);
         // a later view may find a member gone between agreement and installation: open without it, remove it next
         final Sst sst = Sst.open(config, layout.sst(), view.id() > 0);
@@ -196,46 +154,135 @@ final class Epoch implements AutoCloseable
         return sst.myRank();
     }
 
-    int rows()
+    /** A count column: -1 (never written) reads as 0. */
+    private int count(final int rank, final Column column)
+    {
+        return (int)Math.max(0, sst.counter(rank, column));
+    }
+
+    /**
+     * Publishes every suspicion the failure detector or the transport has recorded and this row does not show yet
+     * (membership thread only: a suspicion is published after anything this member echoed or acknowledged before,
+     * which a new leader relies on). True if any was new.
+     */
+    boolean publishSuspicions()
+    {
+        boolean changed = false;
+        for (final int r : sst.others())
+        {
+            if (!sst.bool(myRank(), columns.suspected, r) && (detector.suspects(r) || sst.isFailedOrFrozen(r)))
+            {
+                sst.setBool(columns.suspected, r, true);
+                changed = true;
+            }
+        }
+        if (changed)
+        {
+            sst.push(columns.suspected, sst.others());
+        }
+        return changed;
+    }
+
+    @Override
+    public int rows()
     {
         return sst.rows();
     }
 
-    int idAt(final int rank)
+    @Override
+    public int me()
+    {
+        return sst.myRank();
+    }
+
+    @Override
+    public int idAt(final int rank)
     {
         return view.members().get(rank);
     }
 
-    /** A count column: -1 (never written) reads as 0. */
-    long count(final int rank, final Column column)
+    @Override
+    public boolean suspects(final int rank)
     {
-        return Math.max(0, sst.counter(rank, column));
+        return rank != myRank() && sst.bool(myRank(), columns.suspected, rank);
     }
 
-    /** Announced a leave, finished its run or completed the view change: its going is not a failure. */
-    boolean departing(final int rank)
+    @Override
+    public boolean suspectedIn(final int row, final int rank)
     {
-        return sst.bool(rank, leaving) || sst.bool(rank, finished) || sst.bool(rank, done);
+        return sst.bool(row, columns.suspected, rank);
     }
 
-    boolean suspects(final int rank)
+    @Override
+    public boolean leaving(final int rank)
     {
-        return rank != myRank() && (sst.bool(myRank(), suspected, rank) || sst.isFailedOrFrozen(rank));
+        return sst.bool(rank, columns.leaving);
     }
 
-    static long change(final long kind, final int memberId)
+    @Override
+    public boolean abstains(final int rank)
     {
-        return kind << 32 | memberId;
+        return sst.bool(rank, columns.leaving) || sst.bool(rank, columns.finished);
     }
 
-    static long kindOf(final long change)
+    @Override
+    public boolean departing(final int rank)
     {
-        return change >>> 32;
+        return sst.bool(rank, columns.leaving) || sst.bool(rank, columns.finished) || sst.bool(rank, columns.done);
     }
 
-    static int idOf(final long change)
+    @Override
+    public boolean wedged(final int rank)
     {
-        return (int)change;
+        return sst.bool(rank, columns.wedged);
+    }
+
+    @Override
+    public boolean done(final int rank)
+    {
+        return sst.bool(rank, columns.done);
+    }
+
+    @Override
+    public int numChanges(final int rank)
+    {
+        return count(rank, columns.numChanges);
+    }
+
+    @Override
+    public int numAcked(final int rank)
+    {
+        return count(rank, columns.numAcked);
+    }
+
+    @Override
+    public int numCommitted(final int rank)
+    {
+        return count(rank, columns.numCommitted);
+    }
+
+    @Override
+    public long change(final int rank, final int i)
+    {
+        return sst.counter(rank, columns.changes, i);
+    }
+
+    @Override
+    public boolean trimReady(final int rank, final String subgroup)
+    {
+        return count(rank, columns.trimReady(subgroup)) > 0;
+    }
+
+    @Override
+    public long trim(final int rank, final String subgroup, final int sender)
+    {
+        return sst.counter(rank, columns.trim(subgroup), sender);
+    }
+
+    @Override
+    public long received(final int rank, final String subgroup, final int sender)
+    {
+        return engine(subgroup).received(rank, sender);
     }
 
     private static Duration min(final Duration a, final Duration b)

@@ -18,10 +18,12 @@ import java.util.function.Consumer;
  *     <li>every {@code heartbeat-interval} it bumps this member's heartbeat counter and pushes it;</li>
  *     <li>it suspects a member whose heartbeat has been silent for at least {@code failure-timeout} and whose
  *     {@link PhiAccrual phi} is at least {@value #PHI_THRESHOLD}: the margin grows with the jitter it has seen;</li>
- *     <li>a suspicion (its own, the transport's, or one read in another member's row) sets {@code suspected[r]} in
- *     this member's row, pushes it, and freezes the row;</li>
- *     <li>majority rule: once the suspected members are at least half of the view, this member is in a minority
- *     partition and stops, with a message naming them, rather than carry on alone.</li>
+ *     <li>a suspicion (its own, the transport's, or one read in another member's row) freezes the row and wakes
+ *     the membership thread, which publishes it in {@code suspected[r]} ({@link Epoch#publishSuspicions}): one
+ *     writer per column, and a suspicion is published after whatever the membership thread wrote before it;</li>
+ *     <li>majority rule: once the suspected members are at least half of the members that are not departing
+ *     ({@link ViewChangeRules#lostMajority(int, int)}), this member is in a minority partition and stops, with a
+ *     message naming them, rather than carry on alone.</li>
  * </ul>
  * On tcp a heartbeat travels in the same ordered connection as data: it cannot overtake pushes already queued (at
  * most {@code send-buffer} bytes), which bounds its delay by the time the socket needs to drain them.
@@ -35,6 +37,7 @@ final class FailureDetector implements AutoCloseable
     private final Column heartbeat;
     private final Column suspected;
     private final java.util.function.IntPredicate departing;
+    private final java.util.function.IntPredicate abstains;
     private final Runnable onSuspect;
     private final List<Integer> memberIds;
     private final long intervalNanos;
@@ -51,7 +54,8 @@ final class FailureDetector implements AutoCloseable
     private long beat;
 
     FailureDetector(final Sst sst, final Column heartbeat, final Column suspected,
-        final java.util.function.IntPredicate departing, final List<Integer> memberIds, final FailureConfig config,
+        final java.util.function.IntPredicate departing, final java.util.function.IntPredicate abstains,
+        final List<Integer> memberIds, final FailureConfig config,
         final java.time.Duration startGrace, final Consumer<String> onMinority, final Runnable onSuspect)
     {
         this.graceMillis = startGrace.toMillis();
@@ -59,6 +63,7 @@ final class FailureDetector implements AutoCloseable
         this.heartbeat = heartbeat;
         this.suspected = suspected;
         this.departing = departing;
+        this.abstains = abstains;
         this.onSuspect = onSuspect;
         this.memberIds = memberIds;
         this.intervalNanos = config.heartbeatInterval().toNanos();
@@ -101,6 +106,17 @@ final class FailureDetector implements AutoCloseable
             c += suspectedByMe[r] && !departing.test(r) ? 1 : 0;
         }
         return c;
+    }
+
+    /** Members that neither announced a leave nor finished: the electorate of the majority rule. */
+    private int voters()
+    {
+        int v = 0;
+        for (int r = 0; r < sst.rows(); r++)
+        {
+            v += abstains.test(r) ? 0 : 1;
+        }
+        return v;
     }
 
     private void run()
@@ -191,10 +207,8 @@ final class FailureDetector implements AutoCloseable
             count = suspectedCount();
         }
         LOG.warn("suspecting member {}: {}", memberIds.get(rank), reason);
-        sst.setBool(suspected, rank, true);
-        sst.push(suspected, sst.others());
         // before the membership thread is woken: it must not act in a minority
-        final boolean becameMinority = markMinority(count * 2 >= sst.rows());
+        final boolean becameMinority = markMinority(ViewChangeRules.lostMajority(count, voters()));
         sst.freeze(rank, reason);
         onSuspect.run();
         if (becameMinority)
@@ -236,7 +250,8 @@ final class FailureDetector implements AutoCloseable
             }
         }
         onMinority.accept("member " + memberIds.get(sst.myRank()) + " is in a minority partition: it suspects " +
-            "members [" + who + "], " + count + " of a view of " + sst.rows() + "; it stops rather than go on alone");
+            "members [" + who + "], " + count + " of the " + voters() + " members of a view of " + sst.rows() +
+            " that are not leaving; it stops rather than go on alone");
     }
 
     @Override

@@ -46,7 +46,7 @@ class ViewChangeSendsTest
             final List<CompletableFuture<Group>> opening = new ArrayList<>();
             for (int i = 0; i < 3; i++)
             {
-                final Group.Builder b = Group.builder(config.forMember(i));
+                final GroupBuilder b = Group.builder(config.forMember(i));
                 if (i == 1)
                 {
                     b.onDelivery("all", m ->

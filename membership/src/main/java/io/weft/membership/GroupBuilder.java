@@ -1,0 +1,151 @@
+package io.weft.membership;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.weft.config.WeftConfig;
+import io.weft.smc.BatchHandler;
+import io.weft.smc.DeliveryHandler;
+import io.weft.sst.FailureListener;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Configures a group member before it connects ({@link Group#builder}). Handlers are set here, before the group
+ * opens, so that no message is delivered before its handler exists.
+ */
+public final class GroupBuilder
+{
+    private final WeftConfig config;
+    private final Map<String, DeliveryHandler> handlers = new HashMap<>();
+    private final Map<String, BatchHandler> batchHandlers = new HashMap<>();
+    private final List<FailureListener> failureListeners = new ArrayList<>();
+    private final List<ViewListener> viewListeners = new ArrayList<>();
+    private MeterRegistry registry = new SimpleMeterRegistry();
+    private Consumer<String> minorityListener = message -> { };
+    private StateTransfer stateTransfer = StateTransfer.NONE;
+
+    GroupBuilder(final WeftConfig config)
+    {
+        this.config = Objects.requireNonNull(config, "config");
+    }
+
+    /** Per-message delivery callback of a subgroup (predicate thread, or membership thread for a trim). */
+    public GroupBuilder onDelivery(final String subgroup, final DeliveryHandler handler)
+    {
+        config.subgroup(subgroup);
+        handlers.put(subgroup, Objects.requireNonNull(handler, "handler"));
+        return this;
+    }
+
+    /** Batch delivery callback of a subgroup: once per delivery pass with every message of the pass. */
+    public GroupBuilder onBatch(final String subgroup, final BatchHandler handler)
+    {
+        config.subgroup(subgroup);
+        batchHandlers.put(subgroup, Objects.requireNonNull(handler, "handler"));
+        return this;
+    }
+
+    /**
+     * Told when a member of the current view fails (transport report or suspicion), with its member id (not its
+     * rank); not when a member that finished or is leaving closes.
+     */
+    public GroupBuilder onMemberFailure(final FailureListener listener)
+    {
+        failureListeners.add(Objects.requireNonNull(listener, "listener"));
+        return this;
+    }
+
+    /** Told of every view installed here (the first included), before any delivery in it. */
+    public GroupBuilder onView(final ViewListener listener)
+    {
+        viewListeners.add(Objects.requireNonNull(listener, "listener"));
+        return this;
+    }
+
+    /** How joiners get the application state (default: none). */
+    public GroupBuilder stateTransfer(final StateTransfer stateTransfer)
+    {
+        this.stateTransfer = Objects.requireNonNull(stateTransfer, "stateTransfer");
+        return this;
+    }
+
+    /**
+     * Told, once, when this member suspects at least half of the view: it is in a minority partition, its
+     * subgroups are closed (sends fail with the reason), and it must not go on alone.
+     */
+    public GroupBuilder onMinority(final Consumer<String> listener)
+    {
+        minorityListener = Objects.requireNonNull(listener, "listener");
+        return this;
+    }
+
+    /** Registers this member's meters in {@code registry} (for example a Prometheus registry). */
+    public GroupBuilder meterRegistry(final MeterRegistry registry)
+    {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        return this;
+    }
+
+    /** Opens view 0 (this member must be in weft.membership.initial-view) and waits until every member is connected. */
+    public Group open()
+    {
+        return Group.start(this, null);
+    }
+
+    /**
+     * Joins a running group: contacts the members of the address book (redirected to the leader), authenticates
+     * with the group secret, waits for the view that adds this member, installs the state, and opens that view.
+     *
+     * @throws IllegalStateException refused (wrong secret, joins disabled, unknown id) or not admitted within
+     *                               weft.membership.join-timeout.
+     */
+    public Group join()
+    {
+        return Group.start(this, Joiner.join(config));
+    }
+
+    WeftConfig config()
+    {
+        return config;
+    }
+
+    MeterRegistry registry()
+    {
+        return registry;
+    }
+
+    Map<String, DeliveryHandler> handlers()
+    {
+        return handlers;
+    }
+
+    Map<String, BatchHandler> batchHandlers()
+    {
+        return batchHandlers;
+    }
+
+    List<FailureListener> failureListeners()
+    {
+        return failureListeners;
+    }
+
+    List<ViewListener> viewListeners()
+    {
+        return viewListeners;
+    }
+
+    Consumer<String> minorityListener()
+    {
+        return minorityListener;
+    }
+
+    StateTransfer stateTransfer()
+    {
+        return stateTransfer;
+    }
+}

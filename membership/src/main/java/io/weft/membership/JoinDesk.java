@@ -1,0 +1,107 @@
+package io.weft.membership;
+
+import io.weft.config.WeftConfig;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+/**
+ * What the control port asks of this member, and the joiners it accepted: authenticated joiners wait here, on their
+ * control connection, until the leader's view change lists them and the next view is assembled.
+ */
+final class JoinDesk implements ControlServer.Desk
+{
+    private final WeftConfig config;
+    private final CurrentView current;
+    private final Supplier<ViewChange> viewChange;
+    private final Runnable wakeMembership;
+    private final Map<Integer, PendingJoin> pending = new ConcurrentHashMap<>();
+
+    JoinDesk(final WeftConfig config, final CurrentView current, final Supplier<ViewChange> viewChange,
+        final Runnable wakeMembership)
+    {
+        this.config = config;
+        this.current = current;
+        this.viewChange = viewChange;
+        this.wakeMembership = wakeMembership;
+    }
+
+    /** Ids of the joiners waiting now (the leader lists those not yet in the view). */
+    List<Integer> waiting()
+    {
+        return new ArrayList<>(pending.keySet());
+    }
+
+    /** Removes and returns the waiting joiner {@code memberId}, or null if it went away or asked elsewhere. */
+    PendingJoin take(final int memberId)
+    {
+        return pending.remove(memberId);
+    }
+
+    void closeAll()
+    {
+        pending.values().forEach(PendingJoin::close);
+    }
+
+    @Override
+    public String groupName()
+    {
+        return config.group().name();
+    }
+
+    @Override
+    public String secret()
+    {
+        return config.membership().secret();
+    }
+
+    @Override
+    public boolean inAddressBook(final int memberId)
+    {
+        return config.group().rankOf(memberId) >= 0;
+    }
+
+    @Override
+    public View view()
+    {
+        return current.epoch().view;
+    }
+
+    @Override
+    public boolean isLeader()
+    {
+        final ViewChange vc = viewChange.get();
+        return vc != null && vc.isLeader() && !current.state().terminal();
+    }
+
+    @Override
+    public int leaderId()
+    {
+        return viewChange.get().leaderId();
+    }
+
+    @Override
+    public void suspectRejoining(final int memberId)
+    {
+        final Epoch e = current.epoch();
+        final int rank = e.view.rankOf(memberId);
+        if (rank >= 0 && rank != e.myRank())
+        {
+            e.detector.suspect(rank, "it asked to join again: its previous incarnation is gone");
+        }
+    }
+
+    @Override
+    public void enqueue(final PendingJoin join)
+    {
+        final PendingJoin before = pending.put(join.memberId(), join);
+        if (before != null)
+        {
+            before.close();
+        }
+        wakeMembership.run();
+    }
+}

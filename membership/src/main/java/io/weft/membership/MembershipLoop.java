@@ -1,0 +1,298 @@
+package io.weft.membership;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.weft.config.WeftConfig;
+import io.weft.smc.BatchHandler;
+import io.weft.smc.Claim;
+import io.weft.smc.DeliveryHandler;
+import io.weft.smc.SmcSubgroup;
+import io.weft.sst.FailureListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * The membership thread: steps the current view's {@link ViewChange}, and once a change is committed and its trims
+ * delivered, closes the view, admits the joiners with the application state, opens the next view and installs it
+ * (re-sending this member's messages that fell outside the trim).
+ */
+final class MembershipLoop implements Runnable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(MembershipLoop.class);
+    private static final long RESEND_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
+    private static final long PARK_CHANGING_NANOS = 200_000L;
+    private static final long PARK_IDLE_NANOS = 5_000_000L;
+
+    private final WeftConfig config;
+    private final MeterRegistry registry;
+    private final Map<String, DeliveryHandler> handlers;
+    private final Map<String, BatchHandler> batchHandlers;
+    private final List<FailureListener> failureListeners;
+    private final List<ViewListener> viewListeners;
+    private final Consumer<String> minorityListener;
+    private final StateTransfer stateTransfer;
+    private final CurrentView current;
+    private final JoinDesk desk;
+    private final Thread thread;
+    private volatile ViewChange viewChange;
+
+    MembershipLoop(final GroupBuilder b, final CurrentView current)
+    {
+        this.config = b.config();
+        this.registry = b.registry();
+        this.handlers = Map.copyOf(b.handlers());
+        this.batchHandlers = Map.copyOf(b.batchHandlers());
+        this.failureListeners = List.copyOf(b.failureListeners());
+        this.viewListeners = List.copyOf(b.viewListeners());
+        this.minorityListener = b.minorityListener();
+        this.stateTransfer = b.stateTransfer();
+        this.current = current;
+        this.thread = Thread.ofPlatform().name("weft-membership-" + config.memberId()).daemon(true).unstarted(this);
+        this.desk = new JoinDesk(config, current, () -> viewChange, this::wake);
+    }
+
+    JoinDesk desk()
+    {
+        return desk;
+    }
+
+    StateTransfer stateTransfer()
+    {
+        return stateTransfer;
+    }
+
+    void start()
+    {
+        thread.start();
+    }
+
+    void wake()
+    {
+        LockSupport.unpark(thread);
+    }
+
+    boolean isMembershipThread()
+    {
+        return Thread.currentThread() == thread;
+    }
+
+    /** Waits for the thread to end after the member reached a terminal state. */
+    void join(final long millis) throws InterruptedException
+    {
+        thread.join(millis);
+    }
+
+    @Override
+    public void run()
+    {
+        while (!current.state().terminal())
+        {
+            final ViewChange vc = viewChange;
+            try
+            {
+                if (current.state() != Lifecycle.FINISHING)
+                {
+                    final ChangeList changes = vc.step();
+                    if (changes != null && !current.state().terminal()) // stopped meanwhile (minority): install nothing
+                    {
+                        next(changes);
+                        continue;
+                    }
+                }
+            }
+            catch (final ViewChange.ExcludedException ex)
+            {
+                stop(ex.getMessage());
+                break;
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.error("view change failed", ex);
+                stop("member " + config.memberId() + " stopped: the view change failed: " + ex);
+                break;
+            }
+            LockSupport.parkNanos(this, vc.inProgress() ? PARK_CHANGING_NANOS : PARK_IDLE_NANOS);
+        }
+    }
+
+    /** Opens the table and engines of {@code view} with this member's handlers; nothing runs until installed. */
+    Epoch openEpoch(final View view)
+    {
+        final Epoch[] holder = new Epoch[1];
+        final Epoch e = Epoch.open(config, view, registry, message -> onMinority(holder[0], message), this::wake);
+        holder[0] = e;
+        e.smc.subgroups().forEach((name, engine) ->
+        {
+            final DeliveryHandler h = handlers.get(name);
+            if (h != null)
+            {
+                engine.onDelivery(h);
+            }
+            final BatchHandler bh = batchHandlers.get(name);
+            if (bh != null)
+            {
+                engine.onBatch(bh);
+            }
+        });
+        // told with member ids; not for members that finished, are leaving, or completed the view change
+        failureListeners.forEach(l -> e.sst.addFailureListener((rank, reason) ->
+        {
+            if (current.state() == Lifecycle.RUNNING && !e.departing(rank))
+            {
+                l.onMemberFailure(e.idAt(rank), reason);
+            }
+        }));
+        return e;
+    }
+
+    /** Makes {@code e} current: re-sends what fell outside the last trim, tells the listeners, starts it. */
+    void install(final Epoch e, final Map<String, List<byte[]>> resend)
+    {
+        final Claim claim = new Claim();
+        resend.forEach((name, messages) -> resend(e, name, messages, claim));
+        viewChange = new ViewChange(e, desk::waiting);
+        for (final ViewListener l : viewListeners)
+        {
+            try
+            {
+                l.onView(e.view);
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.error("view callback failed on {}", e.view, ex);
+            }
+        }
+        current.install(e);
+        e.start();
+        LOG.info("member {} installed {}", config.memberId(), e.view);
+    }
+
+    private static void resend(final Epoch e, final String name, final List<byte[]> messages, final Claim claim)
+    {
+        if (messages.isEmpty())
+        {
+            return;
+        }
+        final SmcSubgroup g = e.engine(name);
+        if (g == null || !g.isSender())
+        {
+            LOG.error("subgroup {}: {} undelivered messages of this member cannot be sent again: it is no sender of " +
+                "the subgroup in {}", name, messages.size(), e.view);
+            return;
+        }
+        for (final byte[] m : messages)
+        {
+            if (g.send(m, 0, m.length, claim, 0) < 0)
+            {
+                LOG.error("subgroup {}: no slot to send an undelivered message again in {}", name, e.view);
+            }
+        }
+        LOG.info("subgroup {}: sent {} messages again that fell outside the trim", name, messages.size());
+    }
+
+    private void onMinority(final Epoch e, final String message)
+    {
+        if (current.state() != Lifecycle.RUNNING || e == null || e != current.epoch() || e.done(e.myRank()))
+        {
+            return; // members leaving one after the other, or a view being retired
+        }
+        if (stop(message))
+        {
+            minorityListener.accept(message);
+        }
+    }
+
+    /** Stops this member for good with a reason every later send reports; false if it had already ended. */
+    private boolean stop(final String reason)
+    {
+        if (!current.stop(reason))
+        {
+            return false;
+        }
+        LOG.error(reason);
+        final Epoch e = current.epoch();
+        e.smc.subgroups().values().forEach(SmcSubgroup::wedge);
+        e.smc.close();
+        return true;
+    }
+
+    /** Moves to the view that follows the committed {@code changes}. */
+    private void next(final ChangeList changes)
+    {
+        final Epoch old = current.epoch();
+        final int me = config.memberId();
+        if (changes.lists(ChangeList.FAILED, me))
+        {
+            stop("member " + me + " was removed from " + old.view + " as failed (it was suspected); it stops " +
+                "and may join again");
+            return;
+        }
+        final Map<String, List<byte[]>> resend = undeliveredOwn(old);
+        if (changes.lists(ChangeList.LEFT, me))
+        {
+            old.close();
+            current.moveTo(Lifecycle.LEFT);
+            LOG.info("member {} left the group at the end of {}", me, old.view);
+            return;
+        }
+        final View view = changes.nextView(old.view);
+        admitJoiners(view);
+        old.close();
+        install(openEpoch(view), resend);
+    }
+
+    /** This member's messages outside the trim of each subgroup it sends in, to be sent again in the next view. */
+    private Map<String, List<byte[]>> undeliveredOwn(final Epoch old)
+    {
+        final Map<String, List<byte[]>> resend = new HashMap<>();
+        old.smc.subgroups().forEach((name, g) ->
+        {
+            final long[] trim = viewChange.trim(name);
+            final int sender = indexOf(g.senderIds(), config.memberId());
+            if (trim != null && sender >= 0 && trim.length > sender)
+            {
+                resend.put(name, g.undelivered(trim[sender], RESEND_WAIT_NANOS));
+            }
+        });
+        return resend;
+    }
+
+    /** Sends each joiner of {@code view} waiting here the view and one snapshot of the application state. */
+    private void admitJoiners(final View view)
+    {
+        byte[] state = null;
+        for (final int id : view.joined())
+        {
+            final PendingJoin j = desk.take(id);
+            if (j != null)
+            {
+                if (state == null)
+                {
+                    state = stateTransfer.snapshot();
+                }
+                if (!j.admit(view, state))
+                {
+                    LOG.warn("joiner {} went away before it got {}", id, view);
+                }
+            }
+        }
+    }
+
+    private static int indexOf(final int[] ids, final int id)
+    {
+        for (int i = 0; i < ids.length; i++)
+        {
+            if (ids[i] == id)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+}
