@@ -26,7 +26,8 @@ import java.util.concurrent.locks.LockSupport;
  * with its view to {@code <dir>/deliveries-<id>-<pid>.log}, and keeps a state (messages delivered, hash chain of
  * the sequence) that joiners receive by state transfer, so that at the end every member's state must be equal.
  * Commands arrive as a file {@code <dir>/cmd-<id>} holding {@code end} (stop sending, finish together) or
- * {@code leave} (stop sending, leave gracefully).
+ * {@code leave} (stop sending, leave gracefully). With {@code --callback-send}, its delivery callback also tries a
+ * send that waits (which a protocol thread must refuse at once) and prints the outcome once.
  */
 final class VsMember
 {
@@ -42,7 +43,7 @@ final class VsMember
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
-    record Options(boolean join, long rate, int size, Path dir, Duration timeout)
+    record Options(boolean join, long rate, int size, Path dir, Duration timeout, boolean callbackSend)
     {
     }
 
@@ -55,6 +56,8 @@ final class VsMember
     private final byte[] payload;
     private volatile long viewId = -1;
     private volatile boolean sending = true;
+    private volatile Subgroup callbackTarget;
+    private boolean callbackSendTold;
     private long delivered;
     private long hash = 0xcbf29ce484222325L;
     private long sentOk;
@@ -96,6 +99,7 @@ final class VsMember
         final Group group = options.join() ? builder.join() : builder.open();
         final Thread flusher = Thread.ofPlatform().daemon(true).start(this::flushLoop);
         final Subgroup s = group.subgroup(subgroup);
+        callbackTarget = s;
         final Thread sender = Thread.ofPlatform().name("vs-sender").start(() -> send(group, s));
         say("member %d: READY in view %d", me, viewId);
         final long deadline = System.nanoTime() + options.timeout().toNanos();
@@ -221,6 +225,34 @@ final class VsMember
         catch (final IOException ex)
         {
             throw new UncheckedIOException(ex);
+        }
+        if (options.callbackSend())
+        {
+            callbackSend();
+        }
+    }
+
+    /** A send that waits, from the delivery callback: refused at once (it would wait for this very thread). */
+    private void callbackSend()
+    {
+        final Subgroup s = callbackTarget;
+        if (s == null)
+        {
+            return;
+        }
+        String outcome;
+        try
+        {
+            outcome = "accepted index " + s.send(new byte[16], Duration.ofSeconds(30));
+        }
+        catch (final IllegalStateException ex)
+        {
+            outcome = "refused: " + ex.getMessage();
+        }
+        if (!callbackSendTold)
+        {
+            callbackSendTold = true;
+            say("member %d: CALLBACK-SEND %s", me, outcome);
         }
     }
 

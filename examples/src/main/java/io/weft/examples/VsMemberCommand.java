@@ -37,6 +37,9 @@ final class VsMemberCommand implements Callable<Integer>
     @Option(names = "--timeout", defaultValue = "PT5M", description = "Give up after this long (default ${DEFAULT-VALUE}).")
     Duration timeout;
 
+    @Option(names = "--callback-send", description = "The delivery callback tries a send that waits; prints the outcome.")
+    boolean callbackSend;
+
     @Override
     public Integer call() throws Exception
     {
@@ -52,6 +55,6 @@ final class VsMemberCommand implements Callable<Integer>
             return Weft.EXIT_CONFIG;
         }
         Files.createDirectories(dir);
-        return new VsMember(c, new VsMember.Options(join, rate, size, dir, timeout), System.out).run();
+        return new VsMember(c, new VsMember.Options(join, rate, size, dir, timeout, callbackSend), System.out).run();
     }
 }

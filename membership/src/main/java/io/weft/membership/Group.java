@@ -5,6 +5,7 @@ import io.weft.config.MemberAddress;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
+import io.weft.predicates.ProtocolThread;
 import io.weft.smc.Claim;
 import io.weft.smc.SmcSubgroup;
 
@@ -336,6 +337,7 @@ public final class Group implements AutoCloseable
     long send(final String name, final byte[] bytes, final int offset, final int length, final Claim claim,
         final long timeoutNanos)
     {
+        ProtocolThread.refuseWait(name, "send", timeoutNanos);
         final long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
         while (true)
         {
@@ -354,6 +356,7 @@ public final class Group implements AutoCloseable
 
     long claim(final String name, final int length, final Claim claim, final long timeoutNanos)
     {
+        ProtocolThread.refuseWait(name, "claim", timeoutNanos);
         final long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
         while (true)
         {

@@ -2,6 +2,7 @@ package io.weft.membership;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.weft.config.WeftConfig;
+import io.weft.predicates.ProtocolThread;
 import io.weft.smc.BatchHandler;
 import io.weft.smc.Claim;
 import io.weft.smc.DeliveryHandler;
@@ -91,6 +92,7 @@ final class MembershipLoop implements Runnable
     @Override
     public void run()
     {
+        ProtocolThread.mark("membership thread of member " + config.memberId() + " (it runs view and trim callbacks)");
         while (!current.state().terminal())
         {
             final ViewChange vc = viewChange;
@@ -118,6 +120,10 @@ final class MembershipLoop implements Runnable
                 break;
             }
             LockSupport.parkNanos(this, vc.inProgress() ? PARK_CHANGING_NANOS : PARK_IDLE_NANOS);
+        }
+        if (current.state() == Lifecycle.STOPPED)
+        {
+            current.epoch().close(); // the others see this member go at once instead of waiting for its wedge
         }
     }
 

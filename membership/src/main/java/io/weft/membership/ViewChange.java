@@ -232,7 +232,18 @@ final class ViewChange
             return;
         }
         e.smc.subgroups().values().forEach(SmcSubgroup::wedge);
-        e.predicates.close(); // after this no trigger runs: received[], seqNum and delivered are final
+        final java.time.Duration bound = e.config.failure().failureTimeout();
+        e.smc.subgroups().forEach((name, g) ->
+        {
+            if (!g.awaitTriggers(bound.toNanos()))
+            {
+                throw new ExcludedException("member " + e.idAt(me) + " cannot wedge view " + e.view.id() + ": a " +
+                    "delivery callback of subgroup " + name + " has not returned within " + bound + " (callbacks " +
+                    "must not block); it leaves the group");
+            }
+        });
+        // no trigger changes received[], seqNum or delivered any more: they are final when wedged is published
+        e.predicates.close();
         sst.setBool(cols.wedged, true);
         sst.push(cols.wedged, sst.others());
         wedged = true;

@@ -185,6 +185,7 @@ public final class PredicateThread implements AutoCloseable
 
     private void run()
     {
+        ProtocolThread.mark("predicate thread " + name + " (it runs the delivery callbacks)");
         int idleCount = 0;
         while (running)
         {

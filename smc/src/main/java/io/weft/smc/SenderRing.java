@@ -2,6 +2,7 @@ package io.weft.smc;
 
 import io.weft.config.SmcConfig;
 import io.weft.predicates.PredicateThread;
+import io.weft.predicates.ProtocolThread;
 import io.weft.sst.Sst;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -136,6 +137,7 @@ final class SenderRing
 
     long claim(final int length, final Claim claim, final long timeoutNanos)
     {
+        ProtocolThread.refuseWait(name, "send", timeoutNanos);
         long index = tryClaim(length, claim);
         if (index >= 0 || index == SmcSubgroup.WEDGED || timeoutNanos <= 0)
         {
@@ -266,6 +268,10 @@ final class SenderRing
         lock.lock();
         try
         {
+            if (wedged)
+            {
+                return; // what is not published by the wedge is outside the trim: sent again in the next view
+            }
             if (nullsDue())
             {
                 insertNulls(pendingNulls);
@@ -358,6 +364,10 @@ final class SenderRing
     /** Under the lock: publishes one slot holding a run of nulls for indices nextIndex..upTo, if a slot is free. */
     private void insertNulls(final long upTo)
     {
+        if (wedged)
+        {
+            return;
+        }
         final long first = nextIndex;
         if (upTo < first)
         {

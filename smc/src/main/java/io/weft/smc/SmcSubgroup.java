@@ -50,6 +50,7 @@ public final class SmcSubgroup
     private final ReceiveCursor cursor;
     private final Delivery delivery;
     private final List<PredicateHandle> handles;
+    private volatile boolean wedged;
 
     SmcSubgroup(final SubgroupLayout layout, final Sst sst, final PredicateThread predicates, final SmcConfig options,
         final MeterRegistry registry)
@@ -174,6 +175,10 @@ public final class SmcSubgroup
         receiveLock.lock();
         try
         {
+            if (wedged)
+            {
+                return; // received[], seqNum and delivered are final once wedged
+            }
             cursor.receive();
             if (!options.earlyLockRelease())
             {
@@ -192,6 +197,10 @@ public final class SmcSubgroup
         receiveLock.lock();
         try
         {
+            if (wedged)
+            {
+                return; // received[], seqNum and delivered are final once wedged
+            }
             delivery.deliver();
             if (!options.earlyLockRelease())
             {
@@ -208,12 +217,36 @@ public final class SmcSubgroup
     // ---- view change (protocol section 7) -------------------------------------------------------------------------
 
     /**
-     * Stops this subgroup for a view change: from now on claims return {@link #WEDGED}. The caller stops the
-     * predicate thread afterwards, so that received[], seqNum and delivered are final once it publishes its wedge.
+     * Stops this subgroup for a view change: from now on claims return {@link #WEDGED}, and the send, receive and
+     * delivery triggers do nothing (each checks under its lock). A trigger already running finishes; see
+     * {@link #awaitTriggers}.
      */
     public void wedge()
     {
         ring.wedge();
+        wedged = true;
+    }
+
+    /**
+     * After {@link #wedge()}: waits up to {@code timeoutNanos} for a receive or delivery trigger still running (a
+     * delivery callback) to return. True once none runs: received[], seqNum and delivered are then final.
+     */
+    public boolean awaitTriggers(final long timeoutNanos)
+    {
+        try
+        {
+            if (!receiveLock.tryLock(timeoutNanos, java.util.concurrent.TimeUnit.NANOSECONDS))
+            {
+                return false;
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        receiveLock.unlock();
+        return true;
     }
 
     public boolean isWedged()
