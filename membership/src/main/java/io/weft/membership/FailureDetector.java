@@ -26,7 +26,9 @@ import java.util.function.Consumer;
  *     message naming them, rather than carry on alone.</li>
  * </ul>
  * On tcp a heartbeat travels in the same ordered connection as data: it cannot overtake pushes already queued (at
- * most {@code send-buffer} bytes), which bounds its delay by the time the socket needs to drain them.
+ * most {@code send-buffer} bytes), which can take long on a slow or saturated link. So on tcp any bytes arriving
+ * from a peer count as a sign of life too, and a heartbeat is offered, never waited for: a peer whose connection is
+ * full (frozen) is skipped, and the others still get their beat.
  */
 final class FailureDetector implements AutoCloseable
 {
@@ -141,7 +143,8 @@ final class FailureDetector implements AutoCloseable
     private void tick(final long now)
     {
         sst.setCounter(heartbeat, ++beat);
-        sst.push(heartbeat, sst.others());
+        sst.offer(heartbeat, sst.others()); // never waits behind data queued for a frozen peer: skips it
+
         for (final int r : sst.others())
         {
             if (isSuspected(r))
@@ -157,6 +160,12 @@ final class FailureDetector implements AutoCloseable
                 }
                 lastBeat[r] = seen;
                 lastChange[r] = now;
+                continue;
+            }
+            final long heard = sst.lastHeardNanos(r);
+            if (heard != Long.MIN_VALUE && heard - lastChange[r] > 0)
+            {
+                lastChange[r] = heard; // its data is arriving: alive, its heartbeat queued behind that data
                 continue;
             }
             final double silence = TimeUnit.NANOSECONDS.toMicros(now - lastChange[r]) / 1000.0;

@@ -17,6 +17,9 @@ import java.util.Map;
  *   numChanges, numAcked, numCommitted   counters, contiguous (one push); -1 (never written) reads as 0
  *   &lt;subgroup&gt;.trim[senders], &lt;subgroup&gt;.trimReady   ragged-edge cleanup
  * </pre>
+ * Each column has one writer thread, so that a push never carries a stale copy of a value another thread set (on
+ * shm a push is a plain copy): heartbeat the failure detector; leaving and finished the application thread that
+ * leaves or finishes; everything else, suspicions included, the membership thread.
  */
 final class MembershipColumns
 {

@@ -218,6 +218,16 @@ public final class Sst implements AutoCloseable
     }
 
     /**
+     * Pushes a column whose next push supersedes this one (a heartbeat): never waits for a congested target, which
+     * is skipped instead, so that a frozen peer cannot hold up the caller.
+     */
+    public void offer(final Column column, final int[] targets)
+    {
+        final long range = alignedRange(column.offset(), column.length(), targets);
+        transport.offer((int)(range >>> 32), (int)range, targets);
+    }
+
+    /**
      * Posts a push that goes out at the next {@link #flush()}: a trigger posts all its pushes, then flushes once,
      * so a transport can send them in one system call (tcp) or one doorbell (shm, rdma). Order is kept.
      */
@@ -298,6 +308,12 @@ public final class Sst implements AutoCloseable
             throw new IllegalArgumentException("cannot freeze my own row " + rank);
         }
         failures.onMemberFailure(rank, reason);
+    }
+
+    /** When bytes from {@code rank} last arrived, where heartbeats can queue behind data (see the transport). */
+    public long lastHeardNanos(final int rank)
+    {
+        return transport.lastHeardNanos(rank);
     }
 
     public boolean isFailedOrFrozen(final int rank)

@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * What the shared state table needs from the substrate: a local table copy and one-sided pushes of a byte range of
- * my row into the same range of my row's copy at other members. Implementations: shm and tcp (rdma later).
+ * my row into the same range of my row's copy at other members. Implementations: shm, tcp and rdma.
  *
  * <p>Ordering contract (protocol section 2), which every implementation gives and the tests check:
  * <ol>
@@ -32,6 +32,16 @@ public interface SstTransport extends AutoCloseable
     void flush();
 
     /**
+     * Pushes a value that the next push of the same range supersedes (a heartbeat) without ever waiting: a target
+     * whose link cannot take it now is skipped. Transports that never wait push as usual.
+     */
+    default void offer(final int rowOffset, final int length, final int[] targets)
+    {
+        post(rowOffset, length, targets);
+        flush();
+    }
+
+    /**
      * Like {@link #push} but the future completes once every non-frozen target has applied the bytes, or fails if a
      * target fails first.
      */
@@ -51,6 +61,16 @@ public interface SstTransport extends AutoCloseable
             }
         }
         return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * When bytes from {@code rank} last arrived ({@link System#nanoTime()}), for transports where a heartbeat can
+     * queue behind data (tcp): arriving data proves the peer alive as well as its heartbeat would.
+     * {@link Long#MIN_VALUE} where pushes never queue.
+     */
+    default long lastHeardNanos(final int rank)
+    {
+        return Long.MIN_VALUE;
     }
 
     /** Stops pushing to the member and ignores what it still sends. */

@@ -38,6 +38,9 @@ final class TcpConnection
     volatile int peerRank = -1;
     SelectionKey key;
 
+    /** Bytes of the send buffer that only pushes which never wait may use. */
+    static final int HEADROOM = 4096;
+
     private final Arena arena = Arena.ofShared();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition drained = lock.newCondition();
@@ -66,20 +69,25 @@ final class TcpConnection
     }
 
     /**
-     * Appends a push frame copied from {@code table}; {@link #flushPending()} writes it. Waits while the send buffer
-     * is full (back-pressure from a slow peer). Returns false if the connection is closed.
+     * Appends a push frame copied from {@code table}; {@link #flushPending()} writes it. While the send buffer is
+     * full (back-pressure from a slow peer) it waits up to {@code waitNanos}: a peer that takes nothing for that long
+     * is frozen or overloaded, and the connection is closed with that reason. Returns {@link Append#CLOSED} if the
+     * connection is (then) closed, {@link Append#SKIPPED} if {@code waitNanos} is 0 and there is no room. Pushes that
+     * may wait leave {@link #HEADROOM} bytes free for those that may not (heartbeats), so that a saturated but
+     * draining link still carries them.
      */
-    boolean push(final MemorySegment table, final long tableOffset, final int rowOffset, final int length,
-        final CompletableFuture<Void> completion)
+    Append push(final MemorySegment table, final long tableOffset, final int rowOffset, final int length,
+        final CompletableFuture<Void> completion, final long waitNanos)
     {
         final byte type = completion == null ? Frame.PUSH : Frame.PUSH_TRACKED;
         final int need = Frame.headerLength(type) + length;
         lock.lock();
         try
         {
-            if (!reserve(need))
+            final Append room = reserve(waitNanos > 0 ? need + HEADROOM : need, waitNanos);
+            if (room != Append.APPENDED)
             {
-                return false;
+                return room;
             }
             sendView.limit(sendView.capacity()).position(tail);
             sendView.put(type).put((byte)0).putShort((short)0).putInt(length).putInt(rowOffset).putInt(0);
@@ -91,12 +99,12 @@ final class TcpConnection
             }
             RowCopy.copy(table, tableOffset, sendSegment, sendView.position(), length);
             tail = sendView.position() + length;
-            return true;
+            return Append.APPENDED;
         }
         catch (final IOException ex)
         {
             closeReason = "write failed: " + ex.getMessage();
-            return false;
+            return Append.CLOSED;
         }
         finally
         {
@@ -231,18 +239,19 @@ final class TcpConnection
         return closeReason;
     }
 
-    private boolean reserve(final int need) throws IOException
+    private Append reserve(final int need, final long waitNanos) throws IOException
     {
         if (need > sendSegment.byteSize())
         {
             throw new TransportException("a push of " + need + " bytes exceeds weft.transport.tcp.send-buffer (" +
                 sendSegment.byteSize() + " bytes)");
         }
+        long deadline = 0;
         while (state != State.CLOSED)
         {
             if (sendSegment.byteSize() - tail >= need)
             {
-                return true;
+                return Append.APPENDED;
             }
             if (head > 0)
             {
@@ -254,6 +263,18 @@ final class TcpConnection
             flushLocked();
             if (sendSegment.byteSize() - tail < need && head == 0)
             {
+                if (waitNanos <= 0)
+                {
+                    return Append.SKIPPED;
+                }
+                final long now = System.nanoTime();
+                deadline = deadline == 0 ? now + waitNanos : deadline;
+                if (now - deadline >= 0)
+                {
+                    closeReason = "the peer took no data for " + java.time.Duration.ofNanos(waitNanos) + " with " +
+                        (tail - head) + " bytes queued (frozen or overloaded)";
+                    return Append.CLOSED; // the caller reports the failure; the selector thread closes
+                }
                 try
                 {
                     drained.await(1, TimeUnit.MILLISECONDS);
@@ -261,11 +282,11 @@ final class TcpConnection
                 catch (final InterruptedException ex)
                 {
                     Thread.currentThread().interrupt();
-                    return false;
+                    return Append.CLOSED;
                 }
             }
         }
-        return false;
+        return Append.CLOSED;
     }
 
     private void writeOwedAck()
@@ -305,6 +326,12 @@ final class TcpConnection
                 k.selector().wakeup();
             }
         }
+    }
+
+    /** Outcome of appending a push. */
+    enum Append
+    {
+        APPENDED, SKIPPED, CLOSED
     }
 
     private record Tracked(long id, CompletableFuture<Void> completion)

@@ -53,6 +53,8 @@ public final class TcpTransport implements SstTransport
     private static final long HANDSHAKE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long REDIAL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final int MAX_HANDSHAKING = 64;
+    private static final java.lang.invoke.VarHandle LAST_HEARD =
+        java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
 
     private final TransportContext context;
     private final WeftConfig config;
@@ -73,6 +75,8 @@ public final class TcpTransport implements SstTransport
     private final Set<TcpConnection> handshaking = new HashSet<>();
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final Thread ioThread;
+    private final long writeWaitNanos;
+    private final long[] lastHeard;
     private final Object openLock = new Object();
     private volatile boolean opened;
     private volatile boolean running = true;
@@ -88,12 +92,16 @@ public final class TcpTransport implements SstTransport
         this.myRank = context.myRank();
         this.rowSize = context.layout().rowSize();
         this.myRowOffset = (long)myRank * rowSize;
+        // a peer that takes nothing for a failure timeout is treated as failed rather than hold up the pusher
+        this.writeWaitNanos = config.failure().failureTimeout().toNanos();
         this.table = arena.allocate((long)rows * rowSize, 64);
         Sst.initialize(table, context.layout(), rows);
         this.connections = new TcpConnection[rows];
         this.frozen = new boolean[rows];
         this.resolved = new boolean[rows];
         this.redialAt = new long[rows];
+        this.lastHeard = new long[rows];
+        java.util.Arrays.fill(lastHeard, Long.MIN_VALUE);
         this.selector = Selector.open();
         final MemberAddress me = config.group().members().get(myRank);
         this.server = ServerSocketChannel.open();
@@ -237,12 +245,25 @@ public final class TcpTransport implements SstTransport
     @Override
     public void post(final int rowOffset, final int length, final int[] targets)
     {
+        append(rowOffset, length, targets, writeWaitNanos);
+    }
+
+    @Override
+    public void offer(final int rowOffset, final int length, final int[] targets)
+    {
+        append(rowOffset, length, targets, 0);
+        flush();
+    }
+
+    private void append(final int rowOffset, final int length, final int[] targets, final long waitNanos)
+    {
         for (final int t : targets)
         {
             final TcpConnection c = connections[t];
-            if (c != null && !frozen[t] && !c.push(table, myRowOffset + rowOffset, rowOffset, length, null))
+            if (c != null && !frozen[t] &&
+                c.push(table, myRowOffset + rowOffset, rowOffset, length, null, waitNanos) == TcpConnection.Append.CLOSED)
             {
-                failed(c, c.closeReason() == null ? "connection closed" : c.closeReason());
+                report(c);
             }
         }
     }
@@ -255,7 +276,7 @@ public final class TcpTransport implements SstTransport
         {
             if (c != null && c.state == TcpConnection.State.ESTABLISHED && !c.flushPending())
             {
-                failed(c, c.closeReason() == null ? "connection closed" : c.closeReason());
+                report(c);
             }
         }
     }
@@ -273,14 +294,29 @@ public final class TcpTransport implements SstTransport
                 continue;
             }
             final CompletableFuture<Void> done = new CompletableFuture<>();
-            if (!c.push(table, myRowOffset + rowOffset, rowOffset, length, done) || !c.flushPending())
+            if (c.push(table, myRowOffset + rowOffset, rowOffset, length, done, writeWaitNanos) != TcpConnection.Append.APPENDED
+                || !c.flushPending())
             {
-                failed(c, c.closeReason() == null ? "connection closed" : c.closeReason());
+                report(c);
                 done.completeExceptionally(new TransportException("member at rank " + t + " has failed"));
             }
             all.add(done);
         }
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+    }
+
+    /** A pusher found a connection broken: the selector thread, which owns connection state, handles it. */
+    private void report(final TcpConnection c)
+    {
+        final String reason = c.closeReason() == null ? "connection closed" : c.closeReason();
+        tasks.add(() -> failed(c, reason));
+        selector.wakeup();
+    }
+
+    @Override
+    public long lastHeardNanos(final int rank)
+    {
+        return (long)LAST_HEARD.getAcquire(lastHeard, rank);
     }
 
     @Override
@@ -520,6 +556,10 @@ public final class TcpTransport implements SstTransport
         {
             failed(c, "connection closed by peer");
             return false;
+        }
+        if (n > 0 && c.state == TcpConnection.State.ESTABLISHED)
+        {
+            LAST_HEARD.setRelease(lastHeard, c.peerRank, System.nanoTime()); // read by the failure detector
         }
         c.recv.flip();
         boolean applied = false;
@@ -768,7 +808,7 @@ public final class TcpTransport implements SstTransport
             }
             return;
         }
-        if (rank >= 0 && established && connections[rank] == c && running)
+        if (rank >= 0 && established && connections[rank] == c && running && !frozen[rank])
         {
             frozen[rank] = true;
             resolve(rank);
@@ -810,7 +850,7 @@ public final class TcpTransport implements SstTransport
 
     private int sendBufferBytes()
     {
-        return Math.max(options.sendBufferBytes(), 2 * (rowSize + Frame.HEADER + Frame.ID));
+        return Math.max(options.sendBufferBytes(), 2 * (rowSize + Frame.HEADER + Frame.ID) + TcpConnection.HEADROOM);
     }
 
     private int recvBufferBytes()
