@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -269,7 +270,11 @@ final class MembershipLoop implements Runnable
         return resend;
     }
 
-    /** Sends each joiner of {@code view} waiting here the view and one snapshot of the application state. */
+    /**
+     * Sends each joiner of {@code view} waiting here the view and one snapshot of the application state. The writes
+     * run on a thread of their own with a deadline (join-timeout): a joiner that does not read cannot hold up the
+     * membership thread.
+     */
     private void admitJoiners(final View view)
     {
         byte[] state = null;
@@ -282,10 +287,16 @@ final class MembershipLoop implements Runnable
                 {
                     state = stateTransfer.snapshot();
                 }
-                if (!j.admit(view, state))
+                final byte[] snapshot = state;
+                CompletableFuture.delayedExecutor(config.membership().joinTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .execute(j::close); // unblocks a write the joiner never reads
+                Thread.ofVirtual().name("weft-admit-" + id).start(() ->
                 {
-                    LOG.warn("joiner {} went away before it got {}", id, view);
-                }
+                    if (!j.admit(view, snapshot))
+                    {
+                        LOG.warn("joiner {} went away before it got {}", id, view);
+                    }
+                });
             }
         }
     }

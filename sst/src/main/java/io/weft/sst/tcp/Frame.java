@@ -14,6 +14,11 @@ final class Frame
     static final byte PUSH = 1;
     static final byte PUSH_TRACKED = 2;
     static final byte ACK = 3;
+    /** Field offsets within a frame. */
+    static final int TYPE_OFFSET = 0;
+    static final int LENGTH_OFFSET = 4;
+    static final int ROW_OFFSET_OFFSET = 8;
+    static final int ID_OFFSET = 16;
     static final int HEADER = 16;
     static final int ID = 8;
 

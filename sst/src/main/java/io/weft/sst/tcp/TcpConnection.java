@@ -41,7 +41,8 @@ final class TcpConnection
     /** Bytes of the send buffer that only pushes which never wait may use. */
     static final int HEADROOM = 4096;
 
-    private final Arena arena = Arena.ofShared();
+    /** Freed by the garbage collector once the connection is unreachable: a pusher never meets a freed buffer. */
+    private final Arena arena = Arena.ofAuto();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition drained = lock.newCondition();
     private final MemorySegment sendSegment;
@@ -336,10 +337,5 @@ final class TcpConnection
 
     private record Tracked(long id, CompletableFuture<Void> completion)
     {
-    }
-
-    void release()
-    {
-        arena.close();
     }
 }

@@ -5,7 +5,6 @@ import io.weft.config.TcpOptions;
 import io.weft.config.WeftConfig;
 import io.weft.predicates.Doorbell;
 import io.weft.predicates.ParkingDoorbell;
-import io.weft.sst.RowCopy;
 import io.weft.sst.Sst;
 import io.weft.sst.SstTransport;
 import io.weft.sst.TransportContext;
@@ -18,15 +17,11 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -35,12 +30,15 @@ import java.util.concurrent.TimeUnit;
  * The tcp transport: pure Java NIO, one ordered connection per member pair (the higher rank dials the lower).
  *
  * <ul>
- *     <li>Handshake first: both ends exchange a {@link Hello} (magic, version, group, member id and rank, layout
- *     checksum); anything that does not match is refused with a logged reason and never touches the table.</li>
- *     <li>Then frames ({@link Frame}): each is bounds-checked against the row before it is applied to the sender's
- *     row of the local table, in arrival order, with {@link RowCopy} (the ordering contract).</li>
+ *     <li>Connecting and the handshake ({@link Handshakes}): anything that does not match is refused with a logged
+ *     reason and never touches the table.</li>
+ *     <li>Then frames ({@link FrameDecoder}): each is bounds-checked against the row before it is applied to the
+ *     sender's row of the local table, in arrival order (the ordering contract).</li>
  *     <li>One selector thread accepts, reads, applies and flushes; after each round that applied data it rings the
- *     doorbell of the predicate thread.</li>
+ *     doorbell of the predicate thread. It alone changes connection state: pushers that find a connection broken
+ *     report it through its task queue.</li>
+ *     <li>Pushers append frames to a connection's send buffer and wait at most a failure timeout for room; heartbeats
+ *     never wait ({@link #offer}); arriving bytes are a sign of life ({@link #lastHeardNanos}).</li>
  *     <li>Reconnect: while the table is opening, a refused dial is retried until the connect timeout. Once open, a
  *     lost connection is a member failure, reported to the failure listener and never silently re-established:
  *     a member rejoins through a new view (membership), with a fresh table.</li>
@@ -50,9 +48,6 @@ import java.util.concurrent.TimeUnit;
 public final class TcpTransport implements SstTransport
 {
     private static final Logger LOG = LoggerFactory.getLogger(TcpTransport.class);
-    private static final long HANDSHAKE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
-    private static final long REDIAL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    private static final int MAX_HANDSHAKING = 64;
     private static final java.lang.invoke.VarHandle LAST_HEARD =
         java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
 
@@ -63,7 +58,8 @@ public final class TcpTransport implements SstTransport
     private final int myRank;
     private final int rowSize;
     private final long myRowOffset;
-    private final Arena arena = Arena.ofShared();
+    /** Freed by the garbage collector once the table is unreachable (no view keeps it): readers never meet freed memory. */
+    private final Arena arena = Arena.ofAuto();
     private final MemorySegment table;
     private final ParkingDoorbell doorbell = new ParkingDoorbell();
     private final Selector selector;
@@ -71,8 +67,8 @@ public final class TcpTransport implements SstTransport
     private final TcpConnection[] connections;
     private final boolean[] frozen;
     private final boolean[] resolved;
-    private final long[] redialAt;
-    private final Set<TcpConnection> handshaking = new HashSet<>();
+    private final Handshakes handshakes;
+    private final FrameDecoder decoder;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final Thread ioThread;
     private final long writeWaitNanos;
@@ -81,7 +77,6 @@ public final class TcpTransport implements SstTransport
     private volatile boolean opened;
     private volatile boolean running = true;
     private String fatal;
-    private volatile String lastRefusal;
 
     private TcpTransport(final TransportContext context) throws IOException
     {
@@ -99,7 +94,6 @@ public final class TcpTransport implements SstTransport
         this.connections = new TcpConnection[rows];
         this.frozen = new boolean[rows];
         this.resolved = new boolean[rows];
-        this.redialAt = new long[rows];
         this.lastHeard = new long[rows];
         java.util.Arrays.fill(lastHeard, Long.MIN_VALUE);
         this.selector = Selector.open();
@@ -119,6 +113,9 @@ public final class TcpTransport implements SstTransport
         }
         server.configureBlocking(false);
         server.register(selector, SelectionKey.OP_ACCEPT);
+        this.handshakes = new Handshakes(context, selector, server, connections, frozen, resolved, () -> opened,
+            this::resolve);
+        this.decoder = new FrameDecoder(table, rowSize, frozen, this::failed);
         this.ioThread = Thread.ofPlatform().name("weft-tcp-" + me.id()).daemon(true).unstarted(this::run);
     }
 
@@ -168,7 +165,7 @@ public final class TcpTransport implements SstTransport
                     }
                     final String why = "timed out after " + config.transport().connectTimeout() +
                         " waiting for members " + missing + " of group " + config.group().name() + " to connect" +
-                        (lastRefusal == null ? "" : "; last refusal: " + lastRefusal);
+                        (handshakes.lastRefusal() == null ? "" : "; last refusal: " + handshakes.lastRefusal());
                     if (!context.tolerateMissing())
                     {
                         throw new TransportException(why);
@@ -367,7 +364,7 @@ public final class TcpTransport implements SstTransport
         {
             while (running)
             {
-                dialDue();
+                handshakes.dialDue();
                 selector.select(50);
                 Runnable task;
                 while ((task = tasks.poll()) != null)
@@ -380,7 +377,7 @@ public final class TcpTransport implements SstTransport
                     applied |= handle(key);
                 }
                 selector.selectedKeys().clear();
-                expireHandshakes();
+                handshakes.expire();
                 if (applied)
                 {
                     doorbell.ring();
@@ -409,7 +406,7 @@ public final class TcpTransport implements SstTransport
         }
         if (key.channel() == server)
         {
-            accept();
+            handshakes.accept();
             return false;
         }
         final TcpConnection c = (TcpConnection)key.attachment();
@@ -417,7 +414,7 @@ public final class TcpTransport implements SstTransport
         {
             if (key.isConnectable())
             {
-                finishDial(c);
+                handshakes.finishDial(c);
                 return false;
             }
             boolean applied = false;
@@ -436,117 +433,6 @@ public final class TcpTransport implements SstTransport
             failed(c, ex.getMessage() == null ? ex.toString() : ex.getMessage());
             return false;
         }
-    }
-
-    private void accept()
-    {
-        try
-        {
-            SocketChannel ch;
-            while ((ch = server.accept()) != null)
-            {
-                if (handshaking.size() >= MAX_HANDSHAKING)
-                {
-                    LOG.warn("refused connection from {}: too many connections in handshake", ch.getRemoteAddress());
-                    ch.close();
-                    continue;
-                }
-                configure(ch);
-                final TcpConnection c = new TcpConnection(ch, ch.getRemoteAddress(), false, sendBufferBytes(),
-                    recvBufferBytes(), System.nanoTime() + HANDSHAKE_TIMEOUT_NANOS);
-                c.key = ch.register(selector, SelectionKey.OP_READ, c);
-                handshaking.add(c);
-            }
-        }
-        catch (final IOException ex)
-        {
-            LOG.warn("accept failed: {}", ex.toString());
-        }
-    }
-
-    private void dialDue()
-    {
-        if (opened)
-        {
-            return;
-        }
-        final long now = System.nanoTime();
-        for (int r = 0; r < myRank; r++)
-        {
-            if (!resolved[r] && connections[r] == null && now >= redialAt[r] && !dialing(r))
-            {
-                dial(r);
-            }
-        }
-    }
-
-    private boolean dialing(final int rank)
-    {
-        for (final TcpConnection c : handshaking)
-        {
-            if (c.outbound && c.peerRank == rank)
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private void dial(final int rank)
-    {
-        final MemberAddress peer = config.group().members().get(rank);
-        final InetSocketAddress address = new InetSocketAddress(peer.host(), peer.sstPort());
-        try
-        {
-            final SocketChannel ch = SocketChannel.open();
-            configure(ch);
-            final TcpConnection c = new TcpConnection(ch, address, true, sendBufferBytes(), recvBufferBytes(),
-                System.nanoTime() + HANDSHAKE_TIMEOUT_NANOS);
-            c.peerRank = rank;
-            handshaking.add(c);
-            if (ch.connect(address))
-            {
-                c.key = ch.register(selector, SelectionKey.OP_READ, c);
-                startHandshake(c);
-            }
-            else
-            {
-                c.key = ch.register(selector, SelectionKey.OP_CONNECT, c);
-            }
-        }
-        catch (final IOException ex)
-        {
-            redialAt[rank] = System.nanoTime() + REDIAL_NANOS;
-        }
-    }
-
-    private void finishDial(final TcpConnection c)
-    {
-        try
-        {
-            c.channel.finishConnect();
-            c.key.interestOps(SelectionKey.OP_READ);
-            startHandshake(c);
-        }
-        catch (final IOException ex)
-        {
-            // not listening yet: try again shortly, until the connect timeout
-            handshaking.remove(c);
-            c.close("dial failed: " + ex.getMessage());
-            c.release();
-            redialAt[c.peerRank] = System.nanoTime() + REDIAL_NANOS;
-        }
-    }
-
-    private void startHandshake(final TcpConnection c) throws IOException
-    {
-        c.state = TcpConnection.State.AWAIT_REPLY;
-        c.sendHandshake(myHello());
-    }
-
-    private Hello myHello()
-    {
-        return Hello.hello(context.layout().checksum(), rows, rowSize, config.memberId(), myRank, config.group().name());
     }
 
     private boolean read(final TcpConnection c) throws IOException
@@ -571,12 +457,12 @@ public final class TcpTransport implements SstTransport
                 {
                     return false;
                 }
-                if (!handshake(c))
+                if (!handshakes.handshake(c))
                 {
                     return false;
                 }
             }
-            applied = frames(c);
+            applied = decoder.apply(c);
         }
         finally
         {
@@ -588,225 +474,15 @@ public final class TcpTransport implements SstTransport
         return applied;
     }
 
-    /** Validates the peer's hello; returns false (connection refused and closed) on any mismatch. */
-    private boolean handshake(final TcpConnection c) throws IOException
-    {
-        final Hello hello;
-        try
-        {
-            hello = Hello.decode(c.recv);
-        }
-        catch (final Hello.HandshakeException ex)
-        {
-            refuse(c, ex.getMessage());
-            return false;
-        }
-        if (hello.kind() == Hello.REJECT)
-        {
-            // the peer may still be in the previous view's table on the same port: dial again until the timeout
-            final String reason = "member at " + c.remote + " refused our handshake: " + hello.reason();
-            LOG.info("{}; dialling again", reason);
-            lastRefusal = reason;
-            handshaking.remove(c);
-            c.close(reason);
-            c.release();
-            redialAt[c.peerRank] = System.nanoTime() + REDIAL_NANOS;
-            return false;
-        }
-        final String problem = mismatch(hello, c);
-        if (problem != null)
-        {
-            if (c.outbound)
-            {
-                lastRefusal = "member at " + c.remote + " is incompatible: " + problem;
-                redialAt[c.peerRank] = System.nanoTime() + REDIAL_NANOS;
-            }
-            refuse(c, problem);
-            return false;
-        }
-        final int rank = hello.rank();
-        handshaking.remove(c);
-        c.peerRank = rank;
-        if (!c.outbound)
-        {
-            c.sendHandshake(myHello());
-        }
-        c.state = TcpConnection.State.ESTABLISHED;
-        connections[rank] = c;
-        LOG.info("connected to member {} (rank {}) at {}", hello.memberId(), rank, c.remote);
-        resolve(rank);
-        return true;
-    }
-
-    private String mismatch(final Hello h, final TcpConnection c)
-    {
-        if (!config.group().name().equals(h.group()))
-        {
-            return "group '" + h.group() + "', this member is in '" + config.group().name() + "'";
-        }
-        if (h.layoutChecksum() != context.layout().checksum() || h.rows() != rows || h.rowSize() != rowSize)
-        {
-            return "layout checksum " + Long.toHexString(h.layoutChecksum()) + " with " + h.rows() + " rows of " +
-                h.rowSize() + " bytes, this member has " + Long.toHexString(context.layout().checksum()) + " with " +
-                rows + " rows of " + rowSize + " bytes";
-        }
-        final int rank = config.group().rankOf(h.memberId());
-        if (rank < 0 || rank != h.rank())
-        {
-            return "member id " + h.memberId() + " at rank " + h.rank() + " is not in this group's member list";
-        }
-        if (c.outbound ? rank != c.peerRank : rank <= myRank)
-        {
-            return c.outbound ? "expected member " + config.group().members().get(c.peerRank).id() + " at " + c.remote
-                : "member " + h.memberId() + " (rank " + rank + ") must wait for this member (rank " + myRank + ") " +
-                "to dial it";
-        }
-        if (connections[rank] != null || frozen[rank] || (opened && !c.outbound))
-        {
-            return "member " + h.memberId() + " is already connected or has failed in this view";
-        }
-        return null;
-    }
-
-    private void refuse(final TcpConnection c, final String reason)
-    {
-        LOG.warn("refused connection from {}: {}", c.remote, reason);
-        handshaking.remove(c);
-        try
-        {
-            c.sendHandshake(Hello.reject(reason));
-        }
-        catch (final IOException ignored)
-        {
-            // best effort: the stranger may already be gone
-        }
-        c.close("refused: " + reason);
-        c.release();
-    }
-
-    /** Applies every complete frame in the receive buffer. Returns true if any push was applied. */
-    private boolean frames(final TcpConnection c) throws IOException
-    {
-        final ByteBuffer in = c.recv;
-        final long rowBase = (long)c.peerRank * rowSize;
-        boolean applied = false;
-        long ack = -1;
-        while (in.remaining() >= Frame.HEADER && c.state == TcpConnection.State.ESTABLISHED)
-        {
-            final int at = in.position();
-            final byte type = in.get(at);
-            final int length = in.getInt(at + 4);
-            final int offset = in.getInt(at + 8);
-            final String problem = check(type, length, offset);
-            if (problem != null)
-            {
-                LOG.warn("refused frame from member at rank {} ({}): {}; closing the connection", c.peerRank, c.remote,
-                    problem);
-                failed(c, "sent an invalid frame: " + problem);
-                return applied;
-            }
-            final int header = Frame.headerLength(type);
-            final int total = header + (type == Frame.ACK ? 0 : length);
-            if (in.remaining() < total)
-            {
-                break;
-            }
-            if (frozen[c.peerRank])
-            {
-                in.position(at + total);
-                continue;
-            }
-            switch (type)
-            {
-                case Frame.ACK -> c.acked(in.getLong(at + Frame.HEADER));
-                case Frame.PUSH_TRACKED ->
-                {
-                    RowCopy.copy(c.recvSegment, at + header, table, rowBase + offset, length);
-                    ack = in.getLong(at + Frame.HEADER);
-                    applied = true;
-                }
-                default ->
-                {
-                    RowCopy.copy(c.recvSegment, at + header, table, rowBase + offset, length);
-                    applied = true;
-                }
-            }
-            in.position(at + total);
-        }
-        if (ack >= 0)
-        {
-            c.owesAck(ack);
-        }
-        return applied;
-    }
-
-    private String check(final byte type, final int length, final int offset)
-    {
-        if (type != Frame.PUSH && type != Frame.PUSH_TRACKED && type != Frame.ACK)
-        {
-            return "unknown frame type " + type;
-        }
-        if (type == Frame.ACK)
-        {
-            return length == 0 ? null : "acknowledgement with a length of " + length;
-        }
-        if (length < 0 || length > rowSize)
-        {
-            return "oversized frame of " + Integer.toUnsignedString(length) + " bytes, a row has " + rowSize;
-        }
-        if (offset < 0 || (long)offset + length > rowSize)
-        {
-            return "frame [" + Integer.toUnsignedString(offset) + ", +" + length + ") outside the row of " + rowSize +
-                " bytes";
-        }
-        if ((offset & 7) != 0 || (length & 7) != 0)
-        {
-            return "frame offset " + offset + " or length " + length + " not a multiple of 8";
-        }
-        return null;
-    }
-
-    private void expireHandshakes()
-    {
-        if (handshaking.isEmpty())
-        {
-            return;
-        }
-        final long now = System.nanoTime();
-        for (final TcpConnection c : List.copyOf(handshaking))
-        {
-            if (now > c.handshakeDeadline && c.state != TcpConnection.State.CONNECTING)
-            {
-                if (c.outbound)
-                {
-                    handshaking.remove(c);
-                    c.close("handshake timed out");
-                    c.release();
-                    redialAt[c.peerRank] = now + REDIAL_NANOS;
-                }
-                else
-                {
-                    refuse(c, "no complete handshake within " + TimeUnit.NANOSECONDS.toSeconds(HANDSHAKE_TIMEOUT_NANOS) + "s");
-                }
-            }
-        }
-    }
-
     /** A connection broke or misbehaved: close it and report its member, once. */
     private void failed(final TcpConnection c, final String reason)
     {
         final int rank = c.peerRank;
         final boolean established = c.state == TcpConnection.State.ESTABLISHED || connections[rank < 0 ? 0 : rank] == c;
         c.close(reason);
-        if (handshaking.remove(c))
+        if (handshakes.forget(c))
         {
-            // lost before the handshake completed (for instance the peer's previous view closed its listener)
-            c.release();
-            if (c.outbound && rank >= 0)
-            {
-                redialAt[rank] = System.nanoTime() + REDIAL_NANOS;
-            }
-            return;
+            return; // lost before the handshake completed (for instance the peer's previous view closed its listener)
         }
         if (rank >= 0 && established && connections[rank] == c && running && !frozen[rank])
         {
@@ -825,10 +501,7 @@ public final class TcpTransport implements SstTransport
                 c.close("transport closed");
             }
         }
-        for (final TcpConnection c : handshaking)
-        {
-            c.close("transport closed");
-        }
+        handshakes.closeAll();
         try
         {
             server.close();
@@ -840,21 +513,4 @@ public final class TcpTransport implements SstTransport
         }
     }
 
-    private void configure(final SocketChannel ch) throws IOException
-    {
-        ch.configureBlocking(false);
-        ch.setOption(StandardSocketOptions.TCP_NODELAY, options.noDelay());
-        ch.setOption(StandardSocketOptions.SO_SNDBUF, options.socketBufferBytes());
-        ch.setOption(StandardSocketOptions.SO_RCVBUF, options.socketBufferBytes());
-    }
-
-    private int sendBufferBytes()
-    {
-        return Math.max(options.sendBufferBytes(), 2 * (rowSize + Frame.HEADER + Frame.ID) + TcpConnection.HEADROOM);
-    }
-
-    private int recvBufferBytes()
-    {
-        return Math.max(256 * 1024, 2 * (rowSize + Frame.HEADER + Frame.ID));
-    }
 }

@@ -1,0 +1,352 @@
+package io.weft.sst.tcp;
+
+import io.weft.config.MemberAddress;
+import io.weft.config.TcpOptions;
+import io.weft.config.WeftConfig;
+import io.weft.sst.TransportContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
+
+/**
+ * Connecting: the higher rank dials the lower, both ends exchange a {@link Hello} (magic, version, group, member id
+ * and rank, layout checksum) and anything that does not match is refused with a logged reason, never touching the
+ * table. While the table is opening a refused or failed dial is retried; a handshake has a total deadline.
+ * Selector thread only.
+ */
+final class Handshakes
+{
+    private static final Logger LOG = LoggerFactory.getLogger(TcpTransport.class);
+    private static final long HANDSHAKE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long REDIAL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final int MAX_HANDSHAKING = 64;
+
+    private final TransportContext context;
+    private final WeftConfig config;
+    private final TcpOptions options;
+    private final int rows;
+    private final int myRank;
+    private final int rowSize;
+    private final Selector selector;
+    private final ServerSocketChannel server;
+    private final TcpConnection[] connections;
+    private final boolean[] frozen;
+    private final boolean[] resolved;
+    private final BooleanSupplier opened;
+    private final IntConsumer resolve;
+    private final long[] redialAt;
+    private final Set<TcpConnection> handshaking = new HashSet<>();
+    private volatile String lastRefusal;
+
+    Handshakes(final TransportContext context, final Selector selector, final ServerSocketChannel server,
+        final TcpConnection[] connections, final boolean[] frozen, final boolean[] resolved, final BooleanSupplier opened,
+        final IntConsumer resolve)
+    {
+        this.context = context;
+        this.config = context.config();
+        this.options = config.transport().tcp();
+        this.rows = context.rows();
+        this.myRank = context.myRank();
+        this.rowSize = context.layout().rowSize();
+        this.selector = selector;
+        this.server = server;
+        this.connections = connections;
+        this.frozen = frozen;
+        this.resolved = resolved;
+        this.opened = opened;
+        this.resolve = resolve;
+        this.redialAt = new long[rows];
+    }
+
+    /** The last refusal a peer sent us while opening, for the connect-timeout error. */
+    String lastRefusal()
+    {
+        return lastRefusal;
+    }
+
+    /** Forgets a connection lost during its handshake; true if it was one (an outbound one is dialled again). */
+    boolean forget(final TcpConnection c)
+    {
+        if (!handshaking.remove(c))
+        {
+            return false;
+        }
+        if (c.outbound && c.peerRank >= 0)
+        {
+            redialAt[c.peerRank] = System.nanoTime() + REDIAL_NANOS;
+        }
+        return true;
+    }
+
+    void closeAll()
+    {
+        for (final TcpConnection c : handshaking)
+        {
+            c.close("transport closed");
+        }
+        handshaking.clear();
+    }
+
+    /** Accepts pending connections; each must complete its handshake within the deadline. */
+    void accept()
+    {
+        try
+        {
+            SocketChannel ch;
+            while ((ch = server.accept()) != null)
+            {
+                if (handshaking.size() >= MAX_HANDSHAKING)
+                {
+                    LOG.warn("refused connection from {}: too many connections in handshake", ch.getRemoteAddress());
+                    ch.close();
+                    continue;
+                }
+                configure(ch);
+                final TcpConnection c = new TcpConnection(ch, ch.getRemoteAddress(), false, sendBufferBytes(),
+                    recvBufferBytes(), System.nanoTime() + HANDSHAKE_TIMEOUT_NANOS);
+                c.key = ch.register(selector, SelectionKey.OP_READ, c);
+                handshaking.add(c);
+            }
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("accept failed: {}", ex.toString());
+        }
+    }
+
+    /** While the table opens: dials every lower rank not connected yet, at most once per redial period. */
+    void dialDue()
+    {
+        if (opened.getAsBoolean())
+        {
+            return;
+        }
+        final long now = System.nanoTime();
+        for (int r = 0; r < myRank; r++)
+        {
+            if (!resolved[r] && connections[r] == null && now >= redialAt[r] && !dialing(r))
+            {
+                dial(r);
+            }
+        }
+    }
+
+    private boolean dialing(final int rank)
+    {
+        for (final TcpConnection c : handshaking)
+        {
+            if (c.outbound && c.peerRank == rank)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void dial(final int rank)
+    {
+        final MemberAddress peer = config.group().members().get(rank);
+        final InetSocketAddress address = new InetSocketAddress(peer.host(), peer.sstPort());
+        try
+        {
+            final SocketChannel ch = SocketChannel.open();
+            configure(ch);
+            final TcpConnection c = new TcpConnection(ch, address, true, sendBufferBytes(), recvBufferBytes(),
+                System.nanoTime() + HANDSHAKE_TIMEOUT_NANOS);
+            c.peerRank = rank;
+            handshaking.add(c);
+            if (ch.connect(address))
+            {
+                c.key = ch.register(selector, SelectionKey.OP_READ, c);
+                startHandshake(c);
+            }
+            else
+            {
+                c.key = ch.register(selector, SelectionKey.OP_CONNECT, c);
+            }
+        }
+        catch (final IOException ex)
+        {
+            redialAt[rank] = System.nanoTime() + REDIAL_NANOS;
+        }
+    }
+
+    void finishDial(final TcpConnection c)
+    {
+        try
+        {
+            c.channel.finishConnect();
+            c.key.interestOps(SelectionKey.OP_READ);
+            startHandshake(c);
+        }
+        catch (final IOException ex)
+        {
+            // not listening yet: try again shortly, until the connect timeout
+            handshaking.remove(c);
+            c.close("dial failed: " + ex.getMessage());
+            redialAt[c.peerRank] = System.nanoTime() + REDIAL_NANOS;
+        }
+    }
+
+    private void startHandshake(final TcpConnection c) throws IOException
+    {
+        c.state = TcpConnection.State.AWAIT_REPLY;
+        c.sendHandshake(myHello());
+    }
+
+    private Hello myHello()
+    {
+        return Hello.hello(context.layout().checksum(), rows, rowSize, config.memberId(), myRank, config.group().name());
+    }
+
+    /** Validates the peer's hello; returns false (connection refused and closed) on any mismatch. */
+    boolean handshake(final TcpConnection c) throws IOException
+    {
+        final Hello hello;
+        try
+        {
+            hello = Hello.decode(c.recv);
+        }
+        catch (final Hello.HandshakeException ex)
+        {
+            refuse(c, ex.getMessage());
+            return false;
+        }
+        if (hello.kind() == Hello.REJECT)
+        {
+            // the peer may still be in the previous view's table on the same port: dial again until the timeout
+            final String reason = "member at " + c.remote + " refused our handshake: " + hello.reason();
+            LOG.info("{}; dialling again", reason);
+            lastRefusal = reason;
+            handshaking.remove(c);
+            c.close(reason);
+            redialAt[c.peerRank] = System.nanoTime() + REDIAL_NANOS;
+            return false;
+        }
+        final String problem = mismatch(hello, c);
+        if (problem != null)
+        {
+            if (c.outbound)
+            {
+                lastRefusal = "member at " + c.remote + " is incompatible: " + problem;
+                redialAt[c.peerRank] = System.nanoTime() + REDIAL_NANOS;
+            }
+            refuse(c, problem);
+            return false;
+        }
+        final int rank = hello.rank();
+        handshaking.remove(c);
+        c.peerRank = rank;
+        if (!c.outbound)
+        {
+            c.sendHandshake(myHello());
+        }
+        c.state = TcpConnection.State.ESTABLISHED;
+        connections[rank] = c;
+        LOG.info("connected to member {} (rank {}) at {}", hello.memberId(), rank, c.remote);
+        resolve.accept(rank);
+        return true;
+    }
+
+    private String mismatch(final Hello h, final TcpConnection c)
+    {
+        if (!config.group().name().equals(h.group()))
+        {
+            return "group '" + h.group() + "', this member is in '" + config.group().name() + "'";
+        }
+        if (h.layoutChecksum() != context.layout().checksum() || h.rows() != rows || h.rowSize() != rowSize)
+        {
+            return "layout checksum " + Long.toHexString(h.layoutChecksum()) + " with " + h.rows() + " rows of " +
+                h.rowSize() + " bytes, this member has " + Long.toHexString(context.layout().checksum()) + " with " +
+                rows + " rows of " + rowSize + " bytes";
+        }
+        final int rank = config.group().rankOf(h.memberId());
+        if (rank < 0 || rank != h.rank())
+        {
+            return "member id " + h.memberId() + " at rank " + h.rank() + " is not in this group's member list";
+        }
+        if (c.outbound ? rank != c.peerRank : rank <= myRank)
+        {
+            return c.outbound ? "expected member " + config.group().members().get(c.peerRank).id() + " at " + c.remote
+                : "member " + h.memberId() + " (rank " + rank + ") must wait for this member (rank " + myRank + ") " +
+                "to dial it";
+        }
+        if (connections[rank] != null || frozen[rank] || (opened.getAsBoolean() && !c.outbound))
+        {
+            return "member " + h.memberId() + " is already connected or has failed in this view";
+        }
+        return null;
+    }
+
+    private void refuse(final TcpConnection c, final String reason)
+    {
+        LOG.warn("refused connection from {}: {}", c.remote, reason);
+        handshaking.remove(c);
+        try
+        {
+            c.sendHandshake(Hello.reject(reason));
+        }
+        catch (final IOException ignored)
+        {
+            // best effort: the stranger may already be gone
+        }
+        c.close("refused: " + reason);
+    }
+
+    /** Drops handshakes past their deadline: a peer that trickles bytes cannot hold a slot. */
+    void expire()
+    {
+        if (handshaking.isEmpty())
+        {
+            return;
+        }
+        final long now = System.nanoTime();
+        for (final TcpConnection c : List.copyOf(handshaking))
+        {
+            if (now > c.handshakeDeadline && c.state != TcpConnection.State.CONNECTING)
+            {
+                if (c.outbound)
+                {
+                    handshaking.remove(c);
+                    c.close("handshake timed out");
+                    redialAt[c.peerRank] = now + REDIAL_NANOS;
+                }
+                else
+                {
+                    refuse(c, "no complete handshake within " + TimeUnit.NANOSECONDS.toSeconds(HANDSHAKE_TIMEOUT_NANOS) + "s");
+                }
+            }
+        }
+    }
+
+    private void configure(final SocketChannel ch) throws IOException
+    {
+        ch.configureBlocking(false);
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, options.noDelay());
+        ch.setOption(StandardSocketOptions.SO_SNDBUF, options.socketBufferBytes());
+        ch.setOption(StandardSocketOptions.SO_RCVBUF, options.socketBufferBytes());
+    }
+
+    private int sendBufferBytes()
+    {
+        return Math.max(options.sendBufferBytes(), 2 * (rowSize + Frame.HEADER + Frame.ID) + TcpConnection.HEADROOM);
+    }
+
+    private int recvBufferBytes()
+    {
+        return Math.max(256 * 1024, 2 * (rowSize + Frame.HEADER + Frame.ID));
+    }
+}
