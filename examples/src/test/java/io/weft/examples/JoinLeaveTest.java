@@ -134,6 +134,7 @@ class JoinLeaveTest
                     silent.setSoTimeout(10_000);
                     assertEquals(-1, silent.getInputStream().read(), "a silent stranger is closed");
                 }
+                assertTrickleIsCutOff(address.host(), address.controlPort());
             }
             for (int id = 0; id < 3; id++)
             {
@@ -143,6 +144,48 @@ class JoinLeaveTest
             assertTrue(String.join("", List.of(run.process(0).output(), run.process(1).output(),
                 run.process(2).output())).contains("authentication failed"), "a wrong secret is logged");
             run.endAndCheck();
+        }
+    }
+
+    /**
+     * A stranger that trickles a JOIN frame one byte every 400 ms (each read well within the 5 s read timeout) is
+     * cut off by the handshake's total deadline of 5 s, not held for as long as it keeps trickling.
+     */
+    private static void assertTrickleIsCutOff(final String host, final int port) throws Exception
+    {
+        try (Socket s = new Socket())
+        {
+            s.connect(new InetSocketAddress(host, port), 1000);
+            final byte[] frame = java.nio.ByteBuffer.allocate(10 + 100).putInt(0x57464354).put((byte)1).put((byte)1)
+                .putInt(100).array();
+            final Thread trickler = Thread.ofPlatform().daemon(true).start(() ->
+            {
+                try
+                {
+                    for (final byte b : frame)
+                    {
+                        s.getOutputStream().write(b);
+                        s.getOutputStream().flush();
+                        Thread.sleep(400);
+                    }
+                }
+                catch (final IOException | InterruptedException ignored)
+                {
+                    // cut off: what the test waits for
+                }
+            });
+            s.setSoTimeout(20_000);
+            int read;
+            try
+            {
+                read = s.getInputStream().read();
+            }
+            catch (final java.net.SocketException ex)
+            {
+                read = -1; // reset by the member
+            }
+            assertEquals(-1, read, "a trickling stranger is cut off (the frame would take 44 s)");
+            trickler.interrupt();
         }
     }
 

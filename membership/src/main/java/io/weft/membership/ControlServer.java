@@ -16,6 +16,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A member's control port: joiners authenticate here (see {@link ControlWire}), are redirected to the leader by
@@ -115,6 +116,17 @@ final class ControlServer implements AutoCloseable
     private void handle(final Socket s)
     {
         final Object remote = s.getRemoteSocketAddress();
+        final java.util.concurrent.atomic.AtomicBoolean over = new java.util.concurrent.atomic.AtomicBoolean();
+        // one deadline for the whole handshake: SO_TIMEOUT alone bounds each read, not a client trickling bytes
+        java.util.concurrent.CompletableFuture.delayedExecutor(HANDSHAKE_TIMEOUT_MS, TimeUnit.MILLISECONDS).execute(() ->
+        {
+            if (over.compareAndSet(false, true))
+            {
+                LOG.warn("refused control connection from {}: no complete handshake within {} ms", remote,
+                    HANDSHAKE_TIMEOUT_MS);
+                closeQuietly(s);
+            }
+        });
         boolean keep = false;
         try
         {
@@ -179,10 +191,14 @@ final class ControlServer implements AutoCloseable
                     "; its old incarnation is being removed, try again"));
                 return;
             }
+            if (!over.compareAndSet(false, true))
+            {
+                return; // the deadline passed and closed the socket
+            }
             ControlWire.write(out, ControlWire.ACCEPTED, new byte[0]);
             s.setSoTimeout(0);
             LOG.info("member {} at {} authenticated; it joins in the next view", id, remote);
-            desk.enqueue(new PendingJoin(id, s, out));
+            desk.enqueue(new PendingJoin(id, s, out, secret, group, joinerNonce, myNonce));
             keep = true;
         }
         catch (final ControlWire.ProtocolException ex)
@@ -212,6 +228,7 @@ final class ControlServer implements AutoCloseable
         }
         finally
         {
+            over.set(true);
             if (!keep)
             {
                 closeQuietly(s);

@@ -22,9 +22,12 @@ import java.util.List;
  *   member -&gt; joiner   CHALLENGE member nonce, HMAC(secret, "weft-member" | group | id | joiner nonce)
  *   joiner -&gt; member   RESPONSE  HMAC(secret, "weft-joiner" | group | id | member nonce)
  *   member -&gt; joiner   REDIRECT leader id | RETRY reason | REFUSE reason | ACCEPTED
- *   (leader, once the view with the joiner is installed)  VIEW, then STATE
+ *   (leader, once the view with the joiner is installed)  VIEW, STATE, then
+ *   member -&gt; joiner   ADMIT_MAC HMAC(secret, "weft-admit" | group | id | joiner nonce | member nonce | VIEW | STATE)
  * </pre>
- * Neither side sends the secret; each proves it knows it, so a joiner never takes a view from an impostor.
+ * Neither side sends the secret; each proves it knows it, so a joiner never takes a view from an impostor, and the
+ * view and state it installs are bound to this handshake: nobody on the path can alter or replay them. The member
+ * gives a handshake 5 s in all (not per read), so a client trickling bytes cannot hold one of its slots.
  */
 final class ControlWire
 {
@@ -39,6 +42,7 @@ final class ControlWire
     static final byte ACCEPTED = 7;
     static final byte VIEW = 8;
     static final byte STATE = 9;
+    static final byte ADMIT_MAC = 10;
     static final int NONCE = 32;
     /** Largest frame a member accepts from a joiner: only the handshake travels that way. */
     static final int MAX_REQUEST = 4096;
@@ -129,6 +133,31 @@ final class ControlWire
             mac.update((byte)0);
             mac.update(java.nio.ByteBuffer.allocate(4).putInt(memberId).array());
             return mac.doFinal(nonce);
+        }
+        catch (final GeneralSecurityException ex)
+        {
+            throw new IllegalStateException("HmacSHA256 unavailable", ex);
+        }
+    }
+
+    /** The MAC of an admission: the VIEW and STATE payloads, bound to the handshake's two nonces. */
+    static byte[] admissionMac(final String secret, final String group, final int memberId, final byte[] joinerNonce,
+        final byte[] memberNonce, final byte[] view, final byte[] state)
+    {
+        try
+        {
+            final Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            mac.update(utf8("weft-admit"));
+            mac.update((byte)0);
+            mac.update(utf8(group));
+            mac.update((byte)0);
+            mac.update(java.nio.ByteBuffer.allocate(4).putInt(memberId).array());
+            mac.update(joinerNonce);
+            mac.update(memberNonce);
+            mac.update(java.nio.ByteBuffer.allocate(8).putInt(view.length).putInt(state.length).array());
+            mac.update(view);
+            return mac.doFinal(state);
         }
         catch (final GeneralSecurityException ex)
         {

@@ -92,13 +92,22 @@ final class Joiner
             }
             catch (final IOException ex)
             {
-                last = "member " + target.id() + " at " + target.host() + ":" + target.controlPort() + ": " + ex;
+                if (!(ex instanceof java.net.SocketTimeoutException && System.nanoTime() >= deadline && knowsWhy(last)))
+                {
+                    last = "member " + target.id() + " at " + target.host() + ":" + target.controlPort() + ": " + ex;
+                } // else: the join timeout cut the last attempt short; the error before it says more
             }
             LOG.debug("join attempt failed: {}", last);
             LockSupport.parkNanos(200_000_000L);
         }
         throw new IllegalStateException("member " + config.memberId() + " could not join group " +
             config.group().name() + " within " + config.membership().joinTimeout() + ": " + last);
+    }
+
+    /** A failure before this attempt explains more than a timeout cut short by the join deadline. */
+    private static boolean knowsWhy(final String last)
+    {
+        return !"no member answered".equals(last);
     }
 
     private enum Outcome
@@ -108,6 +117,24 @@ final class Joiner
 
     private record Attempt(Outcome outcome, Admission admission, int leader, String reason)
     {
+    }
+
+    /** The leader a REDIRECT names, checked: 4 bytes holding an id of the address book. */
+    private static int redirectTarget(final WeftConfig config, final MemberAddress from, final byte[] payload)
+        throws ControlWire.ProtocolException
+    {
+        if (payload.length != 4)
+        {
+            throw new ControlWire.ProtocolException("member " + from.id() + " sent a malformed REDIRECT of " +
+                payload.length + " bytes (expected a 4-byte member id)");
+        }
+        final int leader = ByteBuffer.wrap(payload).getInt();
+        if (config.group().rankOf(leader) < 0 || leader == config.memberId())
+        {
+            throw new ControlWire.ProtocolException("member " + from.id() + " redirected to member " + leader +
+                ", which is not another member of weft.group.members");
+        }
+        return leader;
     }
 
     private static Attempt attempt(final WeftConfig config, final String secret, final MemberAddress target,
@@ -155,7 +182,7 @@ final class Joiner
                     throw new RefusedException("member " + target.id() + " refused the join: " +
                         ControlWire.text(reply.payload()));
                 case ControlWire.REDIRECT:
-                    return new Attempt(Outcome.REDIRECT, null, ByteBuffer.wrap(reply.payload()).getInt(), null);
+                    return new Attempt(Outcome.REDIRECT, null, redirectTarget(config, target, reply.payload()), null);
                 case ControlWire.RETRY:
                     return new Attempt(Outcome.RETRY, null, -1, ControlWire.text(reply.payload()));
                 case ControlWire.ACCEPTED:
@@ -166,9 +193,16 @@ final class Joiner
             LOG.info("member {} accepted by leader {}; waiting for the view that adds it", config.memberId(),
                 target.id());
             s.setSoTimeout((int)Math.max(1, Math.min(Integer.MAX_VALUE, (deadline - System.nanoTime()) / 1_000_000)));
-            final View view = ControlWire.decodeView(ControlWire.expect(in, ControlWire.MAX_REQUEST, ControlWire.VIEW)
-                .payload());
+            final byte[] encoded = ControlWire.expect(in, ControlWire.MAX_REQUEST, ControlWire.VIEW).payload();
             final byte[] state = ControlWire.expect(in, ControlWire.MAX_STATE, ControlWire.STATE).payload();
+            final byte[] mac = ControlWire.expect(in, ControlWire.MAX_REQUEST, ControlWire.ADMIT_MAC).payload();
+            if (!ControlWire.sameProof(mac, ControlWire.admissionMac(secret, group, config.memberId(), myNonce,
+                theirNonce, encoded, state)))
+            {
+                throw new ControlWire.ProtocolException("the view and state from member " + target.id() + " failed " +
+                    "authentication (altered on the way, or not from the member that accepted the join)");
+            }
+            final View view = ControlWire.decodeView(encoded);
             if (!view.contains(config.memberId()))
             {
                 throw new ControlWire.ProtocolException("admitted into " + view + " which does not contain member " +

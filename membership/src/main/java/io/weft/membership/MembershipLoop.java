@@ -241,6 +241,8 @@ final class MembershipLoop implements Runnable
             return;
         }
         final Map<String, List<byte[]>> resend = undeliveredOwn(old);
+        final View view = changes.nextView(old.view);
+        admitJoiners(view); // also when this member leaves in the same change: the joiners wait at its desk
         if (changes.lists(ChangeList.LEFT, me))
         {
             old.close();
@@ -248,8 +250,6 @@ final class MembershipLoop implements Runnable
             LOG.info("member {} left the group at the end of {}", me, old.view);
             return;
         }
-        final View view = changes.nextView(old.view);
-        admitJoiners(view);
         old.close();
         install(openEpoch(view), resend);
     }

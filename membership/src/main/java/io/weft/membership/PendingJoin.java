@@ -4,16 +4,23 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.Socket;
 
-/** An authenticated joiner waiting, on its control connection, for the view that adds it. */
-record PendingJoin(int memberId, Socket socket, DataOutputStream out) implements AutoCloseable
+/**
+ * An authenticated joiner waiting, on its control connection, for the view that adds it; with what its handshake
+ * agreed (the secret's holders and both nonces) to authenticate the admission.
+ */
+record PendingJoin(int memberId, Socket socket, DataOutputStream out, String secret, String group, byte[] joinerNonce,
+    byte[] memberNonce) implements AutoCloseable
 {
-    /** Sends the joiner its first view and the application state; false if the joiner is gone. */
+    /** Sends the joiner its first view, the application state and their MAC; false if the joiner is gone. */
     boolean admit(final View view, final byte[] state)
     {
         try
         {
-            ControlWire.write(out, ControlWire.VIEW, ControlWire.encodeView(view));
+            final byte[] encoded = ControlWire.encodeView(view);
+            ControlWire.write(out, ControlWire.VIEW, encoded);
             ControlWire.write(out, ControlWire.STATE, state);
+            ControlWire.write(out, ControlWire.ADMIT_MAC, ControlWire.admissionMac(secret, group, memberId, joinerNonce,
+                memberNonce, encoded, state));
             return true;
         }
         catch (final IOException ex)

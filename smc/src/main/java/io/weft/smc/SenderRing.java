@@ -58,6 +58,7 @@ final class SenderRing
     private volatile long pendingNulls = -1;
     private volatile Thread waiter;
     private volatile boolean wedged;
+    private volatile long abandonedFrom = Long.MAX_VALUE;
     private volatile boolean closed;
     private long committedSlots;
     private long publishedSlots;
@@ -203,6 +204,40 @@ final class SenderRing
     }
 
     void commit(final Claim claim, final int length, final boolean asNull)
+    {
+        if (wedged)
+        {
+            commitWedged(claim, length, asNull);
+            return;
+        }
+        publishCommit(claim, length, asNull);
+    }
+
+    /**
+     * A commit during a view change, under the lock that {@link #undelivered} takes: a claim the view change gave up
+     * waiting for is refused loudly rather than dropped. (A committer that read {@code wedged} as false and then
+     * stalled for the whole wait, 2 s, before its next store is the one case this does not cover.)
+     */
+    private void commitWedged(final Claim claim, final int length, final boolean asNull)
+    {
+        lock.lock();
+        try
+        {
+            if (claim.slot >= abandonedFrom)
+            {
+                throw new IllegalStateException("subgroup " + name + ": message " + claim.index + " was committed " +
+                    "after the view it was claimed in had ended (a view change waits at most 2 s for open claims); " +
+                    "it was NOT sent: send it again");
+            }
+            publishCommit(claim, length, asNull);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    private void publishCommit(final Claim claim, final int length, final boolean asNull)
     {
         final int pos = (int)(claim.slot % window);
         final long base = mySlotBase(pos);
@@ -450,7 +485,7 @@ final class SenderRing
         {
             if (System.nanoTime() > deadline)
             {
-                LOG.warn("subgroup {}: a claim stayed open during a view change; it is dropped", name);
+                LOG.warn("subgroup {}: a claim stayed open during a view change; its commit will be refused", name);
                 break;
             }
             LockSupport.parkNanos(100_000);
@@ -459,6 +494,7 @@ final class SenderRing
         lock.lock();
         try
         {
+            abandonedFrom = firstOpenSlot(); // later commits of these claims throw instead of vanishing
             for (long slot = Math.max(0, claimedSlots - window); slot < claimedSlots; slot++)
             {
                 final int pos = (int)(slot % window);
@@ -482,19 +518,25 @@ final class SenderRing
         return out;
     }
 
+    /** Under the lock: the first claimed slot not committed yet, or {@link Long#MAX_VALUE}. */
+    private long firstOpenSlot()
+    {
+        for (long slot = Math.max(committedSlots, claimedSlots - window); slot < claimedSlots; slot++)
+        {
+            if ((long)READY.getAcquire(ready, (int)(slot % window)) != slot + 1)
+            {
+                return slot;
+            }
+        }
+        return Long.MAX_VALUE;
+    }
+
     private boolean allClaimsCommitted()
     {
         lock.lock();
         try
         {
-            for (long slot = Math.max(committedSlots, claimedSlots - window); slot < claimedSlots; slot++)
-            {
-                if ((long)READY.getAcquire(ready, (int)(slot % window)) != slot + 1)
-                {
-                    return false;
-                }
-            }
-            return true;
+            return firstOpenSlot() == Long.MAX_VALUE;
         }
         finally
         {
