@@ -34,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TcpBadInputTest
 {
     private static final int MAGIC = 0x5745_4654;
+    private static final int HANDSHAKE = 192;
     private static final int MEMBERS = 4; // 0..2 are real processes, 3 is played by this test
     private static final long COUNT = 300_000;
 
@@ -58,15 +59,15 @@ class TcpBadInputTest
             awaitListening(m0);
 
             // strangers, while the members wait for member 3
-            final byte[] random = new byte[128];
+            final byte[] random = new byte[HANDSHAKE];
             new Random(42).nextBytes(random);
             random[0] = 0x13;
             assertRefused(m0, random, "not a Weft peer: bad magic");
             assertRefused(m0, hello(0xDEAD_BEEF, 1, group, layout.checksum(), MEMBERS, layout.rowSize(), 3, 3), "bad magic 0xdeadbeef");
             assertRefused(m0, hello(MAGIC, 99, group, layout.checksum(), MEMBERS, layout.rowSize(), 3, 3), "protocol version 99");
-            assertRefused(m0, hello(MAGIC, 1, "other-group", layout.checksum(), MEMBERS, layout.rowSize(), 3, 3), "group 'other-group'");
-            assertRefused(m0, hello(MAGIC, 1, group, layout.checksum() ^ 1, MEMBERS, layout.rowSize(), 3, 3), "layout checksum");
-            assertRefused(m0, hello(MAGIC, 1, group, layout.checksum(), MEMBERS, layout.rowSize(), 42, 3), "not in this group's member list");
+            assertRefused(m0, hello(MAGIC, 2, "other-group", layout.checksum(), MEMBERS, layout.rowSize(), 3, 3), "group 'other-group'");
+            assertRefused(m0, hello(MAGIC, 2, group, layout.checksum() ^ 1, MEMBERS, layout.rowSize(), 3, 3), "layout checksum");
+            assertRefused(m0, hello(MAGIC, 2, group, layout.checksum(), MEMBERS, layout.rowSize(), 42, 3), "not in this group's member list");
             assertRefused(m0, new byte[] {0x57, 0x45, 0x46}, "no complete handshake");
 
             // member 3, played by this test: a correct handshake with each real member opens the group
@@ -75,8 +76,9 @@ class TcpBadInputTest
             {
                 rogue[i] = new Socket(config.group().members().get(i).host(), config.group().members().get(i).sstPort());
                 rogue[i].setSoTimeout(30_000);
-                rogue[i].getOutputStream().write(hello(MAGIC, 1, group, layout.checksum(), MEMBERS, layout.rowSize(), 3, 3));
-                final ByteBuffer reply = ByteBuffer.wrap(readFully(rogue[i].getInputStream(), 128));
+                assertChallenge(rogue[i]);
+                rogue[i].getOutputStream().write(hello(MAGIC, 2, group, layout.checksum(), MEMBERS, layout.rowSize(), 3, 3));
+                final ByteBuffer reply = ByteBuffer.wrap(readFully(rogue[i].getInputStream(), HANDSHAKE));
                 assertEquals(MAGIC, reply.getInt(0));
                 assertEquals(1, reply.getShort(6), "member " + i + " answered with a hello");
             }
@@ -86,7 +88,7 @@ class TcpBadInputTest
             }
             // a second connection claiming a connected member is refused
             final MemberAddress m1 = config.group().members().get(1);
-            assertRefused(m1, hello(MAGIC, 1, group, layout.checksum(), MEMBERS, layout.rowSize(), 2, 2), "already connected");
+            assertRefused(m1, hello(MAGIC, 2, group, layout.checksum(), MEMBERS, layout.rowSize(), 2, 2), "already connected");
 
             // invalid frames from the authenticated member 3: each closes its connection, nothing is applied
             final int row = layout.rowSize();
@@ -147,8 +149,9 @@ class TcpBadInputTest
         try (Socket s = new Socket(m.host(), m.sstPort()))
         {
             s.setSoTimeout(15_000);
+            assertChallenge(s);
             s.getOutputStream().write(bytes);
-            final ByteBuffer reply = ByteBuffer.wrap(readFully(s.getInputStream(), 128));
+            final ByteBuffer reply = ByteBuffer.wrap(readFully(s.getInputStream(), HANDSHAKE));
             assertEquals(MAGIC, reply.getInt(0));
             assertEquals(2, reply.getShort(6), "a refusal");
             final int length = reply.getShort(8);
@@ -162,10 +165,18 @@ class TcpBadInputTest
         }
     }
 
+    /** The acceptor speaks first: a challenge (kind 3) carrying its nonce. */
+    private static void assertChallenge(final Socket s) throws IOException
+    {
+        final ByteBuffer challenge = ByteBuffer.wrap(readFully(s.getInputStream(), HANDSHAKE));
+        assertEquals(MAGIC, challenge.getInt(0));
+        assertEquals(3, challenge.getShort(6), "a challenge first");
+    }
+
     static byte[] hello(final int magic, final int version, final String group, final long checksum, final int rows,
         final int rowSize, final int memberId, final int rank)
     {
-        final ByteBuffer b = ByteBuffer.allocate(128);
+        final ByteBuffer b = ByteBuffer.allocate(HANDSHAKE); // nonce and MAC zero: the group has no secret
         final byte[] name = group.getBytes(StandardCharsets.UTF_8);
         b.putInt(magic).putShort((short)version).putShort((short)1).putLong(checksum).putInt(rows).putInt(rowSize)
             .putInt(memberId).putInt(rank).putShort((short)name.length).put(name);

@@ -119,6 +119,16 @@ final class Handshakes
                     recvBufferBytes(), System.nanoTime() + HANDSHAKE_TIMEOUT_NANOS);
                 c.key = ch.register(selector, SelectionKey.OP_READ, c);
                 handshaking.add(c);
+                c.nonce = Hello.freshNonce();
+                try
+                {
+                    c.sendHandshake(Hello.challenge(c.nonce)); // the acceptor speaks first
+                }
+                catch (final IOException ex)
+                {
+                    handshaking.remove(c);
+                    c.close("challenge failed: " + ex.getMessage());
+                }
             }
         }
         catch (final IOException ex)
@@ -201,10 +211,15 @@ final class Handshakes
         }
     }
 
-    private void startHandshake(final TcpConnection c) throws IOException
+    /** Dialled: the acceptor speaks first, with its challenge. */
+    private void startHandshake(final TcpConnection c)
     {
-        c.state = TcpConnection.State.AWAIT_REPLY;
-        c.sendHandshake(myHello());
+        c.state = TcpConnection.State.AWAIT_CHALLENGE;
+    }
+
+    private String secret()
+    {
+        return config.membership().secret();
     }
 
     private Hello myHello()
@@ -212,7 +227,11 @@ final class Handshakes
         return Hello.hello(context.layout().checksum(), rows, rowSize, config.memberId(), myRank, config.group().name());
     }
 
-    /** Validates the peer's hello; returns false (connection refused and closed) on any mismatch. */
+    /**
+     * Takes the next handshake message of a connection: the challenge (dialler), the dialler's hello (acceptor) or
+     * the acceptor's hello (dialler), and moves the connection on; any mismatch or failed proof refuses and closes
+     * it. Returns true once it is established.
+     */
     boolean handshake(final TcpConnection c) throws IOException
     {
         final Hello hello;
@@ -236,6 +255,34 @@ final class Handshakes
             redialAt[c.peerRank] = System.nanoTime() + REDIAL_NANOS;
             return false;
         }
+        if (c.state == TcpConnection.State.AWAIT_CHALLENGE)
+        {
+            if (hello.kind() != Hello.CHALLENGE)
+            {
+                refuse(c, "expected a challenge, got handshake kind " + hello.kind());
+                return false;
+            }
+            c.nonce = Hello.freshNonce();
+            c.state = TcpConnection.State.AWAIT_REPLY;
+            c.sendHandshake(myHello().signed(secret(), Hello.DIAL, c.nonce, hello.nonce()));
+            return false;
+        }
+        if (hello.kind() != Hello.HELLO)
+        {
+            refuse(c, "expected a hello, got handshake kind " + hello.kind());
+            return false;
+        }
+        if (!hello.verifies(secret(), c.outbound ? Hello.ACCEPT : Hello.DIAL, c.nonce))
+        {
+            final String problem = "authentication failed: the peer does not prove it knows weft.membership.secret";
+            if (c.outbound)
+            {
+                lastRefusal = "member at " + c.remote + ": " + problem;
+                redialAt[c.peerRank] = System.nanoTime() + REDIAL_NANOS;
+            }
+            refuse(c, problem);
+            return false;
+        }
         final String problem = mismatch(hello, c);
         if (problem != null)
         {
@@ -252,7 +299,7 @@ final class Handshakes
         c.peerRank = rank;
         if (!c.outbound)
         {
-            c.sendHandshake(myHello());
+            c.sendHandshake(myHello().signed(secret(), Hello.ACCEPT, Hello.freshNonce(), hello.nonce()));
         }
         c.state = TcpConnection.State.ESTABLISHED;
         connections[rank] = c;

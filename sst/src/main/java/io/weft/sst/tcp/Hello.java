@@ -1,58 +1,131 @@
 package io.weft.sst.tcp;
 
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.Arrays;
 
 /**
- * The versioned handshake both ends of a tcp connection send before any push is applied: magic, protocol version,
- * group name, member id and rank, and the table layout (checksum, rows, row size). A refusal carries a reason.
- * Fixed 128 bytes so that frames after it stay 8-byte aligned in the receive buffer.
+ * The versioned handshake of a tcp connection, before any push is applied. Fixed {@value #SIZE} bytes, so that
+ * frames after it stay 8-byte aligned in the receive buffer:
+ * <pre>
+ *   [0, 128)    magic, version, kind, then for HELLO: layout checksum, rows, row size, member id, rank, group name;
+ *               for REJECT: a reason; for CHALLENGE: nothing
+ *   [128, 160)  nonce: the sender's fresh random bytes (CHALLENGE, and the dialler's HELLO)
+ *   [160, 192)  mac: HMAC-SHA256(secret, role | bytes [0, 128) | the peer's nonce), zero without a secret
+ * </pre>
+ * The acceptor speaks first with a CHALLENGE; the dialler answers with its HELLO, MAC'd over the challenge; the
+ * acceptor answers with its own HELLO, MAC'd over the dialler's nonce. With {@code weft.membership.secret} set, a
+ * peer that cannot prove it knows the secret never gets a rank, and a recorded hello is useless for another
+ * connection.
  */
-record Hello(int kind, long layoutChecksum, int rows, int rowSize, int memberId, int rank, String group, String reason)
+record Hello(int kind, long layoutChecksum, int rows, int rowSize, int memberId, int rank, String group, String reason,
+    byte[] nonce, byte[] mac, byte[] fields)
 {
     static final int MAGIC = 0x5745_4654; // "WEFT"
-    static final short VERSION = 1;
-    static final int SIZE = 128;
+    static final short VERSION = 2;
+    static final int SIZE = 192;
     static final int HELLO = 1;
     static final int REJECT = 2;
+    static final int CHALLENGE = 3;
+    static final int NONCE = 32;
+    static final String DIAL = "weft-sst-dial";
+    static final String ACCEPT = "weft-sst-accept";
+    private static final int FIELDS = 128;
     private static final int MAX_GROUP = 63;
-    private static final int MAX_REASON = SIZE - 10;
+    private static final int MAX_REASON = FIELDS - 10;
+    private static final byte[] NO_MAC = new byte[32];
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     static Hello hello(final long checksum, final int rows, final int rowSize, final int memberId, final int rank,
         final String group)
     {
-        return new Hello(HELLO, checksum, rows, rowSize, memberId, rank, group, null);
+        return new Hello(HELLO, checksum, rows, rowSize, memberId, rank, group, null, new byte[NONCE], NO_MAC, null);
     }
 
     static Hello reject(final String reason)
     {
-        return new Hello(REJECT, 0, 0, 0, -1, -1, null, reason);
+        return new Hello(REJECT, 0, 0, 0, -1, -1, null, reason, new byte[NONCE], NO_MAC, null);
+    }
+
+    static Hello challenge(final byte[] nonce)
+    {
+        return new Hello(CHALLENGE, 0, 0, 0, -1, -1, null, null, nonce, NO_MAC, null);
+    }
+
+    static byte[] freshNonce()
+    {
+        final byte[] n = new byte[NONCE];
+        RANDOM.nextBytes(n);
+        return n;
+    }
+
+    /** This hello carrying {@code nonce} and a MAC, in {@code role}, over its fields and the peer's nonce. */
+    Hello signed(final String secret, final String role, final byte[] ownNonce, final byte[] peerNonce)
+    {
+        final Hello withNonce = new Hello(kind, layoutChecksum, rows, rowSize, memberId, rank, group, reason, ownNonce,
+            NO_MAC, null);
+        return new Hello(kind, layoutChecksum, rows, rowSize, memberId, rank, group, reason, ownNonce,
+            mac(secret, role, withNonce.encodeFields(), peerNonce), null);
+    }
+
+    /** Whether this decoded hello proves, in {@code role}, knowledge of {@code secret} (always true without one). */
+    boolean verifies(final String secret, final String role, final byte[] ownNonce)
+    {
+        return secret == null || MessageDigest.isEqual(mac, mac(secret, role, fields, ownNonce));
+    }
+
+    private static byte[] mac(final String secret, final String role, final byte[] fields, final byte[] peerNonce)
+    {
+        if (secret == null)
+        {
+            return NO_MAC;
+        }
+        try
+        {
+            final Mac m = Mac.getInstance("HmacSHA256");
+            m.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            m.update(role.getBytes(StandardCharsets.UTF_8));
+            m.update((byte)0);
+            m.update(fields);
+            return m.doFinal(peerNonce);
+        }
+        catch (final GeneralSecurityException ex)
+        {
+            throw new IllegalStateException("HmacSHA256 unavailable", ex);
+        }
+    }
+
+    private byte[] encodeFields()
+    {
+        final ByteBuffer b = ByteBuffer.allocate(FIELDS);
+        b.putInt(MAGIC).putShort(VERSION).putShort((short)kind);
+        if (kind == HELLO)
+        {
+            final byte[] name = group.getBytes(StandardCharsets.UTF_8);
+            b.putLong(layoutChecksum).putInt(rows).putInt(rowSize).putInt(memberId).putInt(rank)
+                .putShort((short)name.length).put(name, 0, Math.min(name.length, MAX_GROUP));
+        }
+        else if (kind == REJECT)
+        {
+            final byte[] text = reason.getBytes(StandardCharsets.UTF_8);
+            final int length = Math.min(text.length, MAX_REASON);
+            b.putShort((short)length).put(text, 0, length);
+        }
+        return b.array();
     }
 
     void encode(final ByteBuffer dst)
     {
-        final int start = dst.position();
-        dst.putInt(MAGIC).putShort(VERSION).putShort((short)kind);
-        if (kind == HELLO)
-        {
-            final byte[] name = group.getBytes(StandardCharsets.UTF_8);
-            dst.putLong(layoutChecksum).putInt(rows).putInt(rowSize).putInt(memberId).putInt(rank)
-                .putShort((short)name.length).put(name, 0, Math.min(name.length, MAX_GROUP));
-        }
-        else
-        {
-            final byte[] text = reason.getBytes(StandardCharsets.UTF_8);
-            final int length = Math.min(text.length, MAX_REASON);
-            dst.putShort((short)length).put(text, 0, length);
-        }
-        while (dst.position() < start + SIZE)
-        {
-            dst.put((byte)0);
-        }
+        dst.put(encodeFields()).put(nonce).put(mac);
     }
 
     /**
-     * Decodes the 128 bytes at the buffer's position (which advances).
+     * Decodes the {@value #SIZE} bytes at the buffer's position (which advances).
      *
      * @throws HandshakeException naming what is wrong: this is input from a possible stranger.
      */
@@ -72,6 +145,16 @@ record Hello(int kind, long layoutChecksum, int rows, int rowSize, int memberId,
                 throw new HandshakeException("protocol version " + version + ", this member speaks " + VERSION);
             }
             final int kind = src.getShort();
+            final byte[] fields = new byte[FIELDS];
+            src.get(start, fields);
+            final byte[] nonce = new byte[NONCE];
+            src.get(start + FIELDS, nonce);
+            final byte[] mac = new byte[NONCE];
+            src.get(start + FIELDS + NONCE, mac);
+            if (kind == CHALLENGE)
+            {
+                return new Hello(CHALLENGE, 0, 0, 0, -1, -1, null, null, nonce, mac, fields);
+            }
             if (kind == REJECT)
             {
                 final int length = src.getShort();
@@ -99,12 +182,31 @@ record Hello(int kind, long layoutChecksum, int rows, int rowSize, int memberId,
             }
             final byte[] name = new byte[length];
             src.get(name);
-            return hello(checksum, rows, rowSize, memberId, rank, new String(name, StandardCharsets.UTF_8));
+            return new Hello(HELLO, checksum, rows, rowSize, memberId, rank, new String(name, StandardCharsets.UTF_8),
+                null, nonce, mac, fields);
         }
         finally
         {
             src.position(start + SIZE);
         }
+    }
+
+    @Override
+    public boolean equals(final Object o)
+    {
+        return o instanceof Hello h && kind == h.kind && Arrays.equals(fields, h.fields) && Arrays.equals(nonce, h.nonce);
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return Arrays.hashCode(fields) * 31 + kind;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Hello[kind " + kind + ", member " + memberId + ", rank " + rank + ", group " + group + "]";
     }
 
     /** Thrown for a handshake that must be refused; the message is the logged and returned reason. */

@@ -25,7 +25,13 @@ final class TcpConnection
 {
     enum State
     {
-        CONNECTING, AWAIT_HELLO, AWAIT_REPLY, ESTABLISHED, CLOSED
+        CONNECTING, AWAIT_CHALLENGE, AWAIT_HELLO, AWAIT_REPLY, ESTABLISHED, CLOSED;
+
+        /** Handshake messages are read in this state. */
+        boolean handshaking()
+        {
+            return this == AWAIT_CHALLENGE || this == AWAIT_HELLO || this == AWAIT_REPLY;
+        }
     }
 
     final SocketChannel channel;
@@ -37,6 +43,8 @@ final class TcpConnection
     volatile State state;
     volatile int peerRank = -1;
     SelectionKey key;
+    /** This end's handshake nonce: the acceptor's challenge, or the dialler's hello nonce. Selector thread only. */
+    byte[] nonce;
 
     /** Bytes of the send buffer that only pushes which never wait may use. */
     static final int HEADROOM = 4096;
@@ -137,7 +145,7 @@ final class TcpConnection
         }
     }
 
-    /** Writes raw handshake bytes (128) ahead of any frame. */
+    /** Writes a handshake message ({@link Hello#SIZE} bytes) ahead of any frame. */
     void sendHandshake(final Hello hello) throws IOException
     {
         lock.lock();

@@ -451,16 +451,13 @@ public final class TcpTransport implements SstTransport
         boolean applied = false;
         try
         {
-            if (c.state == TcpConnection.State.AWAIT_HELLO || c.state == TcpConnection.State.AWAIT_REPLY)
+            while (c.state.handshaking())
             {
                 if (c.recv.remaining() < Hello.SIZE)
                 {
                     return false;
                 }
-                if (!handshakes.handshake(c))
-                {
-                    return false;
-                }
+                handshakes.handshake(c); // advances the state, or refuses and closes the connection
             }
             applied = decoder.apply(c);
         }
