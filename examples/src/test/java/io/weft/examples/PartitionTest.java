@@ -47,31 +47,10 @@ class PartitionTest
         final String tag = Long.toString(ProcessHandle.current().pid() % 100_000, 36);
         try (Namespaces ns = new Namespaces(tag, (int)(ProcessHandle.current().pid() % 200) + 20))
         {
-            final List<Integer> ports = TestGroups.freePorts(10);
-            final List<MemberAddress> book = new ArrayList<>();
-            for (int id = 0; id < 5; id++)
-            {
-                book.add(new MemberAddress(id, id < 3 ? ns.addressA : ns.addressB, ports.get(2 * id), ports.get(2 * id + 1)));
-            }
-            final WeftConfig config = WeftConfig.builder().memberId(0).groupName("part" + tag).members(book)
-                .transport(TransportKind.TCP).connectTimeout(Duration.ofSeconds(30))
-                .subgroups(List.of(SubgroupConfig.allMembers("all", 100, 64)))
-                .membership(new MembershipConfig(List.of(), VsRun.SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(30)))
-                .build();
-            final Path file = TestGroups.write(config, dir);
+            final WeftConfig config = config(ns, 3, "part" + tag, SubgroupConfig.allMembers("all", 100, 64));
             try (Members members = new Members(config))
             {
-                final List<MemberProcess> p = new ArrayList<>();
-                for (int id = 0; id < 5; id++)
-                {
-                    p.add(members.add(MemberProcess.startWith(ns.exec(id < 3 ? ns.a : ns.b), "p" + id, dir, Weft.class,
-                        "vs-member", "--config", file.toString(), "--member", String.valueOf(id), "--dir",
-                        dir.toString(), "--rate", "300", "--timeout", "PT3M")));
-                }
-                for (int id = 0; id < 5; id++)
-                {
-                    p.get(id).awaitOutput("member " + id + ": READY", Duration.ofSeconds(90));
-                }
+                final List<MemberProcess> p = startReady(ns, 3, config, members);
                 Thread.sleep(1500);
                 ns.cut();
                 for (int id = 0; id < 3; id++)
@@ -120,32 +99,12 @@ class PartitionTest
         final String tag = Long.toString(ProcessHandle.current().pid() % 100_000 + 7, 36);
         try (Namespaces ns = new Namespaces(tag, (int)(ProcessHandle.current().pid() % 200) + 21))
         {
-            final List<Integer> ports = TestGroups.freePorts(10);
-            final List<MemberAddress> book = new ArrayList<>();
-            for (int id = 0; id < 5; id++)
-            {
-                book.add(new MemberAddress(id, id < 2 ? ns.addressA : ns.addressB, ports.get(2 * id), ports.get(2 * id + 1)));
-            }
             // member 4 sends nothing, so that its leave is announced at once (a sender first waits for its own sends)
-            final WeftConfig config = WeftConfig.builder().memberId(0).groupName("leave" + tag).members(book)
-                .transport(TransportKind.TCP).connectTimeout(Duration.ofSeconds(30))
-                .subgroups(List.of(new SubgroupConfig("all", List.of(), List.of(0, 1, 2, 3), 100, 64, DeliveryMode.ORDERED)))
-                .membership(new MembershipConfig(List.of(), VsRun.SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(30)))
-                .build();
-            final Path file = TestGroups.write(config, dir);
+            final WeftConfig config = config(ns, 2, "leave" + tag,
+                new SubgroupConfig("all", List.of(), List.of(0, 1, 2, 3), 100, 64, DeliveryMode.ORDERED));
             try (Members members = new Members(config))
             {
-                final List<MemberProcess> p = new ArrayList<>();
-                for (int id = 0; id < 5; id++)
-                {
-                    p.add(members.add(MemberProcess.startWith(ns.exec(id < 2 ? ns.a : ns.b), "p" + id, dir, Weft.class,
-                        "vs-member", "--config", file.toString(), "--member", String.valueOf(id), "--dir",
-                        dir.toString(), "--rate", "300", "--timeout", "PT3M")));
-                }
-                for (int id = 0; id < 5; id++)
-                {
-                    p.get(id).awaitOutput("member " + id + ": READY", Duration.ofSeconds(90));
-                }
+                final List<MemberProcess> p = startReady(ns, 2, config, members);
                 signal(p.get(0), "STOP"); // the leader cannot propose the leave; 2 s failure timeout, frozen < 1 s
                 try
                 {
@@ -172,6 +131,40 @@ class PartitionTest
                 assertTrue(violations.isEmpty(), String.join("\n", violations));
             }
         }
+    }
+
+    /** Five members over tcp, ids below {@code inA} in namespace A, the others in B. */
+    private static WeftConfig config(final Namespaces ns, final int inA, final String group, final SubgroupConfig subgroup)
+    {
+        final List<Integer> ports = TestGroups.freePorts(10);
+        final List<MemberAddress> book = new ArrayList<>();
+        for (int id = 0; id < 5; id++)
+        {
+            book.add(new MemberAddress(id, id < inA ? ns.addressA : ns.addressB, ports.get(2 * id), ports.get(2 * id + 1)));
+        }
+        return WeftConfig.builder().memberId(0).groupName(group).members(book)
+            .transport(TransportKind.TCP).connectTimeout(Duration.ofSeconds(30)).subgroups(List.of(subgroup))
+            .membership(new MembershipConfig(List.of(), VsRun.SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(30)))
+            .build();
+    }
+
+    /** Starts the five vs-members in their namespaces and waits until each is ready. */
+    private List<MemberProcess> startReady(final Namespaces ns, final int inA, final WeftConfig config,
+        final Members members) throws Exception
+    {
+        final Path file = TestGroups.write(config, dir);
+        final List<MemberProcess> p = new ArrayList<>();
+        for (int id = 0; id < 5; id++)
+        {
+            p.add(members.add(MemberProcess.startWith(ns.exec(id < inA ? ns.a : ns.b), "p" + id, dir, Weft.class,
+                "vs-member", "--config", file.toString(), "--member", String.valueOf(id), "--dir", dir.toString(),
+                "--rate", "300", "--timeout", "PT3M")));
+        }
+        for (int id = 0; id < 5; id++)
+        {
+            p.get(id).awaitOutput("member " + id + ": READY", Duration.ofSeconds(90));
+        }
+        return p;
     }
 
     private static void signal(final MemberProcess p, final String signal) throws Exception

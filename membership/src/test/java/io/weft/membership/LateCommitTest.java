@@ -6,17 +6,13 @@ import io.weft.config.TransportKind;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
 import io.weft.smc.Claim;
-import io.weft.sst.harness.Async;
 import io.weft.sst.harness.Members;
 import io.weft.sst.harness.TestGroups;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,27 +34,13 @@ class LateCommitTest
             .membership(new MembershipConfig(List.of(), null, ViewChangeSends.WAIT, Duration.ofSeconds(10))).build();
         try (Members ignored = new Members(config))
         {
-            final List<CompletableFuture<Group>> opening = new ArrayList<>();
-            for (int i = 0; i < 3; i++)
-            {
-                final GroupBuilder b = Group.builder(config.forMember(i));
-                opening.add(Async.open(b::open));
-            }
-            final List<Group> groups = new ArrayList<>();
-            for (final CompletableFuture<Group> f : opening)
-            {
-                groups.add(f.get(60, TimeUnit.SECONDS));
-            }
+            final List<Group> groups = InJvmGroups.open(List.of(Group.builder(config.forMember(0)),
+                Group.builder(config.forMember(1)), Group.builder(config.forMember(2))));
             final Claim claim = new Claim();
             final long index = groups.get(0).subgroup("all").tryClaim(8, claim);
             assertTrue(index >= 0, "claimed " + index);
             groups.get(2).close(); // the view changes while the claim is open
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (groups.get(0).view().id() < 1 || groups.get(1).view().id() < 1)
-            {
-                assertTrue(System.nanoTime() < deadline, "view 1 was not installed");
-                Thread.sleep(5);
-            }
+            InJvmGroups.await(() -> groups.get(0).view().id() >= 1 && groups.get(1).view().id() >= 1, "view 1");
             final IllegalStateException ex = assertThrows(IllegalStateException.class, () -> claim.commit(8));
             assertTrue(ex.getMessage().contains("it was NOT sent"), ex.getMessage());
             groups.get(0).close();

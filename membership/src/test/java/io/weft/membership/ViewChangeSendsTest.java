@@ -5,7 +5,6 @@ import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
-import io.weft.sst.harness.Async;
 import io.weft.sst.harness.Members;
 import io.weft.sst.harness.TestGroups;
 import org.junit.jupiter.api.Timeout;
@@ -16,8 +15,6 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -43,7 +40,7 @@ class ViewChangeSendsTest
         final List<Long> received = new ArrayList<>();
         try (Members ignored = new Members(config))
         {
-            final List<CompletableFuture<Group>> opening = new ArrayList<>();
+            final List<GroupBuilder> builders = new ArrayList<>();
             for (int i = 0; i < 3; i++)
             {
                 final GroupBuilder b = Group.builder(config.forMember(i));
@@ -60,13 +57,9 @@ class ViewChangeSendsTest
                         }
                     });
                 }
-                opening.add(Async.open(b::open));
+                builders.add(b);
             }
-            final List<Group> groups = new ArrayList<>();
-            for (final CompletableFuture<Group> f : opening)
-            {
-                groups.add(f.get(60, TimeUnit.SECONDS));
-            }
+            final List<Group> groups = InJvmGroups.open(builders);
             final AtomicLong sentOk = new AtomicLong();
             final AtomicLong refused = new AtomicLong();
             final Thread sender = Thread.ofPlatform().start(() ->
@@ -91,11 +84,11 @@ class ViewChangeSendsTest
             });
             try
             {
-                await(() -> sentOk.get() > 2000, "streaming");
+                InJvmGroups.await(() -> sentOk.get() > 2000, "streaming");
                 groups.get(2).close(); // abrupt: the others see a failure and change view
-                await(() -> groups.get(0).view().id() == 1 && groups.get(1).view().id() == 1, "view 1");
+                InJvmGroups.await(() -> groups.get(0).view().id() == 1 && groups.get(1).view().id() == 1, "view 1");
                 final long at = sentOk.get();
-                await(() -> sentOk.get() > at + 2000, "streaming in view 1");
+                InJvmGroups.await(() -> sentOk.get() > at + 2000, "streaming in view 1");
             }
             finally
             {
@@ -103,7 +96,7 @@ class ViewChangeSendsTest
                 sender.join(10_000);
             }
             final long total = sentOk.get();
-            await(() ->
+            InJvmGroups.await(() ->
             {
                 synchronized (received)
                 {
@@ -124,16 +117,6 @@ class ViewChangeSendsTest
                 refused.get());
             groups.get(0).close();
             groups.get(1).close();
-        }
-    }
-
-    private static void await(final java.util.function.BooleanSupplier c, final String what) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!c.getAsBoolean())
-        {
-            assertTrue(System.nanoTime() < deadline, "timed out: " + what);
-            Thread.sleep(2);
         }
     }
 }

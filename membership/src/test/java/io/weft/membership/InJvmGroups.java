@@ -1,0 +1,46 @@
+package io.weft.membership;
+
+import io.weft.sst.harness.Async;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Helpers of the in-JVM group tests: open members together, wait on a condition with a deadline. */
+final class InJvmGroups
+{
+    private InJvmGroups()
+    {
+    }
+
+    /** Opens every builder's member at once (each waits for the others) and returns them in order. */
+    static List<Group> open(final List<GroupBuilder> builders) throws Exception
+    {
+        final List<CompletableFuture<Group>> opening = new ArrayList<>();
+        for (final GroupBuilder b : builders)
+        {
+            opening.add(Async.open(b::open));
+        }
+        final List<Group> groups = new ArrayList<>();
+        for (final CompletableFuture<Group> f : opening)
+        {
+            groups.add(f.get(60, TimeUnit.SECONDS));
+        }
+        return groups;
+    }
+
+    /** Waits up to 60 s for {@code condition}; fails naming {@code what}. */
+    static void await(final BooleanSupplier condition, final String what) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!condition.getAsBoolean())
+        {
+            assertTrue(System.nanoTime() < deadline, "timed out: " + what);
+            Thread.sleep(2);
+        }
+    }
+}
