@@ -31,12 +31,15 @@ import java.util.regex.Matcher;
 /**
  * Randomized fault injection: member processes multicast while, at random moments, members are killed (-9), frozen
  * (SIGSTOP past the failure timeout: alive with open connections but silent, like a cut or hung link; resumed, it
- * finds itself removed and stops), restarted (joining again with the same id), added, or leave gracefully. After every
+ * finds itself removed and stops), restarted (joining again with the same id), added, or leave gracefully; a
+ * member's membership thread stalls (1.5 s in a view callback) during the view change of a kill; a member leaves
+ * while the leader is frozen (the leave in flight, known to all, until the leader resumes). After every
  * step it waits for the view to settle and checks the virtual-synchrony invariants on every member's delivery log
  * ({@link VsCheck}); at the end every surviving member must hold the same state and no successful send may be lost.
  * Same seed, same schedule of faults (the moments they hit the message stream differ).
  */
-@Command(name = "chaos", description = "Randomized fault injection (kill -9, freeze, restart, join, leave) that " +
+@Command(name = "chaos", description = "Randomized fault injection (kill -9, freeze, restart, join, leave, a stalled " +
+    "membership thread, a leave while the leader is frozen) that " +
     "checks the virtual-synchrony invariants after every step; exits 0 only if they all hold.")
 final class ChaosCommand implements Callable<Integer>
 {
@@ -187,7 +190,11 @@ final class ChaosCommand implements Callable<Integer>
     private String act(final Random random) throws Exception
     {
         final List<Integer> ids = new ArrayList<>(new TreeSet<>(live.keySet()));
-        final int roll = random.nextInt(10);
+        final int roll = random.nextInt(13);
+        if (roll >= 10 && ids.size() >= 4)
+        {
+            return roll == 10 ? stallDuringKill(random, ids) : leaveWhileLeaderFrozen(random, ids);
+        }
         if (!deadIds.isEmpty() && (roll < 3 || ids.size() <= 3))
         {
             final int id = deadIds.get(random.nextInt(deadIds.size()));
@@ -236,6 +243,63 @@ final class ChaosCommand implements Callable<Integer>
     }
 
     private long pendingKill;
+
+    /** One member's membership thread stalls 1.5 s (under the failure timeout) in the view change a kill causes. */
+    private String stallDuringKill(final Random random, final List<Integer> ids) throws Exception
+    {
+        Collections.shuffle(ids, random);
+        final int stalled = ids.get(0);
+        final int victim = ids.get(1);
+        VsMember.command(work, stalled, "stall-view 1500");
+        awaitLine(stalled, "member " + stalled + ": STALL armed");
+        processes.process(live.remove(victim)).destroyForcibly();
+        deadIds.add(victim);
+        pendingKill = System.currentTimeMillis();
+        return "kill -9 [" + victim + "] with member " + stalled + "'s membership thread stalled 1.5 s in the view change";
+    }
+
+    /** A member leaves while the leader is frozen (under the failure timeout): the leave waits, known to all. */
+    private String leaveWhileLeaderFrozen(final Random random, final List<Integer> ids) throws Exception
+    {
+        final Matcher view = lastView(live.get(ids.get(0)));
+        final int leader = Integer.parseInt(view.group(3).split(",")[0].trim());
+        final List<Integer> others = new ArrayList<>(ids);
+        others.remove(Integer.valueOf(leader));
+        final int leaver = others.get(random.nextInt(others.size()));
+        final Process frozen = processes.process(live.get(leader));
+        signal("STOP", frozen.pid());
+        try
+        {
+            VsMember.command(work, leaver, "leave");
+            TimeUnit.MILLISECONDS.sleep(800);
+        }
+        finally
+        {
+            signal("CONT", frozen.pid());
+        }
+        final Process p = processes.process(live.remove(leaver));
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0)
+        {
+            violations.add("member " + leaver + " did not leave cleanly while leader " + leader + " was frozen (exit " +
+                (p.isAlive() ? "none" : p.exitValue()) + ")");
+        }
+        deadIds.add(leaver);
+        return "member " + leaver + " leaves while leader " + leader + " is frozen for 0.8 s";
+    }
+
+    private void awaitLine(final int id, final String text) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (processes.lines(live.get(id)).stream().noneMatch(l -> l.contains(text)))
+        {
+            if (System.nanoTime() > deadline)
+            {
+                violations.add("member " + id + " did not print '" + text + "' within 10 s");
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(10);
+        }
+    }
 
     private static void signal(final String signal, final long pid) throws Exception
     {

@@ -18,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -26,7 +27,9 @@ import java.util.concurrent.locks.LockSupport;
  * with its view to {@code <dir>/deliveries-<id>-<pid>.log}, and keeps a state (messages delivered, hash chain of
  * the sequence) that joiners receive by state transfer, so that at the end every member's state must be equal.
  * Commands arrive as a file {@code <dir>/cmd-<id>} holding {@code end} (stop sending, finish together) or
- * {@code leave} (stop sending, leave gracefully). With {@code --callback-send}, its delivery callback also tries a
+ * {@code leave} (stop sending, leave gracefully), {@code stall-view MS} (the membership thread sleeps that long in
+ * the view callback of the next view change, then goes on) or {@code stall-trim MS} (deliveries slow down to 2 ms
+ * each, so that a backlog builds, and the membership thread sleeps that long in the first message of a trim). With {@code --callback-send}, its delivery callback also tries a
  * send that waits (which a protocol thread must refuse at once) and prints the outcome once.
  */
 final class VsMember
@@ -57,6 +60,8 @@ final class VsMember
     private volatile long viewId = -1;
     private volatile boolean sending = true;
     private volatile Subgroup callbackTarget;
+    private volatile long stallNextViewMillis;
+    private volatile long stallTrimMillis;
     private boolean callbackSendTold;
     private long delivered;
     private long hash = 0xcbf29ce484222325L;
@@ -119,6 +124,18 @@ final class VsMember
                 {
                     final String command = Files.readString(cmd).trim();
                     Files.delete(cmd);
+                    if (command.startsWith("stall-trim "))
+                    {
+                        stallTrimMillis = Long.parseLong(command.substring("stall-trim ".length()));
+                        say("member %d: STALL armed: %d ms in the first message of the next trim", me, stallTrimMillis);
+                        continue;
+                    }
+                    if (command.startsWith("stall-view "))
+                    {
+                        stallNextViewMillis = Long.parseLong(command.substring("stall-view ".length()));
+                        say("member %d: STALL armed: %d ms in the next view callback", me, stallNextViewMillis);
+                        continue;
+                    }
                     stopSending(sender);
                     say("member %d: SENT-OK incarnation=%d count=%d", me, incarnation, sentOk);
                     final boolean ok = "leave".equals(command) ? group.leave(Duration.ofSeconds(30))
@@ -209,6 +226,21 @@ final class VsMember
 
     private void onMessage(final Message m)
     {
+        final long stallTrim = stallTrimMillis;
+        if (stallTrim > 0)
+        {
+            final String role = io.weft.predicates.ProtocolThread.role();
+            if (role != null && role.startsWith("membership"))
+            {
+                stallTrimMillis = 0;
+                say("member %d: STALL of the membership thread for %d ms in a trim delivery", me, stallTrim);
+                stall(stallTrim);
+            }
+            else
+            {
+                LockSupport.parkNanos(2_000_000L); // a backlog of stable messages builds for the trim to deliver
+            }
+        }
         final int sender = m.segment().get(INT, m.offset());
         final int inc = m.segment().get(INT, m.offset() + 4);
         final long counter = m.segment().get(LONG, m.offset() + 8);
@@ -256,8 +288,25 @@ final class VsMember
         }
     }
 
+    /** Holds the calling thread for the whole time: the protocol unparks its threads, so one park is not enough. */
+    private static void stall(final long millis)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        for (long left = deadline - System.nanoTime(); left > 0; left = deadline - System.nanoTime())
+        {
+            LockSupport.parkNanos(left);
+        }
+    }
+
     private void onView(final View view)
     {
+        final long stall = stallNextViewMillis;
+        if (stall > 0 && view.id() > 0)
+        {
+            stallNextViewMillis = 0;
+            say("member %d: STALL of the membership thread for %d ms in the callback of view %d", me, stall, view.id());
+            stall(stall);
+        }
         viewId = view.id();
         try
         {

@@ -58,4 +58,38 @@ class WedgeTest
             run.endAndCheck();
         }
     }
+
+    /**
+     * Issue 13, item 4: a member whose membership thread is stuck in a trim delivery (a delivery callback that does
+     * not return, 60 s here) used to keep heartbeating from its detector thread while the others waited for it to
+     * finish the view change. It now stops heartbeating after the failure timeout, and the others remove it.
+     */
+    @Test
+    void aMemberStuckInATrimDeliveryIsRemovedInsteadOfHoldingUpTheGroup() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.TCP, 5, List.of(), dir))
+        {
+            for (int id = 0; id < 5; id++)
+            {
+                run.start(id, false);
+            }
+            for (int id = 0; id < 5; id++)
+            {
+                run.awaitReady(id);
+            }
+            run.command(3, "stall-trim 60000");
+            run.process(3).awaitOutput("member 3: STALL armed", Duration.ofSeconds(10));
+            Thread.sleep(500); // its slow deliveries build a backlog
+            run.kill(4);
+            run.process(3).awaitOutput("member 3: STALL of the membership thread", Duration.ofSeconds(30));
+            for (int id = 0; id < 3; id++)
+            {
+                final String members = run.awaitView(id, 2, Duration.ofSeconds(40)).getValue();
+                assertEquals("[0, 1, 2]", members, "member " + id + " after removing the stuck member");
+            }
+            assertTrue(run.process(3).output().contains("stops heartbeating"), run.process(3).output());
+            run.kill(3);
+            run.endAndCheck();
+        }
+    }
 }

@@ -44,6 +44,7 @@ final class FailureDetector implements AutoCloseable
     private final List<Integer> memberIds;
     private final long intervalNanos;
     private final double timeoutMillis;
+    private final long timeoutNanos;
     private final double graceMillis;
     private final Consumer<String> onMinority;
     private final PhiAccrual[] detectors;
@@ -53,6 +54,8 @@ final class FailureDetector implements AutoCloseable
     private final Thread thread;
     private volatile boolean running = true;
     private volatile boolean minority;
+    private volatile long callbackSince;
+    private boolean stallReported;
     private long beat;
 
     FailureDetector(final Sst sst, final Column heartbeat, final Column suspected,
@@ -70,6 +73,7 @@ final class FailureDetector implements AutoCloseable
         this.memberIds = memberIds;
         this.intervalNanos = config.heartbeatInterval().toNanos();
         this.timeoutMillis = config.failureTimeout().toMillis();
+        this.timeoutNanos = config.failureTimeout().toNanos();
         this.onMinority = onMinority;
         final int rows = sst.rows();
         final double interval = config.heartbeatInterval().toMillis();
@@ -85,6 +89,17 @@ final class FailureDetector implements AutoCloseable
         this.thread = Thread.ofPlatform().name("weft-fd-" + memberIds.get(sst.myRank())).daemon(true).unstarted(this::run);
         // the transport's own reports (process exit, broken connection) are suspicions too
         sst.addFailureListener((rank, reason) -> suspect(rank, reason));
+    }
+
+    /** The membership thread enters application code (trim deliveries): heartbeats stop if it stays too long. */
+    void enterCallback()
+    {
+        callbackSince = System.nanoTime() | 1; // never 0 while inside
+    }
+
+    void leaveCallback()
+    {
+        callbackSince = 0;
     }
 
     void start()
@@ -142,6 +157,18 @@ final class FailureDetector implements AutoCloseable
 
     private void tick(final long now)
     {
+        final long since = callbackSince;
+        if (since != 0 && now - since > timeoutNanos)
+        {
+            if (!stallReported)
+            {
+                stallReported = true;
+                LOG.error("member {}: the membership thread has been in a delivery callback for more than {} ms; this " +
+                    "member stops heartbeating so that the others remove it instead of waiting for it",
+                    memberIds.get(sst.myRank()), (long)timeoutMillis);
+            }
+            return;
+        }
         sst.setCounter(heartbeat, ++beat);
         sst.offer(heartbeat, sst.others()); // never waits behind data queued for a frozen peer: skips it
 

@@ -307,7 +307,15 @@ final class ViewChange
         {
             return false; // delivered only once every trusted survivor holds it: a next leader then adopts it
         }
-        g.deliverTrim(trim);
+        e.detector.enterCallback(); // a callback stuck here would hold up everyone while this member heartbeats
+        try
+        {
+            g.deliverTrim(trim);
+        }
+        finally
+        {
+            e.detector.leaveCallback();
+        }
         trims.put(name, trim);
         LOG.info("member {}: subgroup {} trimmed at {} in view {}", e.idAt(me), name, Arrays.toString(trim), e.view.id());
         return true;
