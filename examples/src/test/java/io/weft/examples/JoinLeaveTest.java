@@ -39,14 +39,7 @@ class JoinLeaveTest
     {
         try (VsRun run = new VsRun(TransportKind.TCP, 4, List.of(0, 1, 2), dir))
         {
-            for (int id = 0; id < 3; id++)
-            {
-                run.start(id, false);
-            }
-            for (int id = 0; id < 3; id++)
-            {
-                run.awaitReady(id);
-            }
+            run.startReady(3);
             Thread.sleep(1000);
             final MemberProcess joiner = run.start(3, true);
             final Map.Entry<Long, String> view = run.awaitView(3, 1, Duration.ofSeconds(60));
@@ -66,14 +59,7 @@ class JoinLeaveTest
     {
         try (VsRun run = new VsRun(TransportKind.SHM, 4, List.of(), dir))
         {
-            for (int id = 0; id < 4; id++)
-            {
-                run.start(id, false);
-            }
-            for (int id = 0; id < 4; id++)
-            {
-                run.awaitReady(id);
-            }
+            run.startReady(4);
             Thread.sleep(1000);
             run.command(2, "leave");
             final String out = run.awaitExit(2);
@@ -101,14 +87,7 @@ class JoinLeaveTest
     {
         try (VsRun run = new VsRun(TransportKind.TCP, 4, List.of(0, 1, 2), dir))
         {
-            for (int id = 0; id < 3; id++)
-            {
-                run.start(id, false);
-            }
-            for (int id = 0; id < 3; id++)
-            {
-                run.awaitReady(id);
-            }
+            run.startReady(3);
             // a joiner with the wrong secret: refused, it says why and exits non-zero
             final String wrong = Files.readString(run.file).replace(VsRun.SECRET, "not-the-group-secret-42");
             final Path wrongFile = Files.writeString(dir.resolve("wrong.conf"), wrong);

@@ -79,14 +79,7 @@ class VirtualSynchronyTest
     {
         try (VsRun run = vsRun)
         {
-            for (int id = 0; id < 5; id++)
-            {
-                run.start(id, false);
-            }
-            for (int id = 0; id < 5; id++)
-            {
-                run.awaitReady(id);
-            }
+            run.startReady(5);
             Thread.sleep(1500); // mid-stream
             long killedAt = 0;
             for (final int v : victims)

@@ -68,6 +68,19 @@ final class VsRun implements AutoCloseable
         return p;
     }
 
+    /** Starts members {@code 0..count-1} of view 0 (with {@code extra} arguments) and waits until each is ready. */
+    void startReady(final int count, final String... extra) throws Exception
+    {
+        for (int id = 0; id < count; id++)
+        {
+            start(id, false, extra);
+        }
+        for (int id = 0; id < count; id++)
+        {
+            awaitReady(id);
+        }
+    }
+
     MemberProcess process(final int id)
     {
         return live.get(id);

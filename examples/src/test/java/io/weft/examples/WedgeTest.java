@@ -34,13 +34,9 @@ class WedgeTest
     {
         try (VsRun run = new VsRun(TransportKind.TCP, 3, List.of(), dir))
         {
+            run.startReady(3, "--callback-send");
             for (int id = 0; id < 3; id++)
             {
-                run.start(id, false, "--callback-send");
-            }
-            for (int id = 0; id < 3; id++)
-            {
-                run.awaitReady(id);
                 run.process(id).awaitOutput("member " + id + ": CALLBACK-SEND ", Duration.ofSeconds(30));
                 final String out = run.process(id).output();
                 assertTrue(out.contains("member " + id + ": CALLBACK-SEND refused: subgroup all: a send that waits " +
@@ -69,14 +65,7 @@ class WedgeTest
     {
         try (VsRun run = new VsRun(TransportKind.TCP, 5, List.of(), dir))
         {
-            for (int id = 0; id < 5; id++)
-            {
-                run.start(id, false);
-            }
-            for (int id = 0; id < 5; id++)
-            {
-                run.awaitReady(id);
-            }
+            run.startReady(5);
             run.command(3, "stall-trim 60000");
             run.process(3).awaitOutput("member 3: STALL armed", Duration.ofSeconds(10));
             Thread.sleep(500); // its slow deliveries build a backlog

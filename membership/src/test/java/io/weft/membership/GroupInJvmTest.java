@@ -13,9 +13,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -26,37 +23,21 @@ class GroupInJvmTest
 {
     static List<Group> openAll(final WeftConfig config, final List<List<long[]>> logs) throws Exception
     {
-        final List<CompletableFuture<Group>> opening = new ArrayList<>();
+        final List<GroupBuilder> builders = new ArrayList<>();
         for (int i = 0; i < config.group().size(); i++)
         {
-            final WeftConfig member = config.forMember(i);
             final List<long[]> log = new ArrayList<>();
             logs.add(log);
-            opening.add(io.weft.sst.harness.Async.open(() -> Group.builder(member).onDelivery("all", m ->
+            builders.add(Group.builder(config.forMember(i)).onDelivery("all", m ->
             {
                 synchronized (log)
                 {
                     log.add(new long[] {m.senderId(), m.index(), m.seq(), m.byteAt(0),
                         ByteBuffer.wrap(m.bytes()).getLong() & 0x00ff_ffff_ffff_ffffL});
                 }
-            }).open()));
+            }));
         }
-        final List<Group> groups = new ArrayList<>();
-        for (final CompletableFuture<Group> f : opening)
-        {
-            groups.add(f.get(60, TimeUnit.SECONDS));
-        }
-        return groups;
-    }
-
-    static void await(final BooleanSupplier c, final String what) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!c.getAsBoolean())
-        {
-            assertTrue(System.nanoTime() < deadline, "timed out: " + what);
-            Thread.sleep(2);
-        }
+        return InJvmGroups.open(builders);
     }
 
     @ParameterizedTest
@@ -98,7 +79,7 @@ class GroupInJvmTest
                 }
                 for (final List<long[]> log : logs)
                 {
-                    await(() ->
+                    InJvmGroups.await(() ->
                     {
                         synchronized (log)
                         {
