@@ -105,7 +105,7 @@ final class FrameDecoder
     }
 
     /** Why a frame header is invalid, or null. */
-    String check(final byte type, final int length, final int offset)
+    private String check(final byte type, final int length, final int offset)
     {
         if (type != Frame.PUSH && type != Frame.PUSH_TRACKED && type != Frame.ACK)
         {
