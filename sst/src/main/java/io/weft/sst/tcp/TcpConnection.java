@@ -49,8 +49,11 @@ final class TcpConnection
     /** Bytes of the send buffer that only pushes which never wait may use. */
     static final int HEADROOM = 4096;
 
-    /** Freed by the garbage collector once the connection is unreachable: a pusher never meets a freed buffer. */
-    private final Arena arena = Arena.ofAuto();
+    /**
+     * The send and receive buffers, freed when the connection closes: every access to the send buffer is under
+     * {@link #lock} after a state check, and only the selector thread, which closes, touches the receive buffer.
+     */
+    private final Arena arena = Arena.ofShared();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition drained = lock.newCondition();
     private final MemorySegment sendSegment;
@@ -210,6 +213,7 @@ final class TcpConnection
         }
     }
 
+    /** Selector thread only (it alone reads the receive buffer). */
     void close(final String reason)
     {
         lock.lock();
@@ -228,6 +232,7 @@ final class TcpConnection
             tracked.forEach(t -> t.completion.completeExceptionally(failure));
             tracked.clear();
             drained.signalAll();
+            arena.close(); // under the lock, state CLOSED: no pusher is inside or will touch the buffers again
         }
         finally
         {
