@@ -5,7 +5,6 @@ import io.weft.config.MemberAddress;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
-import io.weft.predicates.ProtocolThread;
 import io.weft.smc.Claim;
 import io.weft.smc.SmcSubgroup;
 
@@ -337,12 +336,12 @@ public final class Group implements AutoCloseable
     long send(final String name, final byte[] bytes, final int offset, final int length, final Claim claim,
         final long timeoutNanos)
     {
-        ProtocolThread.refuseWait(name, "send", timeoutNanos);
         final long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
+        long wait = timeoutNanos; // the whole timeout at first: a protocol thread's refusal names what it was given
         while (true)
         {
             final Epoch e = current.epoch();
-            final long index = engine(name).send(bytes, offset, length, claim, Math.max(0, deadline - System.nanoTime()));
+            final long index = engine(name).send(bytes, offset, length, claim, Math.max(0, wait));
             if (index != SmcSubgroup.WEDGED)
             {
                 return index;
@@ -351,17 +350,18 @@ public final class Group implements AutoCloseable
             {
                 return SmcSubgroup.BACK_PRESSURED;
             }
+            wait = deadline - System.nanoTime();
         }
     }
 
     long claim(final String name, final int length, final Claim claim, final long timeoutNanos)
     {
-        ProtocolThread.refuseWait(name, "claim", timeoutNanos);
         final long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
+        long wait = timeoutNanos; // the whole timeout at first: a protocol thread's refusal names what it was given
         while (true)
         {
             final Epoch e = current.epoch();
-            final long index = engine(name).claim(length, claim, Math.max(0, deadline - System.nanoTime()));
+            final long index = engine(name).claim(length, claim, Math.max(0, wait));
             if (index != SmcSubgroup.WEDGED)
             {
                 return index;
@@ -370,6 +370,7 @@ public final class Group implements AutoCloseable
             {
                 return SmcSubgroup.BACK_PRESSURED;
             }
+            wait = deadline - System.nanoTime();
         }
     }
 

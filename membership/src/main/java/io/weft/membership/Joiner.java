@@ -25,6 +25,7 @@ final class Joiner
 {
     private static final Logger LOG = LoggerFactory.getLogger(Joiner.class);
     private static final int CONNECT_TIMEOUT_MS = 1000;
+    private static final String NO_ANSWER = "no member answered";
 
     /** The first view of a joiner and the application state to install before delivering in it. */
     record Admission(View view, byte[] state)
@@ -63,7 +64,7 @@ final class Joiner
                 others.add(m);
             }
         }
-        String last = "no member answered";
+        String last = NO_ANSWER;
         int next = 0;
         Integer redirect = null;
         while (System.nanoTime() < deadline)
@@ -92,7 +93,7 @@ final class Joiner
             }
             catch (final IOException ex)
             {
-                if (!(ex instanceof java.net.SocketTimeoutException && System.nanoTime() >= deadline && knowsWhy(last)))
+                if (!(ex instanceof java.net.SocketTimeoutException && System.nanoTime() >= deadline && !NO_ANSWER.equals(last)))
                 {
                     last = "member " + target.id() + " at " + target.host() + ":" + target.controlPort() + ": " + ex;
                 } // else: the join timeout cut the last attempt short; the error before it says more
@@ -102,12 +103,6 @@ final class Joiner
         }
         throw new IllegalStateException("member " + config.memberId() + " could not join group " +
             config.group().name() + " within " + config.membership().joinTimeout() + ": " + last);
-    }
-
-    /** A failure before this attempt explains more than a timeout cut short by the join deadline. */
-    private static boolean knowsWhy(final String last)
-    {
-        return !"no member answered".equals(last);
     }
 
     private enum Outcome

@@ -37,9 +37,9 @@ final class Handshakes
     private final TransportContext context;
     private final WeftConfig config;
     private final TcpOptions options;
-    private final int rows;
+    /** This member's hello (unsigned): what every peer's must match. */
+    private final Hello mine;
     private final int myRank;
-    private final int rowSize;
     private final Selector selector;
     private final ServerSocketChannel server;
     private final TcpConnection[] connections;
@@ -58,9 +58,9 @@ final class Handshakes
         this.context = context;
         this.config = context.config();
         this.options = config.transport().tcp();
-        this.rows = context.rows();
         this.myRank = context.myRank();
-        this.rowSize = context.layout().rowSize();
+        this.mine = Hello.hello(context.layout().checksum(), context.rows(), context.layout().rowSize(),
+            config.memberId(), myRank, config.group().name());
         this.selector = selector;
         this.server = server;
         this.connections = connections;
@@ -68,7 +68,7 @@ final class Handshakes
         this.resolved = resolved;
         this.opened = opened;
         this.resolve = resolve;
-        this.redialAt = new long[rows];
+        this.redialAt = new long[context.rows()];
     }
 
     /** The last refusal a peer sent us while opening, for the connect-timeout error. */
@@ -222,11 +222,6 @@ final class Handshakes
         return config.membership().secret();
     }
 
-    private Hello myHello()
-    {
-        return Hello.hello(context.layout().checksum(), rows, rowSize, config.memberId(), myRank, config.group().name());
-    }
-
     /**
      * Takes the next handshake message of a connection: the challenge (dialler), the dialler's hello (acceptor) or
      * the acceptor's hello (dialler), and moves the connection on; any mismatch or failed proof refuses and closes
@@ -264,7 +259,7 @@ final class Handshakes
             }
             c.nonce = Hello.freshNonce();
             c.state = TcpConnection.State.AWAIT_REPLY;
-            c.sendHandshake(myHello().signed(secret(), Hello.DIAL, c.nonce, hello.nonce()));
+            c.sendHandshake(mine.signed(secret(), Hello.DIAL, c.nonce, hello.nonce()));
             return false;
         }
         if (hello.kind() != Hello.HELLO)
@@ -299,7 +294,7 @@ final class Handshakes
         c.peerRank = rank;
         if (!c.outbound)
         {
-            c.sendHandshake(myHello().signed(secret(), Hello.ACCEPT, Hello.freshNonce(), hello.nonce()));
+            c.sendHandshake(mine.signed(secret(), Hello.ACCEPT, Hello.freshNonce(), hello.nonce()));
         }
         c.state = TcpConnection.State.ESTABLISHED;
         connections[rank] = c;
@@ -314,11 +309,11 @@ final class Handshakes
         {
             return "group '" + h.group() + "', this member is in '" + config.group().name() + "'";
         }
-        if (h.layoutChecksum() != context.layout().checksum() || h.rows() != rows || h.rowSize() != rowSize)
+        if (h.layoutChecksum() != mine.layoutChecksum() || h.rows() != mine.rows() || h.rowSize() != mine.rowSize())
         {
             return "layout checksum " + Long.toHexString(h.layoutChecksum()) + " with " + h.rows() + " rows of " +
-                h.rowSize() + " bytes, this member has " + Long.toHexString(context.layout().checksum()) + " with " +
-                rows + " rows of " + rowSize + " bytes";
+                h.rowSize() + " bytes, this member has " + Long.toHexString(mine.layoutChecksum()) + " with " +
+                mine.rows() + " rows of " + mine.rowSize() + " bytes";
         }
         final int rank = config.group().rankOf(h.memberId());
         if (rank < 0 || rank != h.rank())
@@ -389,11 +384,11 @@ final class Handshakes
 
     private int sendBufferBytes()
     {
-        return Math.max(options.sendBufferBytes(), 2 * (rowSize + Frame.HEADER + Frame.ID) + TcpConnection.HEADROOM);
+        return Math.max(options.sendBufferBytes(), 2 * (mine.rowSize() + Frame.HEADER + Frame.ID) + TcpConnection.HEADROOM);
     }
 
     private int recvBufferBytes()
     {
-        return Math.max(256 * 1024, 2 * (rowSize + Frame.HEADER + Frame.ID));
+        return Math.max(256 * 1024, 2 * (mine.rowSize() + Frame.HEADER + Frame.ID));
     }
 }

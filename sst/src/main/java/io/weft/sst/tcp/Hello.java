@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
-import java.util.Arrays;
 
 /**
  * The versioned handshake of a tcp connection, before any push is applied. Fixed {@value #SIZE} bytes, so that
@@ -189,24 +188,6 @@ record Hello(int kind, long layoutChecksum, int rows, int rowSize, int memberId,
         {
             src.position(start + SIZE);
         }
-    }
-
-    @Override
-    public boolean equals(final Object o)
-    {
-        return o instanceof Hello h && kind == h.kind && Arrays.equals(fields, h.fields) && Arrays.equals(nonce, h.nonce);
-    }
-
-    @Override
-    public int hashCode()
-    {
-        return Arrays.hashCode(fields) * 31 + kind;
-    }
-
-    @Override
-    public String toString()
-    {
-        return "Hello[kind " + kind + ", member " + memberId + ", rank " + rank + ", group " + group + "]";
     }
 
     /** Thrown for a handshake that must be refused; the message is the logged and returned reason. */
