@@ -93,10 +93,10 @@ final class Joiner
             }
             catch (final IOException ex)
             {
-                if (!(ex instanceof java.net.SocketTimeoutException && System.nanoTime() >= deadline && !NO_ANSWER.equals(last)))
+                if (!(ex instanceof java.net.SocketTimeoutException) || NO_ANSWER.equals(last))
                 {
                     last = "member " + target.id() + " at " + target.host() + ":" + target.controlPort() + ": " + ex;
-                } // else: the join timeout cut the last attempt short; the error before it says more
+                } // else: a timeout (often the join deadline cutting an attempt short) says less than the error before
             }
             LOG.debug("join attempt failed: {}", last);
             LockSupport.parkNanos(200_000_000L);
