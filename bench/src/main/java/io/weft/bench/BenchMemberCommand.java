@@ -5,6 +5,11 @@ import io.weft.bench.steady.Payload;
 import io.weft.bench.steady.SteadyClock;
 import io.weft.config.ConfigLoader;
 import io.weft.config.WeftConfig;
+import io.weft.dds.Codecs;
+import io.weft.dds.DataWriter;
+import io.weft.dds.DomainParticipant;
+import io.weft.dds.Loan;
+import io.weft.dds.Topic;
 import io.weft.membership.Group;
 import io.weft.membership.Subgroup;
 import io.weft.smc.BatchStats;
@@ -61,6 +66,9 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         description = "Test hook: flip one payload byte of this message after its checksum is written.")
     long corruptMessage;
 
+    @Option(names = "--qos", description = "Send and read through a DDS topic of this QoS level (the topic 'bench').")
+    String qos;
+
     private final CountDownLatch complete = new CountDownLatch(1);
     private Deliveries deliveries;
 
@@ -70,11 +78,31 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         final WeftConfig c = ConfigLoader.load(config, Map.of("weft.member.id", member));
         deliveries = new Deliveries(member, c.group().members().size(), activeSenders);
         final long callbackNanos = callbackMicros * 1000;
-        final Group group = Group.builder(c).onDelivery("bench", m -> onMessage(m, callbackNanos)).open();
-        final Subgroup s = group.subgroup("bench");
+        final DomainParticipant participant;
+        final Group group;
+        final Subgroup s;
+        final Slots slots;
+        if (qos == null)
+        {
+            participant = null;
+            group = Group.builder(c).onDelivery("bench", m -> onMessage(m, callbackNanos)).open();
+            s = group.subgroup("bench");
+            slots = claims(s);
+        }
+        else
+        {
+            // the DDS path a user takes: a typed reader (bytes copied out of the slot), a writer's loan in place
+            participant = DomainParticipant.builder(c).create();
+            final Topic<byte[]> topic = participant.topic("bench", Codecs.bytes());
+            participant.createReader(topic, (bytes, info) -> onBytes(bytes, callbackNanos));
+            participant.enable(false);
+            group = participant.group();
+            s = group.subgroup(c.dds().topic("bench").subgroupName());
+            slots = s.isSender() ? loans(participant.createWriter(topic)) : null;
+        }
         final SteadyClock clock = SteadyClock.awaitGo(warmupNanos, measureNanos);
         deliveries.clock(clock);
-        final long sent = s.isSender() ? send(s, clock) : 0;
+        final long sent = s.isSender() ? send(slots, clock) : 0;
         if (!complete.await(clock.stopAt() - System.nanoTime() + TimeUnit.SECONDS.toNanos(60), TimeUnit.NANOSECONDS))
         {
             System.out.println("bench member " + member + ": END did not arrive from every sender within 60 s");
@@ -92,8 +120,80 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         {
             System.out.println(clock.report(member, size, sent, deliveries, extra.toString()));
         }
-        group.finish(Duration.ofSeconds(30));
+        if (participant != null)
+        {
+            participant.finish(Duration.ofSeconds(30));
+        }
+        else
+        {
+            group.finish(Duration.ofSeconds(30));
+        }
         return deliveries.complete() ? 0 : 4;
+    }
+
+    /** Where a sender builds its next message: the address of a claimed slot, committed with its length. */
+    private interface Slots
+    {
+        long claim(int length);
+
+        void commit(int length);
+    }
+
+    private static Slots claims(final Subgroup s)
+    {
+        final Claim claim = new Claim();
+        return new Slots()
+        {
+            @Override
+            public long claim(final int length)
+            {
+                if (s.claim(length, claim, Duration.ofMinutes(1)) < 0)
+                {
+                    throw new IllegalStateException("back-pressured for a minute: the group is stuck");
+                }
+                return claim.segment().address() + claim.offset();
+            }
+
+            @Override
+            public void commit(final int length)
+            {
+                claim.commit(length);
+            }
+        };
+    }
+
+    private static Slots loans(final DataWriter<byte[]> writer)
+    {
+        return new Slots()
+        {
+            private Loan loan;
+
+            @Override
+            public long claim(final int length)
+            {
+                loan = writer.loan(Duration.ofMinutes(1));
+                if (loan == null)
+                {
+                    throw new IllegalStateException("back-pressured for a minute: the group is stuck");
+                }
+                return loan.segment().address() + loan.offset();
+            }
+
+            @Override
+            public void commit(final int length)
+            {
+                loan.commit(length);
+            }
+        };
+    }
+
+    private synchronized void onBytes(final byte[] bytes, final long callbackNanos)
+    {
+        if (deliveries.onMessage(bytes, 0, bytes.length))
+        {
+            complete.countDown();
+        }
+        spin(callbackNanos);
     }
 
     private synchronized void onMessage(final Message m, final long callbackNanos)
@@ -103,9 +203,14 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         {
             complete.countDown();
         }
-        if (callbackNanos > 0)
+        spin(callbackNanos);
+    }
+
+    private static void spin(final long nanos)
+    {
+        if (nanos > 0)
         {
-            final long until = System.nanoTime() + callbackNanos;
+            final long until = System.nanoTime() + nanos;
             while (System.nanoTime() < until)
             {
                 Thread.onSpinWait();
@@ -113,9 +218,8 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         }
     }
 
-    private long send(final Subgroup s, final SteadyClock clock)
+    private long send(final Slots slots, final SteadyClock clock)
     {
-        final Claim claim = new Claim();
         final UnsafeBuffer slot = new UnsafeBuffer(0, 0);
         final long delayNanos = delayMicros * 1000;
         final long interval = rate > 0 ? 1_000_000_000L / rate : 0;
@@ -126,14 +230,13 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
             {
                 clock.pace(i, interval);
             }
-            claim(s, claim, size);
-            slot.wrap(claim.segment().address() + claim.offset(), size);
+            slot.wrap(slots.claim(size), size);
             Payload.write(slot, 0, size, Payload.KIND_DATA, member, i, System.nanoTime());
             if (i == corruptMessage)
             {
                 slot.putByte(size - 1, (byte)~slot.getByte(size - 1));
             }
-            claim.commit(size);
+            slots.commit(size);
             i++;
             if (delayNanos > 0)
             {
@@ -144,19 +247,10 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
                 }
             }
         }
-        claim(s, claim, Payload.HEADER_LENGTH);
-        slot.wrap(claim.segment().address() + claim.offset(), Payload.HEADER_LENGTH);
+        slot.wrap(slots.claim(Payload.HEADER_LENGTH), Payload.HEADER_LENGTH);
         Payload.write(slot, 0, Payload.HEADER_LENGTH, Payload.KIND_END, member, i, System.nanoTime());
-        claim.commit(Payload.HEADER_LENGTH);
+        slots.commit(Payload.HEADER_LENGTH);
         return i;
-    }
-
-    private static void claim(final Subgroup s, final Claim claim, final int length)
-    {
-        if (s.claim(length, claim, Duration.ofMinutes(1)) < 0)
-        {
-            throw new IllegalStateException("back-pressured for a minute: the group is stuck");
-        }
     }
 
     private static void field(final StringBuilder json, final String name, final Object value)

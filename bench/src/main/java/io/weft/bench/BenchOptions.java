@@ -43,6 +43,9 @@ final class BenchOptions
     @Option(names = "--json", description = "Print JSON rows instead of a table.")
     boolean json;
 
+    /** A DDS topic of this QoS level instead of a raw subgroup (set by {@code bench dds}); null: the Group API. */
+    io.weft.config.QosLevel qos;
+
     /** Test hook (not an option): member 0 flips a payload byte of this message after writing its checksum. */
     long corruptMessage = -1;
 

@@ -3,7 +3,9 @@ package io.weft.bench;
 import io.weft.config.ConfigWriter;
 import io.weft.config.DeliveryMode;
 import io.weft.config.SmcConfig;
+import io.weft.config.DdsConfig;
 import io.weft.config.SubgroupConfig;
+import io.weft.config.TopicConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
 import io.weft.bench.steady.SteadyRun;
@@ -101,12 +103,20 @@ final class BenchRunner
     {
         final int senders = o.senderCount();
         final List<Integer> senderIds = IntStream.range(0, senders).boxed().toList();
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName("bench-" + ProcessHandle.current().pid())
-            .members(io.weft.examples.LocalGroups.loopbackMembers(o.members)).transport(TransportKind.parse("--transport", o.transport))
-            .rdma(o.rdma.options())
-            .subgroups(List.of(new SubgroupConfig("bench", List.of(), senderIds, o.slots(), o.size, DeliveryMode.ORDERED)))
-            .smc(smc).build();
         final Path dir = Files.createTempDirectory("weft-bench");
+        final WeftConfig.Builder builder = WeftConfig.builder().memberId(0).groupName("bench-" + ProcessHandle.current().pid())
+            .members(io.weft.examples.LocalGroups.loopbackMembers(o.members)).transport(TransportKind.parse("--transport", o.transport))
+            .rdma(o.rdma.options()).smc(smc);
+        if (o.qos == null)
+        {
+            builder.subgroups(List.of(new SubgroupConfig("bench", List.of(), senderIds, o.slots(), o.size, DeliveryMode.ORDERED)));
+        }
+        else
+        {
+            builder.dds(new DdsConfig(dir.resolve("logs"), List.of(new TopicConfig("bench", 1, o.qos, senderIds, List.of(),
+                o.slots(), o.size, 1024))));
+        }
+        final WeftConfig config = builder.build();
         final Path file = Files.writeString(dir.resolve("bench.conf"), ConfigWriter.render(config));
         final int delayedCount = o.delayMicros <= 0 ? 0 : o.delayed.equals("one") ? 1 : Math.max(1, senders / 2);
         try
@@ -121,13 +131,18 @@ final class BenchRunner
                     "--measure-ns", String.valueOf(o.steady.measure.toNanos()), "--delay-us",
                     String.valueOf(delayed ? o.delayMicros : 0), "--callback-us", String.valueOf(o.callbackMicros),
                     "--active-senders", String.valueOf(senders), "--rate", String.valueOf(rate)));
+                if (o.qos != null)
+                {
+                    args.addAll(List.of("--qos", o.qos.configName()));
+                }
                 if (i == 0 && o.corruptMessage >= 0)
                 {
                     args.addAll(List.of("--corrupt-message", String.valueOf(o.corruptMessage)));
                 }
                 members.add(new SteadyRun.Member("b" + i, Main.class, args));
             }
-            return SteadyRun.run(members, o.steady.warmup.toNanos(), o.steady.measure.toNanos(), true, log);
+            return SteadyRun.run(members, o.steady.warmup.toNanos(), o.steady.measure.toNanos(),
+                o.qos != io.weft.config.QosLevel.UNORDERED, log);
         }
         finally
         {
@@ -156,14 +171,13 @@ final class BenchRunner
 
     static void deleteTree(final Path dir) throws IOException
     {
-        try (var files = Files.list(dir))
+        try (var paths = Files.walk(dir))
         {
-            for (final Path f : files.toList())
+            for (final Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList())
             {
-                Files.deleteIfExists(f);
+                Files.deleteIfExists(p);
             }
         }
-        Files.deleteIfExists(dir);
     }
 
     static void print(final List<Row> rows, final boolean json, final PrintStream out)

@@ -28,6 +28,8 @@ public final class ConfigLoader
     public static final String REFERENCE_RESOURCE = "weft-reference.conf";
     private static final Set<String> MEMBER_KEYS = Set.of("id", "host", "sst-port", "control-port");
     private static final Set<String> SUBGROUP_KEYS = Set.of("name", "members", "senders", "window", "max-payload", "mode");
+    private static final Set<String> TOPIC_KEYS = Set.of("name", "id", "qos", "publishers", "subscribers", "window",
+        "max-sample", "history");
 
     private static volatile Config reference;
 
@@ -123,6 +125,7 @@ public final class ConfigLoader
         b.failure = new FailureConfig(duration(c, "weft.failure.heartbeat-interval"),
             duration(c, "weft.failure.failure-timeout"));
         b.subgroups = subgroups(c, b.transportKind);
+        b.dds = new DdsConfig(Path.of(string(c, "weft.dds.log-directory")), topics(c, b.transportKind));
         b.smc = new SmcConfig(bool(c, "weft.smc.send-batching"), bool(c, "weft.smc.receive-batching"),
             bool(c, "weft.smc.delivery-batching"), bool(c, "weft.smc.null-sends"), bool(c, "weft.smc.early-lock-release"),
             bool(c, "weft.smc.lazy-nulls"));
@@ -196,33 +199,47 @@ public final class ConfigLoader
         return result;
     }
 
-    private static List<SubgroupConfig> subgroups(final Config c, final TransportKind kind)
+    /** The objects of the list at {@code key}, each checked to have only {@code keys}; named {@code what} in errors. */
+    private static List<ConfigObject> objects(final Config c, final String key, final Set<String> keys,
+        final String what)
     {
-        final String key = "weft.subgroups";
         final ConfigValue value = c.getValue(key);
         if (value.valueType() != ConfigValueType.LIST)
         {
-            throw new WeftConfigException(key, value.unwrapped(), "must be a list of subgroup objects");
+            throw new WeftConfigException(key, value.unwrapped(), "must be a list of " + what + " objects");
         }
-        final List<SubgroupConfig> result = new ArrayList<>();
+        final List<ConfigObject> result = new ArrayList<>();
         final ConfigList list = (ConfigList)value;
         for (int i = 0; i < list.size(); i++)
         {
             final String at = key + "[" + i + "]";
             if (list.get(i).valueType() != ConfigValueType.OBJECT)
             {
-                throw new WeftConfigException(at, list.get(i).unwrapped(), "must be an object " + SUBGROUP_KEYS);
+                throw new WeftConfigException(at, list.get(i).unwrapped(), "must be an object " + keys);
             }
             final ConfigObject object = (ConfigObject)list.get(i);
             for (final String k : object.keySet())
             {
-                if (!SUBGROUP_KEYS.contains(k))
+                if (!keys.contains(k))
                 {
                     throw new WeftConfigException(at + "." + k, object.get(k).unwrapped(),
-                        "unknown key; a subgroup has " + SUBGROUP_KEYS);
+                        "unknown key; a " + what + " has " + keys);
                 }
             }
-            final Config s = object.toConfig().withFallback(c.getConfig("weft.subgroup-defaults"));
+            result.add(object);
+        }
+        return result;
+    }
+
+    private static List<SubgroupConfig> subgroups(final Config c, final TransportKind kind)
+    {
+        final String key = "weft.subgroups";
+        final List<SubgroupConfig> result = new ArrayList<>();
+        final List<ConfigObject> list = objects(c, key, SUBGROUP_KEYS, "subgroup");
+        for (int i = 0; i < list.size(); i++)
+        {
+            final String at = key + "[" + i + "]";
+            final Config s = list.get(i).toConfig().withFallback(c.getConfig("weft.subgroup-defaults"));
             final int maxPayload = bytes(s, "max-payload", at + ".max-payload");
             final boolean auto = s.getValue("window").valueType() == ConfigValueType.STRING &&
                 "auto".equals(s.getValue("window").unwrapped());
@@ -230,6 +247,32 @@ public final class ConfigLoader
                 ids(s, "senders", at + ".senders"),
                 auto ? SubgroupConfig.autoWindow(kind, maxPayload) : intValue(s, "window", at + ".window"),
                 maxPayload, DeliveryMode.parse(at + ".mode", string(s, "mode", at + ".mode"))));
+        }
+        return result;
+    }
+
+    private static List<TopicConfig> topics(final Config c, final TransportKind kind)
+    {
+        final String key = "weft.dds.topics";
+        final List<TopicConfig> result = new ArrayList<>();
+        final List<ConfigObject> list = objects(c, key, TOPIC_KEYS, "topic");
+        for (int i = 0; i < list.size(); i++)
+        {
+            final String at = key + "[" + i + "]";
+            final ConfigObject object = list.get(i);
+            if (!object.containsKey("name") || !object.containsKey("id"))
+            {
+                throw new WeftConfigException(at, object.unwrapped(), "must have a name and an id (0..255)");
+            }
+            final Config t = object.toConfig().withFallback(c.getConfig("weft.dds.topic-defaults"));
+            final int maxSample = bytes(t, "max-sample", at + ".max-sample");
+            final boolean auto = t.getValue("window").valueType() == ConfigValueType.STRING &&
+                "auto".equals(t.getValue("window").unwrapped());
+            result.add(new TopicConfig(string(t, "name", at + ".name"), intValue(t, "id", at + ".id"),
+                QosLevel.parse(at + ".qos", string(t, "qos", at + ".qos")), ids(t, "publishers", at + ".publishers"),
+                ids(t, "subscribers", at + ".subscribers"),
+                auto ? SubgroupConfig.autoWindow(kind, maxSample) : intValue(t, "window", at + ".window"), maxSample,
+                intValue(t, "history", at + ".history")));
         }
         return result;
     }

@@ -20,9 +20,14 @@ public final class ConfigWriter
             .map(m -> "      { id = %d, host = \"%s\", sst-port = %d, control-port = %d }"
                 .formatted(m.id(), m.host(), m.sstPort(), m.controlPort()))
             .collect(Collectors.joining(",\n"));
-        final String subgroups = c.subgroups().stream()
+        final String subgroups = c.declaredSubgroups().stream()
             .map(s -> "    { name = \"%s\", members = %s, senders = %s, window = %d, max-payload = %d, mode = %s }"
                 .formatted(s.name(), ids(s.members()), ids(s.senders()), s.window(), s.maxPayload(), s.mode().configName()))
+            .collect(Collectors.joining(",\n"));
+        final String topics = c.dds().topics().stream()
+            .map(t -> ("    { name = \"%s\", id = %d, qos = %s, publishers = %s, subscribers = %s, window = %d, " +
+                "max-sample = %d, history = %d }").formatted(t.name(), t.id(), t.qos().configName(), ids(t.publishers()),
+                ids(t.subscribers()), t.window(), t.maxSample(), t.history()))
             .collect(Collectors.joining(",\n"));
         return """
             weft {
@@ -80,6 +85,12 @@ public final class ConfigWriter
                 send-during-view-change = %s
                 join-timeout = %dms
               }
+              dds {
+                log-directory = %s
+                topics = [
+            %s
+                ]
+              }
             }
             """.formatted(c.memberId(), c.group().name(), members, c.transport().kind().configName(),
             c.transport().connectTimeout().toMillis(), c.transport().shm().directory(),
@@ -91,6 +102,7 @@ public final class ConfigWriter
             c.smc().sendBatching(), c.smc().receiveBatching(), c.smc().deliveryBatching(), c.smc().nullSends(),
             c.smc().earlyLockRelease(), c.smc().lazyNulls(), ids(c.membership().initialView()),
             c.membership().secret() == null ? "null" : com.typesafe.config.ConfigUtil.quoteString(c.membership().secret()),
-            c.membership().sendDuringViewChange().configName(), c.membership().joinTimeout().toMillis());
+            c.membership().sendDuringViewChange().configName(), c.membership().joinTimeout().toMillis(),
+            com.typesafe.config.ConfigUtil.quoteString(c.dds().logDirectory().toString()), topics);
     }
 }

@@ -25,9 +25,10 @@ import java.util.List;
  * @param subgroups the subgroups of view 0, each with its own multicast stream.
  * @param smc       the Spindle optimisation switches of the small-message multicast.
  * @param membership view 0, the join secret and sends during view changes.
+ * @param dds       the DDS topics of the domain; each adds its subgroup ({@code dds.<topic>}) to {@code subgroups}.
  */
 public record WeftConfig(int memberId, GroupConfig group, TransportConfig transport, IdleConfig idle,
-    FailureConfig failure, List<SubgroupConfig> subgroups, SmcConfig smc, MembershipConfig membership)
+    FailureConfig failure, List<SubgroupConfig> subgroups, SmcConfig smc, MembershipConfig membership, DdsConfig dds)
 {
     public WeftConfig
     {
@@ -40,13 +41,38 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
         WeftConfigException.check(smc != null, "weft.smc", null, "must be present");
         WeftConfigException.check(membership != null, "weft.membership", null, "must be present");
         membership.validateAgainst(group);
+        dds = dds == null ? DdsConfig.NONE : dds;
         subgroups = List.copyOf(subgroups == null ? List.of() : subgroups);
         final java.util.Set<String> names = new java.util.HashSet<>();
         for (final SubgroupConfig s : subgroups)
         {
             WeftConfigException.check(names.add(s.name()), "weft.subgroups[].name", s.name(), "must be unique");
             s.validateAgainst(group);
+            final DdsConfig topics = dds;
+            WeftConfigException.check(!s.name().startsWith(TopicConfig.SUBGROUP_PREFIX) || topics.topics().stream()
+                .anyMatch(t -> t.subgroupName().equals(s.name())), "weft.subgroups[].name", s.name(),
+                "must not start with '" + TopicConfig.SUBGROUP_PREFIX + "' (the subgroups of DDS topics)");
         }
+    }
+
+    /** The subgroups with each topic's subgroup appended, unless already there. */
+    private static List<SubgroupConfig> withTopics(final List<SubgroupConfig> subgroups, final DdsConfig dds)
+    {
+        final List<SubgroupConfig> all = new ArrayList<>(subgroups);
+        for (final TopicConfig t : dds.topics())
+        {
+            if (subgroups.stream().noneMatch(s -> s.name().equals(t.subgroupName())))
+            {
+                all.add(t.subgroup());
+            }
+        }
+        return List.copyOf(all);
+    }
+
+    /** The subgroups declared as such, without those of DDS topics. */
+    public List<SubgroupConfig> declaredSubgroups()
+    {
+        return subgroups.stream().filter(s -> !s.name().startsWith(TopicConfig.SUBGROUP_PREFIX)).toList();
     }
 
     /** The subgroup named {@code name}. */
@@ -72,13 +98,13 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
     /** @return the same configuration for another member of the same group. */
     public WeftConfig forMember(final int otherMemberId)
     {
-        return new WeftConfig(otherMemberId, group, transport, idle, failure, subgroups, smc, membership);
+        return new WeftConfig(otherMemberId, group, transport, idle, failure, subgroups, smc, membership, dds);
     }
 
     /** @return the same configuration for another view: its member list (named per view) and subgroups. */
     public WeftConfig forView(final GroupConfig viewGroup, final List<SubgroupConfig> viewSubgroups)
     {
-        return new WeftConfig(memberId, viewGroup, transport, idle, failure, viewSubgroups, smc, membership);
+        return new WeftConfig(memberId, viewGroup, transport, idle, failure, viewSubgroups, smc, membership, dds);
     }
 
     /** @return a builder preset with the reference defaults. */
@@ -103,6 +129,7 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
         List<SubgroupConfig> subgroups = new ArrayList<>();
         SmcConfig smc;
         MembershipConfig membership;
+        DdsConfig dds = DdsConfig.NONE;
 
         Builder()
         {
@@ -198,11 +225,23 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
             return this;
         }
 
+        public Builder dds(final DdsConfig dds)
+        {
+            this.dds = dds;
+            return this;
+        }
+
         public WeftConfig build()
         {
-            return new WeftConfig(memberId, new GroupConfig(groupName, members),
+            final GroupConfig group = new GroupConfig(groupName, members);
+            final DdsConfig topics = dds == null ? DdsConfig.NONE : dds;
+            for (final TopicConfig t : topics.topics())
+            {
+                t.validateAgainst(group); // here, not per view: a view may lack a publisher or subscriber
+            }
+            return new WeftConfig(memberId, group,
                 new TransportConfig(transportKind, connectTimeout, new ShmOptions(shmDirectory), tcp, rdma), idle, failure,
-                subgroups, smc, membership);
+                withTopics(subgroups, topics), smc, membership, topics);
         }
     }
 }

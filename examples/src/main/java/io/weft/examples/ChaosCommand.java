@@ -4,6 +4,7 @@ import io.weft.config.ConfigWriter;
 import io.weft.config.MemberAddress;
 import io.weft.config.MembershipConfig;
 import io.weft.config.SubgroupConfig;
+import io.weft.config.TcpOptions;
 import io.weft.config.TransportKind;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
@@ -33,17 +34,31 @@ import java.util.regex.Matcher;
  * (SIGSTOP past the failure timeout: alive with open connections but silent, like a cut or hung link; resumed, it
  * finds itself removed and stops), restarted (joining again with the same id), added, or leave gracefully; a
  * member's membership thread stalls (1.5 s in a view callback) during the view change of a kill; a member leaves
- * while the leader is frozen (the leave in flight, known to all, until the leader resumes). After every
- * step it waits for the view to settle and checks the virtual-synchrony invariants on every member's delivery log
- * ({@link VsCheck}); at the end every surviving member must hold the same state and no successful send may be lost.
- * Same seed, same schedule of faults (the moments they hit the message stream differ).
+ * while the leader is frozen (the leave in flight, known to all, until the leader resumes).
+ *
+ * <p>Full send buffers: 1 KiB messages, windows of 400, 64 KiB send buffers over 32 KiB socket buffers (about
+ * 200 KiB per connection with the kernel's); half of the freezes come with a burst (every other member sends 400
+ * messages as fast as its window allows), so that on tcp their send buffers to the frozen member fill (their pushes
+ * wait at most a failure timeout, then fail it). With root, the members live in two network namespaces joined by a
+ * veth pair (the lower two thirds of the ids in one, the rest in the other), and two more faults cut the link: a
+ * partition (the side with a majority of the view installs a view without the other side, whose members stop with
+ * the minority error), and a partition with a leave in flight (the leader frozen while a member of the majority side
+ * announces its leave, then the cut: the leaver counts on neither side). The link is healed after each; the stopped
+ * members may join again later.
+ *
+ * <p>After every step it waits for the view to settle and checks the virtual-synchrony invariants on every member's
+ * delivery log ({@link VsCheck}); at the end every surviving member must hold the same state and no successful send
+ * may be lost. Same seed, same schedule of faults (the moments they hit the message stream differ).
  */
 @Command(name = "chaos", description = "Randomized fault injection (kill -9, freeze, restart, join, leave, a stalled " +
-    "membership thread, a leave while the leader is frozen) that " +
+    "membership thread, a leave while the leader is frozen, full tcp send buffers, and with root a network partition " +
+    "with or without a leave in flight) that " +
     "checks the virtual-synchrony invariants after every step; exits 0 only if they all hold.")
 final class ChaosCommand implements Callable<Integer>
 {
     private static final Duration SETTLE = Duration.ofSeconds(40);
+    private static final int MESSAGE_SIZE = 1024;
+    private static final int WINDOW = 400;
 
     @Option(names = "--seed", description = "Seed of the fault schedule (default: random, printed for replay).")
     Long seed;
@@ -69,6 +84,8 @@ final class ChaosCommand implements Callable<Integer>
     private final List<Long> killToView = new ArrayList<>();
     private final List<String> violations = new ArrayList<>();
     private MemberProcesses processes;
+    private Namespaces ns;
+    private int partitions;
     private Path file;
     private Path work;
     private int started;
@@ -84,19 +101,68 @@ final class ChaosCommand implements Callable<Integer>
         final long s = seed == null ? new Random().nextLong() : seed;
         final Random random = new Random(s);
         final boolean ownDir = dir == null;
+        final TransportKind kind = TransportKind.parse("--transport", transport);
         work = ownDir ? Files.createTempDirectory("weft-chaos") : Files.createDirectories(dir);
         out.printf("chaos: seed %d, %s, %d members + 1 joiner, %d msgs/s each, %s; logs in %s%n", s, transport,
             members, rate, duration, work);
-        final WeftConfig config = config(TransportKind.parse("--transport", transport));
-        file = Files.writeString(work.resolve("group.conf"), ConfigWriter.render(config));
+        final String noNamespaces = kind != TransportKind.TCP ? "shm has no network to cut" : Namespaces.unavailable();
+        final Thread cleanup = Thread.ofPlatform().unstarted(this::closeNamespaces);
         try
         {
-            return run(config, random, s, ownDir);
+            if (noNamespaces == null)
+            {
+                final long pid = ProcessHandle.current().pid();
+                ns = new Namespaces("c" + Long.toString(pid % 10_000, 36), 230 + (int)(pid % 20));
+                Runtime.getRuntime().addShutdownHook(cleanup);
+            }
+            out.printf("chaos: partitions %s%n", ns == null ? "off: " + noNamespaces : "on: ids " + sideA() +
+                " in namespace " + ns.a + ", the others in " + ns.b);
+            final WeftConfig config = config(kind);
+            file = Files.writeString(work.resolve("group.conf"), ConfigWriter.render(config));
+            try
+            {
+                return run(config, random, s, ownDir);
+            }
+            finally
+            {
+                removeShmFiles(config);
+            }
         }
         finally
         {
-            removeShmFiles(config);
+            closeNamespaces();
+            if (ns != null)
+            {
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+            }
         }
+    }
+
+    private synchronized void closeNamespaces()
+    {
+        if (ns != null)
+        {
+            ns.close();
+        }
+    }
+
+    /**
+     * Ids that live in namespace A: the lower two thirds of the ids (the spare joiner's included), so that most
+     * views have a side with a majority to cut away the other.
+     */
+    private List<Integer> sideA()
+    {
+        final List<Integer> ids = new ArrayList<>();
+        for (int id = 0; inA(id); id++)
+        {
+            ids.add(id);
+        }
+        return ids;
+    }
+
+    private boolean inA(final int id)
+    {
+        return id < (2 * (members + 1) + 2) / 3;
     }
 
     private int run(final WeftConfig config, final Random random, final long s, final boolean ownDir) throws Exception
@@ -151,7 +217,8 @@ final class ChaosCommand implements Callable<Integer>
                 final ServerSocket b = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
                 sockets.add(a);
                 sockets.add(b);
-                book.add(new MemberAddress(id, "127.0.0.1", a.getLocalPort(), b.getLocalPort()));
+                final String host = ns == null ? "127.0.0.1" : inA(id) ? ns.addressA : ns.addressB;
+                book.add(new MemberAddress(id, host, a.getLocalPort(), b.getLocalPort()));
             }
         }
         finally
@@ -168,7 +235,8 @@ final class ChaosCommand implements Callable<Integer>
         }
         return WeftConfig.builder().memberId(0).groupName("chaos" + Long.toHexString(System.nanoTime() & 0xffffff))
             .members(book).transport(kind).connectTimeout(Duration.ofSeconds(30))
-            .subgroups(List.of(SubgroupConfig.allMembers("all", 100, 64)))
+            .tcp(new TcpOptions(TcpOptions.MIN_SEND_BUFFER, 32 * 1024, true))
+            .subgroups(List.of(SubgroupConfig.allMembers("all", WINDOW, MESSAGE_SIZE)))
             .membership(new MembershipConfig(initial, "chaos-secret-" + Long.toHexString(new Random().nextLong()),
                 ViewChangeSends.WAIT, Duration.ofSeconds(60)))
             .build();
@@ -177,12 +245,14 @@ final class ChaosCommand implements Callable<Integer>
     private void start(final int id, final boolean join)
     {
         final List<String> args = new ArrayList<>(List.of("vs-member", "--config", file.toString(), "--member",
-            String.valueOf(id), "--dir", work.toString(), "--rate", String.valueOf(rate), "--timeout", "PT30M"));
+            String.valueOf(id), "--dir", work.toString(), "--rate", String.valueOf(rate), "--size",
+            String.valueOf(MESSAGE_SIZE), "--timeout", "PT30M"));
         if (join)
         {
             args.add("--join");
         }
-        live.put(id, processes.start("m" + id + "." + started++, Weft.class, args));
+        final List<String> prefix = ns == null ? List.of() : ns.exec(inA(id) ? ns.a : ns.b);
+        live.put(id, processes.startWith(prefix, "m" + id + "." + started++, Weft.class, List.of(), args));
         deadIds.remove(Integer.valueOf(id));
     }
 
@@ -190,8 +260,17 @@ final class ChaosCommand implements Callable<Integer>
     private String act(final Random random) throws Exception
     {
         final List<Integer> ids = new ArrayList<>(new TreeSet<>(live.keySet()));
-        final int roll = random.nextInt(13);
-        if (roll >= 10 && ids.size() >= 4)
+        int roll = random.nextInt(15);
+        if (roll >= 13 && ns != null)
+        {
+            final String partition = partition(random, ids, roll == 14);
+            if (partition != null)
+            {
+                return partition;
+            }
+            roll = 0; // no side would hold a majority: a join instead, which makes one likelier next time
+        }
+        if (roll >= 10 && roll < 13 && ids.size() >= 4)
         {
             return roll == 10 ? stallDuringKill(random, ids) : leaveWhileLeaderFrozen(random, ids);
         }
@@ -201,7 +280,7 @@ final class ChaosCommand implements Callable<Integer>
             start(id, true);
             return "member " + id + " joins";
         }
-        if (roll < 6)
+        if (roll < 6 || roll >= 13)
         {
             final int count = ids.size() >= 5 && random.nextInt(4) == 0 ? 2 : 1;
             Collections.shuffle(ids, random);
@@ -231,6 +310,14 @@ final class ChaosCommand implements Callable<Integer>
         final Process p = processes.process(live.remove(id));
         signal("STOP", p.pid());
         deadIds.add(id);
+        final boolean burst = roll == 9;
+        if (burst)
+        {
+            for (final int other : live.keySet())
+            {
+                VsMember.command(work, other, "burst " + WINDOW);
+            }
+        }
         final boolean removed = settle("freeze " + id);
         signal("CONT", p.pid());
         if (removed && (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != VsMember.EXIT_STOPPED))
@@ -239,7 +326,8 @@ final class ChaosCommand implements Callable<Integer>
                 "(exit " + (p.isAlive() ? "none" : p.exitValue()) + ")");
             p.destroyForcibly();
         }
-        return "member " + id + " frozen past the failure timeout, removed, resumed and stopped";
+        return "member " + id + " frozen past the failure timeout" + (burst ? " during a burst that fills the send " +
+            "buffers to it" : "") + ", removed, resumed and stopped";
     }
 
     private long pendingKill;
@@ -285,6 +373,89 @@ final class ChaosCommand implements Callable<Integer>
         }
         deadIds.add(leaver);
         return "member " + leaver + " leaves while leader " + leader + " is frozen for 0.8 s";
+    }
+
+    /**
+     * Cuts the link between the namespaces past the failure timeout. The side holding a majority of the view (with a
+     * leave in flight: of the members that stay) must install a view of its own and go on; every member of the other
+     * side must stop with the minority error. Returns null, having done nothing, when no side would hold a majority.
+     */
+    private String partition(final Random random, final List<Integer> ids, final boolean leaveInFlight) throws Exception
+    {
+        final List<Integer> a = ids.stream().filter(this::inA).toList();
+        final List<Integer> b = ids.stream().filter(id -> !inA(id)).toList();
+        final List<Integer> major = a.size() > b.size() ? a : b;
+        final List<Integer> minor = major == a ? b : a;
+        final int leader = Integer.parseInt(lastView(live.get(ids.get(0))).group(3).split(",")[0].trim());
+        final List<Integer> leavers = major.stream().filter(id -> id != leader).toList();
+        final int staying = leaveInFlight ? ids.size() - 1 : ids.size();
+        if (minor.isEmpty() || 2 * (major.size() - (leaveInFlight ? 1 : 0)) <= staying ||
+            (leaveInFlight && (!major.contains(leader) || leavers.isEmpty())))
+        {
+            return null;
+        }
+        partitions++;
+        int leaver = -1;
+        final long begin = System.nanoTime();
+        try
+        {
+            if (leaveInFlight)
+            {
+                leaver = leavers.get(random.nextInt(leavers.size()));
+                final Process frozen = processes.process(live.get(leader));
+                signal("STOP", frozen.pid());
+                try
+                {
+                    VsMember.command(work, leaver, "leave");
+                    TimeUnit.MILLISECONDS.sleep(500); // the leave flag reaches every member; the leader cannot act
+                    ns.cut();
+                    TimeUnit.MILLISECONDS.sleep(300);
+                }
+                finally
+                {
+                    signal("CONT", frozen.pid());
+                }
+            }
+            else
+            {
+                ns.cut();
+            }
+            final Map<Integer, Process> stopped = new HashMap<>();
+            for (final int id : minor)
+            {
+                stopped.put(id, processes.process(live.remove(id)));
+                deadIds.add(id);
+            }
+            final Process left = leaver < 0 ? null : processes.process(live.remove(leaver));
+            if (leaver >= 0)
+            {
+                deadIds.add(leaver);
+            }
+            settle("partition " + major + " | " + minor);
+            for (final Map.Entry<Integer, Process> m : stopped.entrySet())
+            {
+                final Process p = m.getValue();
+                if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != VsMember.EXIT_STOPPED)
+                {
+                    violations.add("member " + m.getKey() + " on the minority side did not stop with the minority " +
+                        "error (exit " + (p.isAlive() ? "none" : p.exitValue()) + ")");
+                    p.destroyForcibly();
+                }
+            }
+            if (left != null && (!left.waitFor(60, TimeUnit.SECONDS) || left.exitValue() != 0))
+            {
+                violations.add("member " + leaver + " did not leave cleanly during the partition (exit " +
+                    (left.isAlive() ? "none" : left.exitValue()) + ")");
+                left.destroyForcibly();
+            }
+        }
+        finally
+        {
+            ns.heal();
+        }
+        return String.format("partition %s | %s%s, majority on in %d ms, minority stopped, healed", major, minor,
+            leaver < 0 ? "" : " with member " + leaver + "'s leave in flight (leader " + leader + " frozen)",
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin));
     }
 
     private void awaitLine(final int id, final String text) throws InterruptedException
@@ -436,6 +607,13 @@ final class ChaosCommand implements Callable<Integer>
 
     private int report(final long s, final boolean ownDir) throws IOException
     {
+        long fullBuffers = 0;
+        for (int i = 0; i < started; i++)
+        {
+            fullBuffers += processes.lines(i).stream().filter(l -> l.contains("the peer took no data for")).count();
+        }
+        out.printf("chaos: %d partitions; %d failures found by a push that waited a failure timeout on a full send " +
+            "buffer%n", partitions, fullBuffers);
         if (!killToView.isEmpty())
         {
             final List<Long> sorted = new ArrayList<>(killToView);

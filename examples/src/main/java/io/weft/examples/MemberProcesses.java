@@ -46,7 +46,17 @@ public final class MemberProcesses implements AutoCloseable
     /** {@link #start(String, Class, List)} with {@code jvmArgs} after this JVM's flags (heap size, collector). */
     public int start(final String name, final Class<?> main, final List<String> jvmArgs, final List<String> args)
     {
-        final List<String> command = new ArrayList<>();
+        return startWith(List.of(), name, main, jvmArgs, args);
+    }
+
+    /**
+     * {@link #start(String, Class, List, List)} behind a command {@code prefix} that execs the JVM (for example
+     * {@code ip netns exec NS}), so that the process and its pid are the JVM's.
+     */
+    public int startWith(final List<String> prefix, final String name, final Class<?> main, final List<String> jvmArgs,
+        final List<String> args)
+    {
+        final List<String> command = new ArrayList<>(prefix);
         command.add(ProcessHandle.current().info().command()
             .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         for (final String arg : ManagementFactory.getRuntimeMXBean().getInputArguments())

@@ -62,6 +62,7 @@ final class VsMember
     private volatile Subgroup callbackTarget;
     private volatile long stallNextViewMillis;
     private volatile long stallTrimMillis;
+    private final java.util.concurrent.atomic.AtomicLong burst = new java.util.concurrent.atomic.AtomicLong();
     private boolean callbackSendTold;
     private long delivered;
     private long hash = 0xcbf29ce484222325L;
@@ -128,6 +129,13 @@ final class VsMember
                     {
                         stallTrimMillis = Long.parseLong(command.substring("stall-trim ".length()));
                         say("member %d: STALL armed: %d ms in the first message of the next trim", me, stallTrimMillis);
+                        continue;
+                    }
+                    if (command.startsWith("burst "))
+                    {
+                        burst.addAndGet(Long.parseLong(command.substring("burst ".length())));
+                        say("member %d: BURST of %s messages as fast as the window allows", me,
+                            command.substring("burst ".length()));
                         continue;
                     }
                     if (command.startsWith("stall-view "))
@@ -208,7 +216,12 @@ final class VsMember
                 }
                 return;
             }
-            if (period > 0)
+            if (burst.get() > 0)
+            {
+                burst.decrementAndGet(); // only this thread takes from the burst
+                next = System.nanoTime();
+            }
+            else if (period > 0)
             {
                 next += period;
                 final long wait = next - System.nanoTime();

@@ -12,7 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -53,12 +52,6 @@ class FailureDetectionTest
         return members;
     }
 
-    private static void signal(final MemberProcess p, final String signal) throws IOException, InterruptedException
-    {
-        final Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(p.pid())).inheritIO().start();
-        assertTrue(kill.waitFor() == 0, "kill -" + signal + " failed");
-    }
-
     private static WeftConfig config(final TransportKind kind)
     {
         return McRun.config(kind, 3, List.of(SubgroupConfig.allMembers("g", 16, 64)), SmcConfig.SPINDLE);
@@ -72,7 +65,7 @@ class FailureDetectionTest
         try (Members members = start(config))
         {
             final MemberProcess frozen = members.processes().get(2);
-            signal(frozen, "STOP");
+            frozen.signal("STOP");
             // failure-timeout is 2 s: suspicion within 3x, with room for a loaded 2-core machine. A survivor either
             // sees the silence itself or learns it from the other survivor first (suspicions spread).
             int bySilence = 0;
@@ -92,7 +85,7 @@ class FailureDetectionTest
                 assertFalse(out.contains("MINORITY"), "one suspect of three is not a minority:\n" + out);
             }
             assertTrue(bySilence >= 1, "nobody detected the silence itself");
-            signal(frozen, "CONT");
+            frozen.signal("CONT");
         }
     }
 
@@ -103,13 +96,13 @@ class FailureDetectionTest
         final WeftConfig config = config(kind);
         try (Members members = start(config))
         {
-            signal(members.processes().get(1), "STOP");
-            signal(members.processes().get(2), "STOP");
+            members.processes().get(1).signal("STOP");
+            members.processes().get(2).signal("STOP");
             final MemberProcess alone = members.processes().get(0);
             alone.awaitOutput("MINORITY: member 0 is in a minority partition: it suspects members [1, 2]",
                 Duration.ofSeconds(20));
-            signal(members.processes().get(1), "CONT");
-            signal(members.processes().get(2), "CONT");
+            members.processes().get(1).signal("CONT");
+            members.processes().get(2).signal("CONT");
         }
     }
 
@@ -135,7 +128,7 @@ class FailureDetectionTest
         try (Members members = start(config, 1024))
         {
             final MemberProcess frozen = members.processes().get(2);
-            signal(frozen, "STOP");
+            frozen.signal("STOP");
             for (int i = 0; i < 2; i++)
             {
                 final MemberProcess survivor = members.processes().get(i);
@@ -147,7 +140,7 @@ class FailureDetectionTest
                     "a live member was suspected (its heartbeats queued behind data):\n" + out);
                 assertFalse(out.contains("MINORITY"), out);
             }
-            signal(frozen, "CONT");
+            frozen.signal("CONT");
         }
     }
 }

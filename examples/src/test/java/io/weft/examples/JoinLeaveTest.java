@@ -1,6 +1,10 @@
 package io.weft.examples;
 
+import io.weft.config.DeliveryMode;
+import io.weft.config.FailureConfig;
+import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
+import io.weft.sst.harness.TestGroups;
 import io.weft.sst.harness.MemberProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,6 +54,45 @@ class JoinLeaveTest
                 assertEquals("[0, 1, 2, 3]", run.awaitView(id, 1, Duration.ofSeconds(30)).getValue());
             }
             Thread.sleep(1500);
+            run.endAndCheck();
+        }
+    }
+
+    /**
+     * Issue 13, item 7: a join and the leader's own leave committed in one view change. The leader admits joiners
+     * after the change; it used to return on its own leave first, and the joiner waited for a view that never came.
+     * Member 1 is frozen (well under a failure timeout of 10 s) so that the leader cannot commit the join alone
+     * before its leave is proposed too; the leader sends nothing, so its leave is announced at once.
+     */
+    @Test
+    void aJoinCommittedWithTheLeadersOwnLeaveIsAdmitted() throws Exception
+    {
+        final SubgroupConfig subgroup = new SubgroupConfig("all", List.of(), List.of(1, 2), 100, 64, DeliveryMode.ORDERED);
+        final FailureConfig failure = new FailureConfig(Duration.ofMillis(100), Duration.ofSeconds(10));
+        try (VsRun run = new VsRun(TransportKind.TCP, TestGroups.config(TransportKind.TCP, 4).transport().rdma(), 4,
+            List.of(0, 1, 2), dir, subgroup, failure))
+        {
+            run.startReady(3);
+            final MemberProcess leader = run.process(0);
+            run.process(1).signal("STOP");
+            try
+            {
+                run.start(3, true);
+                leader.awaitOutput("leader 0 proposes failed [], left [], joined [3]", Duration.ofSeconds(60));
+                run.command(0, "leave");
+                leader.awaitOutput("leader 0 proposes failed [], left [0], joined [3]", Duration.ofSeconds(30));
+            }
+            finally
+            {
+                run.process(1).signal("CONT");
+            }
+            assertEquals("[1, 2, 3]", run.awaitView(3, 1, Duration.ofSeconds(60)).getValue(),
+                "the joiner was not admitted by the leader that left in the same change");
+            for (final int id : List.of(1, 2))
+            {
+                assertEquals("[1, 2, 3]", run.awaitView(id, 1, Duration.ofSeconds(30)).getValue());
+            }
+            assertTrue(run.awaitExit(0).contains("member 0 left the group at the end of view 0"), leader.output());
             run.endAndCheck();
         }
     }

@@ -105,7 +105,7 @@ class PartitionTest
             try (Members members = new Members(config))
             {
                 final List<MemberProcess> p = startReady(ns, 2, config, members);
-                signal(p.get(0), "STOP"); // the leader cannot propose the leave; 2 s failure timeout, frozen < 1 s
+                p.get(0).signal("STOP"); // the leader cannot propose the leave; 2 s failure timeout, frozen < 1 s
                 try
                 {
                     VsMember.command(dir, 4, "leave");
@@ -115,7 +115,7 @@ class PartitionTest
                 }
                 finally
                 {
-                    signal(p.get(0), "CONT");
+                    p.get(0).signal("CONT");
                 }
                 for (int id = 0; id < 4; id++)
                 {
@@ -165,11 +165,5 @@ class PartitionTest
             p.get(id).awaitOutput("member " + id + ": READY", Duration.ofSeconds(90));
         }
         return p;
-    }
-
-    private static void signal(final MemberProcess p, final String signal) throws Exception
-    {
-        final Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(p.pid())).inheritIO().start();
-        assertEquals(0, kill.waitFor(), "kill -" + signal + " " + p.pid());
     }
 }

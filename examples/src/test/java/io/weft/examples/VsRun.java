@@ -1,5 +1,6 @@
 package io.weft.examples;
 
+import io.weft.config.FailureConfig;
 import io.weft.config.MembershipConfig;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
@@ -42,10 +43,18 @@ final class VsRun implements AutoCloseable
     VsRun(final TransportKind kind, final io.weft.config.RdmaOptions rdma, final int addressBook,
         final List<Integer> initialView, final Path dir)
     {
+        this(kind, rdma, addressBook, initialView, dir, SubgroupConfig.allMembers("all", 100, 64),
+            TestGroups.config(kind, addressBook).failure());
+    }
+
+    /** A group of {@code addressBook} ids with one subgroup and the given failure detection. */
+    VsRun(final TransportKind kind, final io.weft.config.RdmaOptions rdma, final int addressBook,
+        final List<Integer> initialView, final Path dir, final SubgroupConfig subgroup, final FailureConfig failure)
+    {
         final WeftConfig base = TestGroups.config(kind, addressBook);
         this.config = WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
-            .transport(kind).rdma(rdma).connectTimeout(Duration.ofSeconds(30))
-            .subgroups(List.of(SubgroupConfig.allMembers("all", 100, 64)))
+            .transport(kind).rdma(rdma).connectTimeout(Duration.ofSeconds(30)).subgroups(List.of(subgroup))
+            .failure(failure)
             .membership(new MembershipConfig(initialView, SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(60)))
             .build();
         this.dir = dir;

@@ -126,7 +126,7 @@ final class Epoch implements AutoCloseable, MembershipTable
             base.transport().tcp(), base.transport().rdma());
         final MembershipConfig m = base.membership();
         return new WeftConfig(base.memberId(), group, transport, base.idle(), base.failure(), subgroups, base.smc(),
-            new MembershipConfig(List.of(), m.secret(), m.sendDuringViewChange(), m.joinTimeout()));
+            new MembershipConfig(List.of(), m.secret(), m.sendDuringViewChange(), m.joinTimeout()), base.dds());
     }
 
     /**

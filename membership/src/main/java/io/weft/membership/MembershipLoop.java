@@ -250,8 +250,32 @@ final class MembershipLoop implements Runnable
             LOG.info("member {} left the group at the end of {}", me, old.view);
             return;
         }
-        old.close();
-        install(openEpoch(view), resend);
+        final Map<String, Long> persisted = persistedCounts(old);
+        old.close(); // first: the next view's table listens on the same port
+        final Epoch next = openEpoch(view);
+        persisted.forEach((name, count) ->
+        {
+            final SmcSubgroup g = next.engine(name);
+            if (g != null)
+            {
+                g.publishPersisted(count);
+            }
+        });
+        install(next, resend);
+    }
+
+    /** This member's persisted count per subgroup: it goes on in the next view, before anything is delivered there. */
+    private static Map<String, Long> persistedCounts(final Epoch old)
+    {
+        final Map<String, Long> counts = new HashMap<>();
+        old.smc.subgroups().forEach((name, g) ->
+        {
+            if (g.persisted() >= 0)
+            {
+                counts.put(name, g.persisted());
+            }
+        });
+        return counts;
     }
 
     /** This member's messages outside the trim of each subgroup it sends in, to be sent again in the next view. */

@@ -104,6 +104,25 @@ public final class Subgroup
         return group.claim(name, length, claim, 0);
     }
 
+    /**
+     * Publishes how far this member has made what it delivered durable: a count of the application's choosing,
+     * monotone for the member's lifetime (for example samples appended to a log). It is carried into every next view.
+     * Call it from this subgroup's delivery callback or from one other thread at a time.
+     */
+    public void markPersisted(final long count)
+    {
+        group.engine(name).publishPersisted(count);
+    }
+
+    /**
+     * The durability frontier: the least count marked persisted over the members of the current view that have not
+     * failed; -1 while one of them has marked none.
+     */
+    public long persistedFrontier()
+    {
+        return group.engine(name).persistedFrontier();
+    }
+
     /** Null messages this member sent in the current view to keep the round-robin order moving (a run of k counts k). */
     public long nullsSent()
     {

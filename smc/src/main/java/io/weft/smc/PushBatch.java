@@ -44,6 +44,15 @@ final class PushBatch
         post(!flushAfterPass);
     }
 
+    /** Pushes one range at once, from a thread that is not running a trigger (the deferred ones are not touched). */
+    void pushNow(final long rowOffset, final long length)
+    {
+        if (targets.length > 0)
+        {
+            sst.push(rowOffset, length, targets);
+        }
+    }
+
     /** Posts the deferred pushes in order and flushes now (off the predicate thread). */
     void flushNow()
     {

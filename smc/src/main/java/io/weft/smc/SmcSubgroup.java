@@ -288,6 +288,48 @@ public final class SmcSubgroup
         return !ordered || ring.isWedged() || ring.isClosed() || delivery.caughtUp();
     }
 
+    /**
+     * Publishes how far this member has made its deliveries durable: an application count, monotone across views
+     * (for example samples appended to a log). From a delivery callback of this subgroup the push leaves with the
+     * trigger's other pushes, after its lock is released; from any other thread it leaves at once. One thread at a
+     * time.
+     */
+    public void publishPersisted(final long count)
+    {
+        sst.setCounter(layout.persisted, count);
+        if (receiveLock.isHeldByCurrentThread())
+        {
+            pushes.add(layout.persisted.offset(), 8);
+        }
+        else
+        {
+            pushes.pushNow(layout.persisted.offset(), 8);
+        }
+    }
+
+    /** What this member last published with {@link #publishPersisted}; -1 if nothing yet in this view. */
+    public long persisted()
+    {
+        return sst.counter(sst.myRank(), layout.persisted);
+    }
+
+    /**
+     * The durability frontier: the least count published with {@link #publishPersisted} over the members not
+     * failed; -1 while one of them has published none in this view.
+     */
+    public long persistedFrontier()
+    {
+        long min = Long.MAX_VALUE;
+        for (final int r : layout.memberRanks)
+        {
+            if (r == sst.myRank() || !sst.isFailedOrFrozen(r))
+            {
+                min = Math.min(min, sst.counter(r, layout.persisted));
+            }
+        }
+        return min;
+    }
+
     /** True once every message this member published has been delivered here (ordered mode). */
     public boolean ownSendsDelivered()
     {

@@ -16,6 +16,7 @@ import java.util.List;
  *   &lt;name&gt;.received    counter per sender: highest message index received with no gap
  *   &lt;name&gt;.seqNum      counter: highest global sequence number received with no gap
  *   &lt;name&gt;.delivered   counter: highest global sequence number delivered
+ *   &lt;name&gt;.persisted   counter: how far this member made its deliveries durable (an application count)
  *   &lt;name&gt;.slots       window slots of header + max-payload bytes (used in senders' rows)
  * </pre>
  */
@@ -31,6 +32,7 @@ public final class SubgroupLayout
     Column received;
     Column seqNum;
     Column delivered;
+    Column persisted;
     Column slots;
 
     private SubgroupLayout(final SubgroupConfig config, final GroupConfig group)
@@ -59,7 +61,7 @@ public final class SubgroupLayout
             final SubgroupLayout l = new SubgroupLayout(sg, group);
             final String p = sg.name() + ".";
             layout.counter(p + "published").counters(p + "received", l.senderRanks.length).counter(p + "seqNum")
-                .counter(p + "delivered").bytes(p + "slots", sg.window() * l.slotSize);
+                .counter(p + "delivered").counter(p + "persisted").bytes(p + "slots", sg.window() * l.slotSize);
             result.add(l);
         }
         return result;
@@ -73,6 +75,7 @@ public final class SubgroupLayout
         received = built.column(p + "received");
         seqNum = built.column(p + "seqNum");
         delivered = built.column(p + "delivered");
+        persisted = built.column(p + "persisted");
         slots = built.column(p + "slots");
     }
 

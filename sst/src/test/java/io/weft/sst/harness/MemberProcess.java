@@ -124,6 +124,16 @@ public final class MemberProcess implements AutoCloseable
         }
     }
 
+    /** Sends a signal by name ({@code STOP} freezes the process, {@code CONT} resumes it); fails if kill fails. */
+    public void signal(final String signal) throws IOException, InterruptedException
+    {
+        final Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0)
+        {
+            throw new IOException("kill -" + signal + " " + process.pid() + " failed");
+        }
+    }
+
     public long pid()
     {
         return process.pid();

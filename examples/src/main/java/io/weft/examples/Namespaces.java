@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Two network namespaces joined by a veth pair, made by a test and removed by {@link #close()} (also on failure).
- * The subnet gets a blackhole route in the root namespace first, so that nothing addressed to it can ever leave
- * this host, whatever happens inside.
+ * Two network namespaces joined by a veth pair, made by a test or by chaos and removed by {@link #close()} (also on
+ * failure). The subnet gets a blackhole route in the root namespace first, so that nothing addressed to it can ever
+ * leave this host, whatever happens inside. {@link #cut()} partitions the two sides, {@link #heal()} joins them again.
  */
 final class Namespaces implements AutoCloseable
 {
@@ -85,6 +85,12 @@ final class Namespaces implements AutoCloseable
     void cut() throws IOException, InterruptedException
     {
         run("ip", "-n", a, "link", "set", "v" + tag + "a", "down");
+    }
+
+    /** Joins the two sides again after {@link #cut()}. */
+    void heal() throws IOException, InterruptedException
+    {
+        run("ip", "-n", a, "link", "set", "v" + tag + "a", "up");
     }
 
     static void run(final String... command) throws IOException, InterruptedException

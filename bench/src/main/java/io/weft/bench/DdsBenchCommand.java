@@ -1,0 +1,68 @@
+package io.weft.bench;
+
+import io.weft.config.QosLevel;
+import io.weft.config.SmcConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code weft bench dds}: the same steady-state workload through the Group API and through a DDS topic of each QoS
+ * level, in one invocation, with the ratios issue 15 asks for (logged storage over atomic multicast).
+ */
+@Command(name = "dds", description = "Throughput and latency of each DDS QoS level beside the raw Group API, in one " +
+    "invocation.")
+final class DdsBenchCommand implements java.util.concurrent.Callable<Integer>
+{
+    @Mixin
+    BenchOptions options = new BenchOptions();
+
+    @picocli.CommandLine.Option(names = "--levels", split = ",", description = "QoS levels to run beside the Group API " +
+        "(default: all four: unordered, atomic-multicast, volatile-storage, logged-storage).")
+    List<String> names = List.of("unordered", "atomic-multicast", "volatile-storage", "logged-storage");
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final Integer invalid = options.invalid();
+        if (invalid != null)
+        {
+            return invalid;
+        }
+        final List<BenchRunner.Row> rows = new ArrayList<>();
+        final List<QosLevel> levels = new ArrayList<>();
+        levels.add(null);
+        for (final String name : names)
+        {
+            levels.add(QosLevel.parse("--levels", name));
+        }
+        for (final QosLevel level : levels)
+        {
+            options.qos = level;
+            rows.add(BenchRunner.run(level == null ? "group-api" : "dds " + level.configName(), options,
+                SmcConfig.SPINDLE, options.json ? System.err : System.out));
+        }
+        BenchRunner.print(rows, options.json, System.out);
+        if (rows.stream().allMatch(r -> r.failure() == null) && !options.json)
+        {
+            final BenchRunner.Row api = rows.getFirst();
+            for (final BenchRunner.Row r : rows.subList(1, rows.size()))
+            {
+                System.out.printf(Locale.ROOT, "%s: %.2fx the Group API's throughput%n", r.name(),
+                    r.msgsPerSec() / api.msgsPerSec());
+            }
+            final int atomic = levels.indexOf(QosLevel.ATOMIC_MULTICAST);
+            final int logged = levels.indexOf(QosLevel.LOGGED_STORAGE);
+            if (atomic > 0 && logged > 0)
+            {
+                System.out.printf(Locale.ROOT, "logged storage over atomic multicast: %.2fx the throughput, p50 %.2fx%n",
+                    rows.get(logged).msgsPerSec() / rows.get(atomic).msgsPerSec(),
+                    rows.get(logged).p50() / rows.get(atomic).p50());
+            }
+        }
+        return rows.stream().allMatch(r -> r.failure() == null) ? 0 : 1;
+    }
+}

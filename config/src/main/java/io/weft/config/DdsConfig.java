@@ -1,0 +1,45 @@
+package io.weft.config;
+
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The DDS layer's part of the configuration: the topics of the domain and where logged topics keep their logs.
+ *
+ * @param logDirectory where logged-storage topics keep their logs: {@code <dir>/<group>/member-<id>/<topic>}.
+ * @param topics       the topics of the domain, the same in every member's file.
+ */
+public record DdsConfig(Path logDirectory, List<TopicConfig> topics)
+{
+    public static final DdsConfig NONE = new DdsConfig(Path.of("weft-logs"), List.of());
+
+    public DdsConfig
+    {
+        WeftConfigException.check(logDirectory != null, "weft.dds.log-directory", null, "must be a directory path");
+        topics = List.copyOf(topics == null ? List.of() : topics);
+        final Set<String> names = new HashSet<>();
+        final Set<Integer> ids = new HashSet<>();
+        for (final TopicConfig t : topics)
+        {
+            WeftConfigException.check(names.add(t.name()), "weft.dds.topics[].name", t.name(), "must be unique");
+            WeftConfigException.check(ids.add(t.id()), "weft.dds.topics[" + t.name() + "].id", t.id(),
+                "must be unique (another topic has the same number)");
+        }
+    }
+
+    /** The topic named {@code name}, or an error that lists the declared ones. */
+    public TopicConfig topic(final String name)
+    {
+        for (final TopicConfig t : topics)
+        {
+            if (t.name().equals(name))
+            {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("no topic named '" + name + "' in weft.dds.topics " +
+            topics.stream().map(TopicConfig::name).toList());
+    }
+}

@@ -1,0 +1,10 @@
+package io.weft.dds;
+
+/** A write found no free slot, or a durability wait did not complete, within its time limit. */
+public final class DdsTimeoutException extends RuntimeException
+{
+    public DdsTimeoutException(final String message)
+    {
+        super(message);
+    }
+}

@@ -1,0 +1,312 @@
+package io.weft.dds;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.weft.config.QosLevel;
+import io.weft.config.TopicConfig;
+import io.weft.config.WeftConfig;
+import io.weft.membership.Group;
+import io.weft.membership.GroupBuilder;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One process's place in a DDS domain (OMG DCPS vocabulary): it wraps a {@link Group} whose subgroups carry the
+ * topics declared in {@code weft.dds.topics}, and makes the topics' writers and readers.
+ *
+ * <pre>{@code
+ * WeftConfig config = ConfigLoader.load(Path.of("domain.conf"));
+ * try (DomainParticipant participant = DomainParticipant.open(config)) {
+ *     Topic<String> alerts = participant.topic("alerts", Codecs.utf8());
+ *     DataReader<String> reader = participant.createReader(alerts, (text, info) ->
+ *         System.out.println(info.publisherId() + ": " + text));
+ *     participant.createWriter(alerts).write("hello");
+ * }
+ * }</pre>
+ *
+ * Samples that arrive before a reader is created are not kept for it, except on storage topics (the reader first
+ * receives the history or the log). To read a topic from the very first sample, create the participant without
+ * enabling it ({@link Builder#create}), create its readers, then {@link #enable} it.
+ */
+public final class DomainParticipant implements AutoCloseable
+{
+    private final WeftConfig config;
+    private final GroupBuilder builder;
+    private final Map<String, TopicState> states;
+    private final Map<String, AtomicLong> written = new LinkedHashMap<>();
+    private volatile Group group;
+
+    private DomainParticipant(final WeftConfig config, final GroupBuilder builder, final Map<String, TopicState> states)
+    {
+        this.config = config;
+        this.builder = builder;
+        this.states = states;
+        states.keySet().forEach(name -> written.put(name, new AtomicLong()));
+    }
+
+    /**
+     * Opens the group (as a member of view 0) or joins it, after which writers may write. Readers created before
+     * receive every sample from the first on.
+     *
+     * @throws IllegalStateException enabled already.
+     */
+    public synchronized DomainParticipant enable(final boolean join)
+    {
+        if (group != null)
+        {
+            throw new IllegalStateException("the participant of member " + config.memberId() + " is enabled already");
+        }
+        final Group g = join ? builder.join() : builder.open();
+        final MeterRegistry registry = g.meterRegistry();
+        states.forEach((name, state) ->
+        {
+            state.attach(g.subgroup(state.config.subgroupName()));
+            final AtomicLong count = written.get(name);
+            final Tags tags = Tags.of("topic", name, "qos", state.config.qos().configName());
+            FunctionCounter.builder("weft.dds.samples.written", count, AtomicLong::get).tags(tags)
+                .description("samples this member wrote to the topic").register(registry);
+            FunctionCounter.builder("weft.dds.samples.delivered", state, TopicState::delivered).tags(tags)
+                .description("samples of the topic delivered at this member").register(registry);
+            if (state.config.qos() == QosLevel.LOGGED_STORAGE)
+            {
+                Gauge.builder("weft.dds.durability.lag", state, s -> s.delivered() - Math.max(0, s.persistedFrontier()))
+                    .tags(tags).description("samples delivered here that are not yet in every member's log")
+                    .register(registry);
+            }
+        });
+        group = g;
+        return this;
+    }
+
+    /** A participant that is a member of view 0 (see {@link Group#open}). */
+    public static DomainParticipant open(final WeftConfig config)
+    {
+        return builder(config).open();
+    }
+
+    /** A participant that joins a running domain, receiving the stored topics' state first (see {@link Group#join}). */
+    public static DomainParticipant join(final WeftConfig config)
+    {
+        return builder(config).join();
+    }
+
+    public static Builder builder(final WeftConfig config)
+    {
+        return new Builder(config);
+    }
+
+    /** The topic named {@code name} of the configuration, typed by {@code codec}. */
+    public <T> Topic<T> topic(final String name, final Codec<T> codec)
+    {
+        return new Topic<>(config.dds().topic(name), codec);
+    }
+
+    /**
+     * A writer of {@code topic}.
+     *
+     * @throws IllegalStateException this member is not one of the topic's publishers.
+     */
+    public <T> DataWriter<T> createWriter(final Topic<T> topic)
+    {
+        final TopicConfig t = topic.config();
+        if (!t.publisherIds(config.group()).contains(config.memberId()))
+        {
+            throw new IllegalStateException("member " + config.memberId() + " is not a publisher of " + topic +
+                ": its publishers are " + t.publisherIds(config.group()) + " (weft.dds.topics)");
+        }
+        return new DataWriter<>(topic, state(topic), () -> group().subgroup(t.subgroupName()), written.get(t.name()));
+    }
+
+    /** A reader of {@code topic} with a queue of 4096 samples for {@link DataReader#take}. */
+    public <T> DataReader<T> createReader(final Topic<T> topic)
+    {
+        return createReader(topic, null, 4096);
+    }
+
+    /** A reader of {@code topic} whose listener is told of every sample on the delivery thread. */
+    public <T> DataReader<T> createReader(final Topic<T> topic, final SampleListener<T> listener)
+    {
+        return createReader(topic, Objects.requireNonNull(listener, "listener"), 1);
+    }
+
+    /** A reader of {@code topic} with a queue of {@code capacity} samples (the oldest dropped when full). */
+    public <T> DataReader<T> createReader(final Topic<T> topic, final int capacity)
+    {
+        if (capacity < 1)
+        {
+            throw new IllegalArgumentException("a reader's queue holds at least 1 sample, not " + capacity);
+        }
+        return createReader(topic, null, capacity);
+    }
+
+    private <T> DataReader<T> createReader(final Topic<T> topic, final SampleListener<T> listener, final int capacity)
+    {
+        final TopicConfig t = topic.config();
+        if (!t.qos().stored() && !t.subscriberIds(config.group()).contains(config.memberId()))
+        {
+            throw new IllegalStateException("member " + config.memberId() + " is not a subscriber of " + topic +
+                ": its subscribers are " + t.subscriberIds(config.group()) + " (weft.dds.topics)");
+        }
+        final TopicState state = state(topic);
+        final DataReader<T> reader = new DataReader<>(topic, state, listener, capacity);
+        state.addReader(reader);
+        return reader;
+    }
+
+    private TopicState state(final Topic<?> topic)
+    {
+        final TopicState s = states.get(topic.name());
+        if (s == null)
+        {
+            throw new IllegalStateException("member " + config.memberId() + " takes no part in " + topic);
+        }
+        return s;
+    }
+
+    /**
+     * The group under the domain (views, metrics, other subgroups).
+     *
+     * @throws IllegalStateException not enabled yet.
+     */
+    public Group group()
+    {
+        final Group g = group;
+        if (g == null)
+        {
+            throw new IllegalStateException("the participant of member " + config.memberId() + " is not enabled yet " +
+                "(DomainParticipant.enable)");
+        }
+        return g;
+    }
+
+    /** Where this member keeps the log of {@code topic} (logged storage). */
+    public static Path logDirectory(final WeftConfig config, final String topic)
+    {
+        return config.dds().logDirectory().resolve(config.group().name()).resolve("member-" + config.memberId())
+            .resolve(topic);
+    }
+
+    /**
+     * The end of a run: once this member's own samples are delivered, waits up to {@code timeout} until every other
+     * member of the view finished too (still delivering meanwhile), then closes. See {@link Group#finish}.
+     *
+     * @return false if the others did not all finish in time.
+     */
+    public boolean finish(final java.time.Duration timeout) throws InterruptedException
+    {
+        final boolean all = group().finish(timeout);
+        close();
+        return all;
+    }
+
+    @Override
+    public void close()
+    {
+        final Group g = group;
+        if (g != null)
+        {
+            g.close();
+        }
+        states.values().forEach(TopicState::close);
+    }
+
+    /** Options of a participant before it opens or joins. */
+    public static final class Builder
+    {
+        private final WeftConfig config;
+        private MeterRegistry registry;
+        private java.util.function.Consumer<GroupBuilder> group = g -> { };
+
+        Builder(final WeftConfig config)
+        {
+            this.config = Objects.requireNonNull(config, "config");
+        }
+
+        /** The registry for the group's and the topics' meters. */
+        public Builder meterRegistry(final MeterRegistry registry)
+        {
+            this.registry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /** Further options of the group underneath (view listener, other subgroups' handlers). */
+        public Builder group(final java.util.function.Consumer<GroupBuilder> options)
+        {
+            this.group = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /** Creates the participant and opens the group as a member of view 0. */
+        public DomainParticipant open()
+        {
+            return enabled(false);
+        }
+
+        /** Creates the participant and joins the running group. */
+        public DomainParticipant join()
+        {
+            return enabled(true);
+        }
+
+        private DomainParticipant enabled(final boolean join)
+        {
+            final DomainParticipant p = create();
+            try
+            {
+                return p.enable(join);
+            }
+            catch (final RuntimeException ex)
+            {
+                p.close();
+                throw ex;
+            }
+        }
+
+        /** Creates the participant without opening the group: create readers, then {@link #enable} it. */
+        public DomainParticipant create()
+        {
+            final Map<String, TopicState> states = new LinkedHashMap<>();
+            final GroupBuilder builder = Group.builder(config);
+            try
+            {
+                for (final TopicConfig t : config.dds().topics())
+                {
+                    if (!t.subgroup().memberIds(config.group()).contains(config.memberId()))
+                    {
+                        continue;
+                    }
+                    final SampleLog log = t.qos() == QosLevel.LOGGED_STORAGE
+                        ? SampleLog.open(logDirectory(config, t.name())) : null;
+                    final TopicState state = new TopicState(t, config.memberId(), log);
+                    states.put(t.name(), state);
+                    builder.onBatch(t.subgroupName(), state::onBatch);
+                }
+                builder.stateTransfer(new DomainState(states));
+                if (registry != null)
+                {
+                    builder.meterRegistry(registry);
+                }
+                group.accept(builder);
+                return new DomainParticipant(config, builder, states);
+            }
+            catch (final RuntimeException ex)
+            {
+                states.values().forEach(TopicState::close);
+                throw ex;
+            }
+        }
+    }
+
+    /** The topics this member takes part in (for tools). */
+    public List<String> topics()
+    {
+        return List.copyOf(states.keySet());
+    }
+}

@@ -1,0 +1,11 @@
+package io.weft.dds;
+
+/**
+ * Told of every sample of a topic as it is delivered, on the delivery thread: return promptly, and do not write
+ * with a timeout from here (protocol threads must not wait; {@link DataWriter#write} refuses).
+ */
+@FunctionalInterface
+public interface SampleListener<T>
+{
+    void onSample(T sample, SampleInfo info);
+}

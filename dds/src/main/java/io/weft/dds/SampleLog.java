@@ -1,0 +1,283 @@
+package io.weft.dds;
+
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.queue.ChronicleQueue;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.Consumer;
+import java.util.zip.CRC32C;
+
+/**
+ * The log of one logged-storage topic at one member: a Chronicle Queue in its own directory, one excerpt per
+ * delivered sample, appended in delivery order (so position {@code n} holds the same sample at every member).
+ * Excerpt layout, little-endian: {@code position:8 publisher:4 sourceNanos:8 length:4 payload:length crc:4},
+ * the CRC-32C over everything before it. Appends go to the page cache of a memory-mapped file: they survive the
+ * process (kill -9), not a crash of the host.
+ *
+ * <p>One appending thread at a time (the topic's delivery thread); reading ({@link #read}) works from any thread
+ * and from other processes ({@code weft log}).
+ */
+public final class SampleLog implements AutoCloseable
+{
+    private static final int HEADER = 8 + 4 + 8 + 4;
+
+    private final Path directory;
+    private final ChronicleQueue queue;
+    private final ExcerptAppender appender;
+    private final CRC32C crc = new CRC32C();
+    private byte[] copy = new byte[1024];
+    private long count;
+    private Thread appending;
+
+    private SampleLog(final Path directory, final ChronicleQueue queue, final boolean append)
+    {
+        this.directory = directory;
+        this.queue = queue;
+        this.appender = append ? queue.createAppender() : null;
+    }
+
+    /**
+     * Opens (creating it if needed) the log in {@code directory} for appending, after checking every entry it holds:
+     * positions in order from 0 and CRCs right.
+     *
+     * @throws IllegalStateException naming the first bad entry.
+     */
+    public static SampleLog open(final Path directory)
+    {
+        try
+        {
+            Files.createDirectories(directory);
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new IllegalStateException("cannot create the log directory " + directory + ": " + ex.getMessage(), ex);
+        }
+        final SampleLog log = new SampleLog(directory, build(directory, false), true);
+        try
+        {
+            final String bad = log.verify();
+            if (bad != null)
+            {
+                throw new IllegalStateException("the log in " + directory + " is damaged: " + bad);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            log.close();
+            throw ex;
+        }
+        return log;
+    }
+
+    /** Opens an existing log for reading only (the command line). */
+    public static SampleLog openReadOnly(final Path directory)
+    {
+        if (!Files.isDirectory(directory))
+        {
+            throw new IllegalArgumentException("no log at " + directory + " (no such directory)");
+        }
+        return new SampleLog(directory, build(directory, true), false);
+    }
+
+    private static ChronicleQueue build(final Path directory, final boolean readOnly)
+    {
+        return SingleChronicleQueueBuilder.single(directory.toFile()).readOnly(readOnly).timeoutMS(2_000).build();
+    }
+
+    public Path directory()
+    {
+        return directory;
+    }
+
+    /** Entries in the log. */
+    public long count()
+    {
+        return count;
+    }
+
+    /** Appends the next entry (position {@link #count()}) and returns the new count. */
+    public long append(final int publisherId, final long sourceNanos, final MemorySegment segment, final long offset,
+        final int length)
+    {
+        if (copy.length < length)
+        {
+            copy = new byte[Math.max(length, copy.length * 2)];
+        }
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, copy, 0, length);
+        return append(count, publisherId, sourceNanos, copy, length);
+    }
+
+    /** Appends an entry received by state transfer; its position must be {@link #count()}. */
+    long append(final LoggedSample sample)
+    {
+        if (sample.position() != count)
+        {
+            throw new IllegalStateException("entry " + sample.position() + " cannot follow entry " + (count - 1) +
+                " of " + directory);
+        }
+        return append(sample.position(), sample.publisherId(), sample.sourceNanos(), sample.payload(),
+            sample.payload().length);
+    }
+
+    private long append(final long position, final int publisherId, final long sourceNanos, final byte[] payload,
+        final int length)
+    {
+        final int sum = crc(position, publisherId, sourceNanos, payload, length);
+        final Thread thread = Thread.currentThread();
+        if (thread != appending)
+        {
+            // the appending thread changes with every view (each has its own delivery thread) and for a joiner's
+            // state: one thread at a time, handed over between views, which Chronicle's check must be told
+            appender.singleThreadedCheckReset();
+            appending = thread;
+        }
+        try (DocumentContext dc = appender.writingDocument())
+        {
+            final Bytes<?> b = dc.wire().bytes();
+            b.writeLong(position).writeInt(publisherId).writeLong(sourceNanos).writeInt(length);
+            b.write(payload, 0, length);
+            b.writeInt(sum);
+        }
+        return ++count;
+    }
+
+    private int crc(final long position, final int publisherId, final long sourceNanos, final byte[] payload,
+        final int length)
+    {
+        crc.reset();
+        for (int i = 0; i < 8; i++)
+        {
+            crc.update((int)(position >>> (8 * i)));
+        }
+        for (int i = 0; i < 4; i++)
+        {
+            crc.update(publisherId >>> (8 * i));
+        }
+        for (int i = 0; i < 8; i++)
+        {
+            crc.update((int)(sourceNanos >>> (8 * i)));
+        }
+        crc.update(payload, 0, length);
+        return (int)crc.getValue();
+    }
+
+    /**
+     * Reads entries from position {@code from} on, in order, to {@code consumer}; returns the position after the
+     * last one read. Stops at the first entry that does not check out and throws naming it.
+     */
+    public long read(final long from, final Consumer<LoggedSample> consumer)
+    {
+        try (ExcerptTailer tailer = queue.createTailer())
+        {
+            return read(tailer, 0, from, consumer);
+        }
+    }
+
+    /**
+     * Reads entries from {@code from} on, waiting for those not yet appended (by this or another process) until
+     * {@code stop} says so; the {@code weft log --follow} loop.
+     */
+    public void follow(final long from, final java.util.function.BooleanSupplier stop,
+        final Consumer<LoggedSample> consumer) throws InterruptedException
+    {
+        try (ExcerptTailer tailer = queue.createTailer())
+        {
+            long next = read(tailer, 0, from, consumer);
+            while (!stop.getAsBoolean())
+            {
+                final long after = read(tailer, next, next, consumer);
+                if (after == next)
+                {
+                    Thread.sleep(50); // a person is watching: 50 ms is immediate enough, and costs nothing
+                }
+                next = after;
+            }
+        }
+    }
+
+    /** Reads on from the tailer's place, which holds entry {@code expected}; hands on entries from {@code from}. */
+    private long read(final ExcerptTailer tailer, final long first, final long from, final Consumer<LoggedSample> consumer)
+    {
+        long expected = first;
+        while (true)
+        {
+            final LoggedSample s;
+            try (DocumentContext dc = tailer.readingDocument())
+            {
+                if (!dc.isPresent())
+                {
+                    break;
+                }
+                s = decode(dc.wire().bytes());
+            }
+            if (s.position() != expected)
+            {
+                throw new IllegalStateException("entry " + expected + " of " + directory + " says position " +
+                    s.position());
+            }
+            if (crc(s.position(), s.publisherId(), s.sourceNanos(), s.payload(), s.payload().length) != s.crc())
+            {
+                throw new IllegalStateException("entry " + expected + " of " + directory + " fails its CRC");
+            }
+            if (s.position() >= from)
+            {
+                consumer.accept(s);
+            }
+            expected++;
+        }
+        return expected;
+    }
+
+    private LoggedSample decode(final Bytes<?> b)
+    {
+        if (b.readRemaining() < HEADER + 4)
+        {
+            throw new IllegalStateException("an entry of " + directory + " is " + b.readRemaining() + " bytes long");
+        }
+        final long position = b.readLong();
+        final int publisher = b.readInt();
+        final long nanos = b.readLong();
+        final int length = b.readInt();
+        if (length < 0 || length > b.readRemaining() - 4)
+        {
+            throw new IllegalStateException("entry " + position + " of " + directory + " claims " + length +
+                " payload bytes");
+        }
+        final byte[] payload = new byte[length];
+        b.read(payload, 0, length);
+        return new LoggedSample(position, publisher, nanos, payload, b.readInt());
+    }
+
+    /** Checks every entry; returns null if all are right, else what is wrong. Sets the count of good entries. */
+    public String verify()
+    {
+        final long[] good = {0};
+        try
+        {
+            count = read(0, s -> good[0]++);
+            return null;
+        }
+        catch (final IllegalStateException ex)
+        {
+            count = good[0];
+            return ex.getMessage();
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        if (appender != null)
+        {
+            appender.close();
+        }
+        queue.close();
+    }
+}

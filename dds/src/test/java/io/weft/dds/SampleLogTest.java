@@ -1,0 +1,126 @@
+package io.weft.dds;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The log of a logged topic: entries read back in order after a reopen, appends from another thread, damage found. */
+@Timeout(60)
+class SampleLogTest
+{
+    @TempDir
+    Path dir;
+
+    private static MemorySegment text(final String s)
+    {
+        return MemorySegment.ofArray(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void entriesComeBackInOrderAfterAReopenAndAppendsGoOn() throws Exception
+    {
+        try (SampleLog log = SampleLog.open(dir))
+        {
+            for (int i = 0; i < 100; i++)
+            {
+                final MemorySegment s = text("sample-" + i);
+                assertEquals(i + 1, log.append(i % 3, 1000 + i, s, 0, (int)s.byteSize()));
+            }
+        }
+        try (SampleLog log = SampleLog.open(dir))
+        {
+            assertEquals(100, log.count());
+            final Thread other = Thread.ofPlatform().start(() ->
+            {
+                final MemorySegment s = text("sample-100");
+                log.append(1, 1100, s, 0, (int)s.byteSize()); // another delivery thread (the next view's)
+            });
+            other.join();
+            final List<LoggedSample> all = new ArrayList<>();
+            assertEquals(101, log.read(0, all::add));
+            for (int i = 0; i <= 100; i++)
+            {
+                assertEquals(i, all.get(i).position());
+                assertEquals(i == 100 ? 1 : i % 3, all.get(i).publisherId());
+                assertArrayEquals(("sample-" + i).getBytes(StandardCharsets.UTF_8), all.get(i).payload());
+            }
+            final List<LoggedSample> tail = new ArrayList<>();
+            log.read(98, tail::add);
+            assertEquals(List.of(98L, 99L, 100L), tail.stream().map(LoggedSample::position).toList());
+        }
+    }
+
+    @Test
+    void aDamagedEntryIsFoundAndNamed() throws Exception
+    {
+        try (SampleLog log = SampleLog.open(dir))
+        {
+            for (int i = 0; i < 20; i++)
+            {
+                final MemorySegment s = text("payload-" + (char)('A' + i) + "-marker");
+                log.append(0, i, s, 0, (int)s.byteSize());
+            }
+        }
+        final Path data;
+        try (var files = Files.list(dir))
+        {
+            data = files.filter(f -> f.toString().endsWith(".cq4")).findFirst().orElseThrow();
+        }
+        final byte[] bytes = Files.readAllBytes(data);
+        final byte[] marker = "payload-M-marker".getBytes(StandardCharsets.UTF_8);
+        final int at = indexOf(bytes, marker);
+        assertTrue(at > 0, "entry 12 not found in " + data);
+        bytes[at + 8] ^= 0x01; // 'M' becomes 'L': a flipped bit on disk
+        Files.write(data, bytes);
+        try (SampleLog log = SampleLog.openReadOnly(dir))
+        {
+            final String bad = log.verify();
+            assertNotNull(bad, "the damage went unnoticed");
+            assertTrue(bad.contains("entry 12") && bad.contains("CRC"), bad);
+            assertEquals(12, log.count());
+        }
+        final IllegalStateException ex = assertThrows(IllegalStateException.class, () -> SampleLog.open(dir));
+        assertTrue(ex.getMessage().contains("is damaged: entry 12"), ex.getMessage());
+    }
+
+    @Test
+    void anEmptyLogVerifies()
+    {
+        try (SampleLog log = SampleLog.open(dir))
+        {
+            assertNull(log.verify());
+            assertEquals(0, log.count());
+        }
+    }
+
+    private static int indexOf(final byte[] haystack, final byte[] needle)
+    {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++)
+        {
+            for (int k = 0; k < needle.length; k++)
+            {
+                if (haystack[i + k] != needle[k])
+                {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,184 @@
+package io.weft.examples;
+
+import io.weft.config.QosLevel;
+import io.weft.config.TopicConfig;
+import io.weft.config.TransportKind;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The storage levels of the DDS layer with real processes: a late joiner gets exactly the volatile history (the last
+ * {@code history} samples before its first live one) and then every sample; logged storage loses and duplicates
+ * nothing while members are killed with kill -9 at random moments and restarted, 20 times.
+ */
+@Timeout(300)
+class DdsStorageTest
+{
+    private static final int HISTORY = 16;
+    private static final Pattern WRITTEN = Pattern.compile("member (\\d+): WRITTEN (\\d+) samples");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aLateJoinerGetsTheVolatileHistoryThenEverySample() throws Exception
+    {
+        final List<TopicConfig> topics = List.of(
+            new TopicConfig("engine", 3, QosLevel.VOLATILE_STORAGE, List.of(0, 1), List.of(), 256, 64, HISTORY));
+        try (DdsRun run = new DdsRun(TransportKind.TCP, 3, List.of(0, 1), dir, topics))
+        {
+            for (int id = 0; id < 2; id++)
+            {
+                run.start(id, false, "--count", "2000", "--rate", "400");
+            }
+            run.process(0).awaitOutput("member 0: READY", Duration.ofSeconds(60));
+            awaitReads(run, "engine", "-0-", 300);
+            run.start(2, true, "--count", "0");
+            run.process(2).awaitOutput("member 2: READY in view 1", Duration.ofSeconds(60));
+            for (int id = 0; id < 2; id++)
+            {
+                run.process(id).awaitOutput("member " + id + ": READ-ALL", Duration.ofSeconds(90));
+            }
+            awaitReads(run, "engine", "-2-", -1); // member 2 read up to the last position
+            for (int id = 0; id < 3; id++)
+            {
+                run.command(id, "end");
+                assertEquals(0, run.process(id).awaitExit(Duration.ofSeconds(60)), run.process(id).output());
+            }
+            final Map<String, List<DdsRun.Read>> reads = run.reads("engine");
+            final List<DdsRun.Read> all = only(reads, "-0-");
+            final List<DdsRun.Read> joiner = only(reads, "-2-");
+            final List<DdsRun.Read> stored = joiner.stream().filter(DdsRun.Read::stored).toList();
+            assertEquals(HISTORY, stored.size(), "the joiner got " + stored.size() + " stored samples");
+            final long first = joiner.getFirst().position();
+            assertTrue(first >= 300 - HISTORY, "joined after 300 samples, history from " + first);
+            for (int i = 0; i < joiner.size(); i++)
+            {
+                final DdsRun.Read r = joiner.get(i);
+                assertEquals(i < HISTORY, r.stored(), "stored samples come first, then live ones: " + r);
+                assertEquals(all.get((int)(first + i)).sample(), r.sample(), "the joiner's sample at " + (first + i));
+            }
+            assertEquals(all.size(), first + joiner.size(), "the joiner read up to the last sample");
+        }
+    }
+
+    /**
+     * Three members log a topic two of them publish; 20 times a random member is killed with kill -9 at a random
+     * moment and restarted (it replays its log, joins and receives the rest). At the end every member's log holds
+     * the same samples, each (publisher, process, counter) once, every process's samples a gap-free prefix of what
+     * it wrote, and everything the publishers alive at the end wrote.
+     */
+    @Test
+    void loggedStorageLosesAndDuplicatesNothingAcrossRepeatedKills() throws Exception
+    {
+        final List<TopicConfig> topics = List.of(
+            new TopicConfig("record", 4, QosLevel.LOGGED_STORAGE, List.of(0, 1), List.of(), 256, 64, HISTORY));
+        final long seed = System.nanoTime();
+        final Random random = new Random(seed);
+        try (DdsRun run = new DdsRun(TransportKind.TCP, 3, List.of(), dir, topics))
+        {
+            for (int id = 0; id < 3; id++)
+            {
+                run.start(id, false, "--count", "10000000", "--rate", "300");
+            }
+            for (int id = 0; id < 3; id++)
+            {
+                run.process(id).awaitOutput("member " + id + ": READY", Duration.ofSeconds(60));
+            }
+            final List<Integer> kills = new ArrayList<>();
+            for (int k = 0; k < 20; k++)
+            {
+                TimeUnit.MILLISECONDS.sleep(200 + random.nextInt(1300));
+                final int victim = random.nextInt(3);
+                kills.add(victim);
+                run.kill(victim);
+                run.start(victim, true, "--count", "10000000", "--rate", "300");
+                run.process(victim).awaitOutput("member " + victim + ": READY", Duration.ofSeconds(60));
+            }
+            for (int id = 0; id < 3; id++)
+            {
+                run.command(id, "stop");
+            }
+            final Map<String, Long> written = new HashMap<>();
+            for (int id = 0; id < 2; id++)
+            {
+                run.process(id).awaitOutput("member " + id + ": DURABLE record true", Duration.ofSeconds(60));
+                final Matcher m = WRITTEN.matcher(run.process(id).output());
+                assertTrue(m.find(), run.process(id).output());
+                written.put(id + "/" + run.process(id).pid(), Long.parseLong(m.group(2)));
+            }
+            for (int id = 0; id < 3; id++)
+            {
+                run.command(id, "end");
+                assertEquals(0, run.process(id).awaitExit(Duration.ofSeconds(60)), run.process(id).output());
+            }
+            final List<DdsRun.Read> log = run.log(0, "record");
+            for (int id = 1; id < 3; id++)
+            {
+                assertEquals(log, run.log(id, "record"), "seed " + seed + ", kills " + kills + ": member " + id +
+                    "'s log differs from member 0's");
+            }
+            final Set<String> seen = new HashSet<>();
+            final Map<String, Long> next = new HashMap<>();
+            for (int i = 0; i < log.size(); i++)
+            {
+                final DdsRun.Read r = log.get(i);
+                final String process = r.publisher() + "/" + r.incarnation();
+                assertEquals(i, r.position(), "positions are the log's order");
+                assertTrue(seen.add(process + "/" + r.counter()), "seed " + seed + ": duplicated " + r);
+                assertEquals(next.getOrDefault(process, 0L), r.counter(), "seed " + seed + ": a gap before " + r);
+                next.put(process, r.counter() + 1);
+            }
+            written.forEach((process, count) -> assertEquals(count, next.getOrDefault(process, 0L),
+                "seed " + seed + ": publisher process " + process + " wrote " + count + " samples, the log holds " +
+                next.getOrDefault(process, 0L)));
+            System.out.printf("kills %s: %d samples in every log, %d publisher processes%n", kills, log.size(),
+                next.size());
+        }
+    }
+
+    private static List<DdsRun.Read> only(final Map<String, List<DdsRun.Read>> reads, final String member)
+    {
+        final List<List<DdsRun.Read>> matching = reads.entrySet().stream().filter(e -> e.getKey().contains(member))
+            .map(Map.Entry::getValue).toList();
+        assertEquals(1, matching.size(), member + " in " + reads.keySet());
+        return matching.getFirst();
+    }
+
+    /** Waits until a member's read log has {@code count} lines (-1: as many as member 0's, which is complete). */
+    private static void awaitReads(final DdsRun run, final String topic, final String member, final int count)
+        throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true)
+        {
+            final Map<String, List<DdsRun.Read>> reads = run.reads(topic);
+            final List<DdsRun.Read> mine = reads.entrySet().stream().filter(e -> e.getKey().contains(member))
+                .map(Map.Entry::getValue).findFirst().orElse(List.of());
+            final long target = count >= 0 ? count : only(reads, "-0-").getLast().position();
+            if (!mine.isEmpty() && (count >= 0 ? mine.size() >= count : mine.getLast().position() >= target))
+            {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, member + " did not read " + target + " samples of " + topic);
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+    }
+}
