@@ -111,8 +111,7 @@ final class ChaosCommand implements Callable<Integer>
         {
             if (noNamespaces == null)
             {
-                final long pid = ProcessHandle.current().pid();
-                ns = new Namespaces("c" + Long.toString(pid % 10_000, 36), 230 + (int)(pid % 20));
+                ns = Namespaces.claim("c");
                 Runtime.getRuntime().addShutdownHook(cleanup);
             }
             out.printf("chaos: partitions %s%n", ns == null ? "off: " + noNamespaces : "on: ids " + sideA() +

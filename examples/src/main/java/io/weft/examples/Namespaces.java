@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class Namespaces implements AutoCloseable
 {
+    private static final int SUBNETS = 250;
+
     final String a;
     final String b;
     final String subnet;
@@ -21,7 +23,28 @@ final class Namespaces implements AutoCloseable
     private final String tag;
     private final List<List<String>> undo = new ArrayList<>();
 
-    Namespaces(final String tag, final int octet) throws IOException, InterruptedException
+    /**
+     * Makes a pair on the first free subnet 10.213.x.0/24, starting from one derived from this process's id. The
+     * blackhole route is the claim: adding it fails if another run (a concurrent test run on the same host, or one
+     * killed before it cleaned up) holds the subnet, and the names derive from the subnet, so they are free too.
+     */
+    static Namespaces claim(final String prefix) throws IOException, InterruptedException
+    {
+        final int start = (int)(ProcessHandle.current().pid() % SUBNETS);
+        for (int i = 0; i < SUBNETS; i++)
+        {
+            final int octet = 1 + (start + i) % SUBNETS;
+            if (tryRun("ip", "route", "add", "blackhole", "10.213." + octet + ".0/24"))
+            {
+                return new Namespaces(prefix + octet, octet);
+            }
+        }
+        throw new IOException("no free subnet 10.213.x.0/24 for network namespaces: every one of " + SUBNETS +
+            " has a route in the root namespace (stale ones: ip route | grep 10.213)");
+    }
+
+    /** The subnet's blackhole route is already in place (added by {@link #claim}). */
+    private Namespaces(final String tag, final int octet) throws IOException, InterruptedException
     {
         this.tag = tag;
         a = "weft" + tag + "a";
@@ -31,7 +54,6 @@ final class Namespaces implements AutoCloseable
         addressB = "10.213." + octet + ".2";
         try
         {
-            run("ip", "route", "add", "blackhole", subnet);
             undo.add(List.of("ip", "route", "del", "blackhole", subnet));
             run("ip", "netns", "add", a);
             undo.add(List.of("ip", "netns", "del", a));
@@ -91,6 +113,13 @@ final class Namespaces implements AutoCloseable
     void heal() throws IOException, InterruptedException
     {
         run("ip", "-n", a, "link", "set", "v" + tag + "a", "up");
+    }
+
+    private static boolean tryRun(final String... command) throws IOException, InterruptedException
+    {
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
     }
 
     static void run(final String... command) throws IOException, InterruptedException

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,7 +30,10 @@ class ChaosTest
             dir.toString());
         final int code = run.code();
         final String out = run.output();
-        assertEquals(0, code, out);
+        // The failure lines lead the message: a build summary shows only its first line.
+        final String failures = out.lines().dropWhile(l -> !l.startsWith("chaos: FAILED")).map(String::strip)
+            .collect(Collectors.joining(" | "));
+        assertEquals(0, code, failures + "\n" + out);
         assertTrue(out.contains("chaos: OK: every invariant held"), out);
         assertTrue(out.contains("chaos: step 5:"), "at least five fault steps ran:\n" + out);
     }

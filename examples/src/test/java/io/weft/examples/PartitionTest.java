@@ -45,7 +45,7 @@ class PartitionTest
         final String why = Namespaces.unavailable();
         Assumptions.assumeTrue(why == null, "skipped: " + why);
         final String tag = Long.toString(ProcessHandle.current().pid() % 100_000, 36);
-        try (Namespaces ns = new Namespaces(tag, (int)(ProcessHandle.current().pid() % 200) + 20))
+        try (Namespaces ns = Namespaces.claim(tag))
         {
             final WeftConfig config = config(ns, 3, "part" + tag, SubgroupConfig.allMembers("all", 100, 64));
             try (Members members = new Members(config))
@@ -97,7 +97,7 @@ class PartitionTest
         final String why = Namespaces.unavailable();
         Assumptions.assumeTrue(why == null, "skipped: " + why);
         final String tag = Long.toString(ProcessHandle.current().pid() % 100_000 + 7, 36);
-        try (Namespaces ns = new Namespaces(tag, (int)(ProcessHandle.current().pid() % 200) + 21))
+        try (Namespaces ns = Namespaces.claim(tag))
         {
             // member 4 sends nothing, so that its leave is announced at once (a sender first waits for its own sends)
             final WeftConfig config = config(ns, 2, "leave" + tag,

@@ -38,7 +38,7 @@ class RdmaNamespaceTest
         Assumptions.assumeTrue(why == null, "skipped: " + why);
         Assumptions.assumeTrue(io.weft.sst.rdma.RdmaTransport.libfabricInstalled(), "skipped: libfabric1 is not installed");
         final String tag = "r" + Long.toString(ProcessHandle.current().pid() % 10_000, 36);
-        try (Namespaces ns = new Namespaces(tag, (int)(ProcessHandle.current().pid() % 200) + 21))
+        try (Namespaces ns = Namespaces.claim(tag))
         {
             final List<Integer> ports = TestGroups.freePorts(4);
             final List<MemberAddress> book = List.of(new MemberAddress(0, ns.addressA, ports.get(0), ports.get(1)),
