@@ -29,7 +29,8 @@ public final class ConfigLoader
     private static final Set<String> MEMBER_KEYS = Set.of("id", "host", "sst-port", "control-port");
     private static final Set<String> SUBGROUP_KEYS = Set.of("name", "members", "senders", "window", "max-payload", "mode");
     private static final Set<String> TOPIC_KEYS = Set.of("name", "id", "qos", "publishers", "subscribers", "window",
-        "max-sample", "history");
+        "max-sample", "history", "key");
+    private static final Set<String> KEY_KEYS = Set.of("offset", "length", "max-keys");
 
     private static volatile Config reference;
 
@@ -272,9 +273,46 @@ public final class ConfigLoader
                 QosLevel.parse(at + ".qos", string(t, "qos", at + ".qos")), ids(t, "publishers", at + ".publishers"),
                 ids(t, "subscribers", at + ".subscribers"),
                 auto ? SubgroupConfig.autoWindow(kind, maxSample) : intValue(t, "window", at + ".window"), maxSample,
-                intValue(t, "history", at + ".history")));
+                intValue(t, "history", at + ".history"), sampleKey(t, at + ".key")));
         }
         return result;
+    }
+
+    /** "none", or { offset, length, max-keys } (max-keys defaults to 4096). */
+    private static SampleKey sampleKey(final Config t, final String at)
+    {
+        final ConfigValue v = t.getValue("key");
+        if (v.valueType() == ConfigValueType.STRING && "none".equals(v.unwrapped()))
+        {
+            return null;
+        }
+        if (v.valueType() != ConfigValueType.OBJECT)
+        {
+            throw new WeftConfigException(at, v.unwrapped(), "must be none or { offset = N, length = 1..8 }");
+        }
+        final ConfigObject o = (ConfigObject)v;
+        for (final String k : o.keySet())
+        {
+            if (!KEY_KEYS.contains(k))
+            {
+                throw new WeftConfigException(at + "." + k, o.get(k).unwrapped(), "is not a key setting; allowed: " +
+                    new java.util.TreeSet<>(KEY_KEYS));
+            }
+        }
+        if (!o.containsKey("offset") || !o.containsKey("length"))
+        {
+            throw new WeftConfigException(at, o.unwrapped(), "must give offset and length");
+        }
+        final Config k = o.toConfig();
+        try
+        {
+            return new SampleKey(intValue(k, "offset", at + ".offset"), intValue(k, "length", at + ".length"),
+                k.hasPath("max-keys") ? intValue(k, "max-keys", at + ".max-keys") : 4096);
+        }
+        catch (final WeftConfigException ex)
+        {
+            throw new WeftConfigException(at, ex.getMessage(), ex);
+        }
     }
 
     /** "all" or a list of member ids; "all" is the empty list. */

@@ -26,8 +26,10 @@ public final class ConfigWriter
             .collect(Collectors.joining(",\n"));
         final String topics = c.dds().topics().stream()
             .map(t -> ("    { name = \"%s\", id = %d, qos = %s, publishers = %s, subscribers = %s, window = %d, " +
-                "max-sample = %d, history = %d }").formatted(t.name(), t.id(), t.qos().configName(), ids(t.publishers()),
-                ids(t.subscribers()), t.window(), t.maxSample(), t.history()))
+                "max-sample = %d, history = %d, key = %s }").formatted(t.name(), t.id(), t.qos().configName(),
+                ids(t.publishers()), ids(t.subscribers()), t.window(), t.maxSample(), t.history(), t.key() == null ?
+                "none" : "{ offset = %d, length = %d, max-keys = %d }".formatted(t.key().offset(), t.key().length(),
+                t.key().maxKeys())))
             .collect(Collectors.joining(",\n"));
         return """
             weft {

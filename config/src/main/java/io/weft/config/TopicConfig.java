@@ -16,10 +16,11 @@ import java.util.regex.Pattern;
  * @param subscribers member ids that read ("all": every member).
  * @param window      samples in flight per publisher before it is back-pressured.
  * @param maxSample   largest encoded sample in bytes.
- * @param history     samples kept per member for volatile storage (KEEP_LAST n, per topic), at least 1.
+ * @param history     samples kept per member for volatile storage (KEEP_LAST n per topic, or per key), at least 1.
+ * @param key         volatile storage only: where a sample's key is, for KEEP_LAST per key; null: per topic.
  */
 public record TopicConfig(String name, int id, QosLevel qos, List<Integer> publishers, List<Integer> subscribers,
-    int window, int maxSample, int history)
+    int window, int maxSample, int history, SampleKey key)
 {
     /** The prefix of the subgroups that carry topics; user-declared subgroups may not use it. */
     public static final String SUBGROUP_PREFIX = "dds.";
@@ -28,17 +29,31 @@ public record TopicConfig(String name, int id, QosLevel qos, List<Integer> publi
 
     public TopicConfig
     {
-        final String key = "weft.dds.topics[" + name + "]";
+        final String at = "weft.dds.topics[" + name + "]";
         WeftConfigException.check(name != null && NAME.matcher(name).matches(), "weft.dds.topics[].name", name,
             "must be 1-56 characters of letters, digits, '_', '.', '-'");
-        WeftConfigException.check(id >= 0 && id <= 255, key + ".id", id, "must be a topic number in 0..255");
-        WeftConfigException.check(qos != null, key + ".qos", null,
+        WeftConfigException.check(id >= 0 && id <= 255, at + ".id", id, "must be a topic number in 0..255");
+        WeftConfigException.check(qos != null, at + ".qos", null,
             "must be one of " + ConfigNames.allowed(QosLevel.values()));
         publishers = List.copyOf(publishers == null ? List.of() : publishers);
         subscribers = List.copyOf(subscribers == null ? List.of() : subscribers);
-        WeftConfigException.check(history >= 1 && history <= MAX_HISTORY, key + ".history", history,
+        WeftConfigException.check(history >= 1 && history <= MAX_HISTORY, at + ".history", history,
             "must be in 1.." + MAX_HISTORY);
         subgroup(name, qos, publishers, subscribers, window, maxSample); // checks window and max-sample
+        if (key != null)
+        {
+            WeftConfigException.check(qos == QosLevel.VOLATILE_STORAGE, at + ".key", "offset " + key.offset(),
+                "only volatile-storage topics keep a history per key (this one is " + qos.configName() + ")");
+            WeftConfigException.check(key.end() <= maxSample, at + ".key", key.offset() + "+" + key.length(),
+                "must lie within max-sample (" + maxSample + " bytes)");
+        }
+    }
+
+    /** A topic whose volatile history, if any, is kept per topic. */
+    public TopicConfig(final String name, final int id, final QosLevel qos, final List<Integer> publishers,
+        final List<Integer> subscribers, final int window, final int maxSample, final int history)
+    {
+        this(name, id, qos, publishers, subscribers, window, maxSample, history, null);
     }
 
     /** The subgroup that carries this topic. */

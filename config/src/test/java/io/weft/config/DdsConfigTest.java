@@ -50,14 +50,37 @@ class DdsConfigTest
     }
 
     @Test
+    void aKeyedHistoryIsReadAndEveryMistakeNamed() throws IOException
+    {
+        final WeftConfig c = load("topics = [ { name = engine, id = 3, qos = volatile-storage, history = 4, " +
+            "key = { offset = 8, length = 2 } } ]");
+        assertEquals(new SampleKey(8, 2, 4096), c.dds().topic("engine").key());
+        assertEquals(null, load("topics = [ { name = e, id = 3, qos = volatile-storage } ]").dds().topic("e").key());
+        assertTrue(refused("topics = [ { name = e, id = 3, qos = volatile-storage, key = { offset = 0, length = 9 } } ]")
+            .getMessage().contains("length = 9: must be 1..8 bytes"));
+        assertTrue(refused("topics = [ { name = e, id = 3, qos = volatile-storage, key = { offset = 0 } } ]")
+            .getMessage().contains("must give offset and length"));
+        assertTrue(refused("topics = [ { name = e, id = 3, qos = volatile-storage, key = { offset = 0, length = 2, " +
+            "maxkeys = 5 } } ]").getMessage().contains("weft.dds.topics[0].key.maxkeys"));
+        assertTrue(refused("topics = [ { name = e, id = 3, qos = volatile-storage, key = 4 } ]").getMessage()
+            .contains("must be none or { offset = N, length = 1..8 }"));
+        assertTrue(refused("topics = [ { name = e, id = 3, qos = atomic-multicast, key = { offset = 0, length = 2 } } ]")
+            .getMessage().contains("only volatile-storage topics keep a history per key"));
+        assertTrue(refused("topics = [ { name = e, id = 3, qos = volatile-storage, max-sample = 8, " +
+            "key = { offset = 4, length = 8 } } ]").getMessage().contains("must lie within max-sample (8 bytes)"));
+    }
+
+    @Test
     void renderedTopicsReadBackEqual() throws IOException
     {
         final WeftConfig c = WeftConfig.builder().memberId(1).localGroup("dds-round-trip", 3, 9100)
             .subgroups(List.of(SubgroupConfig.allMembers("other", 16, 64)))
             .dds(new DdsConfig(dir.resolve("logs"), List.of(
                 new TopicConfig("record", 7, QosLevel.LOGGED_STORAGE, List.of(0, 2), List.of(), 64, 2048, 16),
-                new TopicConfig("alerts", 9, QosLevel.ATOMIC_MULTICAST, List.of(), List.of(1), 32, 128, 1)))).build();
-        assertEquals(List.of("other", "dds.record", "dds.alerts"), c.subgroups().stream().map(SubgroupConfig::name).toList());
+                new TopicConfig("alerts", 9, QosLevel.ATOMIC_MULTICAST, List.of(), List.of(1), 32, 128, 1),
+                new TopicConfig("engine", 10, QosLevel.VOLATILE_STORAGE, List.of(), List.of(), 32, 128, 4,
+                    new SampleKey(2, 4, 64))))).build();
+        assertEquals(List.of("other", "dds.record", "dds.alerts", "dds.engine"), c.subgroups().stream().map(SubgroupConfig::name).toList());
         final Path file = Files.writeString(dir.resolve("c.conf"), ConfigWriter.render(c));
         assertEquals(c, ConfigLoader.load(file));
     }

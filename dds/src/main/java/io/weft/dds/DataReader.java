@@ -3,7 +3,9 @@ package io.weft.dds;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -11,17 +13,21 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Reads a topic: a listener told of every sample on the delivery thread, or a bounded queue that application threads
- * {@link #take} from (KEEP_LAST: when the queue is full the oldest sample is dropped and counted). A reader of a
- * storage topic first receives what this member stores (the volatile history, or the whole log), then every sample
- * delivered after, in order, none twice.
+ * {@link #take} from or iterate over (KEEP_LAST: when the queue is full the oldest sample is dropped and counted). A
+ * reader of a storage topic first receives what this member stores (the volatile history, or the whole log), then
+ * every sample delivered after, in order, none twice.
  *
  * <pre>{@code
  * DataReader<String> reader = participant.createReader(alerts);
  * Sample<String> s = reader.take(Duration.ofSeconds(1));   // null if none came within the second
+ * for (Sample<String> next : reader) { ... }               // blocks for each sample; ends when the reader is closed
  * }</pre>
  */
-public final class DataReader<T> implements ReaderSink, AutoCloseable
+public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<Sample<T>>
 {
+    /** Put in the queue by {@link #close()} to end blocked iterations; never handed out. */
+    private static final Sample<Object> END = new Sample<>(null, null);
+
     private final Topic<T> topic;
     private final TopicState state;
     private final SampleListener<T> listener;
@@ -60,7 +66,13 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable
         final Sample<T> s = new Sample<>(sample, info);
         while (!queue.offer(s))
         {
-            if (queue.poll() != null)
+            final Sample<T> oldest = queue.poll();
+            if (oldest == END)
+            {
+                queue.offer(oldest); // closed meanwhile: the end stays, the sample is not wanted
+                return;
+            }
+            if (oldest != null)
             {
                 dropped.incrementAndGet();
             }
@@ -75,19 +87,86 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable
     /** The next sample, or null if none is waiting (readers with a listener have no queue: always null). */
     public Sample<T> take()
     {
-        return queue == null ? null : queue.poll();
+        return queue == null ? null : unlessEnd(queue.poll());
     }
 
-    /** The next sample, waiting up to {@code timeout}; null if none came. */
+    /** The next sample, waiting up to {@code timeout}; null if none came or the reader is closed. */
     public Sample<T> take(final Duration timeout) throws InterruptedException
     {
-        return queue == null ? null : queue.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return queue == null ? null : unlessEnd(queue.poll(timeout.toNanos(), TimeUnit.NANOSECONDS));
     }
 
     /** The samples waiting, without taking them. */
     public List<Sample<T>> read()
     {
-        return queue == null ? List.of() : new ArrayList<>(queue);
+        if (queue == null)
+        {
+            return List.of();
+        }
+        final List<Sample<T>> waiting = new ArrayList<>(queue);
+        waiting.remove(END);
+        return waiting;
+    }
+
+    /**
+     * Iterates over the samples as they come, for an application thread: {@code hasNext()} blocks until a sample is
+     * waiting or the reader is closed (then it returns false). An interrupt ends the wait with an
+     * {@link IllegalStateException} that carries it, the thread's interrupt flag set again.
+     *
+     * @throws IllegalStateException the reader has a listener (no queue to iterate).
+     */
+    @Override
+    public Iterator<Sample<T>> iterator()
+    {
+        if (queue == null)
+        {
+            throw new IllegalStateException(topic + ": this reader has a listener; only queue readers iterate");
+        }
+        return new Iterator<>()
+        {
+            private Sample<T> next;
+
+            @Override
+            public boolean hasNext()
+            {
+                if (next == null)
+                {
+                    try
+                    {
+                        next = unlessEnd(queue.take());
+                    }
+                    catch (final InterruptedException ex)
+                    {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException(topic + ": interrupted while waiting for a sample", ex);
+                    }
+                }
+                return next != null;
+            }
+
+            @Override
+            public Sample<T> next()
+            {
+                if (!hasNext())
+                {
+                    throw new NoSuchElementException(topic + ": the reader is closed");
+                }
+                final Sample<T> s = next;
+                next = null;
+                return s;
+            }
+        };
+    }
+
+    /** Null for the end marker, which goes back so that every other waiting thread sees it too. */
+    private Sample<T> unlessEnd(final Sample<T> s)
+    {
+        if (s == END)
+        {
+            queue.offer(s);
+            return null;
+        }
+        return s;
     }
 
     /** Samples handed to this reader so far (stored ones included). */
@@ -102,9 +181,18 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable
         return dropped.get();
     }
 
+    /** Stops delivery to this reader; threads blocked in {@link #iterator()} or {@link #take(Duration)} return. */
     @Override
     public void close()
     {
         state.removeReader(this);
+        if (queue != null)
+        {
+            @SuppressWarnings("unchecked") final Sample<T> end = (Sample<T>)(Sample<?>)END;
+            while (!queue.offer(end))
+            {
+                queue.poll(); // unread samples are not wanted once closed
+            }
+        }
     }
 }

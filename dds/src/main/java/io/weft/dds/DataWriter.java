@@ -37,7 +37,7 @@ public final class DataWriter<T>
         this.state = state;
         this.subgroup = subgroup;
         this.written = written;
-        this.loans = ThreadLocal.withInitial(() -> new Loan(written));
+        this.loans = ThreadLocal.withInitial(() -> new Loan(topic, written));
     }
 
     public Topic<T> topic()
@@ -49,7 +49,7 @@ public final class DataWriter<T>
      * Writes {@code sample}, waiting up to {@link #DEFAULT_BLOCKING} for a slot.
      *
      * @throws DdsTimeoutException      no slot freed in time (a subscriber is not keeping up, or the view is changing).
-     * @throws IllegalArgumentException the encoded sample exceeds the topic's max-sample.
+     * @throws IllegalArgumentException the encoded sample exceeds the topic's max-sample, or ends before its key.
      */
     public void write(final T sample)
     {

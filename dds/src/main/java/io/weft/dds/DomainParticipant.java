@@ -146,7 +146,49 @@ public final class DomainParticipant implements AutoCloseable
         return createReader(topic, null, capacity);
     }
 
+    /**
+     * The durability frontier of a logged topic: how many of its samples (from the first) are in the log of every
+     * member of the current view. It only grows, and never passes what any member has appended to its log.
+     *
+     * @throws IllegalStateException the topic is not logged, or the participant is not enabled, or its group stopped.
+     */
+    public long durabilityFrontier(final Topic<?> topic)
+    {
+        if (topic.qos() != QosLevel.LOGGED_STORAGE)
+        {
+            throw new IllegalStateException(topic + " is not logged: it has no durability frontier");
+        }
+        group(); // enabled, or a clear error
+        return Math.max(0, state(topic).persistedFrontier());
+    }
+
+    /**
+     * The samples of {@code topic} as a {@link java.util.concurrent.Flow.Publisher}: subscribers are signalled on the
+     * common fork-join pool, each with a buffer of {@link java.util.concurrent.Flow#defaultBufferSize()} samples.
+     */
+    public <T> SamplePublisher<T> createPublisher(final Topic<T> topic)
+    {
+        return createPublisher(topic, java.util.concurrent.ForkJoinPool.commonPool(),
+            java.util.concurrent.Flow.defaultBufferSize());
+    }
+
+    /** The samples of {@code topic} as a publisher whose subscribers are signalled on {@code executor}. */
+    public <T> SamplePublisher<T> createPublisher(final Topic<T> topic, final java.util.concurrent.Executor executor,
+        final int capacity)
+    {
+        readable(topic); // a clear error now rather than a failed subscription later
+        return new SamplePublisher<>(this, topic, executor, capacity);
+    }
+
     private <T> DataReader<T> createReader(final Topic<T> topic, final SampleListener<T> listener, final int capacity)
+    {
+        final TopicState state = readable(topic);
+        final DataReader<T> reader = new DataReader<>(topic, state, listener, capacity);
+        state.addReader(reader);
+        return reader;
+    }
+
+    private TopicState readable(final Topic<?> topic)
     {
         final TopicConfig t = topic.config();
         if (!t.qos().stored() && !t.subscriberIds(config.group()).contains(config.memberId()))
@@ -154,10 +196,7 @@ public final class DomainParticipant implements AutoCloseable
             throw new IllegalStateException("member " + config.memberId() + " is not a subscriber of " + topic +
                 ": its subscribers are " + t.subscriberIds(config.group()) + " (weft.dds.topics)");
         }
-        final TopicState state = state(topic);
-        final DataReader<T> reader = new DataReader<>(topic, state, listener, capacity);
-        state.addReader(reader);
-        return reader;
+        return state(topic);
     }
 
     private TopicState state(final Topic<?> topic)

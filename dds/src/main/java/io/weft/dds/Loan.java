@@ -13,10 +13,14 @@ public final class Loan
 {
     private final Claim claim = new Claim();
     private final java.util.concurrent.atomic.AtomicLong written;
+    private final Topic<?> topic;
+    private final int keyEnd;
 
-    Loan(final java.util.concurrent.atomic.AtomicLong written)
+    Loan(final Topic<?> topic, final java.util.concurrent.atomic.AtomicLong written)
     {
+        this.topic = topic;
         this.written = written;
+        this.keyEnd = topic.config().key() == null ? 0 : topic.config().key().end();
     }
 
     Claim claim()
@@ -39,9 +43,20 @@ public final class Loan
         return claim.capacity();
     }
 
-    /** Writes the sample of {@code length} bytes to the topic. */
+    /**
+     * Writes the sample of {@code length} bytes to the topic.
+     *
+     * @throws IllegalArgumentException the topic keeps its history per key and the sample ends before its key (the
+     *                                  slot is given back unsent).
+     */
     public void commit(final int length)
     {
+        if (length < keyEnd)
+        {
+            claim.abort();
+            throw new IllegalArgumentException(topic + ": a sample of " + length + " bytes ends before its key (bytes " +
+                topic.config().key().offset() + ".." + (keyEnd - 1) + ", weft.dds.topics[].key); not written");
+        }
         claim.commit(length);
         written.incrementAndGet();
     }

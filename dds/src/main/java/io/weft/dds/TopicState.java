@@ -33,12 +33,13 @@ final class TopicState
     private volatile long delivered;
     private volatile long ownDelivered;
     private volatile long ownEnd;
+    private final java.util.concurrent.atomic.AtomicLong frontier = new java.util.concurrent.atomic.AtomicLong(-1);
 
     TopicState(final TopicConfig config, final int me, final SampleLog log)
     {
         this.config = config;
         this.me = me;
-        this.history = config.qos() == QosLevel.VOLATILE_STORAGE ? new History(config.history()) : null;
+        this.history = config.qos() == QosLevel.VOLATILE_STORAGE ? new History(config.history(), config.key()) : null;
         this.log = log;
         this.position = log == null ? 0 : log.count();
     }
@@ -207,10 +208,15 @@ final class TopicState
         return delivered;
     }
 
+    /**
+     * The durability frontier, never lower than before: a new view's table starts its persisted columns afresh and
+     * they fill as members push their carried counts, while the true frontier only grows (a joiner's log holds the
+     * donor's, and fewer members have a higher minimum).
+     */
     long persistedFrontier()
     {
         final Subgroup s = subgroup;
-        return s == null ? -1 : s.persistedFrontier();
+        return s == null ? -1 : frontier.accumulateAndGet(s.persistedFrontier(), Math::max);
     }
 
     /** Position after this member's latest own sample delivered here, and how many own samples were delivered. */

@@ -28,8 +28,8 @@ import java.util.concurrent.locks.LockSupport;
  * counter:8 pid:4}, padded to the size) at a rate, waits on logged topics until they are durable, and logs every
  * sample its readers get to {@code dds-<topic>-<member>-<pid>.log} as {@code position publisher pid counter
  * stored|live} lines. Prints
- * READY, WRITTEN (with how many), DURABLE and, once it has read {@code count} samples of every publisher of every
- * topic, READ-ALL. Obeys the command file {@code cmd-<member>}: "stop" stops writing, "end" ends.
+ * READY, WRITTEN (with how many), DURABLE, FRONTIER (a logged topic's durability frontier, when it moves) and, once
+ * it has read {@code count} samples of every publisher of every topic, READ-ALL. Obeys the command file {@code cmd-<member>}: "stop" stops writing, "end" ends.
  */
 final class DdsMember
 {
@@ -111,8 +111,13 @@ final class DdsMember
             final Thread writer = Thread.ofPlatform().name("dds-writer").start(() -> writeAll(writers));
             boolean all = false;
             final Path cmd = dir.resolve("cmd-" + me);
+            final Map<String, Long> frontiers = new HashMap<>();
             while (System.nanoTime() < deadline)
             {
+                if (writing) // after "stop", others may end and leave this member in a minority: the group stops
+                {
+                    printFrontiers(participant, frontiers);
+                }
                 if (!all && readAll(participant))
                 {
                     all = true;
@@ -145,6 +150,22 @@ final class DdsMember
             for (final BufferedWriter w : logs.values())
             {
                 w.close();
+            }
+        }
+    }
+
+    /** Prints each logged topic's durability frontier when it moved: tests compare it with the logs on disk. */
+    private void printFrontiers(final DomainParticipant participant, final Map<String, Long> printed)
+    {
+        for (final String name : participant.topics())
+        {
+            if (config.dds().topic(name).qos() == QosLevel.LOGGED_STORAGE)
+            {
+                final long frontier = participant.durabilityFrontier(participant.topic(name, Codecs.bytes()));
+                if (!Long.valueOf(frontier).equals(printed.put(name, frontier)))
+                {
+                    System.out.printf("member %d: FRONTIER %s %d%n", me, name, frontier);
+                }
             }
         }
     }

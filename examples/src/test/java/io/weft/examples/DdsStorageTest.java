@@ -1,6 +1,7 @@
 package io.weft.examples;
 
 import io.weft.config.QosLevel;
+import io.weft.config.SampleKey;
 import io.weft.config.TopicConfig;
 import io.weft.config.TransportKind;
 import org.junit.jupiter.api.Test;
@@ -26,13 +27,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The storage levels of the DDS layer with real processes: a late joiner gets exactly the volatile history (the last
  * {@code history} samples before its first live one) and then every sample; logged storage loses and duplicates
- * nothing while members are killed with kill -9 at random moments and restarted, 20 times.
+ * nothing while members are killed with kill -9 at random moments and restarted, 20 times, and at 20 other random
+ * moments the durability frontier is within every member's log on disk.
  */
 @Timeout(300)
 class DdsStorageTest
 {
     private static final int HISTORY = 16;
     private static final Pattern WRITTEN = Pattern.compile("member (\\d+): WRITTEN (\\d+) samples");
+    private static final Pattern FRONTIER = Pattern.compile("member \\d+: FRONTIER record (\\d+)");
 
     @TempDir
     Path dir;
@@ -80,6 +83,54 @@ class DdsStorageTest
     }
 
     /**
+     * KEEP_LAST per key with real processes: the key is the publisher's id (the sample's first 4 bytes), so a late
+     * joiner gets the last {@code HISTORY} samples of each of the two publishers before its first live sample, in the
+     * topic's order, then every later sample.
+     */
+    @Test
+    void aLateJoinerGetsTheLastSamplesOfEveryKey() throws Exception
+    {
+        final List<TopicConfig> topics = List.of(new TopicConfig("engine", 3, QosLevel.VOLATILE_STORAGE, List.of(0, 1),
+            List.of(), 256, 64, HISTORY, new SampleKey(0, 4, 16)));
+        try (DdsRun run = new DdsRun(TransportKind.TCP, 3, List.of(0, 1), dir, topics))
+        {
+            run.start(0, false, "--count", "2000", "--rate", "400");
+            run.start(1, false, "--count", "2000", "--rate", "100"); // a slower key: its history reaches further back
+            run.process(0).awaitOutput("member 0: READY", Duration.ofSeconds(60));
+            awaitReads(run, "engine", "-0-", 400);
+            run.start(2, true, "--count", "0");
+            run.process(2).awaitOutput("member 2: READY in view 1", Duration.ofSeconds(60));
+            awaitReads(run, "engine", "-2-", 2 * HISTORY + 100);
+            for (int id = 0; id < 3; id++)
+            {
+                run.command(id, "end");
+                assertEquals(0, run.process(id).awaitExit(Duration.ofSeconds(60)), run.process(id).output());
+            }
+            final Map<String, List<DdsRun.Read>> reads = run.reads("engine");
+            final List<DdsRun.Read> all = only(reads, "-0-");
+            final List<DdsRun.Read> joiner = only(reads, "-2-");
+            final List<DdsRun.Read> stored = joiner.stream().filter(DdsRun.Read::stored).map(DdsRun.Read::sample)
+                .toList();
+            final long firstLive = joiner.stream().filter(r -> !r.stored()).findFirst().orElseThrow().position();
+            final List<DdsRun.Read> expected = new ArrayList<>();
+            for (final int publisher : List.of(0, 1))
+            {
+                final List<DdsRun.Read> before = all.stream().filter(r -> r.position() < firstLive &&
+                    r.publisher() == publisher).toList();
+                expected.addAll(before.subList(Math.max(0, before.size() - HISTORY), before.size()));
+            }
+            expected.sort(java.util.Comparator.comparingLong(DdsRun.Read::position));
+            assertEquals(2 * HISTORY, expected.size(), "both publishers wrote " + HISTORY + " samples before the join");
+            assertEquals(expected, stored, "the joiner's history: the last " + HISTORY + " samples of each key");
+            final List<DdsRun.Read> live = joiner.stream().filter(r -> !r.stored()).toList();
+            final int both = Math.min(live.size(), all.size() - (int)firstLive); // member 0 ended first
+            assertTrue(both >= 100, "the joiner and member 0 read " + both + " samples both");
+            assertEquals(all.subList((int)firstLive, (int)firstLive + both), live.subList(0, both),
+                "then every sample from its first live one, in order");
+        }
+    }
+
+    /**
      * Three members log a topic two of them publish; 20 times a random member is killed with kill -9 at a random
      * moment and restarted (it replays its log, joins and receives the rest). At the end every member's log holds
      * the same samples, each (publisher, process, counter) once, every process's samples a gap-free prefix of what
@@ -102,10 +153,13 @@ class DdsStorageTest
             {
                 run.process(id).awaitOutput("member " + id + ": READY", Duration.ofSeconds(60));
             }
+            run.log(0, "record"); // the first read of a queue in this JVM is slow; not while the group is frozen
             final List<Integer> kills = new ArrayList<>();
+            final List<Long> frontiers = new ArrayList<>();
             for (int k = 0; k < 20; k++)
             {
                 TimeUnit.MILLISECONDS.sleep(200 + random.nextInt(1300));
+                frontiers.add(frontierWithinEveryLog(run, seed));
                 final int victim = random.nextInt(3);
                 kills.add(victim);
                 run.kill(victim);
@@ -149,8 +203,48 @@ class DdsStorageTest
             written.forEach((process, count) -> assertEquals(count, next.getOrDefault(process, 0L),
                 "seed " + seed + ": publisher process " + process + " wrote " + count + " samples, the log holds " +
                 next.getOrDefault(process, 0L)));
-            System.out.printf("kills %s: %d samples in every log, %d publisher processes%n", kills, log.size(),
-                next.size());
+            assertTrue(frontiers.getLast() > frontiers.getFirst(), "the frontier moved: " + frontiers);
+            System.out.printf("kills %s: %d samples in every log, %d publisher processes; frontiers checked against " +
+                "the logs on disk: %s%n", kills, log.size(), next.size(), frontiers);
+        }
+    }
+
+    /**
+     * Freezes every member (SIGSTOP), then checks that the highest durability frontier any of them printed is within
+     * the log on disk of every member, and resumes them. Logs only grow, so a frontier printed before the freeze that
+     * passes a log read during it was false when printed.
+     */
+    private static long frontierWithinEveryLog(final DdsRun run, final long seed) throws Exception
+    {
+        for (int id = 0; id < 3; id++)
+        {
+            run.process(id).signal("STOP");
+        }
+        try
+        {
+            long frontier = 0;
+            for (int id = 0; id < 3; id++)
+            {
+                final Matcher m = FRONTIER.matcher(run.process(id).output());
+                while (m.find())
+                {
+                    frontier = Math.max(frontier, Long.parseLong(m.group(1)));
+                }
+            }
+            for (int id = 0; id < 3; id++)
+            {
+                final int logged = run.log(id, "record").size();
+                assertTrue(logged >= frontier, "seed " + seed + ": a member printed the durability frontier " +
+                    frontier + ", member " + id + "'s log holds only " + logged);
+            }
+            return frontier;
+        }
+        finally
+        {
+            for (int id = 0; id < 3; id++)
+            {
+                run.process(id).signal("CONT");
+            }
         }
     }
 
