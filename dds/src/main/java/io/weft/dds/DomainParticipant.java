@@ -328,6 +328,7 @@ public final class DomainParticipant implements AutoCloseable
                     builder.onBatch(t.subgroupName(), state::onBatch);
                 }
                 builder.stateTransfer(new DomainState(states));
+                builder.onView(v -> states.values().forEach(TopicState::viewChanged));
                 if (registry != null)
                 {
                     builder.meterRegistry(registry);

@@ -114,6 +114,12 @@ public final class SampleLog implements AutoCloseable
         return append(count, publisherId, sourceNanos, copy, length);
     }
 
+    /** Appends the next sample, copied out of the ring already (the log thread of {@link LogWriter}). */
+    long append(final int publisherId, final long sourceNanos, final byte[] payload, final int length)
+    {
+        return append(count, publisherId, sourceNanos, payload, length);
+    }
+
     /** Appends an entry received by state transfer; its position must be {@link #count()}. */
     long append(final LoggedSample sample)
     {

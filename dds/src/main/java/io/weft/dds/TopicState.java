@@ -12,8 +12,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * What one member does with one topic's deliveries: counts positions, keeps the history (volatile storage), appends
- * to the log and publishes the persisted count (logged storage), and hands samples to the readers. Deliveries come
+ * What one member does with one topic's deliveries: counts positions, keeps the history (volatile storage), copies
+ * each sample to the topic's {@link LogWriter}, whose thread appends it and publishes the persisted count (logged
+ * storage), and hands samples to the readers. Deliveries come
  * on the delivery thread (the membership thread for a view change's trim); readers are added by application
  * threads; both under this object's monitor, so a new reader sees the stored samples and then every later one,
  * none twice.
@@ -25,7 +26,7 @@ final class TopicState
     final TopicConfig config;
     private final int me;
     private final History history;
-    private final SampleLog log;
+    private final LogWriter writer;
     private final List<ReaderSink> readers = new CopyOnWriteArrayList<>();
     private volatile Subgroup subgroup;
     private volatile String failure;
@@ -40,17 +41,32 @@ final class TopicState
         this.config = config;
         this.me = me;
         this.history = config.qos() == QosLevel.VOLATILE_STORAGE ? new History(config.history(), config.key()) : null;
-        this.log = log;
+        this.writer = log == null ? null : new LogWriter(log, config.name(), config.maxSample(), this::fail);
         this.position = log == null ? 0 : log.count();
     }
 
     void attach(final Subgroup subgroup)
     {
         this.subgroup = subgroup;
-        if (log != null)
+        if (writer != null)
         {
-            subgroup.markPersisted(log.count()); // a restarted or joining member counts what its log holds
+            writer.start(subgroup); // a restarted or joining member first counts what its log holds
         }
+    }
+
+    /** A view was installed: a logged topic publishes its count in the new table. */
+    void viewChanged()
+    {
+        if (writer != null)
+        {
+            writer.viewChanged();
+        }
+    }
+
+    private void fail(final String why)
+    {
+        failure = why;
+        LOG.error("topic {}: {}; this member's persisted count stops here", config.name(), why);
     }
 
     void onBatch(final MessageBatch batch)
@@ -60,11 +76,6 @@ final class TopicState
             for (int i = 0; i < batch.size(); i++)
             {
                 onMessage(batch.get(i));
-            }
-            final Subgroup s = subgroup;
-            if (log != null && failure == null && s != null)
-            {
-                s.markPersisted(log.count());
             }
         }
     }
@@ -76,17 +87,9 @@ final class TopicState
         {
             history.add(m.senderId(), p, m.timestampNanos(), m.segment(), m.offset(), m.length());
         }
-        if (log != null && failure == null)
+        if (writer != null)
         {
-            try
-            {
-                log.append(m.senderId(), m.timestampNanos(), m.segment(), m.offset(), m.length());
-            }
-            catch (final RuntimeException ex)
-            {
-                failure = "appending sample " + p + " to " + log.directory() + " failed: " + ex;
-                LOG.error("topic {}: {}; this member's persisted count stops here", config.name(), failure, ex);
-            }
+            writer.offer(m); // appended and counted persisted by the topic's log thread
         }
         if (m.senderId() == me)
         {
@@ -132,11 +135,14 @@ final class TopicState
             {
                 return history.samples();
             }
-            if (log != null)
+            if (writer != null)
             {
-                final List<LoggedSample> all = new java.util.ArrayList<>();
-                log.read(0, all::add);
-                return all;
+                return writer.drained(l ->
+                {
+                    final List<LoggedSample> all = new java.util.ArrayList<>();
+                    l.read(0, all::add);
+                    return all;
+                });
             }
             return List.of();
         }
@@ -165,30 +171,10 @@ final class TopicState
             {
                 history.replace(samples);
             }
-            if (log != null)
+            if (writer != null)
             {
-                final List<LoggedSample> local = new java.util.ArrayList<>();
-                log.read(0, local::add);
-                final long mine = local.size();
-                if (mine > samples.size())
-                {
-                    throw new IllegalStateException("topic " + config.name() + ": the log in " + log.directory() +
-                        " holds " + mine + " samples, the group's only " + samples.size() + ": it is not this " +
-                        "group's log (move it away to join)");
-                }
-                for (int i = 0; i < mine; i++)
-                {
-                    if (local.get(i).crc() != samples.get(i).crc())
-                    {
-                        throw new IllegalStateException("topic " + config.name() + ": entry " + i + " of the log in " +
-                            log.directory() + " differs from the group's: it is not this group's log");
-                    }
-                }
-                for (int i = (int)mine; i < samples.size(); i++)
-                {
-                    log.append(samples.get(i));
-                }
-                fresh = (int)mine;
+                fresh = writer.drained(l -> appendMissing(l, samples));
+                writer.viewChanged(); // publish the new count
             }
             position = donorPosition;
             delivered = donorPosition;
@@ -201,6 +187,33 @@ final class TopicState
                 }
             }
         }
+    }
+
+    /** A joiner's log must be a prefix of the group's: appends what it lacks; returns how many it held. */
+    private int appendMissing(final SampleLog l, final List<LoggedSample> samples)
+    {
+        final List<LoggedSample> local = new java.util.ArrayList<>();
+        l.read(0, local::add);
+        final int mine = local.size();
+        if (mine > samples.size())
+        {
+            throw new IllegalStateException("topic " + config.name() + ": the log in " + l.directory() + " holds " +
+                mine + " samples, the group's only " + samples.size() + ": it is not this group's log (move it " +
+                "away to join)");
+        }
+        for (int i = 0; i < mine; i++)
+        {
+            if (local.get(i).crc() != samples.get(i).crc())
+            {
+                throw new IllegalStateException("topic " + config.name() + ": entry " + i + " of the log in " +
+                    l.directory() + " differs from the group's: it is not this group's log");
+            }
+        }
+        for (int i = mine; i < samples.size(); i++)
+        {
+            l.append(samples.get(i));
+        }
+        return mine;
     }
 
     long delivered()
@@ -237,9 +250,9 @@ final class TopicState
 
     void close()
     {
-        if (log != null)
+        if (writer != null)
         {
-            log.close();
+            writer.close(); // drains the ring into the log first
         }
     }
 }

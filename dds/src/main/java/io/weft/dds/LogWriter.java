@@ -1,0 +1,265 @@
+package io.weft.dds;
+
+import io.weft.membership.Subgroup;
+import io.weft.smc.Message;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * The persistence thread of one logged topic (Derecho persists on a thread of its own too). The delivery thread
+ * copies each delivered sample into a bounded ring and goes on; this thread appends the samples to the
+ * {@link SampleLog} in delivery order and, after each run of appends returned, publishes the log's count in the
+ * topic's {@code persisted} column. It is that column's only writer, so the durability frontier never passes what
+ * is in every member's log, and the protocol thread no longer waits on the page faults of the mapped log file.
+ * A full ring makes the delivery thread wait: memory stays bounded and a slow disk slows the topic down.
+ *
+ * <p>Every other use of the log (the state handed to a joiner, a joiner's install, close) first waits until the
+ * ring is drained, and holds the append lock.
+ */
+final class LogWriter
+{
+    private static final Logger LOG = LoggerFactory.getLogger(LogWriter.class);
+    /** Ring memory aimed at per topic; at least 16 and at most 4096 samples whatever the sample size. */
+    private static final int RING_BYTES = 8 << 20;
+
+    private final SampleLog log;
+    private final String topic;
+    private final Consumer<String> onFailure;
+    private final int capacity;
+    private final byte[][] payloads;
+    private final int[] lengths;
+    private final int[] publishers;
+    private final long[] nanos;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition work = lock.newCondition();
+    private final Condition space = lock.newCondition();
+    private final ReentrantLock appendLock = new ReentrantLock();
+    private final Thread thread;
+    private long offered; // guarded by lock
+    private long taken;   // guarded by lock: entries the thread has taken and appended
+    private boolean republish; // guarded by lock: a new view needs this member's count
+    private boolean closing;   // guarded by lock
+    private volatile Subgroup subgroup;
+    private volatile boolean failed;
+
+    LogWriter(final SampleLog log, final String topic, final int maxSample, final Consumer<String> onFailure)
+    {
+        this.log = log;
+        this.topic = topic;
+        this.onFailure = onFailure;
+        this.capacity = Math.max(16, Math.min(4096, RING_BYTES / Math.max(1, maxSample)));
+        this.payloads = new byte[capacity][];
+        this.lengths = new int[capacity];
+        this.publishers = new int[capacity];
+        this.nanos = new long[capacity];
+        this.thread = Thread.ofPlatform().daemon(true).name("weft-log-" + topic).unstarted(this::run);
+    }
+
+    /** Starts persisting for {@code subgroup}: its first act is to publish what the log holds. */
+    void start(final Subgroup subgroup)
+    {
+        this.subgroup = subgroup;
+        viewChanged();
+        thread.start();
+    }
+
+    /** A new view opened: its table needs this member's count again (published from this thread only). */
+    void viewChanged()
+    {
+        lock.lock();
+        try
+        {
+            republish = true;
+            work.signal();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Copies a delivered sample into the ring, waiting while the ring is full (delivery thread). */
+    void offer(final Message m)
+    {
+        if (failed)
+        {
+            return;
+        }
+        lock.lock();
+        try
+        {
+            while (offered - taken == capacity && !closing)
+            {
+                space.awaitUninterruptibly();
+            }
+            if (closing)
+            {
+                return; // closed meanwhile: nothing is delivered to a closed participant
+            }
+            final int i = (int)(offered % capacity);
+            final int length = m.length();
+            if (payloads[i] == null || payloads[i].length < length)
+            {
+                payloads[i] = new byte[length];
+            }
+            MemorySegment.copy(m.segment(), ValueLayout.JAVA_BYTE, m.offset(), payloads[i], 0, length);
+            lengths[i] = length;
+            publishers[i] = m.senderId();
+            nanos[i] = m.timestampNanos();
+            if (offered++ == taken)
+            {
+                work.signal(); // the thread may be waiting for work: once per run, not per sample
+            }
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    private void run()
+    {
+        while (true)
+        {
+            final long from;
+            final long to;
+            final boolean publish;
+            lock.lock();
+            try
+            {
+                while (offered == taken && !republish && !closing)
+                {
+                    work.awaitUninterruptibly();
+                }
+                if (closing && offered == taken)
+                {
+                    return;
+                }
+                from = taken;
+                to = offered;
+                publish = republish || to > from;
+                republish = false;
+            }
+            finally
+            {
+                lock.unlock();
+            }
+            appendLock.lock();
+            try
+            {
+                for (long n = from; n < to && !failed; n++)
+                {
+                    final int i = (int)(n % capacity);
+                    try
+                    {
+                        log.append(publishers[i], nanos[i], payloads[i], lengths[i]);
+                    }
+                    catch (final RuntimeException ex)
+                    {
+                        failed = true;
+                        onFailure.accept("appending sample " + log.count() + " to " + log.directory() + " failed: " + ex);
+                    }
+                }
+            }
+            finally
+            {
+                appendLock.unlock();
+            }
+            lock.lock();
+            try
+            {
+                taken = to; // the slots are free once appended
+                space.signalAll();
+            }
+            finally
+            {
+                lock.unlock();
+            }
+            if (publish && !failed)
+            {
+                publish();
+            }
+        }
+    }
+
+    private void publish()
+    {
+        try
+        {
+            subgroup.markPersisted(log.count());
+        }
+        catch (final IllegalStateException ex)
+        {
+            LOG.debug("topic {}: persisted count not published: {}", topic, ex.getMessage()); // the group stopped
+        }
+    }
+
+    /** Waits until everything offered is in the log, then runs {@code action} on the log under the append lock. */
+    <R> R drained(final java.util.function.Function<SampleLog, R> action)
+    {
+        lock.lock();
+        try
+        {
+            while (taken != offered && !failed)
+            {
+                space.awaitUninterruptibly();
+            }
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        appendLock.lock();
+        try
+        {
+            return action.apply(log);
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+    }
+
+    /** Drains the ring, stops the thread and closes the log. */
+    void close()
+    {
+        lock.lock();
+        try
+        {
+            closing = true;
+            work.signal();
+            space.signalAll();
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        if (thread.isAlive() && Thread.currentThread() != thread)
+        {
+            try
+            {
+                thread.join(10_000);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        appendLock.lock();
+        try
+        {
+            log.close();
+        }
+        finally
+        {
+            appendLock.unlock();
+        }
+    }
+}
