@@ -1,6 +1,7 @@
 package io.weft.examples;
 
 import io.weft.config.ConfigWriter;
+import io.weft.config.LocalPorts;
 import io.weft.config.MemberAddress;
 import io.weft.config.MembershipConfig;
 import io.weft.config.SubgroupConfig;
@@ -13,8 +14,6 @@ import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -207,25 +206,11 @@ final class ChaosCommand implements Callable<Integer>
     private WeftConfig config(final TransportKind kind) throws IOException
     {
         final List<MemberAddress> book = new ArrayList<>();
-        final List<ServerSocket> sockets = new ArrayList<>();
-        try
+        final List<Integer> ports = LocalPorts.free(2 * (members + 1));
+        for (int id = 0; id <= members; id++)
         {
-            for (int id = 0; id <= members; id++)
-            {
-                final ServerSocket a = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                final ServerSocket b = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                sockets.add(a);
-                sockets.add(b);
-                final String host = ns == null ? "127.0.0.1" : inA(id) ? ns.addressA : ns.addressB;
-                book.add(new MemberAddress(id, host, a.getLocalPort(), b.getLocalPort()));
-            }
-        }
-        finally
-        {
-            for (final ServerSocket socket : sockets)
-            {
-                socket.close();
-            }
+            final String host = ns == null ? "127.0.0.1" : inA(id) ? ns.addressA : ns.addressB;
+            book.add(new MemberAddress(id, host, ports.get(2 * id), ports.get(2 * id + 1)));
         }
         final List<Integer> initial = new ArrayList<>();
         for (int id = 0; id < members; id++)

@@ -2,13 +2,11 @@ package io.weft.examples;
 
 import io.weft.config.MemberAddress;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import io.weft.config.LocalPorts;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Member lists for groups on this host: loopback addresses and ports the kernel reports free. */
+/** Member lists for groups on this host: loopback addresses and free ports below the ephemeral range. */
 public final class LocalGroups
 {
     private LocalGroups()
@@ -16,28 +14,14 @@ public final class LocalGroups
     }
 
     /** {@code n} members with ids 0..n-1 on 127.0.0.1, each with a free sst port and control port. */
-    public static List<MemberAddress> loopbackMembers(final int n) throws IOException
+    public static List<MemberAddress> loopbackMembers(final int n)
     {
-        final List<ServerSocket> sockets = new ArrayList<>();
-        try
+        final List<Integer> ports = LocalPorts.free(2 * n);
+        final List<MemberAddress> result = new ArrayList<>();
+        for (int i = 0; i < n; i++)
         {
-            final List<MemberAddress> result = new ArrayList<>();
-            for (int i = 0; i < n; i++)
-            {
-                final ServerSocket a = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                final ServerSocket b = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                sockets.add(a);
-                sockets.add(b);
-                result.add(new MemberAddress(i, "127.0.0.1", a.getLocalPort(), b.getLocalPort()));
-            }
-            return result;
+            result.add(new MemberAddress(i, "127.0.0.1", ports.get(2 * i), ports.get(2 * i + 1)));
         }
-        finally
-        {
-            for (final ServerSocket s : sockets)
-            {
-                s.close();
-            }
-        }
+        return result;
     }
 }

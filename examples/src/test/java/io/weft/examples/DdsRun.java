@@ -89,6 +89,17 @@ final class DdsRun implements AutoCloseable
         VsMember.command(dir, id, command);
     }
 
+    /** Tells every live member to end, in id order, and checks that each exits 0. */
+    void endAll() throws IOException
+    {
+        for (final int id : new java.util.TreeSet<>(live.keySet()))
+        {
+            command(id, "end");
+            final int code = live.get(id).awaitExit(Duration.ofSeconds(60));
+            org.junit.jupiter.api.Assertions.assertEquals(0, code, live.get(id).output());
+        }
+    }
+
     /** Every read log of a topic, per member incarnation (file name), in the order written. */
     Map<String, List<Read>> reads(final String topic) throws IOException
     {

@@ -60,11 +60,7 @@ class DdsStorageTest
                 run.process(id).awaitOutput("member " + id + ": READ-ALL", Duration.ofSeconds(90));
             }
             awaitReads(run, "engine", "-2-", -1); // member 2 read up to the last position
-            for (int id = 0; id < 3; id++)
-            {
-                run.command(id, "end");
-                assertEquals(0, run.process(id).awaitExit(Duration.ofSeconds(60)), run.process(id).output());
-            }
+            run.endAll();
             final Map<String, List<DdsRun.Read>> reads = run.reads("engine");
             final List<DdsRun.Read> all = only(reads, "-0-");
             final List<DdsRun.Read> joiner = only(reads, "-2-");
@@ -101,11 +97,7 @@ class DdsStorageTest
             run.start(2, true, "--count", "0");
             run.process(2).awaitOutput("member 2: READY in view 1", Duration.ofSeconds(60));
             awaitReads(run, "engine", "-2-", 2 * HISTORY + 100);
-            for (int id = 0; id < 3; id++)
-            {
-                run.command(id, "end");
-                assertEquals(0, run.process(id).awaitExit(Duration.ofSeconds(60)), run.process(id).output());
-            }
+            run.endAll();
             final Map<String, List<DdsRun.Read>> reads = run.reads("engine");
             final List<DdsRun.Read> all = only(reads, "-0-");
             final List<DdsRun.Read> joiner = only(reads, "-2-");
@@ -178,11 +170,7 @@ class DdsStorageTest
                 assertTrue(m.find(), run.process(id).output());
                 written.put(id + "/" + run.process(id).pid(), Long.parseLong(m.group(2)));
             }
-            for (int id = 0; id < 3; id++)
-            {
-                run.command(id, "end");
-                assertEquals(0, run.process(id).awaitExit(Duration.ofSeconds(60)), run.process(id).output());
-            }
+            run.endAll();
             final List<DdsRun.Read> log = run.log(0, "record");
             for (int id = 1; id < 3; id++)
             {

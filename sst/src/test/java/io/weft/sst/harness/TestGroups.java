@@ -61,37 +61,9 @@ public final class TestGroups
         }
     }
 
+    /** Free loopback ports below the ephemeral range (see {@link io.weft.config.LocalPorts}). */
     public static List<Integer> freePorts(final int count)
     {
-        final List<ServerSocket> sockets = new ArrayList<>();
-        try
-        {
-            final List<Integer> ports = new ArrayList<>();
-            for (int i = 0; i < count; i++)
-            {
-                final ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                sockets.add(s);
-                ports.add(s.getLocalPort());
-            }
-            return ports;
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
-        finally
-        {
-            for (final ServerSocket s : sockets)
-            {
-                try
-                {
-                    s.close();
-                }
-                catch (final IOException ignored)
-                {
-                    // free anyway
-                }
-            }
-        }
+        return io.weft.config.LocalPorts.free(count);
     }
 }
