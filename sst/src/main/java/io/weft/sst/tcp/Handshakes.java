@@ -32,6 +32,11 @@ final class Handshakes
     private static final Logger LOG = LoggerFactory.getLogger(TcpTransport.class);
     private static final long HANDSHAKE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long REDIAL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /**
+     * A dial whose SYN got no answer in this long on a table that is opening is dropped and dialled again: the kernel
+     * would retransmit the SYN only after 1 s and then 3 s more, longer than a later view's whole connect timeout.
+     */
+    private static final long CONNECT_STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private static final int MAX_HANDSHAKING = 64;
 
     private final TransportContext context;
@@ -358,7 +363,14 @@ final class Handshakes
         final long now = System.nanoTime();
         for (final TcpConnection c : List.copyOf(handshaking))
         {
-            if (now > c.handshakeDeadline && c.state != TcpConnection.State.CONNECTING)
+            if (c.outbound && c.state == TcpConnection.State.CONNECTING &&
+                now > c.handshakeDeadline - HANDSHAKE_TIMEOUT_NANOS + CONNECT_STALL_NANOS)
+            {
+                handshaking.remove(c);
+                c.close("no answer to the dial within " + TimeUnit.NANOSECONDS.toMillis(CONNECT_STALL_NANOS) + " ms");
+                redialAt[c.peerRank] = now; // dial again at once
+            }
+            else if (now > c.handshakeDeadline && c.state != TcpConnection.State.CONNECTING)
             {
                 if (c.outbound)
                 {
