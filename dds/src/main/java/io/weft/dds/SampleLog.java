@@ -7,8 +7,6 @@ import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.Consumer;
@@ -32,7 +30,6 @@ public final class SampleLog implements AutoCloseable
     private final ChronicleQueue queue;
     private final ExcerptAppender appender;
     private final CRC32C crc = new CRC32C();
-    private byte[] copy = new byte[1024];
     private long count;
     private Thread appending;
 
@@ -102,20 +99,11 @@ public final class SampleLog implements AutoCloseable
         return count;
     }
 
-    /** Appends the next entry (position {@link #count()}) and returns the new count. */
-    public long append(final int publisherId, final long sourceNanos, final MemorySegment segment, final long offset,
-        final int length)
-    {
-        if (copy.length < length)
-        {
-            copy = new byte[Math.max(length, copy.length * 2)];
-        }
-        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, copy, 0, length);
-        return append(count, publisherId, sourceNanos, copy, length);
-    }
-
-    /** Appends the next sample, copied out of the ring already (the log thread of {@link LogWriter}). */
-    long append(final int publisherId, final long sourceNanos, final byte[] payload, final int length)
+    /**
+     * Appends the next entry (position {@link #count()}): the first {@code length} bytes of {@code payload}; returns
+     * the new count. The log thread of {@link LogWriter} appends from its ring's arrays.
+     */
+    public long append(final int publisherId, final long sourceNanos, final byte[] payload, final int length)
     {
         return append(count, publisherId, sourceNanos, payload, length);
     }

@@ -29,7 +29,7 @@ public final class SamplePublisher<T> implements Flow.Publisher<Sample<T>>, Auto
     private final int capacity;
     private final List<Feed> feeds = new CopyOnWriteArrayList<>();
     private final AtomicLong dropped = new AtomicLong();
-    private volatile boolean closed;
+    private boolean closed; // guarded by this
 
     SamplePublisher(final DomainParticipant participant, final Topic<T> topic, final Executor executor,
         final int capacity)
@@ -46,7 +46,7 @@ public final class SamplePublisher<T> implements Flow.Publisher<Sample<T>>, Auto
     }
 
     @Override
-    public void subscribe(final Flow.Subscriber<? super Sample<T>> subscriber)
+    public synchronized void subscribe(final Flow.Subscriber<? super Sample<T>> subscriber)
     {
         Objects.requireNonNull(subscriber, "subscriber");
         final SubmissionPublisher<Sample<T>> out = new SubmissionPublisher<>(executor, capacity);
@@ -74,9 +74,9 @@ public final class SamplePublisher<T> implements Flow.Publisher<Sample<T>>, Auto
 
     /** Stops every subscriber's reader and completes the subscribers ({@code onComplete}). */
     @Override
-    public void close()
+    public synchronized void close()
     {
-        closed = true;
+        closed = true; // under the monitor: a subscribe racing with close either completes at once or is closed here
         feeds.forEach(Feed::close);
     }
 

@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,9 +24,9 @@ class SampleLogTest
     @TempDir
     Path dir;
 
-    private static MemorySegment text(final String s)
+    private static byte[] text(final String s)
     {
-        return MemorySegment.ofArray(s.getBytes(StandardCharsets.UTF_8));
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
@@ -37,8 +36,8 @@ class SampleLogTest
         {
             for (int i = 0; i < 100; i++)
             {
-                final MemorySegment s = text("sample-" + i);
-                assertEquals(i + 1, log.append(i % 3, 1000 + i, s, 0, (int)s.byteSize()));
+                final byte[] s = text("sample-" + i);
+                assertEquals(i + 1, log.append(i % 3, 1000 + i, s, s.length));
             }
         }
         try (SampleLog log = SampleLog.open(dir))
@@ -46,8 +45,8 @@ class SampleLogTest
             assertEquals(100, log.count());
             final Thread other = Thread.ofPlatform().start(() ->
             {
-                final MemorySegment s = text("sample-100");
-                log.append(1, 1100, s, 0, (int)s.byteSize()); // another delivery thread (the next view's)
+                final byte[] s = text("sample-100");
+                log.append(1, 1100, s, s.length); // another delivery thread (the next view's)
             });
             other.join();
             final List<LoggedSample> all = new ArrayList<>();
@@ -71,8 +70,8 @@ class SampleLogTest
         {
             for (int i = 0; i < 20; i++)
             {
-                final MemorySegment s = text("payload-" + (char)('A' + i) + "-marker");
-                log.append(0, i, s, 0, (int)s.byteSize());
+                final byte[] s = text("payload-" + (char)('A' + i) + "-marker");
+                log.append(0, i, s, s.length);
             }
         }
         final Path data;
