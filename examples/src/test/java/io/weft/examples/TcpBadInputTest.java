@@ -15,8 +15,10 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,6 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TcpBadInputTest
 {
     private static final int MAGIC = 0x5745_4654;
+    private static final int VERSION = 3;
+    private static final int BEAT_MAGIC = 0x5746_4842;
     private static final int HANDSHAKE = 192;
     private static final int MEMBERS = 4; // 0..2 are real processes, 3 is played by this test
     private static final long COUNT = 300_000;
@@ -63,24 +67,32 @@ class TcpBadInputTest
             new Random(42).nextBytes(random);
             random[0] = 0x13;
             assertRefused(m0, random, "not a Weft peer: bad magic");
-            assertRefused(m0, hello(0xDEAD_BEEF, 1, group, layout.checksum(), MEMBERS, layout.rowSize(), 3, 3), "bad magic 0xdeadbeef");
-            assertRefused(m0, hello(MAGIC, 99, group, layout.checksum(), MEMBERS, layout.rowSize(), 3, 3), "protocol version 99");
-            assertRefused(m0, hello(MAGIC, 2, "other-group", layout.checksum(), MEMBERS, layout.rowSize(), 3, 3), "group 'other-group'");
-            assertRefused(m0, hello(MAGIC, 2, group, layout.checksum() ^ 1, MEMBERS, layout.rowSize(), 3, 3), "layout checksum");
-            assertRefused(m0, hello(MAGIC, 2, group, layout.checksum(), MEMBERS, layout.rowSize(), 42, 3), "not in this group's member list");
+            assertRefused(m0, hello(0xDEAD_BEEF, 1, group, layout.checksum(), MEMBERS, layout.rowSize(), 3, 3, 9), "bad magic 0xdeadbeef");
+            assertRefused(m0, hello(MAGIC, 99, group, layout.checksum(), MEMBERS, layout.rowSize(), 3, 3, 9), "protocol version 99");
+            assertRefused(m0, hello(MAGIC, VERSION, "other-group", layout.checksum(), MEMBERS, layout.rowSize(), 3, 3, 9), "group 'other-group'");
+            assertRefused(m0, hello(MAGIC, VERSION, group, layout.checksum() ^ 1, MEMBERS, layout.rowSize(), 3, 3, 9), "layout checksum");
+            assertRefused(m0, hello(MAGIC, VERSION, group, layout.checksum(), MEMBERS, layout.rowSize(), 42, 3, 9), "not in this group's member list");
             assertRefused(m0, new byte[] {0x57, 0x45, 0x46}, "no complete handshake");
 
             // member 3, played by this test: a correct handshake with each real member opens the group
             final Socket[] rogue = new Socket[3];
+            final long[] challenges = new long[3];
+            final int[] beatPorts = new int[3];
+            final String host3 = config.group().members().get(3).host();
+            final DatagramChannel beats = DatagramChannel.open().bind(new InetSocketAddress(host3, 0));
+            final DatagramChannel stranger = DatagramChannel.open().bind(new InetSocketAddress(host3, 0));
+            final int myBeatPort = ((InetSocketAddress)beats.getLocalAddress()).getPort();
             for (int i = 0; i < 3; i++)
             {
                 rogue[i] = new Socket(config.group().members().get(i).host(), config.group().members().get(i).sstPort());
                 rogue[i].setSoTimeout(30_000);
-                assertChallenge(rogue[i]);
-                rogue[i].getOutputStream().write(hello(MAGIC, 2, group, layout.checksum(), MEMBERS, layout.rowSize(), 3, 3));
+                challenges[i] = assertChallenge(rogue[i]).getLong(128);
+                rogue[i].getOutputStream().write(hello(MAGIC, VERSION, group, layout.checksum(), MEMBERS, layout.rowSize(),
+                    3, 3, myBeatPort));
                 final ByteBuffer reply = ByteBuffer.wrap(readFully(rogue[i].getInputStream(), HANDSHAKE));
                 assertEquals(MAGIC, reply.getInt(0));
                 assertEquals(1, reply.getShort(6), "member " + i + " answered with a hello");
+                beatPorts[i] = reply.getInt(32);
             }
             for (int i = 0; i < 3; i++)
             {
@@ -88,7 +100,20 @@ class TcpBadInputTest
             }
             // a second connection claiming a connected member is refused
             final MemberAddress m1 = config.group().members().get(1);
-            assertRefused(m1, hello(MAGIC, 2, group, layout.checksum(), MEMBERS, layout.rowSize(), 2, 2), "already connected");
+            assertRefused(m1, hello(MAGIC, VERSION, group, layout.checksum(), MEMBERS, layout.rowSize(), 2, 2, 9), "already connected");
+
+            // bad heartbeat datagrams: a wrong token from the announced socket, a right one from another socket, and a
+            // short one; each is dropped (the first per member logged) and nobody takes them for a sign of life
+            final String[] beatReasons = {"wrong token for rank 3", "not the address that rank 3 announced", "length 7"};
+            sendBeat(beats, config.group().members().get(0), beatPorts[0], beat(3, challenges[0] ^ 1, 0));
+            sendBeat(stranger, config.group().members().get(1), beatPorts[1], beat(3, challenges[1], 0));
+            sendBeat(beats, config.group().members().get(2), beatPorts[2], new byte[7]);
+            for (int i = 0; i < 3; i++)
+            {
+                members.processes().get(i).awaitOutput(beatReasons[i], Duration.ofSeconds(30));
+            }
+            beats.close();
+            stranger.close();
 
             // invalid frames from the authenticated member 3: each closes its connection, nothing is applied
             final int row = layout.rowSize();
@@ -166,20 +191,34 @@ class TcpBadInputTest
     }
 
     /** The acceptor speaks first: a challenge (kind 3) carrying its nonce. */
-    private static void assertChallenge(final Socket s) throws IOException
+    private static ByteBuffer assertChallenge(final Socket s) throws IOException
     {
         final ByteBuffer challenge = ByteBuffer.wrap(readFully(s.getInputStream(), HANDSHAKE));
         assertEquals(MAGIC, challenge.getInt(0));
         assertEquals(3, challenge.getShort(6), "a challenge first");
+        return challenge;
+    }
+
+    /** A heartbeat datagram as BeatLane specifies it: magic, version 1, rank, the pair's token. */
+    static byte[] beat(final int rank, final long challenge, final long dialNonce)
+    {
+        return ByteBuffer.allocate(24).putInt(BEAT_MAGIC).putShort((short)1).putShort((short)rank).putLong(challenge)
+            .putLong(dialNonce).array();
+    }
+
+    private static void sendBeat(final DatagramChannel from, final MemberAddress to, final int port, final byte[] bytes)
+        throws IOException
+    {
+        from.send(ByteBuffer.wrap(bytes), new InetSocketAddress(to.host(), port));
     }
 
     static byte[] hello(final int magic, final int version, final String group, final long checksum, final int rows,
-        final int rowSize, final int memberId, final int rank)
+        final int rowSize, final int memberId, final int rank, final int beatPort)
     {
         final ByteBuffer b = ByteBuffer.allocate(HANDSHAKE); // nonce and MAC zero: the group has no secret
         final byte[] name = group.getBytes(StandardCharsets.UTF_8);
         b.putInt(magic).putShort((short)version).putShort((short)1).putLong(checksum).putInt(rows).putInt(rowSize)
-            .putInt(memberId).putInt(rank).putShort((short)name.length).put(name);
+            .putInt(memberId).putInt(rank).putInt(beatPort).putShort((short)name.length).put(name);
         return b.array();
     }
 

@@ -25,10 +25,11 @@ import java.util.function.Consumer;
  *     ({@link ViewChangeRules#lostMajority(int, int)}), this member is in a minority partition and stops, with a
  *     message naming them, rather than carry on alone.</li>
  * </ul>
- * On tcp a heartbeat travels in the same ordered connection as data: it cannot overtake pushes already queued (at
- * most {@code send-buffer} bytes), which can take long on a slow or saturated link. So on tcp any bytes arriving
- * from a peer count as a sign of life too, and a heartbeat is offered, never waited for: a peer whose connection is
- * full (frozen) is skipped, and the others still get their beat.
+ * On tcp the heartbeat column travels in the same ordered connection as data: it cannot overtake pushes already
+ * queued, which can take seconds on a slow or stalled link (a tiny receive window waits for the kernel's zero-window
+ * probes). So on tcp every tick also sends a beat, a udp datagram beside the connection ({@link Sst#beat}), and
+ * beats and any bytes arriving from a peer count as signs of life ({@link Sst#lastHeardNanos}). The heartbeat column is
+ * offered, never waited for: a peer whose connection is full (frozen) is skipped, and the others still get theirs.
  */
 final class FailureDetector implements AutoCloseable
 {
@@ -171,6 +172,7 @@ final class FailureDetector implements AutoCloseable
         }
         sst.setCounter(heartbeat, ++beat);
         sst.offer(heartbeat, sst.others()); // never waits behind data queued for a frozen peer: skips it
+        sst.beat(sst.others()); // tcp: a datagram beside the connection, which data queued on it cannot delay
 
         for (final int r : sst.others())
         {
@@ -192,7 +194,7 @@ final class FailureDetector implements AutoCloseable
             final long heard = sst.lastHeardNanos(r);
             if (heard != Long.MIN_VALUE && heard - lastChange[r] > 0)
             {
-                lastChange[r] = heard; // its data is arriving: alive, its heartbeat queued behind that data
+                lastChange[r] = heard; // its beats or data are arriving: alive, its heartbeat queued behind data
                 continue;
             }
             final double silence = TimeUnit.NANOSECONDS.toMicros(now - lastChange[r]) / 1000.0;

@@ -310,7 +310,13 @@ public final class Sst implements AutoCloseable
         failures.onMemberFailure(rank, reason);
     }
 
-    /** When bytes from {@code rank} last arrived, where heartbeats can queue behind data (see the transport). */
+    /** A sign of life to each target that data queued for it cannot delay (see {@link SstTransport#beat}). */
+    public void beat(final int[] targets)
+    {
+        transport.beat(targets);
+    }
+
+    /** When bytes or a beat from {@code rank} last arrived, where heartbeats can queue behind data (see the transport). */
     public long lastHeardNanos(final int rank)
     {
         return transport.lastHeardNanos(rank);

@@ -52,20 +52,22 @@ final class Handshakes
     private final boolean[] resolved;
     private final BooleanSupplier opened;
     private final IntConsumer resolve;
+    private final BeatLane beats;
     private final long[] redialAt;
     private final Set<TcpConnection> handshaking = new HashSet<>();
     private volatile String lastRefusal;
 
     Handshakes(final TransportContext context, final Selector selector, final ServerSocketChannel server,
         final TcpConnection[] connections, final boolean[] frozen, final boolean[] resolved, final BooleanSupplier opened,
-        final IntConsumer resolve)
+        final IntConsumer resolve, final BeatLane beats)
     {
         this.context = context;
         this.config = context.config();
         this.options = config.transport().tcp();
         this.myRank = context.myRank();
         this.mine = Hello.hello(context.layout().checksum(), context.rows(), context.layout().rowSize(),
-            config.memberId(), myRank, config.group().name());
+            config.memberId(), myRank, beats.port(), config.group().name());
+        this.beats = beats;
         this.selector = selector;
         this.server = server;
         this.connections = connections;
@@ -262,6 +264,7 @@ final class Handshakes
                 refuse(c, "expected a challenge, got handshake kind " + hello.kind());
                 return false;
             }
+            c.challenge = hello.nonce();
             c.nonce = Hello.freshNonce();
             c.state = TcpConnection.State.AWAIT_REPLY;
             c.sendHandshake(mine.signed(secret(), Hello.DIAL, c.nonce, hello.nonce()));
@@ -301,11 +304,21 @@ final class Handshakes
         {
             c.sendHandshake(mine.signed(secret(), Hello.ACCEPT, Hello.freshNonce(), hello.nonce()));
         }
+        // before the state is published: a beat reads the lane's fields only on an established connection
+        beats.connected(rank, peerHost(rank), hello.beatPort(), c.outbound ? c.challenge : c.nonce,
+            c.outbound ? c.nonce : hello.nonce());
         c.state = TcpConnection.State.ESTABLISHED;
         connections[rank] = c;
         LOG.info("connected to member {} (rank {}) at {}", hello.memberId(), rank, c.remote);
         resolve.accept(rank);
         return true;
+    }
+
+    /** Where the member at {@code rank} sends its beats from: its configured host (loopback for a wildcard). */
+    private java.net.InetAddress peerHost(final int rank) throws IOException
+    {
+        final java.net.InetAddress host = java.net.InetAddress.getByName(config.group().members().get(rank).host());
+        return host.isAnyLocalAddress() ? java.net.InetAddress.getLoopbackAddress() : host;
     }
 
     private String mismatch(final Hello h, final TcpConnection c)

@@ -12,7 +12,8 @@ import java.security.SecureRandom;
  * The versioned handshake of a tcp connection, before any push is applied. Fixed {@value #SIZE} bytes, so that
  * frames after it stay 8-byte aligned in the receive buffer:
  * <pre>
- *   [0, 128)    magic, version, kind, then for HELLO: layout checksum, rows, row size, member id, rank, group name;
+ *   [0, 128)    magic, version, kind, then for HELLO: layout checksum, rows, row size, member id, rank, the udp port
+ *               of its heartbeats ({@link BeatLane}), group name;
  *               for REJECT: a reason; for CHALLENGE: nothing
  *   [128, 160)  nonce: the sender's fresh random bytes (CHALLENGE, and the dialler's HELLO)
  *   [160, 192)  mac: HMAC-SHA256(secret, role | bytes [0, 128) | the peer's nonce), zero without a secret
@@ -22,11 +23,11 @@ import java.security.SecureRandom;
  * peer that cannot prove it knows the secret never gets a rank, and a recorded hello is useless for another
  * connection.
  */
-record Hello(int kind, long layoutChecksum, int rows, int rowSize, int memberId, int rank, String group, String reason,
-    byte[] nonce, byte[] mac, byte[] fields)
+record Hello(int kind, long layoutChecksum, int rows, int rowSize, int memberId, int rank, int beatPort, String group,
+    String reason, byte[] nonce, byte[] mac, byte[] fields)
 {
     static final int MAGIC = 0x5745_4654; // "WEFT"
-    static final short VERSION = 2;
+    static final short VERSION = 3;
     static final int SIZE = 192;
     static final int HELLO = 1;
     static final int REJECT = 2;
@@ -41,19 +42,20 @@ record Hello(int kind, long layoutChecksum, int rows, int rowSize, int memberId,
     private static final SecureRandom RANDOM = new SecureRandom();
 
     static Hello hello(final long checksum, final int rows, final int rowSize, final int memberId, final int rank,
-        final String group)
+        final int beatPort, final String group)
     {
-        return new Hello(HELLO, checksum, rows, rowSize, memberId, rank, group, null, new byte[NONCE], NO_MAC, null);
+        return new Hello(HELLO, checksum, rows, rowSize, memberId, rank, beatPort, group, null, new byte[NONCE], NO_MAC,
+            null);
     }
 
     static Hello reject(final String reason)
     {
-        return new Hello(REJECT, 0, 0, 0, -1, -1, null, reason, new byte[NONCE], NO_MAC, null);
+        return new Hello(REJECT, 0, 0, 0, -1, -1, 0, null, reason, new byte[NONCE], NO_MAC, null);
     }
 
     static Hello challenge(final byte[] nonce)
     {
-        return new Hello(CHALLENGE, 0, 0, 0, -1, -1, null, null, nonce, NO_MAC, null);
+        return new Hello(CHALLENGE, 0, 0, 0, -1, -1, 0, null, null, nonce, NO_MAC, null);
     }
 
     static byte[] freshNonce()
@@ -66,9 +68,9 @@ record Hello(int kind, long layoutChecksum, int rows, int rowSize, int memberId,
     /** This hello carrying {@code nonce} and a MAC, in {@code role}, over its fields and the peer's nonce. */
     Hello signed(final String secret, final String role, final byte[] ownNonce, final byte[] peerNonce)
     {
-        final Hello withNonce = new Hello(kind, layoutChecksum, rows, rowSize, memberId, rank, group, reason, ownNonce,
-            NO_MAC, null);
-        return new Hello(kind, layoutChecksum, rows, rowSize, memberId, rank, group, reason, ownNonce,
+        final Hello withNonce = new Hello(kind, layoutChecksum, rows, rowSize, memberId, rank, beatPort, group, reason,
+            ownNonce, NO_MAC, null);
+        return new Hello(kind, layoutChecksum, rows, rowSize, memberId, rank, beatPort, group, reason, ownNonce,
             mac(secret, role, withNonce.encodeFields(), peerNonce), null);
     }
 
@@ -106,7 +108,7 @@ record Hello(int kind, long layoutChecksum, int rows, int rowSize, int memberId,
         if (kind == HELLO)
         {
             final byte[] name = group.getBytes(StandardCharsets.UTF_8);
-            b.putLong(layoutChecksum).putInt(rows).putInt(rowSize).putInt(memberId).putInt(rank)
+            b.putLong(layoutChecksum).putInt(rows).putInt(rowSize).putInt(memberId).putInt(rank).putInt(beatPort)
                 .putShort((short)name.length).put(name, 0, Math.min(name.length, MAX_GROUP));
         }
         else if (kind == REJECT)
@@ -152,7 +154,7 @@ record Hello(int kind, long layoutChecksum, int rows, int rowSize, int memberId,
             src.get(start + FIELDS + NONCE, mac);
             if (kind == CHALLENGE)
             {
-                return new Hello(CHALLENGE, 0, 0, 0, -1, -1, null, null, nonce, mac, fields);
+                return new Hello(CHALLENGE, 0, 0, 0, -1, -1, 0, null, null, nonce, mac, fields);
             }
             if (kind == REJECT)
             {
@@ -174,6 +176,11 @@ record Hello(int kind, long layoutChecksum, int rows, int rowSize, int memberId,
             final int rowSize = src.getInt();
             final int memberId = src.getInt();
             final int rank = src.getInt();
+            final int beatPort = src.getInt();
+            if (beatPort <= 0 || beatPort > 0xFFFF)
+            {
+                throw new HandshakeException("malformed heartbeat port " + beatPort);
+            }
             final int length = src.getShort();
             if (length <= 0 || length > MAX_GROUP)
             {
@@ -181,8 +188,8 @@ record Hello(int kind, long layoutChecksum, int rows, int rowSize, int memberId,
             }
             final byte[] name = new byte[length];
             src.get(name);
-            return new Hello(HELLO, checksum, rows, rowSize, memberId, rank, new String(name, StandardCharsets.UTF_8),
-                null, nonce, mac, fields);
+            return new Hello(HELLO, checksum, rows, rowSize, memberId, rank, beatPort,
+                new String(name, StandardCharsets.UTF_8), null, nonce, mac, fields);
         }
         finally
         {

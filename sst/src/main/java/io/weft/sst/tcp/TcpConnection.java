@@ -45,6 +45,8 @@ final class TcpConnection
     SelectionKey key;
     /** This end's handshake nonce: the acceptor's challenge, or the dialler's hello nonce. Selector thread only. */
     byte[] nonce;
+    /** The dialler's copy of the acceptor's challenge nonce (half of the pair's beat token). Selector thread only. */
+    byte[] challenge;
 
     /** Bytes of the send buffer that only pushes which never wait may use. */
     static final int HEADROOM = 4096;
@@ -272,6 +274,7 @@ final class TcpConnection
                 MemorySegment.copy(sendSegment, head, sendSegment, 0, tail - head);
                 tail -= head;
                 head = 0;
+                deadline = 0; // the peer took data: the wait for a silent peer starts again
                 continue;
             }
             flushLocked();

@@ -38,7 +38,8 @@ import java.util.concurrent.TimeUnit;
  *     doorbell of the predicate thread. It alone changes connection state: pushers that find a connection broken
  *     report it through its task queue.</li>
  *     <li>Pushers append frames to a connection's send buffer and wait at most a failure timeout for room; heartbeats
- *     never wait ({@link #offer}); arriving bytes are a sign of life ({@link #lastHeardNanos}).</li>
+ *     never wait ({@link #offer}); arriving bytes are a sign of life ({@link #lastHeardNanos}), and so are beats,
+ *     udp datagrams beside the connection that nothing queued on it can delay ({@link BeatLane}).</li>
  *     <li>Reconnect: while the table is opening, a refused dial is retried until the connect timeout. Once open, a
  *     lost connection is a member failure, reported to the failure listener and never silently re-established:
  *     a member rejoins through a new view (membership), with a fresh table.</li>
@@ -69,6 +70,7 @@ public final class TcpTransport implements SstTransport
     private final boolean[] resolved;
     private final Handshakes handshakes;
     private final FrameDecoder decoder;
+    private final BeatLane beats;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final Thread ioThread;
     private final long writeWaitNanos;
@@ -113,8 +115,14 @@ public final class TcpTransport implements SstTransport
         }
         server.configureBlocking(false);
         server.register(selector, SelectionKey.OP_ACCEPT);
+        this.beats = new BeatLane(me.host(), myRank, rows, () ->
+        {
+            server.close();
+            selector.close();
+        });
+        beats.register(selector);
         this.handshakes = new Handshakes(context, selector, server, connections, frozen, resolved, () -> opened,
-            this::resolve);
+            this::resolve, beats);
         this.decoder = new FrameDecoder(table, rowSize, frozen, this::failed);
         this.ioThread = Thread.ofPlatform().name("weft-tcp-" + me.id()).daemon(true).unstarted(this::run);
     }
@@ -310,6 +318,13 @@ public final class TcpTransport implements SstTransport
         selector.wakeup();
     }
 
+    /** A udp datagram per target, beside the connection: it never queues behind data ({@link BeatLane}). */
+    @Override
+    public void beat(final int[] targets)
+    {
+        beats.beat(targets, connections);
+    }
+
     @Override
     public long lastHeardNanos(final int rank)
     {
@@ -409,6 +424,18 @@ public final class TcpTransport implements SstTransport
             handshakes.accept();
             return false;
         }
+        if (key.attachment() == beats)
+        {
+            try
+            {
+                beats.receive(connections, this::heard);
+            }
+            catch (final IOException ex)
+            {
+                LOG.warn("heartbeat socket: {}", ex.toString());
+            }
+            return false;
+        }
         final TcpConnection c = (TcpConnection)key.attachment();
         try
         {
@@ -445,7 +472,7 @@ public final class TcpTransport implements SstTransport
         }
         if (n > 0 && c.state == TcpConnection.State.ESTABLISHED)
         {
-            LAST_HEARD.setRelease(lastHeard, c.peerRank, System.nanoTime()); // read by the failure detector
+            heard(c.peerRank);
         }
         c.recv.flip();
         boolean applied = false;
@@ -469,6 +496,12 @@ public final class TcpTransport implements SstTransport
             }
         }
         return applied;
+    }
+
+    /** Bytes or a beat from {@code rank} arrived: a sign of life, read by the failure detector. */
+    private void heard(final int rank)
+    {
+        LAST_HEARD.setRelease(lastHeard, rank, System.nanoTime());
     }
 
     /** A connection broke or misbehaved: close it and report its member, once. */
@@ -499,6 +532,7 @@ public final class TcpTransport implements SstTransport
             }
         }
         handshakes.closeAll();
+        beats.close();
         try
         {
             server.close();

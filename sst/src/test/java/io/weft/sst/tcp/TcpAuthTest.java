@@ -45,7 +45,7 @@ class TcpAuthTest
             .build();
         final CompletableFuture<Sst> opening = Async.open(() -> Sst.open(config, LAYOUT));
         final var m0 = config.group().members().get(0);
-        final Hello mine = Hello.hello(LAYOUT.checksum(), 2, LAYOUT.rowSize(), 1, 1, config.group().name());
+        final Hello mine = Hello.hello(LAYOUT.checksum(), 2, LAYOUT.rowSize(), 1, 1, 9, config.group().name());
         byte[] recorded = null;
         for (final String key : new String[] {null, "not-the-secret-0123456789", "replay"})
         {

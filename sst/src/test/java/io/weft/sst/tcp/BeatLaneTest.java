@@ -1,0 +1,69 @@
+package io.weft.sst.tcp;
+
+import io.weft.config.TransportKind;
+import io.weft.config.WeftConfig;
+import io.weft.sst.Sst;
+import io.weft.sst.SstLayout;
+import io.weft.sst.harness.Async;
+import io.weft.sst.harness.Members;
+import io.weft.sst.harness.TestGroups;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A beat alone, with no push on the connection, is a sign of life at its target and at no one else; a table that
+ * is closed sends none. (Strangers' datagrams: TcpBadInputTest; beats on a stalled link: FailureDetectionTest.)
+ */
+@Timeout(60)
+class BeatLaneTest
+{
+    private static final SstLayout LAYOUT = SstLayout.builder().counter("count").build();
+
+    @Test
+    void aBeatIsHeardByItsTargetWithoutAnyPush() throws Exception
+    {
+        final WeftConfig config = TestGroups.config(TransportKind.TCP, 3);
+        try (Members ignored = new Members(config))
+        {
+            final CompletableFuture<?>[] opening = new CompletableFuture<?>[3];
+            for (int i = 0; i < 3; i++)
+            {
+                final WeftConfig member = config.forMember(i);
+                opening[i] = Async.open(() -> Sst.open(member, LAYOUT));
+            }
+            final Sst[] ssts = new Sst[3];
+            for (int i = 0; i < 3; i++)
+            {
+                ssts[i] = (Sst)opening[i].get(40, TimeUnit.SECONDS);
+            }
+            try
+            {
+                final long before0 = ssts[0].lastHeardNanos(1);
+                final long before2 = ssts[2].lastHeardNanos(1);
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (ssts[0].lastHeardNanos(1) == before0)
+                {
+                    assertTrue(System.nanoTime() < deadline, "member 0 never heard member 1's beat");
+                    ssts[1].beat(new int[] {0});
+                    Thread.sleep(5);
+                }
+                assertTrue(ssts[0].lastHeardNanos(1) > System.nanoTime() - TimeUnit.SECONDS.toNanos(20));
+                assertEquals(before2, ssts[2].lastHeardNanos(1), "member 2 was not a target of the beat");
+                assertEquals(-1, ssts[2].counter(1, LAYOUT.column("count")), "a beat never writes the table");
+            }
+            finally
+            {
+                for (final Sst s : ssts)
+                {
+                    s.close();
+                }
+            }
+        }
+    }
+}
