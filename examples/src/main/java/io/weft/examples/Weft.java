@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
 @Command(name = "weft", mixinStandardHelpOptions = true, version = "weft 0.1.0",
     description = "Atomic multicast group communication in the style of Derecho, with the Spindle optimizations.",
     subcommands = {DemoCommand.class, SstDemoCommand.class, SstMemberCommand.class, McMemberCommand.class,
-        VsMemberCommand.class, DdsMemberCommand.class, PubSubCommand.class, LogCommand.class, ChaosCommand.class, RdmaCheckCommand.class,
+        VsMemberCommand.class, DdsMemberCommand.class, PubSubCommand.class, KvCommand.class, KvMemberCommand.class, LogCommand.class, ChaosCommand.class, RdmaCheckCommand.class,
         CommandLine.HelpCommand.class})
 public final class Weft
 {

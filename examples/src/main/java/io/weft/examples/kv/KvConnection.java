@@ -1,0 +1,298 @@
+package io.weft.examples.kv;
+
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.redis.ArrayRedisMessage;
+import io.netty.handler.codec.redis.ErrorRedisMessage;
+import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
+import io.netty.handler.codec.redis.InlineCommandRedisMessage;
+import io.netty.handler.codec.redis.IntegerRedisMessage;
+import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.handler.codec.redis.SimpleStringRedisMessage;
+import io.netty.util.ReferenceCountUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One client connection: takes commands decoded by Netty's Redis codec, answers the connection-level ones itself
+ * (PING, ECHO, HELLO, CLIENT, SELECT, INFO, QUIT, ...), hands the store's commands to the {@link KvReplica}, and
+ * writes the replies in command order (pipelining), whatever order they complete in. A client that pipelines more
+ * than {@value #MAX_PENDING} commands is not read until replies drain; a protocol error is answered and the
+ * connection closed, as Redis does.
+ */
+final class KvConnection extends ChannelInboundHandlerAdapter
+{
+    static final int MAX_PENDING = 10_000;
+    private static final Logger LOG = LoggerFactory.getLogger(KvConnection.class);
+
+    private final KvReplica replica;
+    private final long id;
+    private final ArrayDeque<CompletableFuture<Reply>> pending = new ArrayDeque<>();
+    private ChannelHandlerContext ctx;
+    private String name;
+    private boolean quitting;
+    private final java.util.concurrent.atomic.AtomicBoolean drainRequested = new java.util.concurrent.atomic.AtomicBoolean();
+
+    KvConnection(final KvReplica replica, final long id)
+    {
+        this.replica = replica;
+        this.id = id;
+    }
+
+    @Override
+    public void handlerAdded(final ChannelHandlerContext context)
+    {
+        this.ctx = context;
+    }
+
+    @Override
+    public void channelRead(final ChannelHandlerContext context, final Object msg)
+    {
+        try
+        {
+            if (quitting)
+            {
+                return;
+            }
+            final List<byte[]> args = arguments(msg);
+            if (args == null)
+            {
+                protocolError("expected an array of bulk strings, got " + msg.getClass().getSimpleName());
+                return;
+            }
+            if (!args.isEmpty())
+            {
+                enqueue(dispatch(args));
+            }
+        }
+        finally
+        {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private static List<byte[]> arguments(final Object msg)
+    {
+        if (msg instanceof InlineCommandRedisMessage inline)
+        {
+            final List<byte[]> args = new ArrayList<>();
+            for (final String word : inline.content().trim().split("\\s+"))
+            {
+                if (!word.isEmpty())
+                {
+                    args.add(word.getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            return args;
+        }
+        if (msg instanceof ArrayRedisMessage array && !array.isNull())
+        {
+            final List<byte[]> args = new ArrayList<>(array.children().size());
+            for (final RedisMessage child : array.children())
+            {
+                if (!(child instanceof FullBulkStringRedisMessage bulk) || bulk.isNull())
+                {
+                    return null;
+                }
+                args.add(ByteBufUtil.getBytes(bulk.content()));
+            }
+            return args;
+        }
+        return null;
+    }
+
+    private CompletableFuture<Reply> dispatch(final List<byte[]> args)
+    {
+        final String cmd = KvStore.name(args);
+        if (KvStore.isWrite(cmd))
+        {
+            return replica.submit(args, true);
+        }
+        if (KvStore.isRead(cmd))
+        {
+            return replica.localReads() && pending.isEmpty() ? CompletableFuture.completedFuture(replica.readLocal(args))
+                : replica.submit(args, false);
+        }
+        return CompletableFuture.completedFuture(connectionCommand(cmd, args));
+    }
+
+    private Reply connectionCommand(final String cmd, final List<byte[]> args)
+    {
+        final int n = args.size();
+        return switch (cmd)
+        {
+            case "PING" -> n == 1 ? new Reply.Simple("PONG") : n == 2 ? new Reply.Bulk(args.get(1)) : Reply.wrongArity(cmd);
+            case "ECHO" -> n == 2 ? new Reply.Bulk(args.get(1)) : Reply.wrongArity(cmd);
+            case "QUIT" ->
+            {
+                quitting = true;
+                yield Reply.OK;
+            }
+            case "SELECT" -> n != 2 ? Reply.wrongArity(cmd) :
+                "0".equals(text(args.get(1))) ? Reply.OK : Reply.error("ERR DB index is out of range");
+            case "INFO" -> Reply.Bulk.of(replica.info());
+            case "HELLO" -> hello(args);
+            case "CLIENT" -> client(args);
+            case "COMMAND" -> new Reply.Array(List.of()); // no command table: clients fall back to plain commands
+            case "CONFIG" -> n >= 2 && "GET".equalsIgnoreCase(text(args.get(1))) ? new Reply.Array(List.of()) :
+                Reply.error("ERR CONFIG is limited to GET in this store (it has no settings of its own)");
+            case "RESET" ->
+            {
+                name = null;
+                yield new Reply.Simple("RESET");
+            }
+            default -> Reply.error("ERR unknown command '" + text(args.getFirst()) + "', with args beginning with: " +
+                String.join(" ", args.subList(1, Math.min(n, 4)).stream().map(a -> "'" + text(a) + "'").toList()));
+        };
+    }
+
+    /** HELLO [protover ...]: RESP2 only (RESP3 gets NOPROTO, as a Redis server that lacks it answers). */
+    private Reply hello(final List<byte[]> args)
+    {
+        if (args.size() >= 2 && !"2".equals(text(args.get(1))))
+        {
+            return Reply.error("NOPROTO unsupported protocol version");
+        }
+        return new Reply.Array(List.of(Reply.Bulk.of("server"), Reply.Bulk.of("weft-kv"), Reply.Bulk.of("version"),
+            Reply.Bulk.of("7.2.0"), Reply.Bulk.of("proto"), new Reply.Int(2), Reply.Bulk.of("id"), new Reply.Int(id),
+            Reply.Bulk.of("mode"), Reply.Bulk.of("standalone"), Reply.Bulk.of("role"), Reply.Bulk.of("master"),
+            Reply.Bulk.of("modules"), new Reply.Array(List.of())));
+    }
+
+    private Reply client(final List<byte[]> args)
+    {
+        final String sub = args.size() >= 2 ? text(args.get(1)).toUpperCase(Locale.ROOT) : "";
+        return switch (sub)
+        {
+            case "SETNAME" ->
+            {
+                if (args.size() != 3)
+                {
+                    yield Reply.wrongArity("client|setname");
+                }
+                final String n = text(args.get(2));
+                if (n.chars().anyMatch(c -> c <= ' ' || c > '~'))
+                {
+                    yield Reply.error("ERR Client names cannot contain spaces, newlines or special characters.");
+                }
+                name = n.isEmpty() ? null : n;
+                yield Reply.OK;
+            }
+            case "GETNAME" -> new Reply.Bulk(name == null ? null : name.getBytes(StandardCharsets.UTF_8));
+            case "ID" -> new Reply.Int(id);
+            case "SETINFO" -> Reply.OK;
+            default -> Reply.error("ERR unknown subcommand '" + sub.toLowerCase(Locale.ROOT) + "'. Try CLIENT HELP.");
+        };
+    }
+
+    private static String text(final byte[] bytes)
+    {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private void enqueue(final CompletableFuture<Reply> reply)
+    {
+        pending.add(reply);
+        if (pending.size() >= MAX_PENDING)
+        {
+            ctx.channel().config().setAutoRead(false); // read again once replies drain
+        }
+        if (reply.isDone() && pending.size() == 1)
+        {
+            drain();
+        }
+        else
+        {
+            reply.whenComplete((r, ex) -> requestDrain());
+        }
+    }
+
+    /** Any thread: a reply completed; drain on the event loop, once per burst. */
+    private void requestDrain()
+    {
+        if (drainRequested.compareAndSet(false, true))
+        {
+            ctx.executor().execute(() ->
+            {
+                drainRequested.set(false);
+                drain();
+            });
+        }
+    }
+
+    /** Event loop: writes every reply at the head that is ready, in command order. */
+    private void drain()
+    {
+        boolean wrote = false;
+        while (!pending.isEmpty() && pending.peek().isDone())
+        {
+            final Reply reply = pending.poll().getNow(Reply.error("ERR internal error"));
+            ctx.write(encode(reply));
+            wrote = true;
+        }
+        if (wrote)
+        {
+            if (quitting && pending.isEmpty())
+            {
+                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+                return;
+            }
+            ctx.flush();
+        }
+        if (!ctx.channel().config().isAutoRead() && pending.size() < MAX_PENDING / 2)
+        {
+            ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    static RedisMessage encode(final Reply reply)
+    {
+        return switch (reply)
+        {
+            case Reply.Simple s -> new SimpleStringRedisMessage(s.text());
+            case Reply.Error e -> new ErrorRedisMessage(e.text());
+            case Reply.Int i -> new IntegerRedisMessage(i.value());
+            case Reply.Bulk b -> b.bytes() == null ? FullBulkStringRedisMessage.NULL_INSTANCE :
+                new FullBulkStringRedisMessage(Unpooled.wrappedBuffer(b.bytes()));
+            case Reply.Array a -> a.items() == null ? ArrayRedisMessage.NULL_INSTANCE :
+                new ArrayRedisMessage(a.items().stream().map(KvConnection::encode).toList());
+        };
+    }
+
+    void protocolError(final String what)
+    {
+        quitting = true;
+        LOG.warn("client {} at {}: protocol error: {}; closing the connection", id, ctx.channel().remoteAddress(), what);
+        ctx.writeAndFlush(new ErrorRedisMessage("ERR Protocol error: " + what)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    public void exceptionCaught(final ChannelHandlerContext context, final Throwable cause)
+    {
+        if (cause instanceof io.netty.handler.codec.DecoderException)
+        {
+            protocolError(cause.getCause() == null ? cause.getMessage() : cause.getCause().getMessage());
+        }
+        else
+        {
+            LOG.debug("client {}: {}", id, cause.toString());
+            context.close();
+        }
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext context)
+    {
+        pending.clear(); // replies still due are dropped with the connection; their commands still apply
+    }
+}

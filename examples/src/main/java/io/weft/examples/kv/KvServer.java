@@ -1,0 +1,69 @@
+package io.weft.examples.kv;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.redis.RedisArrayAggregator;
+import io.netty.handler.codec.redis.RedisBulkStringAggregator;
+import io.netty.handler.codec.redis.RedisDecoder;
+import io.netty.handler.codec.redis.RedisEncoder;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The Redis protocol endpoint of one member: Netty's RESP codec ({@code netty-codec-redis}), inline commands
+ * included (as typed into telnet), one event-loop thread (cores are scarce: the group's threads need them).
+ */
+public final class KvServer implements AutoCloseable
+{
+    private final EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final Channel channel;
+
+    /** Listens on {@code host:port} (0 for any free port). */
+    public KvServer(final KvReplica replica, final String host, final int port) throws InterruptedException
+    {
+        final AtomicLong ids = new AtomicLong();
+        final ServerBootstrap bootstrap = new ServerBootstrap().group(loop).channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(new ChannelInitializer<SocketChannel>()
+            {
+                @Override
+                protected void initChannel(final SocketChannel ch)
+                {
+                    ch.pipeline().addLast(new RedisDecoder(true), new KvLimits(replica.maxCommandBytes()),
+                        new RedisBulkStringAggregator(), new RedisArrayAggregator(), new RedisEncoder(),
+                        new KvConnection(replica, ids.incrementAndGet()));
+                }
+            });
+        try
+        {
+            this.channel = bootstrap.bind(new InetSocketAddress(host, port)).sync().channel();
+        }
+        catch (final RuntimeException | InterruptedException ex)
+        {
+            loop.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            throw ex;
+        }
+    }
+
+    public int port()
+    {
+        return ((InetSocketAddress)channel.localAddress()).getPort();
+    }
+
+    @Override
+    public void close()
+    {
+        channel.close().awaitUninterruptibly();
+        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+}

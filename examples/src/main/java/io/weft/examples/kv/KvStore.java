@@ -1,0 +1,532 @@
+package io.weft.examples.kv;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentSkipListMap;
+
+/**
+ * The replicated state machine: string keys and values with optional expiry, and the Redis commands over them.
+ * Every member applies the same writes in the same order with the same clock reading (the {@code now} of the batch
+ * that carried them, taken at its sender), so every member holds the same state. Writes run on one thread (the
+ * predicate thread, in delivery order); reads may run on others (local reads), hence a concurrent map of immutable
+ * entries. Expired entries are removed only by writes, so removal is deterministic too; reads treat them as absent.
+ */
+public final class KvStore
+{
+    /** Commands that change the state: they travel through the group. Everything else here only reads. */
+    private static final Set<String> WRITES = Set.of("SET", "SETNX", "GETSET", "DEL", "UNLINK", "INCR", "INCRBY",
+        "DECR", "DECRBY", "MSET", "APPEND", "EXPIRE", "PEXPIRE", "PERSIST", "FLUSHDB", "FLUSHALL", "GETDEL");
+    private static final Set<String> READS = Set.of("GET", "EXISTS", "MGET", "STRLEN", "TTL", "PTTL", "KEYS", "SCAN",
+        "DBSIZE");
+
+    private final ConcurrentSkipListMap<Key, Entry> map = new ConcurrentSkipListMap<>();
+
+    /** A value and its expiry time in epoch milliseconds, 0 for none. */
+    record Entry(byte[] value, long expireAt)
+    {
+        boolean live(final long now)
+        {
+            return expireAt == 0 || expireAt > now;
+        }
+    }
+
+    public static boolean isWrite(final String command)
+    {
+        return WRITES.contains(command);
+    }
+
+    public static boolean isRead(final String command)
+    {
+        return READS.contains(command);
+    }
+
+    /** The command name of {@code args}, upper case. */
+    public static String name(final List<byte[]> args)
+    {
+        return new String(args.getFirst(), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+    }
+
+    /** Runs one command (a write only on the delivery thread) at clock reading {@code now}. */
+    public Reply apply(final List<byte[]> args, final long now)
+    {
+        final String cmd = name(args);
+        final int n = args.size();
+        try
+        {
+            return switch (cmd)
+            {
+                case "GET" -> n != 2 ? Reply.wrongArity(cmd) : bulk(get(args.get(1), now));
+                case "SET" -> n < 3 ? Reply.wrongArity(cmd) : set(args, now);
+                case "SETNX" -> n != 3 ? Reply.wrongArity(cmd) :
+                    new Reply.Int(get(args.get(1), now) == null ? put(args.get(1), args.get(2), 0) : 0);
+                case "GETSET" -> n != 3 ? Reply.wrongArity(cmd) : getSet(args, now);
+                case "GETDEL" -> n != 2 ? Reply.wrongArity(cmd) : getDel(args.get(1), now);
+                case "DEL", "UNLINK" -> n < 2 ? Reply.wrongArity(cmd) : new Reply.Int(delete(args, now));
+                case "EXISTS" -> n < 2 ? Reply.wrongArity(cmd) : new Reply.Int(exists(args, now));
+                case "INCR" -> n != 2 ? Reply.wrongArity(cmd) : incrBy(args.get(1), 1, now);
+                case "DECR" -> n != 2 ? Reply.wrongArity(cmd) : incrBy(args.get(1), -1, now);
+                case "INCRBY" -> n != 3 ? Reply.wrongArity(cmd) : incrBy(args.get(1), integer(args.get(2)), now);
+                case "DECRBY" -> n != 3 ? Reply.wrongArity(cmd) : decrBy(args.get(1), integer(args.get(2)), now);
+                case "MGET" -> n < 2 ? Reply.wrongArity(cmd) : mget(args, now);
+                case "MSET" -> n < 3 || n % 2 == 0 ? Reply.wrongArity(cmd) : mset(args);
+                case "APPEND" -> n != 3 ? Reply.wrongArity(cmd) : append(args.get(1), args.get(2), now);
+                case "STRLEN" -> n != 2 ? Reply.wrongArity(cmd) : strlen(args.get(1), now);
+                case "EXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : expire(args, 1000, now);
+                case "PEXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : expire(args, 1, now);
+                case "PERSIST" -> n != 2 ? Reply.wrongArity(cmd) : persist(args.get(1), now);
+                case "TTL" -> n != 2 ? Reply.wrongArity(cmd) : ttl(args.get(1), now, true);
+                case "PTTL" -> n != 2 ? Reply.wrongArity(cmd) : ttl(args.get(1), now, false);
+                case "KEYS" -> n != 2 ? Reply.wrongArity(cmd) : keys(args.get(1), now);
+                case "SCAN" -> n < 2 ? Reply.wrongArity(cmd) : scan(args, now);
+                case "DBSIZE" -> n != 1 ? Reply.wrongArity(cmd) : new Reply.Int(size(now));
+                case "FLUSHDB", "FLUSHALL" -> n > 2 ? Reply.wrongArity(cmd) : flush();
+                default -> Reply.error("ERR unknown command '" + cmd.toLowerCase(Locale.ROOT) + "'");
+            };
+        }
+        catch (final SyntaxError ex)
+        {
+            return Reply.error(ex.getMessage());
+        }
+    }
+
+    /** Live keys (expired ones not yet removed are not counted). */
+    public long size(final long now)
+    {
+        return map.values().stream().filter(e -> e.live(now)).count();
+    }
+
+    /** Live keys with an expiry. */
+    public long expiring(final long now)
+    {
+        return map.values().stream().filter(e -> e.expireAt != 0 && e.live(now)).count();
+    }
+
+    private static Reply bulk(final byte[] value)
+    {
+        return new Reply.Bulk(value);
+    }
+
+    private byte[] get(final byte[] key, final long now)
+    {
+        final Entry e = map.get(new Key(key));
+        return e != null && e.live(now) ? e.value : null;
+    }
+
+    private Entry entry(final byte[] key, final long now)
+    {
+        final Entry e = map.get(new Key(key));
+        return e != null && e.live(now) ? e : null;
+    }
+
+    private int put(final byte[] key, final byte[] value, final long expireAt)
+    {
+        map.put(new Key(key), new Entry(value, expireAt));
+        return 1;
+    }
+
+    /** SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL]. */
+    private Reply set(final List<byte[]> args, final long now)
+    {
+        boolean nx = false;
+        boolean xx = false;
+        boolean get = false;
+        boolean keepTtl = false;
+        long expireAt = 0;
+        boolean expiry = false;
+        for (int i = 3; i < args.size(); i++)
+        {
+            final String opt = new String(args.get(i), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+            switch (opt)
+            {
+                case "NX" -> nx = true;
+                case "XX" -> xx = true;
+                case "GET" -> get = true;
+                case "KEEPTTL" -> keepTtl = true;
+                case "EX", "PX", "EXAT", "PXAT" ->
+                {
+                    if (expiry || i + 1 >= args.size())
+                    {
+                        throw new SyntaxError("ERR syntax error");
+                    }
+                    expiry = true;
+                    final long t = integer(args.get(++i));
+                    if (t <= 0)
+                    {
+                        throw new SyntaxError("ERR invalid expire time in 'set' command");
+                    }
+                    expireAt = switch (opt)
+                    {
+                        case "EX" -> now + Math.multiplyExact(t, 1000);
+                        case "PX" -> now + t;
+                        case "EXAT" -> Math.multiplyExact(t, 1000);
+                        default -> t;
+                    };
+                }
+                default -> throw new SyntaxError("ERR syntax error");
+            }
+        }
+        if ((nx && xx) || (keepTtl && expiry))
+        {
+            throw new SyntaxError("ERR syntax error");
+        }
+        final Entry old = entry(args.get(1), now);
+        final Reply previous = get ? bulk(old == null ? null : old.value) : null;
+        if ((nx && old != null) || (xx && old == null))
+        {
+            return get ? previous : Reply.NIL;
+        }
+        put(args.get(1), args.get(2), keepTtl && old != null ? old.expireAt : expireAt);
+        return get ? previous : Reply.OK;
+    }
+
+    private Reply getSet(final List<byte[]> args, final long now)
+    {
+        final byte[] old = get(args.get(1), now);
+        put(args.get(1), args.get(2), 0);
+        return bulk(old);
+    }
+
+    private Reply getDel(final byte[] key, final long now)
+    {
+        final byte[] old = get(key, now);
+        map.remove(new Key(key));
+        return bulk(old);
+    }
+
+    private long delete(final List<byte[]> args, final long now)
+    {
+        long deleted = 0;
+        for (int i = 1; i < args.size(); i++)
+        {
+            final Entry e = map.remove(new Key(args.get(i)));
+            deleted += e != null && e.live(now) ? 1 : 0;
+        }
+        return deleted;
+    }
+
+    private long exists(final List<byte[]> args, final long now)
+    {
+        long found = 0;
+        for (int i = 1; i < args.size(); i++)
+        {
+            found += get(args.get(i), now) != null ? 1 : 0;
+        }
+        return found;
+    }
+
+    private Reply decrBy(final byte[] key, final long by, final long now)
+    {
+        if (by == Long.MIN_VALUE)
+        {
+            return Reply.error("ERR decrement would overflow");
+        }
+        return incrBy(key, -by, now);
+    }
+
+    private Reply incrBy(final byte[] key, final long by, final long now)
+    {
+        final Entry old = entry(key, now);
+        final long value;
+        try
+        {
+            value = old == null ? 0 : integer(old.value);
+        }
+        catch (final SyntaxError ex)
+        {
+            return Reply.error(ex.getMessage());
+        }
+        final long result;
+        try
+        {
+            result = Math.addExact(value, by);
+        }
+        catch (final ArithmeticException ex)
+        {
+            return Reply.error("ERR increment or decrement would overflow");
+        }
+        put(key, Long.toString(result).getBytes(StandardCharsets.US_ASCII), old == null ? 0 : old.expireAt);
+        return new Reply.Int(result);
+    }
+
+    private Reply mget(final List<byte[]> args, final long now)
+    {
+        final List<Reply> values = new ArrayList<>(args.size() - 1);
+        for (int i = 1; i < args.size(); i++)
+        {
+            values.add(bulk(get(args.get(i), now)));
+        }
+        return new Reply.Array(values);
+    }
+
+    private Reply mset(final List<byte[]> args)
+    {
+        for (int i = 1; i < args.size(); i += 2)
+        {
+            put(args.get(i), args.get(i + 1), 0);
+        }
+        return Reply.OK;
+    }
+
+    private Reply append(final byte[] key, final byte[] suffix, final long now)
+    {
+        final Entry old = entry(key, now);
+        final byte[] value;
+        if (old == null)
+        {
+            value = suffix;
+        }
+        else
+        {
+            value = java.util.Arrays.copyOf(old.value, old.value.length + suffix.length);
+            System.arraycopy(suffix, 0, value, old.value.length, suffix.length);
+        }
+        put(key, value, old == null ? 0 : old.expireAt);
+        return new Reply.Int(value.length);
+    }
+
+    private Reply strlen(final byte[] key, final long now)
+    {
+        final byte[] value = get(key, now);
+        return new Reply.Int(value == null ? 0 : value.length);
+    }
+
+    /** EXPIRE key seconds [NX|XX|GT|LT] (PEXPIRE in milliseconds). */
+    private Reply expire(final List<byte[]> args, final long unitMillis, final long now)
+    {
+        if (args.size() > 4)
+        {
+            return Reply.wrongArity(name(args));
+        }
+        final long t = integer(args.get(2));
+        final String opt = args.size() == 4 ? new String(args.get(3), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT) : "";
+        if (!Set.of("", "NX", "XX", "GT", "LT").contains(opt))
+        {
+            return Reply.error("ERR Unsupported option " + opt);
+        }
+        final Entry old = entry(args.get(1), now);
+        if (old == null)
+        {
+            return new Reply.Int(0);
+        }
+        final long at;
+        try
+        {
+            at = Math.addExact(now, Math.multiplyExact(t, unitMillis));
+        }
+        catch (final ArithmeticException ex)
+        {
+            return Reply.error("ERR invalid expire time in '" + name(args).toLowerCase(Locale.ROOT) + "' command");
+        }
+        final boolean none = old.expireAt == 0;
+        final boolean allowed = switch (opt)
+        {
+            case "NX" -> none;
+            case "XX" -> !none;
+            case "GT" -> !none && at > old.expireAt;
+            case "LT" -> none || at < old.expireAt;
+            default -> true;
+        };
+        if (!allowed)
+        {
+            return new Reply.Int(0);
+        }
+        if (at <= now)
+        {
+            map.remove(new Key(args.get(1)));
+        }
+        else
+        {
+            put(args.get(1), old.value, at);
+        }
+        return new Reply.Int(1);
+    }
+
+    private Reply persist(final byte[] key, final long now)
+    {
+        final Entry old = entry(key, now);
+        if (old == null || old.expireAt == 0)
+        {
+            return new Reply.Int(0);
+        }
+        put(key, old.value, 0);
+        return new Reply.Int(1);
+    }
+
+    private Reply ttl(final byte[] key, final long now, final boolean seconds)
+    {
+        final Entry e = entry(key, now);
+        if (e == null)
+        {
+            return new Reply.Int(-2);
+        }
+        if (e.expireAt == 0)
+        {
+            return new Reply.Int(-1);
+        }
+        final long left = e.expireAt - now;
+        return new Reply.Int(seconds ? (left + 500) / 1000 : left);
+    }
+
+    private Reply keys(final byte[] pattern, final long now)
+    {
+        final List<Reply> found = new ArrayList<>();
+        for (final Map.Entry<Key, Entry> e : map.entrySet())
+        {
+            if (e.getValue().live(now) && Glob.matches(pattern, e.getKey().bytes))
+            {
+                found.add(bulk(e.getKey().bytes));
+            }
+        }
+        return new Reply.Array(found);
+    }
+
+    /**
+     * SCAN cursor [MATCH pattern] [COUNT n]: keys in hash order from the cursor; a page always ends at a change of
+     * hash, so the next cursor (the next hash, or 0 at the end) loses nothing. Every key present for the whole scan
+     * is returned, at any member.
+     */
+    private Reply scan(final List<byte[]> args, final long now)
+    {
+        final long cursor;
+        try
+        {
+            cursor = Long.parseUnsignedLong(new String(args.get(1), StandardCharsets.US_ASCII));
+        }
+        catch (final NumberFormatException ex)
+        {
+            return Reply.error("ERR invalid cursor");
+        }
+        byte[] pattern = null;
+        long count = 10;
+        for (int i = 2; i < args.size(); i += 2)
+        {
+            final String opt = new String(args.get(i), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+            if (i + 1 >= args.size() || !(opt.equals("MATCH") || opt.equals("COUNT")))
+            {
+                return Reply.error("ERR syntax error");
+            }
+            if (opt.equals("MATCH"))
+            {
+                pattern = args.get(i + 1);
+            }
+            else
+            {
+                count = integer(args.get(i + 1));
+                if (count < 1)
+                {
+                    return Reply.error("ERR syntax error");
+                }
+            }
+        }
+        final List<Reply> found = new ArrayList<>();
+        long visited = 0;
+        long lastHash = -1;
+        long next = 0;
+        for (final Map.Entry<Key, Entry> e : map.tailMap(Key.from(cursor), true).entrySet())
+        {
+            final long h = e.getKey().hash;
+            if (visited >= count && h != lastHash)
+            {
+                next = h;
+                break;
+            }
+            visited++;
+            lastHash = h;
+            if (e.getValue().live(now) && (pattern == null || Glob.matches(pattern, e.getKey().bytes)))
+            {
+                found.add(bulk(e.getKey().bytes));
+            }
+        }
+        return new Reply.Array(List.of(Reply.Bulk.of(Long.toUnsignedString(next)), new Reply.Array(found)));
+    }
+
+    private Reply flush()
+    {
+        map.clear();
+        return Reply.OK;
+    }
+
+    /** A Redis integer argument: signed 64-bit decimal, nothing else. */
+    static long integer(final byte[] bytes)
+    {
+        try
+        {
+            final String text = new String(bytes, StandardCharsets.US_ASCII);
+            if (text.isEmpty() || text.startsWith("+") || (text.length() > 1 && text.charAt(text.startsWith("-") ? 1 : 0) == '0'))
+            {
+                throw new NumberFormatException(text);
+            }
+            return Long.parseLong(text);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new SyntaxError("ERR value is not an integer or out of range");
+        }
+    }
+
+    /** The whole state, for a joining member (taken while no write runs: after the last delivery of a view). */
+    public byte[] snapshot()
+    {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes))
+        {
+            out.writeInt(map.size());
+            for (final Map.Entry<Key, Entry> e : map.entrySet())
+            {
+                out.writeInt(e.getKey().bytes.length);
+                out.write(e.getKey().bytes);
+                out.writeInt(e.getValue().value.length);
+                out.write(e.getValue().value);
+                out.writeLong(e.getValue().expireAt);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** Replaces the state with a {@link #snapshot()}. */
+    public void install(final byte[] snapshot)
+    {
+        map.clear();
+        if (snapshot.length == 0)
+        {
+            return;
+        }
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(snapshot)))
+        {
+            final int n = in.readInt();
+            for (int i = 0; i < n; i++)
+            {
+                final byte[] key = in.readNBytes(in.readInt());
+                final byte[] value = in.readNBytes(in.readInt());
+                map.put(new Key(key), new Entry(value, in.readLong()));
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("corrupt key-value snapshot", ex);
+        }
+    }
+
+    /** A bad argument: the message is the Redis error reply. */
+    static final class SyntaxError extends RuntimeException
+    {
+        SyntaxError(final String message)
+        {
+            super(message, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.weft.examples.kv;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/** A reply of the store, independent of the wire codec: the five RESP2 types. */
+public sealed interface Reply
+{
+    Reply OK = new Simple("OK");
+    Reply NIL = new Bulk(null);
+    Reply NIL_ARRAY = new Array(null);
+
+    /** {@code +text}. */
+    record Simple(String text) implements Reply
+    {
+    }
+
+    /** {@code -CODE text}: the text starts with the Redis error code (ERR, WRONGTYPE, ...). */
+    record Error(String text) implements Reply
+    {
+    }
+
+    /** {@code :n}. */
+    record Int(long value) implements Reply
+    {
+    }
+
+    /** {@code $n bytes}, or the null bulk string for {@code null}. */
+    record Bulk(byte[] bytes) implements Reply
+    {
+        public static Bulk of(final String text)
+        {
+            return new Bulk(text.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** {@code *n items}, or the null array for {@code null}. */
+    record Array(List<Reply> items) implements Reply
+    {
+    }
+
+    static Reply error(final String text)
+    {
+        return new Error(text);
+    }
+
+    static Reply wrongArity(final String command)
+    {
+        return new Error("ERR wrong number of arguments for '" + command.toLowerCase(java.util.Locale.ROOT) +
+            "' command");
+    }
+}
