@@ -1,0 +1,182 @@
+package io.weft.examples;
+
+import io.weft.config.ConfigWriter;
+import io.weft.config.LocalPorts;
+import io.weft.config.TransportKind;
+import io.weft.config.WeftConfig;
+import io.weft.sst.harness.MemberProcess;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 16: the replicated key-value store with three real member processes over tcp, driven by a Redis client
+ * library (Jedis) and by {@code redis-cli} (Debian package redis-tools, installed by .ci/run).
+ */
+@Timeout(180)
+class KvStoreGroupTest
+{
+    static final int MEMBERS = 3;
+
+    @TempDir
+    Path dir;
+
+    final List<MemberProcess> processes = new ArrayList<>();
+    Path config;
+    List<Integer> ports;
+
+    /** Starts the store's members and waits until each serves; returns their Redis ports. */
+    List<Integer> start(final String reads) throws Exception
+    {
+        final List<Integer> free = LocalPorts.free(3 * MEMBERS);
+        final WeftConfig cfg = KvCommand.config(TransportKind.TCP, free.subList(0, 2 * MEMBERS));
+        config = Files.writeString(dir.resolve("kv.conf"), ConfigWriter.render(cfg));
+        ports = free.subList(2 * MEMBERS, 3 * MEMBERS);
+        for (int i = 0; i < MEMBERS; i++)
+        {
+            processes.add(member(i, false, reads));
+        }
+        for (int i = 0; i < MEMBERS; i++)
+        {
+            processes.get(i).awaitOutput("member " + i + ": kv serving", Duration.ofSeconds(60));
+        }
+        return ports;
+    }
+
+    MemberProcess member(final int i, final boolean join, final String reads) throws IOException
+    {
+        final List<String> args = new ArrayList<>(List.of("kv-member", "--config", config.toString(), "--member",
+            String.valueOf(i), "--port", String.valueOf(ports.get(i)), "--reads", reads));
+        if (join)
+        {
+            args.add("--join");
+        }
+        return MemberProcess.start("kv" + i + (join ? "j" : ""), dir, Weft.class, args.toArray(String[]::new));
+    }
+
+    @AfterEach
+    void stop()
+    {
+        processes.forEach(MemberProcess::close);
+    }
+
+    static String redisCli(final int port, final String... args) throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", String.valueOf(port)));
+        command.addAll(List.of(args));
+        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "redis-cli hung");
+        return out;
+    }
+
+    @Test
+    void realClientsSeeOneStoreAndBadInputLeavesItIntact() throws Exception
+    {
+        final List<Integer> ports = start("linearizable");
+        try (Jedis a = new Jedis("127.0.0.1", ports.get(0)); Jedis b = new Jedis("127.0.0.1", ports.get(1));
+             Jedis c = new Jedis("127.0.0.1", ports.get(2)))
+        {
+            assertEquals("PONG", a.ping());
+            assertEquals("OK", a.set("greeting", "hello"));
+            assertEquals("hello", b.get("greeting"), "a write at member 0 is read at member 1");
+            assertEquals("hello", c.get("greeting"));
+            assertEquals(1, c.incr("counter"));
+            assertEquals(List.of("hello", "1"), b.mget("greeting", "counter"));
+
+            // pipelining: 2,000 increments in one pipeline at member 1, replies in order
+            final Pipeline pipe = b.pipelined();
+            final List<Response<Long>> replies = new ArrayList<>();
+            for (int i = 0; i < 2000; i++)
+            {
+                replies.add(pipe.incr("counter"));
+            }
+            pipe.sync();
+            for (int i = 0; i < 2000; i++)
+            {
+                assertEquals(i + 2, replies.get(i).get(), "reply " + i + " of the pipeline");
+            }
+            assertEquals("2001", a.get("counter"));
+
+            // standard errors
+            final JedisDataException unknown = assertThrows(JedisDataException.class,
+                () -> a.sendCommand(() -> "NOSUCHCOMMAND".getBytes(StandardCharsets.US_ASCII), "x"));
+            assertTrue(unknown.getMessage().startsWith("ERR unknown command 'NOSUCHCOMMAND'"), unknown.getMessage());
+            final JedisDataException arity = assertThrows(JedisDataException.class,
+                () -> a.sendCommand(redis.clients.jedis.Protocol.Command.GET));
+            assertTrue(arity.getMessage().contains("wrong number of arguments for 'get' command"), arity.getMessage());
+            final JedisDataException notInt = assertThrows(JedisDataException.class, () -> a.incr("greeting"));
+            assertTrue(notInt.getMessage().contains("not an integer"), notInt.getMessage());
+        }
+
+        // a value larger than a multicast message: refused with Redis's protocol error, the connection closed
+        try (Jedis big = new Jedis("127.0.0.1", ports.get(2)))
+        {
+            final Exception refused = assertThrows(Exception.class, () -> big.set("big", "x".repeat(200_000)));
+            assertTrue(refused instanceof JedisDataException || refused instanceof JedisConnectionException,
+                refused.toString());
+        }
+        assertTrue(processes.get(2).output().contains("protocol error: invalid bulk length 200000"),
+            processes.get(2).output());
+
+        // redis-cli against every member: the same state, and INFO shows the view
+        for (final int port : ports)
+        {
+            assertEquals("hello", redisCli(port, "get", "greeting"));
+            assertEquals("2001", redisCli(port, "get", "counter"));
+            assertEquals("", redisCli(port, "get", "big"), "the refused value was stored"); // nil, printed raw
+            assertEquals("2", redisCli(port, "dbsize"));
+        }
+        assertEquals("OK", redisCli(ports.get(0), "set", "cli", "1", "EX", "100"));
+        assertEquals("100", redisCli(ports.get(1), "ttl", "cli"));
+        final String info = redisCli(ports.get(2), "info");
+        assertTrue(info.contains("weft_view_members:[0, 1, 2]") && info.contains("db0:keys=3"), info);
+        assertTrue(redisCli(ports.get(0), "nosuch").startsWith("ERR unknown command 'nosuch'"));
+    }
+
+    /**
+     * Majority rule: with two of three members frozen, the third is in a minority; its clients get a CLUSTERDOWN
+     * error naming the reason instead of a write that only it would apply.
+     */
+    @Test
+    void aMinorityMemberRefusesWritesWithAClearError() throws Exception
+    {
+        final List<Integer> ports = start("linearizable");
+        try (Jedis a = new Jedis("127.0.0.1", ports.get(0)))
+        {
+            assertEquals("OK", a.set("before", "1"));
+            processes.get(1).signal("STOP");
+            processes.get(2).signal("STOP");
+            processes.get(0).awaitOutput("member 0: STOPPED:", Duration.ofSeconds(30));
+            final JedisDataException down = assertThrows(JedisDataException.class, () -> a.set("after", "1"));
+            assertTrue(down.getMessage().startsWith("CLUSTERDOWN this member is in a minority partition"),
+                down.getMessage());
+            final JedisDataException read = assertThrows(JedisDataException.class, () -> a.get("before"));
+            assertTrue(read.getMessage().startsWith("CLUSTERDOWN"), read.getMessage());
+        }
+        finally
+        {
+            processes.get(1).signal("CONT");
+            processes.get(2).signal("CONT");
+        }
+    }
+}
