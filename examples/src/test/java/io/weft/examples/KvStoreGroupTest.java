@@ -1,11 +1,5 @@
 package io.weft.examples;
 
-import io.weft.config.ConfigWriter;
-import io.weft.config.LocalPorts;
-import io.weft.config.TransportKind;
-import io.weft.config.WeftConfig;
-import io.weft.sst.harness.MemberProcess;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,7 +11,6 @@ import redis.clients.jedis.exceptions.JedisDataException;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,45 +33,6 @@ class KvStoreGroupTest
     @TempDir
     Path dir;
 
-    final List<MemberProcess> processes = new ArrayList<>();
-    Path config;
-    List<Integer> ports;
-
-    /** Starts the store's members and waits until each serves; returns their Redis ports. */
-    List<Integer> start(final String reads) throws Exception
-    {
-        final List<Integer> free = LocalPorts.free(3 * MEMBERS);
-        final WeftConfig cfg = KvCommand.config(TransportKind.TCP, free.subList(0, 2 * MEMBERS));
-        config = Files.writeString(dir.resolve("kv.conf"), ConfigWriter.render(cfg));
-        ports = free.subList(2 * MEMBERS, 3 * MEMBERS);
-        for (int i = 0; i < MEMBERS; i++)
-        {
-            processes.add(member(i, false, reads));
-        }
-        for (int i = 0; i < MEMBERS; i++)
-        {
-            processes.get(i).awaitOutput("member " + i + ": kv serving", Duration.ofSeconds(60));
-        }
-        return ports;
-    }
-
-    MemberProcess member(final int i, final boolean join, final String reads) throws IOException
-    {
-        final List<String> args = new ArrayList<>(List.of("kv-member", "--config", config.toString(), "--member",
-            String.valueOf(i), "--port", String.valueOf(ports.get(i)), "--reads", reads));
-        if (join)
-        {
-            args.add("--join");
-        }
-        return MemberProcess.start("kv" + i + (join ? "j" : ""), dir, Weft.class, args.toArray(String[]::new));
-    }
-
-    @AfterEach
-    void stop()
-    {
-        processes.forEach(MemberProcess::close);
-    }
-
     static String redisCli(final int port, final String... args) throws IOException, InterruptedException
     {
         final List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", String.valueOf(port)));
@@ -92,10 +46,11 @@ class KvStoreGroupTest
     @Test
     void realClientsSeeOneStoreAndBadInputLeavesItIntact() throws Exception
     {
-        final List<Integer> ports = start("linearizable");
-        try (Jedis a = new Jedis("127.0.0.1", ports.get(0)); Jedis b = new Jedis("127.0.0.1", ports.get(1));
-             Jedis c = new Jedis("127.0.0.1", ports.get(2)))
+        try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable");
+             Jedis a = new Jedis("127.0.0.1", kv.ports.get(0)); Jedis b = new Jedis("127.0.0.1", kv.ports.get(1));
+             Jedis c = new Jedis("127.0.0.1", kv.ports.get(2)))
         {
+            final List<Integer> ports = kv.ports;
             assertEquals("PONG", a.ping());
             assertEquals("OK", a.set("greeting", "hello"));
             assertEquals("hello", b.get("greeting"), "a write at member 0 is read at member 1");
@@ -126,31 +81,30 @@ class KvStoreGroupTest
             assertTrue(arity.getMessage().contains("wrong number of arguments for 'get' command"), arity.getMessage());
             final JedisDataException notInt = assertThrows(JedisDataException.class, () -> a.incr("greeting"));
             assertTrue(notInt.getMessage().contains("not an integer"), notInt.getMessage());
-        }
 
-        // a value larger than a multicast message: refused with Redis's protocol error, the connection closed
-        try (Jedis big = new Jedis("127.0.0.1", ports.get(2)))
-        {
-            final Exception refused = assertThrows(Exception.class, () -> big.set("big", "x".repeat(200_000)));
-            assertTrue(refused instanceof JedisDataException || refused instanceof JedisConnectionException,
-                refused.toString());
-        }
-        assertTrue(processes.get(2).output().contains("protocol error: invalid bulk length 200000"),
-            processes.get(2).output());
+            // a value larger than a multicast message: refused with Redis's protocol error, the connection closed
+            try (Jedis big = new Jedis("127.0.0.1", ports.get(2)))
+            {
+                final Exception refused = assertThrows(Exception.class, () -> big.set("big", "x".repeat(200_000)));
+                assertTrue(refused instanceof JedisDataException || refused instanceof JedisConnectionException,
+                    refused.toString());
+            }
+            kv.get(2).awaitOutput("protocol error: invalid bulk length 200000", Duration.ofSeconds(10));
 
-        // redis-cli against every member: the same state, and INFO shows the view
-        for (final int port : ports)
-        {
-            assertEquals("hello", redisCli(port, "get", "greeting"));
-            assertEquals("2001", redisCli(port, "get", "counter"));
-            assertEquals("", redisCli(port, "get", "big"), "the refused value was stored"); // nil, printed raw
-            assertEquals("2", redisCli(port, "dbsize"));
+            // redis-cli against every member: the same state, and INFO shows the view
+            for (final int port : ports)
+            {
+                assertEquals("hello", redisCli(port, "get", "greeting"));
+                assertEquals("2001", redisCli(port, "get", "counter"));
+                assertEquals("", redisCli(port, "get", "big"), "the refused value was stored"); // nil, printed raw
+                assertEquals("2", redisCli(port, "dbsize"));
+            }
+            assertEquals("OK", redisCli(ports.get(0), "set", "cli", "1", "EX", "100"));
+            assertEquals("100", redisCli(ports.get(1), "ttl", "cli"));
+            final String info = redisCli(ports.get(2), "info");
+            assertTrue(info.contains("weft_view_members:[0, 1, 2]") && info.contains("db0:keys=3"), info);
+            assertTrue(redisCli(ports.get(0), "nosuch").startsWith("ERR unknown command 'nosuch'"));
         }
-        assertEquals("OK", redisCli(ports.get(0), "set", "cli", "1", "EX", "100"));
-        assertEquals("100", redisCli(ports.get(1), "ttl", "cli"));
-        final String info = redisCli(ports.get(2), "info");
-        assertTrue(info.contains("weft_view_members:[0, 1, 2]") && info.contains("db0:keys=3"), info);
-        assertTrue(redisCli(ports.get(0), "nosuch").startsWith("ERR unknown command 'nosuch'"));
     }
 
     /**
@@ -160,23 +114,20 @@ class KvStoreGroupTest
     @Test
     void aMinorityMemberRefusesWritesWithAClearError() throws Exception
     {
-        final List<Integer> ports = start("linearizable");
-        try (Jedis a = new Jedis("127.0.0.1", ports.get(0)))
+        try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable");
+             Jedis a = new Jedis("127.0.0.1", kv.ports.get(0)))
         {
             assertEquals("OK", a.set("before", "1"));
-            processes.get(1).signal("STOP");
-            processes.get(2).signal("STOP");
-            processes.get(0).awaitOutput("member 0: STOPPED:", Duration.ofSeconds(30));
+            kv.get(1).signal("STOP");
+            kv.get(2).signal("STOP");
+            kv.get(0).awaitOutput("member 0: STOPPED:", Duration.ofSeconds(30));
             final JedisDataException down = assertThrows(JedisDataException.class, () -> a.set("after", "1"));
             assertTrue(down.getMessage().startsWith("CLUSTERDOWN this member is in a minority partition"),
                 down.getMessage());
             final JedisDataException read = assertThrows(JedisDataException.class, () -> a.get("before"));
             assertTrue(read.getMessage().startsWith("CLUSTERDOWN"), read.getMessage());
-        }
-        finally
-        {
-            processes.get(1).signal("CONT");
-            processes.get(2).signal("CONT");
+            kv.get(1).signal("CONT");
+            kv.get(2).signal("CONT");
         }
     }
 }
