@@ -37,7 +37,15 @@ class KvStoreGroupTest
     {
         final List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", String.valueOf(port)));
         command.addAll(List.of(args));
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final Process p;
+        try
+        {
+            p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        }
+        catch (final IOException ex)
+        {
+            throw new AssertionError("redis-cli is needed by this test: apt-get install redis-tools (.ci/run does)", ex);
+        }
         final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
         assertTrue(p.waitFor(30, TimeUnit.SECONDS), "redis-cli hung");
         return out;
