@@ -14,7 +14,8 @@ public final class Main
     {
         final CommandLine cli = Weft.commandLine();
         cli.addSubcommand("bench", new CommandLine(new BenchCommand()).addSubcommand("ablation", new AblationCommand())
-            .addSubcommand("compare", new CompareCommand()).addSubcommand("dds", new DdsBenchCommand()));
+            .addSubcommand("compare", new CompareCommand()).addSubcommand("dds", new DdsBenchCommand())
+            .addSubcommand("kv", new KvBenchCommand()));
         cli.addSubcommand("bench-member", new BenchMemberCommand());
         Weft.registerConverters(cli);
         System.exit(cli.execute(args));

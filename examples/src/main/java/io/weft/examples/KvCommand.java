@@ -32,7 +32,7 @@ import java.util.stream.IntStream;
  */
 @Command(name = "kv", description = "A replicated key-value store that Redis clients talk to: --members processes " +
     "on loopback, each serving the Redis protocol; a member that dies is restarted and rejoins.")
-final class KvCommand implements Callable<Integer>
+public final class KvCommand implements Callable<Integer>
 {
     /** Commands up to this size (the subgroup's max-payload; a batch of small commands shares one message). */
     static final int MAX_PAYLOAD = 64 * 1024;
@@ -144,7 +144,7 @@ final class KvCommand implements Callable<Integer>
      * A group of loopback members with the subgroup {@value KvReplica#SUBGROUP}, joins allowed: member i has the sst
      * and control ports {@code ports[2i]} and {@code ports[2i+1]}.
      */
-    static WeftConfig config(final TransportKind kind, final List<Integer> ports)
+    public static WeftConfig config(final TransportKind kind, final List<Integer> ports)
     {
         final int n = ports.size() / 2;
         final List<MemberAddress> members = new ArrayList<>();

@@ -1,0 +1,267 @@
+package io.weft.bench;
+
+import io.weft.config.ConfigWriter;
+import io.weft.config.LocalPorts;
+import io.weft.config.TransportKind;
+import io.weft.examples.KvCommand;
+import io.weft.examples.MemberProcesses;
+import io.weft.examples.Weft;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code weft bench kv}: {@code redis-benchmark} (Debian package redis-tools) against the replicated key-value store
+ * (three members on loopback, linearizable reads) and against a single {@code redis-server} (in memory, no
+ * persistence), one system at a time, in one invocation, with the same client work for both. Steady state:
+ * each test first runs a warm-up pass whose rate sizes the measured pass to about {@code --measure}.
+ */
+@Command(name = "kv", description = "redis-benchmark against the replicated key-value store and a single " +
+    "redis-server, in one invocation, with ratios.")
+final class KvBenchCommand implements Callable<Integer>
+{
+    @Option(names = "--runs", defaultValue = "3", description = "Runs of each system (medians; default ${DEFAULT-VALUE}).")
+    int runs;
+
+    @Option(names = "--members", defaultValue = "3", description = "Members of the replicated store (default ${DEFAULT-VALUE}).")
+    int members;
+
+    @Option(names = "--transport", defaultValue = "tcp", description = "The store's transport, tcp or shm (default ${DEFAULT-VALUE}).")
+    String transport;
+
+    @Option(names = "--clients", defaultValue = "50", description = "redis-benchmark -c (default ${DEFAULT-VALUE}).")
+    int clients;
+
+    @Option(names = "--pipeline", defaultValue = "16", description = "redis-benchmark -P (default ${DEFAULT-VALUE}).")
+    int pipeline;
+
+    @Option(names = "--size", defaultValue = "3", description = "redis-benchmark -d, value bytes (default ${DEFAULT-VALUE}).")
+    int size;
+
+    @Option(names = "--keys", defaultValue = "100000", description = "redis-benchmark -r, key space (default ${DEFAULT-VALUE}).")
+    int keys;
+
+    @Option(names = "--warmup", defaultValue = "3s", description = "Warm-up pass per test (default ${DEFAULT-VALUE}).")
+    Duration warmup;
+
+    @Option(names = "--measure", defaultValue = "10s", description = "Measured pass per test, about (default ${DEFAULT-VALUE}).")
+    Duration measure;
+
+    private final PrintStream out = System.out;
+
+    /** One measured pass: requests per second and latency percentiles in milliseconds, from redis-benchmark's CSV. */
+    record Pass(double rps, double p50, double p95, double p99)
+    {
+    }
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final TransportKind kind = TransportKind.parse("--transport", transport);
+        if (!onPath("redis-benchmark") || !onPath("redis-server"))
+        {
+            System.err.println("weft: bench kv needs redis-benchmark and redis-server: apt-get install redis-tools " +
+                "redis-server");
+            return Weft.EXIT_CONFIG;
+        }
+        final Path dir = Files.createTempDirectory("weft-bench-kv");
+        final Map<String, List<Pass>> results = new LinkedHashMap<>();
+        out.printf("bench kv: redis-benchmark -c %d -P %d -d %d -r %d -t set,get; warm-up %s then about %s per test; " +
+            "%d run(s); weft-kv: %d members on %s, linearizable reads%n", clients, pipeline, size, keys,
+            warmup.toSeconds() + "s", measure.toSeconds() + "s", runs, members, transport);
+        try
+        {
+            for (int run = 0; run < runs; run++)
+            {
+                // alternate which system goes first, so that neither always meets a warmer (or hotter) machine
+                final boolean weftFirst = run % 2 == 0;
+                for (int s = 0; s < 2; s++)
+                {
+                    if ((s == 0) == weftFirst)
+                    {
+                        measureWeft(kind, dir, results);
+                    }
+                    else
+                    {
+                        measureRedis(results);
+                    }
+                }
+            }
+        }
+        finally
+        {
+            try (var paths = Files.walk(dir))
+            {
+                for (final Path p : paths.sorted(Comparator.reverseOrder()).toList())
+                {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+        print(results);
+        return 0;
+    }
+
+    private void measureWeft(final TransportKind kind, final Path dir, final Map<String, List<Pass>> results)
+        throws Exception
+    {
+        final List<Integer> free = LocalPorts.free(3 * members);
+        final Path file = Files.writeString(dir.resolve("kv.conf"),
+            ConfigWriter.render(KvCommand.config(kind, free.subList(0, 2 * members))));
+        final int port = free.get(2 * members);
+        try (MemberProcesses processes = new MemberProcesses(new PrintStream(PrintStream.nullOutputStream())))
+        {
+            for (int i = 0; i < members; i++)
+            {
+                processes.start("kv" + i, Weft.class, List.of("kv-member", "--config", file.toString(), "--member",
+                    String.valueOf(i), "--port", String.valueOf(free.get(2 * members + i))));
+            }
+            for (int i = 0; i < members; i++)
+            {
+                awaitPort(free.get(2 * members + i), processes.process(i));
+            }
+            measureTests("weft-kv", port, results);
+            for (int i = 0; i < members; i++)
+            {
+                processes.process(i).destroy();
+            }
+            processes.awaitAll(TimeUnit.SECONDS.toNanos(20));
+        }
+    }
+
+    private void measureRedis(final Map<String, List<Pass>> results) throws Exception
+    {
+        final int port = LocalPorts.free(1).getFirst();
+        final Process redis = new ProcessBuilder("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
+            "--save", "", "--appendonly", "no", "--daemonize", "no").redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try
+        {
+            awaitPort(port, redis);
+            measureTests("redis-server", port, results);
+        }
+        finally
+        {
+            redis.destroy();
+            if (!redis.waitFor(10, TimeUnit.SECONDS))
+            {
+                redis.destroyForcibly();
+            }
+        }
+    }
+
+    private void measureTests(final String system, final int port, final Map<String, List<Pass>> results)
+        throws Exception
+    {
+        for (final String test : List.of("set", "get"))
+        {
+            final Pass warm = benchmark(port, test, 20_000, warmup);
+            final long n = Math.max(20_000, (long)(warm.rps * measure.toMillis() / 1000.0));
+            final Pass pass = benchmark(port, test, n, measure.multipliedBy(6));
+            out.printf(Locale.ROOT, "bench kv: %-12s %s %,12.0f requests/s  p50 %.3f ms  p99 %.3f ms%n", system,
+                test.toUpperCase(Locale.ROOT), pass.rps, pass.p50, pass.p99);
+            results.computeIfAbsent(system + " " + test.toUpperCase(Locale.ROOT), k -> new ArrayList<>()).add(pass);
+        }
+    }
+
+    /** Runs redis-benchmark for {@code n} requests of {@code test} and parses its CSV line. */
+    private Pass benchmark(final int port, final String test, final long n, final Duration limit) throws Exception
+    {
+        final Process p = new ProcessBuilder("redis-benchmark", "-h", "127.0.0.1", "-p", String.valueOf(port), "-c",
+            String.valueOf(clients), "-P", String.valueOf(pipeline), "-d", String.valueOf(size), "-r",
+            String.valueOf(keys), "-n", String.valueOf(n), "-t", test, "--csv").redirectErrorStream(true).start();
+        final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(limit.toMillis() + 30_000, TimeUnit.MILLISECONDS))
+        {
+            p.destroyForcibly();
+            throw new IllegalStateException("redis-benchmark " + test + " did not finish within " + limit);
+        }
+        for (final String line : output.lines().toList())
+        {
+            final String[] f = line.replace("\"", "").split(",");
+            if (f.length >= 7 && f[0].equalsIgnoreCase(test))
+            {
+                return new Pass(Double.parseDouble(f[1]), Double.parseDouble(f[4]), Double.parseDouble(f[5]),
+                    Double.parseDouble(f[6]));
+            }
+        }
+        throw new IllegalStateException("no result line for " + test + " in redis-benchmark's output:\n" + output);
+    }
+
+    private void print(final Map<String, List<Pass>> results)
+    {
+        out.println();
+        out.println("| system | test | requests/s (median) | min-max | p50 ms | p95 ms | p99 ms |");
+        out.println("|---|---|---|---|---|---|---|");
+        final Map<String, Pass> medians = new LinkedHashMap<>();
+        for (final Map.Entry<String, List<Pass>> e : results.entrySet())
+        {
+            final List<Pass> sorted = e.getValue().stream().sorted(Comparator.comparingDouble(Pass::rps)).toList();
+            final Pass median = sorted.get(sorted.size() / 2);
+            medians.put(e.getKey(), median);
+            final String[] name = e.getKey().split(" ");
+            out.printf(Locale.ROOT, "| %s | %s | %,.0f | %,.0f-%,.0f | %.3f | %.3f | %.3f |%n", name[0], name[1],
+                median.rps, sorted.getFirst().rps, sorted.getLast().rps, median.p50, median.p95, median.p99);
+        }
+        for (final String test : List.of("SET", "GET"))
+        {
+            final Pass weft = medians.get("weft-kv " + test);
+            final Pass redis = medians.get("redis-server " + test);
+            if (weft != null && redis != null)
+            {
+                out.printf(Locale.ROOT, "bench kv: %s: weft-kv (%d members, replicated) over redis-server (one node): " +
+                    "%.2fx the throughput, p50 %.2fx%n", test, members, weft.rps / redis.rps, weft.p50 / redis.p50);
+            }
+        }
+    }
+
+    private static void awaitPort(final int port, final Process process) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline)
+        {
+            if (!process.isAlive())
+            {
+                throw new IllegalStateException("a process exited with " + process.exitValue() + " before serving port " + port);
+            }
+            try (Socket s = new Socket())
+            {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                return;
+            }
+            catch (final IOException ex)
+            {
+                Thread.sleep(50);
+            }
+        }
+        throw new IllegalStateException("nothing serves port " + port + " after 60 s");
+    }
+
+    private static boolean onPath(final String program)
+    {
+        for (final String d : System.getenv().getOrDefault("PATH", "").split(":"))
+        {
+            if (Files.isExecutable(Path.of(d, program)))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+}
