@@ -6,6 +6,7 @@ import io.weft.config.TransportKind;
 import io.weft.examples.KvCommand;
 import io.weft.examples.MemberProcesses;
 import io.weft.examples.Weft;
+import io.weft.bench.peers.EtcdCluster;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -63,6 +64,10 @@ final class KvBenchCommand implements Callable<Integer>
     @Option(names = "--measure", defaultValue = "10s", description = "Measured pass per test, about (default ${DEFAULT-VALUE}).")
     Duration measure;
 
+    @Option(names = "--systems", split = ",", description = "Systems to run (default: weft-kv, redis-server, etcd; " +
+        "etcd needs the Debian package etcd-server and is driven through its HTTP/JSON API, see docs/benchmarks.md).")
+    List<String> systems = List.of("weft-kv", "redis-server", "etcd");
+
     private final PrintStream out = System.out;
 
     /** One measured pass: requests per second and latency percentiles in milliseconds, from redis-benchmark's CSV. */
@@ -74,10 +79,19 @@ final class KvBenchCommand implements Callable<Integer>
     public Integer call() throws Exception
     {
         final TransportKind kind = TransportKind.parse("--transport", transport);
-        if (!onPath("redis-benchmark") || !onPath("redis-server"))
+        for (final String system : systems)
         {
-            System.err.println("weft: bench kv needs redis-benchmark and redis-server: apt-get install redis-tools " +
-                "redis-server");
+            if (!List.of("weft-kv", "redis-server", "etcd").contains(system))
+            {
+                System.err.println("weft: --systems takes weft-kv, redis-server and etcd, not '" + system + "'");
+                return Weft.EXIT_CONFIG;
+            }
+        }
+        if (!onPath("redis-benchmark") || (systems.contains("redis-server") && !onPath("redis-server")) ||
+            (systems.contains("etcd") && !onPath("etcd")))
+        {
+            System.err.println("weft: bench kv needs redis-benchmark, redis-server and etcd: apt-get install " +
+                "redis-tools redis-server etcd-server (or leave systems out with --systems)");
             return Weft.EXIT_CONFIG;
         }
         final Path dir = Files.createTempDirectory("weft-bench-kv");
@@ -89,17 +103,14 @@ final class KvBenchCommand implements Callable<Integer>
         {
             for (int run = 0; run < runs; run++)
             {
-                // alternate which system goes first, so that neither always meets a warmer (or hotter) machine
-                final boolean weftFirst = run % 2 == 0;
-                for (int s = 0; s < 2; s++)
+                // rotate which system goes first, so that none always meets a warmer (or hotter) machine
+                for (int s = 0; s < systems.size(); s++)
                 {
-                    if ((s == 0) == weftFirst)
+                    switch (systems.get((s + run) % systems.size()))
                     {
-                        measureWeft(kind, dir, results);
-                    }
-                    else
-                    {
-                        measureRedis(results);
+                        case "weft-kv" -> measureWeft(kind, dir, results);
+                        case "redis-server" -> measureRedis(results);
+                        default -> measureEtcd(dir.resolve("etcd-" + run), results);
                     }
                 }
             }
@@ -166,6 +177,21 @@ final class KvBenchCommand implements Callable<Integer>
         }
     }
 
+    private void measureEtcd(final Path dir, final Map<String, List<Pass>> results) throws Exception
+    {
+        try (EtcdCluster etcd = new EtcdCluster(dir, LocalPorts.free(2 * members)))
+        {
+            for (final String test : List.of("set", "get"))
+            {
+                final EtcdCluster.Window w = etcd.run(test.equals("set"), clients * pipeline, keys, size, warmup, measure);
+                out.printf(Locale.ROOT, "bench kv: %-12s %s %,12.0f requests/s  p50 %.3f ms  p99 %.3f ms  errors %d%n",
+                    "etcd", test.toUpperCase(Locale.ROOT), w.rps(), w.p50(), w.p99(), w.errors());
+                results.computeIfAbsent("etcd " + test.toUpperCase(Locale.ROOT), k -> new ArrayList<>())
+                    .add(new Pass(w.rps(), w.p50(), w.p95(), w.p99()));
+            }
+        }
+    }
+
     private void measureTests(final String system, final int port, final Map<String, List<Pass>> results)
         throws Exception
     {
@@ -222,11 +248,15 @@ final class KvBenchCommand implements Callable<Integer>
         for (final String test : List.of("SET", "GET"))
         {
             final Pass weft = medians.get("weft-kv " + test);
-            final Pass redis = medians.get("redis-server " + test);
-            if (weft != null && redis != null)
+            for (final String peer : List.of("redis-server", "etcd"))
             {
-                out.printf(Locale.ROOT, "bench kv: %s: weft-kv (%d members, replicated) over redis-server (one node): " +
-                    "%.2fx the throughput, p50 %.2fx%n", test, members, weft.rps / redis.rps, weft.p50 / redis.p50);
+                final Pass other = medians.get(peer + " " + test);
+                if (weft != null && other != null)
+                {
+                    out.printf(Locale.ROOT, "bench kv: %s: weft-kv (%d members, replicated) over %s: %.2fx the " +
+                        "throughput, p50 %.2fx%n", test, members, peer.equals("etcd") ? "etcd (" + members +
+                        " members)" : "redis-server (one node)", weft.rps / other.rps, weft.p50 / other.p50);
+                }
             }
         }
     }
