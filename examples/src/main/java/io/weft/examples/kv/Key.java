@@ -3,31 +3,18 @@ package io.weft.examples.kv;
 import java.util.Arrays;
 
 /**
- * A key of the store: its bytes and a 64-bit hash. Keys sort by hash, then bytes: SCAN walks them in that order with
- * the hash as its cursor, so a cursor means the same at every member (the hash is FNV-1a, not the JVM's).
+ * A key of the store: its bytes and a 62-bit hash (FNV-1a, not the JVM's, so that it is the same at every member:
+ * SCAN cursors and snapshot order depend on it). Keys sort by hash, then bytes.
  */
 final class Key implements Comparable<Key>
 {
     final byte[] bytes;
-    /** At least 1: cursor 0 means "from the start" and "done". */
     final long hash;
 
     Key(final byte[] bytes)
     {
         this.bytes = bytes;
         this.hash = hash(bytes);
-    }
-
-    /** The first key of a SCAN page that starts at {@code cursor}. */
-    static Key from(final long cursor)
-    {
-        return new Key(cursor);
-    }
-
-    private Key(final long hash)
-    {
-        this.bytes = new byte[0];
-        this.hash = hash;
     }
 
     static long hash(final byte[] bytes)

@@ -1,18 +1,9 @@
 package io.weft.examples.kv;
 
-import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.redis.ArrayRedisMessage;
-import io.netty.handler.codec.redis.ErrorRedisMessage;
-import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
-import io.netty.handler.codec.redis.InlineCommandRedisMessage;
-import io.netty.handler.codec.redis.IntegerRedisMessage;
-import io.netty.handler.codec.redis.RedisMessage;
-import io.netty.handler.codec.redis.SimpleStringRedisMessage;
-import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +15,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One client connection: takes commands decoded by Netty's Redis codec, answers the connection-level ones itself
+ * One client connection: takes commands decoded by {@link RespDecoder}, answers the connection-level ones itself
  * (PING, ECHO, HELLO, CLIENT, SELECT, INFO, QUIT, ...), hands the store's commands to the {@link KvReplica}, and
  * writes the replies in command order (pipelining), whatever order they complete in. A client that pipelines more
  * than {@value #MAX_PENDING} commands is not read until replies drain; a protocol error is answered and the
@@ -56,59 +47,13 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public void channelRead(final ChannelHandlerContext context, final Object msg)
     {
-        try
+        if (!quitting)
         {
-            if (quitting)
-            {
-                return;
-            }
-            final List<byte[]> args = arguments(msg);
-            if (args == null)
-            {
-                protocolError("expected an array of bulk strings, got " + msg.getClass().getSimpleName());
-                return;
-            }
-            if (!args.isEmpty())
-            {
-                enqueue(dispatch(args));
-            }
+            enqueue(dispatch((List<byte[]>)msg)); // from RespDecoder: never empty
         }
-        finally
-        {
-            ReferenceCountUtil.release(msg);
-        }
-    }
-
-    private static List<byte[]> arguments(final Object msg)
-    {
-        if (msg instanceof InlineCommandRedisMessage inline)
-        {
-            final List<byte[]> args = new ArrayList<>();
-            for (final String word : inline.content().trim().split("\\s+"))
-            {
-                if (!word.isEmpty())
-                {
-                    args.add(word.getBytes(StandardCharsets.UTF_8));
-                }
-            }
-            return args;
-        }
-        if (msg instanceof ArrayRedisMessage array && !array.isNull())
-        {
-            final List<byte[]> args = new ArrayList<>(array.children().size());
-            for (final RedisMessage child : array.children())
-            {
-                if (!(child instanceof FullBulkStringRedisMessage bulk) || bulk.isNull())
-                {
-                    return null;
-                }
-                args.add(ByteBufUtil.getBytes(bulk.content()));
-            }
-            return args;
-        }
-        return null;
     }
 
     private CompletableFuture<Reply> dispatch(final List<byte[]> args)
@@ -230,24 +175,23 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    /** Event loop: writes every reply at the head that is ready, in command order. */
+    /** Event loop: writes every reply at the head that is ready, in command order, in one buffer. */
     private void drain()
     {
-        boolean wrote = false;
+        ByteBuf out = null;
         while (!pending.isEmpty() && pending.peek().isDone())
         {
-            final Reply reply = pending.poll().getNow(Reply.error("ERR internal error"));
-            ctx.write(encode(reply));
-            wrote = true;
+            out = out == null ? ctx.alloc().ioBuffer() : out;
+            RespWriter.write(out, pending.poll().getNow(Reply.error("ERR internal error")));
         }
-        if (wrote)
+        if (out != null)
         {
             if (quitting && pending.isEmpty())
             {
-                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+                ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
                 return;
             }
-            ctx.flush();
+            ctx.writeAndFlush(out);
         }
         if (!ctx.channel().config().isAutoRead() && pending.size() < MAX_PENDING / 2)
         {
@@ -255,33 +199,21 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    static RedisMessage encode(final Reply reply)
-    {
-        return switch (reply)
-        {
-            case Reply.Simple s -> new SimpleStringRedisMessage(s.text());
-            case Reply.Error e -> new ErrorRedisMessage(e.text());
-            case Reply.Int i -> new IntegerRedisMessage(i.value());
-            case Reply.Bulk b -> b.bytes() == null ? FullBulkStringRedisMessage.NULL_INSTANCE :
-                new FullBulkStringRedisMessage(Unpooled.wrappedBuffer(b.bytes()));
-            case Reply.Array a -> a.items() == null ? ArrayRedisMessage.NULL_INSTANCE :
-                new ArrayRedisMessage(a.items().stream().map(KvConnection::encode).toList());
-        };
-    }
-
     void protocolError(final String what)
     {
         quitting = true;
         LOG.warn("client {} at {}: protocol error: {}; closing the connection", id, ctx.channel().remoteAddress(), what);
-        ctx.writeAndFlush(new ErrorRedisMessage("ERR Protocol error: " + what)).addListener(ChannelFutureListener.CLOSE);
+        final ByteBuf out = ctx.alloc().ioBuffer();
+        RespWriter.write(out, Reply.error("ERR Protocol error: " + what));
+        ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
     }
 
     @Override
     public void exceptionCaught(final ChannelHandlerContext context, final Throwable cause)
     {
-        if (cause instanceof io.netty.handler.codec.DecoderException)
+        if (cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() instanceof RespDecoder.RespException)
         {
-            protocolError(cause.getCause() == null ? cause.getMessage() : cause.getCause().getMessage());
+            protocolError(cause.getCause().getMessage());
         }
         else
         {

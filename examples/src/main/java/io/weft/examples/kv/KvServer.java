@@ -9,18 +9,15 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.redis.RedisArrayAggregator;
-import io.netty.handler.codec.redis.RedisBulkStringAggregator;
-import io.netty.handler.codec.redis.RedisDecoder;
-import io.netty.handler.codec.redis.RedisEncoder;
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The Redis protocol endpoint of one member: Netty's RESP codec ({@code netty-codec-redis}), inline commands
- * included (as typed into telnet), one event-loop thread (cores are scarce: the group's threads need them).
+ * The Redis protocol endpoint of one member on Netty: {@link RespDecoder} (RESP arrays and inline commands),
+ * {@link KvConnection}, replies written by {@link RespWriter}; one event-loop thread (cores are scarce: the group's
+ * threads need them).
  */
 public final class KvServer implements AutoCloseable
 {
@@ -39,8 +36,7 @@ public final class KvServer implements AutoCloseable
                 @Override
                 protected void initChannel(final SocketChannel ch)
                 {
-                    ch.pipeline().addLast(new RedisDecoder(true), new KvLimits(replica.maxCommandBytes()),
-                        new RedisBulkStringAggregator(), new RedisArrayAggregator(), new RedisEncoder(),
+                    ch.pipeline().addLast(new RespDecoder(replica.maxCommandBytes()),
                         new KvConnection(replica, ids.incrementAndGet()));
                 }
             });

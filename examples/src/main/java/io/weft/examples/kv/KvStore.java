@@ -12,13 +12,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * The replicated state machine: string keys and values with optional expiry, and the Redis commands over them.
  * Every member applies the same writes in the same order with the same clock reading (the {@code now} of the batch
  * that carried them, taken at its sender), so every member holds the same state. Writes run on one thread (the
- * predicate thread, in delivery order); reads may run on others (local reads), hence a concurrent map of immutable
+ * predicate thread, in delivery order); reads may run on others (local reads), hence concurrent maps of immutable
  * entries. Expired entries are removed only by writes, so removal is deterministic too; reads treat them as absent.
  */
 public final class KvStore
@@ -29,7 +28,7 @@ public final class KvStore
     private static final Set<String> READS = Set.of("GET", "EXISTS", "MGET", "STRLEN", "TTL", "PTTL", "KEYS", "SCAN",
         "DBSIZE");
 
-    private final ConcurrentSkipListMap<Key, Entry> map = new ConcurrentSkipListMap<>();
+    private final Keyspace map = new Keyspace();
 
     /** A value and its expiry time in epoch milliseconds, 0 for none. */
     record Entry(byte[] value, long expireAt)
@@ -102,13 +101,23 @@ public final class KvStore
     /** Live keys (expired ones not yet removed are not counted). */
     public long size(final long now)
     {
-        return map.values().stream().filter(e -> e.live(now)).count();
+        long n = 0;
+        for (final Entry e : map.values())
+        {
+            n += e.live(now) ? 1 : 0;
+        }
+        return n;
     }
 
     /** Live keys with an expiry. */
     public long expiring(final long now)
     {
-        return map.values().stream().filter(e -> e.expireAt != 0 && e.live(now)).count();
+        long n = 0;
+        for (final Entry e : map.values())
+        {
+            n += e.expireAt != 0 && e.live(now) ? 1 : 0;
+        }
+        return n;
     }
 
     private static Reply bulk(final byte[] value)
@@ -380,20 +389,23 @@ public final class KvStore
     private Reply keys(final byte[] pattern, final long now)
     {
         final List<Reply> found = new ArrayList<>();
-        for (final Map.Entry<Key, Entry> e : map.entrySet())
+        for (int b = 0; b < Keyspace.BUCKETS; b++)
         {
-            if (e.getValue().live(now) && Glob.matches(pattern, e.getKey().bytes))
+            for (final Map.Entry<Key, Entry> e : map.sortedBucket(b))
             {
-                found.add(bulk(e.getKey().bytes));
+                if (e.getValue().live(now) && Glob.matches(pattern, e.getKey().bytes))
+                {
+                    found.add(bulk(e.getKey().bytes));
+                }
             }
         }
         return new Reply.Array(found);
     }
 
     /**
-     * SCAN cursor [MATCH pattern] [COUNT n]: keys in hash order from the cursor; a page always ends at a change of
-     * hash, so the next cursor (the next hash, or 0 at the end) loses nothing. Every key present for the whole scan
-     * is returned, at any member.
+     * SCAN cursor [MATCH pattern] [COUNT n]: whole buckets of the {@link Keyspace} from the cursor (a bucket index)
+     * until at least COUNT keys were visited; the next cursor is the next bucket, 0 at the end. Every key present for
+     * the whole scan is returned, at any member.
      */
     private Reply scan(final List<byte[]> args, final long now)
     {
@@ -428,25 +440,26 @@ public final class KvStore
                 }
             }
         }
+        if (cursor >= Keyspace.BUCKETS)
+        {
+            return Reply.error("ERR invalid cursor");
+        }
         final List<Reply> found = new ArrayList<>();
         long visited = 0;
-        long lastHash = -1;
-        long next = 0;
-        for (final Map.Entry<Key, Entry> e : map.tailMap(Key.from(cursor), true).entrySet())
+        int b = (int)cursor;
+        while (b < Keyspace.BUCKETS && visited < count)
         {
-            final long h = e.getKey().hash;
-            if (visited >= count && h != lastHash)
+            for (final Map.Entry<Key, Entry> e : map.sortedBucket(b))
             {
-                next = h;
-                break;
+                visited++;
+                if (e.getValue().live(now) && (pattern == null || Glob.matches(pattern, e.getKey().bytes)))
+                {
+                    found.add(bulk(e.getKey().bytes));
+                }
             }
-            visited++;
-            lastHash = h;
-            if (e.getValue().live(now) && (pattern == null || Glob.matches(pattern, e.getKey().bytes)))
-            {
-                found.add(bulk(e.getKey().bytes));
-            }
+            b++;
         }
+        final long next = b < Keyspace.BUCKETS ? b : 0;
         return new Reply.Array(List.of(Reply.Bulk.of(Long.toUnsignedString(next)), new Reply.Array(found)));
     }
 
@@ -481,13 +494,16 @@ public final class KvStore
         try (DataOutputStream out = new DataOutputStream(bytes))
         {
             out.writeInt(map.size());
-            for (final Map.Entry<Key, Entry> e : map.entrySet())
+            for (int b = 0; b < Keyspace.BUCKETS; b++)
             {
-                out.writeInt(e.getKey().bytes.length);
-                out.write(e.getKey().bytes);
-                out.writeInt(e.getValue().value.length);
-                out.write(e.getValue().value);
-                out.writeLong(e.getValue().expireAt);
+                for (final Map.Entry<Key, Entry> e : map.sortedBucket(b))
+                {
+                    out.writeInt(e.getKey().bytes.length);
+                    out.write(e.getKey().bytes);
+                    out.writeInt(e.getValue().value.length);
+                    out.write(e.getValue().value);
+                    out.writeLong(e.getValue().expireAt);
+                }
             }
         }
         catch (final IOException ex)

@@ -158,7 +158,7 @@ class KvStoreTest
         }
         while (cursor != 0);
         assertEquals(all, scanned);
-        assertTrue(pages > 20, "COUNT 37 over 1,000 keys took " + pages + " pages");
+        assertTrue(pages >= 10, "COUNT 37 over 1,000 keys took " + pages + " pages"); // whole buckets per page
         assertEquals(10, ((Reply.Array)run("KEYS", "user:1?")).items().size()); // user:10 .. user:19
         assertEquals(1, ((Reply.Array)run("KEYS", "o[a-z]her")).items().size());
         assertEquals(0, ((Reply.Array)run("KEYS", "o[^t]her")).items().size());

@@ -54,12 +54,31 @@ final class RegisterHistory
         {
             final List<Op> list = new ArrayList<>(e.getValue());
             list.sort(Comparator.comparingLong(Op::call));
-            if (!new Search(list).linearizable())
+            if (!linearizable(list))
             {
                 bad.add("key " + e.getKey() + ": no linearization of its " + list.size() + " operations");
             }
         }
         return bad;
+    }
+
+    /** The search recurses once per operation of the key: it runs on a thread with a stack that fits it. */
+    private static boolean linearizable(final List<Op> list)
+    {
+        final boolean[] result = new boolean[1];
+        final Thread t = new Thread(null, () -> result[0] = new Search(list).linearizable(), "linearizability",
+            (1L << 20) + 4096L * list.size());
+        t.start();
+        try
+        {
+            t.join();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", ex);
+        }
+        return result[0];
     }
 
     private static final class Search
