@@ -98,6 +98,20 @@ class KvStoreGroupTest
                     refused.toString());
             }
             kv.get(2).awaitOutput("protocol error: invalid bulk length 200000", Duration.ofSeconds(10));
+            // bytes that are not RESP: answered with Redis's protocol error after the replies still due, then closed
+            for (final String garbage : new String[] {"*abc\r\n", "*1\r\n:5\r\n", "*1\r\n$-5\r\n",
+                "PING\r\n*2\r\n$3\r\nGET\r\n$1\r\nxyz\r\n"})
+            {
+                try (java.net.Socket s = new java.net.Socket("127.0.0.1", ports.get(1)))
+                {
+                    s.setSoTimeout(10_000);
+                    s.getOutputStream().write(garbage.getBytes(StandardCharsets.US_ASCII));
+                    final String reply = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                    assertTrue(reply.contains("-ERR Protocol error") && (!garbage.startsWith("PING") ||
+                        reply.startsWith("+PONG\r\n")), garbage + " got " + reply);
+                }
+            }
+            assertEquals("hello", b.get("greeting"), "the member serves on after bad input");
 
             // redis-cli against every member: the same state, and INFO shows the view
             for (final int port : ports)

@@ -1,6 +1,7 @@
 package io.weft.examples.kv;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One client connection: takes commands decoded by {@link RespDecoder}, answers the connection-level ones itself
@@ -31,8 +33,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private final ArrayDeque<CompletableFuture<Reply>> pending = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private String name;
+    private final AtomicBoolean drainRequested = new AtomicBoolean();
     private boolean quitting;
-    private final java.util.concurrent.atomic.AtomicBoolean drainRequested = new java.util.concurrent.atomic.AtomicBoolean();
 
     KvConnection(final KvReplica replica, final long id)
     {
@@ -184,28 +186,32 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             out = out == null ? ctx.alloc().ioBuffer() : out;
             RespWriter.write(out, pending.poll().getNow(Reply.error("ERR internal error")));
         }
+        if (quitting && pending.isEmpty())
+        {
+            ctx.writeAndFlush(out == null ? Unpooled.EMPTY_BUFFER : out).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
         if (out != null)
         {
-            if (quitting && pending.isEmpty())
-            {
-                ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
-                return;
-            }
             ctx.writeAndFlush(out);
         }
-        if (!ctx.channel().config().isAutoRead() && pending.size() < MAX_PENDING / 2)
+        if (!quitting && !ctx.channel().config().isAutoRead() && pending.size() < MAX_PENDING / 2)
         {
             ctx.channel().config().setAutoRead(true);
         }
     }
 
-    void protocolError(final String what)
+    /** Answers bad input after the replies still due, then closes: nothing after it is read. */
+    private void protocolError(final String what)
     {
-        quitting = true;
+        if (quitting)
+        {
+            return;
+        }
         LOG.warn("client {} at {}: protocol error: {}; closing the connection", id, ctx.channel().remoteAddress(), what);
-        final ByteBuf out = ctx.alloc().ioBuffer();
-        RespWriter.write(out, Reply.error("ERR Protocol error: " + what));
-        ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+        ctx.channel().config().setAutoRead(false);
+        quitting = true;
+        enqueue(CompletableFuture.completedFuture(Reply.error("ERR Protocol error: " + what)));
     }
 
     @Override
