@@ -146,7 +146,7 @@ final class BenchRunner
         }
         finally
         {
-            deleteTree(dir);
+            io.weft.examples.Trees.delete(dir);
         }
     }
 
@@ -167,17 +167,6 @@ final class BenchRunner
         r.put("receive_batch", run.mean("receive_batch_mean"));
         r.put("delivery_batch", run.mean("delivery_batch_mean"));
         return r;
-    }
-
-    static void deleteTree(final Path dir) throws IOException
-    {
-        try (var paths = Files.walk(dir))
-        {
-            for (final Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList())
-            {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 
     static void print(final List<Row> rows, final boolean json, final PrintStream out)

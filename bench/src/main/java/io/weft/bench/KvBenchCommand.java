@@ -5,6 +5,7 @@ import io.weft.config.LocalPorts;
 import io.weft.config.TransportKind;
 import io.weft.examples.KvCommand;
 import io.weft.examples.MemberProcesses;
+import io.weft.examples.Trees;
 import io.weft.examples.Weft;
 import io.weft.bench.peers.EtcdCluster;
 import picocli.CommandLine.Command;
@@ -117,13 +118,7 @@ final class KvBenchCommand implements Callable<Integer>
         }
         finally
         {
-            try (var paths = Files.walk(dir))
-            {
-                for (final Path p : paths.sorted(Comparator.reverseOrder()).toList())
-                {
-                    Files.deleteIfExists(p);
-                }
-            }
+            Trees.delete(dir);
         }
         print(results);
         return 0;

@@ -610,7 +610,7 @@ final class ChaosCommand implements Callable<Integer>
             out.printf("chaos: OK: every invariant held (seed %d)%n", s);
             if (ownDir)
             {
-                deleteTree(work);
+                Trees.delete(work);
             }
             return 0;
         }
@@ -635,14 +635,4 @@ final class ChaosCommand implements Callable<Integer>
         }
     }
 
-    private static void deleteTree(final Path root) throws IOException
-    {
-        try (var paths = Files.walk(root))
-        {
-            for (final Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList())
-            {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
 }

@@ -63,6 +63,35 @@ public final class KvCommand implements Callable<Integer>
             return Weft.EXIT_CONFIG;
         }
         final Path home = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("weft-kv");
+        // Ctrl-C ends this process without its finally blocks (the members get the signal too and leave)
+        final Thread cleanup = Thread.ofPlatform().unstarted(() ->
+        {
+            try
+            {
+                if (dir == null)
+                {
+                    Trees.delete(home);
+                }
+            }
+            catch (final java.io.IOException ex)
+            {
+                System.err.println("kv: could not delete " + home + ": " + ex.getMessage());
+            }
+        });
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        try
+        {
+            return run(kind, home);
+        }
+        finally
+        {
+            Runtime.getRuntime().removeShutdownHook(cleanup);
+            cleanup.run();
+        }
+    }
+
+    private int run(final TransportKind kind, final Path home) throws Exception
+    {
         final List<Integer> free = LocalPorts.free(3 * members); // the group's two per member, then the Redis ports
         final WeftConfig config = config(kind, free.subList(0, 2 * members));
         final Path file = Files.writeString(home.resolve("kv.conf"), ConfigWriter.render(config));

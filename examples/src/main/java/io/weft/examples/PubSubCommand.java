@@ -75,13 +75,7 @@ final class PubSubCommand implements Callable<Integer>
         }
         finally
         {
-            try (var paths = Files.walk(dir))
-            {
-                for (final Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList())
-                {
-                    Files.deleteIfExists(p);
-                }
-            }
+            Trees.delete(dir);
         }
     }
 }
