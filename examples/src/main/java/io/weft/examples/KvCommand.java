@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 /**
@@ -50,6 +51,8 @@ public final class KvCommand implements Callable<Integer>
     @Option(names = "--duration", description = "Stop after this long (default: run until interrupted).")
     Duration duration;
 
+    private volatile boolean stopping;
+
     @Option(names = "--dir", description = "Where the configuration goes (default: a new temporary directory).")
     Path dir;
 
@@ -63,34 +66,50 @@ public final class KvCommand implements Callable<Integer>
             return Weft.EXIT_CONFIG;
         }
         final Path home = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("weft-kv");
-        // Ctrl-C ends this process without its finally blocks (the members get the signal too and leave)
-        final Thread cleanup = Thread.ofPlatform().unstarted(() ->
+        try (MemberProcesses processes = new MemberProcesses(System.out))
         {
+            // Ctrl-C or SIGTERM end this process without its finally blocks: stop the members and clean up here
+            final Thread cleanup = Thread.ofPlatform().unstarted(() -> stop(processes, home));
+            Runtime.getRuntime().addShutdownHook(cleanup);
             try
             {
-                if (dir == null)
-                {
-                    Trees.delete(home);
-                }
+                return run(kind, home, processes);
             }
-            catch (final java.io.IOException ex)
+            finally
             {
-                System.err.println("kv: could not delete " + home + ": " + ex.getMessage());
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+                stop(processes, home);
             }
-        });
-        Runtime.getRuntime().addShutdownHook(cleanup);
-        try
-        {
-            return run(kind, home);
-        }
-        finally
-        {
-            Runtime.getRuntime().removeShutdownHook(cleanup);
-            cleanup.run();
         }
     }
 
-    private int run(final TransportKind kind, final Path home) throws Exception
+    /** SIGTERM to every member (each leaves the group), a wait for them, and the temporary directory removed. */
+    private void stop(final MemberProcesses processes, final Path home)
+    {
+        synchronized (this)
+        {
+            stopping = true; // before the members end: the supervision loop must not start them again
+            processes.terminate();
+        }
+        try
+        {
+            processes.awaitAll(TimeUnit.SECONDS.toNanos(20));
+            if (dir == null)
+            {
+                Trees.delete(home);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        catch (final java.io.IOException ex)
+        {
+            System.err.println("kv: could not delete " + home + ": " + ex.getMessage());
+        }
+    }
+
+    private int run(final TransportKind kind, final Path home, final MemberProcesses processes) throws Exception
     {
         final List<Integer> free = LocalPorts.free(3 * members); // the group's two per member, then the Redis ports
         final WeftConfig config = config(kind, free.subList(0, 2 * members));
@@ -99,34 +118,35 @@ public final class KvCommand implements Callable<Integer>
         final List<Integer> ports = free.subList(2 * members, 3 * members);
         System.out.printf("kv: %d members on %s, reads %s, configuration %s%n", members, transport, reads, file);
         final Duration run = duration == null ? Duration.ofDays(365) : duration;
-        try (MemberProcesses processes = new MemberProcesses(System.out))
+        final List<Integer> current = new ArrayList<>();
+        for (int i = 0; i < members; i++)
         {
-            final List<Integer> current = new ArrayList<>();
-            for (int i = 0; i < members; i++)
+            current.add(processes.start("kv" + i, Weft.class, args(file, i, ports.get(i), false)));
+        }
+        for (int i = 0; i < members; i++)
+        {
+            if (!awaitServing(processes, current.get(i), i))
             {
-                current.add(processes.start("kv" + i, Weft.class, args(file, i, ports.get(i), false)));
+                System.out.println("kv: FAILED: member " + i + " did not start serving within 60 s");
+                return SstMember.EXIT_TIMEOUT;
             }
+        }
+        System.out.println("kv: serving. Members and their Redis ports:");
+        for (int i = 0; i < members; i++)
+        {
+            System.out.printf("kv:   member %d  127.0.0.1:%d  pid %d   redis-cli -p %d set a 1%n", i, ports.get(i),
+                processes.process(current.get(i)).pid(), ports.get(i));
+        }
+        final long end = System.nanoTime() + run.toNanos();
+        while (System.nanoTime() < end && !stopping)
+        {
+            Thread.sleep(200); // supervision poll: a dead member is restarted as a joiner
             for (int i = 0; i < members; i++)
             {
-                if (!awaitServing(processes, current.get(i), i))
+                final Process p = processes.process(current.get(i));
+                synchronized (this) // against stop(): a member started after it would be left running
                 {
-                    System.out.println("kv: FAILED: member " + i + " did not start serving within 60 s");
-                    return SstMember.EXIT_TIMEOUT;
-                }
-            }
-            System.out.println("kv: serving. Members and their Redis ports:");
-            for (int i = 0; i < members; i++)
-            {
-                System.out.printf("kv:   member %d  127.0.0.1:%d   redis-cli -p %d set a 1%n", i, ports.get(i), ports.get(i));
-            }
-            final long end = System.nanoTime() + run.toNanos();
-            while (System.nanoTime() < end)
-            {
-                Thread.sleep(200); // supervision poll: a dead member is restarted as a joiner
-                for (int i = 0; i < members; i++)
-                {
-                    final Process p = processes.process(current.get(i));
-                    if (!p.isAlive())
+                    if (!p.isAlive() && !stopping)
                     {
                         System.out.printf("kv: member %d exited with %d; starting it again (it joins the group)%n",
                             i, p.exitValue());
@@ -134,13 +154,9 @@ public final class KvCommand implements Callable<Integer>
                     }
                 }
             }
-            System.out.println("kv: stopping");
-            for (final int index : current)
-            {
-                processes.process(index).destroy(); // SIGTERM: each leaves the group
-            }
-            return 0;
         }
+        System.out.println("kv: stopping");
+        return 0;
     }
 
     private List<String> args(final Path file, final int member, final int port, final boolean join)

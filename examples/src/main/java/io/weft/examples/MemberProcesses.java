@@ -137,6 +137,18 @@ public final class MemberProcesses implements AutoCloseable
         }
     }
 
+    /** Asks every live process to stop (SIGTERM: members leave their group gracefully). */
+    public void terminate()
+    {
+        for (final Process p : processes)
+        {
+            if (p.isAlive())
+            {
+                p.destroy();
+            }
+        }
+    }
+
     @Override
     public void close()
     {
