@@ -333,7 +333,7 @@ final class ChaosCommand implements Callable<Integer>
     /** A member leaves while the leader is frozen (under the failure timeout): the leave waits, known to all. */
     private String leaveWhileLeaderFrozen(final Random random, final List<Integer> ids) throws Exception
     {
-        final Matcher view = lastView(live.get(ids.get(0)));
+        final Matcher view = MemberViews.last(processes, live.get(ids.get(0)));
         final int leader = Integer.parseInt(view.group(3).split(",")[0].trim());
         final List<Integer> others = new ArrayList<>(ids);
         others.remove(Integer.valueOf(leader));
@@ -370,7 +370,7 @@ final class ChaosCommand implements Callable<Integer>
         final List<Integer> b = ids.stream().filter(id -> !inA(id)).toList();
         final List<Integer> major = a.size() > b.size() ? a : b;
         final List<Integer> minor = major == a ? b : a;
-        final int leader = Integer.parseInt(lastView(live.get(ids.get(0))).group(3).split(",")[0].trim());
+        final int leader = Integer.parseInt(MemberViews.last(processes, live.get(ids.get(0))).group(3).split(",")[0].trim());
         final List<Integer> leavers = major.stream().filter(id -> id != leader).toList();
         final int staying = leaveInFlight ? ids.size() - 1 : ids.size();
         if (minor.isEmpty() || 2 * (major.size() - (leaveInFlight ? 1 : 0)) <= staying ||
@@ -472,8 +472,8 @@ final class ChaosCommand implements Callable<Integer>
             long latest = 0;
             for (final Map.Entry<Integer, Integer> m : live.entrySet())
             {
-                final Matcher v = lastView(m.getValue());
-                if (v == null || !members(v.group(3)).equals(new TreeSet<>(live.keySet())) ||
+                final Matcher v = MemberViews.last(processes, m.getValue());
+                if (v == null || !MemberViews.ids(v.group(3)).equals(new TreeSet<>(live.keySet())) ||
                     (view >= 0 && Long.parseLong(v.group(2)) != view))
                 {
                     same = false;
@@ -506,87 +506,16 @@ final class ChaosCommand implements Callable<Integer>
         return false;
     }
 
-    private Matcher lastView(final int index)
-    {
-        Matcher last = null;
-        for (final String line : processes.lines(index))
-        {
-            final Matcher m = VsMember.VIEW_LINE.matcher(line);
-            if (m.find())
-            {
-                last = m;
-            }
-        }
-        return last;
-    }
-
     private long currentView()
     {
-        final Matcher m = live.isEmpty() ? null : lastView(live.values().iterator().next());
+        final Matcher m = live.isEmpty() ? null : MemberViews.last(processes, live.values().iterator().next());
         return m == null ? -1 : Long.parseLong(m.group(2));
-    }
-
-    private static TreeSet<Integer> members(final String list)
-    {
-        final TreeSet<Integer> ids = new TreeSet<>();
-        for (final String id : list.split(","))
-        {
-            if (!id.isBlank())
-            {
-                ids.add(Integer.parseInt(id.trim()));
-            }
-        }
-        return ids;
     }
 
     /** Ends every live member together; checks equal final states, the invariants and no loss. */
     private void finish() throws Exception
     {
-        for (final int id : live.keySet())
-        {
-            VsMember.command(work, id, "end");
-        }
-        final Map<Integer, String> finals = new HashMap<>();
-        final List<Long> survivorPids = new ArrayList<>();
-        for (final Map.Entry<Integer, Integer> m : live.entrySet())
-        {
-            final Process p = processes.process(m.getValue());
-            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0)
-            {
-                violations.add("member " + m.getKey() + " did not end cleanly");
-                continue;
-            }
-            survivorPids.add(p.pid());
-            for (final String line : processes.lines(m.getValue()))
-            {
-                final Matcher f = VsMember.FINAL_LINE.matcher(line);
-                if (f.find())
-                {
-                    finals.put(m.getKey(), f.group(1) + " " + f.group(2));
-                }
-            }
-        }
-        if (finals.values().stream().distinct().count() != 1)
-        {
-            violations.add("members ended with different states (delivered, hash): " + finals);
-        }
-        final Map<String, Long> sent = new HashMap<>();
-        for (int i = 0; i < started; i++)
-        {
-            for (final String line : processes.lines(i))
-            {
-                final Matcher m = VsMember.SENT_LINE.matcher(line);
-                if (m.find())
-                {
-                    sent.put(m.group(1) + "/" + m.group(2), Long.parseLong(m.group(3)));
-                }
-            }
-        }
-        final List<VsCheck.Log> logs = VsCheck.read(work);
-        violations.addAll(VsCheck.check(logs));
-        violations.addAll(VsCheck.checkNoLoss(logs.stream().filter(l -> survivorPids.contains(l.pid())).toList(), sent));
-        out.printf("chaos: end: %d members ended with state %s; %d senders' successful sends checked%n",
-            finals.size(), finals.values().stream().findFirst().orElse("-"), sent.size());
+        violations.addAll(ChaosEnd.check(processes, live, started, work, out));
     }
 
     private int report(final long s, final boolean ownDir) throws IOException
