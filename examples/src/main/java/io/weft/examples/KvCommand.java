@@ -48,6 +48,10 @@ public final class KvCommand implements Callable<Integer>
         "${DEFAULT-VALUE}).")
     String reads;
 
+    @Option(names = "--log", description = "Keep the store durable: member i logs under DIR/member-i; starting again " +
+        "with the same DIR recovers every acknowledged write.")
+    Path log;
+
     @Option(names = "--duration", description = "Stop after this long (default: run until interrupted).")
     Duration duration;
 
@@ -163,6 +167,10 @@ public final class KvCommand implements Callable<Integer>
     {
         final List<String> args = new ArrayList<>(List.of("kv-member", "--config", file.toString(), "--member",
             String.valueOf(member), "--port", String.valueOf(port), "--reads", reads));
+        if (log != null)
+        {
+            args.addAll(List.of("--log", log.resolve("member-" + member).toString()));
+        }
         if (join)
         {
             args.add("--join");

@@ -22,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
 final class KvMemberCommand implements Callable<Integer>
 {
     private static final Duration DOWN_GRACE = Duration.ofSeconds(30);
+    private static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(2);
 
     @Option(names = "--config", required = true, description = "The group's configuration file.")
     Path config;
@@ -34,6 +35,10 @@ final class KvMemberCommand implements Callable<Integer>
 
     @Option(names = "--join", description = "Join a running group (after a restart) instead of opening view 0.")
     boolean join;
+
+    @Option(names = "--log", description = "Keep the store durable in a log in this directory (replayed on start; " +
+        "a cold start of the whole group recovers what any member logged).")
+    Path log;
 
     @Option(names = "--reads", defaultValue = "linearizable",
         description = "linearizable (reads ordered through the group) or local (sequentially consistent, faster).")
@@ -53,12 +58,32 @@ final class KvMemberCommand implements Callable<Integer>
             System.err.println("weft: " + config + " has no subgroup named '" + KvReplica.SUBGROUP + "' (weft.subgroups)");
             return Weft.EXIT_CONFIG;
         }
-        final KvReplica replica = new KvReplica(reads.equals("local"));
+        final KvReplica replica;
+        try
+        {
+            replica = new KvReplica(reads.equals("local"), log);
+        }
+        catch (final IllegalStateException ex)
+        {
+            System.err.println("weft: " + ex.getMessage());
+            return Weft.EXIT_CONFIG;
+        }
+        if (log != null)
+        {
+            System.out.printf("member %d: log %s replayed: write position %d%n", member, log, replica.applied());
+        }
         final CountDownLatch stopped = new CountDownLatch(1);
-        final var builder = replica.attach(Group.builder(cfg))
+        final var builder = replica.attach(Group.builder(cfg), member)
             .onView(v -> System.out.printf("member %d: VIEW %d members=%s%n", member, v.id(), v.members()));
         final Group group = join ? builder.join() : builder.open();
-        replica.start(group);
+        replica.start(group, !join);
+        if (!replica.awaitServing(RECOVERY_TIMEOUT))
+        {
+            System.out.printf("member %d: FAILED: %s%n", member, replica.down() != null ? replica.down() :
+                "the group did not recover within " + RECOVERY_TIMEOUT.toSeconds() + " s (a member failed during it?)");
+            replica.close();
+            return SstMember.EXIT_MEMBER_FAILED;
+        }
         final String host = cfg.group().members().get(cfg.group().rankOf(member)).host();
         final KvServer server = new KvServer(replica, host, port);
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() ->
@@ -82,7 +107,8 @@ final class KvMemberCommand implements Callable<Integer>
             }
             stopped.countDown();
         }));
-        System.out.printf("member %d: kv serving on %s:%d (reads %s)%n", member, host, server.port(), reads);
+        System.out.printf("member %d: kv serving on %s:%d (reads %s, write position %d)%n", member, host, server.port(),
+            reads, replica.applied());
         while (!stopped.await(1, java.util.concurrent.TimeUnit.SECONDS))
         {
             if (replica.down() != null)

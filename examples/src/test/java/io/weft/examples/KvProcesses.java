@@ -21,12 +21,20 @@ final class KvProcesses implements AutoCloseable
     private final Path dir;
     private final Path config;
     private final String reads;
+    private final Path logs;
 
     /** Starts {@code members} members and waits until each serves. */
     KvProcesses(final Path dir, final int members, final String reads) throws Exception
     {
+        this(dir, members, reads, null);
+    }
+
+    /** Starts {@code members} durable members (with {@code logs}: member i logs in logs/member-i). */
+    KvProcesses(final Path dir, final int members, final String reads, final Path logs) throws Exception
+    {
         this.dir = dir;
         this.reads = reads;
+        this.logs = logs;
         final List<Integer> free = LocalPorts.free(3 * members);
         final WeftConfig cfg = KvCommand.config(TransportKind.TCP, free.subList(0, 2 * members));
         this.config = Files.writeString(dir.resolve("kv.conf"), ConfigWriter.render(cfg));
@@ -54,6 +62,10 @@ final class KvProcesses implements AutoCloseable
     {
         final List<String> args = new ArrayList<>(List.of("kv-member", "--config", config.toString(), "--member",
             String.valueOf(i), "--port", String.valueOf(ports.get(i)), "--reads", reads));
+        if (logs != null)
+        {
+            args.addAll(List.of("--log", logs.resolve("member-" + i).toString()));
+        }
         if (join)
         {
             args.add("--join");

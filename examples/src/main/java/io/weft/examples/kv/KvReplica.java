@@ -8,9 +8,17 @@ import io.weft.membership.View;
 import io.weft.smc.Message;
 
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -34,18 +42,42 @@ import java.util.concurrent.atomic.AtomicLong;
  *     <li>Failures: a batch sent but not delivered when the view changes is sent again by the group in the next view,
  *     so an acknowledged write is in every survivor's state. In a minority partition, or once the group is closed,
  *     commands get a {@code CLUSTERDOWN} error naming the reason.</li>
+ *     <li>Durability (with a log directory): every member appends each batch that holds a write to its
+ *     {@link KvLog} before applying it, numbered by its write position, so an acknowledged write is on its sender's
+ *     disk. A cold start of the whole group replays each log, then recovers before serving: each member multicasts
+ *     RECOVER (its position and the first it holds a batch for); every position between the lowest and the highest
+ *     is multicast again as CATCHUP by the lowest-id member whose log holds it; a member that reached the highest
+ *     position multicasts RECOVERED; all serve once every member has. A joiner's state (a snapshot at its
+ *     position) starts its log anew.</li>
  * </ul>
  */
 public final class KvReplica implements AutoCloseable
 {
     public static final String SUBGROUP = "kv";
-    /** Header of a batch: version, origin member id, batch sequence, clock reading, count of writes. */
+    /**
+     * Header of every message: version, kind, origin member id, then for a batch its sequence, clock reading and
+     * count of writes (RECOVER: position and first position held; CATCHUP: position, then the batch).
+     */
     static final int HEADER = 4 + 4 + 8 + 8 + 4;
     private static final byte VERSION = 1;
+    private static final byte BATCH = 0;
+    private static final byte RECOVER = 1;
+    private static final byte CATCHUP = 2;
+    private static final byte RECOVERED = 3;
     private static final Duration SEND_WAIT = Duration.ofMillis(200);
 
     private final KvStore store = new KvStore();
     private final boolean localReads;
+    private final KvLog log;
+    private final CountDownLatch serving = new CountDownLatch(1);
+    /** Write position: batches with a write applied here (predicate thread; replay and state transfer before it). */
+    private long applied;
+    /** Cold-start recovery (predicate thread): each member's position and first batch held, and who is done. */
+    private final Map<Integer, long[]> recoverReports = new HashMap<>();
+    private final Set<Integer> recoveredMembers = new HashSet<>();
+    private final TreeMap<Long, byte[]> early = new TreeMap<>();
+    private long recoveryTarget = -1;
+    private boolean recoveredSent;
     private final LinkedBlockingQueue<Op> queue = new LinkedBlockingQueue<>();
     /** This member's batches sent and not yet delivered, in send order (which is their delivery order). */
     private final ConcurrentLinkedQueue<Batch> inFlight = new ConcurrentLinkedQueue<>();
@@ -55,51 +87,102 @@ public final class KvReplica implements AutoCloseable
     private final Thread proposer;
     private volatile Group group;
     private volatile String down;
+    /** The members of the current view: told before any delivery in it. */
+    private volatile List<Integer> viewMembers = List.of();
     private int me;
     private long nextSeq;
 
-    /** A command and where its reply goes. */
-    record Op(List<byte[]> args, boolean write, CompletableFuture<Reply> reply, int bytes)
+    /** A command and where its reply goes; or (with {@code raw}) a protocol message to send as it is. */
+    record Op(List<byte[]> args, boolean write, CompletableFuture<Reply> reply, int bytes, byte[] raw)
     {
+    }
+
+    /** Applies the writes of an encoded batch. */
+    interface Applier
+    {
+        void apply(byte[] batch, int length);
     }
 
     private record Batch(long seq, long now, List<Op> ops)
     {
     }
 
-    public KvReplica(final boolean localReads)
+    /**
+     * A replica; with {@code logDirectory} a durable one, rebuilt from the log found there (created if missing).
+     *
+     * @throws IllegalStateException the log is damaged, naming where.
+     */
+    public KvReplica(final boolean localReads, final Path logDirectory)
     {
         this.localReads = localReads;
+        this.log = logDirectory == null ? null : new KvLog(logDirectory);
+        this.applied = log == null ? 0 : log.replay(store, this::applyWrites);
         this.proposer = Thread.ofPlatform().name("kv-proposer").daemon(true).unstarted(this::propose);
     }
 
-    /** Adds this replica's delivery handler, state transfer and minority listener to a group being built. */
-    public GroupBuilder attach(final GroupBuilder builder)
+    /** The write position this replica has applied (after a replay: what its log held). */
+    public long applied()
     {
+        return applied;
+    }
+
+    /**
+     * Adds this replica's delivery handler, view listener, state transfer and minority listener to a group being
+     * built for member {@code memberId} (deliveries may start before {@link #start} is called).
+     */
+    public GroupBuilder attach(final GroupBuilder builder, final int memberId)
+    {
+        this.me = memberId;
         return builder.onDelivery(SUBGROUP, this::onMessage)
+            .onView(v -> viewMembers = v.members())
             .stateTransfer(new StateTransfer()
             {
                 @Override
                 public byte[] snapshot()
                 {
-                    return store.snapshot();
+                    final byte[] state = store.snapshot();
+                    return ByteBuffer.allocate(8 + state.length).putLong(applied).put(state).array();
                 }
 
                 @Override
-                public void install(final byte[] state)
+                public void install(final byte[] snapshot)
                 {
+                    final ByteBuffer in = ByteBuffer.wrap(snapshot);
+                    final long position = in.getLong();
+                    final byte[] state = Arrays.copyOfRange(snapshot, 8, snapshot.length);
                     store.install(state);
+                    applied = position;
+                    if (log != null)
+                    {
+                        log.appendSnapshot(position, state); // the log starts again from the state received
+                    }
                 }
             })
             .onMinority(reason -> stop("this member is in a minority partition: " + reason));
     }
 
-    /** Starts proposing on {@code opened} (built with {@link #attach}). */
-    public void start(final Group opened)
+    /**
+     * Starts proposing on {@code opened} (built with {@link #attach}). A durable replica that opened view 0 (a cold
+     * start, {@code coldStart}) first recovers with the others; {@link #awaitServing} says when it is done.
+     */
+    public void start(final Group opened, final boolean coldStart)
     {
         this.group = opened;
-        this.me = opened.memberId();
         proposer.start();
+        if (log != null && coldStart)
+        {
+            sendRaw(message(RECOVER, applied, log.firstBatch(), null));
+        }
+        else
+        {
+            serving.countDown();
+        }
+    }
+
+    /** Waits until the replica may serve clients (recovery done); false on timeout or if it stopped. */
+    public boolean awaitServing(final Duration timeout) throws InterruptedException
+    {
+        return serving.await(timeout.toMillis(), TimeUnit.MILLISECONDS) && down == null;
     }
 
     public boolean localReads()
@@ -107,10 +190,16 @@ public final class KvReplica implements AutoCloseable
         return localReads;
     }
 
+    /** The largest batch: a CATCHUP message carries one after its own header. */
+    private int batchCapacity()
+    {
+        return group.subgroup(SUBGROUP).maxPayload() - HEADER;
+    }
+
     /** The largest command (its arguments' bytes plus 4 per argument) that fits a batch. */
     public int maxCommandBytes()
     {
-        return group.subgroup(SUBGROUP).maxPayload() - HEADER - 4;
+        return batchCapacity() - HEADER - 4;
     }
 
     /** Queues a command for the group; the future completes with its reply. */
@@ -134,7 +223,7 @@ public final class KvReplica implements AutoCloseable
         }
         else
         {
-            queue.add(new Op(args, write, reply, write ? bytes : 0));
+            queue.add(new Op(args, write, reply, write ? bytes : 0, null));
         }
         return reply;
     }
@@ -164,6 +253,8 @@ public final class KvReplica implements AutoCloseable
             "weft_view_members:" + view.members() + "\r\nweft_view_leader:" + view.members().getFirst() + "\r\n" +
             "weft_transport:" + g.config().transport().kind().name().toLowerCase(java.util.Locale.ROOT) + "\r\n" +
             "weft_reads:" + (localReads ? "local" : "linearizable") + "\r\n" +
+            "weft_log:" + (log == null ? "none" : log.directory().toString()) + "\r\nweft_write_position:" + applied +
+            "\r\n" +
             "weft_writes_applied:" + writes.get() + "\r\nweft_reads_served:" + reads.get() + "\r\n" +
             "weft_batches_sent:" + batches.get() + "\r\nweft_status:" + (down == null ? "ok" : down) + "\r\n" +
             "\r\n# Keyspace\r\ndb0:keys=" + store.size(now) + ",expires=" + store.expiring(now) + ",avg_ttl=0\r\n";
@@ -174,7 +265,7 @@ public final class KvReplica implements AutoCloseable
     private void propose()
     {
         final Subgroup subgroup = group.subgroup(SUBGROUP);
-        final ByteBuffer buffer = ByteBuffer.allocate(subgroup.maxPayload());
+        final ByteBuffer buffer = ByteBuffer.allocate(batchCapacity());
         while (down == null)
         {
             final Op first;
@@ -190,11 +281,16 @@ public final class KvReplica implements AutoCloseable
             {
                 continue;
             }
+            if (first.raw != null)
+            {
+                send(subgroup, first.raw, first.raw.length);
+                continue;
+            }
             final List<Op> ops = new ArrayList<>();
             ops.add(first);
             int size = HEADER + first.bytes;
             Op next;
-            while ((next = queue.peek()) != null && size + next.bytes <= buffer.capacity())
+            while ((next = queue.peek()) != null && next.raw == null && size + next.bytes <= buffer.capacity())
             {
                 ops.add(queue.poll());
                 size += next.bytes;
@@ -202,22 +298,43 @@ public final class KvReplica implements AutoCloseable
             final Batch batch = new Batch(nextSeq++, System.currentTimeMillis(), ops);
             encode(batch, buffer.clear());
             inFlight.add(batch); // before sending: it may be delivered before send returns
-            try
+            send(subgroup, buffer.array(), buffer.position());
+            batches.incrementAndGet();
+        }
+    }
+
+    /** Proposer thread: sends, waiting while back-pressured; a refusal stops the replica. */
+    private void send(final Subgroup subgroup, final byte[] bytes, final int length)
+    {
+        try
+        {
+            while (subgroup.send(bytes, 0, length, SEND_WAIT) < 0 && down == null)
             {
-                while (subgroup.send(buffer.array(), 0, buffer.position(), SEND_WAIT) < 0)
-                {
-                    if (down != null)
-                    {
-                        break;
-                    }
-                }
-                batches.incrementAndGet();
-            }
-            catch (final RuntimeException ex)
-            {
-                stop("the group refused the command: " + ex.getMessage());
+                Thread.onSpinWait(); // the send itself waited SEND_WAIT
             }
         }
+        catch (final RuntimeException ex)
+        {
+            stop("the group refused the command: " + ex.getMessage());
+        }
+    }
+
+    /** Any thread: a protocol message for the proposer to send in its turn. */
+    private void sendRaw(final byte[] message)
+    {
+        queue.add(new Op(null, false, null, 0, message));
+    }
+
+    /** A RECOVER, CATCHUP or RECOVERED message; CATCHUP carries {@code batch} after the header. */
+    private byte[] message(final byte kind, final long position, final long second, final byte[] batch)
+    {
+        final ByteBuffer out = ByteBuffer.allocate(HEADER + (batch == null ? 0 : batch.length));
+        out.put(VERSION).put(kind).putShort((short)0).putInt(me).putLong(position).putLong(second).putInt(0);
+        if (batch != null)
+        {
+            out.put(batch);
+        }
+        return out.array();
     }
 
     private void encode(final Batch batch, final ByteBuffer out)
@@ -227,7 +344,7 @@ public final class KvReplica implements AutoCloseable
         {
             count += op.write ? 1 : 0;
         }
-        out.put(VERSION).put((byte)0).putShort((short)0).putInt(me).putLong(batch.seq).putLong(batch.now).putInt(count);
+        out.put(VERSION).put(BATCH).putShort((short)0).putInt(me).putLong(batch.seq).putLong(batch.now).putInt(count);
         for (final Op op : batch.ops)
         {
             if (op.write)
@@ -248,15 +365,32 @@ public final class KvReplica implements AutoCloseable
         final byte[] bytes = new byte[message.length()];
         message.copyTo(bytes, 0);
         final ByteBuffer in = ByteBuffer.wrap(bytes);
-        if (in.get() != VERSION)
+        if (bytes.length < HEADER || in.get(0) != VERSION)
         {
-            throw new IllegalStateException("key-value batch of an unknown version from member " + message.senderId());
+            throw new IllegalStateException("key-value message of an unknown version from member " + message.senderId());
         }
-        in.position(4);
-        final int origin = in.getInt();
-        final long seq = in.getLong();
-        final long now = in.getLong();
-        final int count = in.getInt();
+        final int origin = in.getInt(4);
+        switch (in.get(1))
+        {
+            case RECOVER -> onRecover(origin, in.getLong(8), in.getLong(16));
+            case CATCHUP -> onCatchUp(in.getLong(8), Arrays.copyOfRange(bytes, HEADER, bytes.length));
+            case RECOVERED -> onRecovered(origin);
+            default -> onBatch(origin, bytes);
+        }
+    }
+
+    private void onBatch(final int origin, final byte[] bytes)
+    {
+        final ByteBuffer in = ByteBuffer.wrap(bytes);
+        final long seq = in.getLong(8);
+        if (in.getInt(24) > 0)
+        {
+            applied++;
+            if (log != null)
+            {
+                log.appendBatch(applied, bytes, bytes.length); // on disk before it is applied and acknowledged
+            }
+        }
         final Batch batch = origin == me ? inFlight.peek() : null;
         if (batch != null && batch.seq == seq)
         {
@@ -269,6 +403,16 @@ public final class KvReplica implements AutoCloseable
             return;
         }
         // another member's batch, or this member's after it stopped serving: the writes still apply here
+        applyWrites(bytes, bytes.length);
+    }
+
+    /** Applies the writes of an encoded batch, at its clock reading. */
+    private void applyWrites(final byte[] batch, final int length)
+    {
+        final ByteBuffer in = ByteBuffer.wrap(batch, 0, length);
+        final long now = in.getLong(16);
+        final int count = in.getInt(24);
+        in.position(HEADER);
         for (int i = 0; i < count; i++)
         {
             final int argc = in.getInt();
@@ -284,6 +428,115 @@ public final class KvReplica implements AutoCloseable
         }
     }
 
+    // ---- cold-start recovery (predicate thread) ----------------------------------------------------------------
+
+    private void onRecover(final int origin, final long position, final long firstBatch)
+    {
+        recoverReports.put(origin, new long[] {position, firstBatch});
+        final List<Integer> members = viewMembers;
+        if (recoveryTarget >= 0 || !recoverReports.keySet().containsAll(members))
+        {
+            return;
+        }
+        long low = Long.MAX_VALUE;
+        long high = 0;
+        for (final int m : members)
+        {
+            low = Math.min(low, recoverReports.get(m)[0]);
+            high = Math.max(high, recoverReports.get(m)[0]);
+        }
+        recoveryTarget = high;
+        // every position someone lacks is sent again by the lowest-id member whose log holds it
+        long from = -1;
+        for (long p = low + 1; p <= high; p++)
+        {
+            int source = -1;
+            for (final int m : members.stream().sorted().toList())
+            {
+                final long[] r = recoverReports.get(m);
+                if (r[1] <= p && p <= r[0])
+                {
+                    source = m;
+                    break;
+                }
+            }
+            if (source < 0)
+            {
+                stop("no member's log holds write " + p + " (positions reported: " + reports() + "); the store " +
+                    "cannot recover it");
+                return;
+            }
+            if (source == me && from < 0)
+            {
+                from = p;
+            }
+            if ((source != me || p == high) && from >= 0)
+            {
+                final long to = source == me ? p : p - 1;
+                final long first = from;
+                from = -1;
+                Thread.ofPlatform().name("kv-catchup").start(() -> sendCatchUp(first, to)); // reads the log
+            }
+        }
+        checkRecovered();
+    }
+
+    private String reports()
+    {
+        final StringBuilder b = new StringBuilder();
+        recoverReports.forEach((m, r) -> b.append(b.isEmpty() ? "" : ", ").append("member ").append(m)
+            .append(" at ").append(r[0]).append(" holding from ").append(r[1]));
+        return b.toString();
+    }
+
+    private void sendCatchUp(final long from, final long to)
+    {
+        long p = from;
+        for (final byte[] batch : log.batches(from, to))
+        {
+            sendRaw(message(CATCHUP, p++, 0, batch));
+        }
+    }
+
+    private void onCatchUp(final long position, final byte[] batch)
+    {
+        if (position <= applied)
+        {
+            return; // this member had it already
+        }
+        early.put(position, batch);
+        Map.Entry<Long, byte[]> next;
+        while ((next = early.firstEntry()) != null && next.getKey() <= applied + 1)
+        {
+            early.pollFirstEntry();
+            if (next.getKey() == applied + 1)
+            {
+                applied++;
+                log.appendBatch(applied, next.getValue(), next.getValue().length);
+                applyWrites(next.getValue(), next.getValue().length);
+            }
+        }
+        checkRecovered();
+    }
+
+    private void checkRecovered()
+    {
+        if (recoveryTarget >= 0 && applied >= recoveryTarget && !recoveredSent)
+        {
+            recoveredSent = true;
+            sendRaw(message(RECOVERED, applied, 0, null));
+        }
+    }
+
+    private void onRecovered(final int origin)
+    {
+        recoveredMembers.add(origin);
+        if (recoveredMembers.containsAll(viewMembers))
+        {
+            serving.countDown(); // every member is at the same position: a client's batch comes after all catch-up
+        }
+    }
+
     /** Refuses commands from now on and fails every queued and unfinished one with {@code reason}. */
     private void stop(final String reason)
     {
@@ -292,11 +545,15 @@ public final class KvReplica implements AutoCloseable
             return;
         }
         down = reason;
+        serving.countDown();
         final Reply error = Reply.error("CLUSTERDOWN " + reason);
         Op op;
         while ((op = queue.poll()) != null)
         {
-            op.reply.complete(error);
+            if (op.reply != null)
+            {
+                op.reply.complete(error);
+            }
         }
         final Reply unknown = Reply.error("CLUSTERDOWN " + reason + " (the command may or may not have been applied)");
         Batch batch;
@@ -315,6 +572,10 @@ public final class KvReplica implements AutoCloseable
         if (g != null)
         {
             g.close();
+        }
+        if (log != null)
+        {
+            log.close();
         }
     }
 }
