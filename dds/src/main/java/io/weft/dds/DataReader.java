@@ -79,6 +79,7 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<
         }
     }
 
+    /** The topic this reader subscribes to. */
     public Topic<T> topic()
     {
         return topic;

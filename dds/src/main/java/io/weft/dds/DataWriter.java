@@ -40,6 +40,7 @@ public final class DataWriter<T>
         this.loans = ThreadLocal.withInitial(() -> new Loan(topic, written));
     }
 
+    /** The topic this writer publishes. */
     public Topic<T> topic()
     {
         return topic;

@@ -97,6 +97,7 @@ public final class DomainParticipant implements AutoCloseable
         return builder(config).join();
     }
 
+    /** A builder for this process's participant in the domain (and group) {@code config} describes. */
     public static Builder builder(final WeftConfig config)
     {
         return new Builder(config);

@@ -20,6 +20,7 @@ public final class Topic<T>
         this.codec = Objects.requireNonNull(codec, "codec");
     }
 
+    /** The topic's configured name. */
     public String name()
     {
         return config.name();
@@ -31,6 +32,7 @@ public final class Topic<T>
         return config.id();
     }
 
+    /** The topic's QoS level, from the configuration. */
     public QosLevel qos()
     {
         return config.qos();
@@ -42,6 +44,7 @@ public final class Topic<T>
         return config.maxSample();
     }
 
+    /** How samples of this topic are written into and read from their slots. */
     public Codec<T> codec()
     {
         return codec;

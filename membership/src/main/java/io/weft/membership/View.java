@@ -34,11 +34,13 @@ public record View(long id, List<Integer> members, List<Integer> joined, List<In
         return members.get(0);
     }
 
+    /** The rank (position in {@link #members()}) of {@code memberId} in this view, -1 if it is not a member. */
     public int rankOf(final int memberId)
     {
         return members.indexOf(memberId);
     }
 
+    /** Whether {@code memberId} is a member of this view. */
     public boolean contains(final int memberId)
     {
         return members.contains(memberId);
