@@ -126,6 +126,33 @@ class KvStoreGroupTest
             final String info = redisCli(ports.get(2), "info");
             assertTrue(info.contains("weft_view_members:[0, 1, 2]") && info.contains("db0:keys=3"), info);
             assertTrue(redisCli(ports.get(0), "nosuch").startsWith("ERR unknown command 'nosuch'"));
+
+            // RESP3 after HELLO 3: a client library in RESP3 mode, redis-cli -3, and the map on the wire
+            try (Jedis three = new Jedis("127.0.0.1", ports.get(2), redis.clients.jedis.DefaultJedisClientConfig.builder()
+                .protocol(redis.clients.jedis.RedisProtocol.RESP3).build()))
+            {
+                assertEquals("hello", three.get("greeting"));
+                assertEquals(null, three.get("no-such-key"));
+                assertEquals(List.of("hello", "2001"), three.mget("greeting", "counter"));
+            }
+            assertEquals("hello", redisCli(ports.get(1), "-3", "get", "greeting"));
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", ports.get(1)))
+            {
+                s.getOutputStream().write("GET no-such-key\r\nHELLO 3\r\nGET no-such-key\r\nHELLO 2\r\nGET no-such-key\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+                final byte[] reply = new byte[4096];
+                s.setSoTimeout(10_000);
+                final StringBuilder text = new StringBuilder();
+                while (!text.toString().endsWith("*0\r\n$-1\r\n")) // HELLO 2's map ends in modules (*0), then GET
+                {
+                    final int n = s.getInputStream().read(reply);
+                    assertTrue(n > 0, "connection closed after " + text);
+                    text.append(new String(reply, 0, n, StandardCharsets.US_ASCII));
+                }
+                final String all = text.toString();
+                assertTrue(all.startsWith("$-1\r\n%7\r\n") && all.contains("proto\r\n:3\r\n") &&
+                    all.contains("\r\n_\r\n*14\r\n") && all.contains("proto\r\n:2\r\n"), all);
+            }
         }
     }
 

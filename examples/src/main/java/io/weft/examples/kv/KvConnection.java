@@ -30,7 +30,9 @@ final class KvConnection extends ChannelInboundHandlerAdapter
 
     private final KvReplica replica;
     private final long id;
-    private final ArrayDeque<CompletableFuture<Reply>> pending = new ArrayDeque<>();
+    /** Replies due, in command order, each with the protocol it is written in (HELLO may change it midway). */
+    private final ArrayDeque<Due> pending = new ArrayDeque<>();
+    private boolean resp3;
     private ChannelHandlerContext ctx;
     private String name;
     private final AtomicBoolean drainRequested = new AtomicBoolean();
@@ -103,17 +105,43 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         };
     }
 
-    /** HELLO [protover ...]: RESP2 only (RESP3 gets NOPROTO, as a Redis server that lacks it answers). */
+    /**
+     * HELLO [protover [AUTH user pass] [SETNAME name]]: switches this connection to RESP2 or RESP3 (from its own reply
+     * on) and answers with the server's properties, a map.
+     */
     private Reply hello(final List<byte[]> args)
     {
-        if (args.size() >= 2 && !"2".equals(text(args.get(1))))
+        boolean three = resp3;
+        if (args.size() >= 2)
         {
-            return Reply.error("NOPROTO unsupported protocol version");
+            final String version = text(args.get(1));
+            if (!version.equals("2") && !version.equals("3"))
+            {
+                return Reply.error("NOPROTO unsupported protocol version");
+            }
+            three = version.equals("3");
         }
-        return new Reply.Array(List.of(Reply.Bulk.of("server"), Reply.Bulk.of("weft-kv"), Reply.Bulk.of("version"),
-            Reply.Bulk.of("7.2.0"), Reply.Bulk.of("proto"), new Reply.Int(2), Reply.Bulk.of("id"), new Reply.Int(id),
-            Reply.Bulk.of("mode"), Reply.Bulk.of("standalone"), Reply.Bulk.of("role"), Reply.Bulk.of("master"),
-            Reply.Bulk.of("modules"), new Reply.Array(List.of())));
+        for (int i = 2; i < args.size(); i++)
+        {
+            final String option = text(args.get(i)).toUpperCase(Locale.ROOT);
+            if (option.equals("SETNAME") && i + 1 < args.size())
+            {
+                name = text(args.get(++i));
+            }
+            else if (option.equals("AUTH"))
+            {
+                return Reply.error("ERR this store has no users or passwords: AUTH is not supported");
+            }
+            else
+            {
+                return Reply.error("ERR syntax error in HELLO option '" + text(args.get(i)) + "'");
+            }
+        }
+        resp3 = three;
+        return new Reply.Map(List.of(Reply.Bulk.of("server"), Reply.Bulk.of("weft-kv"), Reply.Bulk.of("version"),
+            Reply.Bulk.of("7.2.0"), Reply.Bulk.of("proto"), new Reply.Int(resp3 ? 3 : 2), Reply.Bulk.of("id"),
+            new Reply.Int(id), Reply.Bulk.of("mode"), Reply.Bulk.of("standalone"), Reply.Bulk.of("role"),
+            Reply.Bulk.of("master"), Reply.Bulk.of("modules"), new Reply.Array(List.of())));
     }
 
     private Reply client(final List<byte[]> args)
@@ -149,7 +177,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
 
     private void enqueue(final CompletableFuture<Reply> reply)
     {
-        pending.add(reply);
+        pending.add(new Due(reply, resp3));
         if (pending.size() >= MAX_PENDING)
         {
             ctx.channel().config().setAutoRead(false); // read again once replies drain
@@ -181,10 +209,11 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private void drain()
     {
         ByteBuf out = null;
-        while (!pending.isEmpty() && pending.peek().isDone())
+        while (!pending.isEmpty() && pending.peek().reply.isDone())
         {
             out = out == null ? ctx.alloc().ioBuffer() : out;
-            RespWriter.write(out, pending.poll().getNow(Reply.error("ERR internal error")));
+            final Due due = pending.poll();
+            RespWriter.write(out, due.reply.getNow(Reply.error("ERR internal error")), due.resp3);
         }
         if (quitting && pending.isEmpty())
         {
@@ -212,6 +241,11 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         ctx.channel().config().setAutoRead(false);
         quitting = true;
         enqueue(CompletableFuture.completedFuture(Reply.error("ERR Protocol error: " + what)));
+    }
+
+    /** A reply due and the protocol it goes out in. */
+    private record Due(CompletableFuture<Reply> reply, boolean resp3)
+    {
     }
 
     @Override

@@ -3,7 +3,7 @@ package io.weft.examples.kv;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-/** A reply of the store, independent of the wire codec: the five RESP2 types. */
+/** A reply of the store, independent of the wire codec: the five RESP2 types and RESP3's map. */
 public sealed interface Reply
 {
     Reply OK = new Simple("OK");
@@ -36,6 +36,11 @@ public sealed interface Reply
 
     /** {@code *n items}, or the null array for {@code null}. */
     record Array(List<Reply> items) implements Reply
+    {
+    }
+
+    /** Keys and values alternating: a RESP3 map ({@code %n}), a flat array in RESP2. */
+    record Map(List<Reply> keysAndValues) implements Reply
     {
     }
 

@@ -5,7 +5,7 @@ import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Writes replies in RESP2 straight into an outgoing buffer: every reply ready in one drain goes out in one buffer
+ * Writes replies in RESP2 or RESP3 straight into an outgoing buffer: every reply ready in one drain goes out in one buffer
  * and one write. (Netty's {@code RedisEncoder} takes a message object per reply and a pipeline pass for each; with
  * pipelined clients that was a third of the event loop's time, measured with JFR.)
  */
@@ -15,15 +15,27 @@ final class RespWriter
     private static final byte[] NULL_BULK = "$-1\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NULL_ARRAY = "*-1\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] OK = "+OK\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NULL = "_\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private RespWriter()
     {
     }
 
-    static void write(final ByteBuf out, final Reply reply)
+    /** Writes {@code reply} in RESP3 ({@code resp3}: after {@code HELLO 3}) or RESP2. */
+    static void write(final ByteBuf out, final Reply reply, final boolean resp3)
     {
         switch (reply)
         {
+            case Reply.Bulk b when b.bytes() == null && resp3 -> out.writeBytes(NULL);
+            case Reply.Array a when a.items() == null && resp3 -> out.writeBytes(NULL);
+            case Reply.Map m ->
+            {
+                number(out, resp3 ? '%' : '*', resp3 ? m.keysAndValues().size() / 2 : m.keysAndValues().size());
+                for (final Reply item : m.keysAndValues())
+                {
+                    write(out, item, resp3);
+                }
+            }
             case Reply.Simple s when s == Reply.OK -> out.writeBytes(OK);
             case Reply.Simple s -> line(out, '+', s.text());
             case Reply.Error e -> line(out, '-', e.text().replace('\r', ' ').replace('\n', ' '));
@@ -51,7 +63,7 @@ final class RespWriter
                     number(out, '*', a.items().size());
                     for (final Reply item : a.items())
                     {
-                        write(out, item);
+                        write(out, item, resp3);
                     }
                 }
             }

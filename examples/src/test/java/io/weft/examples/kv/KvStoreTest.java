@@ -50,6 +50,7 @@ class KvStoreTest
             case Reply.Int i -> ":" + i.value();
             case Reply.Bulk b -> b.bytes() == null ? "$nil" : "$" + new String(b.bytes(), StandardCharsets.UTF_8);
             case Reply.Array a -> a.items() == null ? "*nil" : a.items().stream().map(KvStoreTest::render).toList().toString();
+            case Reply.Map m -> "%" + m.keysAndValues().stream().map(KvStoreTest::render).toList();
         };
     }
 
