@@ -308,9 +308,10 @@ public final class KvReplica implements AutoCloseable
     {
         try
         {
-            while (subgroup.send(bytes, 0, length, SEND_WAIT) < 0 && down == null)
+            long index = Subgroup.BACK_PRESSURED;
+            while (index < 0 && down == null)
             {
-                Thread.onSpinWait(); // the send itself waited SEND_WAIT
+                index = subgroup.send(bytes, 0, length, SEND_WAIT); // parks while back-pressured, up to SEND_WAIT
             }
         }
         catch (final RuntimeException ex)
@@ -446,12 +447,13 @@ public final class KvReplica implements AutoCloseable
             high = Math.max(high, recoverReports.get(m)[0]);
         }
         recoveryTarget = high;
+        final List<Integer> byId = members.stream().sorted().toList();
         // every position someone lacks is sent again by the lowest-id member whose log holds it
         long from = -1;
         for (long p = low + 1; p <= high; p++)
         {
             int source = -1;
-            for (final int m : members.stream().sorted().toList())
+            for (final int m : byId)
             {
                 final long[] r = recoverReports.get(m);
                 if (r[1] <= p && p <= r[0])
