@@ -12,6 +12,7 @@ import io.weft.config.WeftConfigException;
 import io.weft.predicates.PredicateThread;
 import io.weft.smc.Smc;
 import io.weft.smc.SmcSubgroup;
+import io.weft.smc.SmcTotals;
 import io.weft.sst.Column;
 import io.weft.sst.Sst;
 import io.weft.sst.SstLayout;
@@ -57,7 +58,7 @@ final class Epoch implements AutoCloseable, MembershipTable
      * Opens the table of {@code view} and builds its multicast state; the predicate thread and the failure detector
      * are started by {@link #start()}, once the caller has set handlers and queued re-sends.
      */
-    static Epoch open(final WeftConfig base, final View view, final MeterRegistry registry,
+    static Epoch open(final WeftConfig base, final View view, final MeterRegistry registry, final SmcTotals totals,
         final Consumer<String> onMinority, final Runnable onSuspect)
     {
         final WeftConfig config = configFor(base, view);
@@ -77,7 +78,7 @@ final class Epoch implements AutoCloseable, MembershipTable
                 sst.bindTo(registry, Tags.of("member", String.valueOf(config.memberId())));
             final PredicateThread predicates = new PredicateThread("member-" + config.memberId() + "-v" + view.id(),
                 config.idle(), sst.doorbell(), registry);
-            final Smc smc = Smc.start(config, layout, sst, predicates, registry);
+            final Smc smc = Smc.start(config, layout, sst, predicates, totals);
             final Epoch epoch = new Epoch(view, config, layout, sst, predicates, smc, onMinority, onSuspect);
             epoch.onClose = () -> meters.forEach(registry::remove);
             return epoch;

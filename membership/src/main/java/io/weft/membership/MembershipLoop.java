@@ -7,6 +7,7 @@ import io.weft.smc.BatchHandler;
 import io.weft.smc.Claim;
 import io.weft.smc.DeliveryHandler;
 import io.weft.smc.SmcSubgroup;
+import io.weft.smc.SmcTotals;
 import io.weft.sst.FailureListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +34,7 @@ final class MembershipLoop implements Runnable
 
     private final WeftConfig config;
     private final MeterRegistry registry;
+    private final SmcTotals smcTotals;
     private final Map<String, DeliveryHandler> handlers;
     private final Map<String, BatchHandler> batchHandlers;
     private final List<FailureListener> failureListeners;
@@ -48,6 +50,7 @@ final class MembershipLoop implements Runnable
     {
         this.config = b.config();
         this.registry = b.registry();
+        this.smcTotals = new SmcTotals(registry);
         this.handlers = Map.copyOf(b.handlers());
         this.batchHandlers = Map.copyOf(b.batchHandlers());
         this.failureListeners = List.copyOf(b.failureListeners());
@@ -132,7 +135,7 @@ final class MembershipLoop implements Runnable
     Epoch openEpoch(final View view)
     {
         final Epoch[] holder = new Epoch[1];
-        final Epoch e = Epoch.open(config, view, registry, message -> onMinority(holder[0], message), this::wake);
+        final Epoch e = Epoch.open(config, view, registry, smcTotals, message -> onMinority(holder[0], message), this::wake);
         holder[0] = e;
         e.smc.subgroups().forEach((name, engine) ->
         {

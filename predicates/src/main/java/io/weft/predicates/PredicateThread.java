@@ -1,6 +1,7 @@
 package io.weft.predicates;
 
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.weft.config.IdleConfig;
@@ -10,6 +11,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -63,6 +65,8 @@ public final class PredicateThread implements AutoCloseable
     private final Doorbell doorbell;
     private final ConcurrentLinkedQueue<PredicateHandle> pending = new ConcurrentLinkedQueue<>();
     private final Thread thread;
+    private final MeterRegistry registry;
+    private final List<Meter> meters;
     private volatile Consumer<Throwable> errorHandler;
     private volatile Runnable afterPass;
     private volatile boolean running;
@@ -83,12 +87,15 @@ public final class PredicateThread implements AutoCloseable
         this.doorbell = Objects.requireNonNull(doorbell, "doorbell");
         this.errorHandler = ex -> LOG.error("{}: trigger failed", name, ex);
         final Tags tags = Tags.of("thread", name);
-        FunctionCounter.builder("weft.predicates.passes", this, t -> (long)PASSES.getOpaque(t)).tags(tags)
-            .description("passes over all predicates").register(registry);
-        FunctionCounter.builder("weft.predicates.triggers", this, t -> (long)TRIGGERS.getOpaque(t)).tags(tags)
-            .description("triggers fired").register(registry);
-        FunctionCounter.builder("weft.predicates.busy", this, t -> t.busyNanos() / 1e9).tags(tags)
-            .baseUnit("seconds").description("time spent running triggers").register(registry);
+        this.registry = registry;
+        // a thread's meters go with it (close): a member opens a thread per view, each named for its view
+        this.meters = List.of(
+            FunctionCounter.builder("weft.predicates.passes", this, t -> (long)PASSES.getOpaque(t)).tags(tags)
+                .description("passes over all predicates").register(registry),
+            FunctionCounter.builder("weft.predicates.triggers", this, t -> (long)TRIGGERS.getOpaque(t)).tags(tags)
+                .description("triggers fired").register(registry),
+            FunctionCounter.builder("weft.predicates.busy", this, t -> t.busyNanos() / 1e9).tags(tags)
+                .baseUnit("seconds").description("time spent running triggers").register(registry));
         this.thread = Thread.ofPlatform().name("weft-predicates-" + name).daemon(true).unstarted(this::run);
     }
 
@@ -165,6 +172,7 @@ public final class PredicateThread implements AutoCloseable
     @Override
     public void close()
     {
+        meters.forEach(registry::remove);
         running = false;
         doorbell.ring();
         if (thread.isAlive() && Thread.currentThread() != thread)

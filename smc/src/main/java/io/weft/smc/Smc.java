@@ -1,6 +1,5 @@
 package io.weft.smc;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.weft.config.WeftConfig;
 import io.weft.predicates.PredicateThread;
 import io.weft.sst.Sst;
@@ -33,13 +32,13 @@ public final class Smc implements AutoCloseable
 
     /** Registers every subgroup's predicates on {@code predicates} (which may already run). */
     public static Smc start(final WeftConfig config, final Layout layout, final Sst sst, final PredicateThread predicates,
-        final MeterRegistry registry)
+        final SmcTotals totals)
     {
         final Smc smc = new Smc();
         predicates.afterPass(sst::flush); // the triggers post; one flush per pass sends it all
         for (final SubgroupLayout l : layout.subgroups())
         {
-            smc.subgroups.put(l.config().name(), new SmcSubgroup(l, sst, predicates, config.smc(), registry));
+            smc.subgroups.put(l.config().name(), new SmcSubgroup(l, sst, predicates, config.smc(), totals));
         }
         return smc;
     }

@@ -1,6 +1,5 @@
 package io.weft.smc;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.weft.config.DeliveryMode;
 import io.weft.config.SmcConfig;
 import io.weft.predicates.PredicateHandle;
@@ -53,7 +52,7 @@ public final class SmcSubgroup
     private volatile boolean wedged;
 
     SmcSubgroup(final SubgroupLayout layout, final Sst sst, final PredicateThread predicates, final SmcConfig options,
-        final MeterRegistry registry)
+        final SmcTotals totals)
     {
         this.layout = layout;
         this.name = layout.config.name();
@@ -65,7 +64,7 @@ public final class SmcSubgroup
         this.sender = layout.senderIndexOfRank(myRank) >= 0;
         this.pushes = new PushBatch(sst, Arrays.stream(layout.memberRanks).filter(r -> r != myRank).toArray(),
             options.earlyLockRelease());
-        this.meters = new SmcMeters(name, registry);
+        this.meters = totals.next(name);
         final RingGeometry rings = new RingGeometry(layout, sst);
         this.delivery = new Delivery(layout, sst, rings, options, meters, pushes);
         this.ring = new SenderRing(this, layout, sst, rings, predicates, options, meters, pushes, delivery::stable);

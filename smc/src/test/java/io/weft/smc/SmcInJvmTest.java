@@ -76,7 +76,7 @@ class SmcInJvmTest
             final WeftConfig member = config.forMember(i);
             final PredicateThread thread = new PredicateThread("smc-test-" + i, member.idle(), sst.doorbell(),
                 new SimpleMeterRegistry());
-            final SmcSubgroup s = Smc.start(member, layouts.get(i), sst, thread, new SimpleMeterRegistry()).subgroup("s");
+            final SmcSubgroup s = Smc.start(member, layouts.get(i), sst, thread, new SmcTotals(new SimpleMeterRegistry())).subgroup("s");
             final List<Long> log = new CopyOnWriteArrayList<>();
             final int me = i;
             s.onDelivery(msg ->

@@ -1,0 +1,43 @@
+package io.weft.smc;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** A subgroup's meters are registered once and count over every view, not only the first. */
+@Timeout(10)
+class SmcTotalsTest
+{
+    @Test
+    void countsOfEveryViewAddUp()
+    {
+        final MeterRegistry registry = new SimpleMeterRegistry();
+        final SmcTotals totals = new SmcTotals(registry);
+        final SmcMeters first = totals.next("s");
+        first.delivered(5);
+        first.nulls(2);
+        first.latency(5, 5_000);
+        final SmcMeters second = totals.next("s"); // the next view starts before the first one closes
+        first.delivered(1); // the old view's last pass, after the switch: not counted (its totals were taken)
+        second.delivered(3);
+        second.delivered(4);
+        totals.next("other").delivered(7);
+
+        assertEquals(12, count(registry, "weft.smc.delivered", "s"));
+        assertEquals(3, count(registry, "weft.smc.batch.delivery.batches", "s"));
+        assertEquals(12, count(registry, "weft.smc.batch.delivery.messages", "s"));
+        assertEquals(5, registry.get("weft.smc.batch.delivery.max").tag("subgroup", "s").gauge().value());
+        assertEquals(2, count(registry, "weft.smc.nulls", "s"));
+        assertEquals(5, registry.get("weft.smc.latency").tag("subgroup", "s").functionTimer().count());
+        assertEquals(7, count(registry, "weft.smc.delivered", "other"));
+        assertEquals(1, registry.find("weft.smc.delivered").tag("subgroup", "s").meters().size());
+    }
+
+    private static double count(final MeterRegistry registry, final String name, final String subgroup)
+    {
+        return registry.get(name).tag("subgroup", subgroup).functionCounter().count();
+    }
+}
