@@ -56,6 +56,18 @@ public final class MemberProcesses implements AutoCloseable
     public int startWith(final List<String> prefix, final String name, final Class<?> main, final List<String> jvmArgs,
         final List<String> args)
     {
+        return start(prefix, name, main, jvmArgs, args, true);
+    }
+
+    /** {@link #start(String, Class, List)} with the output captured only, not printed (a long listing). */
+    public int startQuiet(final String name, final Class<?> main, final List<String> args)
+    {
+        return start(List.of(), name, main, List.of(), args, false);
+    }
+
+    private int start(final List<String> prefix, final String name, final Class<?> main, final List<String> jvmArgs,
+        final List<String> args, final boolean echo)
+    {
         final List<String> command = new ArrayList<>(prefix);
         command.add(ProcessHandle.current().info().command()
             .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
@@ -84,7 +96,10 @@ public final class MemberProcesses implements AutoCloseable
                     String line;
                     while ((line = r.readLine()) != null)
                     {
-                        out.println("[" + name + "] " + line);
+                        if (echo)
+                        {
+                            out.println("[" + name + "] " + line);
+                        }
                         captured.add(line);
                     }
                 }
@@ -121,6 +136,18 @@ public final class MemberProcesses implements AutoCloseable
             pump.join(5000);
         }
         return codes;
+    }
+
+    /** Waits up to {@code timeoutNanos} for process {@code i} to end and its output to be read; false on timeout. */
+    public boolean await(final int i, final long timeoutNanos) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeoutNanos;
+        if (!processes.get(i).waitFor(timeoutNanos, TimeUnit.NANOSECONDS))
+        {
+            return false;
+        }
+        pumps.get(i).join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        return !pumps.get(i).isAlive();
     }
 
     public Process process(final int i)

@@ -1,6 +1,8 @@
 package io.weft.examples;
 
 import io.weft.config.WeftConfigException;
+import io.weft.examples.avionics.AvionicsCommand;
+import io.weft.examples.avionics.AvionicsMemberCommand;
 import io.weft.sst.TransportException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -12,7 +14,8 @@ import picocli.CommandLine.Command;
 @Command(name = "weft", mixinStandardHelpOptions = true, version = "weft 0.1.0",
     description = "Atomic multicast group communication in the style of Derecho, with the Spindle optimizations.",
     subcommands = {DemoCommand.class, SstDemoCommand.class, SstMemberCommand.class, McMemberCommand.class,
-        VsMemberCommand.class, DdsMemberCommand.class, PubSubCommand.class, KvCommand.class, KvMemberCommand.class, LogCommand.class, ChaosCommand.class, RdmaCheckCommand.class,
+        VsMemberCommand.class, DdsMemberCommand.class, PubSubCommand.class, KvCommand.class, KvMemberCommand.class,
+        AvionicsCommand.class, AvionicsMemberCommand.class, LogCommand.class, ChaosCommand.class, RdmaCheckCommand.class,
         CommandLine.HelpCommand.class})
 public final class Weft
 {
