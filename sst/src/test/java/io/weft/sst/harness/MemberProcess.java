@@ -51,6 +51,12 @@ public final class MemberProcess implements AutoCloseable
         command.add(System.getProperty("java.class.path"));
         command.add(main.getName());
         command.addAll(Arrays.asList(args));
+        return run(name, dir, command);
+    }
+
+    /** Runs {@code command} as it is (for example {@code java -jar} on a user's jar), its output in {@code dir}. */
+    public static MemberProcess run(final String name, final Path dir, final List<String> command)
+    {
         final Path log = dir.resolve(name + ".log");
         try
         {
