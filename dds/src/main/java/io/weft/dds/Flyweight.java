@@ -3,7 +3,7 @@ package io.weft.dds;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A sample type with a fixed layout read and written in place (field accessors at named offsets over a segment),
+ * A sample type with a fixed layout (most extend {@link FixedFlyweight}, which keeps the segment and offset) read and written in place (field accessors at named offsets over a segment),
  * for {@link Codecs#flyweight}. Implementations keep the wrapped segment and offset and define their fields:
  *
  * <pre>{@code

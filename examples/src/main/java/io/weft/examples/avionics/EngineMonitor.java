@@ -8,7 +8,7 @@ import io.weft.dds.DomainParticipant;
 final class EngineMonitor implements Role
 {
     private final Publisher publisher = new Publisher("engine-monitor", 10, this::tick);
-    private final EngineReading reading = EngineReading.allocate();
+    private final EngineReading reading = EngineReading.forWriting();
     private DataWriter<EngineReading> writer;
     private long ticks;
 

@@ -1,15 +1,14 @@
 package io.weft.examples.avionics;
 
-import io.weft.dds.Flyweight;
+import io.weft.dds.FixedFlyweight;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
  * Engine telemetry (topic {@code engine}): a fixed layout whose first 4 bytes, the engine number, are the topic's
  * key (KEEP_LAST per engine). Big-endian, as the key is read.
  */
-public final class EngineReading implements Flyweight
+public final class EngineReading extends FixedFlyweight
 {
     static final int ENGINE = 0;
     static final int SEQUENCE = 4;
@@ -18,43 +17,17 @@ public final class EngineReading implements Flyweight
     static final int LENGTH = 28;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
-    private MemorySegment segment;
-    private long offset;
-
-    static EngineReading allocate()
+    public EngineReading()
     {
-        final EngineReading e = new EngineReading();
-        e.wrap(MemorySegment.ofArray(new byte[LENGTH]), 0, LENGTH);
-        return e;
+        super(LENGTH);
     }
 
-    @Override
-    public void wrap(final MemorySegment segment, final long offset, final int length)
+    /** One over a buffer of its own, for writing. */
+    static EngineReading forWriting()
     {
-        if (length < LENGTH)
-        {
-            throw new IllegalArgumentException("an engine reading takes " + LENGTH + " bytes, not " + length);
-        }
-        this.segment = segment;
-        this.offset = offset;
-    }
-
-    @Override
-    public MemorySegment segment()
-    {
-        return segment;
-    }
-
-    @Override
-    public long offset()
-    {
-        return offset;
-    }
-
-    @Override
-    public int encodedLength()
-    {
-        return LENGTH;
+        final EngineReading f = new EngineReading();
+        f.allocate();
+        return f;
     }
 
     public int engine()

@@ -19,7 +19,7 @@ final class FlightManagement implements Role
 
     private final Publisher positions = new Publisher("fms-position", HERTZ, this::tickPosition);
     private final Publisher plans = new Publisher("fms-plan", 0.5, () -> change("waypoint passed"));
-    private final Position position = Position.allocate();
+    private final Position position = Position.forWriting();
     private DataWriter<Position> positionWriter;
     private DataWriter<FlightPlanChange> planWriter;
     private DomainParticipant participant;

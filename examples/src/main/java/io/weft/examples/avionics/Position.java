@@ -1,12 +1,11 @@
 package io.weft.examples.avionics;
 
-import io.weft.dds.Flyweight;
+import io.weft.dds.FixedFlyweight;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /** A position update (topic {@code position}): a fixed layout read and written in place. */
-public final class Position implements Flyweight
+public final class Position extends FixedFlyweight
 {
     static final int SEQUENCE = 0;
     static final int LATITUDE = 8;
@@ -15,44 +14,17 @@ public final class Position implements Flyweight
     static final int HEADING = 32;
     static final int LENGTH = 40;
 
-    private MemorySegment segment;
-    private long offset;
-
-    /** A position over a heap buffer of its own, for writing. */
-    static Position allocate()
+    public Position()
     {
-        final Position p = new Position();
-        p.wrap(MemorySegment.ofArray(new byte[LENGTH]), 0, LENGTH);
-        return p;
+        super(LENGTH);
     }
 
-    @Override
-    public void wrap(final MemorySegment segment, final long offset, final int length)
+    /** One over a buffer of its own, for writing. */
+    static Position forWriting()
     {
-        if (length < LENGTH)
-        {
-            throw new IllegalArgumentException("a position takes " + LENGTH + " bytes, not " + length);
-        }
-        this.segment = segment;
-        this.offset = offset;
-    }
-
-    @Override
-    public MemorySegment segment()
-    {
-        return segment;
-    }
-
-    @Override
-    public long offset()
-    {
-        return offset;
-    }
-
-    @Override
-    public int encodedLength()
-    {
-        return LENGTH;
+        final Position f = new Position();
+        f.allocate();
+        return f;
     }
 
     public long sequence()
