@@ -37,6 +37,12 @@ final class Handshakes
      * would retransmit the SYN only after 1 s and then 3 s more, longer than a later view's whole connect timeout.
      */
     private static final long CONNECT_STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /**
+     * A dial that connected but got no handshake answer in this long (from the dial) is dropped and dialled again:
+     * the acceptor answers at once, and a stalled handshake would otherwise wait out the handshake deadline, as long
+     * as a view's whole connect timeout (NativeMemoryTest saw two members never connect in a view, with no error).
+     */
+    private static final long ANSWER_STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
     private static final int MAX_HANDSHAKING = 64;
 
     private final TransportContext context;
@@ -382,6 +388,15 @@ final class Handshakes
                 handshaking.remove(c);
                 c.close("no answer to the dial within " + TimeUnit.NANOSECONDS.toMillis(CONNECT_STALL_NANOS) + " ms");
                 redialAt[c.peerRank] = now; // dial again at once
+            }
+            else if (c.outbound && c.state.handshaking() &&
+                now > c.handshakeDeadline - HANDSHAKE_TIMEOUT_NANOS + ANSWER_STALL_NANOS)
+            {
+                LOG.info("no handshake answer from {} within {} ms of the dial ({}); dialling again", c.remote,
+                    TimeUnit.NANOSECONDS.toMillis(ANSWER_STALL_NANOS), c.state);
+                handshaking.remove(c);
+                c.close("no handshake answer");
+                redialAt[c.peerRank] = now;
             }
             else if (now > c.handshakeDeadline && c.state != TcpConnection.State.CONNECTING)
             {
