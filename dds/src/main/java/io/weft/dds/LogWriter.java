@@ -154,12 +154,11 @@ final class LogWriter
             appendLock.lock();
             try
             {
-                for (long n = from; n < to && !failed; n++)
+                if (!failed && to > from)
                 {
-                    final int i = (int)(n % capacity);
                     try
                     {
-                        log.append(publishers[i], nanos[i], payloads[i], lengths[i]);
+                        log.appendRun(publishers, nanos, payloads, lengths, from, to);
                     }
                     catch (final RuntimeException ex)
                     {

@@ -13,10 +13,11 @@ import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
 /**
- * The log of one logged-storage topic at one member: a Chronicle Queue in its own directory, one excerpt per
+ * The log of one logged-storage topic at one member: a Chronicle Queue in its own directory of entries, one per
  * delivered sample, appended in delivery order (so position {@code n} holds the same sample at every member).
- * Excerpt layout, little-endian: {@code position:8 publisher:4 sourceNanos:8 length:4 payload:length crc:4},
- * the CRC-32C over everything before it. Appends go to the page cache of a memory-mapped file: they survive the
+ * Entry layout, little-endian: {@code position:8 publisher:4 sourceNanos:8 length:4 payload:length crc:4}, the
+ * CRC-32C over everything before it. An excerpt holds one entry or a run of consecutive ones ({@link #appendRun}):
+ * Chronicle's cost is per excerpt (header, index), so a run of small samples shares it. Appends go to the page cache of a memory-mapped file: they survive the
  * process (kill -9), not a crash of the host.
  *
  * <p>One appending thread at a time (the topic's delivery thread); reading ({@link #read}) works from any thread
@@ -25,6 +26,8 @@ import java.util.zip.CRC32C;
 public final class SampleLog implements AutoCloseable
 {
     private static final int HEADER = 8 + 4 + 8 + 4;
+    /** Bytes of entries one excerpt takes at most: far below Chronicle's limit, large enough to share its cost. */
+    static final int RUN_BYTES = 256 * 1024;
 
     private final Path directory;
     private final ChronicleQueue queue;
@@ -114,6 +117,36 @@ public final class SampleLog implements AutoCloseable
         return append(count, publisherId, sourceNanos, payload, length);
     }
 
+    /**
+     * Appends entries {@code from} to {@code to} (exclusive) of a ring of {@code capacity} samples (index {@code n %
+     * capacity}), as few excerpts as {@link #RUN_BYTES} allows; returns the new count. {@link LogWriter}'s thread
+     * appends each run it takes this way.
+     */
+    long appendRun(final int[] publishers, final long[] nanos, final byte[][] payloads, final int[] lengths,
+        final long from, final long to)
+    {
+        final int capacity = publishers.length;
+        long n = from;
+        while (n < to)
+        {
+            try (DocumentContext dc = appender.writingDocument())
+            {
+                final Bytes<?> b = dc.wire().bytes();
+                int bytes = 0;
+                do
+                {
+                    final int i = (int)(n % capacity);
+                    write(b, count, publishers[i], nanos[i], payloads[i], lengths[i]);
+                    bytes += HEADER + lengths[i] + 4;
+                    count++;
+                    n++;
+                }
+                while (n < to && bytes + HEADER + lengths[(int)(n % capacity)] + 4 <= RUN_BYTES);
+            }
+        }
+        return count;
+    }
+
     /** Appends an entry received by state transfer; its position must be {@link #count()}. */
     long append(final LoggedSample sample)
     {
@@ -129,15 +162,20 @@ public final class SampleLog implements AutoCloseable
     private long append(final long position, final int publisherId, final long sourceNanos, final byte[] payload,
         final int length)
     {
-        final int sum = crc(position, publisherId, sourceNanos, payload, length);
         try (DocumentContext dc = appender.writingDocument())
         {
-            final Bytes<?> b = dc.wire().bytes();
-            b.writeLong(position).writeInt(publisherId).writeLong(sourceNanos).writeInt(length);
-            b.write(payload, 0, length);
-            b.writeInt(sum);
+            write(dc.wire().bytes(), position, publisherId, sourceNanos, payload, length);
         }
         return ++count;
+    }
+
+    private void write(final Bytes<?> b, final long position, final int publisherId, final long sourceNanos,
+        final byte[] payload, final int length)
+    {
+        final int sum = crc(position, publisherId, sourceNanos, payload, length);
+        b.writeLong(position).writeInt(publisherId).writeLong(sourceNanos).writeInt(length);
+        b.write(payload, 0, length);
+        b.writeInt(sum);
     }
 
     private int crc(final long position, final int publisherId, final long sourceNanos, final byte[] payload,
@@ -198,31 +236,40 @@ public final class SampleLog implements AutoCloseable
     private long read(final ExcerptTailer tailer, final long first, final long from, final Consumer<LoggedSample> consumer)
     {
         long expected = first;
+        final java.util.List<LoggedSample> run = new java.util.ArrayList<>();
         while (true)
         {
-            final LoggedSample s;
+            run.clear();
             try (DocumentContext dc = tailer.readingDocument())
             {
                 if (!dc.isPresent())
                 {
                     break;
                 }
-                s = decode(dc.wire().bytes());
+                final Bytes<?> b = dc.wire().bytes();
+                do
+                {
+                    run.add(decode(b));
+                }
+                while (b.readRemaining() > 0);
             }
-            if (s.position() != expected)
+            for (final LoggedSample s : run) // outside the excerpt: the consumer may take its time
             {
-                throw new IllegalStateException("entry " + expected + " of " + directory + " says position " +
-                    s.position());
+                if (s.position() != expected)
+                {
+                    throw new IllegalStateException("entry " + expected + " of " + directory + " says position " +
+                        s.position());
+                }
+                if (crc(s.position(), s.publisherId(), s.sourceNanos(), s.payload(), s.payload().length) != s.crc())
+                {
+                    throw new IllegalStateException("entry " + expected + " of " + directory + " fails its CRC");
+                }
+                if (s.position() >= from)
+                {
+                    consumer.accept(s);
+                }
+                expected++;
             }
-            if (crc(s.position(), s.publisherId(), s.sourceNanos(), s.payload(), s.payload().length) != s.crc())
-            {
-                throw new IllegalStateException("entry " + expected + " of " + directory + " fails its CRC");
-            }
-            if (s.position() >= from)
-            {
-                consumer.accept(s);
-            }
-            expected++;
         }
         return expected;
     }

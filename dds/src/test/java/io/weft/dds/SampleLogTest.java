@@ -64,6 +64,60 @@ class SampleLogTest
     }
 
     @Test
+    void runsOfEntriesShareExcerptsAndReadBackOneByOne() throws Exception
+    {
+        final int capacity = 64; // a ring like LogWriter's, wrapped around several times
+        final int[] publishers = new int[capacity];
+        final long[] nanos = new long[capacity];
+        final byte[][] payloads = new byte[capacity][];
+        final int[] lengths = new int[capacity];
+        long written = 0;
+        try (SampleLog log = SampleLog.open(dir))
+        {
+            for (int run = 0; run < 10; run++)
+            {
+                final long from = written;
+                final int size = run == 3 ? 60 : 5 + run; // run 3 spans several excerpts (60 x 40 KiB)
+                for (int k = 0; k < size; k++, written++)
+                {
+                    final int i = (int)(written % capacity);
+                    final byte[] body = new byte[run == 3 ? 40 * 1024 : 100 + k];
+                    java.util.Arrays.fill(body, (byte)written);
+                    payloads[i] = body;
+                    lengths[i] = body.length - 1; // only the first length bytes are the sample
+                    publishers[i] = (int)(written % 3);
+                    nanos[i] = 7 * written;
+                }
+                assertEquals(written, log.appendRun(publishers, nanos, payloads, lengths, from, written));
+            }
+            final byte[] single = text("after the runs");
+            assertEquals(written + 1, log.append(2, 1, single, single.length));
+        }
+        try (SampleLog log = SampleLog.open(dir)) // verifies every entry again
+        {
+            assertEquals(written + 1, log.count());
+            final List<LoggedSample> all = new ArrayList<>();
+            log.read(0, all::add);
+            for (int n = 0; n < written; n++)
+            {
+                final LoggedSample e = all.get(n);
+                assertEquals(n, e.position());
+                assertEquals(n % 3, e.publisherId());
+                assertEquals(7L * n, e.sourceNanos());
+                assertTrue(e.payload().length > 0);
+                for (final byte x : e.payload())
+                {
+                    assertEquals((byte)n, x);
+                }
+            }
+            assertArrayEquals(text("after the runs"), all.getLast().payload());
+            final List<LoggedSample> tail = new ArrayList<>();
+            log.read(written - 1, tail::add); // from the middle of an excerpt
+            assertEquals(List.of(written - 1, written), tail.stream().map(LoggedSample::position).toList());
+        }
+    }
+
+    @Test
     void aDamagedEntryIsFoundAndNamed() throws Exception
     {
         try (SampleLog log = SampleLog.open(dir))
