@@ -44,8 +44,9 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<
     }
 
     @Override
-    public void deliver(final MemorySegment segment, final long offset, final int length, final SampleInfo info)
+    public void deliver(final MemorySegment segment, final long offset, final int length, final SampleHeader header)
     {
+        final SampleInfo info = header.info();
         received.incrementAndGet();
         final T sample;
         try

@@ -148,6 +148,19 @@ public final class DomainParticipant implements AutoCloseable
     }
 
     /**
+     * A reader told of every sample of {@code topic} as bytes in place, on the delivery thread, allocating nothing
+     * per sample (no decoding; the header is one object refilled per sample). Stored samples come first.
+     */
+    public RawReader createRawReader(final Topic<?> topic, final RawSampleListener listener)
+    {
+        Objects.requireNonNull(listener, "listener");
+        final TopicState state = readable(topic);
+        final RawReader reader = new RawReader(state, listener);
+        state.addReader(reader);
+        return reader;
+    }
+
+    /**
      * The durability frontier of a logged topic: how many of its samples (from the first) are in the log of every
      * member of the current view. It only grows, and never passes what any member has appended to its log.
      *

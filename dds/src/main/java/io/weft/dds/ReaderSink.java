@@ -2,8 +2,9 @@ package io.weft.dds;
 
 import java.lang.foreign.MemorySegment;
 
-/** Where a topic hands a delivered sample's bytes: a {@link DataReader}. Called under the topic's monitor. */
+/** Where a topic hands a delivered sample's bytes: a {@link DataReader} or a {@link RawReader}. Called under the
+ * topic's monitor. */
 interface ReaderSink
 {
-    void deliver(MemorySegment segment, long offset, int length, SampleInfo info);
+    void deliver(MemorySegment segment, long offset, int length, SampleHeader header);
 }

@@ -9,7 +9,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * What one member does with one topic's deliveries: counts positions, keeps the history (volatile storage), copies
@@ -27,7 +26,9 @@ final class TopicState
     private final int me;
     private final History history;
     private final LogWriter writer;
-    private final List<ReaderSink> readers = new CopyOnWriteArrayList<>();
+    // copied on change (rare), read per sample: an array, so that the loop over it allocates no iterator
+    private volatile ReaderSink[] readers = new ReaderSink[0];
+    private final SampleHeader live = new SampleHeader(); // refilled per live sample, under this monitor
     private volatile Subgroup subgroup;
     private volatile String failure;
     private long position;
@@ -97,12 +98,13 @@ final class TopicState
             ownEnd = p + 1;
         }
         delivered = p + 1;
-        if (!readers.isEmpty())
+        final ReaderSink[] sinks = readers;
+        if (sinks.length > 0)
         {
-            final SampleInfo info = new SampleInfo(config.id(), m.senderId(), p, m.timestampNanos(), false);
-            for (final ReaderSink r : readers)
+            final SampleHeader header = live.set(config.id(), m.senderId(), p, m.timestampNanos(), false);
+            for (final ReaderSink r : sinks)
             {
-                r.deliver(m.segment(), m.offset(), m.length(), info);
+                r.deliver(m.segment(), m.offset(), m.length(), header);
             }
         }
     }
@@ -115,15 +117,17 @@ final class TopicState
             for (final LoggedSample s : stored())
             {
                 reader.deliver(java.lang.foreign.MemorySegment.ofArray(s.payload()), 0, s.payload().length,
-                    new SampleInfo(config.id(), s.publisherId(), s.position(), s.sourceNanos(), true));
+                    new SampleHeader().set(config.id(), s.publisherId(), s.position(), s.sourceNanos(), true));
             }
-            readers.add(reader);
+            final ReaderSink[] more = java.util.Arrays.copyOf(readers, readers.length + 1);
+            more[readers.length] = reader;
+            readers = more;
         }
     }
 
-    void removeReader(final ReaderSink reader)
+    synchronized void removeReader(final ReaderSink reader)
     {
-        readers.remove(reader);
+        readers = java.util.Arrays.stream(readers).filter(r -> r != reader).toArray(ReaderSink[]::new);
     }
 
     /** The stored samples, oldest first: the history, the log, or nothing. */
@@ -180,10 +184,11 @@ final class TopicState
             delivered = donorPosition;
             for (final LoggedSample s : samples.subList(fresh, samples.size()))
             {
-                final SampleInfo info = new SampleInfo(config.id(), s.publisherId(), s.position(), s.sourceNanos(), true);
+                final SampleHeader header = new SampleHeader().set(config.id(), s.publisherId(), s.position(),
+                    s.sourceNanos(), true);
                 for (final ReaderSink r : readers)
                 {
-                    r.deliver(java.lang.foreign.MemorySegment.ofArray(s.payload()), 0, s.payload().length, info);
+                    r.deliver(java.lang.foreign.MemorySegment.ofArray(s.payload()), 0, s.payload().length, header);
                 }
             }
         }

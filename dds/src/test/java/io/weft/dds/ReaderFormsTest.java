@@ -134,6 +134,57 @@ class ReaderFormsTest
     }
 
     @Test
+    void rawReaderGetsHistoryThenLiveBytesAndAllocatesNothingPerSample() throws Exception
+    {
+        final DataWriter<String> writer = participants.get(0).createWriter(participants.get(0).topic("engine",
+            Codecs.utf8()));
+        final DomainParticipant reading = participants.get(1);
+        writeAndAwait(writer, reading, 0, 20);
+        final List<String> seen = new ArrayList<>();
+        final List<Long> positions = new ArrayList<>();
+        final long[] storedCount = {0};
+        final long[] thread = {-1};
+        final RawReader reader = reading.createRawReader(reading.topic("engine", Codecs.utf8()),
+            (segment, offset, length, header) ->
+            {
+                if (header.stored())
+                {
+                    storedCount[0]++;
+                }
+                thread[0] = Thread.currentThread().threadId();
+                if (seen.size() < 100) // the first samples are kept to check them; the rest only counted
+                {
+                    synchronized (seen)
+                    {
+                        seen.add(new String(segment.asSlice(offset, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                            java.nio.charset.StandardCharsets.UTF_8));
+                        positions.add(header.position());
+                    }
+                }
+            });
+        writeAndAwait(writer, reading, 20, 50);
+        awaitSize(seen, HISTORY + 30);
+        assertEquals(IntStream.range(20 - HISTORY, 50).mapToObj(i -> "s" + i).toList(), seen.subList(0, HISTORY + 30));
+        assertEquals(java.util.stream.LongStream.range(20 - HISTORY, 50).boxed().toList(), positions.subList(0,
+            HISTORY + 30), "positions in the topic");
+        assertEquals(HISTORY, storedCount[0]);
+
+        // allocation on the delivery thread while 20,000 more samples go to the raw reader alone
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        writeAndAwait(writer, reading, 50, 2_000); // warm: the JIT compiles the delivery path
+        final long before = threads.getThreadAllocatedBytes(thread[0]);
+        final long receivedBefore = reader.received();
+        writeAndAwait(writer, reading, 2_000, 22_000);
+        final long perSample = (threads.getThreadAllocatedBytes(thread[0]) - before) /
+            (reader.received() - receivedBefore);
+        assertTrue(perSample < 8, "the delivery thread allocated " + perSample + " bytes per sample");
+        reader.close();
+        writeAndAwait(writer, reading, 22_000, 22_010);
+        assertEquals(22_000 - (20 - HISTORY), reader.received(), "a closed raw reader is told of nothing more");
+    }
+
+    @Test
     void readerFormsRefuseMisuse()
     {
         final DomainParticipant reading = participants.get(1);

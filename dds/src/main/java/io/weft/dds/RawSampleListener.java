@@ -1,0 +1,14 @@
+package io.weft.dds;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Told of every sample of a topic as bytes in place, on the delivery thread, with nothing allocated: read the
+ * {@code length} bytes at {@code offset} of {@code segment} (a flyweight codec can wrap them) during the call, and
+ * keep neither the segment nor the header.
+ */
+@FunctionalInterface
+public interface RawSampleListener
+{
+    void onSample(MemorySegment segment, long offset, int length, SampleHeader header);
+}
