@@ -29,8 +29,10 @@ import java.util.concurrent.locks.LockSupport;
  * Commands arrive as a file {@code <dir>/cmd-<id>} holding {@code end} (stop sending, finish together) or
  * {@code leave} (stop sending, leave gracefully), {@code stall-view MS} (the membership thread sleeps that long in
  * the view callback of the next view change, then goes on) or {@code stall-trim MS} (deliveries slow down to 2 ms
- * each, so that a backlog builds, and the membership thread sleeps that long in the first message of a trim). With {@code --callback-send}, its delivery callback also tries a
- * send that waits (which a protocol thread must refuse at once) and prints the outcome once.
+ * each, so that a backlog builds, and the membership thread sleeps that long in the first message of a trim) or
+ * {@code halt-in-trim N} (the same backlog, then the process halts as kill -9 would, its log flushed, after delivering
+ * N messages of the next trim). With {@code --callback-send}, its delivery callback also tries a send that waits
+ * (which a protocol thread must refuse at once) and prints the outcome once.
  */
 final class VsMember
 {
@@ -62,6 +64,7 @@ final class VsMember
     private volatile Subgroup callbackTarget;
     private volatile long stallNextViewMillis;
     private volatile long stallTrimMillis;
+    private volatile long haltInTrim; // > 0: halt (as kill -9 would) after delivering that many trim messages
     private final java.util.concurrent.atomic.AtomicLong burst = new java.util.concurrent.atomic.AtomicLong();
     private boolean callbackSendTold;
     private long delivered;
@@ -129,6 +132,12 @@ final class VsMember
                     {
                         stallTrimMillis = Long.parseLong(command.substring("stall-trim ".length()));
                         say("member %d: STALL armed: %d ms in the first message of the next trim", me, stallTrimMillis);
+                        continue;
+                    }
+                    if (command.startsWith("halt-in-trim "))
+                    {
+                        haltInTrim = Long.parseLong(command.substring("halt-in-trim ".length()));
+                        say("member %d: HALT armed: after %d messages of the next trim", me, haltInTrim);
                         continue;
                     }
                     if (command.startsWith("burst "))
@@ -240,6 +249,12 @@ final class VsMember
     private void onMessage(final Message m)
     {
         final long stallTrim = stallTrimMillis;
+        final boolean inTrim = io.weft.predicates.ProtocolThread.role() != null &&
+            io.weft.predicates.ProtocolThread.role().startsWith("membership");
+        if (haltInTrim > 0 && !inTrim)
+        {
+            LockSupport.parkNanos(2_000_000L); // a backlog of stable messages builds for the trim to deliver
+        }
         if (stallTrim > 0)
         {
             final String role = io.weft.predicates.ProtocolThread.role();
@@ -270,6 +285,22 @@ final class VsMember
         catch (final IOException ex)
         {
             throw new UncheckedIOException(ex);
+        }
+        if (haltInTrim > 0 && inTrim && --haltInTrim == 0)
+        {
+            synchronized (log)
+            {
+                try
+                {
+                    log.flush(); // what it delivered is on disk (the page cache outlives the process)
+                }
+                catch (final IOException ex)
+                {
+                    throw new UncheckedIOException(ex);
+                }
+            }
+            say("member %d: HALT in the middle of delivering the trim of view %d", me, viewId);
+            Runtime.getRuntime().halt(137); // no shutdown hooks, no goodbye to the group: as kill -9
         }
         if (options.callbackSend())
         {

@@ -64,6 +64,34 @@ class VirtualSynchronyTest
         crash(TransportKind.SHM, List.of(0, 2));
     }
 
+    /**
+     * Issue 13, item 1: the cleanup leader dies (as kill -9) in the middle of delivering the trim, after another
+     * member's crash. The survivors must deliver at least what it delivered, in the same order: its log is a prefix of
+     * theirs. A survivor that suspected the leader before adopting its trim and computed one of its own could trim
+     * below what the leader delivered; the rule now is that a trim is delivered only once every trusted survivor
+     * echoed it, and a next leader adopts the published one.
+     */
+    @Test
+    void theCleanupLeaderDiesWhileDeliveringTheTrim() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.TCP, 5, List.of(), dir))
+        {
+            run.startReady(5);
+            run.command(0, "halt-in-trim 3");
+            run.process(0).awaitOutput("member 0: HALT armed", Duration.ofSeconds(10));
+            Thread.sleep(1500); // mid-stream, with a backlog of stable messages at the leader
+            run.kill(3);
+            assertEquals(137, run.awaitDeath(0, Duration.ofSeconds(30)), "the leader did not halt in the trim");
+            for (final int s : List.of(1, 2, 4))
+            {
+                // view 1 without 3 (the leader's change had committed), then one without 0; or both at once
+                run.awaitMembers(s, "[1, 2, 4]", Duration.ofSeconds(30));
+            }
+            Thread.sleep(1500); // multicast goes on in the new view
+            run.endAndCheck(); // the halted leader's log, trim included, is a prefix of every survivor's
+        }
+    }
+
     private void crash(final TransportKind kind, final List<Integer> victims) throws Exception
     {
         crash(new VsRun(kind, 5, List.of(), dir), victims);

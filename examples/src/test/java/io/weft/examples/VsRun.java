@@ -108,6 +108,36 @@ final class VsRun implements AutoCloseable
         return at;
     }
 
+    /** Waits for a member that ends by itself (a test hook) to exit; returns its exit code. */
+    int awaitDeath(final int id, final Duration timeout)
+    {
+        final MemberProcess p = live.remove(id);
+        return p.awaitExit(timeout);
+    }
+
+    /** Waits until member {@code id} installed a view of exactly {@code members} (for example "[1, 2, 4]"). */
+    void awaitMembers(final int id, final String members, final Duration timeout) throws Exception
+    {
+        final MemberProcess p = live.get(id);
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (true)
+        {
+            final Matcher m = VsMember.VIEW_LINE.matcher(p.output());
+            while (m.find())
+            {
+                if (("[" + m.group(3) + "]").equals(members))
+                {
+                    return;
+                }
+            }
+            if (System.nanoTime() > deadline || !p.isAlive())
+            {
+                throw new AssertionError("member " + id + " never installed a view of " + members + ":\n" + p.output());
+            }
+            Thread.sleep(50); // polling its output: a condition with a deadline
+        }
+    }
+
     /** Waits until member {@code id} installed view {@code view}; returns when (its wall clock) and the members. */
     Map.Entry<Long, String> awaitView(final int id, final long view, final Duration timeout) throws Exception
     {
