@@ -6,7 +6,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * Delivery to the application (protocol section 5). Ordered mode: {@code stable = min seqNum over members}; deliver
@@ -23,6 +22,7 @@ final class Delivery
     private final String name;
     private final Sst sst;
     private final MemorySegment table;
+    private final SlotHeader header;
     private final SmcConfig options;
     private final RingGeometry rings;
     private final int senders;
@@ -44,6 +44,7 @@ final class Delivery
         this.name = layout.config.name();
         this.sst = sst;
         this.table = sst.segment();
+        this.header = new SlotHeader(table);
         this.options = options;
         this.rings = rings;
         this.senders = layout.senders();
@@ -115,11 +116,11 @@ final class Delivery
                 continue;
             }
             final long base = rings.slot(layout.senderRanks[s], deliverSlot[s]);
-            final int nulls = table.get(ValueLayout.JAVA_INT, base + SlotHeader.NULL_COUNT);
+            final int nulls = header.nullCount(base);
             if (nulls == 0)
             {
-                final long ts = table.get(ValueLayout.JAVA_LONG, base + SlotHeader.TIMESTAMP);
-                message.wrap(table, base + SlotHeader.SIZE, table.get(ValueLayout.JAVA_INT, base + SlotHeader.LENGTH),
+                final long ts = header.timestamp(base);
+                message.wrap(table, base + SlotHeader.SIZE, header.length(base),
                     layout.senderIds[s], s, index, seq, ts);
                 if (s == mySender)
                 {
@@ -135,7 +136,7 @@ final class Delivery
                     batch.reset(table);
                 }
             }
-            else if (index == table.get(ValueLayout.JAVA_LONG, base + SlotHeader.INDEX) + nulls - 1)
+            else if (index == header.index(base) + nulls - 1)
             {
                 deliverSlot[s]++; // the last index of a run of nulls: the run's slot is done
             }
@@ -157,8 +158,8 @@ final class Delivery
     /** Unordered mode, from the receive trigger: hands the message in the slot at {@code base} over at once. */
     void deliverOnReceipt(final int s, final long base, final long index)
     {
-        message.wrap(table, base + SlotHeader.SIZE, table.get(ValueLayout.JAVA_INT, base + SlotHeader.LENGTH),
-            layout.senderIds[s], s, index, -1, table.get(ValueLayout.JAVA_LONG, base + SlotHeader.TIMESTAMP));
+        message.wrap(table, base + SlotHeader.SIZE, header.length(base),
+            layout.senderIds[s], s, index, -1, header.timestamp(base));
         batch.reset(table);
         upcall(s);
         if (batchHandler != null)

@@ -4,8 +4,6 @@ import io.weft.config.DeliveryMode;
 import io.weft.config.SmcConfig;
 import io.weft.sst.Sst;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
@@ -18,7 +16,7 @@ final class ReceiveCursor
     private final SubgroupLayout layout;
     private final String name;
     private final Sst sst;
-    private final MemorySegment table;
+    private final SlotHeader header;
     private final SmcConfig options;
     private final boolean ordered;
     private final RingGeometry rings;
@@ -38,7 +36,7 @@ final class ReceiveCursor
         this.layout = layout;
         this.name = layout.config.name();
         this.sst = sst;
-        this.table = sst.segment();
+        this.header = new SlotHeader(sst.segment());
         this.options = options;
         this.ordered = layout.config.mode() == DeliveryMode.ORDERED;
         this.rings = rings;
@@ -109,8 +107,8 @@ final class ReceiveCursor
     {
         final long slot = consumedSlots[s];
         final long base = rings.slot(row, slot);
-        final long first = table.get(ValueLayout.JAVA_LONG, base + SlotHeader.INDEX);
-        final int nulls = table.get(ValueLayout.JAVA_INT, base + SlotHeader.NULL_COUNT);
+        final long first = header.index(base);
+        final int nulls = header.nullCount(base);
         if (first != receivedIndex[s] + 1)
         {
             throw new IllegalStateException("subgroup " + name + ": sender " + layout.senderIds[s] + " slot " + slot +

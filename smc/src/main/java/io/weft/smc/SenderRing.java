@@ -35,6 +35,7 @@ final class SenderRing
     private final String name;
     private final Sst sst;
     private final MemorySegment table;
+    private final SlotHeader header;
     private final PredicateThread predicates;
     private final SmcConfig options;
     private final boolean ordered;
@@ -72,6 +73,7 @@ final class SenderRing
         this.name = layout.config.name();
         this.sst = sst;
         this.table = sst.segment();
+        this.header = new SlotHeader(table);
         this.predicates = predicates;
         this.options = options;
         this.ordered = layout.config.mode() == io.weft.config.DeliveryMode.ORDERED;
@@ -118,8 +120,7 @@ final class SenderRing
             final int pos = (int)(slot % window);
             slotLast[pos] = ordered ? index * senders + mySender : index;
             final long base = mySlotBase(pos);
-            table.set(ValueLayout.JAVA_INT, base + SlotHeader.NULL_COUNT, 0);
-            table.set(ValueLayout.JAVA_LONG, base + SlotHeader.INDEX, index);
+            header.claimed(base, index);
             nextIndex = index + 1;
             claimedSlots = slot + 1;
             claim.owner = owner;
@@ -241,9 +242,7 @@ final class SenderRing
     {
         final int pos = (int)(claim.slot % window);
         final long base = mySlotBase(pos);
-        table.set(ValueLayout.JAVA_INT, base + SlotHeader.LENGTH, asNull ? 0 : length);
-        table.set(ValueLayout.JAVA_INT, base + SlotHeader.NULL_COUNT, asNull ? 1 : 0);
-        table.set(ValueLayout.JAVA_LONG, base + SlotHeader.TIMESTAMP, System.nanoTime());
+        header.committed(base, length, asNull, System.nanoTime());
         READY.setRelease(ready, pos, claim.slot + 1); // the header and payload above happen-before the publish
         predicates.wake();
     }
@@ -357,7 +356,7 @@ final class SenderRing
     /** End of the used bytes of ring position {@code pos}, within my row: only those are pushed. */
     private long usedEnd(final int pos)
     {
-        final int length = table.get(ValueLayout.JAVA_INT, mySlotBase(pos) + SlotHeader.LENGTH);
+        final int length = header.length(mySlotBase(pos));
         return rings.position(pos) + SlotHeader.SIZE + length;
     }
 
@@ -416,10 +415,7 @@ final class SenderRing
         final int pos = (int)(slot % window);
         final long base = mySlotBase(pos);
         final long count = upTo - first + 1;
-        table.set(ValueLayout.JAVA_INT, base + SlotHeader.LENGTH, 0);
-        table.set(ValueLayout.JAVA_INT, base + SlotHeader.NULL_COUNT, (int)count);
-        table.set(ValueLayout.JAVA_LONG, base + SlotHeader.INDEX, first);
-        table.set(ValueLayout.JAVA_LONG, base + SlotHeader.TIMESTAMP, 0L);
+        header.nullRun(base, first, (int)count);
         slotLast[pos] = ordered ? upTo * senders + mySender : upTo;
         nextIndex = upTo + 1;
         claimedSlots = slot + 1;
@@ -503,10 +499,10 @@ final class SenderRing
                     continue;
                 }
                 final long base = mySlotBase(pos);
-                final long index = table.get(ValueLayout.JAVA_LONG, base + SlotHeader.INDEX);
-                if (table.get(ValueLayout.JAVA_INT, base + SlotHeader.NULL_COUNT) == 0 && index > trimmedTo)
+                final long index = header.index(base);
+                if (header.nullCount(base) == 0 && index > trimmedTo)
                 {
-                    final int length = table.get(ValueLayout.JAVA_INT, base + SlotHeader.LENGTH);
+                    final int length = header.length(base);
                     out.add(table.asSlice(base + SlotHeader.SIZE, length).toArray(ValueLayout.JAVA_BYTE));
                 }
             }

@@ -1,7 +1,11 @@
 package io.weft.smc;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
 /**
- * The header at the start of every slot, followed by the payload:
+ * The header at the start of every slot, followed by the payload, read and written through this flyweight over the
+ * table (one per ring, cursor and delivery; each call names the slot's base offset):
  * <pre>
  *   0  length:int      payload bytes (0 for a null run)
  *   4  nullCount:int   0 for an application message; k for a run of k nulls published as this one slot
@@ -9,21 +13,70 @@ package io.weft.smc;
  *   16 timestamp:long  System.nanoTime() at commit, in the sender's process (latency is measured at the sender)
  *   24 reserved:long
  * </pre>
+ * Plain accesses: a slot is published by the ring's release store of its ready mark (sender) and read after the
+ * acquire load of the sender's received counter (receivers).
  */
 final class SlotHeader
 {
-    static final int LENGTH = 0;
-    static final int NULL_COUNT = 4;
-    static final int INDEX = 8;
-    static final int TIMESTAMP = 16;
+    private static final int LENGTH = 0;
+    private static final int NULL_COUNT = 4;
+    private static final int INDEX = 8;
+    private static final int TIMESTAMP = 16;
     static final int SIZE = 32;
 
-    private SlotHeader()
+    private final MemorySegment table;
+
+    SlotHeader(final MemorySegment table)
     {
+        this.table = table;
     }
 
     static int slotSize(final int maxPayload)
     {
         return (SIZE + maxPayload + 7) & -8;
+    }
+
+    int length(final long base)
+    {
+        return table.get(ValueLayout.JAVA_INT, base + LENGTH);
+    }
+
+    int nullCount(final long base)
+    {
+        return table.get(ValueLayout.JAVA_INT, base + NULL_COUNT);
+    }
+
+    long index(final long base)
+    {
+        return table.get(ValueLayout.JAVA_LONG, base + INDEX);
+    }
+
+    long timestamp(final long base)
+    {
+        return table.get(ValueLayout.JAVA_LONG, base + TIMESTAMP);
+    }
+
+    /** A claimed slot: an application message (so far) with this index. */
+    void claimed(final long base, final long index)
+    {
+        table.set(ValueLayout.JAVA_INT, base + NULL_COUNT, 0);
+        table.set(ValueLayout.JAVA_LONG, base + INDEX, index);
+    }
+
+    /** A committed slot: {@code length} payload bytes, or one null in place of an aborted claim. */
+    void committed(final long base, final int length, final boolean asNull, final long nanos)
+    {
+        table.set(ValueLayout.JAVA_INT, base + LENGTH, asNull ? 0 : length);
+        table.set(ValueLayout.JAVA_INT, base + NULL_COUNT, asNull ? 1 : 0);
+        table.set(ValueLayout.JAVA_LONG, base + TIMESTAMP, nanos);
+    }
+
+    /** A run of {@code count} nulls from index {@code first}, in one slot. */
+    void nullRun(final long base, final long first, final int count)
+    {
+        table.set(ValueLayout.JAVA_INT, base + LENGTH, 0);
+        table.set(ValueLayout.JAVA_INT, base + NULL_COUNT, count);
+        table.set(ValueLayout.JAVA_LONG, base + INDEX, first);
+        table.set(ValueLayout.JAVA_LONG, base + TIMESTAMP, 0L);
     }
 }
