@@ -14,14 +14,19 @@ import java.util.Map;
 
 /**
  * The state a joining participant installs before its first delivery: per topic this member is in, the next
- * position, and for storage topics the stored samples (the volatile history, or the whole log). Big-endian:
- * {@code magic "WDDS":4 version:2 topics:4 (name:UTF position:8 samples:4 (position:8 publisher:4 nanos:8 length:4
- * payload crc:4)*)*}.
+ * position, and for storage topics the stored samples: the volatile history, or the log entries the joiner lacks.
+ * Big-endian: {@code magic "WDDS":4 version:2 topics:4 (name:UTF position:8 from:8 samples:4 (position:8
+ * publisher:4 nanos:8 length:4 payload crc:4)*)*}, where {@code from} is the first log position sent (0: all).
+ *
+ * <p>The joiner's request names, per logged topic, how many entries its log holds and the CRC of the last one:
+ * {@code magic:4 version:2 topics:4 (name:UTF count:8 crc:4)*}; a donor whose log has that entry with that CRC sends
+ * only the entries after it (a restarted member catches up on what it missed, not the whole log again).
  */
 final class DomainState implements StateTransfer
 {
     private static final int MAGIC = 0x57444453;
-    private static final short VERSION = 1;
+    private static final short VERSION = 2;
+    private static final int MAX_REQUEST = io.weft.membership.StateTransfer.MAX_JOIN_REQUEST;
 
     private final Map<String, TopicState> topics;
 
@@ -31,8 +36,73 @@ final class DomainState implements StateTransfer
     }
 
     @Override
+    public byte[] joinRequest()
+    {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes))
+        {
+            final List<Map.Entry<String, long[]>> held = new ArrayList<>();
+            int size = 10;
+            for (final TopicState t : topics.values())
+            {
+                final long[] h = t.logHeld();
+                final int entry = 2 + t.config.name().length() * 3 + 12;
+                if (h != null && h[0] > 0 && size + entry <= MAX_REQUEST) // past the limit: those get the whole log
+                {
+                    held.add(Map.entry(t.config.name(), h));
+                    size += entry;
+                }
+            }
+            out.writeInt(MAGIC);
+            out.writeShort(VERSION);
+            out.writeInt(held.size());
+            for (final Map.Entry<String, long[]> e : held)
+            {
+                out.writeUTF(e.getKey());
+                out.writeLong(e.getValue()[0]);
+                out.writeInt((int)e.getValue()[1]);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** What a join request says each logged topic's log holds (empty for an empty or foreign request). */
+    private static Map<String, long[]> held(final byte[] request)
+    {
+        final Map<String, long[]> held = new java.util.HashMap<>();
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(request)))
+        {
+            if (request.length < 10 || in.readInt() != MAGIC || in.readShort() != VERSION)
+            {
+                return held; // another build's joiner, or none: the whole state
+            }
+            final int n = in.readInt();
+            for (int i = 0; i < n; i++)
+            {
+                held.put(in.readUTF(), new long[] {in.readLong(), in.readInt()});
+            }
+        }
+        catch (final IOException ex)
+        {
+            held.clear(); // malformed (it passed the handshake's MAC, so a bug, not an attack): the whole state
+        }
+        return held;
+    }
+
+    @Override
     public byte[] snapshot()
     {
+        return snapshot(new byte[0]);
+    }
+
+    @Override
+    public byte[] snapshot(final byte[] request)
+    {
+        final Map<String, long[]> held = held(request);
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes))
         {
@@ -42,14 +112,25 @@ final class DomainState implements StateTransfer
             for (final TopicState t : topics.values())
             {
                 final long position;
-                final List<LoggedSample> samples;
+                final long[] h = held.get(t.config.name());
+                List<LoggedSample> samples = null;
+                long from = 0;
                 synchronized (t)
                 {
                     position = t.position();
-                    samples = t.stored();
+                    if (h != null)
+                    {
+                        samples = t.logAfter(h[0], (int)h[1]);
+                        from = samples == null ? 0 : h[0];
+                    }
+                    if (samples == null)
+                    {
+                        samples = t.stored();
+                    }
                 }
                 out.writeUTF(t.config.name());
                 out.writeLong(position);
+                out.writeLong(from);
                 out.writeInt(samples.size());
                 for (final LoggedSample s : samples)
                 {
@@ -88,6 +169,7 @@ final class DomainState implements StateTransfer
             {
                 final String name = in.readUTF();
                 final long position = in.readLong();
+                final long from = in.readLong();
                 final int n = in.readInt();
                 final List<LoggedSample> samples = new ArrayList<>(n);
                 for (int k = 0; k < n; k++)
@@ -102,7 +184,7 @@ final class DomainState implements StateTransfer
                 final TopicState t = topics.get(name);
                 if (t != null)
                 {
-                    t.install(position, samples);
+                    t.install(position, samples, from);
                 }
             }
         }

@@ -152,6 +152,53 @@ final class TopicState
         }
     }
 
+    /**
+     * What this member's log holds, for a join request: its entry count and the CRC of its last entry; null for a
+     * topic without a log.
+     */
+    long[] logHeld()
+    {
+        if (writer == null)
+        {
+            return null;
+        }
+        return writer.drained(l ->
+        {
+            final long count = l.count();
+            final long[] held = {count, 0};
+            if (count > 0)
+            {
+                l.read(count - 1, s -> held[1] = s.crc());
+            }
+            return held;
+        });
+    }
+
+    /**
+     * The log entries a joiner lacks, if its log is a prefix of this one: from its {@code count} on, when this log's
+     * entry {@code count - 1} has the CRC it holds; null otherwise (it gets the whole log, and its check decides).
+     */
+    List<LoggedSample> logAfter(final long count, final int lastCrc)
+    {
+        synchronized (this)
+        {
+            if (writer == null || count <= 0)
+            {
+                return null;
+            }
+            return writer.drained(l ->
+            {
+                if (count > l.count())
+                {
+                    return null;
+                }
+                final List<LoggedSample> from = new java.util.ArrayList<>();
+                l.read(count - 1, from::add);
+                return from.getFirst().crc() == lastCrc ? from.subList(1, from.size()) : null;
+            });
+        }
+    }
+
     /** Next position at this member; the snapshot a joiner installs carries it. */
     long position()
     {
@@ -166,7 +213,7 @@ final class TopicState
      * exist already get the stored samples they have not seen (all of the history; the log past what this member's
      * own log held).
      */
-    void install(final long donorPosition, final List<LoggedSample> samples)
+    void install(final long donorPosition, final List<LoggedSample> samples, final long from)
     {
         synchronized (this)
         {
@@ -177,8 +224,10 @@ final class TopicState
             }
             if (writer != null)
             {
-                fresh = writer.drained(l -> appendMissing(l, samples));
+                fresh = writer.drained(l -> from > 0 ? appendAfter(l, samples, from) : appendMissing(l, samples));
                 writer.viewChanged(); // publish the new count
+                LOG.info("topic {}: state transfer brought {} log entries from position {}; the log holds {}",
+                    config.name(), samples.size(), from, from + samples.size());
             }
             position = donorPosition;
             delivered = donorPosition;
@@ -192,6 +241,18 @@ final class TopicState
                 }
             }
         }
+    }
+
+    /** The donor sent the entries after the {@code from} this member's log held when it asked: appends them. */
+    private int appendAfter(final SampleLog l, final List<LoggedSample> samples, final long from)
+    {
+        if (l.count() != from)
+        {
+            throw new IllegalStateException("topic " + config.name() + ": the log in " + l.directory() + " holds " +
+                l.count() + " entries, but the state was made for " + from);
+        }
+        samples.forEach(l::append);
+        return 0; // every entry received is new here
     }
 
     /** A joiner's log must be a prefix of the group's: appends what it lacks; returns how many it held. */

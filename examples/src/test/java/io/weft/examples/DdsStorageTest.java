@@ -35,6 +35,8 @@ class DdsStorageTest
 {
     private static final int HISTORY = 16;
     private static final Pattern WRITTEN = Pattern.compile("member (\\d+): WRITTEN (\\d+) samples");
+    private static final Pattern TRANSFER =
+        Pattern.compile("topic record: state transfer brought (\\d+) log entries from position (\\d+)");
     private static final Pattern FRONTIER = Pattern.compile("member \\d+: FRONTIER record (\\d+)");
 
     @TempDir
@@ -148,6 +150,7 @@ class DdsStorageTest
             run.log(0, "record"); // the first read of a queue in this JVM is slow; not while the group is frozen
             final List<Integer> kills = new ArrayList<>();
             final List<Long> frontiers = new ArrayList<>();
+            final List<Long> transferred = new ArrayList<>(); // log entries each restarted member received
             for (int k = 0; k < 20; k++)
             {
                 TimeUnit.MILLISECONDS.sleep(200 + random.nextInt(1300));
@@ -157,6 +160,11 @@ class DdsStorageTest
                 run.kill(victim);
                 run.start(victim, true, "--count", "10000000", "--rate", "300");
                 run.process(victim).awaitOutput("member " + victim + ": READY", Duration.ofSeconds(60));
+                final Matcher t = TRANSFER.matcher(run.process(victim).output());
+                assertTrue(t.find(), "no state transfer line:\n" + run.process(victim).output());
+                assertTrue(Long.parseLong(t.group(2)) > 0, "the restarted member had a log, yet it received the whole " +
+                    "log again: " + t.group());
+                transferred.add(Long.parseLong(t.group(1)));
             }
             for (int id = 0; id < 3; id++)
             {
@@ -193,7 +201,8 @@ class DdsStorageTest
                 next.getOrDefault(process, 0L)));
             assertTrue(frontiers.getLast() > frontiers.getFirst(), "the frontier moved: " + frontiers);
             System.out.printf("kills %s: %d samples in every log, %d publisher processes; frontiers checked against " +
-                "the logs on disk: %s%n", kills, log.size(), next.size(), frontiers);
+                "the logs on disk: %s; log entries sent to each restarted member (only what it lacked): %s%n", kills,
+                log.size(), next.size(), frontiers, transferred);
         }
     }
 

@@ -167,7 +167,11 @@ final class ControlServer implements AutoCloseable
             challenge.put(myNonce).put(ControlWire.proof(secret, "weft-member", group, id, joinerNonce));
             ControlWire.write(out, ControlWire.CHALLENGE, challenge.array());
             final ControlWire.Frame response = ControlWire.expect(in, ControlWire.MAX_REQUEST, ControlWire.RESPONSE);
-            if (!ControlWire.sameProof(response.payload(), ControlWire.proof(secret, "weft-joiner", group, id, myNonce)))
+            final byte[] payload = response.payload();
+            final byte[] request = payload.length < ControlWire.NONCE ? new byte[0] :
+                java.util.Arrays.copyOfRange(payload, ControlWire.NONCE, payload.length);
+            if (payload.length < ControlWire.NONCE || !ControlWire.sameProof(java.util.Arrays.copyOf(payload,
+                ControlWire.NONCE), ControlWire.proof(secret, "weft-joiner", group, id, myNonce, request)))
             {
                 refuse(out, remote, "authentication failed: the joiner does not know the group secret");
                 return;
@@ -198,7 +202,7 @@ final class ControlServer implements AutoCloseable
             ControlWire.write(out, ControlWire.ACCEPTED, new byte[0]);
             s.setSoTimeout(0);
             LOG.info("member {} at {} authenticated; it joins in the next view", id, remote);
-            desk.enqueue(new PendingJoin(id, s, out, secret, group, joinerNonce, myNonce));
+            desk.enqueue(new PendingJoin(id, s, out, secret, group, joinerNonce, myNonce, request));
             keep = true;
         }
         catch (final ControlWire.ProtocolException ex)

@@ -20,7 +20,8 @@ import java.util.List;
  * <pre>
  *   joiner -&gt; member   JOIN      group, member id, joiner nonce (32 bytes)
  *   member -&gt; joiner   CHALLENGE member nonce, HMAC(secret, "weft-member" | group | id | joiner nonce)
- *   joiner -&gt; member   RESPONSE  HMAC(secret, "weft-joiner" | group | id | member nonce)
+ *   joiner -&gt; member   RESPONSE  HMAC(secret, "weft-joiner" | group | id | member nonce | request), request
+ *                                (what the joiner holds already: {@link StateTransfer#joinRequest}, may be empty)
  *   member -&gt; joiner   REDIRECT leader id | RETRY reason | REFUSE reason | ACCEPTED
  *   (leader, once the view with the joiner is installed)  VIEW, STATE, then
  *   member -&gt; joiner   ADMIT_MAC HMAC(secret, "weft-admit" | group | id | joiner nonce | member nonce | VIEW | STATE)
@@ -32,7 +33,7 @@ import java.util.List;
 final class ControlWire
 {
     static final int MAGIC = 0x57464354; // "WFCT"
-    static final byte VERSION = 1;
+    static final byte VERSION = 2; // 2: the joiner's state request in RESPONSE, under its MAC
     static final byte JOIN = 1;
     static final byte CHALLENGE = 2;
     static final byte RESPONSE = 3;
@@ -123,6 +124,13 @@ final class ControlWire
     static byte[] proof(final String secret, final String role, final String group, final int memberId,
         final byte[] nonce)
     {
+        return proof(secret, role, group, memberId, nonce, new byte[0]);
+    }
+
+    /** The proof over {@code nonce} and then {@code request} (the joiner's RESPONSE binds its state request). */
+    static byte[] proof(final String secret, final String role, final String group, final int memberId,
+        final byte[] nonce, final byte[] request)
+    {
         try
         {
             final Mac mac = Mac.getInstance("HmacSHA256");
@@ -132,7 +140,8 @@ final class ControlWire
             mac.update(group.getBytes(StandardCharsets.UTF_8));
             mac.update((byte)0);
             mac.update(java.nio.ByteBuffer.allocate(4).putInt(memberId).array());
-            return mac.doFinal(nonce);
+            mac.update(nonce);
+            return mac.doFinal(request);
         }
         catch (final GeneralSecurityException ex)
         {

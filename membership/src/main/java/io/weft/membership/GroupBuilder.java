@@ -106,7 +106,7 @@ public final class GroupBuilder
      */
     public Group join()
     {
-        return Group.start(this, Joiner.join(config));
+        return Group.start(this, Joiner.join(config, stateTransfer.joinRequest()));
     }
 
     WeftConfig config()

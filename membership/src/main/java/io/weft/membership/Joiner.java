@@ -47,8 +47,13 @@ final class Joiner
     {
     }
 
-    static Admission join(final WeftConfig config)
+    static Admission join(final WeftConfig config, final byte[] request)
     {
+        if (request.length > StateTransfer.MAX_JOIN_REQUEST)
+        {
+            throw new IllegalArgumentException("the state transfer's join request is " + request.length + " bytes; " +
+                "at most " + StateTransfer.MAX_JOIN_REQUEST + " travel with a join");
+        }
         final String secret = config.membership().secret();
         if (secret == null)
         {
@@ -74,7 +79,7 @@ final class Joiner
             redirect = null;
             try
             {
-                final Attempt a = attempt(config, secret, target, deadline);
+                final Attempt a = attempt(config, secret, target, deadline, request);
                 switch (a.outcome)
                 {
                     case ADMITTED:
@@ -133,7 +138,7 @@ final class Joiner
     }
 
     private static Attempt attempt(final WeftConfig config, final String secret, final MemberAddress target,
-        final long deadline) throws IOException
+        final long deadline, final byte[] request) throws IOException
     {
         try (Socket s = new Socket())
         {
@@ -161,7 +166,9 @@ final class Joiner
             final byte[] theirNonce = java.util.Arrays.copyOfRange(challenge.payload(), 0, ControlWire.NONCE);
             final byte[] theirProof = java.util.Arrays.copyOfRange(challenge.payload(), ControlWire.NONCE,
                 2 * ControlWire.NONCE);
-            final byte[] myProof = ControlWire.proof(secret, "weft-joiner", group, config.memberId(), theirNonce);
+            final byte[] myProof = ByteBuffer.allocate(ControlWire.NONCE + request.length)
+                .put(ControlWire.proof(secret, "weft-joiner", group, config.memberId(), theirNonce, request))
+                .put(request).array();
             if (!ControlWire.sameProof(theirProof, ControlWire.proof(secret, "weft-member", group, config.memberId(),
                 myNonce)))
             {

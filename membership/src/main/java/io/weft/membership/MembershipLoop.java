@@ -298,23 +298,21 @@ final class MembershipLoop implements Runnable
     }
 
     /**
-     * Sends each joiner of {@code view} waiting here the view and one snapshot of the application state. The writes
+     * Sends each joiner of {@code view} waiting here the view and a snapshot of the application state for its request
+     * (one per distinct request; joiners that ask the same share it). The writes
      * run on a thread of their own with a deadline (join-timeout): a joiner that does not read cannot hold up the
      * membership thread.
      */
     private void admitJoiners(final View view)
     {
-        byte[] state = null;
+        final java.util.Map<java.nio.ByteBuffer, byte[]> states = new java.util.HashMap<>(); // by request
         for (final int id : view.joined())
         {
             final PendingJoin j = desk.take(id);
             if (j != null)
             {
-                if (state == null)
-                {
-                    state = stateTransfer.snapshot();
-                }
-                final byte[] snapshot = state;
+                final byte[] snapshot = states.computeIfAbsent(java.nio.ByteBuffer.wrap(j.request()),
+                    r -> stateTransfer.snapshot(j.request()));
                 CompletableFuture.delayedExecutor(config.membership().joinTimeout().toMillis(), TimeUnit.MILLISECONDS)
                     .execute(j::close); // unblocks a write the joiner never reads
                 Thread.ofVirtual().name("weft-admit-" + id).start(() ->

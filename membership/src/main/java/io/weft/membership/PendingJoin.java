@@ -6,10 +6,11 @@ import java.net.Socket;
 
 /**
  * An authenticated joiner waiting, on its control connection, for the view that adds it; with what its handshake
- * agreed (the secret's holders and both nonces) to authenticate the admission.
+ * agreed (the secret's holders and both nonces) to authenticate the admission, and its state request
+ * ({@link StateTransfer#joinRequest}).
  */
 record PendingJoin(int memberId, Socket socket, DataOutputStream out, String secret, String group, byte[] joinerNonce,
-    byte[] memberNonce) implements AutoCloseable
+    byte[] memberNonce, byte[] request) implements AutoCloseable
 {
     /** Sends the joiner its first view, the application state and their MAC; false if the joiner is gone. */
     boolean admit(final View view, final byte[] state)

@@ -82,7 +82,7 @@ class JoinerTest
             });
             try
             {
-                return assertThrows(IllegalStateException.class, () -> Joiner.join(config));
+                return assertThrows(IllegalStateException.class, () -> Joiner.join(config, new byte[0]));
             }
             finally
             {
