@@ -66,7 +66,7 @@ final class KvBenchCommand implements Callable<Integer>
     Duration measure;
 
     @Option(names = "--systems", split = ",", description = "Systems to run (default: weft-kv, redis-server, etcd; " +
-        "etcd needs the Debian package etcd-server and is driven through its HTTP/JSON API, see docs/benchmarks.md).")
+        "etcd needs the Debian package etcd-server and is driven through its gRPC API, see docs/benchmarks.md).")
     List<String> systems = List.of("weft-kv", "redis-server", "etcd");
 
     private final PrintStream out = System.out;

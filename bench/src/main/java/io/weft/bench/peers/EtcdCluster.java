@@ -1,5 +1,12 @@
 package io.weft.bench.peers;
 
+import com.google.protobuf.ByteString;
+import io.etcd.jetcd.api.KVGrpc;
+import io.etcd.jetcd.api.PutRequest;
+import io.etcd.jetcd.api.RangeRequest;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.stub.StreamObserver;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -12,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -26,15 +32,17 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The etcd peer of {@code weft bench kv}: a cluster of {@code etcd} processes (Debian package etcd-server) on
  * loopback with their default durability (a write is committed by a majority's raft log, fsynced), driven through
- * etcd's own HTTP/JSON API (its gRPC gateway, {@code /v3/kv/put} and {@code /v3/kv/range}, both linearizable by
- * default), because the package ships no load generator and the bench takes no gRPC stack. The load is the same as
- * redis-benchmark's: the same number of requests in flight ({@code -c} x {@code -P}), random keys of the same key
- * space, values of the same size; a warm-up, then a timed window.
+ * etcd's own client protocol, gRPC ({@code KV.Put} and {@code KV.Range}, both linearizable by default; the jetcd
+ * project's generated stubs over grpc-java, one HTTP/2 channel per member), since the package ships no load
+ * generator. The load is the same as redis-benchmark's: the same number of requests in flight ({@code -c} x
+ * {@code -P}), random keys of the same key space, values of the same size; a warm-up, then a timed window. The
+ * HTTP/JSON gateway serves only the health checks.
  */
 public final class EtcdCluster implements AutoCloseable
 {
     private final List<Process> nodes = new ArrayList<>();
     private final List<URI> clients = new ArrayList<>();
+    private final List<ManagedChannel> channels = new ArrayList<>();
     private final ExecutorService executor = Executors.newFixedThreadPool(2);
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
         .connectTimeout(Duration.ofSeconds(5)).build();
@@ -113,7 +121,15 @@ public final class EtcdCluster implements AutoCloseable
     public Window run(final boolean write, final int inFlight, final int keys, final int size, final Duration warmup,
         final Duration measure) throws InterruptedException
     {
-        final String value = Base64.getEncoder().encodeToString("x".repeat(size).getBytes(StandardCharsets.US_ASCII));
+        final ByteString value = ByteString.copyFrom("x".repeat(size), StandardCharsets.US_ASCII);
+        final List<KVGrpc.KVStub> stubs = new ArrayList<>();
+        for (final URI c : clients)
+        {
+            final ManagedChannel channel = ManagedChannelBuilder.forAddress(c.getHost(), c.getPort()).usePlaintext()
+                .build();
+            channels.add(channel);
+            stubs.add(KVGrpc.newStub(channel));
+        }
         final AtomicBoolean measuring = new AtomicBoolean();
         final AtomicBoolean running = new AtomicBoolean(true);
         final AtomicLong done = new AtomicLong();
@@ -125,7 +141,7 @@ public final class EtcdCluster implements AutoCloseable
         {
             final CompletableFuture<Void> finished = new CompletableFuture<>();
             loops.add(finished);
-            next(clients.get(i % clients.size()), write, keys, value, measuring, running, done, errors, latency, first,
+            next(stubs.get(i % stubs.size()), write, keys, value, measuring, running, done, errors, latency, first,
                 finished);
         }
         Thread.sleep(warmup.toMillis());
@@ -143,6 +159,8 @@ public final class EtcdCluster implements AutoCloseable
         measuring.set(false);
         running.set(false);
         CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new)).orTimeout(60, TimeUnit.SECONDS).join();
+        channels.forEach(ManagedChannel::shutdownNow);
+        channels.clear();
         if (count == 0 && first.get() != null)
         {
             throw new IllegalStateException("etcd answered no request: " + first.get(), first.get());
@@ -154,7 +172,7 @@ public final class EtcdCluster implements AutoCloseable
         }
     }
 
-    private void next(final URI member, final boolean write, final int keys, final String value,
+    private void next(final KVGrpc.KVStub member, final boolean write, final int keys, final ByteString value,
         final AtomicBoolean measuring, final AtomicBoolean running, final AtomicLong done, final AtomicLong errors,
         final Histogram latency, final AtomicReference<Throwable> first, final CompletableFuture<Void> finished)
     {
@@ -163,30 +181,54 @@ public final class EtcdCluster implements AutoCloseable
             finished.complete(null);
             return;
         }
-        final String key = Base64.getEncoder().encodeToString(String.format("key:%012d",
-            ThreadLocalRandom.current().nextInt(keys)).getBytes(StandardCharsets.US_ASCII));
-        final String body = write ? "{\"key\":\"" + key + "\",\"value\":\"" + value + "\"}" : "{\"key\":\"" + key + "\"}";
-        final HttpRequest request = HttpRequest.newBuilder(member.resolve(write ? "/v3/kv/put" : "/v3/kv/range"))
-            .POST(HttpRequest.BodyPublishers.ofString(body)).timeout(Duration.ofSeconds(30)).build();
+        final ByteString key = ByteString.copyFrom(String.format("key:%012d", ThreadLocalRandom.current().nextInt(keys)),
+            StandardCharsets.US_ASCII);
         final long sent = System.nanoTime();
-        http.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((response, ex) ->
+        final StreamObserver<Object> answer = new StreamObserver<>()
         {
-            final long took = System.nanoTime() - sent;
-            if (ex != null || response.statusCode() != 200)
+            @Override
+            public void onNext(final Object response)
             {
-                first.compareAndSet(null, ex != null ? ex : new IllegalStateException("HTTP " + response.statusCode()));
-                errors.incrementAndGet();
-            }
-            else if (measuring.get())
-            {
-                done.incrementAndGet();
-                synchronized (latency)
+                final long took = System.nanoTime() - sent;
+                if (measuring.get())
                 {
-                    latency.recordValue(Math.min(took, latency.getHighestTrackableValue()));
+                    done.incrementAndGet();
+                    synchronized (latency)
+                    {
+                        latency.recordValue(Math.min(took, latency.getHighestTrackableValue()));
+                    }
                 }
             }
-            next(member, write, keys, value, measuring, running, done, errors, latency, first, finished);
-        });
+
+            @Override
+            public void onError(final Throwable ex)
+            {
+                first.compareAndSet(null, ex);
+                errors.incrementAndGet();
+                next(member, write, keys, value, measuring, running, done, errors, latency, first, finished);
+            }
+
+            @Override
+            public void onCompleted()
+            {
+                next(member, write, keys, value, measuring, running, done, errors, latency, first, finished);
+            }
+        };
+        final KVGrpc.KVStub stub = member.withDeadlineAfter(30, TimeUnit.SECONDS);
+        if (write)
+        {
+            stub.put(PutRequest.newBuilder().setKey(key).setValue(value).build(), observer(answer));
+        }
+        else
+        {
+            stub.range(RangeRequest.newBuilder().setKey(key).build(), observer(answer));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> StreamObserver<T> observer(final StreamObserver<Object> answer)
+    {
+        return (StreamObserver<T>)(StreamObserver<?>)answer;
     }
 
     @Override
@@ -211,6 +253,7 @@ public final class EtcdCluster implements AutoCloseable
                 p.destroyForcibly();
             }
         }
+        channels.forEach(ManagedChannel::shutdownNow);
         http.close();
         executor.shutdownNow();
     }
