@@ -37,7 +37,11 @@ class DdsStorageTest
     private static final Pattern WRITTEN = Pattern.compile("member (\\d+): WRITTEN (\\d+) samples");
     private static final Pattern TRANSFER =
         Pattern.compile("topic record: state transfer brought (\\d+) log entries from position (\\d+)");
-    private static final Pattern FRONTIER = Pattern.compile("member \\d+: FRONTIER record (\\d+)");
+    /**
+     * A whole line: a member's stdout and stderr share one file, and a log line (which starts with a time, digits)
+     * can land inside a stdout line that a full buffer split; CI once read "12951" + "18:..." as 1295118.
+     */
+    private static final Pattern FRONTIER = Pattern.compile("(?m)^member \\d+: FRONTIER record (\\d+)$");
 
     @TempDir
     Path dir;
