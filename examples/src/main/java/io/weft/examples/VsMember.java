@@ -249,25 +249,17 @@ final class VsMember
     private void onMessage(final Message m)
     {
         final long stallTrim = stallTrimMillis;
-        final boolean inTrim = io.weft.predicates.ProtocolThread.role() != null &&
-            io.weft.predicates.ProtocolThread.role().startsWith("membership");
-        if (haltInTrim > 0 && !inTrim)
+        final String role = io.weft.predicates.ProtocolThread.role();
+        final boolean inTrim = role != null && role.startsWith("membership");
+        if ((stallTrim > 0 || haltInTrim > 0) && !inTrim)
         {
             LockSupport.parkNanos(2_000_000L); // a backlog of stable messages builds for the trim to deliver
         }
-        if (stallTrim > 0)
+        if (stallTrim > 0 && inTrim)
         {
-            final String role = io.weft.predicates.ProtocolThread.role();
-            if (role != null && role.startsWith("membership"))
-            {
-                stallTrimMillis = 0;
-                say("member %d: STALL of the membership thread for %d ms in a trim delivery", me, stallTrim);
-                stall(stallTrim);
-            }
-            else
-            {
-                LockSupport.parkNanos(2_000_000L); // a backlog of stable messages builds for the trim to deliver
-            }
+            stallTrimMillis = 0;
+            say("member %d: STALL of the membership thread for %d ms in a trim delivery", me, stallTrim);
+            stall(stallTrim);
         }
         final int sender = m.segment().get(INT, m.offset());
         final int inc = m.segment().get(INT, m.offset() + 4);

@@ -31,6 +31,7 @@ final class Dashboard implements AutoCloseable
     private final PrometheusMeterRegistry registry;
     private final ObjectMapper json = new ObjectMapper();
     private final byte[] chartJs;
+    private final Map<String, byte[]> pages = new java.util.HashMap<>(); // read once: they do not change
 
     private Dashboard(final HttpServer server, final DashboardModel model, final PrometheusMeterRegistry registry)
     {
@@ -38,6 +39,7 @@ final class Dashboard implements AutoCloseable
         this.model = model;
         this.registry = registry;
         this.chartJs = chartJs();
+        PAGES.forEach((path, name) -> pages.put(path, resource(Dashboard.class, name)));
     }
 
     /** Serves on 127.0.0.1:{@code port} ({@code 0}: any free port; see {@link #port()}). */
@@ -96,8 +98,7 @@ final class Dashboard implements AutoCloseable
         }
         else if (PAGES.containsKey(path))
         {
-            final String name = PAGES.get(path);
-            send(exchange, 200, contentType(name), resource(Dashboard.class, name));
+            send(exchange, 200, contentType(PAGES.get(path)), pages.get(path));
         }
         else
         {
