@@ -134,7 +134,7 @@ public final class ConfigLoader
             c.getIsNull("weft.membership.secret") ? null : string(c, "weft.membership.secret"),
             ViewChangeSends.parse("weft.membership.send-during-view-change",
                 string(c, "weft.membership.send-during-view-change")),
-            duration(c, "weft.membership.join-timeout"));
+            duration(c, "weft.membership.join-timeout"), bool(c, "weft.membership.runtime-subgroups"));
         return b;
     }
 

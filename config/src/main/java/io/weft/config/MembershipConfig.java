@@ -12,10 +12,16 @@ import java.util.List;
  *                             means this member refuses every join.
  * @param sendDuringViewChange what a send does while a view change is in progress.
  * @param joinTimeout          how long a joining process keeps trying before it gives up.
+ * @param runtimeSubgroups     whether members may add subgroups while the group runs (a small ordered subgroup of
+ *                             every member, {@value #RUNTIME_CHANNEL}, carries the requests; the same in every
+ *                             member's file).
  */
 public record MembershipConfig(List<Integer> initialView, String secret, ViewChangeSends sendDuringViewChange,
-    Duration joinTimeout)
+    Duration joinTimeout, boolean runtimeSubgroups)
 {
+    /** The subgroup that carries requests for subgroups added at run time; no declared subgroup may take its name. */
+    public static final String RUNTIME_CHANNEL = "weft.runtime";
+
     /** Shortest secret accepted: a short secret is a guessable one. */
     public static final int MIN_SECRET_LENGTH = 16;
 
@@ -32,6 +38,13 @@ public record MembershipConfig(List<Integer> initialView, String secret, ViewCha
         WeftConfigException.check(joinTimeout != null && joinTimeout.toMillis() >= 100 &&
             joinTimeout.compareTo(Duration.ofHours(1)) <= 0, "weft.membership.join-timeout", joinTimeout,
             "must be a duration between 100ms and 1h");
+    }
+
+    /** Subgroups are fixed by the configuration (no runtime additions). */
+    public MembershipConfig(final List<Integer> initialView, final String secret,
+        final ViewChangeSends sendDuringViewChange, final Duration joinTimeout)
+    {
+        this(initialView, secret, sendDuringViewChange, joinTimeout, false);
     }
 
     /** Member ids of view 0, resolved against the group (empty means all). */
@@ -53,6 +66,7 @@ public record MembershipConfig(List<Integer> initialView, String secret, ViewCha
     public String toString()
     {
         return "MembershipConfig[initialView=" + initialView + ", secret=" + (secret == null ? "none" : "(set)") +
-            ", sendDuringViewChange=" + sendDuringViewChange + ", joinTimeout=" + joinTimeout + "]";
+            ", sendDuringViewChange=" + sendDuringViewChange + ", joinTimeout=" + joinTimeout +
+            ", runtimeSubgroups=" + runtimeSubgroups + "]";
     }
 }

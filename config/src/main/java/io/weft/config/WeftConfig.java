@@ -48,10 +48,6 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
         {
             WeftConfigException.check(names.add(s.name()), "weft.subgroups[].name", s.name(), "must be unique");
             s.validateAgainst(group);
-            final DdsConfig topics = dds;
-            WeftConfigException.check(!s.name().startsWith(TopicConfig.SUBGROUP_PREFIX) || topics.topics().stream()
-                .anyMatch(t -> t.subgroupName().equals(s.name())), "weft.subgroups[].name", s.name(),
-                "must not start with '" + TopicConfig.SUBGROUP_PREFIX + "' (the subgroups of DDS topics)");
         }
     }
 
@@ -235,6 +231,15 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
         {
             final GroupConfig group = new GroupConfig(groupName, members);
             final DdsConfig topics = dds == null ? DdsConfig.NONE : dds;
+            for (final SubgroupConfig s : subgroups)
+            {
+                // names the system gives subgroups of its own (runtime additions reuse the DDS prefix for topics)
+                WeftConfigException.check(!s.name().startsWith(TopicConfig.SUBGROUP_PREFIX) || topics.topics()
+                    .stream().anyMatch(t -> t.subgroupName().equals(s.name())), "weft.subgroups[].name", s.name(),
+                    "must not start with '" + TopicConfig.SUBGROUP_PREFIX + "' (the subgroups of DDS topics)");
+                WeftConfigException.check(!s.name().equals(MembershipConfig.RUNTIME_CHANNEL), "weft.subgroups[].name",
+                    s.name(), "is reserved for the requests of weft.membership.runtime-subgroups");
+            }
             for (final TopicConfig t : topics.topics())
             {
                 t.validateAgainst(group); // here, not per view: a view may lack a publisher or subscriber

@@ -13,6 +13,8 @@ final class ChangeList
     static final long FAILED = 1;
     static final long LEFT = 2;
     static final long JOINED = 3;
+    /** No member changes: subgroups added at run time join the next view ({@link RuntimeSubgroups}). */
+    static final long RECONFIGURED = 4;
 
     private final long[] entries;
     private int length;
@@ -105,7 +107,7 @@ final class ChangeList
     {
         for (int i = 0; i < length; i++)
         {
-            if (idOf(entries[i]) == memberId)
+            if (kindOf(entries[i]) != RECONFIGURED && idOf(entries[i]) == memberId)
             {
                 return true;
             }
@@ -179,7 +181,8 @@ final class ChangeList
     @Override
     public String toString()
     {
-        return "failed " + ids(FAILED) + ", left " + ids(LEFT) + ", joined " + ids(JOINED);
+        return "failed " + ids(FAILED) + ", left " + ids(LEFT) + ", joined " + ids(JOINED) +
+            (count(RECONFIGURED) > 0 ? ", subgroups added" : "");
     }
 
     /** Reads entry {@code i} of a list held elsewhere (a row of the table). */

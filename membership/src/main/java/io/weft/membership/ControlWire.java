@@ -23,7 +23,7 @@ import java.util.List;
  *   joiner -&gt; member   RESPONSE  HMAC(secret, "weft-joiner" | group | id | member nonce | request), request
  *                                (what the joiner holds already: {@link StateTransfer#joinRequest}, may be empty)
  *   member -&gt; joiner   REDIRECT leader id | RETRY reason | REFUSE reason | ACCEPTED
- *   (leader, once the view with the joiner is installed)  VIEW, STATE, then
+ *   (leader, once the view with the joiner is installed)  VIEW (with the subgroups added at run time), STATE, then
  *   member -&gt; joiner   ADMIT_MAC HMAC(secret, "weft-admit" | group | id | joiner nonce | member nonce | VIEW | STATE)
  * </pre>
  * Neither side sends the secret; each proves it knows it, so a joiner never takes a view from an impostor, and the
@@ -33,7 +33,7 @@ import java.util.List;
 final class ControlWire
 {
     static final int MAGIC = 0x57464354; // "WFCT"
-    static final byte VERSION = 2; // 2: the joiner's state request in RESPONSE, under its MAC
+    static final byte VERSION = 3; // 2: the joiner's state request in RESPONSE, under its MAC; 3: VIEW lists added subgroups
     static final byte JOIN = 1;
     static final byte CHALLENGE = 2;
     static final byte RESPONSE = 3;
@@ -190,7 +190,12 @@ final class ControlWire
         return new String(b, StandardCharsets.UTF_8);
     }
 
-    static byte[] encodeView(final View v)
+    /** A joiner's first view and the subgroups added at run time that it holds. */
+    record ViewFrame(View view, List<RuntimeSubgroups.Spec> added)
+    {
+    }
+
+    static byte[] encodeView(final View v, final List<RuntimeSubgroups.Spec> added)
     {
         final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes))
@@ -204,6 +209,7 @@ final class ControlWire
                     out.writeInt(id);
                 }
             }
+            RuntimeSubgroups.encodeAll(added, out);
         }
         catch (final IOException ex)
         {
@@ -212,7 +218,7 @@ final class ControlWire
         return bytes.toByteArray();
     }
 
-    static View decodeView(final byte[] payload) throws ProtocolException
+    static ViewFrame decodeView(final byte[] payload) throws ProtocolException
     {
         try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(payload)))
         {
@@ -232,7 +238,8 @@ final class ControlWire
                 }
                 lists.add(list);
             }
-            return new View(id, lists.get(0), lists.get(1), lists.get(2), lists.get(3));
+            final View view = new View(id, lists.get(0), lists.get(1), lists.get(2), lists.get(3));
+            return new ViewFrame(view, RuntimeSubgroups.decodeAll(in));
         }
         catch (final ProtocolException ex)
         {

@@ -38,7 +38,9 @@ public final class Group implements AutoCloseable
 {
     private final WeftConfig config;
     private final MeterRegistry registry;
-    private final Map<String, Subgroup> subgroups = new LinkedHashMap<>();
+    private final Map<String, Subgroup> subgroups = new LinkedHashMap<>(); // configured; fixed after construction
+    private final Map<String, Subgroup> added = new java.util.concurrent.ConcurrentHashMap<>(); // at run time
+    private final Subgroup channel = new Subgroup(this, io.weft.config.MembershipConfig.RUNTIME_CHANNEL);
     private final CurrentView current = new CurrentView();
     private final MembershipLoop membership;
     private final AtomicBoolean released = new AtomicBoolean();
@@ -78,6 +80,7 @@ public final class Group implements AutoCloseable
         }
         else
         {
+            membership.runtime().adopt(admission.added());
             membership.stateTransfer().install(admission.state());
             first = admission.view();
         }
@@ -101,21 +104,108 @@ public final class Group implements AutoCloseable
         return new GroupBuilder(config);
     }
 
-    /** The subgroup named {@code name} (valid across views). */
+    /** The subgroup named {@code name} (valid across views), configured or added at run time. */
     public Subgroup subgroup(final String name)
     {
         final Subgroup s = subgroups.get(name);
-        if (s == null)
+        if (s != null)
         {
-            throw new IllegalArgumentException("no subgroup named " + name + "; configured: " + subgroups.keySet());
+            return s;
         }
-        return s;
+        if (membership.runtime().find(name) != null)
+        {
+            return added.computeIfAbsent(name, n -> new Subgroup(this, n));
+        }
+        throw new IllegalArgumentException("no subgroup named " + name + "; configured: " + subgroups.keySet() +
+            (membership.runtime().enabled() ? ", added at run time: " + addedNames() : ""));
     }
 
-    /** Every configured subgroup by name. */
+    /** Every subgroup by name: the configured ones, then those added at run time (in the order they were added). */
     public Map<String, Subgroup> subgroups()
     {
-        return subgroups;
+        final Map<String, Subgroup> all = new LinkedHashMap<>(subgroups);
+        addedNames().forEach(n -> all.put(n, subgroup(n)));
+        return java.util.Collections.unmodifiableMap(all);
+    }
+
+    private List<String> addedNames()
+    {
+        return membership.runtime().agreed().stream().map(sp -> sp.config().name()).toList();
+    }
+
+    /**
+     * Adds a subgroup to the running group (needs {@code weft.membership.runtime-subgroups = true} at every member):
+     * the request is multicast in order, the next view change adds the subgroup at every member at once (each told
+     * through {@link GroupBuilder#onSubgroupAdded} before its first delivery, joiners included), and this call
+     * returns once a view holding it is installed here. Asking for a subgroup that exists with the same
+     * configuration returns it; two members asking for one name at once get the first request in the order, and the
+     * other call fails if its configuration differs.
+     *
+     * @param sg         the subgroup: member and sender ids (empty: every member of the group), window, payload, mode.
+     * @param properties anything the application wants every member's listener to see (at most a few KiB), or "".
+     * @throws IllegalStateException    runtime subgroups are off, the name is taken by another configuration, or
+     *                                  this member stopped.
+     * @throws IllegalArgumentException a member id outside the group, or a request too large.
+     * @throws java.util.concurrent.TimeoutException not added within {@code timeout} (it may still be added later).
+     */
+    public Subgroup addSubgroup(final SubgroupConfig sg, final String properties, final Duration timeout)
+        throws java.util.concurrent.TimeoutException, InterruptedException
+    {
+        final RuntimeSubgroups runtime = membership.runtime();
+        if (!runtime.enabled())
+        {
+            throw new IllegalStateException("subgroups cannot be added at run time: weft.membership.runtime-subgroups " +
+                "is false (it must be true in every member's configuration)");
+        }
+        final String invalid = RuntimeSubgroups.invalid(config.group(), sg);
+        if (invalid != null)
+        {
+            throw new IllegalArgumentException(invalid);
+        }
+        final SubgroupConfig there = subgroups.containsKey(sg.name()) ? config.subgroup(sg.name()) :
+            runtime.find(sg.name());
+        if (there != null || sg.name().equals(io.weft.config.MembershipConfig.RUNTIME_CHANNEL))
+        {
+            if (sg.equals(there))
+            {
+                return subgroup(sg.name());
+            }
+            throw new IllegalStateException("subgroup " + sg.name() + " exists with another configuration: " +
+                (there == null ? "it is reserved" : there));
+        }
+        final byte[] request = new RuntimeSubgroups.Spec(sg, properties).encode();
+        if (request.length > RuntimeSubgroups.MAX_SPEC)
+        {
+            throw new IllegalArgumentException("the request for subgroup " + sg.name() + " takes " + request.length +
+                " bytes, more than " + RuntimeSubgroups.MAX_SPEC + " (shorten its properties)");
+        }
+        final java.util.concurrent.CompletableFuture<Void> answer = runtime.await(sg.name());
+        try
+        {
+            if (channel.send(request, timeout) < 0)
+            {
+                throw new java.util.concurrent.TimeoutException("the request for subgroup " + sg.name() +
+                    " could not be sent within " + timeout);
+            }
+            answer.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return subgroup(sg.name());
+        }
+        catch (final java.util.concurrent.ExecutionException ex)
+        {
+            throw ex.getCause() instanceof RuntimeException r ? r : new IllegalStateException(ex.getCause());
+        }
+        finally
+        {
+            runtime.forget(sg.name(), answer);
+        }
+    }
+
+    /** The configuration of a subgroup, configured or added at run time. */
+    SubgroupConfig subgroupConfig(final String name)
+    {
+        final SubgroupConfig sg = membership.runtime().find(name);
+        return sg != null ? sg : name.equals(io.weft.config.MembershipConfig.RUNTIME_CHANNEL) ?
+            RuntimeSubgroups.channel() : config.subgroup(name);
     }
 
     /** The current view. */
@@ -327,7 +417,7 @@ public final class Group implements AutoCloseable
         if (g == null)
         {
             throw new IllegalStateException("subgroup " + name + " has no members or no senders in " + e.view +
-                " (its member list: " + config.subgroup(name).members() + ")");
+                " (its member list: " + subgroupConfig(name).members() + ")");
         }
         return g;
     }

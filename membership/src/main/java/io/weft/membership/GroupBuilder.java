@@ -28,6 +28,7 @@ public final class GroupBuilder
     private MeterRegistry registry = new SimpleMeterRegistry();
     private Consumer<String> minorityListener = message -> { };
     private StateTransfer stateTransfer = StateTransfer.NONE;
+    private SubgroupAddedListener subgroupAdded = (sg, properties) -> null;
 
     GroupBuilder(final WeftConfig config)
     {
@@ -84,6 +85,17 @@ public final class GroupBuilder
         return this;
     }
 
+    /**
+     * Told of every subgroup added at run time ({@link Group#addSubgroup}, needs
+     * {@code weft.membership.runtime-subgroups = true}), at every member, before its first delivery; it returns the
+     * subgroup's delivery callback. Without it, members that did not add a subgroup receive nothing from it.
+     */
+    public GroupBuilder onSubgroupAdded(final SubgroupAddedListener listener)
+    {
+        subgroupAdded = Objects.requireNonNull(listener, "listener");
+        return this;
+    }
+
     /** Registers this member's meters in {@code registry} (for example a Prometheus registry). */
     public GroupBuilder meterRegistry(final MeterRegistry registry)
     {
@@ -117,6 +129,11 @@ public final class GroupBuilder
     MeterRegistry registry()
     {
         return registry;
+    }
+
+    SubgroupAddedListener subgroupAdded()
+    {
+        return subgroupAdded;
     }
 
     Map<String, DeliveryHandler> handlers()

@@ -28,7 +28,7 @@ final class Joiner
     private static final String NO_ANSWER = "no member answered";
 
     /** The first view of a joiner and the application state to install before delivering in it. */
-    record Admission(View view, byte[] state)
+    record Admission(View view, List<RuntimeSubgroups.Spec> added, byte[] state)
     {
     }
 
@@ -204,13 +204,14 @@ final class Joiner
                 throw new ControlWire.ProtocolException("the view and state from member " + target.id() + " failed " +
                     "authentication (altered on the way, or not from the member that accepted the join)");
             }
-            final View view = ControlWire.decodeView(encoded);
+            final ControlWire.ViewFrame frame = ControlWire.decodeView(encoded);
+            final View view = frame.view();
             if (!view.contains(config.memberId()))
             {
                 throw new ControlWire.ProtocolException("admitted into " + view + " which does not contain member " +
                     config.memberId());
             }
-            return new Attempt(Outcome.ADMITTED, new Admission(view, state), -1, null);
+            return new Attempt(Outcome.ADMITTED, new Admission(view, frame.added(), state), -1, null);
         }
     }
 }

@@ -43,6 +43,7 @@ final class MembershipLoop implements Runnable
     private final StateTransfer stateTransfer;
     private final CurrentView current;
     private final JoinDesk desk;
+    private final RuntimeSubgroups runtime;
     private final Thread thread;
     private volatile ViewChange viewChange;
 
@@ -58,6 +59,7 @@ final class MembershipLoop implements Runnable
         this.minorityListener = b.minorityListener();
         this.stateTransfer = b.stateTransfer();
         this.current = current;
+        this.runtime = new RuntimeSubgroups(config, b.subgroupAdded());
         this.thread = Thread.ofPlatform().name("weft-membership-" + config.memberId()).daemon(true).unstarted(this);
         this.desk = new JoinDesk(config, current, () -> viewChange, this::wake);
     }
@@ -65,6 +67,11 @@ final class MembershipLoop implements Runnable
     JoinDesk desk()
     {
         return desk;
+    }
+
+    RuntimeSubgroups runtime()
+    {
+        return runtime;
     }
 
     StateTransfer stateTransfer()
@@ -135,16 +142,18 @@ final class MembershipLoop implements Runnable
     Epoch openEpoch(final View view)
     {
         final Epoch[] holder = new Epoch[1];
-        final Epoch e = Epoch.open(config, view, registry, smcTotals, message -> onMinority(holder[0], message), this::wake);
+        final Epoch e = Epoch.open(runtime.base(config), view, registry, smcTotals,
+            message -> onMinority(holder[0], message), this::wake);
         holder[0] = e;
         e.smc.subgroups().forEach((name, engine) ->
         {
-            final DeliveryHandler h = handlers.get(name);
+            final DeliveryHandler h = name.equals(io.weft.config.MembershipConfig.RUNTIME_CHANNEL) ?
+                m -> runtime.onDelivery(m, config) : handlers.get(name);
             if (h != null)
             {
                 engine.onDelivery(h);
             }
-            final BatchHandler bh = batchHandlers.get(name);
+            final BatchHandler bh = batchHandlers.containsKey(name) ? batchHandlers.get(name) : runtime.handler(name);
             if (bh != null)
             {
                 engine.onBatch(bh);
@@ -166,7 +175,7 @@ final class MembershipLoop implements Runnable
     {
         final Claim claim = new Claim();
         resend.forEach((name, messages) -> resend(e, name, messages, claim));
-        viewChange = new ViewChange(e, desk::waiting);
+        viewChange = new ViewChange(e, desk::waiting, runtime::pending);
         for (final ViewListener l : viewListeners)
         {
             try
@@ -181,6 +190,7 @@ final class MembershipLoop implements Runnable
         current.install(e);
         e.start();
         LOG.info("member {} installed {}", config.memberId(), e.view);
+        runtime.installed();
     }
 
     private static void resend(final Epoch e, final String name, final List<byte[]> messages, final Claim claim)
@@ -226,6 +236,7 @@ final class MembershipLoop implements Runnable
             return false;
         }
         LOG.error(reason);
+        runtime.stopped(reason);
         final Epoch e = current.epoch();
         e.smc.subgroups().values().forEach(SmcSubgroup::wedge);
         e.smc.close();
@@ -245,11 +256,13 @@ final class MembershipLoop implements Runnable
         }
         final Map<String, List<byte[]>> resend = undeliveredOwn(old);
         final View view = changes.nextView(old.view);
+        runtime.agree(); // the view's last deliveries (its trim) are done: the same requests at every survivor
         admitJoiners(view); // also when this member leaves in the same change: the joiners wait at its desk
         if (changes.lists(ChangeList.LEFT, me))
         {
             old.close();
             current.moveTo(Lifecycle.LEFT);
+            runtime.stopped("member " + me + " left the group");
             LOG.info("member {} left the group at the end of {}", me, old.view);
             return;
         }
@@ -306,6 +319,7 @@ final class MembershipLoop implements Runnable
     private void admitJoiners(final View view)
     {
         final java.util.Map<java.nio.ByteBuffer, byte[]> states = new java.util.HashMap<>(); // by request
+        final List<RuntimeSubgroups.Spec> added = runtime.agreed();
         for (final int id : view.joined())
         {
             final PendingJoin j = desk.take(id);
@@ -317,7 +331,7 @@ final class MembershipLoop implements Runnable
                     .execute(j::close); // unblocks a write the joiner never reads
                 Thread.ofVirtual().name("weft-admit-" + id).start(() ->
                 {
-                    if (!j.admit(view, snapshot))
+                    if (!j.admit(view, added, snapshot))
                     {
                         LOG.warn("joiner {} went away before it got {}", id, view);
                     }

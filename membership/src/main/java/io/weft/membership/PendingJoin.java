@@ -12,12 +12,15 @@ import java.net.Socket;
 record PendingJoin(int memberId, Socket socket, DataOutputStream out, String secret, String group, byte[] joinerNonce,
     byte[] memberNonce, byte[] request) implements AutoCloseable
 {
-    /** Sends the joiner its first view, the application state and their MAC; false if the joiner is gone. */
-    boolean admit(final View view, final byte[] state)
+    /**
+     * Sends the joiner its first view with the subgroups added at run time, the application state and their MAC;
+     * false if the joiner is gone.
+     */
+    boolean admit(final View view, final java.util.List<RuntimeSubgroups.Spec> added, final byte[] state)
     {
         try
         {
-            final byte[] encoded = ControlWire.encodeView(view);
+            final byte[] encoded = ControlWire.encodeView(view, added);
             ControlWire.write(out, ControlWire.VIEW, encoded);
             ControlWire.write(out, ControlWire.STATE, state);
             ControlWire.write(out, ControlWire.ADMIT_MAC, ControlWire.admissionMac(secret, group, memberId, joinerNonce,

@@ -56,7 +56,7 @@ public final class Subgroup
     /** The largest message this subgroup takes, in bytes ({@code max-payload}). */
     public int maxPayload()
     {
-        return group.config().subgroup(name).maxPayload();
+        return group.subgroupConfig(name).maxPayload();
     }
 
     /**

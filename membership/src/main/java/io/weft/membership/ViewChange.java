@@ -51,6 +51,7 @@ final class ViewChange
     private final MembershipColumns cols;
     private final int me;
     private final Supplier<java.util.List<Integer>> joiners;
+    private final java.util.function.BooleanSupplier reconfigure;
     private final ChangeList list = new ChangeList(MembershipColumns.MAX_CHANGES);
     private final Map<String, long[]> echoed = new HashMap<>();
     private final Map<String, long[]> trims = new HashMap<>();
@@ -59,8 +60,10 @@ final class ViewChange
     private boolean wedged;
     private boolean doneSet;
 
-    ViewChange(final Epoch epoch, final Supplier<java.util.List<Integer>> joiners)
+    ViewChange(final Epoch epoch, final Supplier<java.util.List<Integer>> joiners,
+        final java.util.function.BooleanSupplier reconfigure)
     {
+        this.reconfigure = reconfigure;
         this.e = epoch;
         this.sst = epoch.sst;
         this.cols = epoch.columns;
@@ -170,7 +173,7 @@ final class ViewChange
                 e.view.id(), list.length());
             rewrite = list.length() > 0;
         }
-        rewrite |= ViewChangeRules.propose(e, list, e.view, joiners.get());
+        rewrite |= ViewChangeRules.propose(e, list, e.view, joiners.get(), reconfigure.getAsBoolean());
         if (rewrite)
         {
             wedge();

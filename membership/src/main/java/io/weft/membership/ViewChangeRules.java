@@ -110,11 +110,17 @@ final class ViewChangeRules
 
     /**
      * Appends to the leader's {@code list} what it must propose now: suspected members as failed, trusted members
-     * that announced a leave as left, waiting joiners outside {@code view} as joined. True if anything was appended.
+     * that announced a leave as left, waiting joiners outside {@code view} as joined, and, when {@code reconfigure}
+     * (subgroups were requested), a change without members. True if anything was appended.
      */
-    static boolean propose(final MembershipTable t, final ChangeList list, final View view, final List<Integer> joiners)
+    static boolean propose(final MembershipTable t, final ChangeList list, final View view, final List<Integer> joiners,
+        final boolean reconfigure)
     {
         boolean appended = false;
+        if (reconfigure && list.count(ChangeList.RECONFIGURED) == 0)
+        {
+            appended = list.append(ChangeList.RECONFIGURED, 0);
+        }
         for (int r = 0; r < t.rows(); r++)
         {
             if (!t.trusts(r) && !list.mentions(t.idAt(r)))

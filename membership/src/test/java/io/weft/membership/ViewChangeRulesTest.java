@@ -131,11 +131,11 @@ class ViewChangeRulesTest
         t.leaving[2] = true;
         final ChangeList list = new ChangeList(MembershipColumns.MAX_CHANGES);
         final View view = View.initial(List.of(0, 1, 2, 3));
-        assertTrue(ViewChangeRules.propose(t, list, view, List.of(9, 1)));
+        assertTrue(ViewChangeRules.propose(t, list, view, List.of(9, 1), false));
         assertEquals(List.of(3), list.ids(ChangeList.FAILED));
         assertEquals(List.of(2), list.ids(ChangeList.LEFT));
         assertEquals(List.of(9), list.ids(ChangeList.JOINED), "a member already in the view does not join");
-        assertFalse(ViewChangeRules.propose(t, list, view, List.of(9)), "nothing new");
+        assertFalse(ViewChangeRules.propose(t, list, view, List.of(9), false), "nothing new");
         final View next = list.nextView(view);
         assertEquals(List.of(0, 1, 9), next.members());
         assertEquals(1, next.id());

@@ -1,0 +1,182 @@
+package io.weft.membership;
+
+import io.weft.config.DeliveryMode;
+import io.weft.config.MembershipConfig;
+import io.weft.config.SubgroupConfig;
+import io.weft.config.TransportKind;
+import io.weft.config.ViewChangeSends;
+import io.weft.config.WeftConfig;
+import io.weft.sst.harness.Members;
+import io.weft.sst.harness.TestGroups;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Subgroups added while the group runs (tcp, members in one JVM): every member is told of each addition once, in
+ * the same order, before its first delivery; the new subgroup delivers the same sequence everywhere; two members
+ * asking for one name with different configurations get one subgroup and one clear refusal; a joiner is told of
+ * every added subgroup with its view and receives from them; bad requests are refused before anything is sent.
+ */
+@Timeout(120)
+class RuntimeSubgroupsTest
+{
+    private static final String SECRET = "runtime-subgroups-test-secret";
+
+    @Test
+    void subgroupsAddedAtRunTimeReachEveryMemberAndJoiners() throws Exception
+    {
+        final WeftConfig base = TestGroups.config(TransportKind.TCP, 4);
+        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
+            .members(base.group().members()).transport(TransportKind.TCP)
+            .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
+            .membership(new MembershipConfig(List.of(0, 1, 2), SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(30),
+                true)).build();
+        final Map<Integer, List<String>> told = new ConcurrentHashMap<>();
+        final Map<Integer, List<Long>> orders = new ConcurrentHashMap<>();
+        try (Members ignored = new Members(config))
+        {
+            final List<GroupBuilder> builders = new ArrayList<>();
+            for (int i = 0; i < 3; i++)
+            {
+                builders.add(builder(config.forMember(i), told, orders));
+            }
+            final List<Group> groups = new ArrayList<>(InJvmGroups.open(builders));
+            try
+            {
+                final SubgroupConfig spec = new SubgroupConfig("orders", List.of(), List.of(0, 1), 16, 64,
+                    DeliveryMode.ORDERED);
+                final Subgroup added = groups.get(1).addSubgroup(spec, "qos=atomic", Duration.ofSeconds(20));
+                assertEquals("orders", added.name());
+                for (int i = 0; i < 3; i++)
+                {
+                    final int member = i;
+                    InJvmGroups.await(() -> groups.get(member).view().id() == 1, "member " + member + " in view 1");
+                    assertEquals(List.of("orders:qos=atomic"), told.get(i), "member " + i + " told once");
+                    assertEquals(64, groups.get(i).subgroup("orders").maxPayload());
+                }
+                assertEquals(List.of("all", "orders"), List.copyOf(groups.get(2).subgroups().keySet()));
+                assertSame(added, groups.get(1).addSubgroup(spec, "qos=atomic", Duration.ofSeconds(5)),
+                    "the same request again returns the subgroup at once");
+
+                send(groups.get(0), 0, 200);
+                send(groups.get(1), 1_000, 200);
+                awaitOrders(orders, List.of(0, 1, 2), 400);
+
+                // two members ask for one name at once with different windows: the first in the order wins
+                final CompletableFuture<Object> a = CompletableFuture.supplyAsync(() -> add(groups.get(0), 16));
+                final CompletableFuture<Object> b = CompletableFuture.supplyAsync(() -> add(groups.get(2), 32));
+                final List<Object> outcomes = List.of(a.get(), b.get());
+                assertEquals(1, outcomes.stream().filter(o -> o instanceof Subgroup).count(), outcomes.toString());
+                final String refusal = (String)outcomes.stream().filter(o -> o instanceof String).findFirst().orElseThrow();
+                assertTrue(refusal.contains("exists with another configuration"), refusal);
+                final int window = groups.get(0).subgroupConfig("quotes").window();
+                for (final Group g : groups)
+                {
+                    InJvmGroups.await(() -> g.view().id() == 2, "member " + g.memberId() + " in view 2");
+                    assertEquals(window, g.subgroupConfig("quotes").window(), "one configuration everywhere");
+                }
+
+                final IllegalArgumentException stranger = assertThrows(IllegalArgumentException.class, () -> groups
+                    .get(0).addSubgroup(new SubgroupConfig("far", List.of(0, 9), List.of(), 16, 64, DeliveryMode.ORDERED),
+                    "", Duration.ofSeconds(5)));
+                assertTrue(stranger.getMessage().contains("member 9"), stranger.getMessage());
+                final IllegalStateException taken = assertThrows(IllegalStateException.class, () -> groups.get(0)
+                    .addSubgroup(SubgroupConfig.allMembers("all", 8, 64), "", Duration.ofSeconds(5)));
+                assertTrue(taken.getMessage().contains("another configuration"), taken.getMessage());
+
+                // a joiner learns of both with its view and receives on orders from its first view on
+                final Group joiner = builder(config.forMember(3), told, orders).join();
+                groups.add(joiner);
+                assertEquals(List.of("orders:qos=atomic", "quotes:"), told.get(3));
+                assertEquals(List.of("all", "orders", "quotes"), List.copyOf(joiner.subgroups().keySet()));
+                for (final Group g : groups)
+                {
+                    InJvmGroups.await(() -> g.view().members().size() == 4, "member " + g.memberId() + " sees 4");
+                }
+                orders.values().forEach(List::clear);
+                send(groups.get(0), 5_000, 100);
+                awaitOrders(orders, List.of(0, 1, 2, 3), 100);
+                for (int i = 0; i < 4; i++)
+                {
+                    assertEquals(List.of("orders:qos=atomic", "quotes:"), told.get(i), "member " + i + " told once each");
+                }
+            }
+            finally
+            {
+                groups.forEach(Group::close);
+            }
+        }
+    }
+
+    private static GroupBuilder builder(final WeftConfig config, final Map<Integer, List<String>> told,
+        final Map<Integer, List<Long>> orders)
+    {
+        final int me = config.memberId();
+        told.put(me, new CopyOnWriteArrayList<>());
+        orders.put(me, new CopyOnWriteArrayList<>());
+        return Group.builder(config).onSubgroupAdded((sg, properties) ->
+        {
+            told.get(me).add(sg.name() + ":" + properties);
+            return sg.name().equals("orders") ? batch ->
+            {
+                for (int i = 0; i < batch.size(); i++)
+                {
+                    orders.get(me).add(ByteBuffer.wrap(batch.get(i).bytes()).getLong());
+                }
+            } : null;
+        });
+    }
+
+    private static Object add(final Group g, final int window)
+    {
+        try
+        {
+            return g.addSubgroup(new SubgroupConfig("quotes", List.of(), List.of(), window, 64, DeliveryMode.ORDERED),
+                "", Duration.ofSeconds(20));
+        }
+        catch (final IllegalStateException ex)
+        {
+            return ex.getMessage();
+        }
+        catch (final Exception ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static void send(final Group g, final long first, final int n)
+    {
+        final Subgroup s = g.subgroup("orders");
+        for (long v = first; v < first + n; v++)
+        {
+            assertTrue(s.send(ByteBuffer.allocate(8).putLong(v).array(), Duration.ofSeconds(10)) >= 0, "sent " + v);
+        }
+    }
+
+    private static void awaitOrders(final Map<Integer, List<Long>> orders, final List<Integer> members, final int n)
+        throws InterruptedException
+    {
+        for (final int i : members)
+        {
+            InJvmGroups.await(() -> orders.get(i).size() >= n, "member " + i + " delivered " + n + " on orders");
+        }
+        for (final int i : members)
+        {
+            assertEquals(orders.get(members.get(0)), orders.get(i), "member " + i + " delivered the same sequence");
+        }
+    }
+}
