@@ -96,7 +96,8 @@ public record TopicConfig(String name, int id, QosLevel qos, List<Integer> publi
         return publishers.isEmpty() ? group.members().stream().map(MemberAddress::id).toList() : publishers;
     }
 
-    void validateAgainst(final GroupConfig group)
+    /** Checks every publisher and subscriber id against the group's members. */
+    public void validateAgainst(final GroupConfig group)
     {
         for (final int id : subscribers)
         {

@@ -5,16 +5,22 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.weft.config.QosLevel;
+import io.weft.config.SubgroupConfig;
 import io.weft.config.TopicConfig;
 import io.weft.config.WeftConfig;
 import io.weft.membership.Group;
 import io.weft.membership.GroupBuilder;
+import io.weft.smc.BatchHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -37,10 +43,15 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class DomainParticipant implements AutoCloseable
 {
+    private static final Logger LOG = LoggerFactory.getLogger(DomainParticipant.class);
+
     private final WeftConfig config;
     private final GroupBuilder builder;
+    // the topics this member takes part in: configured, then created at run time (added on the membership thread)
     private final Map<String, TopicState> states;
-    private final Map<String, AtomicLong> written = new LinkedHashMap<>();
+    private final Map<String, AtomicLong> written = new ConcurrentHashMap<>();
+    private final Map<String, TopicConfig> created = new ConcurrentHashMap<>(); // every topic created at run time
+    private final Set<String> metered = ConcurrentHashMap.newKeySet();
     private volatile Group group;
 
     private DomainParticipant(final WeftConfig config, final GroupBuilder builder, final Map<String, TopicState> states)
@@ -64,25 +75,93 @@ public final class DomainParticipant implements AutoCloseable
             throw new IllegalStateException("the participant of member " + config.memberId() + " is enabled already");
         }
         final Group g = join ? builder.join() : builder.open();
-        final MeterRegistry registry = g.meterRegistry();
-        states.forEach((name, state) ->
-        {
-            state.attach(g.subgroup(state.config.subgroupName()));
-            final AtomicLong count = written.get(name);
-            final Tags tags = Tags.of("topic", name, "qos", state.config.qos().configName());
-            FunctionCounter.builder("weft.dds.samples.written", count, AtomicLong::get).tags(tags)
-                .description("samples this member wrote to the topic").register(registry);
-            FunctionCounter.builder("weft.dds.samples.delivered", state, TopicState::delivered).tags(tags)
-                .description("samples of the topic delivered at this member").register(registry);
-            if (state.config.qos() == QosLevel.LOGGED_STORAGE)
-            {
-                Gauge.builder("weft.dds.durability.lag", state, s -> s.delivered() - Math.max(0, s.persistedFrontier()))
-                    .tags(tags).description("samples delivered here that are not yet in every member's log")
-                    .register(registry);
-            }
-        });
         group = g;
+        attachAll(); // also the topics a joiner was told of with its view
         return this;
+    }
+
+    /** Attaches the topics not attached yet to their subgroups and registers their meters (once each). */
+    private void attachAll()
+    {
+        final Group g = group;
+        if (g == null)
+        {
+            return; // enable() attaches them
+        }
+        synchronized (states)
+        {
+            states.forEach((name, state) ->
+            {
+                if (!state.attached())
+                {
+                    state.attach(g.subgroup(state.config.subgroupName()));
+                }
+                if (metered.add(name))
+                {
+                    register(g.meterRegistry(), name, state);
+                }
+            });
+        }
+    }
+
+    private void register(final MeterRegistry registry, final String name, final TopicState state)
+    {
+        final Tags tags = Tags.of("topic", name, "qos", state.config.qos().configName());
+        FunctionCounter.builder("weft.dds.samples.written", written.get(name), AtomicLong::get).tags(tags)
+            .description("samples this member wrote to the topic").register(registry);
+        FunctionCounter.builder("weft.dds.samples.delivered", state, TopicState::delivered).tags(tags)
+            .description("samples of the topic delivered at this member").register(registry);
+        if (state.config.qos() == QosLevel.LOGGED_STORAGE)
+        {
+            Gauge.builder("weft.dds.durability.lag", state, s -> s.delivered() - Math.max(0, s.persistedFrontier()))
+                .tags(tags).description("samples delivered here that are not yet in every member's log")
+                .register(registry);
+        }
+    }
+
+    /** A view was installed (membership thread, before its first delivery). */
+    private void viewChanged()
+    {
+        attachAll(); // topics created at run time, now in the view
+        synchronized (states)
+        {
+            states.values().forEach(TopicState::viewChanged);
+        }
+    }
+
+    /**
+     * A subgroup was added at run time (membership thread, at every member, before its first delivery): when it
+     * carries a topic this member takes part in, the topic's state (history, log) is made here.
+     */
+    private BatchHandler topicAdded(final SubgroupConfig sg, final String properties)
+    {
+        final TopicConfig t;
+        try
+        {
+            t = RuntimeTopics.decode(sg, properties);
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.error("subgroup {} was added with a topic description this member cannot read ({}): it takes no " +
+                "part in it", sg.name(), ex.getMessage());
+            return null;
+        }
+        if (t == null)
+        {
+            return null; // not a topic
+        }
+        created.put(t.name(), t);
+        if (!sg.memberIds(config.group()).contains(config.memberId()))
+        {
+            return null;
+        }
+        final SampleLog log = t.qos() == QosLevel.LOGGED_STORAGE ? SampleLog.open(logDirectory(config, t.name())) : null;
+        final TopicState state = new TopicState(t, config.memberId(), log);
+        written.put(t.name(), new AtomicLong());
+        states.put(t.name(), state);
+        LOG.info("topic {} ({}) created at run time; member {} takes part", t.name(), t.qos().configName(),
+            config.memberId());
+        return state::onBatch;
     }
 
     /** A participant that is a member of view 0 (see {@link Group#open}). */
@@ -103,10 +182,59 @@ public final class DomainParticipant implements AutoCloseable
         return new Builder(config);
     }
 
-    /** The topic named {@code name} of the configuration, typed by {@code codec}. */
+    /** The topic named {@code name}, declared in the configuration or created at run time, typed by {@code codec}. */
     public <T> Topic<T> topic(final String name, final Codec<T> codec)
     {
+        final TopicConfig t = created.get(name);
+        if (t != null)
+        {
+            return new Topic<>(t, codec);
+        }
+        if (config.dds().topics().stream().noneMatch(c -> c.name().equals(name)))
+        {
+            throw new IllegalArgumentException("no topic named '" + name + "' in weft.dds.topics " +
+                config.dds().topics().stream().map(TopicConfig::name).toList() + " or created at run time " +
+                List.copyOf(created.keySet()));
+        }
         return new Topic<>(config.dds().topic(name), codec);
+    }
+
+    /**
+     * Creates a topic while the domain runs, at every member at once: the group adds the topic's subgroup in a view
+     * change ({@link Group#addSubgroup}; {@code weft.membership.runtime-subgroups = true} at every member), every
+     * member that takes part makes its state (the history, the log) before the first sample, and members that join
+     * later are told of it with their view. Returns once the topic is usable here. Creating a topic that exists
+     * with the same description returns it; a different description is refused.
+     *
+     * @throws IllegalStateException runtime topics are off, the participant is not enabled, the name is taken by a
+     *                               different topic, or the topic number is another topic's.
+     * @throws java.util.concurrent.TimeoutException not created within {@code timeout}.
+     */
+    public <T> Topic<T> createTopic(final TopicConfig topic, final Codec<T> codec, final java.time.Duration timeout)
+        throws java.util.concurrent.TimeoutException, InterruptedException
+    {
+        final Group g = group();
+        topic.validateAgainst(config.group());
+        final List<TopicConfig> known = new java.util.ArrayList<>(config.dds().topics());
+        known.addAll(created.values());
+        for (final TopicConfig k : known)
+        {
+            if (k.name().equals(topic.name()))
+            {
+                if (!k.equals(topic))
+                {
+                    throw new IllegalStateException("topic " + topic.name() + " exists with another description: " + k);
+                }
+                return new Topic<>(k, codec);
+            }
+            if (k.id() == topic.id())
+            {
+                throw new IllegalStateException("topic number " + topic.id() + " is topic " + k.name() + "'s; " +
+                    "choose another for " + topic.name());
+            }
+        }
+        g.addSubgroup(topic.subgroup(), RuntimeTopics.encode(topic), timeout);
+        return topic(topic.name(), codec);
     }
 
     /**
@@ -267,7 +395,10 @@ public final class DomainParticipant implements AutoCloseable
         {
             g.close();
         }
-        states.values().forEach(TopicState::close);
+        synchronized (states)
+        {
+            states.values().forEach(TopicState::close);
+        }
     }
 
     /** Options of a participant before it opens or joins. */
@@ -325,7 +456,7 @@ public final class DomainParticipant implements AutoCloseable
         /** Creates the participant without opening the group: create readers, then {@link #enable} it. */
         public DomainParticipant create()
         {
-            final Map<String, TopicState> states = new LinkedHashMap<>();
+            final Map<String, TopicState> states = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
             final GroupBuilder builder = Group.builder(config);
             try
             {
@@ -342,13 +473,15 @@ public final class DomainParticipant implements AutoCloseable
                     builder.onBatch(t.subgroupName(), state::onBatch);
                 }
                 builder.stateTransfer(new DomainState(states));
-                builder.onView(v -> states.values().forEach(TopicState::viewChanged));
                 if (registry != null)
                 {
                     builder.meterRegistry(registry);
                 }
+                final DomainParticipant p = new DomainParticipant(config, builder, states);
+                builder.onView(v -> p.viewChanged());
+                builder.onSubgroupAdded(p::topicAdded);
                 group.accept(builder);
-                return new DomainParticipant(config, builder, states);
+                return p;
             }
             catch (final RuntimeException ex)
             {
@@ -358,9 +491,12 @@ public final class DomainParticipant implements AutoCloseable
         }
     }
 
-    /** The topics this member takes part in (for tools). */
+    /** The topics this member takes part in (for tools): the configured ones, then those created at run time. */
     public List<String> topics()
     {
-        return List.copyOf(states.keySet());
+        synchronized (states)
+        {
+            return List.copyOf(states.keySet());
+        }
     }
 }

@@ -43,7 +43,12 @@ final class DomainState implements StateTransfer
         {
             final List<Map.Entry<String, long[]>> held = new ArrayList<>();
             int size = 10;
-            for (final TopicState t : topics.values())
+            final List<TopicState> all;
+            synchronized (topics)
+            {
+                all = List.copyOf(topics.values());
+            }
+            for (final TopicState t : all)
             {
                 final long[] h = t.logHeld();
                 final int entry = 2 + t.config.name().length() * 3 + 12;
@@ -106,10 +111,15 @@ final class DomainState implements StateTransfer
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes))
         {
+            final List<TopicState> all;
+            synchronized (topics) // topics created at run time are added on this (the membership) thread
+            {
+                all = List.copyOf(topics.values());
+            }
             out.writeInt(MAGIC);
             out.writeShort(VERSION);
-            out.writeInt(topics.size());
-            for (final TopicState t : topics.values())
+            out.writeInt(all.size());
+            for (final TopicState t : all)
             {
                 final long position;
                 final long[] h = held.get(t.config.name());

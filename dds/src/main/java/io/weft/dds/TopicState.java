@@ -46,6 +46,11 @@ final class TopicState
         this.position = log == null ? 0 : log.count();
     }
 
+    boolean attached()
+    {
+        return subgroup != null;
+    }
+
     void attach(final Subgroup subgroup)
     {
         this.subgroup = subgroup;

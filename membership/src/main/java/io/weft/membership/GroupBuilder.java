@@ -28,7 +28,7 @@ public final class GroupBuilder
     private MeterRegistry registry = new SimpleMeterRegistry();
     private Consumer<String> minorityListener = message -> { };
     private StateTransfer stateTransfer = StateTransfer.NONE;
-    private SubgroupAddedListener subgroupAdded = (sg, properties) -> null;
+    private final List<SubgroupAddedListener> subgroupAdded = new ArrayList<>();
 
     GroupBuilder(final WeftConfig config)
     {
@@ -88,11 +88,12 @@ public final class GroupBuilder
     /**
      * Told of every subgroup added at run time ({@link Group#addSubgroup}, needs
      * {@code weft.membership.runtime-subgroups = true}), at every member, before its first delivery; it returns the
-     * subgroup's delivery callback. Without it, members that did not add a subgroup receive nothing from it.
+     * subgroup's delivery callback. Several may be set (a library and the application): each is told, in the order
+     * set, and the first callback returned is the subgroup's. Without one, nothing is delivered from added subgroups.
      */
     public GroupBuilder onSubgroupAdded(final SubgroupAddedListener listener)
     {
-        subgroupAdded = Objects.requireNonNull(listener, "listener");
+        subgroupAdded.add(Objects.requireNonNull(listener, "listener"));
         return this;
     }
 
@@ -131,9 +132,9 @@ public final class GroupBuilder
         return registry;
     }
 
-    SubgroupAddedListener subgroupAdded()
+    List<SubgroupAddedListener> subgroupAdded()
     {
-        return subgroupAdded;
+        return List.copyOf(subgroupAdded);
     }
 
     Map<String, DeliveryHandler> handlers()

@@ -176,6 +176,7 @@ final class MembershipLoop implements Runnable
         final Claim claim = new Claim();
         resend.forEach((name, messages) -> resend(e, name, messages, claim));
         viewChange = new ViewChange(e, desk::waiting, runtime::pending);
+        current.install(e); // first: a listener may use the group's subgroups in the new view; nothing is delivered yet
         for (final ViewListener l : viewListeners)
         {
             try
@@ -187,7 +188,6 @@ final class MembershipLoop implements Runnable
                 LOG.error("view callback failed on {}", e.view, ex);
             }
         }
-        current.install(e);
         e.start();
         LOG.info("member {} installed {}", config.memberId(), e.view);
         runtime.installed();

@@ -114,16 +114,16 @@ final class RuntimeSubgroups
     }
 
     private final boolean enabled;
-    private final SubgroupAddedListener listener;
+    private final List<SubgroupAddedListener> listeners;
     private final List<Spec> agreed = new ArrayList<>();            // guarded by this: in every view from the next on
     private final List<Spec> requested = new ArrayList<>();         // guarded by this: delivered in this view, new
     private final Map<String, BatchHandler> handlers = new HashMap<>(); // guarded by this
     private final Map<String, CompletableFuture<Void>> waiting = new HashMap<>(); // guarded by this: local requests
 
-    RuntimeSubgroups(final WeftConfig config, final SubgroupAddedListener listener)
+    RuntimeSubgroups(final WeftConfig config, final List<SubgroupAddedListener> listeners)
     {
         this.enabled = config.membership().runtimeSubgroups();
-        this.listener = listener;
+        this.listeners = listeners;
     }
 
     boolean enabled()
@@ -305,14 +305,17 @@ final class RuntimeSubgroups
     private void add(final Spec spec)
     {
         BatchHandler h = null;
-        try
+        for (final SubgroupAddedListener l : listeners)
         {
-            h = listener.onSubgroupAdded(spec.config(), spec.properties());
-        }
-        catch (final RuntimeException ex)
-        {
-            LOG.error("the listener of added subgroup {} failed; nothing is delivered from it here", spec.config()
-                .name(), ex);
+            try
+            {
+                final BatchHandler mine = l.onSubgroupAdded(spec.config(), spec.properties());
+                h = h == null ? mine : h;
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.error("a listener of added subgroup {} failed", spec.config().name(), ex);
+            }
         }
         synchronized (this)
         {

@@ -1,0 +1,180 @@
+package io.weft.dds;
+
+import io.weft.config.DdsConfig;
+import io.weft.config.MembershipConfig;
+import io.weft.config.QosLevel;
+import io.weft.config.TopicConfig;
+import io.weft.config.TransportKind;
+import io.weft.config.ViewChangeSends;
+import io.weft.config.WeftConfig;
+import io.weft.sst.harness.Async;
+import io.weft.sst.harness.Members;
+import io.weft.sst.harness.TestGroups;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Topics created while the domain runs (three participants in one JVM over shm, then a joiner): a logged topic
+ * and a volatile one created by different members reach every member, whose readers get the same samples in the
+ * same order, each member's log holds them all, and a member that joins later is given both topics with its view
+ * and their log and history by state transfer. Repeats, conflicts and a taken topic number get clear answers.
+ */
+@Timeout(120)
+class RuntimeTopicsTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void topicsCreatedAtRunTimeServeEveryMemberAndLaterJoiners() throws Exception
+    {
+        final WeftConfig base = TestGroups.config(TransportKind.SHM, 4);
+        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
+            .members(base.group().members()).transport(TransportKind.SHM).connectTimeout(Duration.ofSeconds(30))
+            .membership(new MembershipConfig(List.of(0, 1, 2), "runtime-topics-test-secret", ViewChangeSends.WAIT,
+                Duration.ofSeconds(30), true))
+            .dds(new DdsConfig(dir, List.of(new TopicConfig("configured", 1, QosLevel.ATOMIC_MULTICAST, List.of(),
+                List.of(), 16, 64, 1)))).build();
+        final List<DomainParticipant> participants = new ArrayList<>();
+        try (Members ignored = new Members(config))
+        {
+            final List<CompletableFuture<DomainParticipant>> opening = new ArrayList<>();
+            for (int i = 0; i < 3; i++)
+            {
+                final WeftConfig c = config.forMember(i);
+                opening.add(Async.open(() -> DomainParticipant.open(c)));
+            }
+            for (final CompletableFuture<DomainParticipant> f : opening)
+            {
+                participants.add(f.get(60, TimeUnit.SECONDS));
+            }
+            final TopicConfig alarms = new TopicConfig("alarms", 7, QosLevel.LOGGED_STORAGE, List.of(0, 1), List.of(),
+                32, 64, 1);
+            final TopicConfig status = new TopicConfig("status", 8, QosLevel.VOLATILE_STORAGE, List.of(2), List.of(),
+                32, 64, 4);
+            final Topic<String> a = participants.get(1).createTopic(alarms, Codecs.utf8(), Duration.ofSeconds(20));
+            final Topic<String> s = participants.get(2).createTopic(status, Codecs.utf8(), Duration.ofSeconds(20));
+            assertEquals(QosLevel.LOGGED_STORAGE, a.qos());
+            for (final DomainParticipant p : participants)
+            {
+                await(() -> p.topics().equals(List.of("configured", "alarms", "status")), "topics at " +
+                    p.group().memberId() + ": " + p.topics());
+            }
+            assertEquals(7, participants.get(0).topic("alarms", Codecs.utf8()).id(), "known by name everywhere");
+
+            final DataWriter<String> w0 = participants.get(0).createWriter(participants.get(0).topic("alarms",
+                Codecs.utf8()));
+            final DataWriter<String> w1 = participants.get(1).createWriter(a);
+            final DataWriter<String> w2 = participants.get(2).createWriter(s);
+            for (int i = 0; i < 50; i++)
+            {
+                w0.write("a0-" + i);
+                w1.write("a1-" + i);
+                w2.write("s-" + i);
+            }
+            assertTrue(w0.awaitDurable(Duration.ofSeconds(20)) && w1.awaitDurable(Duration.ofSeconds(20)),
+                "alarms durable at every member");
+
+            // readers created now get the log and the history first
+            final List<List<String>> alarmsRead = new ArrayList<>();
+            final List<List<String>> statusRead = new ArrayList<>();
+            for (final DomainParticipant p : participants)
+            {
+                alarmsRead.add(read(p, "alarms"));
+                statusRead.add(read(p, "status"));
+            }
+            for (int m = 0; m < 3; m++)
+            {
+                final List<String> al = alarmsRead.get(m);
+                final List<String> st = statusRead.get(m);
+                await(() -> al.size() == 100 && st.size() == 4, "member reads 100 alarms and 4 statuses");
+                assertEquals(alarmsRead.get(0), al, "the same alarms in the same order");
+                assertEquals(List.of("s-46", "s-47", "s-48", "s-49"), st, "KEEP_LAST 4");
+                try (SampleLog log = SampleLog.openReadOnly(DomainParticipant.logDirectory(config.forMember(m),
+                    "alarms")))
+                {
+                    final List<String> logged = new ArrayList<>();
+                    log.read(0, e -> logged.add(new String(e.payload(), java.nio.charset.StandardCharsets.UTF_8)));
+                    assertEquals(alarmsRead.get(0), logged, "member " + m + "'s log holds every alarm, in order");
+                }
+            }
+
+            // repeats return the topic, conflicts and taken numbers are refused
+            assertEquals("alarms", participants.get(2).createTopic(alarms, Codecs.utf8(), Duration.ofSeconds(5)).name());
+            final IllegalStateException other = assertThrows(IllegalStateException.class, () -> participants.get(0)
+                .createTopic(new TopicConfig("alarms", 7, QosLevel.ATOMIC_MULTICAST, List.of(), List.of(), 32, 64, 1),
+                Codecs.utf8(), Duration.ofSeconds(5)));
+            assertTrue(other.getMessage().contains("another description"), other.getMessage());
+            final IllegalStateException number = assertThrows(IllegalStateException.class, () -> participants.get(0)
+                .createTopic(new TopicConfig("sirens", 7, QosLevel.UNORDERED, List.of(), List.of(), 32, 64, 1),
+                Codecs.utf8(), Duration.ofSeconds(5)));
+            assertTrue(number.getMessage().contains("topic number 7"), number.getMessage());
+
+            // a later joiner gets both topics with its view, the log and the history by state transfer
+            final DomainParticipant joiner = DomainParticipant.join(config.forMember(3));
+            participants.add(joiner);
+            assertEquals(List.of("configured", "alarms", "status"), joiner.topics());
+            final List<String> joinerAlarms = read(joiner, "alarms");
+            final List<String> joinerStatus = read(joiner, "status");
+            await(() -> joinerAlarms.size() == 100 && joinerStatus.size() == 4, "the joiner reads the stored samples");
+            assertEquals(alarmsRead.get(0), joinerAlarms);
+            assertEquals(statusRead.get(0), joinerStatus);
+            w1.write("after-join");
+            await(() -> joinerAlarms.size() == 101, "the joiner reads live alarms");
+            assertEquals("after-join", joinerAlarms.get(100));
+        }
+        finally
+        {
+            participants.forEach(DomainParticipant::close);
+        }
+    }
+
+    @Test
+    void creatingATopicNeedsRuntimeSubgroups() throws Exception
+    {
+        final WeftConfig base = TestGroups.config(TransportKind.SHM, 1);
+        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
+            .members(base.group().members()).transport(TransportKind.SHM).dds(new DdsConfig(dir, List.of())).build();
+        try (Members ignored = new Members(config); DomainParticipant p = DomainParticipant.open(config))
+        {
+            final IllegalStateException off = assertThrows(IllegalStateException.class, () -> p.createTopic(
+                new TopicConfig("late", 1, QosLevel.UNORDERED, List.of(), List.of(), 16, 64, 1), Codecs.utf8(),
+                Duration.ofSeconds(5)));
+            assertTrue(off.getMessage().contains("weft.membership.runtime-subgroups"), off.getMessage());
+        }
+    }
+
+    private static List<String> read(final DomainParticipant p, final String topic)
+    {
+        final List<String> seen = new CopyOnWriteArrayList<>();
+        p.createReader(p.topic(topic, Codecs.utf8()), (sample, info) -> seen.add(sample));
+        return seen;
+    }
+
+    private static void await(final BooleanSupplier condition, final String what) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("timed out waiting: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+}
