@@ -86,6 +86,7 @@ public final class ConfigWriter
                 secret = %s
                 send-during-view-change = %s
                 join-timeout = %dms
+                runtime-subgroups = %b
               }
               dds {
                 log-directory = %s
@@ -105,6 +106,6 @@ public final class ConfigWriter
             c.smc().earlyLockRelease(), c.smc().lazyNulls(), ids(c.membership().initialView()),
             c.membership().secret() == null ? "null" : com.typesafe.config.ConfigUtil.quoteString(c.membership().secret()),
             c.membership().sendDuringViewChange().configName(), c.membership().joinTimeout().toMillis(),
-            com.typesafe.config.ConfigUtil.quoteString(c.dds().logDirectory().toString()), topics);
+            c.membership().runtimeSubgroups(), com.typesafe.config.ConfigUtil.quoteString(c.dds().logDirectory().toString()), topics);
     }
 }

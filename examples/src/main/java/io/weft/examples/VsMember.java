@@ -31,7 +31,8 @@ import java.util.concurrent.locks.LockSupport;
  * the view callback of the next view change, then goes on) or {@code stall-trim MS} (deliveries slow down to 2 ms
  * each, so that a backlog builds, and the membership thread sleeps that long in the first message of a trim) or
  * {@code halt-in-trim N} (the same backlog, then the process halts as kill -9 would, its log flushed, after delivering
- * N messages of the next trim). With {@code --callback-send}, its delivery callback also tries a send that waits
+ * N messages of the next trim) or {@code add-subgroup NAME} (adds an all-member subgroup at run time; every member
+ * prints SUBGROUP-ADDED when told of one). With {@code --callback-send}, its delivery callback also tries a send that waits
  * (which a protocol thread must refuse at once) and prints the outcome once.
  */
 final class VsMember
@@ -88,6 +89,11 @@ final class VsMember
             .onDelivery(subgroup, this::onMessage)
             .onView(this::onView)
             .onMinority(reason -> say("member %d: MINORITY: %s", me, reason))
+            .onSubgroupAdded((sg, properties) ->
+            {
+                say("member %d: SUBGROUP-ADDED %s", me, sg.name());
+                return null;
+            })
             .stateTransfer(new StateTransfer()
             {
                 @Override
@@ -147,6 +153,12 @@ final class VsMember
                             command.substring("burst ".length()));
                         continue;
                     }
+                    if (command.startsWith("add-subgroup "))
+                    {
+                        final String name = command.substring("add-subgroup ".length());
+                        Thread.ofVirtual().start(() -> addSubgroup(group, name));
+                        continue;
+                    }
                     if (command.startsWith("stall-view "))
                     {
                         stallNextViewMillis = Long.parseLong(command.substring("stall-view ".length()));
@@ -179,6 +191,19 @@ final class VsMember
             {
                 log.close();
             }
+        }
+    }
+
+    private void addSubgroup(final Group group, final String name)
+    {
+        try
+        {
+            group.addSubgroup(io.weft.config.SubgroupConfig.allMembers(name, 16, 64), "", Duration.ofSeconds(30));
+            say("member %d: ADDED %s in view %d", me, name, group.view().id());
+        }
+        catch (final Exception ex)
+        {
+            say("member %d: ADD-FAILED %s: %s", me, name, ex.getMessage());
         }
     }
 

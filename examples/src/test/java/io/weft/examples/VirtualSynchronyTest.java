@@ -92,6 +92,35 @@ class VirtualSynchronyTest
         }
     }
 
+    @Test
+    void aSubgroupAddedAsTheLeaderDiesIsAddedAtEveryMemberOnce() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.TCP, 4, dir, true))
+        {
+            run.startReady(4);
+            Thread.sleep(1000); // mid-stream
+            run.command(2, "add-subgroup extra");
+            run.process(1).awaitOutput("asked for subgroup extra", Duration.ofSeconds(20));
+            run.kill(0); // the leader, with the request delivered: before, during or after its reconfiguration
+            for (final int s : List.of(1, 2, 3))
+            {
+                run.awaitMembers(s, "[1, 2, 3]", Duration.ofSeconds(30));
+                run.process(s).awaitOutput("member " + s + ": SUBGROUP-ADDED extra", Duration.ofSeconds(30));
+            }
+            run.process(2).awaitOutput("member 2: ADDED extra in view", Duration.ofSeconds(30));
+            run.start(0, true);
+            run.awaitReady(0);
+            run.process(0).awaitOutput("member 0: SUBGROUP-ADDED extra", Duration.ofSeconds(5));
+            Thread.sleep(1000); // multicast goes on with the joiner
+            for (final int s : List.of(0, 1, 2, 3))
+            {
+                final String out = run.process(s).output();
+                assertEquals(1, out.split("SUBGROUP-ADDED extra", -1).length - 1, "told once:\n" + out);
+            }
+            run.endAndCheck();
+        }
+    }
+
     private void crash(final TransportKind kind, final List<Integer> victims) throws Exception
     {
         crash(new VsRun(kind, 5, List.of(), dir), victims);

@@ -40,6 +40,13 @@ final class VsRun implements AutoCloseable
         this(kind, TestGroups.config(kind, addressBook).transport().rdma(), addressBook, initialView, dir);
     }
 
+    /** A group whose members may add subgroups at run time ({@code weft.membership.runtime-subgroups}). */
+    VsRun(final TransportKind kind, final int addressBook, final Path dir, final boolean runtimeSubgroups)
+    {
+        this(kind, TestGroups.config(kind, addressBook).transport().rdma(), addressBook, List.of(), dir,
+            SubgroupConfig.allMembers("all", 100, 64), TestGroups.config(kind, addressBook).failure(), runtimeSubgroups);
+    }
+
     VsRun(final TransportKind kind, final io.weft.config.RdmaOptions rdma, final int addressBook,
         final List<Integer> initialView, final Path dir)
     {
@@ -51,11 +58,19 @@ final class VsRun implements AutoCloseable
     VsRun(final TransportKind kind, final io.weft.config.RdmaOptions rdma, final int addressBook,
         final List<Integer> initialView, final Path dir, final SubgroupConfig subgroup, final FailureConfig failure)
     {
+        this(kind, rdma, addressBook, initialView, dir, subgroup, failure, false);
+    }
+
+    private VsRun(final TransportKind kind, final io.weft.config.RdmaOptions rdma, final int addressBook,
+        final List<Integer> initialView, final Path dir, final SubgroupConfig subgroup, final FailureConfig failure,
+        final boolean runtimeSubgroups)
+    {
         final WeftConfig base = TestGroups.config(kind, addressBook);
         this.config = WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
             .transport(kind).rdma(rdma).connectTimeout(Duration.ofSeconds(30)).subgroups(List.of(subgroup))
             .failure(failure)
-            .membership(new MembershipConfig(initialView, SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(60)))
+            .membership(new MembershipConfig(initialView, SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(60),
+                runtimeSubgroups))
             .build();
         this.dir = dir;
         this.file = TestGroups.write(config, dir);
