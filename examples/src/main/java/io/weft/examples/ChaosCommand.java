@@ -43,14 +43,17 @@ import java.util.regex.Matcher;
  * partition (the side with a majority of the view installs a view without the other side, whose members stop with
  * the minority error), and a partition with a leave in flight (the leader frozen while a member of the majority side
  * announces its leave, then the cut: the leaver counts on neither side). The link is healed after each; the stopped
- * members may join again later.
+ * members may join again later. One more fault adds a subgroup at run time as another member is killed: at the end
+ * every survivor must have been told of the same added subgroups in the same order, each once, and of every one
+ * asked for by a member that survived.
  *
  * <p>After every step it waits for the view to settle and checks the virtual-synchrony invariants on every member's
  * delivery log ({@link VsCheck}); at the end every surviving member must hold the same state and no successful send
  * may be lost. Same seed, same schedule of faults (the moments they hit the message stream differ).
  */
 @Command(name = "chaos", description = "Randomized fault injection (kill -9, freeze, restart, join, leave, a stalled " +
-    "membership thread, a leave while the leader is frozen, full tcp send buffers, and with root a network partition " +
+    "membership thread, a leave while the leader is frozen, full tcp send buffers, a subgroup added as a member is " +
+    "killed, and with root a network partition " +
     "with or without a leave in flight) that " +
     "checks the virtual-synchrony invariants after every step; exits 0 only if they all hold.")
 final class ChaosCommand implements Callable<Integer>
@@ -88,6 +91,7 @@ final class ChaosCommand implements Callable<Integer>
     private Path file;
     private Path work;
     private int started;
+    private final Map<String, Integer> addedBy = new java.util.LinkedHashMap<>(); // subgroup -> asking process index
 
     @Override
     public Integer call() throws Exception
@@ -222,7 +226,7 @@ final class ChaosCommand implements Callable<Integer>
             .tcp(new TcpOptions(TcpOptions.MIN_SEND_BUFFER, 32 * 1024, true))
             .subgroups(List.of(SubgroupConfig.allMembers("all", WINDOW, MESSAGE_SIZE)))
             .membership(new MembershipConfig(initial, "chaos-secret-" + Long.toHexString(new Random().nextLong()),
-                ViewChangeSends.WAIT, Duration.ofSeconds(60)))
+                ViewChangeSends.WAIT, Duration.ofSeconds(60), true))
             .build();
     }
 
@@ -263,6 +267,10 @@ final class ChaosCommand implements Callable<Integer>
             final int id = deadIds.get(random.nextInt(deadIds.size()));
             start(id, true);
             return "member " + id + " joins";
+        }
+        if (roll == 5 && ids.size() >= 4)
+        {
+            return addDuringKill(random, ids);
         }
         if (roll < 6 || roll >= 13)
         {
@@ -315,6 +323,59 @@ final class ChaosCommand implements Callable<Integer>
     }
 
     private long pendingKill;
+
+    /** A member adds a subgroup at run time; at once, or a moment later, another member is killed -9. */
+    private String addDuringKill(final Random random, final List<Integer> ids) throws Exception
+    {
+        Collections.shuffle(ids, random);
+        final int adder = ids.get(0);
+        final int victim = ids.get(1);
+        final String name = "added" + (addedBy.size() + 1);
+        addedBy.put(name, live.get(adder));
+        VsMember.command(work, adder, "add-subgroup " + name);
+        TimeUnit.MILLISECONDS.sleep(random.nextInt(200));
+        processes.process(live.remove(victim)).destroyForcibly();
+        deadIds.add(victim);
+        pendingKill = System.currentTimeMillis();
+        return "member " + adder + " adds subgroup " + name + " as member " + victim + " is killed -9";
+    }
+
+    /** Every survivor was told of the same added subgroups, in one order, each once; those of survivors among them. */
+    private void checkAddedSubgroups()
+    {
+        List<String> first = null;
+        for (final Map.Entry<Integer, Integer> m : live.entrySet())
+        {
+            final List<String> told = processes.lines(m.getValue()).stream()
+                .filter(l -> l.startsWith("member " + m.getKey() + ": SUBGROUP-ADDED "))
+                .map(l -> l.substring(l.lastIndexOf(' ') + 1)).toList();
+            if (told.size() != new java.util.HashSet<>(told).size())
+            {
+                violations.add("member " + m.getKey() + " was told of an added subgroup twice: " + told);
+            }
+            if (first == null)
+            {
+                first = told;
+                addedBy.forEach((name, asker) ->
+                {
+                    if (live.containsValue(asker) && !told.contains(name))
+                    {
+                        violations.add("subgroup " + name + " asked for by a survivor was never added: " + told);
+                    }
+                });
+            }
+            else if (!first.equals(told))
+            {
+                violations.add("survivors were told of different added subgroups: " + first + " and, at member " +
+                    m.getKey() + ", " + told);
+            }
+        }
+        if (first != null && !addedBy.isEmpty())
+        {
+            out.printf("chaos: subgroups added at run time: %d asked for, %d added at every survivor %s%n",
+                addedBy.size(), first.size(), first);
+        }
+    }
 
     /** One member's membership thread stalls 1.5 s (under the failure timeout) in the view change a kill causes. */
     private String stallDuringKill(final Random random, final List<Integer> ids) throws Exception
@@ -516,6 +577,7 @@ final class ChaosCommand implements Callable<Integer>
     private void finish() throws Exception
     {
         violations.addAll(ChaosEnd.check(processes, live, started, work, out));
+        checkAddedSubgroups();
     }
 
     private int report(final long s, final boolean ownDir) throws IOException
