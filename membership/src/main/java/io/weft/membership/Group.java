@@ -112,6 +112,11 @@ public final class Group implements AutoCloseable
         {
             return s;
         }
+        final Subgroup a = added.get(name); // per write for a DDS topic created at run time: no lock
+        if (a != null)
+        {
+            return a;
+        }
         if (membership.runtime().find(name) != null)
         {
             return added.computeIfAbsent(name, n -> new Subgroup(this, n));
