@@ -370,8 +370,12 @@ public final class DomainParticipant implements AutoCloseable
     /** Where this member keeps the log of {@code topic} (logged storage). */
     public static Path logDirectory(final WeftConfig config, final String topic)
     {
-        return config.dds().logDirectory().resolve(config.group().name()).resolve("member-" + config.memberId())
-            .resolve(topic);
+        return logRoot(config).resolve(topic);
+    }
+
+    private static Path logRoot(final WeftConfig config)
+    {
+        return config.dds().logDirectory().resolve(config.group().name()).resolve("member-" + config.memberId());
     }
 
     /**
@@ -472,7 +476,7 @@ public final class DomainParticipant implements AutoCloseable
                     states.put(t.name(), state);
                     builder.onBatch(t.subgroupName(), state::onBatch);
                 }
-                builder.stateTransfer(new DomainState(states));
+                builder.stateTransfer(new DomainState(states, logRoot(config)));
                 if (registry != null)
                 {
                     builder.meterRegistry(registry);

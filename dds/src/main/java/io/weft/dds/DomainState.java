@@ -24,15 +24,23 @@ import java.util.Map;
  */
 final class DomainState implements StateTransfer
 {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DomainState.class);
     private static final int MAGIC = 0x57444453;
     private static final short VERSION = 2;
     private static final int MAX_REQUEST = io.weft.membership.StateTransfer.MAX_JOIN_REQUEST;
 
     private final Map<String, TopicState> topics;
+    private final java.nio.file.Path logRoot;
 
-    DomainState(final Map<String, TopicState> topics)
+    /**
+     * @param topics  the member's topics (those created at run time are added as the group agrees on them).
+     * @param logRoot where the member's topic logs live, one directory per topic: a restarted member also asks
+     *                with the logs of topics created at run time, which it learns of only with its view.
+     */
+    DomainState(final Map<String, TopicState> topics, final java.nio.file.Path logRoot)
     {
         this.topics = topics;
+        this.logRoot = logRoot;
     }
 
     @Override
@@ -48,13 +56,19 @@ final class DomainState implements StateTransfer
             {
                 all = List.copyOf(topics.values());
             }
+            final Map<String, long[]> logs = new java.util.LinkedHashMap<>();
             for (final TopicState t : all)
             {
-                final long[] h = t.logHeld();
-                final int entry = 2 + t.config.name().length() * 3 + 12;
+                logs.put(t.config.name(), t.logHeld());
+            }
+            logsOnDisk(logs);
+            for (final Map.Entry<String, long[]> e : logs.entrySet())
+            {
+                final long[] h = e.getValue();
+                final int entry = 2 + e.getKey().length() * 3 + 12;
                 if (h != null && h[0] > 0 && size + entry <= MAX_REQUEST) // past the limit: those get the whole log
                 {
-                    held.add(Map.entry(t.config.name(), h));
+                    held.add(Map.entry(e.getKey(), h));
                     size += entry;
                 }
             }
@@ -73,6 +87,44 @@ final class DomainState implements StateTransfer
             throw new UncheckedIOException(ex);
         }
         return bytes.toByteArray();
+    }
+
+    /** Adds the count and last CRC of each log on disk that no topic of {@code logs} holds open (runtime topics). */
+    private void logsOnDisk(final Map<String, long[]> logs)
+    {
+        if (!java.nio.file.Files.isDirectory(logRoot))
+        {
+            return;
+        }
+        try (java.util.stream.Stream<java.nio.file.Path> dirs = java.nio.file.Files.list(logRoot))
+        {
+            for (final java.nio.file.Path dir : dirs.filter(java.nio.file.Files::isDirectory).sorted().toList())
+            {
+                final String name = dir.getFileName().toString();
+                if (logs.containsKey(name))
+                {
+                    continue;
+                }
+                try (SampleLog log = SampleLog.openReadOnly(dir))
+                {
+                    final long[] held = {0, 0};
+                    log.read(0, e ->
+                    {
+                        held[0] = e.position() + 1;
+                        held[1] = e.crc();
+                    });
+                    logs.put(name, held);
+                }
+                catch (final RuntimeException ex)
+                {
+                    LOG.warn("the log in {} is not offered on joining: {}", dir, ex.getMessage());
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("cannot list the logs in {}: {}", logRoot, ex.getMessage());
+        }
     }
 
     /** What a join request says each logged topic's log holds (empty for an empty or foreign request). */

@@ -31,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Topics created while the domain runs (three participants in one JVM over shm, then a joiner): a logged topic
  * and a volatile one created by different members reach every member, whose readers get the same samples in the
  * same order, each member's log holds them all, and a member that joins later is given both topics with its view
- * and their log and history by state transfer. Repeats, conflicts and a taken topic number get clear answers.
+ * and their log and history by state transfer, and a member that comes back with its log on disk catches up to the
+ * same log. Repeats, conflicts and a taken topic number get clear answers.
  */
 @Timeout(120)
 class RuntimeTopicsTest
@@ -104,13 +105,8 @@ class RuntimeTopicsTest
                 await(() -> al.size() == 100 && st.size() == 4, "member reads 100 alarms and 4 statuses");
                 assertEquals(alarmsRead.get(0), al, "the same alarms in the same order");
                 assertEquals(List.of("s-46", "s-47", "s-48", "s-49"), st, "KEEP_LAST 4");
-                try (SampleLog log = SampleLog.openReadOnly(DomainParticipant.logDirectory(config.forMember(m),
-                    "alarms")))
-                {
-                    final List<String> logged = new ArrayList<>();
-                    log.read(0, e -> logged.add(new String(e.payload(), java.nio.charset.StandardCharsets.UTF_8)));
-                    assertEquals(alarmsRead.get(0), logged, "member " + m + "'s log holds every alarm, in order");
-                }
+                assertEquals(alarmsRead.get(0), logged(config.forMember(m)), "member " + m + "'s log holds every " +
+                    "alarm, in order");
             }
 
             // repeats return the topic, conflicts and taken numbers are refused
@@ -136,6 +132,26 @@ class RuntimeTopicsTest
             w1.write("after-join");
             await(() -> joinerAlarms.size() == 101, "the joiner reads live alarms");
             assertEquals("after-join", joinerAlarms.get(100));
+
+            // member 2 goes away abruptly and comes back with its log on disk: it catches up to the same log
+            participants.remove(2).close();
+            for (final DomainParticipant p : participants)
+            {
+                await(() -> p.group().view().members().size() == 3, "member 2 removed at " + p.group().memberId());
+            }
+            for (int i = 0; i < 20; i++)
+            {
+                w1.write("while-away-" + i);
+            }
+            assertTrue(w1.awaitDurable(Duration.ofSeconds(20)), "durable at the three left");
+            final DomainParticipant back = DomainParticipant.join(config.forMember(2));
+            participants.add(back);
+            assertEquals(List.of("configured", "alarms", "status"), back.topics());
+            final List<String> backAlarms = read(back, "alarms");
+            await(() -> backAlarms.size() == 121, "member 2 reads its log and what it missed");
+            assertEquals(joinerAlarms.subList(0, 101), backAlarms.subList(0, 101));
+            assertEquals("while-away-19", backAlarms.get(120));
+            assertEquals(backAlarms, logged(config.forMember(2)), "member 2's log is the group's");
         }
         finally
         {
@@ -155,6 +171,16 @@ class RuntimeTopicsTest
                 new TopicConfig("late", 1, QosLevel.UNORDERED, List.of(), List.of(), 16, 64, 1), Codecs.utf8(),
                 Duration.ofSeconds(5)));
             assertTrue(off.getMessage().contains("weft.membership.runtime-subgroups"), off.getMessage());
+        }
+    }
+
+    private static List<String> logged(final WeftConfig member)
+    {
+        try (SampleLog log = SampleLog.openReadOnly(DomainParticipant.logDirectory(member, "alarms")))
+        {
+            final List<String> logged = new ArrayList<>();
+            log.read(0, e -> logged.add(new String(e.payload(), java.nio.charset.StandardCharsets.UTF_8)));
+            return logged;
         }
     }
 
