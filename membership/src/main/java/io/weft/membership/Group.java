@@ -184,7 +184,7 @@ public final class Group implements AutoCloseable
             throw new IllegalArgumentException("the request for subgroup " + sg.name() + " takes " + request.length +
                 " bytes, more than " + RuntimeSubgroups.MAX_SPEC + " (shorten its properties)");
         }
-        final java.util.concurrent.CompletableFuture<Void> answer = runtime.await(sg.name());
+        final java.util.concurrent.CompletableFuture<Void> answer = runtime.await(sg);
         try
         {
             if (channel.send(request, timeout) < 0)

@@ -118,7 +118,25 @@ final class RuntimeSubgroups
     private final List<Spec> agreed = new ArrayList<>();            // guarded by this: in every view from the next on
     private final List<Spec> requested = new ArrayList<>();         // guarded by this: delivered in this view, new
     private final Map<String, BatchHandler> handlers = new HashMap<>(); // guarded by this
-    private final Map<String, CompletableFuture<Void>> waiting = new HashMap<>(); // guarded by this: local requests
+    private final Map<String, Request> waiting = new HashMap<>(); // guarded by this: this member's requests by name
+
+    /** A request of this member, answered once the subgroup is in a view here (or refused). */
+    private record Request(SubgroupConfig config, CompletableFuture<Void> answer)
+    {
+        /** Answers with the subgroup the group agreed on under the name: the one asked for, or a refusal. */
+        void settle(final SubgroupConfig agreed)
+        {
+            if (agreed.equals(config))
+            {
+                answer.complete(null);
+            }
+            else
+            {
+                answer.completeExceptionally(new IllegalStateException("subgroup " + config.name() + " exists with " +
+                    "another configuration: " + agreed));
+            }
+        }
+    }
 
     RuntimeSubgroups(final WeftConfig config, final List<SubgroupAddedListener> listeners)
     {
@@ -175,15 +193,28 @@ final class RuntimeSubgroups
         return handlers.get(name);
     }
 
-    /** A local request: completes once a view holding the subgroup is installed here, or fails with the reason. */
-    synchronized CompletableFuture<Void> await(final String name)
+    /**
+     * A request of this member: completes once a view holding the subgroup as asked is installed here, or fails with
+     * the reason (another configuration won the name). Requests for one name with one configuration share an answer.
+     */
+    synchronized CompletableFuture<Void> await(final SubgroupConfig config)
     {
-        return waiting.computeIfAbsent(name, n -> new CompletableFuture<>());
+        final Request pending = waiting.get(config.name());
+        if (pending != null && !pending.config().equals(config))
+        {
+            throw new IllegalStateException("subgroup " + config.name() + " is being added here with another " +
+                "configuration: " + pending.config());
+        }
+        return waiting.computeIfAbsent(config.name(), n -> new Request(config, new CompletableFuture<>())).answer();
     }
 
-    synchronized void forget(final String name, final CompletableFuture<Void> request)
+    synchronized void forget(final String name, final CompletableFuture<Void> answer)
     {
-        waiting.remove(name, request);
+        final Request r = waiting.get(name);
+        if (r != null && r.answer() == answer)
+        {
+            waiting.remove(name);
+        }
     }
 
     /**
@@ -194,6 +225,12 @@ final class RuntimeSubgroups
     {
         final byte[] bytes = new byte[m.length()];
         java.lang.foreign.MemorySegment.copy(m.segment(), ValueLayout.JAVA_BYTE, m.offset(), bytes, 0, bytes.length);
+        onRequest(bytes, m.senderId(), config);
+    }
+
+    /** {@link #onDelivery} on the message's bytes and sender. */
+    void onRequest(final byte[] bytes, final int senderId, final WeftConfig config)
+    {
         final Spec spec;
         try
         {
@@ -201,7 +238,7 @@ final class RuntimeSubgroups
         }
         catch (final IOException ex)
         {
-            LOG.error("a runtime subgroup request from member {} is malformed and ignored: {}", m.senderId(),
+            LOG.error("a runtime subgroup request from member {} is malformed and ignored: {}", senderId,
                 ex.getMessage());
             return;
         }
@@ -211,27 +248,27 @@ final class RuntimeSubgroups
             final SubgroupConfig there = existing(config, name);
             final String why = there != null ? (there.equals(spec.config()) ? null : "subgroup " + name +
                 " exists with another configuration: " + there) : invalid(config.group(), spec.config());
-            final boolean mine = m.senderId() == config.memberId();
+            final boolean mine = senderId == config.memberId();
             if (there == null && why == null)
             {
                 requested.add(spec);
-                LOG.info("member {} asked for subgroup {}: it is added at the next view change", m.senderId(), name);
+                LOG.info("member {} asked for subgroup {}: it is added at the next view change", senderId, name);
             }
             else if (why != null)
             {
-                LOG.warn("refused member {}'s request for subgroup {}: {}", m.senderId(), name, why);
-                final CompletableFuture<Void> w = mine ? waiting.remove(name) : null;
-                if (w != null)
+                LOG.warn("refused member {}'s request for subgroup {}: {}", senderId, name, why);
+                final Request r = mine ? waiting.get(name) : null;
+                if (r != null && r.config().equals(spec.config()))
                 {
-                    w.completeExceptionally(new IllegalStateException(why));
+                    waiting.remove(name).answer().completeExceptionally(new IllegalStateException(why));
                 }
             }
             else if (mine && requested.stream().noneMatch(r -> r.config().name().equals(name)))
             {
-                final CompletableFuture<Void> w = waiting.remove(name); // added meanwhile, as asked: nothing to wait for
-                if (w != null)
+                final Request r = waiting.remove(name); // there already, as asked: nothing to wait for
+                if (r != null)
                 {
-                    w.complete(null);
+                    r.settle(there);
                 }
             }
         }
@@ -332,10 +369,10 @@ final class RuntimeSubgroups
     {
         for (final Spec s : agreed)
         {
-            final CompletableFuture<Void> w = waiting.remove(s.config().name());
-            if (w != null)
+            final Request r = waiting.remove(s.config().name());
+            if (r != null)
             {
-                w.complete(null);
+                r.settle(s.config()); // another member's request may have won the name before this one was delivered
             }
         }
     }
@@ -343,7 +380,7 @@ final class RuntimeSubgroups
     /** The member stopped: nothing more will be added here. */
     synchronized void stopped(final String why)
     {
-        waiting.values().forEach(w -> w.completeExceptionally(new IllegalStateException(why)));
+        waiting.values().forEach(r -> r.answer().completeExceptionally(new IllegalStateException(why)));
         waiting.clear();
     }
 
