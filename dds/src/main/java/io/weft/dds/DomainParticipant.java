@@ -51,6 +51,7 @@ public final class DomainParticipant implements AutoCloseable
     private final Map<String, TopicState> states;
     private final Map<String, AtomicLong> written = new ConcurrentHashMap<>();
     private final Map<String, TopicConfig> created = new ConcurrentHashMap<>(); // every topic created at run time
+    private final Map<String, String> refused = new ConcurrentHashMap<>(); // topic -> why, decided in agreed order
     private final Set<String> metered = ConcurrentHashMap.newKeySet();
     private volatile Group group;
 
@@ -150,6 +151,14 @@ public final class DomainParticipant implements AutoCloseable
         {
             return null; // not a topic
         }
+        final String clash = numberTaken(t);
+        if (clash != null)
+        {
+            // two topics asked for with one number at once: every member refuses the later one in the agreed order
+            refused.put(t.name(), clash);
+            LOG.error("topic {} created at run time is refused: {}", t.name(), clash);
+            return null;
+        }
         created.put(t.name(), t);
         if (!sg.memberIds(config.group()).contains(config.memberId()))
         {
@@ -227,14 +236,34 @@ public final class DomainParticipant implements AutoCloseable
                 }
                 return new Topic<>(k, codec);
             }
-            if (k.id() == topic.id())
-            {
-                throw new IllegalStateException("topic number " + topic.id() + " is topic " + k.name() + "'s; " +
-                    "choose another for " + topic.name());
-            }
+        }
+        final String clash = numberTaken(topic);
+        if (clash != null)
+        {
+            throw new IllegalStateException(clash + "; choose another for " + topic.name());
         }
         g.addSubgroup(topic.subgroup(), RuntimeTopics.encode(topic), timeout);
+        final String why = refused.get(topic.name());
+        if (why != null)
+        {
+            throw new IllegalStateException("topic " + topic.name() + " is refused: " + why);
+        }
         return topic(topic.name(), codec);
+    }
+
+    /** Why {@code t}'s number is another topic's (configured, or created at run time before it), or null. */
+    private String numberTaken(final TopicConfig t)
+    {
+        final List<TopicConfig> known = new java.util.ArrayList<>(config.dds().topics());
+        known.addAll(created.values());
+        for (final TopicConfig k : known)
+        {
+            if (k.id() == t.id() && !k.name().equals(t.name()))
+            {
+                return "topic number " + t.id() + " is topic " + k.name() + "'s";
+            }
+        }
+        return null;
     }
 
     /**

@@ -120,10 +120,25 @@ class RuntimeTopicsTest
                 Codecs.utf8(), Duration.ofSeconds(5)));
             assertTrue(number.getMessage().contains("topic number 7"), number.getMessage());
 
-            // a later joiner gets both topics with its view, the log and the history by state transfer
+            // two members create different topics with one number at once: the first in the agreed order gets it
+            final CompletableFuture<String> left = CompletableFuture.supplyAsync(() -> create(participants.get(0),
+                "left-wing", 9));
+            final CompletableFuture<String> right = CompletableFuture.supplyAsync(() -> create(participants.get(2),
+                "right-wing", 9));
+            final List<String> outcomes = List.of(left.get(60, TimeUnit.SECONDS), right.get(60, TimeUnit.SECONDS));
+            assertEquals(1, outcomes.stream().filter(o -> o.startsWith("created")).count(), outcomes.toString());
+            assertTrue(outcomes.stream().anyMatch(o -> o.contains("topic number 9 is topic")), outcomes.toString());
+            final String winner = outcomes.get(0).startsWith("created") ? "left-wing" : "right-wing";
+            for (final DomainParticipant p : participants)
+            {
+                await(() -> p.topics().equals(List.of("configured", "alarms", "status", winner)), "only " + winner +
+                    " at " + p.group().memberId() + ": " + p.topics());
+            }
+
+            // a later joiner gets the topics with its view, the log and the history by state transfer
             final DomainParticipant joiner = DomainParticipant.join(config.forMember(3));
             participants.add(joiner);
-            assertEquals(List.of("configured", "alarms", "status"), joiner.topics());
+            assertEquals(List.of("configured", "alarms", "status", winner), joiner.topics());
             final List<String> joinerAlarms = read(joiner, "alarms");
             final List<String> joinerStatus = read(joiner, "status");
             await(() -> joinerAlarms.size() == 100 && joinerStatus.size() == 4, "the joiner reads the stored samples");
@@ -146,7 +161,7 @@ class RuntimeTopicsTest
             assertTrue(w1.awaitDurable(Duration.ofSeconds(20)), "durable at the three left");
             final DomainParticipant back = DomainParticipant.join(config.forMember(2));
             participants.add(back);
-            assertEquals(List.of("configured", "alarms", "status"), back.topics());
+            assertEquals(List.of("configured", "alarms", "status", winner), back.topics());
             final List<String> backAlarms = read(back, "alarms");
             await(() -> backAlarms.size() == 121, "member 2 reads its log and what it missed");
             assertEquals(joinerAlarms.subList(0, 101), backAlarms.subList(0, 101));
@@ -171,6 +186,24 @@ class RuntimeTopicsTest
                 new TopicConfig("late", 1, QosLevel.UNORDERED, List.of(), List.of(), 16, 64, 1), Codecs.utf8(),
                 Duration.ofSeconds(5)));
             assertTrue(off.getMessage().contains("weft.membership.runtime-subgroups"), off.getMessage());
+        }
+    }
+
+    private static String create(final DomainParticipant p, final String name, final int id)
+    {
+        try
+        {
+            p.createTopic(new TopicConfig(name, id, QosLevel.ATOMIC_MULTICAST, List.of(), List.of(), 16, 64, 1),
+                Codecs.utf8(), Duration.ofSeconds(20));
+            return "created " + name;
+        }
+        catch (final IllegalStateException ex)
+        {
+            return ex.getMessage();
+        }
+        catch (final Exception ex)
+        {
+            throw new IllegalStateException(ex);
         }
     }
 
