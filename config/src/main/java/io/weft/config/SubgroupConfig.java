@@ -76,7 +76,8 @@ public record SubgroupConfig(String name, List<Integer> members, List<Integer> s
         return senders.isEmpty() ? memberIds(group) : senders;
     }
 
-    void validateAgainst(final GroupConfig group)
+    /** Checks every member and sender id against the group's members. */
+    public void validateAgainst(final GroupConfig group)
     {
         for (final int id : members)
         {

@@ -194,18 +194,14 @@ public final class DomainParticipant implements AutoCloseable
     /** The topic named {@code name}, declared in the configuration or created at run time, typed by {@code codec}. */
     public <T> Topic<T> topic(final String name, final Codec<T> codec)
     {
-        final TopicConfig t = created.get(name);
-        if (t != null)
-        {
-            return new Topic<>(t, codec);
-        }
-        if (config.dds().topics().stream().noneMatch(c -> c.name().equals(name)))
+        final TopicConfig t = known(name);
+        if (t == null)
         {
             throw new IllegalArgumentException("no topic named '" + name + "' in weft.dds.topics " +
                 config.dds().topics().stream().map(TopicConfig::name).toList() + " or created at run time " +
                 List.copyOf(created.keySet()));
         }
-        return new Topic<>(config.dds().topic(name), codec);
+        return new Topic<>(t, codec);
     }
 
     /**
@@ -224,18 +220,14 @@ public final class DomainParticipant implements AutoCloseable
     {
         final Group g = group();
         topic.validateAgainst(config.group());
-        final List<TopicConfig> known = new java.util.ArrayList<>(config.dds().topics());
-        known.addAll(created.values());
-        for (final TopicConfig k : known)
+        final TopicConfig k = known(topic.name());
+        if (k != null)
         {
-            if (k.name().equals(topic.name()))
+            if (!k.equals(topic))
             {
-                if (!k.equals(topic))
-                {
-                    throw new IllegalStateException("topic " + topic.name() + " exists with another description: " + k);
-                }
-                return new Topic<>(k, codec);
+                throw new IllegalStateException("topic " + topic.name() + " exists with another description: " + k);
             }
+            return new Topic<>(k, codec);
         }
         final String clash = numberTaken(topic);
         if (clash != null)
@@ -251,12 +243,30 @@ public final class DomainParticipant implements AutoCloseable
         return topic(topic.name(), codec);
     }
 
-    /** Why {@code t}'s number is another topic's (configured, or created at run time before it), or null. */
-    private String numberTaken(final TopicConfig t)
+    /** The topics of the domain known here: configured, then created at run time. */
+    private List<TopicConfig> known()
     {
         final List<TopicConfig> known = new java.util.ArrayList<>(config.dds().topics());
         known.addAll(created.values());
-        for (final TopicConfig k : known)
+        return known;
+    }
+
+    private TopicConfig known(final String name)
+    {
+        for (final TopicConfig k : known())
+        {
+            if (k.name().equals(name))
+            {
+                return k;
+            }
+        }
+        return null;
+    }
+
+    /** Why {@code t}'s number is another topic's (configured, or created at run time before it), or null. */
+    private String numberTaken(final TopicConfig t)
+    {
+        for (final TopicConfig k : known())
         {
             if (k.id() == t.id() && !k.name().equals(t.name()))
             {

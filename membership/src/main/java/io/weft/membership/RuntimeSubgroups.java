@@ -173,7 +173,12 @@ final class RuntimeSubgroups
     /** The configuration of an added subgroup, or null. */
     synchronized SubgroupConfig find(final String name)
     {
-        for (final Spec s : agreed)
+        return named(agreed, name);
+    }
+
+    private static SubgroupConfig named(final List<Spec> specs, final String name)
+    {
+        for (final Spec s : specs)
         {
             if (s.config().name().equals(name))
             {
@@ -263,7 +268,7 @@ final class RuntimeSubgroups
                     waiting.remove(name).answer().completeExceptionally(new IllegalStateException(why));
                 }
             }
-            else if (mine && requested.stream().noneMatch(r -> r.config().name().equals(name)))
+            else if (mine && named(requested, name) == null)
             {
                 final Request r = waiting.remove(name); // there already, as asked: nothing to wait for
                 if (r != null)
@@ -283,33 +288,27 @@ final class RuntimeSubgroups
                 return s;
             }
         }
-        for (final List<Spec> list : List.of(agreed, requested))
+        final SubgroupConfig added = named(agreed, name);
+        if (added != null)
         {
-            for (final Spec s : list)
-            {
-                if (s.config().name().equals(name))
-                {
-                    return s.config();
-                }
-            }
+            return added;
         }
-        return name.equals(MembershipConfig.RUNTIME_CHANNEL) ? channel() : null;
+        final SubgroupConfig asked = named(requested, name);
+        return asked != null ? asked : name.equals(MembershipConfig.RUNTIME_CHANNEL) ? channel() : null;
     }
 
     /** Why {@code sg} cannot be a subgroup of {@code group}, or null. */
-    static String invalid(final GroupConfig group, final SubgroupConfig sg)
+    private static String invalid(final GroupConfig group, final SubgroupConfig sg)
     {
-        for (final List<Integer> ids : List.of(sg.members(), sg.senders()))
+        try
         {
-            for (final int id : ids)
-            {
-                if (group.rankOf(id) < 0)
-                {
-                    return "member " + id + " of subgroup " + sg.name() + " is not in weft.group.members";
-                }
-            }
+            sg.validateAgainst(group);
+            return null;
         }
-        return null;
+        catch (final WeftConfigException ex)
+        {
+            return ex.getMessage();
+        }
     }
 
     /** New requests were delivered in this view: the leader proposes a view change to add them. */
