@@ -10,7 +10,7 @@ final class BenchOptions
     String transport;
 
     @Mixin
-    io.weft.examples.RdmaChoice rdma = new io.weft.examples.RdmaChoice();
+    io.weft.tools.RdmaChoice rdma = new io.weft.tools.RdmaChoice();
 
     @Option(names = "--members", defaultValue = "3", description = "Member processes, 2..8 (default ${DEFAULT-VALUE}).")
     int members;
@@ -58,7 +58,7 @@ final class BenchOptions
             return null;
         }
         System.err.println("weft: " + problem);
-        return io.weft.examples.Weft.EXIT_CONFIG;
+        return io.weft.tools.Weft.EXIT_CONFIG;
     }
 
     private String validate()

@@ -105,7 +105,7 @@ final class BenchRunner
         final List<Integer> senderIds = IntStream.range(0, senders).boxed().toList();
         final Path dir = Files.createTempDirectory("weft-bench");
         final WeftConfig.Builder builder = WeftConfig.builder().memberId(0).groupName("bench-" + ProcessHandle.current().pid())
-            .members(io.weft.examples.LocalGroups.loopbackMembers(o.members)).transport(TransportKind.parse("--transport", o.transport))
+            .members(io.weft.testkit.LocalGroups.loopbackMembers(o.members)).transport(TransportKind.parse("--transport", o.transport))
             .rdma(o.rdma.options()).smc(smc);
         if (o.qos == null)
         {
@@ -146,7 +146,7 @@ final class BenchRunner
         }
         finally
         {
-            io.weft.examples.Trees.delete(dir);
+            io.weft.testkit.Trees.delete(dir);
         }
     }
 

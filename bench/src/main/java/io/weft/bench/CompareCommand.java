@@ -91,7 +91,7 @@ final class CompareCommand implements Callable<Integer>
         if (problem != null)
         {
             System.err.println("weft: " + problem);
-            return io.weft.examples.Weft.EXIT_CONFIG;
+            return io.weft.tools.Weft.EXIT_CONFIG;
         }
         final PrintStream log = steady.verbose ? System.err : QUIET;
         final Set<Integer> limitSizes = new TreeSet<>();

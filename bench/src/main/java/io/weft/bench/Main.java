@@ -1,6 +1,6 @@
 package io.weft.bench;
 
-import io.weft.examples.Weft;
+import io.weft.tools.Weft;
 import picocli.CommandLine;
 
 /** The launcher's entry point: every command of {@link Weft} plus {@code bench}. */

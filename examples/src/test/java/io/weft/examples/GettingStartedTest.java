@@ -4,7 +4,7 @@ import io.weft.config.ConfigWriter;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
-import io.weft.sst.harness.MemberProcess;
+import io.weft.testkit.MemberProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,6 +25,7 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.weft.testkit.LocalGroups;
 
 /**
  * examples/getting-started as a user builds it in a project of their own: a local Maven repository that starts empty

@@ -1,6 +1,6 @@
 package io.weft.membership;
 
-import io.weft.sst.harness.Async;
+import io.weft.testkit.Async;
 
 import java.util.ArrayList;
 import java.util.List;

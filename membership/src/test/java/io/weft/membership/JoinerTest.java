@@ -4,7 +4,7 @@ import io.weft.config.MembershipConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
-import io.weft.sst.harness.TestGroups;
+import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

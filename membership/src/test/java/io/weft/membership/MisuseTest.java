@@ -6,8 +6,8 @@ import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
 import io.weft.smc.Claim;
-import io.weft.sst.harness.Members;
-import io.weft.sst.harness.TestGroups;
+import io.weft.testkit.Members;
+import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,7 +36,7 @@ class MisuseTest
         try (Members ignored = new Members(config))
         {
             final List<String> delivered1 = new CopyOnWriteArrayList<>();
-            final CompletableFuture<Group> m1 = io.weft.sst.harness.Async.open(() -> Group.builder(config.forMember(1))
+            final CompletableFuture<Group> m1 = io.weft.testkit.Async.open(() -> Group.builder(config.forMember(1))
                 .onDelivery("g", m -> delivered1.add(new String(m.bytes()))).open());
             final Group g0 = Group.builder(config).open();
             final Group g1 = m1.get(30, TimeUnit.SECONDS);

@@ -5,8 +5,8 @@ import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
-import io.weft.sst.harness.Members;
-import io.weft.sst.harness.TestGroups;
+import io.weft.testkit.Members;
+import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

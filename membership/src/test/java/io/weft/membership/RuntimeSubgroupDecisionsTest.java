@@ -7,7 +7,7 @@ import io.weft.config.TransportKind;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
 import io.weft.smc.BatchHandler;
-import io.weft.sst.harness.TestGroups;
+import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

@@ -20,7 +20,7 @@ class SubgroupPolicyTest
         final SubgroupConfig all = SubgroupConfig.allMembers("all", 100, 64);
         final SubgroupConfig resolved = Epoch.policy(all, VIEW);
         assertEquals(List.of(), resolved.members(), "all stays all: every member of the view, joiners included");
-        assertEquals(List.of(0, 2, 4, 5), resolved.memberIds(Epoch.configFor(io.weft.sst.harness.TestGroups
+        assertEquals(List.of(0, 2, 4, 5), resolved.memberIds(Epoch.configFor(io.weft.testkit.TestGroups
             .config(io.weft.config.TransportKind.TCP, 6), VIEW).group()));
     }
 

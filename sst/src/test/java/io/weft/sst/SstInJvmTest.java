@@ -2,8 +2,8 @@ package io.weft.sst;
 
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
-import io.weft.sst.harness.Members;
-import io.weft.sst.harness.TestGroups;
+import io.weft.testkit.Members;
+import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -42,7 +42,7 @@ class SstInJvmTest
         for (int i = 0; i < config.group().size(); i++)
         {
             final WeftConfig member = config.forMember(i);
-            opening.add(io.weft.sst.harness.Async.open(() -> Sst.open(member, LAYOUT)));
+            opening.add(io.weft.testkit.Async.open(() -> Sst.open(member, LAYOUT)));
         }
         final List<Sst> result = new ArrayList<>();
         for (final CompletableFuture<Sst> f : opening)
@@ -70,7 +70,7 @@ class SstInJvmTest
     {
         if ("verbs".equals(transport))
         {
-            return TestGroups.config(io.weft.sst.harness.NativeBuild.verbsDeviceOptions(), members);
+            return TestGroups.config(io.weft.testkit.NativeBuild.verbsDeviceOptions(), members);
         }
         final TransportKind kind = TransportKind.parse("transport", transport);
         org.junit.jupiter.api.Assumptions.assumeTrue(kind != TransportKind.RDMA ||

@@ -1,6 +1,6 @@
 package io.weft.bench.steady;
 
-import io.weft.examples.MemberProcesses;
+import io.weft.testkit.MemberProcesses;
 
 import java.io.IOException;
 import java.io.OutputStream;

@@ -13,7 +13,7 @@ import java.util.List;
  * as a snapshot at its position. Replaying it rebuilds the store as of the last entry. Appends go to the page cache
  * of a memory-mapped file: they survive the process (kill -9), not a crash of the host.
  */
-final class KvLog implements AutoCloseable
+public final class KvLog implements AutoCloseable
 {
     private static final int BATCH = 0;
     private static final int SNAPSHOT = 1;
@@ -22,7 +22,7 @@ final class KvLog implements AutoCloseable
     /** The first write position this log holds a batch for (after its last snapshot); 1 with no snapshot. */
     private long firstBatch = 1;
 
-    KvLog(final Path directory)
+    public KvLog(final Path directory)
     {
         this.log = SampleLog.open(directory);
     }
@@ -63,13 +63,13 @@ final class KvLog implements AutoCloseable
     }
 
     /** The batch at write position {@code g}: {@code length} bytes of {@code batch}. */
-    void appendBatch(final long g, final byte[] batch, final int length)
+    public void appendBatch(final long g, final byte[] batch, final int length)
     {
         log.append(BATCH, g, batch, length);
     }
 
     /** The whole state at write position {@code g} (a joiner's state transfer). */
-    void appendSnapshot(final long g, final byte[] state)
+    public void appendSnapshot(final long g, final byte[] state)
     {
         log.append(SNAPSHOT, g, state, state.length);
         firstBatch = g + 1;

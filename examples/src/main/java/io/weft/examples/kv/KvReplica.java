@@ -58,7 +58,7 @@ public final class KvReplica implements AutoCloseable
      * Header of every message: version, kind, origin member id, then for a batch its sequence, clock reading and
      * count of writes (RECOVER: position and first position held; CATCHUP: position, then the batch).
      */
-    static final int HEADER = 4 + 4 + 8 + 8 + 4;
+    public static final int HEADER = 4 + 4 + 8 + 8 + 4;
     private static final byte VERSION = 1;
     private static final byte BATCH = 0;
     private static final byte RECOVER = 1;

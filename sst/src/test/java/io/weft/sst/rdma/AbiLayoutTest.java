@@ -1,6 +1,6 @@
 package io.weft.sst.rdma;
 
-import io.weft.sst.harness.NativeBuild;
+import io.weft.testkit.NativeBuild;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -6,7 +6,7 @@ import io.weft.config.WeftConfig;
 import io.weft.sst.Sst;
 import io.weft.sst.SstLayout;
 import io.weft.sst.TransportException;
-import io.weft.sst.harness.TestGroups;
+import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -65,9 +65,9 @@ class RdmaErrorsTest
         Assumptions.assumeTrue(RdmaTransport.libfabricInstalled(), "skipped: libfabric1 is not installed");
         final WeftConfig base = TestGroups.config(TransportKind.RDMA, 2);
         final List<RdmaOptions> backends = List.of(new RdmaOptions("shm"),
-            io.weft.sst.harness.NativeBuild.verbsDeviceOptions());
+            io.weft.testkit.NativeBuild.verbsDeviceOptions());
         final SstLayout layout = SstLayout.builder().counter("c").build();
-        try (io.weft.sst.harness.Members ignored = new io.weft.sst.harness.Members(base))
+        try (io.weft.testkit.Members ignored = new io.weft.testkit.Members(base))
         {
             final List<CompletableFuture<Sst>> opening = new ArrayList<>();
             for (int m = 0; m < 2; m++)
@@ -75,7 +75,7 @@ class RdmaErrorsTest
                 final WeftConfig config = WeftConfig.builder().memberId(m).groupName(base.group().name())
                     .members(base.group().members()).transport(TransportKind.RDMA).rdma(backends.get(m))
                     .connectTimeout(Duration.ofSeconds(10)).build();
-                opening.add(io.weft.sst.harness.Async.open(() -> Sst.open(config, layout)));
+                opening.add(io.weft.testkit.Async.open(() -> Sst.open(config, layout)));
             }
             // whoever reads the other's address first refuses it; the other then sees that member gone
             int refused = 0;

@@ -2,7 +2,7 @@ package io.weft.sst.rdma;
 
 import io.weft.config.VerbsOptions;
 import io.weft.sst.TransportException;
-import io.weft.sst.harness.NativeBuild;
+import io.weft.testkit.NativeBuild;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -57,7 +57,7 @@ class VerbsTest
         Assumptions.assumeTrue(Files.exists(Path.of("/usr/include/infiniband/verbs.h")),
             "skipped: libibverbs-dev headers missing");
         final Path library = dir.resolve("libverbsdouble.so");
-        io.weft.sst.harness.NativeBuild.gcc(Path.of("src/test/c/verbs_double.c"), library, List.of("-shared", "-fPIC"));
+        io.weft.testkit.NativeBuild.gcc(Path.of("src/test/c/verbs_double.c"), library, List.of("-shared", "-fPIC"));
         try (Arena arena = Arena.ofShared())
         {
             final SymbolLookup lib = SymbolLookup.libraryLookup(library, arena);

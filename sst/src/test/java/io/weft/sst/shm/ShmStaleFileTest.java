@@ -5,9 +5,9 @@ import io.weft.config.WeftConfig;
 import io.weft.sst.Sst;
 import io.weft.sst.SstLayout;
 import io.weft.sst.TransportException;
-import io.weft.sst.harness.MemberProcess;
-import io.weft.sst.harness.Members;
-import io.weft.sst.harness.TestGroups;
+import io.weft.testkit.MemberProcess;
+import io.weft.testkit.Members;
+import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,7 +52,7 @@ class ShmStaleFileTest
             assertTrue(ex.getMessage().contains("no live table file"), ex.getMessage());
 
             // member 1 starts again: it removes the stale file, and the group opens
-            final CompletableFuture<Sst> m0 = io.weft.sst.harness.Async.open(() -> Sst.open(config, LAYOUT));
+            final CompletableFuture<Sst> m0 = io.weft.testkit.Async.open(() -> Sst.open(config, LAYOUT));
             try (Sst s1 = Sst.open(config.forMember(1), LAYOUT); Sst s0 = m0.get(30, TimeUnit.SECONDS))
             {
                 s1.setCounter(LAYOUT.column("value"), 7);

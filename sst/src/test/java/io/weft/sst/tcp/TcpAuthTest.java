@@ -6,8 +6,8 @@ import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
 import io.weft.sst.Sst;
 import io.weft.sst.SstLayout;
-import io.weft.sst.harness.Async;
-import io.weft.sst.harness.TestGroups;
+import io.weft.testkit.Async;
+import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -1,0 +1,178 @@
+package io.weft.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A member in its own JVM, started with this JVM's java, the test class path and the project's JVM flags
+ * (system property {@code test.weft.jvmFlags}, set by surefire from the parent POM). Output goes to a file.
+ * {@link #close()} kills it if it is still running, so a failed test never leaves processes behind.
+ */
+public final class MemberProcess implements AutoCloseable
+{
+    private final String name;
+    private final Process process;
+    private final Path log;
+
+    private MemberProcess(final String name, final Process process, final Path log)
+    {
+        this.name = name;
+        this.process = process;
+        this.log = log;
+    }
+
+    public static MemberProcess start(final String name, final Path dir, final Class<?> main, final String... args)
+    {
+        return startWith(List.of(), name, dir, main, args);
+    }
+
+    /** Like {@link #start} with a command prefix, for example {@code ip netns exec NS} to run inside a namespace. */
+    public static MemberProcess startWith(final List<String> prefix, final String name, final Path dir,
+        final Class<?> main, final String... args)
+    {
+        final List<String> command = new ArrayList<>(prefix);
+        command.add(ProcessHandle.current().info().command().orElse(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        final String flags = System.getProperty("test.weft.jvmFlags", "");
+        if (!flags.isBlank())
+        {
+            command.addAll(Arrays.asList(flags.trim().split("\\s+")));
+        }
+        command.add("-Xmx256m");
+        command.add("-XX:+UseSerialGC");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(main.getName());
+        command.addAll(Arrays.asList(args));
+        return run(name, dir, command);
+    }
+
+    /** Runs {@code command} as it is (for example {@code java -jar} on a user's jar), its output in {@code dir}. */
+    public static MemberProcess run(final String name, final Path dir, final List<String> command)
+    {
+        final Path log = dir.resolve(name + ".log");
+        try
+        {
+            final Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            return new MemberProcess(name, p, log);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot start " + name, ex);
+        }
+    }
+
+    /** Waits for the exit code; kills and fails if the process does not exit in time. */
+    public int awaitExit(final Duration timeout)
+    {
+        try
+        {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS))
+            {
+                process.destroyForcibly();
+                throw new AssertionError(name + " did not exit within " + timeout + "; output:\n" + output());
+            }
+            return process.exitValue();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", ex);
+        }
+    }
+
+    /** Waits until the output contains {@code text}; fails after the timeout or if the process exits first. */
+    public void awaitOutput(final String text, final Duration timeout)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (!output().contains(text))
+        {
+            if (!process.isAlive() && !output().contains(text))
+            {
+                throw new AssertionError(name + " exited (" + process.exitValue() + ") before printing '" + text +
+                    "'; output:\n" + output());
+            }
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError(name + " did not print '" + text + "' within " + timeout + "; output:\n" +
+                    output());
+            }
+            try
+            {
+                Thread.sleep(20);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted", ex);
+            }
+        }
+    }
+
+    /** kill -9. */
+    public void kill()
+    {
+        process.destroyForcibly();
+        try
+        {
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Sends a signal by name ({@code STOP} freezes the process, {@code CONT} resumes it); fails if kill fails. */
+    public void signal(final String signal) throws IOException, InterruptedException
+    {
+        final Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0)
+        {
+            throw new IOException("kill -" + signal + " " + process.pid() + " failed");
+        }
+    }
+
+    public long pid()
+    {
+        return process.pid();
+    }
+
+    public boolean isAlive()
+    {
+        return process.isAlive();
+    }
+
+    public String output()
+    {
+        try
+        {
+            return Files.exists(log) ? Files.readString(log) : "";
+        }
+        catch (final IOException ex)
+        {
+            return "<cannot read " + log + ": " + ex + ">";
+        }
+    }
+
+    public String name()
+    {
+        return name;
+    }
+
+    @Override
+    public void close()
+    {
+        if (process.isAlive())
+        {
+            kill();
+        }
+    }
+}

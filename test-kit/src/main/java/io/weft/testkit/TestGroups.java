@@ -1,0 +1,69 @@
+package io.weft.testkit;
+
+import io.weft.config.ConfigWriter;
+import io.weft.config.MemberAddress;
+import io.weft.config.TransportKind;
+import io.weft.config.WeftConfig;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/** Configurations for test groups on loopback, with free ports and a unique group name (so shm files never clash). */
+public final class TestGroups
+{
+    private TestGroups()
+    {
+    }
+
+    public static WeftConfig config(final TransportKind kind, final int members)
+    {
+        return config(kind, members, "t" + UUID.randomUUID().toString().substring(0, 8));
+    }
+
+    /** An rdma group with these rdma options. */
+    public static WeftConfig config(final io.weft.config.RdmaOptions rdma, final int members)
+    {
+        final WeftConfig base = config(TransportKind.RDMA, members);
+        return WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
+            .transport(TransportKind.RDMA).rdma(rdma).connectTimeout(base.transport().connectTimeout()).build();
+    }
+
+    public static WeftConfig config(final TransportKind kind, final int members, final String name)
+    {
+        final List<Integer> ports = freePorts(members * 2);
+        final List<MemberAddress> list = new ArrayList<>();
+        for (int i = 0; i < members; i++)
+        {
+            list.add(new MemberAddress(i, "127.0.0.1", ports.get(2 * i), ports.get(2 * i + 1)));
+        }
+        return WeftConfig.builder().memberId(0).groupName(name).members(list).transport(kind)
+            .connectTimeout(Duration.ofSeconds(30)).build();
+    }
+
+    /** Writes the configuration (member id 0; members override it with --member) to a file in {@code dir}. */
+    public static Path write(final WeftConfig config, final Path dir)
+    {
+        try
+        {
+            return Files.writeString(dir.resolve(config.group().name() + ".conf"), ConfigWriter.render(config));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** Free loopback ports below the ephemeral range (see {@link io.weft.config.LocalPorts}). */
+    public static List<Integer> freePorts(final int count)
+    {
+        return io.weft.config.LocalPorts.free(count);
+    }
+}

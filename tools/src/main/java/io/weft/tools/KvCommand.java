@@ -1,0 +1,221 @@
+package io.weft.tools;
+
+import io.weft.config.ConfigLoader;
+import io.weft.config.ConfigWriter;
+import io.weft.config.LocalPorts;
+import io.weft.config.MemberAddress;
+import io.weft.config.MembershipConfig;
+import io.weft.config.SmcConfig;
+import io.weft.config.SubgroupConfig;
+import io.weft.config.TransportKind;
+import io.weft.config.ViewChangeSends;
+import io.weft.config.WeftConfig;
+import io.weft.examples.kv.KvReplica;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import io.weft.testkit.MemberProcesses;
+import io.weft.testkit.Trees;
+
+/**
+ * {@code weft kv}: a local replicated key-value store of {@code --members} processes on loopback, each serving the
+ * Redis protocol on its own port. Prints the ports, then keeps the store running (until Ctrl-C or
+ * {@code --duration}); a member that dies (try {@code kill -9}) is started again and joins with the state of the
+ * others.
+ */
+@Command(name = "kv", description = "A replicated key-value store that Redis clients talk to: --members processes " +
+    "on loopback, each serving the Redis protocol; a member that dies is restarted and rejoins.")
+public final class KvCommand implements Callable<Integer>
+{
+    /** Commands up to this size (the subgroup's max-payload; a batch of small commands shares one message). */
+    static final int MAX_PAYLOAD = 64 * 1024;
+
+    @Option(names = "--members", defaultValue = "3", description = "Member processes, 1..16 (default ${DEFAULT-VALUE}).")
+    int members;
+
+    @Option(names = "--transport", defaultValue = "tcp", description = "tcp or shm (default ${DEFAULT-VALUE}).")
+    String transport;
+
+    @Option(names = "--reads", defaultValue = "linearizable", description = "linearizable or local (default " +
+        "${DEFAULT-VALUE}).")
+    String reads;
+
+    @Option(names = "--log", description = "Keep the store durable: member i logs under DIR/member-i; starting again " +
+        "with the same DIR recovers every acknowledged write.")
+    Path log;
+
+    @Option(names = "--duration", description = "Stop after this long (default: run until interrupted).")
+    Duration duration;
+
+    private volatile boolean stopping;
+
+    @Option(names = "--dir", description = "Where the configuration goes (default: a new temporary directory).")
+    Path dir;
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final TransportKind kind = TransportKind.parse("--transport", transport);
+        if (kind == TransportKind.RDMA || members < 1 || members > 16)
+        {
+            System.err.println("weft: kv takes --transport tcp|shm and --members 1..16");
+            return Weft.EXIT_CONFIG;
+        }
+        final Path home = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("weft-kv");
+        try (MemberProcesses processes = new MemberProcesses(System.out))
+        {
+            // Ctrl-C or SIGTERM end this process without its finally blocks: stop the members and clean up here
+            final Thread cleanup = Thread.ofPlatform().unstarted(() -> stop(processes, home));
+            Runtime.getRuntime().addShutdownHook(cleanup);
+            try
+            {
+                return run(kind, home, processes);
+            }
+            finally
+            {
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+                stop(processes, home);
+            }
+        }
+    }
+
+    /** SIGTERM to every member (each leaves the group), a wait for them, and the temporary directory removed. */
+    private void stop(final MemberProcesses processes, final Path home)
+    {
+        synchronized (this)
+        {
+            stopping = true; // before the members end: the supervision loop must not start them again
+            processes.terminate();
+        }
+        try
+        {
+            processes.awaitAll(TimeUnit.SECONDS.toNanos(20));
+            if (dir == null)
+            {
+                Trees.delete(home);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        catch (final java.io.IOException ex)
+        {
+            System.err.println("kv: could not delete " + home + ": " + ex.getMessage());
+        }
+    }
+
+    private int run(final TransportKind kind, final Path home, final MemberProcesses processes) throws Exception
+    {
+        final List<Integer> free = LocalPorts.free(3 * members); // the group's two per member, then the Redis ports
+        final WeftConfig config = config(kind, free.subList(0, 2 * members));
+        final Path file = Files.writeString(home.resolve("kv.conf"), ConfigWriter.render(config));
+        ConfigLoader.load(file);
+        final List<Integer> ports = free.subList(2 * members, 3 * members);
+        System.out.printf("kv: %d members on %s, reads %s, configuration %s%n", members, transport, reads, file);
+        final Duration run = duration == null ? Duration.ofDays(365) : duration;
+        final List<Integer> current = new ArrayList<>();
+        for (int i = 0; i < members; i++)
+        {
+            current.add(processes.start("kv" + i, Weft.class, args(file, i, ports.get(i), false)));
+        }
+        for (int i = 0; i < members; i++)
+        {
+            if (!awaitServing(processes, current.get(i), i))
+            {
+                System.out.println("kv: FAILED: member " + i + " did not start serving within 60 s");
+                return SstMember.EXIT_TIMEOUT;
+            }
+        }
+        System.out.println("kv: serving. Members and their Redis ports:");
+        for (int i = 0; i < members; i++)
+        {
+            System.out.printf("kv:   member %d  127.0.0.1:%d  pid %d   redis-cli -p %d set a 1%n", i, ports.get(i),
+                processes.process(current.get(i)).pid(), ports.get(i));
+        }
+        final long end = System.nanoTime() + run.toNanos();
+        while (System.nanoTime() < end && !stopping)
+        {
+            Thread.sleep(200); // supervision poll: a dead member is restarted as a joiner
+            for (int i = 0; i < members; i++)
+            {
+                final Process p = processes.process(current.get(i));
+                synchronized (this) // against stop(): a member started after it would be left running
+                {
+                    if (!p.isAlive() && !stopping)
+                    {
+                        System.out.printf("kv: member %d exited with %d; starting it again (it joins the group)%n",
+                            i, p.exitValue());
+                        current.set(i, processes.start("kv" + i + "'", Weft.class, args(file, i, ports.get(i), true)));
+                    }
+                }
+            }
+        }
+        System.out.println("kv: stopping");
+        return 0;
+    }
+
+    private List<String> args(final Path file, final int member, final int port, final boolean join)
+    {
+        final List<String> args = new ArrayList<>(List.of("kv-member", "--config", file.toString(), "--member",
+            String.valueOf(member), "--port", String.valueOf(port), "--reads", reads));
+        if (log != null)
+        {
+            args.addAll(List.of("--log", log.resolve("member-" + member).toString()));
+        }
+        if (join)
+        {
+            args.add("--join");
+        }
+        return args;
+    }
+
+    private static boolean awaitServing(final MemberProcesses processes, final int index, final int member)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline && processes.process(index).isAlive())
+        {
+            if (processes.lines(index).stream().anyMatch(l -> l.startsWith("member " + member + ": kv serving")))
+            {
+                return true;
+            }
+            Thread.sleep(50);
+        }
+        return false;
+    }
+
+    /**
+     * A group of loopback members with the subgroup {@value KvReplica#SUBGROUP}, joins allowed: member i has the sst
+     * and control ports {@code ports[2i]} and {@code ports[2i+1]}.
+     */
+    public static WeftConfig config(final TransportKind kind, final List<Integer> ports)
+    {
+        final int n = ports.size() / 2;
+        final List<MemberAddress> members = new ArrayList<>();
+        for (int i = 0; i < n; i++)
+        {
+            members.add(new MemberAddress(i, "127.0.0.1", ports.get(2 * i), ports.get(2 * i + 1)));
+        }
+        final byte[] secret = new byte[16];
+        new SecureRandom().nextBytes(secret);
+        return WeftConfig.builder().memberId(0).groupName("kv-" + ProcessHandle.current().pid())
+            .members(members).transport(kind)
+            .subgroups(List.of(SubgroupConfig.allMembers(KvReplica.SUBGROUP,
+                SubgroupConfig.autoWindow(kind, MAX_PAYLOAD), MAX_PAYLOAD)))
+            .smc(SmcConfig.SPINDLE)
+            .membership(new MembershipConfig(IntStream.range(0, n).boxed().toList(),
+                "kv-" + HexFormat.of().formatHex(secret), ViewChangeSends.WAIT, Duration.ofSeconds(30)))
+            .build();
+    }
+}

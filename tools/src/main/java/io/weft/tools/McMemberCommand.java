@@ -1,0 +1,72 @@
+package io.weft.tools;
+
+import io.weft.config.ConfigLoader;
+import io.weft.config.WeftConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/** One member of a multicast run; {@code demo} starts these, and they can be started by hand from a sample file. */
+@Command(name = "mc-member", description = "Run one multicast member from a configuration file and check its deliveries.")
+final class McMemberCommand implements Callable<Integer>
+{
+    @Option(names = "--config", required = true, description = "HOCON configuration file with weft.subgroups.")
+    Path config;
+
+    @Option(names = "--member", required = true, description = "This member's id.")
+    int member;
+
+    @Option(names = "--messages", defaultValue = "-1", description = "Data messages per sender and subgroup; -1: send for --duration.")
+    long messages;
+
+    @Option(names = "--duration", defaultValue = "PT10S", description = "How long to send when --messages is -1 (default ${DEFAULT-VALUE}).")
+    Duration duration;
+
+    @Option(names = "--size", defaultValue = "128", description = "Message size in bytes (default ${DEFAULT-VALUE}).")
+    int size;
+
+    @Option(names = "--delay-us", defaultValue = "0", description = "Busy-wait this long after each send (a slow sender).")
+    long delayMicros;
+
+    @Option(names = "--silent", defaultValue = "", description = "Comma-separated ids of declared senders that never send.")
+    String silent;
+
+    @Option(names = "--idle-subgroups", defaultValue = "", description = "Comma-separated subgroups in which nobody sends.")
+    String idleSubgroups;
+
+    @Option(names = "--quiescence", description = "After the run, check that no null is sent for a second.")
+    boolean quiescence;
+
+    @Option(names = "--callback-us", defaultValue = "0", description = "Busy-wait this long in every delivery callback.")
+    long callbackMicros;
+
+    @Option(names = "--report", description = "Print throughput and latency every second.")
+    boolean report;
+
+    @Option(names = "--timeout", defaultValue = "PT5M", description = "Give up after this long (default ${DEFAULT-VALUE}).")
+    Duration timeout;
+
+    @Override
+    public Integer call() throws Exception
+    {
+        if (size < 1)
+        {
+            System.err.println("weft: --size must be at least 1, was " + size);
+            return Weft.EXIT_CONFIG;
+        }
+        final WeftConfig c = ConfigLoader.load(config, Map.of("weft.member.id", member));
+        if (c.subgroups().isEmpty())
+        {
+            System.err.println("weft: configuration error: weft.subgroups is empty in " + config +
+                "; a multicast member needs at least one subgroup");
+            return Weft.EXIT_CONFIG;
+        }
+        return new McMember(c, new McMember.Options(messages, duration, size, delayMicros * 1000,
+            McMember.parseIds(silent), idleSubgroups.isBlank() ? java.util.Set.of() : java.util.Set.of(idleSubgroups.split(",")),
+            callbackMicros * 1000, report, quiescence, timeout), System.out).run();
+    }
+}

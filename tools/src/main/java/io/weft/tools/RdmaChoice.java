@@ -1,0 +1,33 @@
+package io.weft.tools;
+
+import io.weft.config.RdmaBackend;
+import io.weft.config.RdmaOptions;
+import io.weft.config.VerbsOptions;
+import picocli.CommandLine.Option;
+
+/** The rdma transport's options on the command line (sst-demo, bench): backend, libfabric provider, verbs device. */
+public final class RdmaChoice
+{
+    @Option(names = "--backend", defaultValue = "libfabric",
+        description = "rdma backend for --transport rdma: libfabric or verbs (default ${DEFAULT-VALUE}).")
+    String backend = "libfabric";
+
+    @Option(names = "--provider", defaultValue = "tcp;ofi_rxm",
+        description = "libfabric provider for --transport rdma (default ${DEFAULT-VALUE}; shm on one host).")
+    String provider = "tcp;ofi_rxm";
+
+    @Option(names = "--verbs-device", defaultValue = "", description = "verbs device for --backend verbs (default: the first).")
+    String verbsDevice = "";
+
+    @Option(names = "--verbs-library", defaultValue = "libibverbs.so.1",
+        description = "libibverbs to load for --backend verbs (default ${DEFAULT-VALUE}).")
+    String verbsLibrary = "libibverbs.so.1";
+
+    /** The options these name; a {@link io.weft.config.WeftConfigException} naming the option that is wrong. */
+    public RdmaOptions options()
+    {
+        final VerbsOptions verbs = new VerbsOptions(verbsLibrary, verbsDevice, VerbsOptions.DEFAULTS.port(),
+            VerbsOptions.DEFAULTS.gidIndex());
+        return new RdmaOptions(RdmaBackend.parse("--backend", backend), provider, verbs);
+    }
+}

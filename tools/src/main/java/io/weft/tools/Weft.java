@@ -1,0 +1,62 @@
+package io.weft.tools;
+
+import io.weft.config.WeftConfigException;
+import io.weft.tools.avionics.AvionicsCommand;
+import io.weft.tools.avionics.AvionicsMemberCommand;
+import io.weft.sst.TransportException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code weft} command line. The {@code ./weft} launcher script finds a JDK, builds when needed and runs this
+ * with the project's JVM flags; member processes started by demos run it again with the same flags.
+ */
+@Command(name = "weft", mixinStandardHelpOptions = true, version = "weft 0.1.0",
+    description = "Atomic multicast group communication in the style of Derecho, with the Spindle optimizations.",
+    subcommands = {DemoCommand.class, SstDemoCommand.class, SstMemberCommand.class, McMemberCommand.class,
+        VsMemberCommand.class, DdsMemberCommand.class, PubSubCommand.class, KvCommand.class, KvMemberCommand.class,
+        AvionicsCommand.class, AvionicsMemberCommand.class, LogCommand.class, ChaosCommand.class, RdmaCheckCommand.class,
+        CommandLine.HelpCommand.class})
+public final class Weft
+{
+    /** Exit code for bad configuration or arguments. */
+    public static final int EXIT_CONFIG = 2;
+    /** Exit code when the transport cannot be opened (ports, peers, files). */
+    public static final int EXIT_TRANSPORT = 5;
+
+    private Weft()
+    {
+    }
+
+    public static void main(final String[] args)
+    {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line with every subcommand of this module; the bench module adds its own. */
+    public static CommandLine commandLine()
+    {
+        final CommandLine cli = new CommandLine(Weft.class);
+        cli.setExecutionExceptionHandler((ex, commandLine, parseResult) ->
+        {
+            if (ex instanceof WeftConfigException)
+            {
+                commandLine.getErr().println("weft: configuration error: " + ex.getMessage());
+                return EXIT_CONFIG;
+            }
+            if (ex instanceof TransportException)
+            {
+                commandLine.getErr().println("weft: transport error: " + ex.getMessage());
+                return EXIT_TRANSPORT;
+            }
+            throw ex;
+        });
+        return registerConverters(cli);
+    }
+
+    /** Registers the converters every command shares on {@code cli} and every subcommand it has now. */
+    public static CommandLine registerConverters(final CommandLine cli)
+    {
+        return cli.registerConverter(java.time.Duration.class, new DurationConverter());
+    }
+}

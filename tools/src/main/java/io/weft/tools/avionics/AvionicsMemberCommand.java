@@ -1,0 +1,39 @@
+package io.weft.tools.avionics;
+
+import io.weft.config.ConfigLoader;
+import io.weft.config.WeftConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import io.weft.examples.avionics.Avionics;
+import io.weft.examples.avionics.AvionicsMember;
+
+/** {@code weft avionics-member}: one member of the avionics demo (started by {@code weft avionics}). */
+@Command(name = "avionics-member", hidden = true,
+    description = "Run one member of the avionics demo; commands come on standard input.")
+public final class AvionicsMemberCommand implements Callable<Integer>
+{
+    @Option(names = "--config", required = true, description = "The domain's configuration file.")
+    Path config;
+
+    @Option(names = "--member", required = true, description = "This member's id (0..4, its role).")
+    int member;
+
+    @Option(names = "--join", description = "Join the running domain instead of starting view 0.")
+    boolean join;
+
+    @Option(names = "--dashboard-port", defaultValue = "-1", description = "Serve the dashboard on this loopback " +
+        "port (0: any free one; default: no dashboard).")
+    int dashboardPort;
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final WeftConfig c = ConfigLoader.load(config, Map.of("weft.member.id", member));
+        Avionics.role(member); // an unknown id stops here, with the ids there are
+        return new AvionicsMember(c, join, dashboardPort).run();
+    }
+}

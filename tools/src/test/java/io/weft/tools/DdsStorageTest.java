@@ -1,0 +1,279 @@
+package io.weft.tools;
+
+import io.weft.config.QosLevel;
+import io.weft.config.SampleKey;
+import io.weft.config.TopicConfig;
+import io.weft.config.TransportKind;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The storage levels of the DDS layer with real processes: a late joiner gets exactly the volatile history (the last
+ * {@code history} samples before its first live one) and then every sample; logged storage loses and duplicates
+ * nothing while members are killed with kill -9 at random moments and restarted, 20 times, and at 20 other random
+ * moments the durability frontier is within every member's log on disk.
+ */
+@Timeout(300)
+class DdsStorageTest
+{
+    private static final int HISTORY = 16;
+    private static final Pattern WRITTEN = Pattern.compile("member (\\d+): WRITTEN (\\d+) samples");
+    private static final Pattern TRANSFER =
+        Pattern.compile("topic record: state transfer brought (\\d+) log entries from position (\\d+)");
+    /**
+     * A whole line: a member's stdout and stderr share one file, and a log line (which starts with a time, digits)
+     * can land inside a stdout line that a full buffer split; CI once read "12951" + "18:..." as 1295118.
+     */
+    private static final Pattern FRONTIER = Pattern.compile("(?m)^member \\d+: FRONTIER record (\\d+)$");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aLateJoinerGetsTheVolatileHistoryThenEverySample() throws Exception
+    {
+        final List<TopicConfig> topics = List.of(
+            new TopicConfig("engine", 3, QosLevel.VOLATILE_STORAGE, List.of(0, 1), List.of(), 256, 64, HISTORY));
+        try (DdsRun run = new DdsRun(TransportKind.TCP, 3, List.of(0, 1), dir, topics))
+        {
+            for (int id = 0; id < 2; id++)
+            {
+                run.start(id, false, "--count", "2000", "--rate", "400");
+            }
+            run.process(0).awaitOutput("member 0: READY", Duration.ofSeconds(60));
+            awaitReads(run, "engine", "-0-", 300);
+            run.start(2, true, "--count", "0");
+            run.process(2).awaitOutput("member 2: READY in view 1", Duration.ofSeconds(60));
+            for (int id = 0; id < 2; id++)
+            {
+                run.process(id).awaitOutput("member " + id + ": READ-ALL", Duration.ofSeconds(90));
+            }
+            awaitReads(run, "engine", "-2-", -1); // member 2 read up to the last position
+            run.endAll();
+            final Map<String, List<DdsRun.Read>> reads = run.reads("engine");
+            final List<DdsRun.Read> all = only(reads, "-0-");
+            final List<DdsRun.Read> joiner = only(reads, "-2-");
+            final List<DdsRun.Read> stored = joiner.stream().filter(DdsRun.Read::stored).toList();
+            assertEquals(HISTORY, stored.size(), "the joiner got " + stored.size() + " stored samples");
+            final long first = joiner.getFirst().position();
+            assertTrue(first >= 300 - HISTORY, "joined after 300 samples, history from " + first);
+            for (int i = 0; i < joiner.size(); i++)
+            {
+                final DdsRun.Read r = joiner.get(i);
+                assertEquals(i < HISTORY, r.stored(), "stored samples come first, then live ones: " + r);
+                assertEquals(all.get((int)(first + i)).sample(), r.sample(), "the joiner's sample at " + (first + i));
+            }
+            assertEquals(all.size(), first + joiner.size(), "the joiner read up to the last sample");
+        }
+    }
+
+    /**
+     * KEEP_LAST per key with real processes: the key is the publisher's id (the sample's first 4 bytes), so a late
+     * joiner gets the last {@code HISTORY} samples of each of the two publishers before its first live sample, in the
+     * topic's order, then every later sample.
+     */
+    @Test
+    void aLateJoinerGetsTheLastSamplesOfEveryKey() throws Exception
+    {
+        final List<TopicConfig> topics = List.of(new TopicConfig("engine", 3, QosLevel.VOLATILE_STORAGE, List.of(0, 1),
+            List.of(), 256, 64, HISTORY, new SampleKey(0, 4, 16)));
+        try (DdsRun run = new DdsRun(TransportKind.TCP, 3, List.of(0, 1), dir, topics))
+        {
+            run.start(0, false, "--count", "2000", "--rate", "400");
+            run.start(1, false, "--count", "2000", "--rate", "100"); // a slower key: its history reaches further back
+            run.process(0).awaitOutput("member 0: READY", Duration.ofSeconds(60));
+            awaitReads(run, "engine", "-0-", 400);
+            run.start(2, true, "--count", "0");
+            run.process(2).awaitOutput("member 2: READY in view 1", Duration.ofSeconds(60));
+            awaitReads(run, "engine", "-2-", 2 * HISTORY + 100);
+            run.endAll();
+            final Map<String, List<DdsRun.Read>> reads = run.reads("engine");
+            final List<DdsRun.Read> all = only(reads, "-0-");
+            final List<DdsRun.Read> joiner = only(reads, "-2-");
+            final List<DdsRun.Read> stored = joiner.stream().filter(DdsRun.Read::stored).map(DdsRun.Read::sample)
+                .toList();
+            final long firstLive = joiner.stream().filter(r -> !r.stored()).findFirst().orElseThrow().position();
+            final List<DdsRun.Read> expected = new ArrayList<>();
+            for (final int publisher : List.of(0, 1))
+            {
+                final List<DdsRun.Read> before = all.stream().filter(r -> r.position() < firstLive &&
+                    r.publisher() == publisher).toList();
+                expected.addAll(before.subList(Math.max(0, before.size() - HISTORY), before.size()));
+            }
+            expected.sort(java.util.Comparator.comparingLong(DdsRun.Read::position));
+            assertEquals(2 * HISTORY, expected.size(), "both publishers wrote " + HISTORY + " samples before the join");
+            assertEquals(expected, stored, "the joiner's history: the last " + HISTORY + " samples of each key");
+            final List<DdsRun.Read> live = joiner.stream().filter(r -> !r.stored()).toList();
+            final int both = Math.min(live.size(), all.size() - (int)firstLive); // member 0 ended first
+            assertTrue(both >= 100, "the joiner and member 0 read " + both + " samples both");
+            assertEquals(all.subList((int)firstLive, (int)firstLive + both), live.subList(0, both),
+                "then every sample from its first live one, in order");
+        }
+    }
+
+    /**
+     * Three members log a topic two of them publish; 20 times a random member is killed with kill -9 at a random
+     * moment and restarted (it replays its log, joins and receives the rest). At the end every member's log holds
+     * the same samples, each (publisher, process, counter) once, every process's samples a gap-free prefix of what
+     * it wrote, and everything the publishers alive at the end wrote.
+     */
+    @Test
+    void loggedStorageLosesAndDuplicatesNothingAcrossRepeatedKills() throws Exception
+    {
+        final List<TopicConfig> topics = List.of(
+            new TopicConfig("record", 4, QosLevel.LOGGED_STORAGE, List.of(0, 1), List.of(), 256, 64, HISTORY));
+        final long seed = System.nanoTime();
+        final Random random = new Random(seed);
+        try (DdsRun run = new DdsRun(TransportKind.TCP, 3, List.of(), dir, topics))
+        {
+            for (int id = 0; id < 3; id++)
+            {
+                run.start(id, false, "--count", "10000000", "--rate", "300");
+            }
+            for (int id = 0; id < 3; id++)
+            {
+                run.process(id).awaitOutput("member " + id + ": READY", Duration.ofSeconds(60));
+            }
+            run.log(0, "record"); // the first read of a queue in this JVM is slow; not while the group is frozen
+            final List<Integer> kills = new ArrayList<>();
+            final List<Long> frontiers = new ArrayList<>();
+            final List<Long> transferred = new ArrayList<>(); // log entries each restarted member received
+            for (int k = 0; k < 20; k++)
+            {
+                TimeUnit.MILLISECONDS.sleep(200 + random.nextInt(1300));
+                frontiers.add(frontierWithinEveryLog(run, seed));
+                final int victim = random.nextInt(3);
+                kills.add(victim);
+                run.kill(victim);
+                run.start(victim, true, "--count", "10000000", "--rate", "300");
+                run.process(victim).awaitOutput("member " + victim + ": READY", Duration.ofSeconds(60));
+                final Matcher t = TRANSFER.matcher(run.process(victim).output());
+                assertTrue(t.find(), "no state transfer line:\n" + run.process(victim).output());
+                assertTrue(Long.parseLong(t.group(2)) > 0, "the restarted member had a log, yet it received the whole " +
+                    "log again: " + t.group());
+                transferred.add(Long.parseLong(t.group(1)));
+            }
+            for (int id = 0; id < 3; id++)
+            {
+                run.command(id, "stop");
+            }
+            final Map<String, Long> written = new HashMap<>();
+            for (int id = 0; id < 2; id++)
+            {
+                run.process(id).awaitOutput("member " + id + ": DURABLE record true", Duration.ofSeconds(60));
+                final Matcher m = WRITTEN.matcher(run.process(id).output());
+                assertTrue(m.find(), run.process(id).output());
+                written.put(id + "/" + run.process(id).pid(), Long.parseLong(m.group(2)));
+            }
+            run.endAll();
+            final List<DdsRun.Read> log = run.log(0, "record");
+            for (int id = 1; id < 3; id++)
+            {
+                assertEquals(log, run.log(id, "record"), "seed " + seed + ", kills " + kills + ": member " + id +
+                    "'s log differs from member 0's");
+            }
+            final Set<String> seen = new HashSet<>();
+            final Map<String, Long> next = new HashMap<>();
+            for (int i = 0; i < log.size(); i++)
+            {
+                final DdsRun.Read r = log.get(i);
+                final String process = r.publisher() + "/" + r.incarnation();
+                assertEquals(i, r.position(), "positions are the log's order");
+                assertTrue(seen.add(process + "/" + r.counter()), "seed " + seed + ": duplicated " + r);
+                assertEquals(next.getOrDefault(process, 0L), r.counter(), "seed " + seed + ": a gap before " + r);
+                next.put(process, r.counter() + 1);
+            }
+            written.forEach((process, count) -> assertEquals(count, next.getOrDefault(process, 0L),
+                "seed " + seed + ": publisher process " + process + " wrote " + count + " samples, the log holds " +
+                next.getOrDefault(process, 0L)));
+            assertTrue(frontiers.getLast() > frontiers.getFirst(), "the frontier moved: " + frontiers);
+            System.out.printf("kills %s: %d samples in every log, %d publisher processes; frontiers checked against " +
+                "the logs on disk: %s; log entries sent to each restarted member (only what it lacked): %s%n", kills,
+                log.size(), next.size(), frontiers, transferred);
+        }
+    }
+
+    /**
+     * Freezes every member (SIGSTOP), then checks that the highest durability frontier any of them printed is within
+     * the log on disk of every member, and resumes them. Logs only grow, so a frontier printed before the freeze that
+     * passes a log read during it was false when printed.
+     */
+    private static long frontierWithinEveryLog(final DdsRun run, final long seed) throws Exception
+    {
+        for (int id = 0; id < 3; id++)
+        {
+            run.process(id).signal("STOP");
+        }
+        try
+        {
+            long frontier = 0;
+            for (int id = 0; id < 3; id++)
+            {
+                final Matcher m = FRONTIER.matcher(run.process(id).output());
+                while (m.find())
+                {
+                    frontier = Math.max(frontier, Long.parseLong(m.group(1)));
+                }
+            }
+            for (int id = 0; id < 3; id++)
+            {
+                final int logged = run.log(id, "record").size();
+                assertTrue(logged >= frontier, "seed " + seed + ": a member printed the durability frontier " +
+                    frontier + ", member " + id + "'s log holds only " + logged);
+            }
+            return frontier;
+        }
+        finally
+        {
+            for (int id = 0; id < 3; id++)
+            {
+                run.process(id).signal("CONT");
+            }
+        }
+    }
+
+    private static List<DdsRun.Read> only(final Map<String, List<DdsRun.Read>> reads, final String member)
+    {
+        final List<List<DdsRun.Read>> matching = reads.entrySet().stream().filter(e -> e.getKey().contains(member))
+            .map(Map.Entry::getValue).toList();
+        assertEquals(1, matching.size(), member + " in " + reads.keySet());
+        return matching.getFirst();
+    }
+
+    /** Waits until a member's read log has {@code count} lines (-1: as many as member 0's, which is complete). */
+    private static void awaitReads(final DdsRun run, final String topic, final String member, final int count)
+        throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true)
+        {
+            final Map<String, List<DdsRun.Read>> reads = run.reads(topic);
+            final List<DdsRun.Read> mine = reads.entrySet().stream().filter(e -> e.getKey().contains(member))
+                .map(Map.Entry::getValue).findFirst().orElse(List.of());
+            final long target = count >= 0 ? count : only(reads, "-0-").getLast().position();
+            if (!mine.isEmpty() && (count >= 0 ? mine.size() >= count : mine.getLast().position() >= target))
+            {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, member + " did not read " + target + " samples of " + topic);
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+    }
+}

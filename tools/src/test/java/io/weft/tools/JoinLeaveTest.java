@@ -1,0 +1,241 @@
+package io.weft.tools;
+
+import io.weft.config.DeliveryMode;
+import io.weft.config.FailureConfig;
+import io.weft.config.SubgroupConfig;
+import io.weft.config.TransportKind;
+import io.weft.testkit.TestGroups;
+import io.weft.testkit.MemberProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Joins, graceful leaves and the control port's defences, with real member processes multicasting meanwhile.
+ * A joiner installs the state (delivered count and hash chain of everything before its first view) and from then
+ * on must deliver exactly what the others deliver, so all members end with the same state.
+ */
+@Timeout(240)
+class JoinLeaveTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void joinUnderLoad() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.TCP, 4, List.of(0, 1, 2), dir))
+        {
+            run.startReady(3);
+            Thread.sleep(1000);
+            final MemberProcess joiner = run.start(3, true);
+            final Map.Entry<Long, String> view = run.awaitView(3, 1, Duration.ofSeconds(60));
+            assertEquals("[0, 1, 2, 3]", view.getValue());
+            assertTrue(joiner.output().contains("STATE installed"), joiner.output());
+            for (int id = 0; id < 3; id++)
+            {
+                assertEquals("[0, 1, 2, 3]", run.awaitView(id, 1, Duration.ofSeconds(30)).getValue());
+            }
+            Thread.sleep(1500);
+            run.endAndCheck();
+        }
+    }
+
+    /**
+     * Issue 13, item 7: a join and the leader's own leave committed in one view change. The leader admits joiners
+     * after the change; it used to return on its own leave first, and the joiner waited for a view that never came.
+     * Member 1 is frozen (well under a failure timeout of 10 s) so that the leader cannot commit the join alone
+     * before its leave is proposed too; the leader sends nothing, so its leave is announced at once.
+     */
+    @Test
+    void aJoinCommittedWithTheLeadersOwnLeaveIsAdmitted() throws Exception
+    {
+        final SubgroupConfig subgroup = new SubgroupConfig("all", List.of(), List.of(1, 2), 100, 64, DeliveryMode.ORDERED);
+        final FailureConfig failure = new FailureConfig(Duration.ofMillis(100), Duration.ofSeconds(10));
+        try (VsRun run = new VsRun(TransportKind.TCP, TestGroups.config(TransportKind.TCP, 4).transport().rdma(), 4,
+            List.of(0, 1, 2), dir, subgroup, failure))
+        {
+            run.startReady(3);
+            final MemberProcess leader = run.process(0);
+            run.process(1).signal("STOP");
+            try
+            {
+                run.start(3, true);
+                leader.awaitOutput("leader 0 proposes failed [], left [], joined [3]", Duration.ofSeconds(60));
+                run.command(0, "leave");
+                leader.awaitOutput("leader 0 proposes failed [], left [0], joined [3]", Duration.ofSeconds(30));
+            }
+            finally
+            {
+                run.process(1).signal("CONT");
+            }
+            assertEquals("[1, 2, 3]", run.awaitView(3, 1, Duration.ofSeconds(60)).getValue(),
+                "the joiner was not admitted by the leader that left in the same change");
+            for (final int id : List.of(1, 2))
+            {
+                assertEquals("[1, 2, 3]", run.awaitView(id, 1, Duration.ofSeconds(30)).getValue());
+            }
+            assertTrue(run.awaitExit(0).contains("member 0 left the group at the end of view 0"), leader.output());
+            run.endAndCheck();
+        }
+    }
+
+    @Test
+    void gracefulLeaveUnderLoadThenRejoinWithTheSameId() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.SHM, 4, List.of(), dir))
+        {
+            run.startReady(4);
+            Thread.sleep(1000);
+            run.command(2, "leave");
+            final String out = run.awaitExit(2);
+            assertTrue(out.contains("LEFT ok"), out);
+            for (final int id : List.of(0, 1, 3))
+            {
+                final String before = run.process(id).output();
+                assertEquals("[0, 1, 3]", run.awaitView(id, 1, Duration.ofSeconds(30)).getValue());
+                assertTrue(run.process(id).output().contains("left=[2] failed=[]"), run.process(id).output());
+                assertTrue(!before.contains("member 2 failed"), "a graceful leave was reported as a failure:\n" + before);
+            }
+            Thread.sleep(1000);
+            run.start(2, true);
+            for (final int id : List.of(0, 1, 2, 3))
+            {
+                assertEquals("[0, 1, 3, 2]", run.awaitView(id, 2, Duration.ofSeconds(60)).getValue());
+            }
+            Thread.sleep(1500);
+            run.endAndCheck();
+        }
+    }
+
+    @Test
+    void wrongSecretAndGarbageOnTheControlPortAreRefused() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.TCP, 4, List.of(0, 1, 2), dir))
+        {
+            run.startReady(3);
+            // a joiner with the wrong secret: refused, it says why and exits non-zero
+            final String wrong = Files.readString(run.file).replace(VsRun.SECRET, "not-the-group-secret-42");
+            final Path wrongFile = Files.writeString(dir.resolve("wrong.conf"), wrong);
+            final MemberProcess impostor = MemberProcess.start("impostor", dir, Weft.class, "vs-member", "--config",
+                wrongFile.toString(), "--member", "3", "--join", "--dir", dir.resolve("impostor").toString());
+            final int code = impostor.awaitExit(Duration.ofSeconds(60));
+            assertNotEquals(0, code, impostor.output());
+            assertTrue(impostor.output().contains("secret"), impostor.output());
+            // garbage, a wrong magic, an oversized frame and silence at every member's control port
+            final Random random = new Random(42);
+            for (int id = 0; id < 3; id++)
+            {
+                final var address = run.config.group().members().get(id);
+                final byte[] junk = new byte[4096];
+                random.nextBytes(junk);
+                assertTrue(sendAndRead(address.host(), address.controlPort(), junk).contains("not a weft control frame"));
+                // magic, control protocol version 3, JOIN, a length of 1 GiB
+                final byte[] huge = java.nio.ByteBuffer.allocate(10).putInt(0x57464354).put((byte)3).put((byte)1)
+                    .putInt(1 << 30).array();
+                assertTrue(sendAndRead(address.host(), address.controlPort(), huge).contains("at most"));
+                try (Socket silent = new Socket())
+                {
+                    silent.connect(new InetSocketAddress(address.host(), address.controlPort()), 1000);
+                    silent.setSoTimeout(10_000);
+                    assertEquals(-1, silent.getInputStream().read(), "a silent stranger is closed");
+                }
+                assertTrickleIsCutOff(address.host(), address.controlPort());
+            }
+            for (int id = 0; id < 3; id++)
+            {
+                final String out = run.process(id).output();
+                assertTrue(!out.contains("VIEW 1 "), "the group changed view:\n" + out);
+            }
+            assertTrue(String.join("", List.of(run.process(0).output(), run.process(1).output(),
+                run.process(2).output())).contains("authentication failed"), "a wrong secret is logged");
+            run.endAndCheck();
+        }
+    }
+
+    /**
+     * A stranger that trickles a JOIN frame one byte every 400 ms (each read well within the 5 s read timeout) is
+     * cut off by the handshake's total deadline of 5 s, not held for as long as it keeps trickling.
+     */
+    private static void assertTrickleIsCutOff(final String host, final int port) throws Exception
+    {
+        try (Socket s = new Socket())
+        {
+            s.connect(new InetSocketAddress(host, port), 1000);
+            final byte[] frame = java.nio.ByteBuffer.allocate(10 + 100).putInt(0x57464354).put((byte)3).put((byte)1)
+                .putInt(100).array();
+            final Thread trickler = Thread.ofPlatform().daemon(true).start(() ->
+            {
+                try
+                {
+                    for (final byte b : frame)
+                    {
+                        s.getOutputStream().write(b);
+                        s.getOutputStream().flush();
+                        Thread.sleep(400);
+                    }
+                }
+                catch (final IOException | InterruptedException ignored)
+                {
+                    // cut off: what the test waits for
+                }
+            });
+            s.setSoTimeout(20_000);
+            int read;
+            try
+            {
+                read = s.getInputStream().read();
+            }
+            catch (final java.net.SocketException ex)
+            {
+                read = -1; // reset by the member
+            }
+            assertEquals(-1, read, "a trickling stranger is cut off (the frame would take 44 s)");
+            trickler.interrupt();
+        }
+    }
+
+    /** Sends bytes to a control port and returns the refusal text it answers with. */
+    private static String sendAndRead(final String host, final int port, final byte[] bytes) throws IOException
+    {
+        try (Socket s = new Socket())
+        {
+            s.connect(new InetSocketAddress(host, port), 1000);
+            s.setSoTimeout(10_000);
+            final DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            out.write(bytes);
+            out.flush();
+            final DataInputStream in = new DataInputStream(s.getInputStream());
+            try
+            {
+                assertEquals(0x57464354, in.readInt());
+                in.readByte();
+                assertEquals(5, in.readByte(), "a REFUSE frame");
+                final byte[] reason = new byte[in.readInt()];
+                in.readFully(reason);
+                return new String(reason, java.nio.charset.StandardCharsets.UTF_8);
+            }
+            catch (final EOFException ex)
+            {
+                return "closed without a reason";
+            }
+        }
+    }
+}

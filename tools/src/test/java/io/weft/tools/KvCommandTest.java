@@ -1,0 +1,101 @@
+package io.weft.tools;
+
+import io.weft.testkit.MemberProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code ./weft kv} as the README runs it: three members serve, a member killed with kill -9 is started again by the
+ * command and joins with the others' state, and the command removes its files when it ends.
+ */
+@Timeout(180)
+class KvCommandTest
+{
+    private static final Pattern MEMBER = Pattern.compile("kv: {3}member (\\d) {2}127\\.0\\.0\\.1:(\\d+) {2}pid (\\d+)");
+
+    @TempDir
+    Path dir;
+
+    private static boolean listening(final int port)
+    {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (System.nanoTime() < deadline)
+        {
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", port))
+            {
+                Thread.onSpinWait();
+            }
+            catch (final java.io.IOException ex)
+            {
+                return false;
+            }
+            try
+            {
+                Thread.sleep(100); // a member that got SIGTERM is leaving: poll until its port closes
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return true;
+            }
+        }
+        return true;
+    }
+
+    @Test
+    void aKilledMemberIsRestartedAndCatchesUp() throws Exception
+    {
+        final Path home = dir.resolve("kv");
+        try (MemberProcess kv = MemberProcess.start("kv", dir, Weft.class, "kv", "--members", "3", "--duration",
+            "PT60S", "--dir", home.toString()))
+        {
+            kv.awaitOutput("kv: serving.", Duration.ofSeconds(90));
+            kv.awaitOutput("kv:   member 2 ", Duration.ofSeconds(5));
+            final int[] ports = new int[3];
+            final long[] pids = new long[3];
+            final Matcher m = MEMBER.matcher(kv.output());
+            while (m.find())
+            {
+                ports[Integer.parseInt(m.group(1))] = Integer.parseInt(m.group(2));
+                pids[Integer.parseInt(m.group(1))] = Long.parseLong(m.group(3));
+            }
+            try (Jedis j = new Jedis("127.0.0.1", ports[0]))
+            {
+                assertEquals("OK", j.set("before-the-kill", "kept"));
+            }
+            new ProcessBuilder("kill", "-9", String.valueOf(pids[1])).inheritIO().start().waitFor();
+            kv.awaitOutput("kv: member 1 exited with 137; starting it again", Duration.ofSeconds(30));
+            kv.awaitOutput("[kv1'] member 1: kv serving", Duration.ofSeconds(90));
+            try (Jedis j = new Jedis("127.0.0.1", ports[1]))
+            {
+                assertEquals("kept", j.get("before-the-kill"), "the restarted member did not receive the state");
+                assertEquals("OK", j.set("after-the-restart", "1"));
+            }
+            try (Jedis j = new Jedis("127.0.0.1", ports[2]))
+            {
+                assertEquals("1", j.get("after-the-restart"));
+                final String info = j.info();
+                assertTrue(info.contains("weft_view_members:[0, 2, 1]") && !info.contains("weft_view_id:0\r"), info);
+            }
+            kv.signal("TERM"); // the command stops its members: each leaves the group
+            kv.awaitExit(Duration.ofSeconds(60));
+            for (final int port : ports)
+            {
+                assertFalse(listening(port), "a member still serves port " + port + " after the command ended");
+            }
+        }
+        assertTrue(Files.exists(home.resolve("kv.conf")), "--dir is the caller's: kept");
+    }
+}

@@ -1,0 +1,97 @@
+package io.weft.tools;
+
+import io.weft.config.ConfigWriter;
+import io.weft.config.LocalPorts;
+import io.weft.config.TransportKind;
+import io.weft.config.WeftConfig;
+import io.weft.testkit.MemberProcess;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The key-value store's member processes for a test: a tcp group on loopback, each member with its Redis port. */
+final class KvProcesses implements AutoCloseable
+{
+    final List<MemberProcess> processes = new ArrayList<>();
+    final List<Integer> ports;
+    private final Path dir;
+    private final Path config;
+    private final String reads;
+    private final Path logs;
+
+    /** Starts {@code members} members and waits until each serves. */
+    KvProcesses(final Path dir, final int members, final String reads) throws Exception
+    {
+        this(dir, members, reads, null);
+    }
+
+    /** Starts {@code members} durable members (with {@code logs}: member i logs in logs/member-i). */
+    KvProcesses(final Path dir, final int members, final String reads, final Path logs) throws Exception
+    {
+        this.dir = dir;
+        this.reads = reads;
+        this.logs = logs;
+        final List<Integer> free = LocalPorts.free(3 * members);
+        final WeftConfig cfg = KvCommand.config(TransportKind.TCP, free.subList(0, 2 * members));
+        this.config = Files.writeString(dir.resolve("kv.conf"), ConfigWriter.render(cfg));
+        this.ports = free.subList(2 * members, 3 * members);
+        try
+        {
+            for (int i = 0; i < members; i++)
+            {
+                processes.add(start(i, false));
+            }
+            for (int i = 0; i < members; i++)
+            {
+                awaitServing(i);
+            }
+        }
+        catch (final Exception | AssertionError ex)
+        {
+            close();
+            throw ex;
+        }
+    }
+
+    /** Starts member {@code i} (again: {@code join}) in place of its process. */
+    MemberProcess start(final int i, final boolean join) throws IOException
+    {
+        final List<String> args = new ArrayList<>(List.of("kv-member", "--config", config.toString(), "--member",
+            String.valueOf(i), "--port", String.valueOf(ports.get(i)), "--reads", reads));
+        if (logs != null)
+        {
+            args.addAll(List.of("--log", logs.resolve("member-" + i).toString()));
+        }
+        if (join)
+        {
+            args.add("--join");
+        }
+        final MemberProcess p = MemberProcess.start("kv" + i + (join ? "j" : ""), dir, Weft.class,
+            args.toArray(String[]::new));
+        if (i < processes.size())
+        {
+            processes.set(i, p);
+        }
+        return p;
+    }
+
+    void awaitServing(final int i)
+    {
+        processes.get(i).awaitOutput("member " + i + ": kv serving", Duration.ofSeconds(60));
+    }
+
+    MemberProcess get(final int i)
+    {
+        return processes.get(i);
+    }
+
+    @Override
+    public void close()
+    {
+        processes.forEach(MemberProcess::close);
+    }
+}

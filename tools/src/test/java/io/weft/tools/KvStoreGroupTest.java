@@ -1,0 +1,182 @@
+package io.weft.tools;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 16: the replicated key-value store with three real member processes over tcp, driven by a Redis client
+ * library (Jedis) and by {@code redis-cli} (Debian package redis-tools, installed by .ci/run).
+ */
+@Timeout(180)
+class KvStoreGroupTest
+{
+    static final int MEMBERS = 3;
+
+    @TempDir
+    Path dir;
+
+    static String redisCli(final int port, final String... args) throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", String.valueOf(port)));
+        command.addAll(List.of(args));
+        final Process p;
+        try
+        {
+            p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        }
+        catch (final IOException ex)
+        {
+            throw new AssertionError("redis-cli is needed by this test: apt-get install redis-tools (.ci/run does)", ex);
+        }
+        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "redis-cli hung");
+        return out;
+    }
+
+    @Test
+    void realClientsSeeOneStoreAndBadInputLeavesItIntact() throws Exception
+    {
+        try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable");
+             Jedis a = new Jedis("127.0.0.1", kv.ports.get(0)); Jedis b = new Jedis("127.0.0.1", kv.ports.get(1));
+             Jedis c = new Jedis("127.0.0.1", kv.ports.get(2)))
+        {
+            final List<Integer> ports = kv.ports;
+            assertEquals("PONG", a.ping());
+            assertEquals("OK", a.set("greeting", "hello"));
+            assertEquals("hello", b.get("greeting"), "a write at member 0 is read at member 1");
+            assertEquals("hello", c.get("greeting"));
+            assertEquals(1, c.incr("counter"));
+            assertEquals(List.of("hello", "1"), b.mget("greeting", "counter"));
+
+            // pipelining: 2,000 increments in one pipeline at member 1, replies in order
+            final Pipeline pipe = b.pipelined();
+            final List<Response<Long>> replies = new ArrayList<>();
+            for (int i = 0; i < 2000; i++)
+            {
+                replies.add(pipe.incr("counter"));
+            }
+            pipe.sync();
+            for (int i = 0; i < 2000; i++)
+            {
+                assertEquals(i + 2, replies.get(i).get(), "reply " + i + " of the pipeline");
+            }
+            assertEquals("2001", a.get("counter"));
+
+            // standard errors
+            final JedisDataException unknown = assertThrows(JedisDataException.class,
+                () -> a.sendCommand(() -> "NOSUCHCOMMAND".getBytes(StandardCharsets.US_ASCII), "x"));
+            assertTrue(unknown.getMessage().startsWith("ERR unknown command 'NOSUCHCOMMAND'"), unknown.getMessage());
+            final JedisDataException arity = assertThrows(JedisDataException.class,
+                () -> a.sendCommand(redis.clients.jedis.Protocol.Command.GET));
+            assertTrue(arity.getMessage().contains("wrong number of arguments for 'get' command"), arity.getMessage());
+            final JedisDataException notInt = assertThrows(JedisDataException.class, () -> a.incr("greeting"));
+            assertTrue(notInt.getMessage().contains("not an integer"), notInt.getMessage());
+
+            // a value larger than a multicast message: refused with Redis's protocol error, the connection closed
+            try (Jedis big = new Jedis("127.0.0.1", ports.get(2)))
+            {
+                final Exception refused = assertThrows(Exception.class, () -> big.set("big", "x".repeat(200_000)));
+                assertTrue(refused instanceof JedisDataException || refused instanceof JedisConnectionException,
+                    refused.toString());
+            }
+            kv.get(2).awaitOutput("protocol error: invalid bulk length 200000", Duration.ofSeconds(10));
+            // bytes that are not RESP: answered with Redis's protocol error after the replies still due, then closed
+            for (final String garbage : new String[] {"*abc\r\n", "*1\r\n:5\r\n", "*1\r\n$-5\r\n",
+                "PING\r\n*2\r\n$3\r\nGET\r\n$1\r\nxyz\r\n"})
+            {
+                try (java.net.Socket s = new java.net.Socket("127.0.0.1", ports.get(1)))
+                {
+                    s.setSoTimeout(10_000);
+                    s.getOutputStream().write(garbage.getBytes(StandardCharsets.US_ASCII));
+                    final String reply = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                    assertTrue(reply.contains("-ERR Protocol error") && (!garbage.startsWith("PING") ||
+                        reply.startsWith("+PONG\r\n")), garbage + " got " + reply);
+                }
+            }
+            assertEquals("hello", b.get("greeting"), "the member serves on after bad input");
+
+            // redis-cli against every member: the same state, and INFO shows the view
+            for (final int port : ports)
+            {
+                assertEquals("hello", redisCli(port, "get", "greeting"));
+                assertEquals("2001", redisCli(port, "get", "counter"));
+                assertEquals("", redisCli(port, "get", "big"), "the refused value was stored"); // nil, printed raw
+                assertEquals("2", redisCli(port, "dbsize"));
+            }
+            assertEquals("OK", redisCli(ports.get(0), "set", "cli", "1", "EX", "100"));
+            assertEquals("100", redisCli(ports.get(1), "ttl", "cli"));
+            final String info = redisCli(ports.get(2), "info");
+            assertTrue(info.contains("weft_view_members:[0, 1, 2]") && info.contains("db0:keys=3"), info);
+            assertTrue(redisCli(ports.get(0), "nosuch").startsWith("ERR unknown command 'nosuch'"));
+
+            // RESP3 after HELLO 3: a client library in RESP3 mode, redis-cli -3, and the map on the wire
+            try (Jedis three = new Jedis("127.0.0.1", ports.get(2), redis.clients.jedis.DefaultJedisClientConfig.builder()
+                .protocol(redis.clients.jedis.RedisProtocol.RESP3).build()))
+            {
+                assertEquals("hello", three.get("greeting"));
+                assertEquals(null, three.get("no-such-key"));
+                assertEquals(List.of("hello", "2001"), three.mget("greeting", "counter"));
+            }
+            assertEquals("hello", redisCli(ports.get(1), "-3", "get", "greeting"));
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", ports.get(1)))
+            {
+                s.getOutputStream().write("GET no-such-key\r\nHELLO 3\r\nGET no-such-key\r\nHELLO 2\r\nGET no-such-key\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+                final byte[] reply = new byte[4096];
+                s.setSoTimeout(10_000);
+                final StringBuilder text = new StringBuilder();
+                while (!text.toString().endsWith("*0\r\n$-1\r\n")) // HELLO 2's map ends in modules (*0), then GET
+                {
+                    final int n = s.getInputStream().read(reply);
+                    assertTrue(n > 0, "connection closed after " + text);
+                    text.append(new String(reply, 0, n, StandardCharsets.US_ASCII));
+                }
+                final String all = text.toString();
+                assertTrue(all.startsWith("$-1\r\n%7\r\n") && all.contains("proto\r\n:3\r\n") &&
+                    all.contains("\r\n_\r\n*14\r\n") && all.contains("proto\r\n:2\r\n"), all);
+            }
+        }
+    }
+
+    /**
+     * Majority rule: with two of three members frozen, the third is in a minority; its clients get a CLUSTERDOWN
+     * error naming the reason instead of a write that only it would apply.
+     */
+    @Test
+    void aMinorityMemberRefusesWritesWithAClearError() throws Exception
+    {
+        try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable");
+             Jedis a = new Jedis("127.0.0.1", kv.ports.get(0)))
+        {
+            assertEquals("OK", a.set("before", "1"));
+            kv.get(1).signal("STOP");
+            kv.get(2).signal("STOP");
+            kv.get(0).awaitOutput("member 0: STOPPED:", Duration.ofSeconds(30));
+            final JedisDataException down = assertThrows(JedisDataException.class, () -> a.set("after", "1"));
+            assertTrue(down.getMessage().startsWith("CLUSTERDOWN this member is in a minority partition"),
+                down.getMessage());
+            final JedisDataException read = assertThrows(JedisDataException.class, () -> a.get("before"));
+            assertTrue(read.getMessage().startsWith("CLUSTERDOWN"), read.getMessage());
+            kv.get(1).signal("CONT");
+            kv.get(2).signal("CONT");
+        }
+    }
+}

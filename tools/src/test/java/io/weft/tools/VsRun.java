@@ -1,0 +1,237 @@
+package io.weft.tools;
+
+import io.weft.config.FailureConfig;
+import io.weft.config.MembershipConfig;
+import io.weft.config.SubgroupConfig;
+import io.weft.config.TransportKind;
+import io.weft.config.ViewChangeSends;
+import io.weft.config.WeftConfig;
+import io.weft.testkit.MemberProcess;
+import io.weft.testkit.Members;
+import io.weft.testkit.TestGroups;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.weft.testkit.VsCheck;
+
+/** A group of vs-member processes for one test: start, kill, command, wait for views, then check the logs. */
+final class VsRun implements AutoCloseable
+{
+    static final String SECRET = "weft-test-secret-0123456789";
+
+    final WeftConfig config;
+    final Path dir;
+    final Path file;
+    private final Members members;
+    private final Map<Integer, MemberProcess> live = new HashMap<>();
+    private final List<MemberProcess> ended = new ArrayList<>();
+    private int started;
+
+    VsRun(final TransportKind kind, final int addressBook, final List<Integer> initialView, final Path dir)
+    {
+        this(kind, TestGroups.config(kind, addressBook).transport().rdma(), addressBook, initialView, dir);
+    }
+
+    /** A group whose members may add subgroups at run time ({@code weft.membership.runtime-subgroups}). */
+    VsRun(final TransportKind kind, final int addressBook, final Path dir, final boolean runtimeSubgroups)
+    {
+        this(kind, TestGroups.config(kind, addressBook).transport().rdma(), addressBook, List.of(), dir,
+            SubgroupConfig.allMembers("all", 100, 64), TestGroups.config(kind, addressBook).failure(), runtimeSubgroups);
+    }
+
+    VsRun(final TransportKind kind, final io.weft.config.RdmaOptions rdma, final int addressBook,
+        final List<Integer> initialView, final Path dir)
+    {
+        this(kind, rdma, addressBook, initialView, dir, SubgroupConfig.allMembers("all", 100, 64),
+            TestGroups.config(kind, addressBook).failure());
+    }
+
+    /** A group of {@code addressBook} ids with one subgroup and the given failure detection. */
+    VsRun(final TransportKind kind, final io.weft.config.RdmaOptions rdma, final int addressBook,
+        final List<Integer> initialView, final Path dir, final SubgroupConfig subgroup, final FailureConfig failure)
+    {
+        this(kind, rdma, addressBook, initialView, dir, subgroup, failure, false);
+    }
+
+    private VsRun(final TransportKind kind, final io.weft.config.RdmaOptions rdma, final int addressBook,
+        final List<Integer> initialView, final Path dir, final SubgroupConfig subgroup, final FailureConfig failure,
+        final boolean runtimeSubgroups)
+    {
+        final WeftConfig base = TestGroups.config(kind, addressBook);
+        this.config = WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
+            .transport(kind).rdma(rdma).connectTimeout(Duration.ofSeconds(30)).subgroups(List.of(subgroup))
+            .failure(failure)
+            .membership(new MembershipConfig(initialView, SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(60),
+                runtimeSubgroups))
+            .build();
+        this.dir = dir;
+        this.file = TestGroups.write(config, dir);
+        this.members = new Members(config);
+    }
+
+    MemberProcess start(final int id, final boolean join, final String... extra)
+    {
+        final List<String> args = new ArrayList<>(List.of("vs-member", "--config", file.toString(), "--member",
+            String.valueOf(id), "--dir", dir.toString(), "--rate", "400", "--timeout", "PT4M"));
+        if (join)
+        {
+            args.add("--join");
+        }
+        args.addAll(List.of(extra));
+        final MemberProcess p = members.add(MemberProcess.start("vs" + id + "-" + started++, dir, Weft.class,
+            args.toArray(String[]::new)));
+        live.put(id, p);
+        return p;
+    }
+
+    /** Starts members {@code 0..count-1} of view 0 (with {@code extra} arguments) and waits until each is ready. */
+    void startReady(final int count, final String... extra) throws Exception
+    {
+        for (int id = 0; id < count; id++)
+        {
+            start(id, false, extra);
+        }
+        for (int id = 0; id < count; id++)
+        {
+            awaitReady(id);
+        }
+    }
+
+    MemberProcess process(final int id)
+    {
+        return live.get(id);
+    }
+
+    void awaitReady(final int id) throws Exception
+    {
+        live.get(id).awaitOutput("member " + id + ": READY", Duration.ofSeconds(90));
+    }
+
+    /** kill -9; returns the wall-clock time of the kill. */
+    long kill(final int id)
+    {
+        final long at = System.currentTimeMillis();
+        live.remove(id).kill();
+        return at;
+    }
+
+    /** Waits for a member that ends by itself (a test hook) to exit; returns its exit code. */
+    int awaitDeath(final int id, final Duration timeout)
+    {
+        final MemberProcess p = live.remove(id);
+        return p.awaitExit(timeout);
+    }
+
+    /** Waits until member {@code id} installed a view of exactly {@code members} (for example "[1, 2, 4]"). */
+    void awaitMembers(final int id, final String members, final Duration timeout) throws Exception
+    {
+        final MemberProcess p = live.get(id);
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (true)
+        {
+            final Matcher m = VsMember.VIEW_LINE.matcher(p.output());
+            while (m.find())
+            {
+                if (("[" + m.group(3) + "]").equals(members))
+                {
+                    return;
+                }
+            }
+            if (System.nanoTime() > deadline || !p.isAlive())
+            {
+                throw new AssertionError("member " + id + " never installed a view of " + members + ":\n" + p.output());
+            }
+            Thread.sleep(50); // polling its output: a condition with a deadline
+        }
+    }
+
+    /** Waits until member {@code id} installed view {@code view}; returns when (its wall clock) and the members. */
+    Map.Entry<Long, String> awaitView(final int id, final long view, final Duration timeout) throws Exception
+    {
+        final MemberProcess p = live.get(id);
+        p.awaitOutput("member " + id + ": VIEW " + view + " ", timeout);
+        final Matcher m = VsMember.VIEW_LINE.matcher(p.output());
+        while (m.find())
+        {
+            if (Long.parseLong(m.group(2)) == view)
+            {
+                return Map.entry(Long.parseLong(m.group(4)), "[" + m.group(3) + "]");
+            }
+        }
+        throw new AssertionError("no VIEW " + view + " line:\n" + p.output());
+    }
+
+    /** Tells a member to stop sending and then end (with everyone else told the same) or leave. */
+    void command(final int id, final String command) throws IOException
+    {
+        VsMember.command(dir, id, command);
+    }
+
+    /** Waits for a member's exit with code 0 after a command; it no longer counts as live. */
+    String awaitExit(final int id) throws Exception
+    {
+        final MemberProcess p = live.remove(id);
+        final int code = p.awaitExit(Duration.ofSeconds(90));
+        assertEquals(0, code, p.name() + " exited " + code + ":\n" + p.output());
+        ended.add(p);
+        return p.output();
+    }
+
+    /** Ends every live member together and checks: logs, no loss, and the same final state everywhere. */
+    void endAndCheck() throws Exception
+    {
+        final List<Integer> ids = new ArrayList<>(live.keySet());
+        for (final int id : ids)
+        {
+            command(id, "end");
+        }
+        final List<String> outputs = new ArrayList<>();
+        for (final int id : ids)
+        {
+            outputs.add(awaitExit(id));
+        }
+        String state = null;
+        final Map<String, Long> sent = new HashMap<>();
+        for (final MemberProcess p : ended)
+        {
+            final Matcher s = VsMember.SENT_LINE.matcher(p.output());
+            while (s.find())
+            {
+                sent.put(s.group(1) + "/" + s.group(2), Long.parseLong(s.group(3)));
+            }
+        }
+        for (final String out : outputs)
+        {
+            final Matcher f = VsMember.FINAL_LINE.matcher(out);
+            assertTrue(f.find(), out);
+            final String mine = f.group(1) + " " + f.group(2);
+            if (state == null)
+            {
+                state = mine;
+            }
+            assertEquals(state, mine, "members ended with different states (delivered count, hash chain):\n" + outputs);
+        }
+        final List<VsCheck.Log> logs = VsCheck.read(dir);
+        final List<String> violations = new ArrayList<>(VsCheck.check(logs));
+        final List<VsCheck.Log> survivors = logs.stream()
+            .filter(l -> outputs.stream().anyMatch(o -> o.contains("SENT-OK incarnation=" + l.pid() + " "))).toList();
+        violations.addAll(VsCheck.checkNoLoss(survivors, sent));
+        assertTrue(violations.isEmpty(), "virtual synchrony violated:\n" + String.join("\n", violations));
+        assertTrue(sent.values().stream().mapToLong(Long::longValue).sum() > 0, "nothing was sent: " + sent);
+    }
+
+    @Override
+    public void close() throws IOException
+    {
+        members.close();
+    }
+}

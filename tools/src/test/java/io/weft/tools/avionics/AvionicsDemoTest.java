@@ -1,0 +1,142 @@
+package io.weft.tools.avionics;
+
+import io.weft.config.LocalPorts;
+import io.weft.tools.Weft;
+import io.weft.testkit.MemberProcess;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code ./weft avionics} end to end, watched in a real browser: the demo's checks pass (exit 0), and the
+ * dashboard served by the recorder, opened in headless Chromium, draws charts that grow with every poll and shows the
+ * view change after display 1 is killed. Saves a screenshot of that moment to {@code target/avionics-dashboard.png}
+ * (and to {@code -Dweft.screenshot=FILE}).
+ */
+@Timeout(240)
+class AvionicsDemoTest
+{
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theDemoPassesItsChecksAndTheDashboardShowsTheViewChange() throws Exception
+    {
+        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
+            "needs the Debian packages chromium and chromium-driver (.ci/run installs them)");
+        final int port = LocalPorts.free(1).getFirst();
+        try (MemberProcess demo = MemberProcess.start("avionics", dir, Weft.class, "avionics", "--phase", "6s",
+            "--dashboard-port", String.valueOf(port), "--dir", dir.resolve("run").toString()))
+        {
+            demo.awaitOutput("avionics: steady flight; the dashboard is at", Duration.ofSeconds(90));
+            final String url = "http://127.0.0.1:" + port + "/";
+            assertPrometheusScrape(url);
+
+            final ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+            final ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile())
+                .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                    "--window-size=1500,1100");
+            final ChromeDriver browser = new ChromeDriver(service, options);
+            try
+            {
+                browser.get(url);
+                final JavascriptExecutor js = browser;
+                awaitTrue(() -> number(js, "return window.weftDashboard.updates") >= 2, Duration.ofSeconds(20),
+                    "the page never rendered a state");
+                final long before = number(js, "return Chart.getChart('rate-chart').data.datasets[0].data.length");
+                awaitTrue(() -> number(js, "return Chart.getChart('rate-chart').data.datasets[0].data.length") >=
+                    before + 2, Duration.ofSeconds(20), "the rate chart did not grow");
+                assertEquals(4L, number(js, "return Chart.getChart('rate-chart').data.datasets.length"),
+                    "one rate line per topic");
+                assertTrue(browser.findElement(By.id("view-id")).getText().startsWith("view "));
+
+                demo.awaitOutput("avionics: kill -9 display 1", Duration.ofSeconds(60));
+                awaitTrue(() -> browser.findElement(By.id("timeline")).getText().contains("failed 1"),
+                    Duration.ofSeconds(30), "the timeline never showed display 1's failure");
+                awaitTrue(() -> number(js, "return window.weftDashboard.timeline.filter(e => e.failed.includes(1))" +
+                    ".length") == 1, Duration.ofSeconds(10), "the page's state has no view without display 1");
+                screenshot(browser);
+                final String chips = browser.findElement(By.id("members")).getText();
+                assertTrue(!chips.contains("display-1") || browser.findElement(By.id("timeline")).getText()
+                    .contains("joined 1"), "the failed display is still shown as a member: " + chips);
+            }
+            finally
+            {
+                browser.quit();
+            }
+            assertEquals(0, demo.awaitExit(Duration.ofSeconds(150)), demo.output());
+            assertTrue(demo.output().contains("avionics: OK: every display saw the same flight-plan sequence"),
+                demo.output());
+        }
+    }
+
+    private static void assertPrometheusScrape(final String url) throws Exception
+    {
+        final HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create(url + "metrics")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, metrics.statusCode());
+        for (final String meter : List.of("weft_dds_samples_delivered_total{", "weft_smc_batch_delivery_messages_total{",
+            "weft_dds_durability_lag{", "avionics_latency_seconds{"))
+        {
+            assertTrue(metrics.body().contains(meter), meter + " missing from the scrape:\n" + metrics.body());
+        }
+        final HttpResponse<String> missing = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create(url + "nothing-here")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(404, missing.statusCode());
+    }
+
+    private static void screenshot(final ChromeDriver browser) throws Exception
+    {
+        final byte[] png = browser.getScreenshotAs(OutputType.BYTES);
+        Files.write(Path.of("target", "avionics-dashboard.png"), png);
+        final String extra = System.getProperty("weft.screenshot");
+        if (extra != null)
+        {
+            Files.write(Path.of(extra), png);
+        }
+    }
+
+    private static long number(final JavascriptExecutor js, final String script)
+    {
+        final Object v = js.executeScript(script);
+        return v instanceof Number n ? n.longValue() : -1;
+    }
+
+    private static void awaitTrue(final BooleanSupplier condition, final Duration timeout, final String failure)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError(failure);
+            }
+            Thread.sleep(200); // polling the page: a condition with a deadline
+        }
+    }
+}
