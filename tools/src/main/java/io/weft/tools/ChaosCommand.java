@@ -344,43 +344,6 @@ final class ChaosCommand implements Callable<Integer>
         return "member " + adder + " adds subgroup " + name + " as member " + victim + " is killed -9";
     }
 
-    /** Every survivor was told of the same added subgroups, in one order, each once; those of survivors among them. */
-    private void checkAddedSubgroups()
-    {
-        List<String> first = null;
-        for (final Map.Entry<Integer, Integer> m : live.entrySet())
-        {
-            final List<String> told = processes.lines(m.getValue()).stream()
-                .filter(l -> l.startsWith("member " + m.getKey() + ": SUBGROUP-ADDED "))
-                .map(l -> l.substring(l.lastIndexOf(' ') + 1)).toList();
-            if (told.size() != new java.util.HashSet<>(told).size())
-            {
-                violations.add("member " + m.getKey() + " was told of an added subgroup twice: " + told);
-            }
-            if (first == null)
-            {
-                first = told;
-                addedBy.forEach((name, asker) ->
-                {
-                    if (live.containsValue(asker) && !told.contains(name))
-                    {
-                        violations.add("subgroup " + name + " asked for by a survivor was never added: " + told);
-                    }
-                });
-            }
-            else if (!first.equals(told))
-            {
-                violations.add("survivors were told of different added subgroups: " + first + " and, at member " +
-                    m.getKey() + ", " + told);
-            }
-        }
-        if (first != null && !addedBy.isEmpty())
-        {
-            out.printf("chaos: subgroups added at run time: %d asked for, %d added at every survivor %s%n",
-                addedBy.size(), first.size(), first);
-        }
-    }
-
     /** One member's membership thread stalls 1.5 s (under the failure timeout) in the view change a kill causes. */
     private String stallDuringKill(final Random random, final List<Integer> ids) throws Exception
     {
@@ -581,7 +544,7 @@ final class ChaosCommand implements Callable<Integer>
     private void finish() throws Exception
     {
         violations.addAll(ChaosEnd.check(processes, live, started, work, out));
-        checkAddedSubgroups();
+        violations.addAll(ChaosEnd.addedSubgroups(processes, live, addedBy, out));
     }
 
     private int report(final long s, final boolean ownDir) throws IOException
