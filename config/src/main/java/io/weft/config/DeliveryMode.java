@@ -1,17 +1,12 @@
 package io.weft.config;
 
 /** How a subgroup delivers. */
-public enum DeliveryMode
+public enum DeliveryMode implements ConfigChoice
 {
     /** Atomic multicast: one total order at every member, delivered once stable (received by every member). */
     ORDERED,
     /** Raw: delivered on receipt, FIFO per sender, no stability wait, no nulls. */
     UNORDERED;
-
-    public String configName()
-    {
-        return ConfigNames.of(this);
-    }
 
     public static DeliveryMode parse(final String key, final String value)
     {

@@ -1,7 +1,7 @@
 package io.weft.config;
 
 /** How the predicate thread waits when a pass over its predicates found no work. */
-public enum IdleStrategyKind
+public enum IdleStrategyKind implements ConfigChoice
 {
     /** Spin forever: lowest latency, burns a core. Only for dedicated cores. */
     BUSY_SPIN,
@@ -9,11 +9,6 @@ public enum IdleStrategyKind
     YIELDING,
     /** Spin, then yield, then park until woken (the default): a quiet member costs almost nothing. */
     BACKOFF;
-
-    public String configName()
-    {
-        return ConfigNames.of(this);
-    }
 
     public static IdleStrategyKind parse(final String key, final String value)
     {

@@ -1,7 +1,7 @@
 package io.weft.config;
 
 /** What a DDS topic promises its subscribers (Spindle, section 4.6): each level adds to the one before. */
-public enum QosLevel
+public enum QosLevel implements ConfigChoice
 {
     /** Delivered on receipt, FIFO per publisher, discarded after the callback (raw mode). */
     UNORDERED,
@@ -16,11 +16,6 @@ public enum QosLevel
     public boolean stored()
     {
         return this == VOLATILE_STORAGE || this == LOGGED_STORAGE;
-    }
-
-    public String configName()
-    {
-        return ConfigNames.of(this);
     }
 
     public static QosLevel parse(final String key, final String value)

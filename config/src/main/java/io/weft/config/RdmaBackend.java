@@ -1,17 +1,12 @@
 package io.weft.config;
 
 /** The native interface under the rdma transport. */
-public enum RdmaBackend
+public enum RdmaBackend implements ConfigChoice
 {
     /** libfabric: any provider with reliable-datagram RMA (tcp;ofi_rxm or shm without hardware, verbs;ofi_rxm). */
     LIBFABRIC,
     /** libibverbs directly: one reliable-connected queue pair per peer on an InfiniBand or RoCE device. */
     VERBS;
-
-    public String configName()
-    {
-        return ConfigNames.of(this);
-    }
 
     public static RdmaBackend parse(final String key, final String value)
     {

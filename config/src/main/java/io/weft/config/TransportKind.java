@@ -1,7 +1,7 @@
 package io.weft.config;
 
 /** The substrate under the shared state table. */
-public enum TransportKind
+public enum TransportKind implements ConfigChoice
 {
     /** Memory-mapped files under /dev/shm: several processes (or members) on one host. */
     SHM,
@@ -9,11 +9,6 @@ public enum TransportKind
     TCP,
     /** One-sided RDMA writes through Panama FFM (libfabric or verbs). */
     RDMA;
-
-    public String configName()
-    {
-        return ConfigNames.of(this);
-    }
 
     public static TransportKind parse(final String key, final String value)
     {

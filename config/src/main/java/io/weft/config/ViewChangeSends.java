@@ -1,17 +1,12 @@
 package io.weft.config;
 
 /** What a send issued while the view changes does; it never vanishes either way. */
-public enum ViewChangeSends
+public enum ViewChangeSends implements ConfigChoice
 {
     /** Wait (within the send's own timeout) and go into the next view. */
     WAIT,
     /** Fail at once with an exception saying a view change is in progress; the caller retries. */
     FAIL;
-
-    public String configName()
-    {
-        return ConfigNames.of(this);
-    }
 
     public static ViewChangeSends parse(final String key, final String value)
     {

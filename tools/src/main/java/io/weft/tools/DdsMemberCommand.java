@@ -1,14 +1,13 @@
 package io.weft.tools;
 
-import io.weft.config.ConfigLoader;
 import io.weft.config.WeftConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** One participant of a DDS run (the DDS tests): publishes numbered samples on its topics, logs what it reads. */
@@ -16,11 +15,8 @@ import java.util.concurrent.Callable;
     description = "Run one DDS participant that writes numbered samples to its topics and logs every sample it reads.")
 final class DdsMemberCommand implements Callable<Integer>
 {
-    @Option(names = "--config", required = true, description = "HOCON configuration file with weft.dds.topics.")
-    Path config;
-
-    @Option(names = "--member", required = true, description = "This member's id.")
-    int member;
+    @Mixin
+    MemberOptions member = new MemberOptions();
 
     @Option(names = "--join", description = "Join the running domain instead of starting view 0.")
     boolean join;
@@ -48,10 +44,10 @@ final class DdsMemberCommand implements Callable<Integer>
             System.err.println("weft: --size must be at least 16, --rate and --count at least 0");
             return Weft.EXIT_CONFIG;
         }
-        final WeftConfig c = ConfigLoader.load(config, Map.of("weft.member.id", member));
+        final WeftConfig c = member.load();
         if (c.dds().topics().isEmpty())
         {
-            System.err.println("weft: configuration error: weft.dds.topics is empty in " + config);
+            System.err.println("weft: configuration error: weft.dds.topics is empty in " + member.file);
             return Weft.EXIT_CONFIG;
         }
         Files.createDirectories(dir);

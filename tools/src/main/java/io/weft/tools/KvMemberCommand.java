@@ -1,16 +1,15 @@
 package io.weft.tools;
 
-import io.weft.config.ConfigLoader;
 import io.weft.config.WeftConfig;
 import io.weft.examples.kv.KvReplica;
 import io.weft.examples.kv.KvServer;
 import io.weft.membership.Group;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -24,11 +23,8 @@ final class KvMemberCommand implements Callable<Integer>
     private static final Duration DOWN_GRACE = Duration.ofSeconds(30);
     private static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(2);
 
-    @Option(names = "--config", required = true, description = "The group's configuration file.")
-    Path config;
-
-    @Option(names = "--member", required = true, description = "This member's id.")
-    int member;
+    @Mixin
+    MemberOptions member = new MemberOptions();
 
     @Option(names = "--port", required = true, description = "The Redis protocol port on the member's host (0: any).")
     int port;
@@ -52,10 +48,10 @@ final class KvMemberCommand implements Callable<Integer>
             System.err.println("weft: --reads takes linearizable or local, not '" + reads + "'");
             return Weft.EXIT_CONFIG;
         }
-        final WeftConfig cfg = ConfigLoader.load(config, Map.of("weft.member.id", member));
+        final WeftConfig cfg = member.load();
         if (cfg.subgroups().stream().noneMatch(s -> s.name().equals(KvReplica.SUBGROUP)))
         {
-            System.err.println("weft: " + config + " has no subgroup named '" + KvReplica.SUBGROUP + "' (weft.subgroups)");
+            System.err.println("weft: " + member.file + " has no subgroup named '" + KvReplica.SUBGROUP + "' (weft.subgroups)");
             return Weft.EXIT_CONFIG;
         }
         final KvReplica replica;
@@ -70,21 +66,21 @@ final class KvMemberCommand implements Callable<Integer>
         }
         if (log != null)
         {
-            System.out.printf("member %d: log %s replayed: write position %d%n", member, log, replica.applied());
+            System.out.printf("member %d: log %s replayed: write position %d%n", member.id, log, replica.applied());
         }
         final CountDownLatch stopped = new CountDownLatch(1);
-        final var builder = replica.attach(Group.builder(cfg), member)
-            .onView(v -> System.out.printf("member %d: VIEW %d members=%s%n", member, v.id(), v.members()));
+        final var builder = replica.attach(Group.builder(cfg), member.id)
+            .onView(v -> System.out.printf("member %d: VIEW %d members=%s%n", member.id, v.id(), v.members()));
         final Group group = join ? builder.join() : builder.open();
         replica.start(group, !join);
         if (!replica.awaitServing(RECOVERY_TIMEOUT))
         {
-            System.out.printf("member %d: FAILED: %s%n", member, replica.down() != null ? replica.down() :
+            System.out.printf("member %d: FAILED: %s%n", member.id, replica.down() != null ? replica.down() :
                 "the group did not recover within " + RECOVERY_TIMEOUT.toSeconds() + " s (a member failed during it?)");
             replica.close();
             return SstMember.EXIT_MEMBER_FAILED;
         }
-        final String host = cfg.group().members().get(cfg.group().rankOf(member)).host();
+        final String host = cfg.group().members().get(cfg.group().rankOf(member.id)).host();
         final KvServer server = new KvServer(replica, host, port);
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() ->
         {
@@ -103,18 +99,18 @@ final class KvMemberCommand implements Callable<Integer>
             }
             catch (final RuntimeException ex)
             {
-                System.err.println("member " + member + ": shutting down: " + ex);
+                System.err.println("member " + member.id + ": shutting down: " + ex);
             }
             stopped.countDown();
         }));
-        System.out.printf("member %d: kv serving on %s:%d (reads %s, write position %d)%n", member, host, server.port(),
+        System.out.printf("member %d: kv serving on %s:%d (reads %s, write position %d)%n", member.id, host, server.port(),
             reads, replica.applied());
         while (!stopped.await(1, java.util.concurrent.TimeUnit.SECONDS))
         {
             if (replica.down() != null)
             {
                 // clients of this member keep getting the reason as an error for a while, then it exits
-                System.out.printf("member %d: STOPPED: %s; answering CLUSTERDOWN for %d s%n", member, replica.down(),
+                System.out.printf("member %d: STOPPED: %s; answering CLUSTERDOWN for %d s%n", member.id, replica.down(),
                     DOWN_GRACE.toSeconds());
                 stopped.await(DOWN_GRACE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
                 server.close();

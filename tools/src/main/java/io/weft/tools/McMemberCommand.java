@@ -1,24 +1,19 @@
 package io.weft.tools;
 
-import io.weft.config.ConfigLoader;
 import io.weft.config.WeftConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** One member of a multicast run; {@code demo} starts these, and they can be started by hand from a sample file. */
 @Command(name = "mc-member", description = "Run one multicast member from a configuration file and check its deliveries.")
 final class McMemberCommand implements Callable<Integer>
 {
-    @Option(names = "--config", required = true, description = "HOCON configuration file with weft.subgroups.")
-    Path config;
-
-    @Option(names = "--member", required = true, description = "This member's id.")
-    int member;
+    @Mixin
+    MemberOptions member = new MemberOptions();
 
     @Option(names = "--messages", defaultValue = "-1", description = "Data messages per sender and subgroup; -1: send for --duration.")
     long messages;
@@ -58,10 +53,10 @@ final class McMemberCommand implements Callable<Integer>
             System.err.println("weft: --size must be at least 1, was " + size);
             return Weft.EXIT_CONFIG;
         }
-        final WeftConfig c = ConfigLoader.load(config, Map.of("weft.member.id", member));
+        final WeftConfig c = member.load();
         if (c.subgroups().isEmpty())
         {
-            System.err.println("weft: configuration error: weft.subgroups is empty in " + config +
+            System.err.println("weft: configuration error: weft.subgroups is empty in " + member.file +
                 "; a multicast member needs at least one subgroup");
             return Weft.EXIT_CONFIG;
         }

@@ -1,14 +1,13 @@
 package io.weft.tools;
 
-import io.weft.config.ConfigLoader;
 import io.weft.config.WeftConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** One member of a virtual-synchrony run (membership tests, {@code chaos}): sends, logs deliveries, obeys commands. */
@@ -16,11 +15,8 @@ import java.util.concurrent.Callable;
     description = "Run one member that sends numbered messages and logs its deliveries and views.")
 final class VsMemberCommand implements Callable<Integer>
 {
-    @Option(names = "--config", required = true, description = "HOCON configuration file with weft.subgroups.")
-    Path config;
-
-    @Option(names = "--member", required = true, description = "This member's id.")
-    int member;
+    @Mixin
+    MemberOptions member = new MemberOptions();
 
     @Option(names = "--join", description = "Join the running group instead of starting view 0.")
     boolean join;
@@ -48,10 +44,10 @@ final class VsMemberCommand implements Callable<Integer>
             System.err.println("weft: --size must be at least 16 and --rate at least 0");
             return Weft.EXIT_CONFIG;
         }
-        final WeftConfig c = ConfigLoader.load(config, Map.of("weft.member.id", member));
+        final WeftConfig c = member.load();
         if (c.subgroups().isEmpty())
         {
-            System.err.println("weft: configuration error: weft.subgroups is empty in " + config);
+            System.err.println("weft: configuration error: weft.subgroups is empty in " + member.file);
             return Weft.EXIT_CONFIG;
         }
         Files.createDirectories(dir);

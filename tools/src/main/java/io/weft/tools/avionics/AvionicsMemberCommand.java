@@ -1,14 +1,13 @@
 package io.weft.tools.avionics;
 
-import io.weft.config.ConfigLoader;
 import io.weft.config.WeftConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import io.weft.examples.avionics.Avionics;
+import io.weft.tools.MemberOptions;
 import io.weft.examples.avionics.AvionicsMember;
 
 /** {@code weft avionics-member}: one member of the avionics demo (started by {@code weft avionics}). */
@@ -16,11 +15,8 @@ import io.weft.examples.avionics.AvionicsMember;
     description = "Run one member of the avionics demo; commands come on standard input.")
 public final class AvionicsMemberCommand implements Callable<Integer>
 {
-    @Option(names = "--config", required = true, description = "The domain's configuration file.")
-    Path config;
-
-    @Option(names = "--member", required = true, description = "This member's id (0..4, its role).")
-    int member;
+    @Mixin
+    MemberOptions member = new MemberOptions();
 
     @Option(names = "--join", description = "Join the running domain instead of starting view 0.")
     boolean join;
@@ -32,8 +28,8 @@ public final class AvionicsMemberCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        final WeftConfig c = ConfigLoader.load(config, Map.of("weft.member.id", member));
-        Avionics.role(member); // an unknown id stops here, with the ids there are
+        final WeftConfig c = member.load();
+        Avionics.role(member.id); // an unknown id stops here, with the ids there are
         return new AvionicsMember(c, join, dashboardPort).run();
     }
 }
