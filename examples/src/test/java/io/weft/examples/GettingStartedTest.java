@@ -4,6 +4,7 @@ import io.weft.config.ConfigWriter;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
+import io.weft.testkit.LocalGroups;
 import io.weft.testkit.MemberProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,7 +26,6 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import io.weft.testkit.LocalGroups;
 
 /**
  * examples/getting-started as a user builds it in a project of their own: a local Maven repository that starts empty

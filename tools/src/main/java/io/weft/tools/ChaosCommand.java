@@ -9,6 +9,10 @@ import io.weft.config.TcpOptions;
 import io.weft.config.TransportKind;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
+import io.weft.testkit.MemberProcesses;
+import io.weft.testkit.Namespaces;
+import io.weft.testkit.Trees;
+import io.weft.testkit.VsCheck;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -27,10 +31,6 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
-import io.weft.testkit.MemberProcesses;
-import io.weft.testkit.Namespaces;
-import io.weft.testkit.Trees;
-import io.weft.testkit.VsCheck;
 
 /**
  * Randomized fault injection: member processes multicast while, at random moments, members are killed (-9), frozen

@@ -1,5 +1,8 @@
 package io.weft.tools;
 
+import io.weft.testkit.MemberProcesses;
+import io.weft.testkit.VsCheck;
+
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -9,8 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
-import io.weft.testkit.MemberProcesses;
-import io.weft.testkit.VsCheck;
 
 /**
  * The end of a chaos run: every live member ends together; equal final states, the invariants, no loss, and the same

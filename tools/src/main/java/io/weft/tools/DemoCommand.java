@@ -4,6 +4,8 @@ import io.weft.config.ConfigWriter;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
+import io.weft.testkit.LocalGroups;
+import io.weft.testkit.MemberProcesses;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -15,8 +17,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import io.weft.testkit.LocalGroups;
-import io.weft.testkit.MemberProcesses;
 
 /**
  * {@code weft demo}, the README's first command: three member processes multicast in one subgroup, every member

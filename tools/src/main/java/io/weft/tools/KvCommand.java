@@ -11,6 +11,8 @@ import io.weft.config.TransportKind;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
 import io.weft.examples.kv.KvReplica;
+import io.weft.testkit.MemberProcesses;
+import io.weft.testkit.Trees;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -24,8 +26,6 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import io.weft.testkit.MemberProcesses;
-import io.weft.testkit.Trees;
 
 /**
  * {@code weft kv}: a local replicated key-value store of {@code --members} processes on loopback, each serving the

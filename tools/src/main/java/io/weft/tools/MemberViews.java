@@ -1,8 +1,9 @@
 package io.weft.tools;
 
+import io.weft.testkit.MemberProcesses;
+
 import java.util.TreeSet;
 import java.util.regex.Matcher;
-import io.weft.testkit.MemberProcesses;
 
 /** The views member programs printed ({@link VsMember#VIEW_LINE}), as the demos and chaos read them. */
 final class MemberViews

@@ -8,6 +8,9 @@ import io.weft.config.TopicConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
 import io.weft.examples.pubsub.PubSubExample;
+import io.weft.testkit.LocalGroups;
+import io.weft.testkit.MemberProcesses;
+import io.weft.testkit.Trees;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -18,9 +21,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import io.weft.testkit.LocalGroups;
-import io.weft.testkit.MemberProcesses;
-import io.weft.testkit.Trees;
 
 /** {@code weft pubsub}: three copies of {@link PubSubExample} on loopback; checks they read the same greetings. */
 @Command(name = "pubsub", description = "The pub/sub example: member processes write greetings to a DDS topic and " +

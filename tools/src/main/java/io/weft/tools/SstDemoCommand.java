@@ -3,6 +3,8 @@ package io.weft.tools;
 import io.weft.config.ConfigWriter;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
+import io.weft.testkit.LocalGroups;
+import io.weft.testkit.MemberProcesses;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -15,8 +17,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
-import io.weft.testkit.LocalGroups;
-import io.weft.testkit.MemberProcesses;
 
 /**
  * {@code weft sst-demo}: starts N member processes on one host that each drive their own row of the shared state

@@ -1,12 +1,13 @@
 package io.weft.tools;
 
+import io.weft.examples.kv.KvLog;
+import io.weft.examples.kv.KvReplica;
+import io.weft.examples.kv.KvStore;
+
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import io.weft.examples.kv.KvLog;
-import io.weft.examples.kv.KvReplica;
-import io.weft.examples.kv.KvStore;
 
 /** Logs written directly, for tests of a cold start whose members logged different stretches of the history. */
 public final class KvLogFixtures

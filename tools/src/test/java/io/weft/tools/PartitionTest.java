@@ -1,7 +1,7 @@
 package io.weft.tools;
 
-import io.weft.config.MemberAddress;
 import io.weft.config.DeliveryMode;
+import io.weft.config.MemberAddress;
 import io.weft.config.MembershipConfig;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
@@ -9,7 +9,9 @@ import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
 import io.weft.testkit.MemberProcess;
 import io.weft.testkit.Members;
+import io.weft.testkit.Namespaces;
 import io.weft.testkit.TestGroups;
+import io.weft.testkit.VsCheck;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,8 +27,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import io.weft.testkit.Namespaces;
-import io.weft.testkit.VsCheck;
 
 /**
  * A network partition: 5 members over tcp in two network namespaces made by the test (3 in one, 2 in the other,

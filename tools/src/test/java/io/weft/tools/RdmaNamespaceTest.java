@@ -6,6 +6,7 @@ import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
 import io.weft.testkit.MemberProcess;
 import io.weft.testkit.Members;
+import io.weft.testkit.Namespaces;
 import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,6 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import io.weft.testkit.Namespaces;
 
 /**
  * Two members in two network namespaces made by the test run the table over rdma (libfabric tcp;ofi_rxm): one-sided

@@ -9,6 +9,7 @@ import io.weft.config.WeftConfig;
 import io.weft.testkit.MemberProcess;
 import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
+import io.weft.testkit.VsCheck;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -21,7 +22,6 @@ import java.util.regex.Matcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import io.weft.testkit.VsCheck;
 
 /** A group of vs-member processes for one test: start, kill, command, wait for views, then check the logs. */
 final class VsRun implements AutoCloseable

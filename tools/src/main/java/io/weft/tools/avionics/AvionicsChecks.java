@@ -1,5 +1,7 @@
 package io.weft.tools.avionics;
 
+import io.weft.examples.avionics.Avionics;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -8,7 +10,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import io.weft.examples.avionics.Avionics;
 
 /**
  * The demo's checks over what the members printed and what {@code weft log} replayed: each returns null when it

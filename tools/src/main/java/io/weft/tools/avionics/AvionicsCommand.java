@@ -5,6 +5,7 @@ import io.weft.config.ConfigWriter;
 import io.weft.config.LocalPorts;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
+import io.weft.examples.avionics.Avionics;
 import io.weft.testkit.MemberProcesses;
 import io.weft.testkit.Trees;
 import io.weft.tools.Weft;
@@ -15,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import io.weft.examples.avionics.Avionics;
 
 /**
  * {@code weft avionics}: the avionics DDS demo. Five member processes on loopback, one topic per QoS level, a

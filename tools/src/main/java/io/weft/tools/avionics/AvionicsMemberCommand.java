@@ -1,14 +1,14 @@
 package io.weft.tools.avionics;
 
 import io.weft.config.WeftConfig;
+import io.weft.examples.avionics.Avionics;
+import io.weft.examples.avionics.AvionicsMember;
+import io.weft.tools.MemberOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.util.concurrent.Callable;
-import io.weft.examples.avionics.Avionics;
-import io.weft.tools.MemberOptions;
-import io.weft.examples.avionics.AvionicsMember;
 
 /** {@code weft avionics-member}: one member of the avionics demo (started by {@code weft avionics}). */
 @Command(name = "avionics-member", hidden = true,

@@ -1,5 +1,6 @@
 package io.weft.tools.avionics;
 
+import io.weft.examples.avionics.Avionics;
 import io.weft.testkit.MemberProcesses;
 import io.weft.tools.Weft;
 
@@ -13,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import io.weft.examples.avionics.Avionics;
 
 /**
  * The scripted flight of {@code weft avionics}: steady flight; display 1 killed with kill -9 and, at that moment,
