@@ -2,8 +2,6 @@ package io.weft.examples.avionics;
 
 import io.weft.dds.FixedFlyweight;
 
-import java.lang.foreign.ValueLayout;
-
 /**
  * Engine telemetry (topic {@code engine}): a fixed layout whose first 4 bytes, the engine number, are the topic's
  * key (KEEP_LAST per engine). Big-endian, as the key is read.
@@ -15,7 +13,6 @@ public final class EngineReading extends FixedFlyweight
     static final int N1_PERCENT = 12;
     static final int EGT_CELSIUS = 20;
     static final int LENGTH = 28;
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
     public EngineReading()
     {
@@ -32,31 +29,31 @@ public final class EngineReading extends FixedFlyweight
 
     public int engine()
     {
-        return segment.get(INT, offset + ENGINE);
+        return getInt(ENGINE);
     }
 
     /** Readings of this engine before this one. */
     public long sequence()
     {
-        return segment.get(ValueLayout.JAVA_LONG_UNALIGNED, offset + SEQUENCE);
+        return getLong(SEQUENCE);
     }
 
     public double n1Percent()
     {
-        return segment.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset + N1_PERCENT);
+        return getDouble(N1_PERCENT);
     }
 
     public double egtCelsius()
     {
-        return segment.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset + EGT_CELSIUS);
+        return getDouble(EGT_CELSIUS);
     }
 
     EngineReading set(final int engine, final long sequence, final double n1Percent, final double egtCelsius)
     {
-        segment.set(INT, offset + ENGINE, engine);
-        segment.set(ValueLayout.JAVA_LONG_UNALIGNED, offset + SEQUENCE, sequence);
-        segment.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset + N1_PERCENT, n1Percent);
-        segment.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset + EGT_CELSIUS, egtCelsius);
+        putInt(ENGINE, engine);
+        putLong(SEQUENCE, sequence);
+        putDouble(N1_PERCENT, n1Percent);
+        putDouble(EGT_CELSIUS, egtCelsius);
         return this;
     }
 

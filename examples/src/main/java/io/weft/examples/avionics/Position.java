@@ -2,8 +2,6 @@ package io.weft.examples.avionics;
 
 import io.weft.dds.FixedFlyweight;
 
-import java.lang.foreign.ValueLayout;
-
 /** A position update (topic {@code position}): a fixed layout read and written in place. */
 public final class Position extends FixedFlyweight
 {
@@ -29,37 +27,37 @@ public final class Position extends FixedFlyweight
 
     public long sequence()
     {
-        return segment.get(ValueLayout.JAVA_LONG_UNALIGNED, offset + SEQUENCE);
+        return getLong(SEQUENCE);
     }
 
     public double latitude()
     {
-        return segment.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset + LATITUDE);
+        return getDouble(LATITUDE);
     }
 
     public double longitude()
     {
-        return segment.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset + LONGITUDE);
+        return getDouble(LONGITUDE);
     }
 
     public double altitudeFeet()
     {
-        return segment.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset + ALTITUDE_FEET);
+        return getDouble(ALTITUDE_FEET);
     }
 
     public double heading()
     {
-        return segment.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset + HEADING);
+        return getDouble(HEADING);
     }
 
     Position set(final long sequence, final double latitude, final double longitude, final double altitudeFeet,
         final double heading)
     {
-        segment.set(ValueLayout.JAVA_LONG_UNALIGNED, offset + SEQUENCE, sequence);
-        segment.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset + LATITUDE, latitude);
-        segment.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset + LONGITUDE, longitude);
-        segment.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset + ALTITUDE_FEET, altitudeFeet);
-        segment.set(ValueLayout.JAVA_DOUBLE_UNALIGNED, offset + HEADING, heading);
+        putLong(SEQUENCE, sequence);
+        putDouble(LATITUDE, latitude);
+        putDouble(LONGITUDE, longitude);
+        putDouble(ALTITUDE_FEET, altitudeFeet);
+        putDouble(HEADING, heading);
         return this;
     }
 
