@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** C built for tests with gcc: the ABI layout programs and the software verbs device (src/test/c). */
+/** C built for tests with gcc: the ABI layout programs of sst (sst/src/test/c) and the software verbs device (test-kit/src/main/c). */
 public final class NativeBuild
 {
     private static Path verbsDevice;
@@ -45,7 +45,7 @@ public final class NativeBuild
     }
 
     /**
-     * The software verbs device (src/test/c/verbs_device.c) built once per test JVM as a shared library, for
+     * The software verbs device (test-kit/src/main/c/verbs_device.c) built once per test JVM as a shared library, for
      * weft.transport.rdma.verbs.library; removed when the JVM exits. Skips the calling test without the libibverbs
      * headers or a compiler.
      */
@@ -60,7 +60,7 @@ public final class NativeBuild
             final Path source = dir.resolve("verbs_device.c");
             try (InputStream in = NativeBuild.class.getResourceAsStream("/c/verbs_device.c"))
             {
-                assertTrue(in != null, "c/verbs_device.c is not on the test classpath");
+                assertTrue(in != null, "c/verbs_device.c is not on the class path (it comes with weft-test-kit)");
                 Files.copy(in, source);
             }
             final Path library = dir.resolve("libweftverbsdevice.so");

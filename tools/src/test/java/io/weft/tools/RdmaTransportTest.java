@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The foundation's table tests and the multicast's total-order test over the rdma transport between member processes:
  * the libfabric backend (one-sided fi_write) with the software providers tcp;ofi_rxm and shm, and the verbs backend
- * (RC queue pairs, RDMA WRITE) over the software verbs device of the test scope (src/test/c/verbs_device.c). Skips
+ * (RC queue pairs, RDMA WRITE) over the software verbs device of the test scope (test-kit/src/main/c/verbs_device.c). Skips
  * with the reason when libfabric, or the libibverbs headers for the device, are not installed.
  */
 @Timeout(300)

@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The verbs backend's queue-pair life cycle, selective signalling and failure reporting, run against the software
- * verbs device (src/test/c/verbs_device.c), which checks state transitions, queue-pair wiring, keys and bounds as a NIC
+ * verbs device (test-kit/src/main/c/verbs_device.c), which checks state transitions, queue-pair wiring, keys and bounds as a NIC
  * does. Two endpoints in one process; the multi-process runs are in the examples module (RdmaTransportTest).
  */
 @Timeout(60)
