@@ -5,6 +5,7 @@ import io.weft.config.MemberAddress;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
+import io.weft.predicates.ProtocolThread;
 import io.weft.smc.Claim;
 import io.weft.smc.SmcSubgroup;
 
@@ -434,6 +435,12 @@ public final class Group implements AutoCloseable
     long send(final String name, final byte[] bytes, final int offset, final int length, final Claim claim,
         final long timeoutNanos)
     {
+        ProtocolThread.refuseWait(name, "send", timeoutNanos);
+        final long sent = engine(name).send(bytes, offset, length, claim, 0);
+        if (sent >= 0)
+        {
+            return sent; // a free slot: the common case reads no clock
+        }
         final long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
         long wait = timeoutNanos; // the whole timeout at first: a protocol thread's refusal names what it was given
         while (true)
@@ -454,6 +461,12 @@ public final class Group implements AutoCloseable
 
     long claim(final String name, final int length, final Claim claim, final long timeoutNanos)
     {
+        ProtocolThread.refuseWait(name, "claim", timeoutNanos);
+        final long claimed = engine(name).claim(length, claim, 0);
+        if (claimed >= 0)
+        {
+            return claimed; // a free slot: the common case reads no clock
+        }
         final long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
         long wait = timeoutNanos; // the whole timeout at first: a protocol thread's refusal names what it was given
         while (true)

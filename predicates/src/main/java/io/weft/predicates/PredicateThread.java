@@ -74,6 +74,7 @@ public final class PredicateThread implements AutoCloseable
     private long passes;
     private long triggers;
     private long busyNanos;
+    private long passStart; // clock at the pass's first trigger; 0 while nothing fired (predicate thread only)
 
     private PredicateHandle[] predicates = new PredicateHandle[16];
     private int size;
@@ -157,7 +158,10 @@ public final class PredicateThread implements AutoCloseable
         this.afterPass = hook;
     }
 
-    /** Total nanoseconds spent running triggers (clock reads only around triggers that fire). */
+    /**
+     * Total nanoseconds of passes that fired a trigger, from the first trigger to the end of the pass's flush: two
+     * clock reads per such pass, none per trigger and none on an empty pass.
+     */
     public long busyNanos()
     {
         return (long)BUSY.getOpaque(this);
@@ -282,6 +286,11 @@ public final class PredicateThread implements AutoCloseable
                 }
             }
         }
+        if (passStart != 0) // a trigger ran (one that threw included)
+        {
+            BUSY.setRelease(this, busyNanos + System.nanoTime() - passStart);
+            passStart = 0;
+        }
         return fired;
     }
 
@@ -320,15 +329,11 @@ public final class PredicateThread implements AutoCloseable
 
     private int fire(final PredicateHandle p)
     {
-        final long start = System.nanoTime();
-        try
+        if (passStart == 0)
         {
-            p.trigger.run();
+            passStart = System.nanoTime();
         }
-        finally
-        {
-            BUSY.setRelease(this, busyNanos + System.nanoTime() - start);
-        }
+        p.trigger.run();
         return 1;
     }
 
