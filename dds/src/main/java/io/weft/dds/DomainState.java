@@ -1,6 +1,8 @@
 package io.weft.dds;
 
 import io.weft.membership.StateTransfer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -8,9 +10,13 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * The state a joining participant installs before its first delivery: per topic this member is in, the next
@@ -24,20 +30,20 @@ import java.util.Map;
  */
 final class DomainState implements StateTransfer
 {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DomainState.class);
+    private static final Logger LOG = LoggerFactory.getLogger(DomainState.class);
     private static final int MAGIC = 0x57444453;
     private static final short VERSION = 2;
-    private static final int MAX_REQUEST = io.weft.membership.StateTransfer.MAX_JOIN_REQUEST;
+    private static final int MAX_REQUEST = StateTransfer.MAX_JOIN_REQUEST;
 
     private final Map<String, TopicState> topics;
-    private final java.nio.file.Path logRoot;
+    private final Path logRoot;
 
     /**
      * @param topics  the member's topics (those created at run time are added as the group agrees on them).
      * @param logRoot where the member's topic logs live, one directory per topic: a restarted member also asks
      *                with the logs of topics created at run time, which it learns of only with its view.
      */
-    DomainState(final Map<String, TopicState> topics, final java.nio.file.Path logRoot)
+    DomainState(final Map<String, TopicState> topics, final Path logRoot)
     {
         this.topics = topics;
         this.logRoot = logRoot;
@@ -56,7 +62,7 @@ final class DomainState implements StateTransfer
             {
                 all = List.copyOf(topics.values());
             }
-            final Map<String, long[]> logs = new java.util.LinkedHashMap<>();
+            final Map<String, long[]> logs = new LinkedHashMap<>();
             for (final TopicState t : all)
             {
                 logs.put(t.config.name(), t.logHeld());
@@ -92,13 +98,13 @@ final class DomainState implements StateTransfer
     /** Adds the count and last CRC of each log on disk that no topic of {@code logs} holds open (runtime topics). */
     private void logsOnDisk(final Map<String, long[]> logs)
     {
-        if (!java.nio.file.Files.isDirectory(logRoot))
+        if (!Files.isDirectory(logRoot))
         {
             return;
         }
-        try (java.util.stream.Stream<java.nio.file.Path> dirs = java.nio.file.Files.list(logRoot))
+        try (Stream<Path> dirs = Files.list(logRoot))
         {
-            for (final java.nio.file.Path dir : dirs.filter(java.nio.file.Files::isDirectory).sorted().toList())
+            for (final Path dir : dirs.filter(Files::isDirectory).sorted().toList())
             {
                 final String name = dir.getFileName().toString();
                 if (logs.containsKey(name))
@@ -107,13 +113,7 @@ final class DomainState implements StateTransfer
                 }
                 try (SampleLog log = SampleLog.openReadOnly(dir))
                 {
-                    final long[] held = {0, 0};
-                    log.read(0, e ->
-                    {
-                        held[0] = e.position() + 1;
-                        held[1] = e.crc();
-                    });
-                    logs.put(name, held);
+                    logs.put(name, log.held());
                 }
                 catch (final RuntimeException ex)
                 {

@@ -108,6 +108,17 @@ public final class SampleLog implements AutoCloseable
         return count;
     }
 
+    /** What the log holds, as a join request names it: its count and the CRC of its last entry ({0, 0} if empty). */
+    long[] held()
+    {
+        final long[] held = {count, 0};
+        if (count > 0)
+        {
+            read(count - 1, s -> held[1] = s.crc());
+        }
+        return held;
+    }
+
     /**
      * Appends the next entry (position {@link #count()}): the first {@code length} bytes of {@code payload}; returns
      * the new count. The log thread of {@link LogWriter} appends from its ring's arrays.

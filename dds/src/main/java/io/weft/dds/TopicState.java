@@ -167,16 +167,7 @@ final class TopicState
         {
             return null;
         }
-        return writer.drained(l ->
-        {
-            final long count = l.count();
-            final long[] held = {count, 0};
-            if (count > 0)
-            {
-                l.read(count - 1, s -> held[1] = s.crc());
-            }
-            return held;
-        });
+        return writer.drained(SampleLog::held);
     }
 
     /**

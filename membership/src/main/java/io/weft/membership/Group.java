@@ -163,13 +163,10 @@ public final class Group implements AutoCloseable
             throw new IllegalStateException("subgroups cannot be added at run time: weft.membership.runtime-subgroups " +
                 "is false (it must be true in every member's configuration)");
         }
-        try
+        final String invalid = RuntimeSubgroups.invalid(config.group(), sg);
+        if (invalid != null)
         {
-            sg.validateAgainst(config.group());
-        }
-        catch (final io.weft.config.WeftConfigException ex)
-        {
-            throw new IllegalArgumentException(ex.getMessage(), ex);
+            throw new IllegalArgumentException(invalid);
         }
         final SubgroupConfig there = subgroups.containsKey(sg.name()) ? config.subgroup(sg.name()) :
             runtime.find(sg.name());

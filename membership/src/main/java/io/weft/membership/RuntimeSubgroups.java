@@ -297,8 +297,8 @@ final class RuntimeSubgroups
         return asked != null ? asked : name.equals(MembershipConfig.RUNTIME_CHANNEL) ? channel() : null;
     }
 
-    /** Why {@code sg} cannot be a subgroup of {@code group}, or null. */
-    private static String invalid(final GroupConfig group, final SubgroupConfig sg)
+    /** Why {@code sg} cannot be a subgroup of {@code group} ({@link SubgroupConfig#validateAgainst}), or null. */
+    static String invalid(final GroupConfig group, final SubgroupConfig sg)
     {
         try
         {
