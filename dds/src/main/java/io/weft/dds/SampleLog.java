@@ -32,6 +32,7 @@ public final class SampleLog implements AutoCloseable
     private final Path directory;
     private final ChronicleQueue queue;
     private final ExcerptAppender appender;
+    /** The appending thread's; a reader checks with its own, as it may run beside an append (a catch-up's read). */
     private final CRC32C crc = new CRC32C();
     private long count;
 
@@ -183,14 +184,14 @@ public final class SampleLog implements AutoCloseable
     private void write(final Bytes<?> b, final long position, final int publisherId, final long sourceNanos,
         final byte[] payload, final int length)
     {
-        final int sum = crc(position, publisherId, sourceNanos, payload, length);
+        final int sum = crc(crc, position, publisherId, sourceNanos, payload, length);
         b.writeLong(position).writeInt(publisherId).writeLong(sourceNanos).writeInt(length);
         b.write(payload, 0, length);
         b.writeInt(sum);
     }
 
-    private int crc(final long position, final int publisherId, final long sourceNanos, final byte[] payload,
-        final int length)
+    private static int crc(final CRC32C crc, final long position, final int publisherId, final long sourceNanos,
+        final byte[] payload, final int length)
     {
         crc.reset();
         for (int i = 0; i < 8; i++)
@@ -247,6 +248,7 @@ public final class SampleLog implements AutoCloseable
     private long read(final ExcerptTailer tailer, final long first, final long from, final Consumer<LoggedSample> consumer)
     {
         long expected = first;
+        final CRC32C check = new CRC32C();
         final java.util.List<LoggedSample> run = new java.util.ArrayList<>();
         while (true)
         {
@@ -271,7 +273,7 @@ public final class SampleLog implements AutoCloseable
                     throw new IllegalStateException("entry " + expected + " of " + directory + " says position " +
                         s.position());
                 }
-                if (crc(s.position(), s.publisherId(), s.sourceNanos(), s.payload(), s.payload().length) != s.crc())
+                if (crc(check, s.position(), s.publisherId(), s.sourceNanos(), s.payload(), s.payload().length) != s.crc())
                 {
                     throw new IllegalStateException("entry " + expected + " of " + directory + " fails its CRC");
                 }
