@@ -25,6 +25,10 @@ final class BenchOptions
         description = "Slots per sender ring; 0: auto, a ring of about 1 MiB (256 KiB on rdma) (default ${DEFAULT-VALUE}).")
     int window;
 
+    @Option(names = "--shm-copy",
+        description = "shm: pushes copy into each target's file instead of zero copy (weft.transport.shm.zero-copy = false).")
+    boolean shmCopy;
+
     @Mixin
     SteadyOptions steady = new SteadyOptions();
 

@@ -110,6 +110,7 @@ public final class ConfigLoader
         b.connectTimeout = duration(c, "weft.transport.connect-timeout");
         final String dir = string(c, "weft.transport.shm.directory");
         b.shmDirectory = Path.of(dir);
+        b.shmZeroCopy = bool(c, "weft.transport.shm.zero-copy");
         b.tcp = new TcpOptions(
             bytes(c, "weft.transport.tcp.send-buffer"),
             bytes(c, "weft.transport.tcp.socket-buffer"),

@@ -44,6 +44,7 @@ public final class ConfigWriter
                 kind = %s
                 connect-timeout = %dms
                 shm.directory = "%s"
+                shm.zero-copy = %b
                 tcp {
                   send-buffer = %d
                   socket-buffer = %d
@@ -96,7 +97,7 @@ public final class ConfigWriter
               }
             }
             """.formatted(c.memberId(), c.group().name(), members, c.transport().kind().configName(),
-            c.transport().connectTimeout().toMillis(), c.transport().shm().directory(),
+            c.transport().connectTimeout().toMillis(), c.transport().shm().directory(), c.transport().shm().zeroCopy(),
             c.transport().tcp().sendBufferBytes(), c.transport().tcp().socketBufferBytes(), c.transport().tcp().noDelay(),
             c.transport().rdma().backend().configName(), c.transport().rdma().provider(), c.transport().rdma().verbs().library(),
             c.transport().rdma().verbs().device(), c.transport().rdma().verbs().port(), c.transport().rdma().verbs().gidIndex(),

@@ -118,6 +118,7 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
         TransportKind transportKind;
         Duration connectTimeout;
         Path shmDirectory;
+        boolean shmZeroCopy = true;
         TcpOptions tcp;
         RdmaOptions rdma;
         IdleConfig idle;
@@ -176,6 +177,13 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
         public Builder shmDirectory(final Path directory)
         {
             this.shmDirectory = directory;
+            return this;
+        }
+
+        /** Whether the shm transport reads other rows in place ({@code weft.transport.shm.zero-copy}). */
+        public Builder shmZeroCopy(final boolean zeroCopy)
+        {
+            this.shmZeroCopy = zeroCopy;
             return this;
         }
 
@@ -245,7 +253,7 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
                 t.validateAgainst(group); // here, not per view: a view may lack a publisher or subscriber
             }
             return new WeftConfig(memberId, group,
-                new TransportConfig(transportKind, connectTimeout, new ShmOptions(shmDirectory), tcp, rdma), idle, failure,
+                new TransportConfig(transportKind, connectTimeout, new ShmOptions(shmDirectory, shmZeroCopy), tcp, rdma), idle, failure,
                 withTopics(subgroups, topics), smc, membership, topics);
         }
     }

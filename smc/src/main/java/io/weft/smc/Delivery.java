@@ -43,7 +43,8 @@ final class Delivery
         this.layout = layout;
         this.name = layout.config.name();
         this.sst = sst;
-        this.table = sst.segment();
+        // read-only: a delivered message is the sender's row, which with shm's zero copy is the sender's own file
+        this.table = sst.segment().asReadOnly();
         this.header = new SlotHeader(table);
         this.options = options;
         this.rings = rings;

@@ -8,7 +8,8 @@ import java.util.Map;
 
 /**
  * The row layout of a shared state table, built from declared columns. Every row has this layout; every element is
- * 8-byte aligned and the row size is a multiple of 64 bytes so that rows never share a cache line.
+ * 8-byte aligned and the row size is a multiple of 4 KiB: rows never share a cache line, and the shm transport can
+ * map each row from its owner's file (zero copy), which needs whole pages.
  * The {@link #checksum()} identifies the layout in handshakes: members with different layouts refuse each other.
  *
  * <pre>{@code
@@ -24,7 +25,7 @@ import java.util.Map;
 public final class SstLayout
 {
     public static final int ALIGNMENT = 8;
-    public static final int ROW_ALIGNMENT = 64;
+    public static final int ROW_ALIGNMENT = 4096;
     /** Rows are bounded so that a row offset and length always fit an int (tcp frames, rdma work requests). */
     public static final int MAX_ROW_SIZE = 1 << 30;
 

@@ -15,6 +15,8 @@ import java.util.concurrent.CompletableFuture;
  *     <li>an aligned 8-byte counter is never seen torn;</li>
  *     <li>within one push bytes may become visible in any order.</li>
  * </ol>
+ * A transport may show my stores sooner and to more members than the pushes name (shm's zero copy shows each store
+ * to every member at once); callers rely only on seeing what was pushed to them, in order.
  */
 public interface SstTransport extends AutoCloseable
 {
@@ -81,7 +83,7 @@ public interface SstTransport extends AutoCloseable
         return Long.MIN_VALUE;
     }
 
-    /** Stops pushing to the member and ignores what it still sends. */
+    /** Stops pushing to the member and ignores what it still sends: its row keeps what it held. */
     void freeze(int rank);
 
     /** The doorbell this member's predicate thread sleeps on; incoming pushes ring it. */

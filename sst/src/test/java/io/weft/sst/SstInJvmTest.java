@@ -63,11 +63,15 @@ class SstInJvmTest
     }
 
     /**
-     * shm, tcp, rdma (libfabric where it is installed, as CI does, over its default software provider) or verbs (the
-     * rdma transport's verbs backend over the software verbs device of the test scope).
+     * shm (zero copy), shm-copy, tcp, rdma (libfabric where it is installed, as CI does, over its default software
+     * provider) or verbs (the rdma transport's verbs backend over the software verbs device of the test scope).
      */
     static WeftConfig config(final String transport, final int members) throws Exception
     {
+        if ("shm-copy".equals(transport))
+        {
+            return TestGroups.copyingShm(members);
+        }
         if ("verbs".equals(transport))
         {
             return TestGroups.config(io.weft.testkit.NativeBuild.verbsDeviceOptions(), members);
@@ -79,7 +83,7 @@ class SstInJvmTest
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"shm", "tcp", "rdma", "verbs"})
+    @ValueSource(strings = {"shm", "shm-copy", "tcp", "rdma", "verbs"})
     void pushesReachEveryTargetAndOnlyTheOwnersRow(final String transport) throws Exception
     {
         final WeftConfig config = config(transport, 3);
@@ -111,13 +115,58 @@ class SstInJvmTest
                 assertEquals(1007, s1.segment().get(ValueLayout.JAVA_LONG, s1.offset(0, PAYLOAD, 0) + 56));
                 await(() -> s2.segment().get(ValueLayout.JAVA_LONG, s2.offset(0, PAYLOAD, 0)) == 1000,
                     "member 2 sees the payload");
-                assertEquals(-1, s2.counter(0, COUNT), "member 2 was not a target of the counter push");
+                if (transport.equals("shm"))
+                {
+                    // zero copy: member 2 reads member 0's row in place, so it sees the stores without a push
+                    assertEquals(7, s2.counter(0, COUNT), "member 2 reads member 0's row in place");
+                }
+                else
+                {
+                    assertEquals(-1, s2.counter(0, COUNT), "member 2 was not a target of the counter push");
+                }
 
                 // tracked push completes after the targets applied it
                 s2.setCounter(COUNT, 5);
                 s2.pushTracked(COUNT.offset(), 8, s2.others()).get(10, TimeUnit.SECONDS);
                 assertEquals(5, s0.counter(2, COUNT));
                 assertEquals(5, s1.counter(2, COUNT));
+            }
+            finally
+            {
+                ssts.forEach(Sst::close);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "shm-copy", "tcp"})
+    void aFrozenRowKeepsWhatItHeldAndTakesNoMorePushes(final String transport) throws Exception
+    {
+        final WeftConfig config = config(transport, 3);
+        try (Members ignored = new Members(config))
+        {
+            final List<Sst> ssts = openAll(config);
+            try
+            {
+                final Sst s0 = ssts.get(0);
+                final Sst s1 = ssts.get(1);
+                final Sst s2 = ssts.get(2);
+                s1.myBytes(PAYLOAD).set(ValueLayout.JAVA_LONG, 0, 41);
+                s1.push(PAYLOAD, s1.others());
+                s1.setCounter(COUNT, 3);
+                s1.push(COUNT, s1.others());
+                await(() -> s0.counter(1, COUNT) == 3, "member 0 sees member 1's counter");
+                s0.freeze(1);
+                // member 1 still runs and does not know: it goes on writing and pushing to both
+                s1.myBytes(PAYLOAD).set(ValueLayout.JAVA_LONG, 0, 42);
+                s1.push(PAYLOAD, s1.others());
+                s1.setCounter(COUNT, 4);
+                s1.push(COUNT, s1.others());
+                await(() -> s2.counter(1, COUNT) == 4, "member 2 (not freezing) sees the new counter");
+                assertEquals(3, s0.counter(1, COUNT), "the frozen row changed after the freeze");
+                assertEquals(41, s0.segment().get(ValueLayout.JAVA_LONG, s0.offset(1, PAYLOAD, 0)),
+                    "the frozen row's bytes changed after the freeze");
+                assertTrue(s0.isFailedOrFrozen(1));
             }
             finally
             {

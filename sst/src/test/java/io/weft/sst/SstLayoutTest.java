@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class SstLayoutTest
 {
     @Test
-    void columnsAreEightByteAlignedAndRowsCacheLineSized()
+    void columnsAreEightByteAlignedAndRowsWholePages()
     {
         final SstLayout layout = SstLayout.builder().counter("a").bools("flags", 3).bytes("payload", 13)
             .counters("received", 5).build();
@@ -19,7 +19,7 @@ class SstLayoutTest
         assertEquals(16, layout.column("payload").length());
         assertEquals(48, layout.column("received").offset());
         assertEquals(48 + 40, layout.column("received").offsetOf(4) + 8);
-        assertEquals(128, layout.rowSize());
+        assertEquals(4096, layout.rowSize());
         for (final Column c : layout.columns())
         {
             assertEquals(0, c.offset() % 8, c.name());

@@ -36,6 +36,14 @@ public final class TestGroups
             .transport(TransportKind.RDMA).rdma(rdma).connectTimeout(base.transport().connectTimeout()).build();
     }
 
+    /** An shm group whose pushes copy into each target's file ({@code weft.transport.shm.zero-copy = false}). */
+    public static WeftConfig copyingShm(final int members)
+    {
+        final WeftConfig base = config(TransportKind.SHM, members);
+        return WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
+            .transport(TransportKind.SHM).shmZeroCopy(false).connectTimeout(base.transport().connectTimeout()).build();
+    }
+
     public static WeftConfig config(final TransportKind kind, final int members, final String name)
     {
         final List<Integer> ports = freePorts(members * 2);

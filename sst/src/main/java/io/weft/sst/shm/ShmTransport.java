@@ -11,7 +11,9 @@ import io.weft.sst.TransportException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,9 +22,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The shm transport: every member's table copy is a mapped file (see {@link ShmTableFile}); a push is a copy of my
- * row's range into my row of each target's mapping followed by a ring of the target's doorbell. Works across
- * processes and between members in one JVM.
+ * The shm transport: every member's table is a mapped file (see {@link ShmTableFile}). With zero copy (the default,
+ * {@code weft.transport.shm.zero-copy}) a member's table is one region whose row r is member r's own row mapped from
+ * its file ({@link SharedRows}): my release stores are seen in place, so a push only rings the targets' doorbells.
+ * Otherwise a push copies my row's range into my row of each target's file, then rings. Works across processes and
+ * between members in one JVM.
  *
  * <p>Failures: a peer in another process is watched with {@link ProcessHandle#onExit()} (kill -9 included); a peer
  * in this process, or one that closed, is seen when its header stops saying LIVE at the next push.
@@ -37,6 +41,10 @@ public final class ShmTransport implements SstTransport
     private final ShmTableFile[] peers;
     private final FutexDoorbell[] peerDoorbells;
     private final FutexDoorbell doorbell;
+    /** The table: the zero-copy region, or my own file's table when pushes copy. */
+    private final MemorySegment table;
+    /** Holds the zero-copy region (null when pushes copy). */
+    private final Arena sharedRows;
     private final boolean[] frozen;
     private final int[] dirty;
     private final int rowSize;
@@ -44,7 +52,8 @@ public final class ShmTransport implements SstTransport
     private final List<CompletableFuture<?>> watchers = new ArrayList<>();
     private volatile boolean closed;
 
-    private ShmTransport(final TransportContext context, final ShmTableFile own, final ShmTableFile[] peers)
+    private ShmTransport(final TransportContext context, final ShmTableFile own, final ShmTableFile[] peers,
+        final boolean zeroCopy)
     {
         this.context = context;
         this.own = own;
@@ -62,6 +71,29 @@ public final class ShmTransport implements SstTransport
             }
         }
         this.doorbell = own.doorbell();
+        this.sharedRows = zeroCopy ? Arena.ofShared() : null;
+        this.table = zeroCopy ? mapRows(own, peers, context.myRank(), rowSize, sharedRows) : own.table();
+    }
+
+    /** Row r from member r's file; mine, and the rows of members missing at the open, from my own file. */
+    private static MemorySegment mapRows(final ShmTableFile own, final ShmTableFile[] peers, final int myRank,
+        final int rowSize, final Arena arena)
+    {
+        final MemorySegment[] sources = new MemorySegment[peers.length];
+        for (int r = 0; r < peers.length; r++)
+        {
+            final ShmTableFile file = r == myRank || peers[r] == null ? own : peers[r];
+            sources[r] = file.table().asSlice((long)r * rowSize, rowSize);
+        }
+        try
+        {
+            return SharedRows.map(sources, rowSize, arena);
+        }
+        catch (final RuntimeException ex)
+        {
+            arena.close();
+            throw ex;
+        }
     }
 
     /** Creates this member's file, then waits up to the connect timeout for every peer's live file. */
@@ -110,28 +142,44 @@ public final class ShmTransport implements SstTransport
         }
         catch (final RuntimeException ex)
         {
-            for (final ShmTableFile p : peers)
-            {
-                if (p != null)
-                {
-                    p.close();
-                }
-            }
-            own.markClosed();
-            own.close();
-            own.delete();
+            closeAll(own, peers);
             throw ex;
         }
-        final ShmTransport transport = new ShmTransport(context, own, peers);
+        final boolean zeroCopy = config.transport().shm().zeroCopy() && SharedRows.supported(layout.rowSize());
+        final ShmTransport transport;
+        try
+        {
+            transport = new ShmTransport(context, own, peers, zeroCopy);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeAll(own, peers);
+            throw ex;
+        }
         missing.forEach((rank, why) ->
         {
             transport.frozen[rank] = true;
             transport.reportFailure(rank, why);
         });
         transport.watchPeers();
-        LOG.info("shm table of group {} open: member {} rank {}, {} rows of {} bytes at {}", group, config.memberId(),
-            context.myRank(), rows, layout.rowSize(), own.path());
+        LOG.info("shm table of group {} open: member {} rank {}, {} rows of {} bytes at {}, {}", group,
+            config.memberId(), context.myRank(), rows, layout.rowSize(), own.path(),
+            zeroCopy ? "zero copy" : "pushes copy");
         return transport;
+    }
+
+    private static void closeAll(final ShmTableFile own, final ShmTableFile[] peers)
+    {
+        for (final ShmTableFile p : peers)
+        {
+            if (p != null)
+            {
+                p.close();
+            }
+        }
+        own.markClosed();
+        own.close();
+        own.delete();
     }
 
     private void watchPeers()
@@ -162,7 +210,13 @@ public final class ShmTransport implements SstTransport
     @Override
     public MemorySegment table()
     {
-        return own.table();
+        return table;
+    }
+
+    /** Whether other rows are read in place from their owners' files. */
+    boolean zeroCopy()
+    {
+        return sharedRows != null;
     }
 
     @Override
@@ -183,8 +237,17 @@ public final class ShmTransport implements SstTransport
                 reportFailure(t, "table file " + peer.path() + " closed by its owner");
                 continue;
             }
-            RowCopy.copy(src, offset, peer.table(), offset, length);
-            // release: whichever thread flushes and sees the flag rings after this copy is visible
+            if (sharedRows == null)
+            {
+                RowCopy.copy(src, offset, peer.table(), offset, length);
+            }
+            else
+            {
+                // the target reads my row in place: stores before this push are ordered before stores after it
+                VarHandle.releaseFence();
+            }
+            // release: whichever thread flushes and sees the flag rings after this copy (or, with zero copy, the
+            // caller's stores to my row) is visible to the target
             DIRTY.setRelease(dirty, t, 1);
         }
     }
@@ -215,6 +278,24 @@ public final class ShmTransport implements SstTransport
     public void freeze(final int rank)
     {
         frozen[rank] = true;
+        if (SharedRows.supported(rowSize))
+        {
+            snapshot(rank);
+        }
+    }
+
+    /**
+     * The frozen row becomes a private copy of what it holds now, so that a suspected member that still runs cannot
+     * change what the view change reads of it (its trims, its slots): it no longer reaches my table, in place (zero
+     * copy) or by copying into my file. A reader may see the row step back once, to the snapshot; a frozen row's
+     * values are no longer trusted for progress.
+     */
+    private synchronized void snapshot(final int rank)
+    {
+        if (!closed)
+        {
+            SharedRows.snapshot(table, (long)rank * rowSize, rowSize);
+        }
     }
 
     @Override
@@ -248,7 +329,14 @@ public final class ShmTransport implements SstTransport
                 p.close();
             }
         }
-        own.delete();
-        own.close();
+        synchronized (this) // after any snapshot in progress
+        {
+            if (sharedRows != null)
+            {
+                sharedRows.close();
+            }
+            own.delete();
+            own.close();
+        }
     }
 }
