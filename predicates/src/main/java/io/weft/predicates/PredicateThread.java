@@ -70,6 +70,7 @@ public final class PredicateThread implements AutoCloseable
     private volatile Consumer<Throwable> errorHandler;
     private volatile Runnable afterPass;
     private volatile boolean running;
+    private volatile boolean asleep;
     // single writer (this thread), published with release stores: no fence or atomic on the pass loop
     private long passes;
     private long triggers;
@@ -130,6 +131,15 @@ public final class PredicateThread implements AutoCloseable
     public Doorbell doorbell()
     {
         return doorbell;
+    }
+
+    /**
+     * Whether the thread sleeps on its doorbell now (past spinning and yielding): work handed to it waits for a
+     * wake-up, which a caller able to do the work itself may rather spare.
+     */
+    public boolean isAsleep()
+    {
+        return asleep;
     }
 
     public void start()
@@ -231,11 +241,13 @@ public final class PredicateThread implements AutoCloseable
             {
                 return 0;
             }
+            asleep = true;
             doorbell.sleep(ticket, maxParkNanos);
             return idleCount;
         }
         finally
         {
+            asleep = false;
             doorbell.awake();
         }
     }

@@ -237,6 +237,15 @@ public final class Sst implements AutoCloseable
         transport.post((int)(range >>> 32), (int)range, targets);
     }
 
+    /**
+     * Whether other members read my row in place (shm's zero copy): my stores are seen without a copy, and a push of
+     * a monotone value from any thread cannot overtake a later one (see {@link SstTransport#readsInPlace}).
+     */
+    public boolean readsInPlace()
+    {
+        return transport.readsInPlace();
+    }
+
     /** Sends every posted push. */
     public void flush()
     {

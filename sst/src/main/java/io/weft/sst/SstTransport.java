@@ -83,6 +83,15 @@ public interface SstTransport extends AutoCloseable
         return Long.MIN_VALUE;
     }
 
+    /**
+     * Whether targets read my row in place (shm's zero copy): a push then only orders and wakes, so pushes of a
+     * monotone value from several threads cannot overtake one another at a target.
+     */
+    default boolean readsInPlace()
+    {
+        return false;
+    }
+
     /** Stops pushing to the member and ignores what it still sends: its row keeps what it held. */
     void freeze(int rank);
 

@@ -62,6 +62,29 @@ class SstInJvmTest
         }
     }
 
+    interface ThreeMembers
+    {
+        void run(Sst s0, Sst s1, Sst s2) throws Exception;
+    }
+
+    /** Opens three members over {@code transport}, runs {@code test}, closes them (also on failure). */
+    private static void withThree(final String transport, final ThreeMembers test) throws Exception
+    {
+        final WeftConfig config = config(transport, 3);
+        try (Members ignored = new Members(config))
+        {
+            final List<Sst> ssts = openAll(config);
+            try
+            {
+                test.run(ssts.get(0), ssts.get(1), ssts.get(2));
+            }
+            finally
+            {
+                ssts.forEach(Sst::close);
+            }
+        }
+    }
+
     /**
      * shm (zero copy), shm-copy, tcp, rdma (libfabric where it is installed, as CI does, over its default software
      * provider) or verbs (the rdma transport's verbs backend over the software verbs device of the test scope).
@@ -86,93 +109,69 @@ class SstInJvmTest
     @ValueSource(strings = {"shm", "shm-copy", "tcp", "rdma", "verbs"})
     void pushesReachEveryTargetAndOnlyTheOwnersRow(final String transport) throws Exception
     {
-        final WeftConfig config = config(transport, 3);
-        try (Members ignored = new Members(config))
+        withThree(transport, (s0, s1, s2) ->
         {
-            final List<Sst> ssts = openAll(config);
-            try
-            {
-                final Sst s0 = ssts.get(0);
-                final Sst s1 = ssts.get(1);
-                final Sst s2 = ssts.get(2);
-                // initial values: counters -1, booleans false
-                assertEquals(-1, s1.counter(0, COUNT));
-                assertFalse(s1.bool(0, FLAG));
+            // initial values: counters -1, booleans false
+            assertEquals(-1, s1.counter(0, COUNT));
+            assertFalse(s1.bool(0, FLAG));
 
-                final MemorySegment payload = s0.myBytes(PAYLOAD);
-                for (int i = 0; i < 8; i++)
-                {
-                    payload.set(ValueLayout.JAVA_LONG, i * 8L, 1000 + i);
-                }
-                s0.push(PAYLOAD, s0.others());
-                s0.setCounter(COUNT, 7);
-                s0.setCounter(ARRAY, 2, 99);
-                s0.setBool(FLAG, true);
-                s0.push(0, LAYOUT.column("array").offsetOf(2) + 8, new int[] {1}); // only member 1
-                await(() -> s1.counter(0, COUNT) == 7, "member 1 sees the counter");
-                assertEquals(99, s1.counter(0, ARRAY, 2));
-                assertTrue(s1.bool(0, FLAG));
-                assertEquals(1007, s1.segment().get(ValueLayout.JAVA_LONG, s1.offset(0, PAYLOAD, 0) + 56));
-                await(() -> s2.segment().get(ValueLayout.JAVA_LONG, s2.offset(0, PAYLOAD, 0)) == 1000,
-                    "member 2 sees the payload");
-                if (transport.equals("shm"))
-                {
-                    // zero copy: member 2 reads member 0's row in place, so it sees the stores without a push
-                    assertEquals(7, s2.counter(0, COUNT), "member 2 reads member 0's row in place");
-                }
-                else
-                {
-                    assertEquals(-1, s2.counter(0, COUNT), "member 2 was not a target of the counter push");
-                }
-
-                // tracked push completes after the targets applied it
-                s2.setCounter(COUNT, 5);
-                s2.pushTracked(COUNT.offset(), 8, s2.others()).get(10, TimeUnit.SECONDS);
-                assertEquals(5, s0.counter(2, COUNT));
-                assertEquals(5, s1.counter(2, COUNT));
-            }
-            finally
+            final MemorySegment payload = s0.myBytes(PAYLOAD);
+            for (int i = 0; i < 8; i++)
             {
-                ssts.forEach(Sst::close);
+                payload.set(ValueLayout.JAVA_LONG, i * 8L, 1000 + i);
             }
-        }
+            s0.push(PAYLOAD, s0.others());
+            s0.setCounter(COUNT, 7);
+            s0.setCounter(ARRAY, 2, 99);
+            s0.setBool(FLAG, true);
+            s0.push(0, LAYOUT.column("array").offsetOf(2) + 8, new int[] {1}); // only member 1
+            await(() -> s1.counter(0, COUNT) == 7, "member 1 sees the counter");
+            assertEquals(99, s1.counter(0, ARRAY, 2));
+            assertTrue(s1.bool(0, FLAG));
+            assertEquals(1007, s1.segment().get(ValueLayout.JAVA_LONG, s1.offset(0, PAYLOAD, 0) + 56));
+            await(() -> s2.segment().get(ValueLayout.JAVA_LONG, s2.offset(0, PAYLOAD, 0)) == 1000,
+                "member 2 sees the payload");
+            if (transport.equals("shm"))
+            {
+                // zero copy: member 2 reads member 0's row in place, so it sees the stores without a push
+                assertEquals(7, s2.counter(0, COUNT), "member 2 reads member 0's row in place");
+            }
+            else
+            {
+                assertEquals(-1, s2.counter(0, COUNT), "member 2 was not a target of the counter push");
+            }
+
+            // tracked push completes after the targets applied it
+            s2.setCounter(COUNT, 5);
+            s2.pushTracked(COUNT.offset(), 8, s2.others()).get(10, TimeUnit.SECONDS);
+            assertEquals(5, s0.counter(2, COUNT));
+            assertEquals(5, s1.counter(2, COUNT));
+        });
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"shm", "shm-copy", "tcp"})
     void aFrozenRowKeepsWhatItHeldAndTakesNoMorePushes(final String transport) throws Exception
     {
-        final WeftConfig config = config(transport, 3);
-        try (Members ignored = new Members(config))
+        withThree(transport, (s0, s1, s2) ->
         {
-            final List<Sst> ssts = openAll(config);
-            try
-            {
-                final Sst s0 = ssts.get(0);
-                final Sst s1 = ssts.get(1);
-                final Sst s2 = ssts.get(2);
-                s1.myBytes(PAYLOAD).set(ValueLayout.JAVA_LONG, 0, 41);
-                s1.push(PAYLOAD, s1.others());
-                s1.setCounter(COUNT, 3);
-                s1.push(COUNT, s1.others());
-                await(() -> s0.counter(1, COUNT) == 3, "member 0 sees member 1's counter");
-                s0.freeze(1);
-                // member 1 still runs and does not know: it goes on writing and pushing to both
-                s1.myBytes(PAYLOAD).set(ValueLayout.JAVA_LONG, 0, 42);
-                s1.push(PAYLOAD, s1.others());
-                s1.setCounter(COUNT, 4);
-                s1.push(COUNT, s1.others());
-                await(() -> s2.counter(1, COUNT) == 4, "member 2 (not freezing) sees the new counter");
-                assertEquals(3, s0.counter(1, COUNT), "the frozen row changed after the freeze");
-                assertEquals(41, s0.segment().get(ValueLayout.JAVA_LONG, s0.offset(1, PAYLOAD, 0)),
-                    "the frozen row's bytes changed after the freeze");
-                assertTrue(s0.isFailedOrFrozen(1));
-            }
-            finally
-            {
-                ssts.forEach(Sst::close);
-            }
-        }
+            s1.myBytes(PAYLOAD).set(ValueLayout.JAVA_LONG, 0, 41);
+            s1.push(PAYLOAD, s1.others());
+            s1.setCounter(COUNT, 3);
+            s1.push(COUNT, s1.others());
+            await(() -> s0.counter(1, COUNT) == 3, "member 0 sees member 1's counter");
+            s0.freeze(1);
+            // member 1 still runs and does not know: it goes on writing and pushing to both
+            s1.myBytes(PAYLOAD).set(ValueLayout.JAVA_LONG, 0, 42);
+            s1.push(PAYLOAD, s1.others());
+            s1.setCounter(COUNT, 4);
+            s1.push(COUNT, s1.others());
+            await(() -> s2.counter(1, COUNT) == 4, "member 2 (not freezing) sees the new counter");
+            assertEquals(3, s0.counter(1, COUNT), "the frozen row changed after the freeze");
+            assertEquals(41, s0.segment().get(ValueLayout.JAVA_LONG, s0.offset(1, PAYLOAD, 0)),
+                "the frozen row's bytes changed after the freeze");
+            assertTrue(s0.isFailedOrFrozen(1));
+        });
     }
 
     @ParameterizedTest

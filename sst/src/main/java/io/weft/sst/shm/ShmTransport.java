@@ -213,8 +213,8 @@ public final class ShmTransport implements SstTransport
         return table;
     }
 
-    /** Whether other rows are read in place from their owners' files. */
-    boolean zeroCopy()
+    @Override
+    public boolean readsInPlace()
     {
         return sharedRows != null;
     }
