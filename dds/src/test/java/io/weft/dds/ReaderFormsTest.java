@@ -48,9 +48,7 @@ class ReaderFormsTest
     @BeforeEach
     void open() throws Exception
     {
-        final WeftConfig base = TestGroups.config(TransportKind.SHM, 2);
-        config = WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
-            .transport(TransportKind.SHM).connectTimeout(Duration.ofSeconds(30))
+        config = TestGroups.builder(TransportKind.SHM, 2)
             .dds(new DdsConfig(dir, List.of(new TopicConfig("engine", 3, QosLevel.VOLATILE_STORAGE, List.of(0),
                 List.of(), 64, 64, HISTORY)))).build();
         members = new Members(config);

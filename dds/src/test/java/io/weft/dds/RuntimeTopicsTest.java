@@ -43,9 +43,7 @@ class RuntimeTopicsTest
     @Test
     void topicsCreatedAtRunTimeServeEveryMemberAndLaterJoiners() throws Exception
     {
-        final WeftConfig base = TestGroups.config(TransportKind.SHM, 4);
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
-            .members(base.group().members()).transport(TransportKind.SHM).connectTimeout(Duration.ofSeconds(30))
+        final WeftConfig config = TestGroups.builder(TransportKind.SHM, 4)
             .membership(new MembershipConfig(List.of(0, 1, 2), "runtime-topics-test-secret", ViewChangeSends.WAIT,
                 Duration.ofSeconds(30), true))
             .dds(new DdsConfig(dir, List.of(new TopicConfig("configured", 1, QosLevel.ATOMIC_MULTICAST, List.of(),
@@ -177,9 +175,7 @@ class RuntimeTopicsTest
     @Test
     void creatingATopicNeedsRuntimeSubgroups() throws Exception
     {
-        final WeftConfig base = TestGroups.config(TransportKind.SHM, 1);
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
-            .members(base.group().members()).transport(TransportKind.SHM).dds(new DdsConfig(dir, List.of())).build();
+        final WeftConfig config = TestGroups.builder(TransportKind.SHM, 1).dds(new DdsConfig(dir, List.of())).build();
         try (Members ignored = new Members(config); DomainParticipant p = DomainParticipant.open(config))
         {
             final IllegalStateException off = assertThrows(IllegalStateException.class, () -> p.createTopic(

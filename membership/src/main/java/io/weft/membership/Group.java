@@ -432,18 +432,30 @@ public final class Group implements AutoCloseable
     long send(final String name, final byte[] bytes, final int offset, final int length, final Claim claim,
         final long timeoutNanos)
     {
-        ProtocolThread.refuseWait(name, "send", timeoutNanos);
-        final long sent = engine(name).send(bytes, offset, length, claim, 0);
-        if (sent >= 0)
+        return offer(name, true, bytes, offset, length, claim, timeoutNanos);
+    }
+
+    /** Claims a slot in the current view, waiting (or failing fast, as configured) while the view changes. */
+    long claim(final String name, final int length, final Claim claim, final long timeoutNanos)
+    {
+        return offer(name, false, null, 0, length, claim, timeoutNanos);
+    }
+
+    private long offer(final String name, final boolean sending, final byte[] bytes, final int offset,
+        final int length, final Claim claim, final long timeoutNanos)
+    {
+        ProtocolThread.refuseWait(name, sending ? "send" : "claim", timeoutNanos);
+        final long first = attempt(name, sending, bytes, offset, length, claim, 0);
+        if (first >= 0)
         {
-            return sent; // a free slot: the common case reads no clock
+            return first; // a free slot: the common case reads no clock
         }
         final long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
         long wait = timeoutNanos; // the whole timeout at first: a protocol thread's refusal names what it was given
         while (true)
         {
             final Epoch e = current.epoch();
-            final long index = engine(name).send(bytes, offset, length, claim, Math.max(0, wait));
+            final long index = attempt(name, sending, bytes, offset, length, claim, Math.max(0, wait));
             if (index != SmcSubgroup.WEDGED)
             {
                 return index;
@@ -456,30 +468,11 @@ public final class Group implements AutoCloseable
         }
     }
 
-    long claim(final String name, final int length, final Claim claim, final long timeoutNanos)
+    private long attempt(final String name, final boolean sending, final byte[] bytes, final int offset,
+        final int length, final Claim claim, final long waitNanos)
     {
-        ProtocolThread.refuseWait(name, "claim", timeoutNanos);
-        final long claimed = engine(name).claim(length, claim, 0);
-        if (claimed >= 0)
-        {
-            return claimed; // a free slot: the common case reads no clock
-        }
-        final long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
-        long wait = timeoutNanos; // the whole timeout at first: a protocol thread's refusal names what it was given
-        while (true)
-        {
-            final Epoch e = current.epoch();
-            final long index = engine(name).claim(length, claim, Math.max(0, wait));
-            if (index != SmcSubgroup.WEDGED)
-            {
-                return index;
-            }
-            if (!awaitNextView(e, name, deadline))
-            {
-                return SmcSubgroup.BACK_PRESSURED;
-            }
-            wait = deadline - System.nanoTime();
-        }
+        final SmcSubgroup engine = engine(name);
+        return sending ? engine.send(bytes, offset, length, claim, waitNanos) : engine.claim(length, claim, waitNanos);
     }
 
     /** Waits until a view after {@code e} is installed; false on timeout. Fails fast if so configured. */

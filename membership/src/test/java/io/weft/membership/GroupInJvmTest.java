@@ -44,9 +44,7 @@ class GroupInJvmTest
     @ValueSource(booleans = {true, false})
     void threeSendersDeliverOneIdenticalOrder(final boolean spindle) throws Exception
     {
-        final WeftConfig base = TestGroups.config(TransportKind.SHM, 3);
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
-            .members(base.group().members()).transport(TransportKind.SHM)
+        final WeftConfig config = TestGroups.builder(TransportKind.SHM, 3)
             .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
             .smc(spindle ? SmcConfig.SPINDLE : SmcConfig.BASELINE).build();
         final int perSender = 5000;

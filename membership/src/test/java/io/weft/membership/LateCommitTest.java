@@ -27,9 +27,7 @@ class LateCommitTest
     @Test
     void aClaimCommittedAfterItsViewEndedIsRefusedNotDropped() throws Exception
     {
-        final WeftConfig base = TestGroups.config(TransportKind.TCP, 3);
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
-            .members(base.group().members()).transport(TransportKind.TCP)
+        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 3)
             .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
             .membership(new MembershipConfig(List.of(), null, ViewChangeSends.WAIT, Duration.ofSeconds(10))).build();
         try (Members ignored = new Members(config))

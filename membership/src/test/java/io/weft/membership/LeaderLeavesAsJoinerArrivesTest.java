@@ -39,9 +39,7 @@ class LeaderLeavesAsJoinerArrivesTest
     @Test
     void aJoinCommittedWithTheLeadersOwnLeaveIsAdmitted() throws Exception
     {
-        final WeftConfig base = TestGroups.config(TransportKind.TCP, 5);
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
-            .members(base.group().members()).transport(TransportKind.TCP)
+        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 5)
             .failure(new FailureConfig(Duration.ofMillis(100), Duration.ofSeconds(6)))
             .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
             .membership(new MembershipConfig(List.of(0, 1, 2), SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(30)))

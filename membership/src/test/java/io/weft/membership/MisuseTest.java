@@ -28,9 +28,7 @@ class MisuseTest
     @Test
     void oversizedMessagesNonSendersAndClosedGroupsAreRefused() throws Exception
     {
-        final WeftConfig base = TestGroups.config(TransportKind.SHM, 2);
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
-            .members(base.group().members()).transport(TransportKind.SHM)
+        final WeftConfig config = TestGroups.builder(TransportKind.SHM, 2)
             .subgroups(List.of(new SubgroupConfig("g", List.of(), List.of(0), 8, 100, DeliveryMode.ORDERED)))
             .smc(SmcConfig.SPINDLE).build();
         try (Members ignored = new Members(config))

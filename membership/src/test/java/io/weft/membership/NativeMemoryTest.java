@@ -36,9 +36,7 @@ class NativeMemoryTest
     @Test
     void residentMemoryStaysFlatOver200ViewChanges() throws Exception
     {
-        final WeftConfig base = TestGroups.config(TransportKind.TCP, 3);
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
-            .members(base.group().members()).transport(TransportKind.TCP)
+        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 3)
             .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
             .membership(new MembershipConfig(List.of(0, 1), "native-memory-test-secret", ViewChangeSends.WAIT, Duration.ofSeconds(30)))
             .build();

@@ -39,9 +39,7 @@ class RuntimeSubgroupsTest
     @Test
     void subgroupsAddedAtRunTimeReachEveryMemberAndJoiners() throws Exception
     {
-        final WeftConfig base = TestGroups.config(TransportKind.TCP, 4);
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
-            .members(base.group().members()).transport(TransportKind.TCP)
+        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 4)
             .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
             .membership(new MembershipConfig(List.of(0, 1, 2), SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(30),
                 true)).build();

@@ -32,9 +32,7 @@ class ViewChangeSendsTest
     @EnumSource(ViewChangeSends.class)
     void sendsNeverVanishAcrossAViewChange(final ViewChangeSends mode) throws Exception
     {
-        final WeftConfig base = TestGroups.config(TransportKind.TCP, 3);
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
-            .members(base.group().members()).transport(TransportKind.TCP)
+        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 3)
             .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
             .membership(new MembershipConfig(List.of(), null, mode, Duration.ofSeconds(10))).build();
         final List<Long> received = new ArrayList<>();

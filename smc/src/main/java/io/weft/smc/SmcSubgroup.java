@@ -171,27 +171,16 @@ public final class SmcSubgroup
 
     private void receive()
     {
-        receiveLock.lock();
-        try
-        {
-            if (wedged)
-            {
-                return; // received[], seqNum and delivered are final once wedged
-            }
-            cursor.receive();
-            if (!options.earlyLockRelease())
-            {
-                pushes.flush();
-            }
-        }
-        finally
-        {
-            receiveLock.unlock();
-        }
-        pushes.flush();
+        advance(false);
     }
 
     private void deliver()
+    {
+        advance(true);
+    }
+
+    /** The receive or delivery trigger under the receive lock; the push batch is flushed after the lock is released. */
+    private void advance(final boolean delivering)
     {
         receiveLock.lock();
         try
@@ -200,7 +189,14 @@ public final class SmcSubgroup
             {
                 return; // received[], seqNum and delivered are final once wedged
             }
-            delivery.deliver();
+            if (delivering)
+            {
+                delivery.deliver();
+            }
+            else
+            {
+                cursor.receive();
+            }
             if (!options.earlyLockRelease())
             {
                 pushes.flush();

@@ -55,9 +55,7 @@ class SmcInJvmTest
     private static Members open(final int members, final List<Integer> senders, final SmcConfig smc,
         final DeliveryHandler extra) throws Exception
     {
-        final WeftConfig base = TestGroups.config(TransportKind.SHM, members);
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
-            .members(base.group().members()).transport(TransportKind.SHM).connectTimeout(base.transport().connectTimeout())
+        final WeftConfig config = TestGroups.builder(TransportKind.SHM, members)
             .subgroups(List.of(new SubgroupConfig("s", List.of(), senders, 16, 64, DeliveryMode.ORDERED))).smc(smc).build();
         final List<CompletableFuture<Sst>> opening = new ArrayList<>();
         final List<Smc.Layout> layouts = new ArrayList<>();

@@ -7,11 +7,8 @@ import io.weft.config.WeftConfig;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -25,26 +22,33 @@ public final class TestGroups
 
     public static WeftConfig config(final TransportKind kind, final int members)
     {
-        return config(kind, members, "t" + UUID.randomUUID().toString().substring(0, 8));
+        return builder(kind, members).build();
+    }
+
+    /** A builder preset with member id 0, a unique group name, loopback addresses with free ports and the transport. */
+    public static WeftConfig.Builder builder(final TransportKind kind, final int members)
+    {
+        return builder(kind, members, "t" + UUID.randomUUID().toString().substring(0, 8));
     }
 
     /** An rdma group with these rdma options. */
     public static WeftConfig config(final io.weft.config.RdmaOptions rdma, final int members)
     {
-        final WeftConfig base = config(TransportKind.RDMA, members);
-        return WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
-            .transport(TransportKind.RDMA).rdma(rdma).connectTimeout(base.transport().connectTimeout()).build();
+        return builder(TransportKind.RDMA, members).rdma(rdma).build();
     }
 
     /** An shm group whose pushes copy into each target's file ({@code weft.transport.shm.zero-copy = false}). */
     public static WeftConfig copyingShm(final int members)
     {
-        final WeftConfig base = config(TransportKind.SHM, members);
-        return WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
-            .transport(TransportKind.SHM).shmZeroCopy(false).connectTimeout(base.transport().connectTimeout()).build();
+        return builder(TransportKind.SHM, members).shmZeroCopy(false).build();
     }
 
     public static WeftConfig config(final TransportKind kind, final int members, final String name)
+    {
+        return builder(kind, members, name).build();
+    }
+
+    private static WeftConfig.Builder builder(final TransportKind kind, final int members, final String name)
     {
         final List<Integer> ports = freePorts(members * 2);
         final List<MemberAddress> list = new ArrayList<>();
@@ -52,8 +56,7 @@ public final class TestGroups
         {
             list.add(new MemberAddress(i, "127.0.0.1", ports.get(2 * i), ports.get(2 * i + 1)));
         }
-        return WeftConfig.builder().memberId(0).groupName(name).members(list).transport(kind)
-            .connectTimeout(Duration.ofSeconds(30)).build();
+        return WeftConfig.builder().memberId(0).groupName(name).members(list).transport(kind);
     }
 
     /** Writes the configuration (member id 0; members override it with --member) to a file in {@code dir}. */

@@ -49,9 +49,7 @@ final class DdsRun implements AutoCloseable
     DdsRun(final TransportKind kind, final int addressBook, final List<Integer> initialView, final Path dir,
         final List<TopicConfig> topics)
     {
-        final WeftConfig base = TestGroups.config(kind, addressBook);
-        this.config = WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
-            .transport(kind).connectTimeout(Duration.ofSeconds(30))
+        this.config = TestGroups.builder(kind, addressBook)
             .membership(new MembershipConfig(initialView, VsRun.SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(60)))
             .dds(new DdsConfig(dir.resolve("logs"), topics)).build();
         this.dir = dir;

@@ -119,12 +119,9 @@ class FailureDetectionTest
     @org.junit.jupiter.api.Test
     void onASaturatedSlowLinkOnlyTheFrozenMemberIsSuspected() throws Exception
     {
-        final WeftConfig base = McRun.config(TransportKind.TCP, 3, List.of(SubgroupConfig.allMembers("g", 400, 1024)),
-            SmcConfig.SPINDLE);
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
-            .members(base.group().members()).transport(TransportKind.TCP)
+        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 3)
             .tcp(new io.weft.config.TcpOptions(io.weft.config.TcpOptions.MIN_SEND_BUFFER, 4096, true))
-            .subgroups(base.subgroups()).smc(SmcConfig.SPINDLE).build();
+            .subgroups(List.of(SubgroupConfig.allMembers("g", 400, 1024))).smc(SmcConfig.SPINDLE).build();
         try (Members members = start(config, 1024))
         {
             final MemberProcess frozen = members.processes().get(2);

@@ -39,9 +39,7 @@ final class McRun
     static WeftConfig config(final TransportKind kind, final int members, final List<SubgroupConfig> subgroups,
         final SmcConfig smc)
     {
-        final WeftConfig base = TestGroups.config(kind, members);
-        return WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
-            .transport(kind).subgroups(subgroups).smc(smc).build();
+        return TestGroups.builder(kind, members).subgroups(subgroups).smc(smc).build();
     }
 
     /** Starts every member with the same extra arguments, waits, and requires exit code 0 from each. */

@@ -15,7 +15,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -50,10 +49,7 @@ class RdmaTransportTest
 
     static WeftConfig config(final String choice, final List<SubgroupConfig> subgroups) throws Exception
     {
-        final WeftConfig base = TestGroups.config(rdma(choice), 3);
-        return WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
-            .transport(TransportKind.RDMA).rdma(base.transport().rdma()).connectTimeout(Duration.ofSeconds(30))
-            .subgroups(subgroups).smc(SmcConfig.SPINDLE).build();
+        return TestGroups.builder(TransportKind.RDMA, 3).rdma(rdma(choice)).subgroups(subgroups).smc(SmcConfig.SPINDLE).build();
     }
 
     /** The verbs backend's work as the software device counted it: every write posted, few signalled, none failed. */
@@ -74,25 +70,10 @@ class RdmaTransportTest
 
     private void sst(final String choice, final String workload, final long count) throws Exception
     {
-        final WeftConfig config = config(choice, List.of());
-        final Path file = TestGroups.write(config, dir);
-        try (Members members = new Members(config))
+        for (final String out : SstMultiProcessTest.runMembers(config(choice, List.of()), dir, workload, count))
         {
-            for (int i = 0; i < 3; i++)
-            {
-                members.add(MemberProcess.start("m" + i, dir, Weft.class, "sst-member", "--config", file.toString(),
-                    "--member", String.valueOf(i), "--count", String.valueOf(count), "--workload", workload,
-                    "--timeout", "PT4M"));
-            }
-            for (final MemberProcess m : members.processes())
-            {
-                final int code = m.awaitExit(Duration.ofMinutes(5));
-                final String out = m.output();
-                assertEquals(0, code, m.name() + " exited " + code + ":\n" + out);
-                assertTrue(out.contains("RESULT ok") && out.contains("violations=0"), out);
-                assertTrue(out.contains("rdma table of group"), out);
-                assertVerbsWork(choice, out);
-            }
+            assertTrue(out.contains("rdma table of group"), out);
+            assertVerbsWork(choice, out);
         }
     }
 

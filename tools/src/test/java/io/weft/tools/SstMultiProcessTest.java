@@ -12,6 +12,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,14 +31,26 @@ class SstMultiProcessTest
     private void runGroup(final TransportKind kind, final SstMember.Workload workload, final long count)
         throws Exception
     {
-        final WeftConfig config = TestGroups.config(kind, 3);
+        final String target = workload == SstMember.Workload.counter ? "counter reach " + count
+            : "guard reach " + (count - 1);
+        for (final String out : runMembers(TestGroups.config(kind, 3), dir, workload.name(), count))
+        {
+            assertTrue(out.contains("saw every live member's " + target), out);
+        }
+    }
+
+    /** Runs one {@code sst-member} per member of {@code config} and returns their outputs, each ended clean. */
+    static List<String> runMembers(final WeftConfig config, final Path dir, final String workload, final long count)
+        throws Exception
+    {
         final Path file = TestGroups.write(config, dir);
+        final List<String> outputs = new ArrayList<>();
         try (Members members = new Members(config))
         {
-            for (int i = 0; i < 3; i++)
+            for (int i = 0; i < config.group().members().size(); i++)
             {
                 members.add(MemberProcess.start("m" + i, dir, Weft.class, "sst-member", "--config", file.toString(),
-                    "--member", String.valueOf(i), "--count", String.valueOf(count), "--workload", workload.name(),
+                    "--member", String.valueOf(i), "--count", String.valueOf(count), "--workload", workload,
                     "--timeout", "PT4M"));
             }
             for (final MemberProcess m : members.processes())
@@ -45,11 +59,10 @@ class SstMultiProcessTest
                 final String out = m.output();
                 assertEquals(0, code, m.name() + " exited " + code + ":\n" + out);
                 assertTrue(out.contains("RESULT ok") && out.contains("violations=0"), out);
-                final String target = workload == SstMember.Workload.counter ? "counter reach " + count
-                    : "guard reach " + (count - 1);
-                assertTrue(out.contains("saw every live member's " + target), out);
+                outputs.add(out);
             }
         }
+        return outputs;
     }
 
     @ParameterizedTest

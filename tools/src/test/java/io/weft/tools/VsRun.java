@@ -66,9 +66,7 @@ final class VsRun implements AutoCloseable
         final List<Integer> initialView, final Path dir, final SubgroupConfig subgroup, final FailureConfig failure,
         final boolean runtimeSubgroups)
     {
-        final WeftConfig base = TestGroups.config(kind, addressBook);
-        this.config = WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
-            .transport(kind).rdma(rdma).connectTimeout(Duration.ofSeconds(30)).subgroups(List.of(subgroup))
+        this.config = TestGroups.builder(kind, addressBook).rdma(rdma).subgroups(List.of(subgroup))
             .failure(failure)
             .membership(new MembershipConfig(initialView, SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(60),
                 runtimeSubgroups))

@@ -11,8 +11,6 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,9 +32,7 @@ class RdmaErrorsTest
     void anUnknownProviderIsRefusedClearly()
     {
         Assumptions.assumeTrue(io.weft.sst.rdma.RdmaTransport.libfabricInstalled(), "skipped: libfabric1 is not installed");
-        final WeftConfig base = TestGroups.config(TransportKind.RDMA, 1);
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
-            .members(base.group().members()).transport(TransportKind.RDMA).rdma(new RdmaOptions("verbs;ofi_rxm"))
+        final WeftConfig config = TestGroups.builder(TransportKind.RDMA, 1).rdma(new RdmaOptions("verbs;ofi_rxm"))
             .connectTimeout(Duration.ofSeconds(5)).build();
         final TransportException ex = assertThrows(TransportException.class,
             () -> Sst.open(config, SstLayout.builder().counter("c").build()).close());
@@ -49,9 +45,7 @@ class RdmaErrorsTest
     {
         Assumptions.assumeTrue(Verbs.installed(), "skipped: libibverbs1 is not installed");
         Assumptions.assumeTrue(Verbs.load().devices().isEmpty(), "skipped: this host has RDMA devices");
-        final WeftConfig base = TestGroups.config(TransportKind.RDMA, 1);
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
-            .members(base.group().members()).transport(TransportKind.RDMA)
+        final WeftConfig config = TestGroups.builder(TransportKind.RDMA, 1)
             .rdma(RdmaOptions.verbs(io.weft.config.VerbsOptions.DEFAULTS)).connectTimeout(Duration.ofSeconds(5)).build();
         final TransportException ex = assertThrows(TransportException.class,
             () -> Sst.open(config, SstLayout.builder().counter("c").build()).close());

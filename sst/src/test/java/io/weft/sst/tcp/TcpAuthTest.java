@@ -38,9 +38,7 @@ class TcpAuthTest
     @Test
     void onlyAPeerThatProvesTheSecretGetsARank() throws Exception
     {
-        final WeftConfig base = TestGroups.config(TransportKind.TCP, 2);
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(base.group().name())
-            .members(base.group().members()).transport(TransportKind.TCP).connectTimeout(Duration.ofSeconds(30))
+        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 2)
             .membership(new MembershipConfig(List.of(), SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(10)))
             .build();
         final CompletableFuture<Sst> opening = Async.open(() -> Sst.open(config, LAYOUT));
