@@ -103,6 +103,10 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         final SteadyClock clock = SteadyClock.awaitGo(warmupNanos, measureNanos);
         deliveries.clock(clock);
         final long sent = s.isSender() ? send(slots, clock) : 0;
+        if (s.isSender() && !c.smc().nullSends())
+        {
+            padUntilComplete(slots);
+        }
         if (!complete.await(clock.stopAt() - System.nanoTime() + TimeUnit.SECONDS.toNanos(60), TimeUnit.NANOSECONDS))
         {
             System.out.println("bench member " + member + ": END did not arrive from every sender within 60 s");
@@ -251,6 +255,22 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         Payload.write(slot, 0, Payload.HEADER_LENGTH, Payload.KIND_END, member, i, System.nanoTime());
         slots.commit(Payload.HEADER_LENGTH);
         return i;
+    }
+
+    /**
+     * Without null-sends, ordered delivery of another sender's later messages (its END among them) waits for my
+     * indices: pad until every END is delivered here. Those pads are then stable, so every member can finish too.
+     */
+    private void padUntilComplete(final Slots slots)
+    {
+        final UnsafeBuffer slot = new UnsafeBuffer(0, 0);
+        long i = 0;
+        while (complete.getCount() > 0)
+        {
+            slot.wrap(slots.claim(Payload.HEADER_LENGTH), Payload.HEADER_LENGTH);
+            Payload.write(slot, 0, Payload.HEADER_LENGTH, Payload.KIND_PAD, member, i++, System.nanoTime());
+            slots.commit(Payload.HEADER_LENGTH);
+        }
     }
 
     private static void field(final StringBuilder json, final String name, final Object value)

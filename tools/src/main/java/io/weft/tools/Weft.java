@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
  * The {@code weft} command line. The {@code ./weft} launcher script finds a JDK, builds when needed and runs this
  * with the project's JVM flags; member processes started by demos run it again with the same flags.
  */
-@Command(name = "weft", mixinStandardHelpOptions = true, version = "weft 0.1.0",
+// INHERIT: every subcommand, the bench's included, takes --help and --version too
+@Command(name = "weft", mixinStandardHelpOptions = true, scope = CommandLine.ScopeType.INHERIT, version = "weft 0.1.0",
     description = "Atomic multicast group communication in the style of Derecho, with the Spindle optimizations.",
     subcommands = {DemoCommand.class, SstDemoCommand.class, SstMemberCommand.class, McMemberCommand.class,
         VsMemberCommand.class, DdsMemberCommand.class, PubSubCommand.class, KvCommand.class, KvMemberCommand.class,

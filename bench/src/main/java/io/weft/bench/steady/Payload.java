@@ -31,6 +31,11 @@ public final class Payload
     public static final int KIND_END = 1;
     /** A member's goodbye (peers whose members must not leave before every other member is done). */
     public static final int KIND_BYE = 2;
+    /**
+     * Filler after a sender's END, in runs without null-sends: what an application must send itself there, so that
+     * the round-robin order reaches the other senders' last messages. Checked, never counted.
+     */
+    public static final int KIND_PAD = 3;
 
     private static final long GOLDEN = 0x9E37_79B9_7F4A_7C15L;
 
