@@ -9,7 +9,6 @@ import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,16 +18,16 @@ import java.util.function.LongSupplier;
 
 /**
  * One sender's ring of slots in its own row (protocol section 5): application threads claim a slot, build the
- * message in place and commit it; the send trigger on the predicate thread publishes committed slots (one push per
- * contiguous run, then the guard in a second push) and pads the round-robin order with nulls.
+ * message in place and commit it; the send trigger on the predicate thread pads the round-robin order with nulls and
+ * has the {@link RingPublisher} publish committed slots.
  *
- * <p>Its lock guards the sender's state only: a claim never waits for a receive or delivery trigger, nor for a
- * delivery callback. The receive trigger takes it (after its own) only to insert nulls.
+ * <p>Its lock guards the claims only: a claim never waits for a publish, a receive or delivery trigger, nor for a
+ * delivery callback. The predicate thread takes it only to insert nulls.
  */
 final class SenderRing
 {
     private static final Logger LOG = LoggerFactory.getLogger(SenderRing.class);
-    private static final VarHandle READY = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle READY = RingPublisher.READY;
 
     private final SmcSubgroup owner;
     private final SubgroupLayout layout;
@@ -40,15 +39,14 @@ final class SenderRing
     private final SmcConfig options;
     private final boolean ordered;
     private final int window;
-    private final int slotSize;
     private final RingGeometry rings;
     private final int maxPayload;
     private final int senders;
     private final int myRank;
     private final int mySender;
     private final SmcMeters meters;
-    private final PushBatch pushes;
     private final LongSupplier stable;
+    private final RingPublisher publisher;
     private final ReentrantLock lock = new ReentrantLock();
 
     // claims under the lock; ready flags released by committers, acquired by the send trigger
@@ -61,8 +59,6 @@ final class SenderRing
     private volatile boolean wedged;
     private volatile long abandonedFrom = Long.MAX_VALUE;
     private volatile boolean closed;
-    private long committedSlots;
-    private long publishedSlots;
     /**
      * The lowest acknowledgement counter of the members when last read: a lower bound of every member's (the
      * counters only grow), so a claim whose slot it covers reads no other member's row, whose cache lines their
@@ -91,7 +87,6 @@ final class SenderRing
         this.options = options;
         this.ordered = layout.config.mode() == io.weft.config.DeliveryMode.ORDERED;
         this.window = layout.config.window();
-        this.slotSize = layout.slotSize;
         this.rings = rings;
         this.maxPayload = layout.config.maxPayload();
         this.senders = layout.senders();
@@ -99,10 +94,10 @@ final class SenderRing
         this.mySender = layout.senderIndexOfRank(myRank);
         this.publishOnCommit = sst.readsInPlace() && options.sendBatching() && options.earlyLockRelease();
         this.meters = meters;
-        this.pushes = pushes;
         this.stable = stable;
         this.ready = new long[window];
         this.slotLast = new long[window];
+        this.publisher = new RingPublisher(layout, sst, rings, options, meters, pushes, ready, () -> claimedSlots);
     }
 
     // ---- application side ---------------------------------------------------------------------------------------
@@ -260,47 +255,9 @@ final class SenderRing
         READY.setRelease(ready, pos, claim.slot + 1); // the header and payload above happen-before the publish
         if (publishOnCommit && predicates.isAsleep())
         {
-            publishCommitted();
+            publisher.publishFromCommitter();
         }
         predicates.wake(); // my own receive trigger acknowledges the message; it also pads with nulls
-    }
-
-    /**
-     * From the committing thread: publishes every committed slot in order, unless the predicate thread is doing so
-     * right now (it then takes this one too). The guard's release store shows the slots to readers in place.
-     */
-    private void publishCommitted()
-    {
-        if (!lock.tryLock())
-        {
-            return;
-        }
-        try
-        {
-            if (wedged || !advanceCommitted())
-            {
-                return;
-            }
-            meters.sent(committedSlots - publishedSlots);
-            publishedSlots = committedSlots;
-            sst.setCounter(layout.published, publishedSlots - 1);
-        }
-        finally
-        {
-            lock.unlock();
-        }
-        pushes.pushNow(layout.published.offset(), 8); // a fence and the doorbells: nothing copied
-    }
-
-    /** Under the lock: counts the slots committed in order; true if some are not published yet. */
-    private boolean advanceCommitted()
-    {
-        while (committedSlots < claimedSlots &&
-            (long)READY.getAcquire(ready, (int)(committedSlots % window)) == committedSlots + 1)
-        {
-            committedSlots++;
-        }
-        return committedSlots > publishedSlots;
     }
 
     private void checkSend(final int length)
@@ -351,66 +308,24 @@ final class SenderRing
 
     boolean sendReady()
     {
-        return committedSlots > publishedSlots || (committedSlots < claimedSlots &&
-            (long)READY.getAcquire(ready, (int)(committedSlots % window)) == committedSlots + 1) || nullsDue();
+        return publisher.ready() || nullsDue();
     }
 
     void send()
     {
-        lock.lock();
-        try
+        if (nullsDue())
         {
-            if (wedged)
-            {
-                return; // what is not published by the wedge is outside the trim: sent again in the next view
-            }
-            if (nullsDue())
+            lock.lock();
+            try
             {
                 insertNulls(pendingNulls);
             }
-            if (!advanceCommitted())
+            finally
             {
-                return;
-            }
-            long n = committedSlots - publishedSlots;
-            if (!options.sendBatching())
-            {
-                n = 1;
-            }
-            final long first = publishedSlots;
-            final long last = first + n - 1;
-            final int p0 = (int)(first % window);
-            final int p1 = (int)(last % window);
-            if (p0 <= p1)
-            {
-                pushes.add(rings.position(p0), usedEnd(p1) - rings.position(p0));
-            }
-            else
-            {
-                pushes.add(rings.position(p0), (long)(window - p0) * slotSize);
-                pushes.add(rings.position(0), usedEnd(p1) - rings.position(0));
-            }
-            publishedSlots = last + 1;
-            sst.setCounter(layout.published, last);
-            pushes.add(layout.published.offset(), 8); // the guard, after the slots it guards
-            meters.sent(n);
-            if (!options.earlyLockRelease())
-            {
-                pushes.flush();
+                lock.unlock();
             }
         }
-        finally
-        {
-            lock.unlock();
-        }
-        pushes.flush();
-    }
-
-    /** End of the used bytes of ring position {@code pos}, within my row: only those are pushed. */
-    private long usedEnd(final int pos)
-    {
-        final int length = header.length(mySlotBase(pos));
-        return rings.position(pos) + SlotHeader.SIZE + length;
+        publisher.publish();
     }
 
     // ---- null-sends ---------------------------------------------------------------------------------------------
@@ -489,6 +404,7 @@ final class SenderRing
         {
             lock.unlock();
         }
+        publisher.wedge();
         wakeWaiter();
     }
 
@@ -570,7 +486,7 @@ final class SenderRing
     /** Under the lock: the first claimed slot not committed yet, or {@link Long#MAX_VALUE}. */
     private long firstOpenSlot()
     {
-        for (long slot = Math.max(committedSlots, claimedSlots - window); slot < claimedSlots; slot++)
+        for (long slot = Math.max(0, claimedSlots - window); slot < claimedSlots; slot++)
         {
             if ((long)READY.getAcquire(ready, (int)(slot % window)) != slot + 1)
             {
