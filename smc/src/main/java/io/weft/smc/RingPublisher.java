@@ -136,15 +136,9 @@ final class RingPublisher
     /** From now on nothing is published; a publish in progress finishes first. */
     void wedge()
     {
-        lock.lock();
-        try
-        {
-            wedged = true;
-        }
-        finally
-        {
-            lock.unlock();
-        }
+        lock.lock(); // nothing between can throw
+        wedged = true;
+        lock.unlock();
     }
 
     /** Under the lock: counts the slots committed in order; true if some are not published yet. */

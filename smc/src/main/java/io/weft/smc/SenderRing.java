@@ -39,6 +39,7 @@ final class SenderRing
     private final SmcConfig options;
     private final boolean ordered;
     private final int window;
+    private final int wakeBatch;
     private final RingGeometry rings;
     private final int maxPayload;
     private final int senders;
@@ -87,6 +88,7 @@ final class SenderRing
         this.options = options;
         this.ordered = layout.config.mode() == io.weft.config.DeliveryMode.ORDERED;
         this.window = layout.config.window();
+        this.wakeBatch = Math.min(window / 8, 64);
         this.rings = rings;
         this.maxPayload = layout.config.maxPayload();
         this.senders = layout.senders();
@@ -197,10 +199,14 @@ final class SenderRing
         }
     }
 
-    /** Flow predicate: a parked sender has a free slot again. */
+    /**
+     * Flow predicate: a parked sender has free slots again, a batch of them when the ring is large: woken for one slot,
+     * a streaming sender parks again at the next claim, a park and an unpark per message. Waiting for the batch costs
+     * nothing else: the slots it waits for hold older messages than the one the sender waits for.
+     */
     boolean slotFreedForWaiter()
     {
-        return waiter != null && slotFree(claimedSlots);
+        return waiter != null && slotFree(claimedSlots + wakeBatch);
     }
 
     void wakeWaiter()
