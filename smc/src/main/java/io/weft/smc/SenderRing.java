@@ -319,18 +319,7 @@ final class SenderRing
 
     void send()
     {
-        if (nullsDue())
-        {
-            lock.lock();
-            try
-            {
-                insertNulls(pendingNulls);
-            }
-            finally
-            {
-                lock.unlock();
-            }
-        }
+        padIfDue();
         publisher.publish();
     }
 
@@ -348,6 +337,11 @@ final class SenderRing
             return;
         }
         pendingNulls = Math.max(pendingNulls, upTo);
+        padIfDue();
+    }
+
+    private void padIfDue()
+    {
         if (nullsDue())
         {
             lock.lock();
