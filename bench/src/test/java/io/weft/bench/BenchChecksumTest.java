@@ -18,7 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The bench's receive-side check is real: three Weft member processes on shm, one of which flips a payload byte of
  * one message after writing its checksum. The run must fail naming the checksum; the same run without the flip
- * passes, also without any Spindle technique (the ablation's baseline row). Nothing here is timed: the window only has to be long enough for messages to flow.
+ * passes, also without any Spindle technique (the ablation's baseline row). Nothing here is timed: the window only
+ * has to be long enough for messages to flow.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class BenchChecksumTest

@@ -62,7 +62,7 @@ final class RingPublisher
         return committed > publishedSlots || (long)READY.getAcquire(ready, (int)(committed % window)) == committed + 1;
     }
 
-    /** Send trigger (predicate thread): publishes the committed run; the push batch is flushed by the caller. */
+    /** Send trigger (predicate thread): publishes the committed run; its pushes are posted once the lock is free. */
     void publish()
     {
         lock.lock();
@@ -103,6 +103,7 @@ final class RingPublisher
         {
             lock.unlock();
         }
+        pushes.flush();
     }
 
     /**
