@@ -29,6 +29,10 @@ final class BenchOptions
         description = "shm: pushes copy into each target's file instead of zero copy (weft.transport.shm.zero-copy = false).")
     boolean shmCopy;
 
+    @Option(names = "--tcp-threading", defaultValue = "auto", converter = TcpThreadingConverter.class,
+        description = "tcp: separate, merged or auto (weft.transport.tcp.threading; default ${DEFAULT-VALUE}).")
+    io.weft.config.TcpThreading tcpThreading;
+
     @Mixin
     SteadyOptions steady = new SteadyOptions();
 
@@ -52,6 +56,16 @@ final class BenchOptions
 
     /** Test hook (not an option): member 0 flips a payload byte of this message after writing its checksum. */
     long corruptMessage = -1;
+
+    /** Spelled as in configuration files, with the error the configuration loader gives. */
+    static final class TcpThreadingConverter implements picocli.CommandLine.ITypeConverter<io.weft.config.TcpThreading>
+    {
+        @Override
+        public io.weft.config.TcpThreading convert(final String value)
+        {
+            return io.weft.config.TcpThreading.parse("--tcp-threading", value);
+        }
+    }
 
     /** Prints what is wrong and returns the exit code, or returns null when the options are valid. */
     Integer invalid()

@@ -106,7 +106,7 @@ final class BenchRunner
         final Path dir = Files.createTempDirectory("weft-bench");
         final WeftConfig.Builder builder = WeftConfig.builder().memberId(0).groupName("bench-" + ProcessHandle.current().pid())
             .members(io.weft.testkit.LocalGroups.loopbackMembers(o.members)).transport(TransportKind.parse("--transport", o.transport))
-            .rdma(o.rdma.options()).shmZeroCopy(!o.shmCopy).smc(smc);
+            .rdma(o.rdma.options()).shmZeroCopy(!o.shmCopy).tcpThreading(o.tcpThreading).smc(smc);
         if (o.qos == null)
         {
             builder.subgroups(List.of(new SubgroupConfig("bench", List.of(), senderIds, o.slots(), o.size, DeliveryMode.ORDERED)));

@@ -114,7 +114,8 @@ public final class ConfigLoader
         b.tcp = new TcpOptions(
             bytes(c, "weft.transport.tcp.send-buffer"),
             bytes(c, "weft.transport.tcp.socket-buffer"),
-            bool(c, "weft.transport.tcp.no-delay"));
+            bool(c, "weft.transport.tcp.no-delay"),
+            TcpThreading.parse("weft.transport.tcp.threading", string(c, "weft.transport.tcp.threading")));
         b.rdma = new RdmaOptions(RdmaBackend.parse("weft.transport.rdma.backend", string(c, "weft.transport.rdma.backend")),
             string(c, "weft.transport.rdma.provider"),
             new VerbsOptions(string(c, "weft.transport.rdma.verbs.library"), string(c, "weft.transport.rdma.verbs.device"),

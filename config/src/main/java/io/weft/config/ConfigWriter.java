@@ -49,6 +49,7 @@ public final class ConfigWriter
                   send-buffer = %d
                   socket-buffer = %d
                   no-delay = %b
+                  threading = %s
                 }
                 rdma {
                   backend = %s
@@ -99,6 +100,7 @@ public final class ConfigWriter
             """.formatted(c.memberId(), c.group().name(), members, c.transport().kind().configName(),
             c.transport().connectTimeout().toMillis(), c.transport().shm().directory(), c.transport().shm().zeroCopy(),
             c.transport().tcp().sendBufferBytes(), c.transport().tcp().socketBufferBytes(), c.transport().tcp().noDelay(),
+            c.transport().tcp().threading().configName(),
             c.transport().rdma().backend().configName(), c.transport().rdma().provider(), c.transport().rdma().verbs().library(),
             c.transport().rdma().verbs().device(), c.transport().rdma().verbs().port(), c.transport().rdma().verbs().gidIndex(),
             c.idle().strategy().configName(), c.idle().maxSpins(), c.idle().maxYields(), c.idle().maxPark().toNanos() / 1000,

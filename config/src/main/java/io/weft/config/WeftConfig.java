@@ -187,6 +187,13 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
             return this;
         }
 
+        /** Keeps the other tcp options. */
+        public Builder tcpThreading(final TcpThreading threading)
+        {
+            this.tcp = new TcpOptions(tcp.sendBufferBytes(), tcp.socketBufferBytes(), tcp.noDelay(), threading);
+            return this;
+        }
+
         public Builder tcp(final TcpOptions tcp)
         {
             this.tcp = tcp;

@@ -29,6 +29,9 @@ import java.util.function.Consumer;
  * on its {@link Doorbell} until somebody calls {@link #wake()} (or the transport rings the doorbell) or
  * {@code max-park} passes. It never burns a core while the group is idle.
  *
+ * <p>Given a {@link PassHost}, it starts no thread of its own: the host's thread runs the passes between its own
+ * work (the tcp selector thread where cores are scarce) and idles as the host does.
+ *
  * <pre>{@code
  * PredicateThread thread = new PredicateThread("member-0", config.idle(), new ParkingDoorbell(), registry);
  * thread.register("deliver", PredicateKind.RECURRENT, () -> stable() > delivered(), this::deliverBatch);
@@ -63,6 +66,7 @@ public final class PredicateThread implements AutoCloseable
     private final IdleConfig idle;
     private final long maxParkNanos;
     private final Doorbell doorbell;
+    private final PassHost host;
     private final ConcurrentLinkedQueue<PredicateHandle> pending = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private final MeterRegistry registry;
@@ -76,6 +80,7 @@ public final class PredicateThread implements AutoCloseable
     private long triggers;
     private long busyNanos;
     private long passStart; // clock at the pass's first trigger; 0 while nothing fired (predicate thread only)
+    private boolean marked; // hosted: the host thread is marked a protocol thread (predicate thread only)
 
     private PredicateHandle[] predicates = new PredicateHandle[16];
     private int size;
@@ -83,7 +88,15 @@ public final class PredicateThread implements AutoCloseable
     public PredicateThread(final String name, final IdleConfig idle, final Doorbell doorbell,
         final MeterRegistry registry)
     {
+        this(name, idle, doorbell, null, registry);
+    }
+
+    /** A predicate thread whose passes run on {@code host}'s thread when it is not null. */
+    public PredicateThread(final String name, final IdleConfig idle, final Doorbell doorbell, final PassHost host,
+        final MeterRegistry registry)
+    {
         this.name = Objects.requireNonNull(name, "name");
+        this.host = host;
         this.idle = Objects.requireNonNull(idle, "idle");
         this.maxParkNanos = idle.maxPark().toNanos();
         this.doorbell = Objects.requireNonNull(doorbell, "doorbell");
@@ -98,7 +111,8 @@ public final class PredicateThread implements AutoCloseable
                 .description("triggers fired").register(registry),
             FunctionCounter.builder("weft.predicates.busy", this, t -> t.busyNanos() / 1e9).tags(tags)
                 .baseUnit("seconds").description("time spent running triggers").register(registry));
-        this.thread = Thread.ofPlatform().name("weft-predicates-" + name).daemon(true).unstarted(this::run);
+        this.thread = host != null ? host.thread() :
+            Thread.ofPlatform().name("weft-predicates-" + name).daemon(true).unstarted(this::run);
     }
 
     /** Registers a predicate; it is evaluated from the next pass on. */
@@ -139,13 +153,20 @@ public final class PredicateThread implements AutoCloseable
      */
     public boolean isAsleep()
     {
-        return asleep;
+        return host != null ? host.isAsleep() : asleep;
     }
 
     public void start()
     {
         running = true;
-        thread.start();
+        if (host != null)
+        {
+            host.host(this::hostedPass, idle);
+        }
+        else
+        {
+            thread.start();
+        }
     }
 
     /** @return true when called from the predicate thread itself. */
@@ -188,6 +209,14 @@ public final class PredicateThread implements AutoCloseable
     {
         meters.forEach(registry::remove);
         running = false;
+        if (host != null)
+        {
+            if (!host.unhost(Duration.ofSeconds(10)))
+            {
+                LOG.warn("{}: a pass on {} did not end within 10s (a trigger is blocked)", name, thread.getName());
+            }
+            return;
+        }
         doorbell.ring();
         if (thread.isAlive() && Thread.currentThread() != thread)
         {
@@ -218,6 +247,18 @@ public final class PredicateThread implements AutoCloseable
             }
             idleCount = idle(idleCount);
         }
+    }
+
+    /** One pass on the host's thread, which idles as it sees fit when this returns 0. */
+    private int hostedPass()
+    {
+        if (!marked)
+        {
+            ProtocolThread.mark("predicate thread " + name + " (its passes run on " + thread.getName() +
+                "; it runs the delivery callbacks)");
+            marked = true;
+        }
+        return running ? pass() : 0;
     }
 
     private int idle(final int idleCount)
@@ -379,6 +420,10 @@ public final class PredicateThread implements AutoCloseable
     /** Waits, for tests and shutdown paths, until the thread has stopped. */
     public boolean awaitTermination(final long timeout, final TimeUnit unit) throws InterruptedException
     {
+        if (host != null)
+        {
+            return !running && host.unhost(Duration.ofNanos(unit.toNanos(timeout)));
+        }
         return thread.join(Duration.ofNanos(unit.toNanos(timeout)));
     }
 }

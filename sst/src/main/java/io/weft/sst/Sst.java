@@ -1,7 +1,9 @@
 package io.weft.sst;
 
+import io.weft.config.IdleConfig;
 import io.weft.config.WeftConfig;
 import io.weft.predicates.Doorbell;
+import io.weft.predicates.PredicateThread;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -346,6 +348,15 @@ public final class Sst implements AutoCloseable
     public Doorbell doorbell()
     {
         return transport.doorbell();
+    }
+
+    /**
+     * The predicate thread of this table: on its own thread sleeping on {@link #doorbell()}, or run by the
+     * transport's selector thread between its reads (tcp, {@code threading = merged}). Not started.
+     */
+    public PredicateThread predicateThread(final String name, final IdleConfig idle, final MeterRegistry registry)
+    {
+        return new PredicateThread(name, idle, transport.doorbell(), transport.passHost(), registry);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.weft.sst;
 
 import io.weft.predicates.Doorbell;
+import io.weft.predicates.PassHost;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
@@ -97,6 +98,15 @@ public interface SstTransport extends AutoCloseable
 
     /** The doorbell this member's predicate thread sleeps on; incoming pushes ring it. */
     Doorbell doorbell();
+
+    /**
+     * The thread that runs this member's predicate passes in place of a predicate thread of their own, or null for
+     * a predicate thread (tcp with {@code threading = merged}: its selector thread).
+     */
+    default PassHost passHost()
+    {
+        return null;
+    }
 
     /** Tears the transport down; peers observe this member as failed. */
     @Override

@@ -105,8 +105,7 @@ public final class SstMember
         final long started = System.nanoTime();
         sst = Sst.open(config, layout);
         final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        try (PredicateThread predicates = new PredicateThread("member-" + config.memberId(), config.idle(),
-            sst.doorbell(), registry))
+        try (PredicateThread predicates = sst.predicateThread("member-" + config.memberId(), config.idle(), registry))
         {
             sst.addFailureListener((rank, reason) ->
             {

@@ -3,8 +3,10 @@ package io.weft.tools;
 import io.weft.config.DeliveryMode;
 import io.weft.config.SmcConfig;
 import io.weft.config.SubgroupConfig;
+import io.weft.config.TcpThreading;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
+import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,11 +33,17 @@ class TotalOrderTest
         final List<Arguments> cases = new ArrayList<>();
         for (final TransportKind kind : new TransportKind[] {TransportKind.SHM, TransportKind.TCP})
         {
-            for (final String senders : new String[] {"all", "half", "one"})
+            // tcp both ways: the selector thread running the passes (merged) or beside a predicate thread
+            final TcpThreading[] threadings = kind == TransportKind.TCP ?
+                new TcpThreading[] {TcpThreading.MERGED, TcpThreading.SEPARATE} : new TcpThreading[] {TcpThreading.AUTO};
+            for (final TcpThreading threading : threadings)
             {
-                for (final int size : new int[] {1, 128, 1024, 10240})
+                for (final String senders : new String[] {"all", "half", "one"})
                 {
-                    cases.add(Arguments.of(kind, senders, size));
+                    for (final int size : new int[] {1, 128, 1024, 10240})
+                    {
+                        cases.add(Arguments.of(kind, threading, senders, size));
+                    }
                 }
             }
         }
@@ -52,15 +60,15 @@ class TotalOrderTest
         };
     }
 
-    @ParameterizedTest(name = "{0} {1} senders {2} B")
+    @ParameterizedTest(name = "{0} ({1}) {2} senders {3} B")
     @MethodSource("cases")
-    void everyMemberDeliversTheIdenticalSequence(final TransportKind kind, final String pattern, final int size)
-        throws Exception
+    void everyMemberDeliversTheIdenticalSequence(final TransportKind kind, final TcpThreading threading,
+        final String pattern, final int size) throws Exception
     {
         final List<Integer> senders = senders(pattern);
         final int perSender = size >= 10240 ? 1500 : 4000;
-        final WeftConfig config = McRun.config(kind, 3, List.of(new SubgroupConfig("g", List.of(), senders, 32, size,
-            DeliveryMode.ORDERED)), SmcConfig.SPINDLE);
+        final WeftConfig config = TestGroups.builder(kind, 3).tcpThreading(threading).smc(SmcConfig.SPINDLE)
+            .subgroups(List.of(new SubgroupConfig("g", List.of(), senders, 32, size, DeliveryMode.ORDERED))).build();
         final McRun run = McRun.run(config, dir, "--messages", String.valueOf(perSender), "--size", String.valueOf(size));
         // size 1 carries no counter: the hash still covers sender, index and seq of every message
         run.assertIdentical("g", List.of(0, 1, 2), (long)perSender * senders.size());

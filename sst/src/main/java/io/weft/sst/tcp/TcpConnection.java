@@ -88,17 +88,19 @@ final class TcpConnection
      * is frozen or overloaded, and the connection is closed with that reason. Returns {@link Append#CLOSED} if the
      * connection is (then) closed, {@link Append#SKIPPED} if {@code waitNanos} is 0 and there is no room. Pushes that
      * may wait leave {@link #HEADROOM} bytes free for those that may not (heartbeats), so that a saturated but
-     * draining link still carries them.
+     * draining link still carries them. {@code whileFull}, when not null, runs (without the lock) instead of a
+     * 1 ms wait for room: the selector thread, pushing from a hosted pass, reads meanwhile, or a peer that waits
+     * for it to read would never drain.
      */
     Append push(final MemorySegment table, final long tableOffset, final int rowOffset, final int length,
-        final CompletableFuture<Void> completion, final long waitNanos)
+        final CompletableFuture<Void> completion, final long waitNanos, final Runnable whileFull)
     {
         final byte type = completion == null ? Frame.PUSH : Frame.PUSH_TRACKED;
         final int need = Frame.headerLength(type) + length;
         lock.lock();
         try
         {
-            final Append room = reserve(waitNanos > 0 ? need + HEADROOM : need, waitNanos);
+            final Append room = reserve(waitNanos > 0 ? need + HEADROOM : need, waitNanos, whileFull);
             if (room != Append.APPENDED)
             {
                 return room;
@@ -255,7 +257,7 @@ final class TcpConnection
         return closeReason;
     }
 
-    private Append reserve(final int need, final long waitNanos) throws IOException
+    private Append reserve(final int need, final long waitNanos, final Runnable whileFull) throws IOException
     {
         if (need > sendSegment.byteSize())
         {
@@ -269,16 +271,17 @@ final class TcpConnection
             {
                 return Append.APPENDED;
             }
-            if (head > 0)
+            final int shift = head & ~7; // a multiple of 8: frames stay 8-byte aligned (a partial write may end anywhere)
+            if (shift > 0)
             {
-                MemorySegment.copy(sendSegment, head, sendSegment, 0, tail - head);
-                tail -= head;
-                head = 0;
+                MemorySegment.copy(sendSegment, shift, sendSegment, 0, tail - shift);
+                tail -= shift;
+                head -= shift;
                 deadline = 0; // the peer took data: the wait for a silent peer starts again
                 continue;
             }
             flushLocked();
-            if (sendSegment.byteSize() - tail < need && head == 0)
+            if (sendSegment.byteSize() - tail < need && head < 8)
             {
                 if (waitNanos <= 0)
                 {
@@ -291,6 +294,19 @@ final class TcpConnection
                     closeReason = "the peer took no data for " + java.time.Duration.ofNanos(waitNanos) + " with " +
                         (tail - head) + " bytes queued (frozen or overloaded)";
                     return Append.CLOSED; // the caller reports the failure; the selector thread closes
+                }
+                if (whileFull != null)
+                {
+                    lock.unlock(); // the state and the buffer may change meanwhile: the loop looks again
+                    try
+                    {
+                        whileFull.run();
+                    }
+                    finally
+                    {
+                        lock.lock();
+                    }
+                    continue;
                 }
                 try
                 {

@@ -1,0 +1,131 @@
+package io.weft.sst.tcp;
+
+import io.weft.config.WeftConfig;
+import io.weft.sst.TransportContext;
+import io.weft.sst.TransportException;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Opening a tcp table: the opener waits until every peer is resolved (its handshake completed, or it failed), the
+ * selector thread failed, or the connect timeout passed. A member missing at the timeout fails the open, or is
+ * reported failed where the caller tolerates missing members (a later view).
+ */
+final class OpenBarrier
+{
+    private final TransportContext context;
+    private final WeftConfig config;
+    /** Written under this object's monitor; the selector thread also reads it without (a stale false redials). */
+    private final boolean[] resolved;
+    private volatile boolean opened;
+    private String fatal;
+
+    OpenBarrier(final TransportContext context)
+    {
+        this.context = context;
+        this.config = context.config();
+        this.resolved = new boolean[context.rows()];
+        this.resolved[context.myRank()] = true;
+    }
+
+    /** Per rank: connected, or given up on. Shared with the handshakes, which dial the unresolved. */
+    boolean[] resolved()
+    {
+        return resolved;
+    }
+
+    /** Whether the open completed: from then on a lost connection is a member failure, never redialled. */
+    boolean isOpen()
+    {
+        return opened;
+    }
+
+    synchronized void resolve(final int rank)
+    {
+        resolved[rank] = true;
+        notifyAll();
+    }
+
+    /** The selector thread failed: the open fails with {@code reason}. */
+    synchronized void fail(final String reason)
+    {
+        if (fatal == null)
+        {
+            fatal = reason;
+        }
+        notifyAll();
+    }
+
+    /**
+     * Waits up to the connect timeout; throws {@link TransportException} saying who is missing (and the last
+     * handshake refused) or what failed.
+     */
+    synchronized void await(final Supplier<String> lastRefusal)
+    {
+        final long deadline = System.nanoTime() + config.transport().connectTimeout().toNanos();
+        while (fatal == null && !allResolved())
+        {
+            final long left = deadline - System.nanoTime();
+            if (left <= 0)
+            {
+                timedOut(lastRefusal.get());
+                break;
+            }
+            try
+            {
+                wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new TransportException("interrupted while opening the tcp transport");
+            }
+        }
+        if (fatal != null)
+        {
+            throw new TransportException(fatal);
+        }
+        opened = true;
+    }
+
+    private void timedOut(final String refusal)
+    {
+        final List<Integer> missing = new ArrayList<>();
+        for (int r = 0; r < resolved.length; r++)
+        {
+            if (!resolved[r])
+            {
+                missing.add(config.group().members().get(r).id());
+            }
+        }
+        final String why = "timed out after " + config.transport().connectTimeout() + " waiting for members " + missing +
+            " of group " + config.group().name() + " to connect" + (refusal == null ? "" : "; last refusal: " + refusal);
+        if (!context.tolerateMissing())
+        {
+            throw new TransportException(why);
+        }
+        for (int r = 0; r < resolved.length; r++)
+        {
+            if (!resolved[r])
+            {
+                resolved[r] = true;
+                context.failures().onMemberFailure(r, why);
+            }
+        }
+    }
+
+    private boolean allResolved()
+    {
+        for (final boolean r : resolved)
+        {
+            if (!r)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+}
