@@ -31,7 +31,7 @@ final class BenchOptions
 
     @Option(names = "--tcp-threading", defaultValue = "auto", converter = TcpThreadingConverter.class,
         description = "tcp: separate, merged or auto (weft.transport.tcp.threading; default ${DEFAULT-VALUE}).")
-    io.weft.config.TcpThreading tcpThreading;
+    io.weft.config.TcpThreading tcpThreading = io.weft.config.TcpThreading.AUTO;
 
     @Mixin
     SteadyOptions steady = new SteadyOptions();
