@@ -26,6 +26,12 @@ final class PushBatch
         this.flushAfterPass = flushAfterPass;
     }
 
+    /** A batch to the same targets whose {@link #flush()} posts and writes at once: a committing thread's. */
+    PushBatch immediate()
+    {
+        return new PushBatch(sst, targets, false);
+    }
+
     /** Defers a push of {@code length} bytes of my row at {@code rowOffset}. */
     void add(final long rowOffset, final long length)
     {

@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
 /**
  * Publishes a sender's committed slots (protocol section 5): counts the slots committed in order, pushes each
  * contiguous run, then the guard {@code published} in a second push. Run by the send trigger on the predicate thread,
- * or by a committing thread that found the predicate thread asleep.
+ * or by a committing thread that found the predicate thread asleep (where targets read in place, or posts copy).
  *
  * <p>Its lock is not the ring's claim lock: a claim never waits for a publish in progress, and the predicate thread
  * never waits for a claim (on two cores each such wait was a park and an unpark: 8% of a sender's samples).
@@ -27,6 +27,9 @@ final class RingPublisher
     private final SmcConfig options;
     private final SmcMeters meters;
     private final PushBatch pushes;
+    /** Committers publish on a transport whose posts copy: they post with their own batch, under the lock. */
+    private final boolean committersPost;
+    private final PushBatch committerPushes;
     private final int window;
     private final int slotSize;
     private final int myRank;
@@ -48,6 +51,8 @@ final class RingPublisher
         this.options = options;
         this.meters = meters;
         this.pushes = pushes;
+        this.committersPost = !sst.readsInPlace() && sst.copiesWhenPosted();
+        this.committerPushes = committersPost ? pushes.immediate() : null;
         this.window = layout.config.window();
         this.slotSize = layout.slotSize;
         this.myRank = sst.myRank();
@@ -62,39 +67,25 @@ final class RingPublisher
         return committed > publishedSlots || (long)READY.getAcquire(ready, (int)(committed % window)) == committed + 1;
     }
 
-    /** Send trigger (predicate thread): publishes the committed run; its pushes are posted once the lock is free. */
+    /**
+     * Send trigger (predicate thread): publishes the committed run; its pushes are posted once the lock is free,
+     * or under it where committers post too. A committer holding the lock is publishing: the trigger comes back
+     * in the next pass rather than wait (a merged tcp selector thread must not stop reading).
+     */
     void publish()
     {
-        lock.lock();
+        if (!lock.tryLock())
+        {
+            return;
+        }
         try
         {
             if (wedged || !advanceCommitted())
             {
                 return; // what is not published by the wedge is outside the trim: sent again in the next view
             }
-            long n = committedSlots - publishedSlots;
-            if (!options.sendBatching())
-            {
-                n = 1;
-            }
-            final long first = publishedSlots;
-            final long last = first + n - 1;
-            final int p0 = (int)(first % window);
-            final int p1 = (int)(last % window);
-            if (p0 <= p1)
-            {
-                pushes.add(rings.position(p0), usedEnd(p1) - rings.position(p0));
-            }
-            else
-            {
-                pushes.add(rings.position(p0), (long)(window - p0) * slotSize);
-                pushes.add(rings.position(0), usedEnd(p1) - rings.position(0));
-            }
-            publishedSlots = last + 1;
-            sst.setCounter(layout.published, last);
-            pushes.add(layout.published.offset(), 8); // the guard, after the slots it guards
-            meters.sent(n);
-            if (!options.earlyLockRelease())
+            take(options.sendBatching() ? committedSlots - publishedSlots : 1, pushes);
+            if (!options.earlyLockRelease() || committersPost)
             {
                 pushes.flush();
             }
@@ -107,9 +98,36 @@ final class RingPublisher
     }
 
     /**
-     * From a committing thread where targets read my row in place: publishes every committed slot, unless the
-     * predicate thread is doing so right now (it then takes this one too). The guard's release store shows the slots
-     * to readers in place, so the push is a fence and the doorbells.
+     * Under the lock: publishes the next {@code n} committed slots into {@code batch}, the used bytes of each slot
+     * run, then the guard that shows them.
+     */
+    private void take(final long n, final PushBatch batch)
+    {
+        final long first = publishedSlots;
+        final long last = first + n - 1;
+        final int p0 = (int)(first % window);
+        final int p1 = (int)(last % window);
+        if (p0 <= p1)
+        {
+            batch.add(rings.position(p0), usedEnd(p1) - rings.position(p0));
+        }
+        else
+        {
+            batch.add(rings.position(p0), (long)(window - p0) * slotSize);
+            batch.add(rings.position(0), usedEnd(p1) - rings.position(0));
+        }
+        publishedSlots = last + 1;
+        sst.setCounter(layout.published, last);
+        batch.add(layout.published.offset(), 8); // the guard, after the slots it guards
+        meters.sent(n);
+    }
+
+    /**
+     * From a committing thread: publishes every committed slot, unless the predicate thread is doing so right now
+     * (it then takes this one too). Where targets read my row in place the guard's release store shows the slots,
+     * so the push is a fence and the doorbells. Elsewhere (tcp) the slots and the guard are posted under the lock,
+     * as the send trigger then does too: posts copy the row when made, so a guard never reaches a target before
+     * the slots it guards, whichever thread published them.
      */
     void publishFromCommitter()
     {
@@ -117,21 +135,32 @@ final class RingPublisher
         {
             return;
         }
+        boolean published = false;
         try
         {
             if (wedged || !advanceCommitted())
             {
                 return;
             }
+            if (committersPost)
+            {
+                take(committedSlots - publishedSlots, committerPushes);
+                committerPushes.flush(); // posts and writes: the predicate thread's batch is not this thread's
+                return;
+            }
             meters.sent(committedSlots - publishedSlots);
             publishedSlots = committedSlots;
             sst.setCounter(layout.published, publishedSlots - 1);
+            published = true;
         }
         finally
         {
             lock.unlock();
         }
-        pushes.pushNow(layout.published.offset(), 8);
+        if (published)
+        {
+            pushes.pushNow(layout.published.offset(), 8);
+        }
     }
 
     /** From now on nothing is published; a publish in progress finishes first. */

@@ -248,6 +248,12 @@ public final class Sst implements AutoCloseable
         return transport.readsInPlace();
     }
 
+    /** See {@link SstTransport#copiesWhenPosted()}. */
+    public boolean copiesWhenPosted()
+    {
+        return transport.copiesWhenPosted();
+    }
+
     /** Sends every posted push. */
     public void flush()
     {

@@ -93,6 +93,16 @@ public interface SstTransport extends AutoCloseable
         return false;
     }
 
+    /**
+     * Whether a post copies the range when it is made, into an ordered queue per target (tcp's send buffers): posts
+     * made one after another under one lock, from any threads, reach every target in that order with the values of
+     * their moment. Not so where the write reads the row later (rdma).
+     */
+    default boolean copiesWhenPosted()
+    {
+        return false;
+    }
+
     /** Stops pushing to the member and ignores what it still sends: its row keeps what it held. */
     void freeze(int rank);
 

@@ -268,6 +268,12 @@ public final class TcpTransport implements SstTransport
     }
 
     @Override
+    public boolean copiesWhenPosted()
+    {
+        return true;
+    }
+
+    @Override
     public PassHost passHost()
     {
         return hosted;
