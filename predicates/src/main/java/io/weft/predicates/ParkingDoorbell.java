@@ -4,8 +4,11 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
-/** In-process {@link Doorbell} on {@link LockSupport}. */
-public final class ParkingDoorbell implements Doorbell
+/**
+ * In-process {@link Doorbell} on {@link LockSupport}. A subclass may sleep and wake its own way (the tcp selector
+ * thread sleeps in select) by overriding {@link #block} and {@link #wake}; the ordering protocol stays here.
+ */
+public class ParkingDoorbell implements Doorbell
 {
     private static final VarHandle SEQUENCE;
     private static final VarHandle SLEEPER;
@@ -30,7 +33,7 @@ public final class ParkingDoorbell implements Doorbell
     private Thread sleeper;
 
     @Override
-    public int prepareToSleep()
+    public final int prepareToSleep()
     {
         // volatile store then volatile load: with ring()'s volatile add then volatile load this is Dekker's pattern,
         // so either the ringer sees the sleeper or the sleeper's re-check sees the ringer's data.
@@ -39,28 +42,40 @@ public final class ParkingDoorbell implements Doorbell
     }
 
     @Override
-    public void sleep(final int ticket, final long maxNanos)
+    public final void sleep(final int ticket, final long maxNanos)
     {
         if ((int)SEQUENCE.getVolatile(this) == ticket)
         {
-            LockSupport.parkNanos(this, maxNanos);
+            block(maxNanos);
         }
     }
 
+    /** Sleeps until {@link #wake} or at most {@code maxNanos}; may return early. */
+    protected void block(final long maxNanos)
+    {
+        LockSupport.parkNanos(this, maxNanos);
+    }
+
+    /** Wakes {@code sleeper}, which announced itself before it {@link #block blocks} or while it does. */
+    protected void wake(final Thread sleeper)
+    {
+        LockSupport.unpark(sleeper);
+    }
+
     @Override
-    public void awake()
+    public final void awake()
     {
         SLEEPER.setRelease(this, null);
     }
 
     @Override
-    public void ring()
+    public final void ring()
     {
         SEQUENCE.getAndAdd(this, 1);
         final Thread t = (Thread)SLEEPER.getVolatile(this);
         if (t != null)
         {
-            LockSupport.unpark(t);
+            wake(t);
         }
     }
 }

@@ -41,7 +41,7 @@ import java.util.concurrent.TimeUnit;
  *     <li>One selector thread accepts, reads, applies and flushes; after each round that applied data it rings the
  *     doorbell of the predicate thread. It alone changes connection state: pushers that find a connection broken
  *     report it through its task queue. With {@code threading = merged} it runs the predicate passes itself
- *     between its rounds ({@link HostedPasses}) and idles as the predicate thread would, sleeping in select.</li>
+ *     between its rounds ({@link HostedPasses}) and, idle, sleeps in select.</li>
  *     <li>Pushers append frames to a connection's send buffer and wait at most a failure timeout for room; heartbeats
  *     never wait ({@link #offer}); arriving bytes are a sign of life ({@link #lastHeardNanos}), and so are beats,
  *     udp datagrams beside the connection that nothing queued on it can delay ({@link BeatLane}).</li>
@@ -83,6 +83,7 @@ public final class TcpTransport implements SstTransport
     private final Runnable readWhileFull = this::readWhileFull;
     private boolean inRound; // selector thread only
     private final long writeWaitNanos;
+    private final long heartbeatNanos;
     private final long[] lastHeard;
     private volatile boolean running = true;
 
@@ -97,6 +98,7 @@ public final class TcpTransport implements SstTransport
         this.myRowOffset = (long)myRank * rowSize;
         // a peer that takes nothing for a failure timeout is treated as failed rather than hold up the pusher
         this.writeWaitNanos = config.failure().failureTimeout().toNanos();
+        this.heartbeatNanos = config.failure().heartbeatInterval().toNanos();
         this.table = arena.allocate((long)rows * rowSize, 64);
         Sst.initialize(table, context.layout(), rows);
         this.connections = new TcpConnection[rows];
@@ -259,7 +261,7 @@ public final class TcpTransport implements SstTransport
         if (hosted != null)
         {
             final long now = System.nanoTime();
-            if (hosted.passLongerThan(now, config.failure().heartbeatInterval().toNanos()))
+            if (hosted.passLongerThan(now, heartbeatNanos))
             {
                 return now; // a long pass (a slow delivery callback) keeps this thread from reading: no evidence
             }
