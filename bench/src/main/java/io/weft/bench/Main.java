@@ -1,5 +1,6 @@
 package io.weft.bench;
 
+import io.weft.tools.ConsoleLines;
 import io.weft.tools.Weft;
 import picocli.CommandLine;
 
@@ -12,6 +13,7 @@ public final class Main
 
     public static void main(final String[] args)
     {
+        ConsoleLines.install();
         final CommandLine cli = Weft.commandLine();
         cli.addSubcommand("bench", new CommandLine(new BenchCommand()).addSubcommand("ablation", new AblationCommand())
             .addSubcommand("compare", new CompareCommand()).addSubcommand("dds", new DdsBenchCommand())

@@ -31,6 +31,7 @@ public final class Weft
 
     public static void main(final String[] args)
     {
+        ConsoleLines.install();
         System.exit(commandLine().execute(args));
     }
 

@@ -3,6 +3,7 @@ package io.weft.bench.limits;
 import io.weft.bench.steady.Deliveries;
 import io.weft.bench.steady.Payload;
 import io.weft.bench.steady.SteadyClock;
+import io.weft.tools.ConsoleLines;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -56,6 +57,7 @@ public final class LimitMember
 
     public static void main(final String[] args) throws Exception
     {
+        ConsoleLines.install();
         final String mode = args[0];
         final long warmup = Long.parseLong(args[1]);
         final long measure = Long.parseLong(args[2]);

@@ -11,6 +11,7 @@ import io.aeron.logbuffer.BufferClaim;
 import io.weft.bench.steady.Deliveries;
 import io.weft.bench.steady.Payload;
 import io.weft.bench.steady.SteadyClock;
+import io.weft.tools.ConsoleLines;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
@@ -65,6 +66,7 @@ public final class AeronMember
 
     public static void main(final String[] args) throws Exception
     {
+        ConsoleLines.install();
         final AeronMember m = new AeronMember(args);
         final String dir = m.udp ? args[7] + "-" + m.index : args[7];
         MediaDriver driver = null;

@@ -3,6 +3,7 @@ package io.weft.bench.peers;
 import io.weft.bench.steady.Deliveries;
 import io.weft.bench.steady.Payload;
 import io.weft.bench.steady.SteadyClock;
+import io.weft.tools.ConsoleLines;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
@@ -52,6 +53,7 @@ public final class JGroupsMember
 
     public static void main(final String[] args) throws Exception
     {
+        ConsoleLines.install();
         final int index = Integer.parseInt(args[0]);
         final JGroupsMember m = new JGroupsMember(index, Integer.parseInt(args[1]), Integer.parseInt(args[2]),
             Integer.parseInt(args[3]));
