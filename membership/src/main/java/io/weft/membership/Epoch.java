@@ -50,6 +50,7 @@ final class Epoch implements AutoCloseable, MembershipTable
         this.predicates = predicates;
         this.smc = smc;
         this.columns = new MembershipColumns(layout.sst(), smc.subgroups().keySet());
+        columns.oneWriterEach(sst);
         this.detector = new FailureDetector(sst, columns.heartbeat, columns.suspected, this::departing, this::abstains, view.members(),
             config.failure(), config.transport().connectTimeout(), onMinority, onSuspect);
     }

@@ -1,6 +1,7 @@
 package io.weft.membership;
 
 import io.weft.sst.Column;
+import io.weft.sst.Sst;
 import io.weft.sst.SstLayout;
 
 import java.util.HashMap;
@@ -68,6 +69,18 @@ final class MembershipColumns
             .counters("changes", MAX_CHANGES).counter("numChanges").counter("numAcked").counter("numCommitted");
         sendersBySubgroup.forEach((name, senders) -> b.counters(name + ".trim", senders).counter(name + ".trimReady"));
         return b;
+    }
+
+    /** Declares each column's single writer to the table, which checks it in test runs ({@link Sst#oneWriter}). */
+    void oneWriterEach(final Sst sst)
+    {
+        for (final Column c : new Column[] {heartbeat, leaving, finished, suspected, wedged, done, changes, numChanges,
+            numAcked, numCommitted})
+        {
+            sst.oneWriter(c);
+        }
+        trim.values().forEach(sst::oneWriter);
+        trimReady.values().forEach(sst::oneWriter);
     }
 
     Column trim(final String subgroup)

@@ -47,6 +47,7 @@ public final class Sst implements AutoCloseable
     private final SstTransport transport;
     private final FailureDispatcher failures;
     private final int[] others;
+    private final OneWriter oneWriter = new OneWriter();
     private final LongAdder writes = new LongAdder();
     private final LongAdder bytes = new LongAdder();
 
@@ -176,6 +177,10 @@ public final class Sst implements AutoCloseable
 
     public void setCounter(final Column column, final int index, final long value)
     {
+        if (OneWriter.CHECKED)
+        {
+            oneWriter.check(column.offset(), column.offset() + column.length());
+        }
         LONG.setRelease(table, myRowOffset + column.offsetOf(index), value);
     }
 
@@ -186,6 +191,10 @@ public final class Sst implements AutoCloseable
 
     public void setBool(final Column column, final int index, final boolean value)
     {
+        if (OneWriter.CHECKED)
+        {
+            oneWriter.check(column.offset(), column.offset() + column.length());
+        }
         LONG.setRelease(table, myRowOffset + column.offsetOf(index), value ? 1L : 0L);
     }
 
@@ -196,6 +205,15 @@ public final class Sst implements AutoCloseable
     }
 
     // ---- pushes -----------------------------------------------------------------------------------------------
+
+    /**
+     * Declares that one thread sets and pushes {@code column}: with {@code -Dio.weft.sst.checkWriters=true} a second
+     * thread that sets it or pushes a range over it fails (see {@link OneWriter}).
+     */
+    public void oneWriter(final Column column)
+    {
+        oneWriter.declare(column);
+    }
 
     /** Pushes a whole column of my row. */
     public void push(final Column column, final int[] targets)
@@ -297,6 +315,10 @@ public final class Sst implements AutoCloseable
     {
         final long start = rowOffset & -8L;
         final long end = (rowOffset + length + 7) & -8L;
+        if (OneWriter.CHECKED)
+        {
+            oneWriter.check(start, end);
+        }
         if (rowOffset < 0 || length < 0 || end > rowSize)
         {
             throw new IndexOutOfBoundsException("push of [" + rowOffset + ", " + (rowOffset + length) +

@@ -149,6 +149,49 @@ class SstInJvmTest
         });
     }
 
+    /**
+     * Issue 13, item 5: with pushes that copy (shm-copy here), two threads pushing one column can leave a stale value
+     * at a target. A column declared with one writer refuses a second thread's set or push in test runs (surefire sets
+     * io.weft.sst.checkWriters), while other columns stay free for any thread.
+     */
+    @org.junit.jupiter.api.Test
+    void aOneWriterColumnRefusesASecondThread() throws Exception
+    {
+        assertTrue(OneWriter.CHECKED, "surefire runs the tests with -Dio.weft.sst.checkWriters=true");
+        withThree("shm-copy", (s0, s1, s2) ->
+        {
+            s0.oneWriter(FLAG);
+            s0.setBool(FLAG, true);
+            s0.push(FLAG, s0.others());
+            final CompletableFuture<Throwable> other = CompletableFuture.<Throwable>supplyAsync(() ->
+            {
+                final List<Throwable> refused = new ArrayList<>();
+                for (final Runnable write : List.<Runnable>of(() -> s0.setBool(FLAG, false),
+                    () -> s0.push(FLAG, s0.others()), () -> s0.push(0, LAYOUT.rowSize(), s0.others())))
+                {
+                    try
+                    {
+                        write.run();
+                    }
+                    catch (final IllegalStateException ex)
+                    {
+                        refused.add(ex);
+                    }
+                }
+                s0.setCounter(COUNT, 7); // not declared: any thread
+                s0.push(COUNT, s0.others());
+                return refused.size() == 3 ? null : new AssertionError("refused " + refused.size() + " of 3");
+            }, runnable -> Thread.ofPlatform().name("second-writer").start(runnable)).exceptionally(ex -> ex);
+            final Throwable failure = other.get(20, TimeUnit.SECONDS);
+            if (failure != null)
+            {
+                throw new AssertionError(failure);
+            }
+            assertTrue(s0.bool(0, FLAG), "the refused write left the value alone");
+            await(() -> s1.bool(0, FLAG) && s1.counter(0, COUNT) == 7, "the first writer's flag and the free counter");
+        });
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"shm", "shm-copy", "tcp"})
     void aFrozenRowKeepsWhatItHeldAndTakesNoMorePushes(final String transport) throws Exception

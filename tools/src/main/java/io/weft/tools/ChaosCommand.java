@@ -245,7 +245,9 @@ final class ChaosCommand implements Callable<Integer>
             args.add("--join");
         }
         final List<String> prefix = ns == null ? List.of() : ns.exec(inA(id) ? ns.a : ns.b);
-        live.put(id, processes.startWith(prefix, "m" + id + "." + started++, Weft.class, List.of(), args));
+        // members check one writer per membership column (Sst#oneWriter): a second writer fails the run loudly
+        live.put(id, processes.startWith(prefix, "m" + id + "." + started++, Weft.class,
+            List.of("-Dio.weft.sst.checkWriters=true"), args));
         deadIds.remove(Integer.valueOf(id));
     }
 
