@@ -177,10 +177,7 @@ public final class Sst implements AutoCloseable
 
     public void setCounter(final Column column, final int index, final long value)
     {
-        if (OneWriter.CHECKED)
-        {
-            oneWriter.check(column.offset(), column.offset() + column.length());
-        }
+        checkWriter(column);
         LONG.setRelease(table, myRowOffset + column.offsetOf(index), value);
     }
 
@@ -191,11 +188,16 @@ public final class Sst implements AutoCloseable
 
     public void setBool(final Column column, final int index, final boolean value)
     {
+        checkWriter(column);
+        LONG.setRelease(table, myRowOffset + column.offsetOf(index), value ? 1L : 0L);
+    }
+
+    private void checkWriter(final Column column)
+    {
         if (OneWriter.CHECKED)
         {
             oneWriter.check(column.offset(), column.offset() + column.length());
         }
-        LONG.setRelease(table, myRowOffset + column.offsetOf(index), value ? 1L : 0L);
     }
 
     /** My row's byte region of a column, for writing payloads in place; push it before its guard. */
