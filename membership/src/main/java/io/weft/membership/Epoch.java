@@ -77,8 +77,8 @@ final class Epoch implements AutoCloseable, MembershipTable
             // the table's meters count this view; they are removed with it and the next view registers its own
             final List<io.micrometer.core.instrument.Meter> meters =
                 sst.bindTo(registry, Tags.of("member", String.valueOf(config.memberId())));
-            final PredicateThread predicates = sst.predicateThread("member-" + config.memberId() + "-v" + view.id(),
-                config.idle(), registry);
+            final PredicateThread predicates = new PredicateThread("member-" + config.memberId() + "-v" + view.id(),
+                config.idle(), sst.doorbell(), sst.passHost(), registry);
             final Smc smc = Smc.start(config, layout, sst, predicates, totals);
             final Epoch epoch = new Epoch(view, config, layout, sst, predicates, smc, onMinority, onSuspect);
             epoch.onClose = () -> meters.forEach(registry::remove);

@@ -4,8 +4,10 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.weft.config.Doorbell;
 import io.weft.config.IdleConfig;
 import io.weft.config.IdleStrategyKind;
+import io.weft.config.PassHost;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -3,6 +3,7 @@ package io.weft.predicates;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.weft.config.IdleConfig;
 import io.weft.config.IdleStrategyKind;
+import io.weft.config.ParkingDoorbell;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -72,7 +72,8 @@ class SmcInJvmTest
             final Sst sst = opening.get(i).get(40, TimeUnit.SECONDS);
             m.tables.add(sst);
             final WeftConfig member = config.forMember(i);
-            final PredicateThread thread = sst.predicateThread("smc-test-" + i, member.idle(), new SimpleMeterRegistry());
+            final PredicateThread thread = new PredicateThread("smc-test-" + i, member.idle(), sst.doorbell(), sst.passHost(),
+                new SimpleMeterRegistry());
             final SmcSubgroup s = Smc.start(member, layouts.get(i), sst, thread, new SmcTotals(new SimpleMeterRegistry())).subgroup("s");
             final List<Long> log = new CopyOnWriteArrayList<>();
             final int me = i;

@@ -1,9 +1,9 @@
 package io.weft.sst;
 
+import io.weft.config.Doorbell;
 import io.weft.config.IdleConfig;
+import io.weft.config.PassHost;
 import io.weft.config.WeftConfig;
-import io.weft.predicates.Doorbell;
-import io.weft.predicates.PredicateThread;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -381,12 +381,12 @@ public final class Sst implements AutoCloseable
     }
 
     /**
-     * The predicate thread of this table: on its own thread sleeping on {@link #doorbell()}, or run by the
-     * transport's selector thread between its reads (tcp, {@code threading = merged}). Not started.
+     * The thread that runs this table's predicate passes in place of a predicate thread of their own (tcp with
+     * {@code threading = merged}: the selector thread), or null: the predicate thread sleeps on {@link #doorbell()}.
      */
-    public PredicateThread predicateThread(final String name, final IdleConfig idle, final MeterRegistry registry)
+    public PassHost passHost()
     {
-        return new PredicateThread(name, idle, transport.doorbell(), transport.passHost(), registry);
+        return transport.passHost();
     }
 
     @Override

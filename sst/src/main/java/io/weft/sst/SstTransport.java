@@ -1,7 +1,7 @@
 package io.weft.sst;
 
-import io.weft.predicates.Doorbell;
-import io.weft.predicates.PassHost;
+import io.weft.config.Doorbell;
+import io.weft.config.PassHost;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;

@@ -105,7 +105,8 @@ public final class SstMember
         final long started = System.nanoTime();
         sst = Sst.open(config, layout);
         final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        try (PredicateThread predicates = sst.predicateThread("member-" + config.memberId(), config.idle(), registry))
+        try (PredicateThread predicates = new PredicateThread("member-" + config.memberId(), config.idle(),
+            sst.doorbell(), sst.passHost(), registry))
         {
             sst.addFailureListener((rank, reason) ->
             {

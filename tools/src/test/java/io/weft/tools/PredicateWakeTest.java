@@ -55,8 +55,8 @@ class PredicateWakeTest
             final MemberProcess other = members.add(MemberProcess.start("m1", dir, PushLaterMember.class,
                 file.toString(), "1", go.toString()));
             try (Sst sst = Sst.open(group.forMember(0), LAYOUT);
-                PredicateThread thread = sst.predicateThread("m0", new IdleConfig(IdleStrategyKind.BACKOFF, 200, 50,
-                    Duration.ofHours(1)), new SimpleMeterRegistry()))
+                PredicateThread thread = new PredicateThread("m0", new IdleConfig(IdleStrategyKind.BACKOFF, 200, 50,
+                    Duration.ofHours(1)), sst.doorbell(), sst.passHost(), new SimpleMeterRegistry()))
             {
                 final CountDownLatch fired = new CountDownLatch(1);
                 thread.register("echo", PredicateKind.ONE_TIME, () -> sst.counter(1, VALUE) == 42, () ->

@@ -4,7 +4,7 @@ import io.weft.config.MemberAddress;
 import io.weft.config.RdmaBackend;
 import io.weft.config.RdmaOptions;
 import io.weft.config.WeftConfig;
-import io.weft.predicates.Doorbell;
+import io.weft.config.Doorbell;
 import io.weft.sst.Sst;
 import io.weft.sst.SstLayout;
 import io.weft.sst.SstTransport;

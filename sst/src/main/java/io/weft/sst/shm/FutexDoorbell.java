@@ -1,6 +1,6 @@
 package io.weft.sst.shm;
 
-import io.weft.predicates.Doorbell;
+import io.weft.config.Doorbell;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

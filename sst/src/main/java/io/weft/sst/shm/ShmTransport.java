@@ -2,7 +2,7 @@ package io.weft.sst.shm;
 
 import io.weft.config.MemberAddress;
 import io.weft.config.WeftConfig;
-import io.weft.predicates.Doorbell;
+import io.weft.config.Doorbell;
 import io.weft.sst.RowCopy;
 import io.weft.sst.SstLayout;
 import io.weft.sst.SstTransport;

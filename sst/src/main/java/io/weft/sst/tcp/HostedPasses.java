@@ -1,7 +1,7 @@
 package io.weft.sst.tcp;
 
 import io.weft.config.IdleConfig;
-import io.weft.predicates.PassHost;
+import io.weft.config.PassHost;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

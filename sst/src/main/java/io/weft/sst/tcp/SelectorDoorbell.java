@@ -1,6 +1,6 @@
 package io.weft.sst.tcp;
 
-import io.weft.predicates.ParkingDoorbell;
+import io.weft.config.ParkingDoorbell;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

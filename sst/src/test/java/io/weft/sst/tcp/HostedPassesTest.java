@@ -48,8 +48,8 @@ class HostedPassesTest
     {
         final WeftConfig config = TestGroups.builder(TransportKind.TCP, 2).tcpThreading(TcpThreading.MERGED).build();
         final List<Sst> tables = openTwo(config);
-        try (PredicateThread p0 = tables.get(0).predicateThread("m0", config.idle(), registry);
-            PredicateThread p1 = tables.get(1).predicateThread("m1", config.idle(), registry))
+        try (PredicateThread p0 = hosted("m0", tables.get(0), config);
+            PredicateThread p1 = hosted("m1", tables.get(1), config))
         {
             final Sst s0 = tables.get(0);
             final Sst s1 = tables.get(1);
@@ -94,7 +94,7 @@ class HostedPassesTest
         final WeftConfig config = TestGroups.builder(TransportKind.TCP, 2).tcpThreading(TcpThreading.MERGED).build();
         final long interval = config.failure().heartbeatInterval().toNanos();
         final List<Sst> tables = openTwo(config);
-        try (PredicateThread p1 = tables.get(1).predicateThread("m1", config.idle(), registry))
+        try (PredicateThread p1 = hosted("m1", tables.get(1), config))
         {
             final Sst s0 = tables.get(0);
             final Sst s1 = tables.get(1);
@@ -143,7 +143,7 @@ class HostedPassesTest
         {
             for (final Sst s : tables)
             {
-                final PredicateThread p = s.predicateThread("m" + s.myRank(), config.idle(), registry);
+                final PredicateThread p = hosted("m" + s.myRank(), s, config);
                 threads.add(p);
                 final long[] sent = {0};
                 p.register("flood", PredicateKind.RECURRENT, () -> sent[0] < (long)rounds * pushesPerPass, () ->
@@ -168,6 +168,12 @@ class HostedPassesTest
             threads.forEach(PredicateThread::close);
             tables.forEach(Sst::close);
         }
+    }
+
+    /** The predicate thread of {@code sst} as a member builds it: on the transport's pass host when there is one. */
+    private PredicateThread hosted(final String name, final Sst sst, final WeftConfig config)
+    {
+        return new PredicateThread(name, config.idle(), sst.doorbell(), sst.passHost(), registry);
     }
 
     private static List<Sst> openTwo(final WeftConfig config) throws Exception

@@ -1,4 +1,4 @@
-package io.weft.predicates;
+package io.weft.config;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

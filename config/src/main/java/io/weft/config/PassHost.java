@@ -1,6 +1,4 @@
-package io.weft.predicates;
-
-import io.weft.config.IdleConfig;
+package io.weft.config;
 
 import java.time.Duration;
 import java.util.function.IntSupplier;

@@ -1,4 +1,4 @@
-package io.weft.predicates;
+package io.weft.config;
 
 /**
  * How a parked predicate thread is woken. The sleeper announces itself, re-checks for work, then sleeps only if
