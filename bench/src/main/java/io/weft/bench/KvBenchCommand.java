@@ -41,11 +41,9 @@ final class KvBenchCommand implements Callable<Integer>
     @Option(names = "--runs", defaultValue = "3", description = "Runs of each system (medians; default ${DEFAULT-VALUE}).")
     int runs;
 
-    @Option(names = "--members", defaultValue = "3", description = "Members of the replicated store (default ${DEFAULT-VALUE}).")
-    int members;
-
-    @Option(names = "--transport", defaultValue = "tcp", description = "The store's transport, tcp or shm (default ${DEFAULT-VALUE}).")
-    String transport;
+    /** The replicated store's members and transport. */
+    @picocli.CommandLine.Mixin
+    io.weft.tools.LocalGroupOptions group = new io.weft.tools.LocalGroupOptions("tcp", 3, 1, 16, false);
 
     @Option(names = "--clients", defaultValue = "50", description = "redis-benchmark -c (default ${DEFAULT-VALUE}).")
     int clients;
@@ -70,6 +68,7 @@ final class KvBenchCommand implements Callable<Integer>
     List<String> systems = List.of("weft-kv", "redis-server", "etcd");
 
     private final PrintStream out = System.out;
+    private int members;
 
     /** One measured pass: requests per second and latency percentiles in milliseconds, from redis-benchmark's CSV. */
     record Pass(double rps, double p50, double p95, double p99)
@@ -79,7 +78,12 @@ final class KvBenchCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        final TransportKind kind = TransportKind.parse("--transport", transport);
+        if (group.problem() != null)
+        {
+            return Weft.refuse(group.problem());
+        }
+        final TransportKind kind = group.transport();
+        members = group.members();
         for (final String system : systems)
         {
             if (!List.of("weft-kv", "redis-server", "etcd").contains(system))
@@ -99,7 +103,7 @@ final class KvBenchCommand implements Callable<Integer>
         final Map<String, List<Pass>> results = new LinkedHashMap<>();
         out.printf("bench kv: redis-benchmark -c %d -P %d -d %d -r %d -t set,get; warm-up %s then about %s per test; " +
             "%d run(s); weft-kv: %d members on %s, linearizable reads%n", clients, pipeline, size, keys,
-            warmup.toSeconds() + "s", measure.toSeconds() + "s", runs, members, transport);
+            warmup.toSeconds() + "s", measure.toSeconds() + "s", runs, members, kind.configName());
         try
         {
             for (int run = 0; run < runs; run++)

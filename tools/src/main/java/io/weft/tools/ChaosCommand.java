@@ -73,11 +73,9 @@ final class ChaosCommand implements Callable<Integer>
     @Option(names = "--duration", defaultValue = "PT2M", description = "How long to inject faults (default ${DEFAULT-VALUE}).")
     Duration duration;
 
-    @Option(names = "--members", defaultValue = "5", description = "Members of view 0 (3..16; one more id can join).")
-    int members;
-
-    @Option(names = "--transport", defaultValue = "tcp", description = "shm or tcp (default ${DEFAULT-VALUE}).")
-    String transport;
+    /** Members of view 0; one more id can join. */
+    @picocli.CommandLine.Mixin
+    LocalGroupOptions group = new LocalGroupOptions("tcp", 5, 3, 16, false);
 
     @Option(names = "--rate", defaultValue = "200", description = "Messages per second per member (default ${DEFAULT-VALUE}).")
     long rate;
@@ -93,6 +91,7 @@ final class ChaosCommand implements Callable<Integer>
     private MemberProcesses processes;
     private Namespaces ns;
     private int partitions;
+    private int members;
     private Path file;
     private Path work;
     private int started;
@@ -101,17 +100,17 @@ final class ChaosCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        if (members < 3 || members > 16 || rate < 1)
+        if (group.problem() != null || rate < 1)
         {
-            System.err.println("weft: --members must be in 3..16 and --rate at least 1");
-            return Weft.EXIT_CONFIG;
+            return Weft.refuse(group.problem() != null ? group.problem() : "--rate must be at least 1, was " + rate);
         }
+        members = group.members();
         final long s = seed == null ? new Random().nextLong() : seed;
         final Random random = new Random(s);
         final boolean ownDir = dir == null;
-        final TransportKind kind = TransportKind.parse("--transport", transport);
+        final TransportKind kind = group.transport();
         work = ownDir ? Files.createTempDirectory("weft-chaos") : Files.createDirectories(dir);
-        out.printf("chaos: seed %d, %s, %d members + 1 joiner, %d msgs/s each, %s; logs in %s%n", s, transport,
+        out.printf("chaos: seed %d, %s, %d members + 1 joiner, %d msgs/s each, %s; logs in %s%n", s, kind.configName(),
             members, rate, duration, work);
         final String noNamespaces = kind != TransportKind.TCP ? "shm has no network to cut" : Namespaces.unavailable();
         final Thread cleanup = Thread.ofPlatform().unstarted(this::closeNamespaces);

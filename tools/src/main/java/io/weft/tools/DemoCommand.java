@@ -7,6 +7,7 @@ import io.weft.config.WeftConfig;
 import io.weft.testkit.LocalGroups;
 import io.weft.testkit.MemberProcesses;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Files;
@@ -26,11 +27,8 @@ import java.util.concurrent.Callable;
 @Command(name = "demo", description = "Atomic multicast: N member processes, all senders, then compare what they delivered.")
 final class DemoCommand implements Callable<Integer>
 {
-    @Option(names = "--transport", defaultValue = "shm", description = "shm or tcp (default ${DEFAULT-VALUE}).")
-    String transport;
-
-    @Option(names = "--members", defaultValue = "3", description = "Member processes, 2..16 (default ${DEFAULT-VALUE}).")
-    int members;
+    @Mixin
+    LocalGroupOptions group = new LocalGroupOptions("shm", 3, 2, 16, false);
 
     @Option(names = "--duration", defaultValue = "PT10S", description = "How long every member sends (default ${DEFAULT-VALUE}).")
     Duration duration;
@@ -41,12 +39,13 @@ final class DemoCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        final TransportKind kind = TransportKind.parse("--transport", transport);
-        if (kind == TransportKind.RDMA || members < 2 || members > 16 || size < 1 || size > 1024)
+        final String problem = group.problem();
+        if (problem != null || size < 1 || size > 1024)
         {
-            System.err.println("weft: demo takes --transport shm|tcp, --members 2..16 and --size 1..1024");
-            return Weft.EXIT_CONFIG;
+            return Weft.refuse(problem != null ? problem : "--size must be in 1..1024, was " + size);
         }
+        final TransportKind kind = group.transport();
+        final int members = group.members();
         final String group = "demo-" + ProcessHandle.current().pid();
         final WeftConfig config = WeftConfig.builder().memberId(0).groupName(group)
             .members(LocalGroups.loopbackMembers(members)).transport(kind)
@@ -54,7 +53,7 @@ final class DemoCommand implements Callable<Integer>
         final Path dir = Files.createTempDirectory("weft-demo");
         final Path file = Files.writeString(dir.resolve("group.conf"), ConfigWriter.render(config));
         System.out.printf("demo: %d members on %s, one ordered subgroup, every member sends %d-byte messages for %s%n",
-            members, transport, size, duration);
+            members, kind.configName(), size, duration);
         try (MemberProcesses processes = new MemberProcesses(System.out))
         {
             for (int i = 0; i < members; i++)

@@ -14,6 +14,7 @@ import io.weft.examples.kv.KvReplica;
 import io.weft.testkit.MemberProcesses;
 import io.weft.testkit.Trees;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Files;
@@ -40,11 +41,8 @@ public final class KvCommand implements Callable<Integer>
     /** Commands up to this size (the subgroup's max-payload; a batch of small commands shares one message). */
     static final int MAX_PAYLOAD = 64 * 1024;
 
-    @Option(names = "--members", defaultValue = "3", description = "Member processes, 1..16 (default ${DEFAULT-VALUE}).")
-    int members;
-
-    @Option(names = "--transport", defaultValue = "tcp", description = "tcp or shm (default ${DEFAULT-VALUE}).")
-    String transport;
+    @Mixin
+    LocalGroupOptions group = new LocalGroupOptions("tcp", 3, 1, 16, false);
 
     @Option(names = "--reads", defaultValue = "linearizable", description = "linearizable or local (default " +
         "${DEFAULT-VALUE}).")
@@ -65,11 +63,9 @@ public final class KvCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        final TransportKind kind = TransportKind.parse("--transport", transport);
-        if (kind == TransportKind.RDMA || members < 1 || members > 16)
+        if (group.problem() != null)
         {
-            System.err.println("weft: kv takes --transport tcp|shm and --members 1..16");
-            return Weft.EXIT_CONFIG;
+            return Weft.refuse(group.problem());
         }
         final Path home = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("weft-kv");
         try (MemberProcesses processes = new MemberProcesses(System.out))
@@ -79,7 +75,7 @@ public final class KvCommand implements Callable<Integer>
             Runtime.getRuntime().addShutdownHook(cleanup);
             try
             {
-                return run(kind, home, processes);
+                return run(group.transport(), home, processes);
             }
             finally
             {
@@ -117,12 +113,13 @@ public final class KvCommand implements Callable<Integer>
 
     private int run(final TransportKind kind, final Path home, final MemberProcesses processes) throws Exception
     {
+        final int members = group.members();
         final List<Integer> free = LocalPorts.free(3 * members); // the group's two per member, then the Redis ports
         final WeftConfig config = config(kind, free.subList(0, 2 * members));
         final Path file = Files.writeString(home.resolve("kv.conf"), ConfigWriter.render(config));
         ConfigLoader.load(file);
         final List<Integer> ports = free.subList(2 * members, 3 * members);
-        System.out.printf("kv: %d members on %s, reads %s, configuration %s%n", members, transport, reads, file);
+        System.out.printf("kv: %d members on %s, reads %s, configuration %s%n", members, kind.configName(), reads, file);
         final Duration run = duration == null ? Duration.ofDays(365) : duration;
         final List<Integer> current = new ArrayList<>();
         for (int i = 0; i < members; i++)

@@ -12,6 +12,7 @@ import io.weft.testkit.LocalGroups;
 import io.weft.testkit.MemberProcesses;
 import io.weft.testkit.Trees;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Files;
@@ -27,21 +28,18 @@ import java.util.concurrent.TimeUnit;
     "print every greeting they read; checks that all read the same ones in the same order.")
 final class PubSubCommand implements Callable<Integer>
 {
-    @Option(names = "--members", defaultValue = "3", description = "Member processes, 2..16 (default ${DEFAULT-VALUE}).")
-    int members;
-
-    @Option(names = "--transport", defaultValue = "shm", description = "shm or tcp (default ${DEFAULT-VALUE}).")
-    String transport;
+    @Mixin
+    LocalGroupOptions group = new LocalGroupOptions("shm", 3, 2, 16, false);
 
     @Override
     public Integer call() throws Exception
     {
-        final TransportKind kind = TransportKind.parse("--transport", transport);
-        if (kind == TransportKind.RDMA || members < 2 || members > 16)
+        if (group.problem() != null)
         {
-            System.err.println("weft: pubsub takes --transport shm|tcp and --members 2..16");
-            return Weft.EXIT_CONFIG;
+            return Weft.refuse(group.problem());
         }
+        final TransportKind kind = group.transport();
+        final int members = group.members();
         final Path dir = Files.createTempDirectory("weft-pubsub");
         final WeftConfig config = WeftConfig.builder().memberId(0).groupName("pubsub-" + ProcessHandle.current().pid())
             .members(LocalGroups.loopbackMembers(members)).transport(kind)
@@ -50,7 +48,7 @@ final class PubSubCommand implements Callable<Integer>
         final Path file = Files.writeString(dir.resolve("domain.conf"), ConfigWriter.render(config));
         ConfigLoader.load(file); // what each copy will read
         System.out.printf("pubsub: %d members on %s, topic greetings (atomic multicast), domain file %s%n", members,
-            transport, file);
+            kind.configName(), file);
         try (MemberProcesses processes = new MemberProcesses(System.out))
         {
             for (int i = 0; i < members; i++)

@@ -25,11 +25,8 @@ import java.util.concurrent.Callable;
 @Command(name = "sst-demo", description = "Run N member processes over the shared state table and check what they saw.")
 final class SstDemoCommand implements Callable<Integer>
 {
-    @Option(names = "--transport", defaultValue = "shm", description = "shm, tcp or rdma (default ${DEFAULT-VALUE}).")
-    String transport;
-
-    @Option(names = "--members", defaultValue = "3", description = "Member processes, 2..16 (default ${DEFAULT-VALUE}).")
-    int members;
+    @Mixin
+    LocalGroupOptions group = new LocalGroupOptions("shm", 3, 2, 16, true);
 
     @Option(names = "--count", defaultValue = "1000000", description = "Counter target or rounds (default ${DEFAULT-VALUE}).")
     long count;
@@ -46,28 +43,25 @@ final class SstDemoCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        final TransportKind kind = TransportKind.parse("--transport", transport);
-        if (members < 2 || members > 16)
+        if (group.problem() != null)
         {
-            System.err.println("weft: --members must be in 2..16, was " + members);
-            return Weft.EXIT_CONFIG;
+            return Weft.refuse(group.problem());
         }
         if (count < 1 || count > Integer.MAX_VALUE)
         {
-            System.err.println("weft: --count must be in 1.." + Integer.MAX_VALUE + ", was " + count);
-            return Weft.EXIT_CONFIG;
+            return Weft.refuse("--count must be in 1.." + Integer.MAX_VALUE + ", was " + count);
         }
-        return run(kind);
+        return run(group.transport(), group.members());
     }
 
-    private int run(final TransportKind kind) throws Exception
+    private int run(final TransportKind kind, final int members) throws Exception
     {
         final String group = "sst-demo-" + ProcessHandle.current().pid();
         final WeftConfig config = WeftConfig.builder().memberId(0).groupName(group).members(LocalGroups.loopbackMembers(members))
             .transport(kind).rdma(rdma.options()).build();
         final Path dir = Files.createTempDirectory("weft-sst-demo");
         final Path file = Files.writeString(dir.resolve("group.conf"), ConfigWriter.render(config));
-        System.out.printf("sst-demo: %d members on %s, workload %s to %d (config %s)%n", members, transport, workload,
+        System.out.printf("sst-demo: %d members on %s, workload %s to %d (config %s)%n", members, kind.configName(), workload,
             count, file);
         final long start = System.nanoTime();
         try (MemberProcesses processes = new MemberProcesses(System.out))

@@ -29,6 +29,13 @@ public final class Weft
     {
     }
 
+    /** Prints {@code problem} as the command line's error and returns {@link #EXIT_CONFIG}. */
+    public static int refuse(final String problem)
+    {
+        System.err.println("weft: " + problem);
+        return EXIT_CONFIG;
+    }
+
     public static void main(final String[] args)
     {
         ConsoleLines.install();
