@@ -5,10 +5,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.ByteArrayInputStream;
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,8 +24,10 @@ import java.util.stream.Stream;
 /**
  * The state a joining participant installs before its first delivery: per topic this member is in, the next
  * position, and for storage topics the stored samples: the volatile history, or the log entries the joiner lacks.
- * Big-endian: {@code magic "WDDS":4 version:2 topics:4 (name:UTF position:8 from:8 samples:4 (position:8
+ * Big-endian: {@code magic "WDDS":4 version:2 topics:4 (name:UTF position:8 from:8 samples:8 (position:8
  * publisher:4 nanos:8 length:4 payload crc:4)*)*}, where {@code from} is the first log position sent (0: all).
+ * It is written as it is read from the logs and installed as it arrives (a log's entries are appended one batch at a
+ * time): a log of any size travels without being whole in memory at either end.
  *
  * <p>The joiner's request names, per logged topic, how many entries its log holds and the CRC of the last one:
  * {@code magic:4 version:2 topics:4 (name:UTF count:8 crc:4)*}; a donor whose log has that entry with that CRC sends
@@ -32,7 +37,9 @@ final class DomainState implements StateTransfer
 {
     private static final Logger LOG = LoggerFactory.getLogger(DomainState.class);
     private static final int MAGIC = 0x57444453;
-    private static final short VERSION = 2;
+    private static final short VERSION = 3; // 3: sample counts as longs, logs streamed
+    /** Larger than any topic's max-sample: a length past it is not a sample. */
+    private static final int MAX_SAMPLE = 64 << 20;
     private static final int MAX_REQUEST = StateTransfer.MAX_JOIN_REQUEST;
 
     private final Map<String, TopicState> topics;
@@ -159,51 +166,10 @@ final class DomainState implements StateTransfer
     @Override
     public byte[] snapshot(final byte[] request)
     {
-        final Map<String, long[]> held = held(request);
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes))
+        try
         {
-            final List<TopicState> all;
-            synchronized (topics) // topics created at run time are added on this (the membership) thread
-            {
-                all = List.copyOf(topics.values());
-            }
-            out.writeInt(MAGIC);
-            out.writeShort(VERSION);
-            out.writeInt(all.size());
-            for (final TopicState t : all)
-            {
-                final long position;
-                final long[] h = held.get(t.config.name());
-                List<LoggedSample> samples = null;
-                long from = 0;
-                synchronized (t)
-                {
-                    position = t.position();
-                    if (h != null)
-                    {
-                        samples = t.logAfter(h[0], (int)h[1]);
-                        from = samples == null ? 0 : h[0];
-                    }
-                    if (samples == null)
-                    {
-                        samples = t.stored();
-                    }
-                }
-                out.writeUTF(t.config.name());
-                out.writeLong(position);
-                out.writeLong(from);
-                out.writeInt(samples.size());
-                for (final LoggedSample s : samples)
-                {
-                    out.writeLong(s.position());
-                    out.writeInt(s.publisherId());
-                    out.writeLong(s.sourceNanos());
-                    out.writeInt(s.payload().length);
-                    out.write(s.payload());
-                    out.writeInt(s.crc());
-                }
-            }
+            capture(request).writeTo(bytes);
         }
         catch (final IOException ex)
         {
@@ -212,16 +178,107 @@ final class DomainState implements StateTransfer
         return bytes.toByteArray();
     }
 
+    /** Cuts every topic at the view boundary; the samples are written later, the logs read beside their appends. */
+    @Override
+    public Snapshot capture(final byte[] request)
+    {
+        final Map<String, long[]> held = held(request);
+        final List<TopicState> all;
+        synchronized (topics) // topics created at run time are added on this (the membership) thread
+        {
+            all = List.copyOf(topics.values());
+        }
+        final List<TopicState.Cut> cuts = new ArrayList<>();
+        for (final TopicState t : all)
+        {
+            cuts.add(t.cut(held.get(t.config.name())));
+        }
+        return out -> write(cuts, new DataOutputStream(new BufferedOutputStream(out, 64 * 1024)));
+    }
+
+    private static void write(final List<TopicState.Cut> cuts, final DataOutputStream out) throws IOException
+    {
+        out.writeInt(MAGIC);
+        out.writeShort(VERSION);
+        out.writeInt(cuts.size());
+        for (final TopicState.Cut c : cuts)
+        {
+            out.writeUTF(c.topic().config.name());
+            out.writeLong(c.position());
+            if (c.history() != null)
+            {
+                out.writeLong(0);
+                out.writeLong(c.history().size());
+                for (final LoggedSample s : c.history())
+                {
+                    write(s, out);
+                }
+            }
+            else
+            {
+                final long from = c.logFrom();
+                out.writeLong(from);
+                out.writeLong(c.logCount() - from);
+                try
+                {
+                    c.readLog(from, s ->
+                    {
+                        try
+                        {
+                            write(s, out);
+                        }
+                        catch (final IOException ex)
+                        {
+                            throw new UncheckedIOException(ex);
+                        }
+                    });
+                }
+                catch (final UncheckedIOException ex)
+                {
+                    throw ex.getCause();
+                }
+            }
+        }
+        out.flush();
+    }
+
+    private static void write(final LoggedSample s, final DataOutputStream out) throws IOException
+    {
+        out.writeLong(s.position());
+        out.writeInt(s.publisherId());
+        out.writeLong(s.sourceNanos());
+        out.writeInt(s.payload().length);
+        out.write(s.payload());
+        out.writeInt(s.crc());
+    }
+
     @Override
     public void install(final byte[] state)
     {
-        if (state.length == 0)
+        try
+        {
+            install(new ByteArrayInputStream(state));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** Installs topic after topic as the state arrives: a log's entries are appended as they come. */
+    @Override
+    public void install(final InputStream state) throws IOException
+    {
+        final DataInputStream in = new DataInputStream(state); // unbuffered: it reads no further than the state
+        final int first = in.read();
+        if (first < 0)
         {
             return; // the donor has no DDS state (no participant there)
         }
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(state)))
+        try
         {
-            if (in.readInt() != MAGIC || in.readShort() != VERSION)
+            if (((first << 24) | (in.readUnsignedByte() << 16) | in.readUnsignedShort()) != MAGIC ||
+                in.readShort() != VERSION)
             {
                 throw new IllegalStateException("the state received on joining is not a DDS domain state of version " +
                     VERSION + " (a member of another build?)");
@@ -232,27 +289,40 @@ final class DomainState implements StateTransfer
                 final String name = in.readUTF();
                 final long position = in.readLong();
                 final long from = in.readLong();
-                final int n = in.readInt();
-                final List<LoggedSample> samples = new ArrayList<>(n);
-                for (int k = 0; k < n; k++)
-                {
-                    final long p = in.readLong();
-                    final int publisher = in.readInt();
-                    final long nanos = in.readLong();
-                    final byte[] payload = new byte[in.readInt()];
-                    in.readFully(payload);
-                    samples.add(new LoggedSample(p, publisher, nanos, payload, in.readInt()));
-                }
+                final long n = in.readLong();
+                final TopicState.SampleSource source = () -> read(in);
                 final TopicState t = topics.get(name);
                 if (t != null)
                 {
-                    t.install(position, samples, from);
+                    t.install(position, from, n, source);
+                }
+                else
+                {
+                    for (long k = 0; k < n; k++)
+                    {
+                        source.next(); // a topic this member does not have
+                    }
                 }
             }
         }
-        catch (final IOException ex)
+        catch (final EOFException ex)
         {
-            throw new IllegalStateException("the state received on joining is truncated: " + ex.getMessage(), ex);
+            throw new IllegalStateException("the state received on joining is truncated", ex);
         }
+    }
+
+    private static LoggedSample read(final DataInputStream in) throws IOException
+    {
+        final long p = in.readLong();
+        final int publisher = in.readInt();
+        final long nanos = in.readLong();
+        final int length = in.readInt();
+        if (length < 0 || length > MAX_SAMPLE)
+        {
+            throw new IllegalStateException("the state received on joining holds a sample of " + length + " bytes");
+        }
+        final byte[] payload = new byte[length];
+        in.readFully(payload);
+        return new LoggedSample(p, publisher, nanos, payload, in.readInt());
     }
 }

@@ -201,6 +201,20 @@ final class LogWriter
     }
 
     /** Waits until everything offered is in the log, then runs {@code action} on the log under the append lock. */
+    java.nio.file.Path directory()
+    {
+        return log.directory();
+    }
+
+    /**
+     * Reads the log's entries {@code from} to {@code to} (exclusive), without the append lock: a reader beside the
+     * appending thread (a joiner's state being written); returns the position after the last entry read.
+     */
+    long read(final long from, final long to, final Consumer<LoggedSample> consumer)
+    {
+        return log.read(from, to, consumer);
+    }
+
     <R> R drained(final java.util.function.Function<SampleLog, R> action)
     {
         lock.lock();

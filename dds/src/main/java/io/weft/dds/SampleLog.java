@@ -216,9 +216,15 @@ public final class SampleLog implements AutoCloseable
      */
     public long read(final long from, final Consumer<LoggedSample> consumer)
     {
+        return read(from, Long.MAX_VALUE, consumer);
+    }
+
+    /** As {@link #read(long, Consumer)}, up to position {@code to} (exclusive) at the most. */
+    long read(final long from, final long to, final Consumer<LoggedSample> consumer)
+    {
         try (ExcerptTailer tailer = queue.createTailer())
         {
-            return read(tailer, 0, from, consumer);
+            return read(tailer, 0, from, to, consumer);
         }
     }
 
@@ -231,10 +237,10 @@ public final class SampleLog implements AutoCloseable
     {
         try (ExcerptTailer tailer = queue.createTailer())
         {
-            long next = read(tailer, 0, from, consumer);
+            long next = read(tailer, 0, from, Long.MAX_VALUE, consumer);
             while (!stop.getAsBoolean())
             {
-                final long after = read(tailer, next, next, consumer);
+                final long after = read(tailer, next, next, Long.MAX_VALUE, consumer);
                 if (after == next)
                 {
                     Thread.sleep(50); // a person is watching: 50 ms is immediate enough, and costs nothing
@@ -244,13 +250,17 @@ public final class SampleLog implements AutoCloseable
         }
     }
 
-    /** Reads on from the tailer's place, which holds entry {@code expected}; hands on entries from {@code from}. */
-    private long read(final ExcerptTailer tailer, final long first, final long from, final Consumer<LoggedSample> consumer)
+    /**
+     * Reads on from the tailer's place, which holds entry {@code expected}; hands on entries from {@code from}, up to
+     * {@code to} (exclusive).
+     */
+    private long read(final ExcerptTailer tailer, final long first, final long from, final long to,
+        final Consumer<LoggedSample> consumer)
     {
         long expected = first;
         final CRC32C check = new CRC32C();
         final java.util.List<LoggedSample> run = new java.util.ArrayList<>();
-        while (true)
+        while (expected < to)
         {
             run.clear();
             try (DocumentContext dc = tailer.readingDocument())
@@ -276,6 +286,10 @@ public final class SampleLog implements AutoCloseable
                 if (crc(check, s.position(), s.publisherId(), s.sourceNanos(), s.payload(), s.payload().length) != s.crc())
                 {
                     throw new IllegalStateException("entry " + expected + " of " + directory + " fails its CRC");
+                }
+                if (s.position() >= to)
+                {
+                    break;
                 }
                 if (s.position() >= from)
                 {

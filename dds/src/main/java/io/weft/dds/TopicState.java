@@ -8,7 +8,10 @@ import io.weft.smc.MessageBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * What one member does with one topic's deliveries: counts positions, keeps the history (volatile storage), copies
@@ -21,6 +24,8 @@ import java.util.List;
 final class TopicState
 {
     private static final Logger LOG = LoggerFactory.getLogger(TopicState.class);
+    /** Log entries a joiner's install appends at a time under the append lock, then hands to its readers. */
+    private static final int INSTALL_BATCH = 256;
 
     final TopicConfig config;
     private final int me;
@@ -171,28 +176,54 @@ final class TopicState
     }
 
     /**
-     * The log entries a joiner lacks, if its log is a prefix of this one: from its {@code count} on, when this log's
-     * entry {@code count - 1} has the CRC it holds; null otherwise (it gets the whole log, and its check decides).
+     * This topic as a joiner gets it, cut at the view boundary on the membership thread: the next position, a copy
+     * of the history, or how far the log reaches (its entries are read later, beside the appends that go on).
+     *
+     * @param held what the joiner's log holds ({@code count, crc} of its last entry), or null.
      */
-    List<LoggedSample> logAfter(final long count, final int lastCrc)
+    record Cut(TopicState topic, long position, List<LoggedSample> history, long logCount, long[] held)
+    {
+        /** The first log position to send: after the joiner's entries if its log is a prefix of this one, else 0. */
+        long logFrom()
+        {
+            if (topic.writer == null || held == null || held[0] <= 0 || held[0] > logCount)
+            {
+                return 0;
+            }
+            final int[] crc = new int[1];
+            topic.writer.read(held[0] - 1, held[0], e -> crc[0] = e.crc());
+            return crc[0] == (int)held[1] ? held[0] : 0;
+        }
+
+        /** Reads the log's entries {@code from} on to the cut; throws if the log ends before it. */
+        void readLog(final long from, final Consumer<LoggedSample> consumer)
+        {
+            if (topic.writer == null)
+            {
+                return; // not a logged topic: nothing stored
+            }
+            final long end = topic.writer.read(from, logCount, consumer);
+            if (end != logCount)
+            {
+                throw new IllegalStateException("topic " + topic.config.name() + ": the log ends at " + end +
+                    ", before the " + logCount + " entries of the cut");
+            }
+        }
+    }
+
+    Cut cut(final long[] held)
     {
         synchronized (this)
         {
-            if (writer == null || count <= 0)
-            {
-                return null;
-            }
-            return writer.drained(l ->
-            {
-                if (count > l.count())
-                {
-                    return null;
-                }
-                final List<LoggedSample> from = new java.util.ArrayList<>();
-                l.read(count - 1, from::add);
-                return from.getFirst().crc() == lastCrc ? from.subList(1, from.size()) : null;
-            });
+            return new Cut(this, position, history != null ? history.samples() : null,
+                writer != null ? writer.drained(SampleLog::count) : 0, held);
         }
+    }
+
+    /** Where a joiner's install reads the donor's samples, one at a time. */
+    interface SampleSource
+    {
+        LoggedSample next() throws IOException;
     }
 
     /** Next position at this member; the snapshot a joiner installs carries it. */
@@ -205,77 +236,100 @@ final class TopicState
     }
 
     /**
-     * Installs a donor's state: its position and stored samples (a joiner, before its first delivery). Readers that
-     * exist already get the stored samples they have not seen (all of the history; the log past what this member's
-     * own log held).
+     * Installs a donor's state (a joiner, before its first delivery): its position and its {@code count} stored
+     * samples from {@code source}, the history, or the log entries from {@code from} on (0: the whole log, of which
+     * this member's own log must be a prefix). Readers that exist already get the samples they have not seen. The
+     * log takes the entries as they arrive, so that a large log is never whole in memory.
      */
-    void install(final long donorPosition, final List<LoggedSample> samples, final long from)
+    void install(final long donorPosition, final long from, final long count, final SampleSource source)
+        throws IOException
     {
         synchronized (this)
         {
-            int fresh = 0;
-            if (history != null)
-            {
-                history.replace(samples);
-            }
             if (writer != null)
             {
-                fresh = writer.drained(l -> from > 0 ? appendAfter(l, samples, from) : appendMissing(l, samples));
+                installLog(from, count, source);
                 writer.viewChanged(); // publish the new count
-                LOG.info("topic {}: state transfer brought {} log entries from position {}; the log holds {}",
-                    config.name(), samples.size(), from, from + samples.size());
+            }
+            else
+            {
+                final List<LoggedSample> samples = new ArrayList<>(); // a history: bounded by its QoS
+                for (long i = 0; i < count; i++)
+                {
+                    samples.add(source.next());
+                }
+                if (history != null)
+                {
+                    history.replace(samples);
+                }
+                samples.forEach(this::handToReaders);
             }
             position = donorPosition;
             delivered = donorPosition;
-            for (final LoggedSample s : samples.subList(fresh, samples.size()))
+        }
+    }
+
+    private void installLog(final long from, final long count, final SampleSource source) throws IOException
+    {
+        final long mine = writer.drained(SampleLog::count);
+        if (from > 0 && mine != from)
+        {
+            throw new IllegalStateException("topic " + config.name() + ": the log holds " + mine + " entries, but " +
+                "the state was made for " + from);
+        }
+        final int[] crcs = from > 0 ? new int[0] : localCrcs(mine, count);
+        final List<LoggedSample> batch = new ArrayList<>(INSTALL_BATCH);
+        long i = 0;
+        while (i < count)
+        {
+            batch.clear();
+            while (i < count && batch.size() < INSTALL_BATCH)
             {
-                final SampleHeader header = new SampleHeader().set(config.id(), s.publisherId(), s.position(),
-                    s.sourceNanos(), true);
-                for (final ReaderSink r : readers)
+                final LoggedSample s = source.next();
+                if (i < crcs.length && crcs[(int)i] != s.crc())
                 {
-                    r.deliver(java.lang.foreign.MemorySegment.ofArray(s.payload()), 0, s.payload().length, header);
+                    throw new IllegalStateException("topic " + config.name() + ": entry " + i + " of the log in " +
+                        writer.directory() + " differs from the group's: it is not this group's log");
                 }
+                if (i >= crcs.length)
+                {
+                    batch.add(s);
+                }
+                i++;
             }
+            writer.drained(l ->
+            {
+                batch.forEach(l::append);
+                return null;
+            });
+            batch.forEach(this::handToReaders); // outside the append lock: a reader may take its time
         }
+        LOG.info("topic {}: state transfer brought {} log entries from position {}; the log holds {}",
+            config.name(), count, from, from + count);
     }
 
-    /** The donor sent the entries after the {@code from} this member's log held when it asked: appends them. */
-    private int appendAfter(final SampleLog l, final List<LoggedSample> samples, final long from)
+    /** The CRCs of this member's own log, which must be a prefix of the group's {@code count} entries. */
+    private int[] localCrcs(final long mine, final long count)
     {
-        if (l.count() != from)
+        if (mine > count)
         {
-            throw new IllegalStateException("topic " + config.name() + ": the log in " + l.directory() + " holds " +
-                l.count() + " entries, but the state was made for " + from);
-        }
-        samples.forEach(l::append);
-        return 0; // every entry received is new here
-    }
-
-    /** A joiner's log must be a prefix of the group's: appends what it lacks; returns how many it held. */
-    private int appendMissing(final SampleLog l, final List<LoggedSample> samples)
-    {
-        final List<LoggedSample> local = new java.util.ArrayList<>();
-        l.read(0, local::add);
-        final int mine = local.size();
-        if (mine > samples.size())
-        {
-            throw new IllegalStateException("topic " + config.name() + ": the log in " + l.directory() + " holds " +
-                mine + " samples, the group's only " + samples.size() + ": it is not this group's log (move it " +
+            throw new IllegalStateException("topic " + config.name() + ": the log in " + writer.directory() +
+                " holds " + mine + " samples, the group's only " + count + ": it is not this group's log (move it " +
                 "away to join)");
         }
-        for (int i = 0; i < mine; i++)
+        final int[] crcs = new int[Math.toIntExact(mine)];
+        writer.read(0, mine, e -> crcs[(int)e.position()] = e.crc());
+        return crcs;
+    }
+
+    private void handToReaders(final LoggedSample s)
+    {
+        final SampleHeader header = new SampleHeader().set(config.id(), s.publisherId(), s.position(),
+            s.sourceNanos(), true);
+        for (final ReaderSink r : readers)
         {
-            if (local.get(i).crc() != samples.get(i).crc())
-            {
-                throw new IllegalStateException("topic " + config.name() + ": entry " + i + " of the log in " +
-                    l.directory() + " differs from the group's: it is not this group's log");
-            }
+            r.deliver(java.lang.foreign.MemorySegment.ofArray(s.payload()), 0, s.payload().length, header);
         }
-        for (int i = mine; i < samples.size(); i++)
-        {
-            l.append(samples.get(i));
-        }
-        return mine;
     }
 
     long delivered()

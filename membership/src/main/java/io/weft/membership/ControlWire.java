@@ -23,8 +23,9 @@ import java.util.List;
  *   joiner -&gt; member   RESPONSE  HMAC(secret, "weft-joiner" | group | id | member nonce | request), request
  *                                (what the joiner holds already: {@link StateTransfer#joinRequest}, may be empty)
  *   member -&gt; joiner   REDIRECT leader id | RETRY reason | REFUSE reason | ACCEPTED
- *   (leader, once the view with the joiner is installed)  VIEW (with the subgroups added at run time), STATE, then
- *   member -&gt; joiner   ADMIT_MAC HMAC(secret, "weft-admit" | group | id | joiner nonce | member nonce | VIEW | STATE)
+ *   (leader, once the view with the joiner is installed)  VIEW (with the subgroups added at run time), then
+ *   member -&gt; joiner   ADMIT_MAC HMAC(secret, "weft-admit" | group | id | joiner nonce | member nonce | VIEW)
+ *   member -&gt; joiner   STATE*    the application state in chunks, each under its own MAC ({@link StateChunks})
  * </pre>
  * Neither side sends the secret; each proves it knows it, so a joiner never takes a view from an impostor, and the
  * view and state it installs are bound to this handshake: nobody on the path can alter or replay them. The member
@@ -33,7 +34,8 @@ import java.util.List;
 final class ControlWire
 {
     static final int MAGIC = 0x57464354; // "WFCT"
-    static final byte VERSION = 3; // 2: the joiner's state request in RESPONSE, under its MAC; 3: VIEW lists added subgroups
+    // 2: the joiner's state request in RESPONSE, under its MAC; 3: VIEW lists added subgroups; 4: the state in chunks
+    static final byte VERSION = 4;
     static final byte JOIN = 1;
     static final byte CHALLENGE = 2;
     static final byte RESPONSE = 3;
@@ -47,8 +49,6 @@ final class ControlWire
     static final int NONCE = 32;
     /** Largest frame a member accepts from a joiner: only the handshake travels that way. */
     static final int MAX_REQUEST = 4096;
-    /** Largest state snapshot. */
-    static final int MAX_STATE = 1 << 30;
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -149,29 +149,37 @@ final class ControlWire
         }
     }
 
-    /** The MAC of an admission: the VIEW and STATE payloads, bound to the handshake's two nonces. */
-    static byte[] admissionMac(final String secret, final String group, final int memberId, final byte[] joinerNonce,
-        final byte[] memberNonce, final byte[] view, final byte[] state)
+    /**
+     * An HMAC keyed with the group secret that has taken {@code label} and the admission's handshake (group, joiner
+     * id, both nonces): the VIEW's MAC and each STATE chunk's start from it. Clone it for each use.
+     */
+    static Mac admission(final String secret, final String label, final String group, final int memberId,
+        final byte[] joinerNonce, final byte[] memberNonce)
     {
         try
         {
             final Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-            mac.update(utf8("weft-admit"));
+            mac.update(utf8(label));
             mac.update((byte)0);
             mac.update(utf8(group));
             mac.update((byte)0);
             mac.update(java.nio.ByteBuffer.allocate(4).putInt(memberId).array());
             mac.update(joinerNonce);
             mac.update(memberNonce);
-            mac.update(java.nio.ByteBuffer.allocate(8).putInt(view.length).putInt(state.length).array());
-            mac.update(view);
-            return mac.doFinal(state);
+            return mac;
         }
         catch (final GeneralSecurityException ex)
         {
             throw new IllegalStateException("HmacSHA256 unavailable", ex);
         }
+    }
+
+    /** The MAC of an admission's VIEW payload, bound to the handshake's two nonces. */
+    static byte[] viewMac(final String secret, final String group, final int memberId, final byte[] joinerNonce,
+        final byte[] memberNonce, final byte[] view)
+    {
+        return admission(secret, "weft-admit", group, memberId, joinerNonce, memberNonce).doFinal(view);
     }
 
     /** Constant-time comparison, so that timing reveals nothing about a proof. */

@@ -62,7 +62,19 @@ public final class Group implements AutoCloseable
     /** Builds a member and brings it into its first view: view 0, or the view {@code admission} admitted it to. */
     static Group start(final GroupBuilder b, final Joiner.Admission admission)
     {
-        final Group group = new Group(b);
+        final Group group;
+        try
+        {
+            group = new Group(b);
+        }
+        catch (final RuntimeException ex)
+        {
+            if (admission != null)
+            {
+                admission.close(); // the state still on its way is not read
+            }
+            throw ex;
+        }
         group.enter(admission);
         return group;
     }
@@ -82,7 +94,16 @@ public final class Group implements AutoCloseable
         else
         {
             membership.runtime().adopt(admission.added());
-            membership.stateTransfer().install(admission.state());
+            try (admission)
+            {
+                membership.stateTransfer().install(admission.state());
+                admission.state().finish();
+            }
+            catch (final java.io.IOException ex)
+            {
+                throw new IllegalStateException("member " + config.memberId() + " could not receive its state on " +
+                    "joining " + admission.view() + ": " + ex.getMessage(), ex);
+            }
             first = admission.view();
         }
         final Epoch e = membership.openEpoch(first);
@@ -413,6 +434,13 @@ public final class Group implements AutoCloseable
     }
 
     // ---- sends (used by Subgroup) ---------------------------------------------------------------------------------
+
+    /** The current view's engine of a subgroup, or null where it does not run in this view (no members or senders). */
+    SmcSubgroup engineIfRunning(final String name)
+    {
+        checkOpen(name);
+        return current.epoch().engine(name);
+    }
 
     /** The current view's engine of a subgroup, checking that this member may use it. */
     SmcSubgroup engine(final String name)

@@ -27,9 +27,25 @@ final class Joiner
     private static final int CONNECT_TIMEOUT_MS = 1000;
     private static final String NO_ANSWER = "no member answered";
 
-    /** The first view of a joiner and the application state to install before delivering in it. */
-    record Admission(View view, List<RuntimeSubgroups.Spec> added, byte[] state)
+    /**
+     * The first view of a joiner and the application state to install before delivering in it, still arriving on the
+     * control connection that closing the admission closes.
+     */
+    record Admission(View view, List<RuntimeSubgroups.Spec> added, StateChunks.Input state, Socket socket)
+        implements AutoCloseable
     {
+        @Override
+        public void close()
+        {
+            try
+            {
+                socket.close();
+            }
+            catch (final IOException ignored)
+            {
+                // closing only
+            }
+        }
     }
 
     /** The join cannot succeed: wrong secret, unknown member, joins disabled. */
@@ -140,7 +156,9 @@ final class Joiner
     private static Attempt attempt(final WeftConfig config, final String secret, final MemberAddress target,
         final long deadline, final byte[] request) throws IOException
     {
-        try (Socket s = new Socket())
+        final Socket s = new Socket();
+        boolean admitted = false;
+        try
         {
             s.connect(new InetSocketAddress(target.host(), target.controlPort()), CONNECT_TIMEOUT_MS);
             s.setTcpNoDelay(true);
@@ -196,12 +214,11 @@ final class Joiner
                 target.id());
             s.setSoTimeout((int)Math.max(1, Math.min(Integer.MAX_VALUE, (deadline - System.nanoTime()) / 1_000_000)));
             final byte[] encoded = ControlWire.expect(in, ControlWire.MAX_REQUEST, ControlWire.VIEW).payload();
-            final byte[] state = ControlWire.expect(in, ControlWire.MAX_STATE, ControlWire.STATE).payload();
             final byte[] mac = ControlWire.expect(in, ControlWire.MAX_REQUEST, ControlWire.ADMIT_MAC).payload();
-            if (!ControlWire.sameProof(mac, ControlWire.admissionMac(secret, group, config.memberId(), myNonce,
-                theirNonce, encoded, state)))
+            if (!ControlWire.sameProof(mac, ControlWire.viewMac(secret, group, config.memberId(), myNonce,
+                theirNonce, encoded)))
             {
-                throw new ControlWire.ProtocolException("the view and state from member " + target.id() + " failed " +
+                throw new ControlWire.ProtocolException("the view from member " + target.id() + " failed " +
                     "authentication (altered on the way, or not from the member that accepted the join)");
             }
             final ControlWire.ViewFrame frame = ControlWire.decodeView(encoded);
@@ -211,7 +228,19 @@ final class Joiner
                 throw new ControlWire.ProtocolException("admitted into " + view + " which does not contain member " +
                     config.memberId());
             }
-            return new Attempt(Outcome.ADMITTED, new Admission(view, frame.added(), state), -1, null);
+            // the state may be large: from here each read waits at most a join timeout, however long the whole takes
+            s.setSoTimeout((int)Math.min(Integer.MAX_VALUE, config.membership().joinTimeout().toMillis()));
+            final StateChunks.Input state = new StateChunks.Input(in, secret, group, config.memberId(), myNonce,
+                theirNonce, "member " + target.id());
+            admitted = true;
+            return new Attempt(Outcome.ADMITTED, new Admission(view, frame.added(), state, s), -1, null);
+        }
+        finally
+        {
+            if (!admitted)
+            {
+                s.close();
+            }
         }
     }
 }

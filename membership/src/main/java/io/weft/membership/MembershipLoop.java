@@ -15,7 +15,6 @@ import org.slf4j.LoggerFactory;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -312,28 +311,27 @@ final class MembershipLoop implements Runnable
 
     /**
      * Sends each joiner of {@code view} waiting here the view and a snapshot of the application state for its request
-     * (one per distinct request; joiners that ask the same share it). The writes
-     * run on a thread of their own with a deadline (join-timeout): a joiner that does not read cannot hold up the
-     * membership thread.
+     * (one per distinct request; joiners that ask the same share it). The writes run on a thread of their own, given
+     * up when a join timeout passes without progress: a joiner that does not read cannot hold up the membership
+     * thread, and a large state takes as long as it needs.
      */
     private void admitJoiners(final View view)
     {
-        final java.util.Map<java.nio.ByteBuffer, byte[]> states = new java.util.HashMap<>(); // by request
+        final Map<java.nio.ByteBuffer, StateTransfer.Snapshot> states = new HashMap<>(); // by request
         final List<RuntimeSubgroups.Spec> added = runtime.agreed();
         for (final int id : view.joined())
         {
             final PendingJoin j = desk.take(id);
             if (j != null)
             {
-                final byte[] snapshot = states.computeIfAbsent(java.nio.ByteBuffer.wrap(j.request()),
-                    r -> stateTransfer.snapshot(j.request()));
-                CompletableFuture.delayedExecutor(config.membership().joinTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                    .execute(j::close); // unblocks a write the joiner never reads
+                final StateTransfer.Snapshot snapshot = states.computeIfAbsent(java.nio.ByteBuffer.wrap(j.request()),
+                    r -> stateTransfer.capture(j.request()));
                 Thread.ofVirtual().name("weft-admit-" + id).start(() ->
                 {
-                    if (!j.admit(view, added, snapshot))
+                    final String problem = j.admit(view, added, snapshot, config.membership().joinTimeout());
+                    if (problem != null)
                     {
-                        LOG.warn("joiner {} went away before it got {}", id, view);
+                        LOG.warn("joiner {} did not get {} and its state: {}", id, view, problem);
                     }
                 });
             }

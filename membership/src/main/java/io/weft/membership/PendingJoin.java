@@ -3,6 +3,9 @@ package io.weft.membership;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.Socket;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An authenticated joiner waiting, on its control connection, for the view that adds it; with what its handshake
@@ -13,28 +16,59 @@ record PendingJoin(int memberId, Socket socket, DataOutputStream out, String sec
     byte[] memberNonce, byte[] request) implements AutoCloseable
 {
     /**
-     * Sends the joiner its first view with the subgroups added at run time, the application state and their MAC;
-     * false if the joiner is gone.
+     * Sends the joiner its first view with the subgroups added at run time and its MAC, then the application state
+     * in chunks; null when all is sent, else what went wrong (the joiner went away, the state could not be written).
      */
-    boolean admit(final View view, final java.util.List<RuntimeSubgroups.Spec> added, final byte[] state)
+    String admit(final View view, final java.util.List<RuntimeSubgroups.Spec> added,
+        final StateTransfer.Snapshot state, final Duration stall)
     {
+        final StateChunks.Output chunks = new StateChunks.Output(out, secret, group, memberId, joinerNonce,
+            memberNonce);
+        watch(chunks, -1, stall);
         try
         {
             final byte[] encoded = ControlWire.encodeView(view, added);
             ControlWire.write(out, ControlWire.VIEW, encoded);
-            ControlWire.write(out, ControlWire.STATE, state);
-            ControlWire.write(out, ControlWire.ADMIT_MAC, ControlWire.admissionMac(secret, group, memberId, joinerNonce,
-                memberNonce, encoded, state));
-            return true;
+            ControlWire.write(out, ControlWire.ADMIT_MAC, ControlWire.viewMac(secret, group, memberId, joinerNonce,
+                memberNonce, encoded));
+            state.writeTo(chunks);
+            chunks.close(); // the last chunk: only a state written whole is marked complete
+            return null;
         }
         catch (final IOException ex)
         {
-            return false;
+            return ex.toString();
+        }
+        catch (final RuntimeException ex)
+        {
+            return "the state transfer's snapshot failed: " + ex;
         }
         finally
         {
             close();
         }
+    }
+
+    /**
+     * Closes the connection when no chunk went out for {@code stall} (a joiner that stopped reading): it unblocks the
+     * write, whatever the size of the state.
+     */
+    private void watch(final StateChunks.Output chunks, final long sent, final Duration stall)
+    {
+        CompletableFuture.delayedExecutor(stall.toMillis(), TimeUnit.MILLISECONDS).execute(() ->
+        {
+            if (!chunks.closed())
+            {
+                if (chunks.sent() == sent)
+                {
+                    close();
+                }
+                else
+                {
+                    watch(chunks, chunks.sent(), stall);
+                }
+            }
+        });
     }
 
     @Override

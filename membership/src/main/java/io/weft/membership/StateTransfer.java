@@ -1,13 +1,52 @@
 package io.weft.membership;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+
 /**
  * The application state a joining member needs before its first delivery. When a view with joiners is installed,
  * a member of that view that survived from the previous one takes a {@link #snapshot()} after its last delivery of
  * the previous view; each joiner {@link #install installs} it before it delivers anything, so that from its first
  * view on it applies the same messages to the same state as everyone else.
+ *
+ * <p>The state travels in authenticated chunks of 1 MiB and is never whole in memory on the way. A large state
+ * (a log) implements {@link #capture} and {@link #install(InputStream)}, so that neither side holds it whole at all;
+ * the {@code byte[]} methods suit a state that fits in memory comfortably.
  */
 public interface StateTransfer
 {
+    /** A cut of the state for one request, written to joiners after the view change. */
+    @FunctionalInterface
+    interface Snapshot
+    {
+        /**
+         * Writes the state as of the cut. Runs on a thread of its own while the group goes on delivering; called
+         * once per joiner that asked the same, possibly from several threads at once.
+         */
+        void writeTo(OutputStream out) throws IOException;
+    }
+
+    /**
+     * Cuts the state for a joiner whose {@link #joinRequest} was {@code request}. Called on the membership thread
+     * after the last delivery of the previous view: it must be quick and must fix what {@link Snapshot#writeTo}
+     * writes later (a copy, or how far an append-only log reaches). By default the {@link #snapshot(byte[])} bytes.
+     */
+    default Snapshot capture(final byte[] request)
+    {
+        final byte[] state = snapshot(request);
+        return out -> out.write(state);
+    }
+
+    /**
+     * Replaces the application state of a joining member from what {@link Snapshot#writeTo} wrote, read to its
+     * end. Called before its first delivery. By default reads it whole and calls {@link #install(byte[])}.
+     */
+    default void install(final InputStream state) throws IOException
+    {
+        install(state.readAllBytes());
+    }
+
     /** The whole application state, as of the last message delivered. Called on the membership thread. */
     byte[] snapshot();
 

@@ -116,11 +116,13 @@ public final class Subgroup
 
     /**
      * The durability frontier: the least count marked persisted over the members of the current view that have not
-     * failed; -1 while one of them has marked none.
+     * failed; -1 while one of them has marked none, or while the subgroup does not run in this view (all its senders
+     * gone: nothing more can be made durable, and a caller keeps the frontier it saw).
      */
     public long persistedFrontier()
     {
-        return group.engine(name).persistedFrontier();
+        final SmcSubgroup g = group.engineIfRunning(name);
+        return g == null ? -1 : g.persistedFrontier();
     }
 
     /** Null messages this member sent in the current view to keep the round-robin order moving (a run of k counts k). */

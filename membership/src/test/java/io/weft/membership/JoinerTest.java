@@ -112,7 +112,6 @@ class JoinerTest
         ControlWire.write(out, ControlWire.ACCEPTED, new byte[0]);
         ControlWire.write(out, ControlWire.VIEW, ControlWire.encodeView(new View(1, List.of(0, 1), List.of(1),
             List.of(), List.of()), List.of()));
-        ControlWire.write(out, ControlWire.STATE, new byte[0]);
         ControlWire.write(out, ControlWire.ADMIT_MAC, forgedMac);
         in.read(); // until the joiner hangs up
     }

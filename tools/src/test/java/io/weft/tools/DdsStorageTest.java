@@ -211,6 +211,38 @@ class DdsStorageTest
     }
 
     /**
+     * A log larger than every member's heap (-Xmx256m) reaches a joiner whole: the donor writes it as it reads it,
+     * in authenticated chunks, and the joiner appends each batch as it arrives (it used to travel as one message
+     * built in memory at both ends, so a log past the heap, or past 1 GiB, could not reach a joiner at all).
+     */
+    @Test
+    void aJoinerGetsALogLargerThanEveryHeap() throws Exception
+    {
+        final int samples = 6000; // of 64 KiB: 375 MiB
+        final List<TopicConfig> topics = List.of(
+            new TopicConfig("record", 4, QosLevel.LOGGED_STORAGE, List.of(0), List.of(), 16, 65536, HISTORY));
+        try (DdsRun run = new DdsRun(TransportKind.TCP, 3, List.of(0, 1), dir, topics))
+        {
+            run.start(0, false, "--count", String.valueOf(samples), "--rate", "0", "--size", "65536");
+            run.start(1, false, "--count", "0");
+            run.process(0).awaitOutput("member 0: DURABLE record true", Duration.ofSeconds(120));
+            run.start(2, true, "--count", "0");
+            run.process(2).awaitOutput("member 2: READY in view 1", Duration.ofSeconds(120));
+            final Matcher t = TRANSFER.matcher(run.process(2).output());
+            assertTrue(t.find(), "no state transfer line:\n" + run.process(2).output());
+            assertEquals(samples + " 0", t.group(1) + " " + t.group(2), "the joiner, with no log, gets all of it");
+            for (int id = 0; id < 3; id++)
+            {
+                run.command(id, "stop"); // the last to end is alone: it must not ask its stopped group for frontiers
+            }
+            run.endAll();
+            final List<DdsRun.Read> log = run.log(0, "record");
+            assertEquals(samples, log.size());
+            assertEquals(log, run.log(2, "record"), "the joiner's log is the donor's");
+        }
+    }
+
+    /**
      * Freezes every member (SIGSTOP), then checks that the highest durability frontier any of them printed is within
      * the log on disk of every member, and resumes them. Logs only grow, so a frontier printed before the freeze that
      * passes a log read during it was false when printed.
