@@ -52,6 +52,11 @@ public final class KvCommand implements Callable<Integer>
         "with the same DIR recovers every acknowledged write.")
     Path log;
 
+    @Option(names = "--compact-after", defaultValue = "" + io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES,
+        description = "With --log: each member compacts its log once this many bytes of writes follow its last " +
+            "snapshot (default ${DEFAULT-VALUE}, 64 MiB).")
+    long compactAfter;
+
     @Option(names = "--duration", description = "Stop after this long (default: run until interrupted).")
     Duration duration;
 
@@ -63,9 +68,10 @@ public final class KvCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        if (group.problem() != null)
+        if (group.problem() != null || compactAfter < 1)
         {
-            return Weft.refuse(group.problem());
+            return Weft.refuse(group.problem() != null ? group.problem() :
+                "--compact-after must be a positive number of bytes, was " + compactAfter);
         }
         final Path home = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("weft-kv");
         try (MemberProcesses processes = new MemberProcesses(System.out))
@@ -168,7 +174,8 @@ public final class KvCommand implements Callable<Integer>
             String.valueOf(member), "--port", String.valueOf(port), "--reads", reads));
         if (log != null)
         {
-            args.addAll(List.of("--log", log.resolve("member-" + member).toString()));
+            args.addAll(List.of("--log", log.resolve("member-" + member).toString(), "--compact-after",
+                String.valueOf(compactAfter)));
         }
         if (join)
         {

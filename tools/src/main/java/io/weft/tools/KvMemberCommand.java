@@ -36,6 +36,11 @@ final class KvMemberCommand implements Callable<Integer>
         "a cold start of the whole group recovers what any member logged).")
     Path log;
 
+    @Option(names = "--compact-after", defaultValue = "" + io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES,
+        description = "With --log: compact the log once this many bytes of writes follow its last snapshot " +
+            "(default ${DEFAULT-VALUE}, 64 MiB).")
+    long compactAfter;
+
     @Option(names = "--reads", defaultValue = "linearizable",
         description = "linearizable (reads ordered through the group) or local (sequentially consistent, faster).")
     String reads;
@@ -48,6 +53,10 @@ final class KvMemberCommand implements Callable<Integer>
             System.err.println("weft: --reads takes linearizable or local, not '" + reads + "'");
             return Weft.EXIT_CONFIG;
         }
+        if (compactAfter < 1)
+        {
+            return Weft.refuse("--compact-after must be a positive number of bytes, was " + compactAfter);
+        }
         final WeftConfig cfg = member.load();
         if (cfg.subgroups().stream().noneMatch(s -> s.name().equals(KvReplica.SUBGROUP)))
         {
@@ -57,7 +66,7 @@ final class KvMemberCommand implements Callable<Integer>
         final KvReplica replica;
         try
         {
-            replica = new KvReplica(reads.equals("local"), log);
+            replica = new KvReplica(reads.equals("local"), log, compactAfter);
         }
         catch (final IllegalStateException ex)
         {

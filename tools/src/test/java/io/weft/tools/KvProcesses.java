@@ -22,6 +22,7 @@ final class KvProcesses implements AutoCloseable
     private final Path config;
     private final String reads;
     private final Path logs;
+    private final long compactAfter;
 
     /** Starts {@code members} members and waits until each serves. */
     KvProcesses(final Path dir, final int members, final String reads) throws Exception
@@ -32,6 +33,14 @@ final class KvProcesses implements AutoCloseable
     /** Starts {@code members} durable members (with {@code logs}: member i logs in logs/member-i). */
     KvProcesses(final Path dir, final int members, final String reads, final Path logs) throws Exception
     {
+        this(dir, members, reads, logs, io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES);
+    }
+
+    /** As above, each log compacted once {@code compactAfter} bytes of writes follow its last snapshot. */
+    KvProcesses(final Path dir, final int members, final String reads, final Path logs, final long compactAfter)
+        throws Exception
+    {
+        this.compactAfter = compactAfter;
         this.dir = dir;
         this.reads = reads;
         this.logs = logs;
@@ -64,7 +73,8 @@ final class KvProcesses implements AutoCloseable
             String.valueOf(i), "--port", String.valueOf(ports.get(i)), "--reads", reads));
         if (logs != null)
         {
-            args.addAll(List.of("--log", logs.resolve("member-" + i).toString()));
+            args.addAll(List.of("--log", logs.resolve("member-" + i).toString(), "--compact-after",
+                String.valueOf(compactAfter)));
         }
         if (join)
         {

@@ -1,10 +1,18 @@
 package io.weft.examples.kv;
 
 import io.weft.dds.SampleLog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * A member's durable record of the store (the DDS layer's {@link SampleLog}: a Chronicle Queue of CRC-checked
@@ -12,67 +20,248 @@ import java.util.List;
  * group's total order, the same at every member), appended before it is applied; and the state a joiner received,
  * as a snapshot at its position. Replaying it rebuilds the store as of the last entry. Appends go to the page cache
  * of a memory-mapped file: they survive the process (kill -9), not a crash of the host.
+ *
+ * <p>Compaction: once {@code compactAfter} bytes of batches follow the last snapshot, the replica replaces the log
+ * with the batches other members may still need in a cold start (those past the group's logged frontier) and a
+ * snapshot of the store, so the log holds about one state and a tail instead of every write ever made.
  */
 public final class KvLog implements AutoCloseable
 {
+    /** Batches appended after which a compaction is due by default: 64 MiB of them. */
+    public static final long COMPACT_AFTER_BYTES = 64L << 20;
+    private static final Logger LOG = LoggerFactory.getLogger(KvLog.class);
     private static final int BATCH = 0;
     private static final int SNAPSHOT = 1;
 
-    private final SampleLog log;
-    /** The first write position this log holds a batch for (after its last snapshot); 1 with no snapshot. */
+    private final Path directory;
+    private final long compactAfter;
+    private volatile SampleLog log; // replaced by a compaction (predicate thread); a catch-up reads it
+    /** The first write position of the run of batches that reaches the log's end; the last + 1 with none. */
     private long firstBatch = 1;
+    private long lastBatch;
+    /** Bytes of batches appended since the last snapshot (or the start of the log). */
+    private long sinceSnapshot;
 
     public KvLog(final Path directory)
     {
+        this(directory, COMPACT_AFTER_BYTES);
+    }
+
+    /**
+     * Opens the log in {@code directory}, first finishing or undoing a compaction a crash interrupted.
+     *
+     * @param compactAfter bytes of batches after which {@link #compactionDue} says so.
+     */
+    public KvLog(final Path directory, final long compactAfter)
+    {
+        if (compactAfter < 1)
+        {
+            throw new IllegalArgumentException("compactAfter must be positive, was " + compactAfter);
+        }
+        this.directory = directory;
+        this.compactAfter = compactAfter;
+        settle(directory);
         this.log = SampleLog.open(directory);
     }
 
     Path directory()
     {
-        return log.directory();
+        return directory;
     }
 
     /**
-     * Rebuilds {@code store} from the log; returns the write position it reached (0 for an empty log).
+     * Rebuilds {@code store} from the log; returns the write position it reached (0 for an empty log). The state
+     * starts at the last snapshot; batches before it are only kept for others' catch-up.
      *
      * @throws IllegalStateException on a gap in the positions (a damaged log), naming it.
      */
     long replay(final KvStore store, final KvReplica.Applier applier)
     {
+        final long[] lastSnapshot = {-1};
+        log.read(0, entry ->
+        {
+            if (entry.publisherId() == SNAPSHOT)
+            {
+                lastSnapshot[0] = entry.position();
+            }
+        });
         final long[] g = {0};
         log.read(0, entry ->
         {
             if (entry.publisherId() == SNAPSHOT)
             {
-                store.install(entry.payload());
-                g[0] = entry.sourceNanos();
-                firstBatch = g[0] + 1;
+                if (entry.position() == lastSnapshot[0])
+                {
+                    store.install(entry.payload());
+                    g[0] = entry.sourceNanos();
+                }
+                sinceSnapshot = 0;
             }
-            else if (entry.sourceNanos() == g[0] + 1)
+            else
             {
-                applier.apply(entry.payload(), entry.payload().length);
-                g[0]++;
-            }
-            else if (entry.sourceNanos() > g[0] + 1)
-            {
-                throw new IllegalStateException("the key-value log in " + log.directory() + " jumps from write " +
-                    g[0] + " to " + entry.sourceNanos() + " at entry " + entry.position());
+                held(entry.sourceNanos());
+                sinceSnapshot += entry.payload().length;
+                if (entry.position() < lastSnapshot[0])
+                {
+                    return; // catch-up material from before the state the snapshot holds
+                }
+                if (entry.sourceNanos() == g[0] + 1)
+                {
+                    applier.apply(entry.payload(), entry.payload().length);
+                    g[0]++;
+                }
+                else if (entry.sourceNanos() > g[0] + 1)
+                {
+                    throw new IllegalStateException("the key-value log in " + directory + " jumps from write " +
+                        g[0] + " to " + entry.sourceNanos() + " at entry " + entry.position());
+                }
             }
         });
+        if (lastBatch < g[0])
+        {
+            firstBatch = g[0] + 1; // no batch reaches the snapshot's position
+        }
         return g[0];
+    }
+
+    /** A batch of write position {@code g} is in the log: it extends the run of batches or starts a new one. */
+    private void held(final long g)
+    {
+        if (g != lastBatch + 1)
+        {
+            firstBatch = g;
+        }
+        lastBatch = g;
     }
 
     /** The batch at write position {@code g}: {@code length} bytes of {@code batch}. */
     public void appendBatch(final long g, final byte[] batch, final int length)
     {
         log.append(BATCH, g, batch, length);
+        held(g);
+        sinceSnapshot += length;
     }
 
-    /** The whole state at write position {@code g} (a joiner's state transfer). */
+    /**
+     * The whole state at write position {@code g}, received by state transfer: the log starts again from it (what
+     * it held before is another history's and goes).
+     */
     public void appendSnapshot(final long g, final byte[] state)
     {
-        log.append(SNAPSHOT, g, state, state.length);
-        firstBatch = g + 1;
+        compact(g, g, state);
+    }
+
+    /** Whether batches past the compaction threshold were appended since the last snapshot. */
+    boolean compactionDue()
+    {
+        return sinceSnapshot >= compactAfter;
+    }
+
+    /**
+     * Compacts at write position {@code g} with the store's {@code state}, keeping the batches past the group's
+     * logged {@code frontier} (the least position logged over the view's members; -1 while one is unknown: then it
+     * waits, and the next batch tries again).
+     */
+    void compact(final long frontier, final long g, final java.util.function.Supplier<byte[]> state)
+    {
+        if (frontier < 0)
+        {
+            return;
+        }
+        final long start = System.nanoTime();
+        final byte[] bytes = state.get();
+        compact(Math.min(frontier, g), g, bytes);
+        LOG.info("key-value log compacted at write {} in {} ms: a snapshot of {} bytes, batches from {} kept", g,
+            (System.nanoTime() - start) / 1_000_000, bytes.length, firstBatch);
+    }
+
+    /**
+     * Replaces the log with one that holds the batches {@code keepFrom + 1 .. g} it holds (what other members may
+     * still ask for in a cold start's catch-up), then {@code state}, the store at write position {@code g}. The new
+     * log is written beside this one, then takes its place by two renames; {@link #settle} finishes or undoes a
+     * compaction that a crash interrupted, so either log is whole at every moment.
+     */
+    void compact(final long keepFrom, final long g, final byte[] state)
+    {
+        final Path next = sibling(".next");
+        final Path old = sibling(".old");
+        delete(next);
+        final long start = Math.max(keepFrom + 1, firstBatch);
+        final long[] last = {start - 1};
+        try (SampleLog fresh = SampleLog.open(next))
+        {
+            log.read(0, entry ->
+            {
+                final long p = entry.sourceNanos();
+                if (entry.publisherId() == BATCH && p == last[0] + 1 && p <= g)
+                {
+                    fresh.append(BATCH, p, entry.payload(), entry.payload().length);
+                    last[0] = p;
+                }
+            });
+            fresh.append(SNAPSHOT, g, state, state.length);
+        }
+        final long first = last[0] == g ? start : g + 1; // a tail that does not reach g is no run of the log's end
+        log.close();
+        move(directory, old);
+        move(next, directory);
+        delete(old);
+        log = SampleLog.open(directory);
+        firstBatch = first;
+        lastBatch = g;
+        sinceSnapshot = 0;
+    }
+
+    /** Finishes ({@code .next} complete, no log) or undoes ({@code .next} beside the log) an interrupted compaction. */
+    private static void settle(final Path directory)
+    {
+        final Path next = directory.resolveSibling(directory.getFileName() + ".next");
+        final Path old = directory.resolveSibling(directory.getFileName() + ".old");
+        if (Files.isDirectory(next) && !Files.exists(directory) && Files.isDirectory(old))
+        {
+            move(next, directory); // both renames were due; the new log was closed whole before the first
+        }
+        if (Files.exists(directory))
+        {
+            delete(next);
+            delete(old);
+        }
+    }
+
+    private Path sibling(final String suffix)
+    {
+        return directory.resolveSibling(directory.getFileName() + suffix);
+    }
+
+    private static void move(final Path from, final Path to)
+    {
+        try
+        {
+            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot rename " + from + " to " + to + " compacting the key-value log", ex);
+        }
+    }
+
+    private static void delete(final Path tree)
+    {
+        if (!Files.exists(tree))
+        {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(tree))
+        {
+            for (final Path p : paths.sorted(Comparator.reverseOrder()).toList())
+            {
+                Files.delete(p);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot remove " + tree, ex);
+        }
     }
 
     long firstBatch()
@@ -84,12 +273,14 @@ public final class KvLog implements AutoCloseable
     List<byte[]> batches(final long from, final long to)
     {
         final List<byte[]> found = new ArrayList<>();
+        final long[] last = {Math.max(from, firstBatch) - 1};
         log.read(0, entry ->
         {
-            if (entry.publisherId() == BATCH && entry.sourceNanos() >= from && entry.sourceNanos() <= to &&
-                entry.sourceNanos() >= firstBatch)
+            final long p = entry.sourceNanos();
+            if (entry.publisherId() == BATCH && p == last[0] + 1 && p <= to)
             {
                 found.add(entry.payload());
+                last[0] = p;
             }
         });
         return found;

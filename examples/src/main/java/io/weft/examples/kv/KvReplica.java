@@ -65,6 +65,8 @@ public final class KvReplica implements AutoCloseable
     private static final byte CATCHUP = 2;
     private static final byte RECOVERED = 3;
     private static final Duration SEND_WAIT = Duration.ofMillis(200);
+    /** Batches between two publications of how far this member's log reaches. */
+    private static final int PERSISTED_EVERY = 64;
 
     private final KvStore store = new KvStore();
     private final boolean localReads;
@@ -114,8 +116,18 @@ public final class KvReplica implements AutoCloseable
      */
     public KvReplica(final boolean localReads, final Path logDirectory)
     {
+        this(localReads, logDirectory, KvLog.COMPACT_AFTER_BYTES);
+    }
+
+    /**
+     * A replica whose log is compacted once {@code compactAfter} bytes of batches follow its last snapshot.
+     *
+     * @throws IllegalStateException the log is damaged, naming where.
+     */
+    public KvReplica(final boolean localReads, final Path logDirectory, final long compactAfter)
+    {
         this.localReads = localReads;
-        this.log = logDirectory == null ? null : new KvLog(logDirectory);
+        this.log = logDirectory == null ? null : new KvLog(logDirectory, compactAfter);
         this.applied = log == null ? 0 : log.replay(store, this::applyWrites);
         this.proposer = Thread.ofPlatform().name("kv-proposer").daemon(true).unstarted(this::propose);
     }
@@ -384,7 +396,8 @@ public final class KvReplica implements AutoCloseable
     {
         final ByteBuffer in = ByteBuffer.wrap(bytes);
         final long seq = in.getLong(8);
-        if (in.getInt(24) > 0)
+        final boolean write = in.getInt(24) > 0;
+        if (write)
         {
             applied++;
             if (log != null)
@@ -401,10 +414,16 @@ public final class KvReplica implements AutoCloseable
                 (op.write ? writes : reads).incrementAndGet();
                 op.reply.complete(store.apply(op.args, batch.now)); // the same arguments the batch carries
             }
-            return;
         }
-        // another member's batch, or this member's after it stopped serving: the writes still apply here
-        applyWrites(bytes, bytes.length);
+        else
+        {
+            // another member's batch, or this member's after it stopped serving: the writes still apply here
+            applyWrites(bytes, bytes.length);
+        }
+        if (write && log != null)
+        {
+            logged(); // after the writes applied: a snapshot taken now is the store at write position applied
+        }
     }
 
     /** Applies the writes of an encoded batch, at its clock reading. */
@@ -439,56 +458,20 @@ public final class KvReplica implements AutoCloseable
         {
             return;
         }
-        long low = Long.MAX_VALUE;
-        long high = 0;
-        for (final int m : members)
+        recoveryTarget = CatchUpPlan.target(recoverReports, members);
+        try
         {
-            low = Math.min(low, recoverReports.get(m)[0]);
-            high = Math.max(high, recoverReports.get(m)[0]);
+            for (final long[] stretch : CatchUpPlan.stretches(recoverReports, members, me))
+            {
+                Thread.ofPlatform().name("kv-catchup").start(() -> sendCatchUp(stretch[0], stretch[1])); // reads the log
+            }
         }
-        recoveryTarget = high;
-        final List<Integer> byId = members.stream().sorted().toList();
-        // every position someone lacks is sent again by the lowest-id member whose log holds it
-        long from = -1;
-        for (long p = low + 1; p <= high; p++)
+        catch (final IllegalStateException ex)
         {
-            int source = -1;
-            for (final int m : byId)
-            {
-                final long[] r = recoverReports.get(m);
-                if (r[1] <= p && p <= r[0])
-                {
-                    source = m;
-                    break;
-                }
-            }
-            if (source < 0)
-            {
-                stop("no member's log holds write " + p + " (positions reported: " + reports() + "); the store " +
-                    "cannot recover it");
-                return;
-            }
-            if (source == me && from < 0)
-            {
-                from = p;
-            }
-            if ((source != me || p == high) && from >= 0)
-            {
-                final long to = source == me ? p : p - 1;
-                final long first = from;
-                from = -1;
-                Thread.ofPlatform().name("kv-catchup").start(() -> sendCatchUp(first, to)); // reads the log
-            }
+            stop(ex.getMessage());
+            return;
         }
         checkRecovered();
-    }
-
-    private String reports()
-    {
-        final StringBuilder b = new StringBuilder();
-        recoverReports.forEach((m, r) -> b.append(b.isEmpty() ? "" : ", ").append("member ").append(m)
-            .append(" at ").append(r[0]).append(" holding from ").append(r[1]));
-        return b.toString();
     }
 
     private void sendCatchUp(final long from, final long to)
@@ -516,9 +499,33 @@ public final class KvReplica implements AutoCloseable
                 applied++;
                 log.appendBatch(applied, next.getValue(), next.getValue().length);
                 applyWrites(next.getValue(), next.getValue().length);
+                logged();
             }
         }
         checkRecovered();
+    }
+
+    /**
+     * After a batch is logged and applied (on the predicate thread): every {@value #PERSISTED_EVERY} batches this member publishes
+     * how far its log reaches, so that the group's logged frontier (the least over the view) is known; a compaction
+     * that is due keeps the batches past that frontier, which another member may still ask for in a cold start.
+     */
+    private void logged()
+    {
+        final Group g = group;
+        if (g == null)
+        {
+            return; // a joiner's state being installed: its group is not up yet
+        }
+        final Subgroup subgroup = g.subgroup(SUBGROUP);
+        if (applied % PERSISTED_EVERY == 0)
+        {
+            subgroup.markPersisted(applied);
+        }
+        if (log.compactionDue() && serving.getCount() == 0) // not while catch-up threads read the log
+        {
+            log.compact(subgroup.persistedFrontier(), applied, store::snapshot);
+        }
     }
 
     private void checkRecovered()

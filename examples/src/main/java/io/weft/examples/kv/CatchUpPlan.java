@@ -1,0 +1,86 @@
+package io.weft.examples.kv;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Who sends which writes again in a cold start: from every member's report (the write position its log reached,
+ * and the first position of the run of batches it holds), every position between the lowest and the highest is
+ * sent again by the lowest-id member whose log holds it.
+ */
+final class CatchUpPlan
+{
+    private CatchUpPlan()
+    {
+    }
+
+    /** The highest position reported: where every member must arrive. */
+    static long target(final Map<Integer, long[]> reports, final List<Integer> members)
+    {
+        long high = 0;
+        for (final int m : members)
+        {
+            high = Math.max(high, reports.get(m)[0]);
+        }
+        return high;
+    }
+
+    /**
+     * The stretches {@code me} sends again, as {@code {from, to}} (inclusive), in order.
+     *
+     * @throws IllegalStateException naming the first position no member's log holds.
+     */
+    static List<long[]> stretches(final Map<Integer, long[]> reports, final List<Integer> members, final int me)
+    {
+        long low = Long.MAX_VALUE;
+        for (final int m : members)
+        {
+            low = Math.min(low, reports.get(m)[0]);
+        }
+        final long high = target(reports, members);
+        final List<Integer> byId = members.stream().sorted().toList();
+        final List<long[]> mine = new ArrayList<>();
+        long from = -1;
+        for (long p = low + 1; p <= high; p++)
+        {
+            final int source = holder(reports, byId, p);
+            if (source < 0)
+            {
+                throw new IllegalStateException("no member's log holds write " + p + " (positions reported: " +
+                    describe(reports) + "); the store cannot recover it");
+            }
+            if (source == me && from < 0)
+            {
+                from = p;
+            }
+            if ((source != me || p == high) && from >= 0)
+            {
+                mine.add(new long[] {from, source == me ? p : p - 1});
+                from = -1;
+            }
+        }
+        return mine;
+    }
+
+    private static int holder(final Map<Integer, long[]> reports, final List<Integer> byId, final long p)
+    {
+        for (final int m : byId)
+        {
+            final long[] r = reports.get(m);
+            if (r[1] <= p && p <= r[0])
+            {
+                return m;
+            }
+        }
+        return -1;
+    }
+
+    static String describe(final Map<Integer, long[]> reports)
+    {
+        final StringBuilder b = new StringBuilder();
+        reports.forEach((m, r) -> b.append(b.isEmpty() ? "" : ", ").append("member ").append(m)
+            .append(" at ").append(r[0]).append(" holding from ").append(r[1]));
+        return b.toString();
+    }
+}

@@ -1,0 +1,190 @@
+package io.weft.examples.kv;
+
+import io.weft.dds.SampleLog;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The key-value log's compaction: what it keeps, what a replay rebuilds, and a crash at each step of the swap. */
+@Timeout(60)
+class KvLogTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void compactionKeepsTheTailPastTheFrontierAndTheState()
+    {
+        final Path path = dir.resolve("member-0");
+        final KvStore store = new KvStore();
+        try (KvLog log = new KvLog(path, 1000))
+        {
+            for (long g = 1; g <= 100; g++)
+            {
+                append(log, store, g);
+            }
+            assertTrue(log.compactionDue(), "100 batches of about 40 bytes are past 1000 bytes");
+            log.compact(90, 100, store::snapshot);
+            assertFalse(log.compactionDue());
+            assertEquals(91, log.firstBatch(), "batches past the frontier are kept for a cold start's catch-up");
+            assertEquals(10, log.batches(91, 100).size());
+            append(log, store, 101);
+            assertEquals(11, log.batches(91, 101).size(), "the kept tail and the new batch are one run");
+        }
+        assertEquals(12, entries(path), "10 batches, the snapshot, 1 batch: not 101 entries");
+        final KvStore replayed = new KvStore();
+        try (KvLog log = new KvLog(path, 1000))
+        {
+            assertEquals(101, log.replay(replayed, (b, n) -> apply(replayed, b)));
+            assertEquals(91, log.firstBatch());
+        }
+        assertArrayEquals(store.snapshot(), replayed.snapshot(), "a replay rebuilds the store");
+    }
+
+    @Test
+    void aJoinersStateStartsTheLogAnew()
+    {
+        final Path path = dir.resolve("member-1");
+        final KvStore store = new KvStore();
+        try (KvLog log = new KvLog(path))
+        {
+            for (long g = 1; g <= 20; g++)
+            {
+                append(log, store, g); // another history, before the member left
+            }
+            log.appendSnapshot(50, store.snapshot());
+            assertEquals(51, log.firstBatch());
+        }
+        assertEquals(1, entries(path), "only the state received");
+    }
+
+    @Test
+    void aCrashAfterTheFirstRenameFinishesTheCompaction()
+    {
+        final Path path = dir.resolve("member-2");
+        final KvStore store = compacted(path);
+        rename(path, sibling(path, ".next"));
+        writeLog(path, 7); // the log before compaction, renamed aside
+        rename(path, sibling(path, ".old"));
+        final KvStore replayed = new KvStore();
+        try (KvLog log = new KvLog(path, 1000))
+        {
+            assertEquals(30, log.replay(replayed, (b, n) -> apply(replayed, b)), "the compacted log took its place");
+        }
+        assertArrayEquals(store.snapshot(), replayed.snapshot());
+        assertFalse(Files.exists(sibling(path, ".old")));
+        assertFalse(Files.exists(sibling(path, ".next")));
+    }
+
+    @Test
+    void aCrashBeforeTheRenamesKeepsTheOldLog()
+    {
+        final Path path = dir.resolve("member-3");
+        writeLog(path, 7);
+        writeLog(sibling(path, ".next"), 3); // a compaction cut short: the log stays as it was
+        final KvStore replayed = new KvStore();
+        try (KvLog log = new KvLog(path, 1000))
+        {
+            assertEquals(7, log.replay(replayed, (b, n) -> apply(replayed, b)));
+        }
+        assertFalse(Files.exists(sibling(path, ".next")));
+    }
+
+    private static KvStore compacted(final Path path)
+    {
+        final KvStore store = new KvStore();
+        try (KvLog log = new KvLog(path, 1000))
+        {
+            for (long g = 1; g <= 30; g++)
+            {
+                append(log, store, g);
+            }
+            log.compact(25, 30, store::snapshot);
+        }
+        return store;
+    }
+
+    private static void writeLog(final Path path, final long batches)
+    {
+        final KvStore store = new KvStore();
+        try (KvLog log = new KvLog(path, Long.MAX_VALUE))
+        {
+            for (long g = 1; g <= batches; g++)
+            {
+                append(log, store, g);
+            }
+        }
+    }
+
+    private static void append(final KvLog log, final KvStore store, final long g)
+    {
+        final byte[] batch = batch(g);
+        log.appendBatch(g, batch, batch.length);
+        apply(store, batch);
+    }
+
+    /** A batch as the replica encodes it: header, one SET of key k{g}. */
+    private static byte[] batch(final long g)
+    {
+        final List<byte[]> args = List.of(bytes("SET"), bytes("k" + g), bytes("v" + g));
+        final ByteBuffer out = ByteBuffer.allocate(KvReplica.HEADER + 4 + 3 * 4 + 64);
+        out.put((byte)1).put((byte)0).putShort((short)0).putInt(0).putLong(g).putLong(1_000).putInt(1).putInt(3);
+        args.forEach(a -> out.putInt(a.length).put(a));
+        return java.util.Arrays.copyOf(out.array(), out.position());
+    }
+
+    private static void apply(final KvStore store, final byte[] batch)
+    {
+        final ByteBuffer in = ByteBuffer.wrap(batch, KvReplica.HEADER, batch.length - KvReplica.HEADER);
+        final List<byte[]> args = new ArrayList<>();
+        for (int i = in.getInt(); i > 0; i--)
+        {
+            final byte[] a = new byte[in.getInt()];
+            in.get(a);
+            args.add(a);
+        }
+        store.apply(args, 0);
+    }
+
+    private static byte[] bytes(final String s)
+    {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static long entries(final Path path)
+    {
+        try (SampleLog log = SampleLog.openReadOnly(path))
+        {
+            return log.read(0, e -> { });
+        }
+    }
+
+    private static Path sibling(final Path path, final String suffix)
+    {
+        return path.resolveSibling(path.getFileName() + suffix);
+    }
+
+    private static void rename(final Path from, final Path to)
+    {
+        try
+        {
+            Files.move(from, to);
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new java.io.UncheckedIOException(ex);
+        }
+    }
+}
