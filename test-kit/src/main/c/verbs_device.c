@@ -43,7 +43,7 @@ struct reg_mr { uint32_t rkey, access; int32_t fd, live; uint64_t addr, length; 
 struct reg_qp { uint32_t qpn, state, dest_qpn, sq_psn, rq_psn, live; };
 struct registry { uint64_t magic; int32_t pid, pad; struct reg_mr mr[MAX_MR]; struct reg_qp qp[MAX_QP]; };
 
-struct remote_mr { uint32_t rkey; uint8_t *base; uint64_t addr, length; };
+struct remote_mr { uint32_t rkey; int32_t slot; uint8_t *base; uint64_t addr, length; };
 
 struct sw_qp {
     struct ibv_qp qp;
@@ -375,10 +375,17 @@ static uint8_t *remote(struct sw_qp *qp, uint32_t rkey, uint64_t addr, uint32_t 
     for (i = 0; i < MAX_REMOTE_MR; i++) {
         if (qp->remote[i].base && qp->remote[i].rkey == rkey) { m = &qp->remote[i]; break; }
     }
+    if (m && !__atomic_load_n(&qp->peer->mr[m->slot].live, __ATOMIC_ACQUIRE)) {
+        /* deregistered since: a NIC checks the key of every write, so the cached mapping is dropped */
+        munmap(m->base, m->length);
+        m->base = NULL;
+        return NULL;
+    }
     if (!m) {
         for (i = 0; i < MAX_MR; i++) {
             struct reg_mr *r = &qp->peer->mr[i];
             if (__atomic_load_n(&r->live, __ATOMIC_ACQUIRE) && r->rkey == rkey && (r->access & IBV_ACCESS_REMOTE_WRITE)) {
+                int slot = i;
                 snprintf(path, sizeof(path), "/proc/%d/fd/%d", qp->peer_pid, r->fd);
                 if ((fd = open(path, O_RDWR)) < 0) return NULL;
                 for (i = 0; i < MAX_REMOTE_MR && qp->remote[i].base; i++) ;
@@ -388,6 +395,7 @@ static uint8_t *remote(struct sw_qp *qp, uint32_t rkey, uint64_t addr, uint32_t 
                 close(fd);
                 if (m->base == MAP_FAILED) { m->base = NULL; return NULL; }
                 m->rkey = rkey;
+                m->slot = slot;
                 m->addr = r->addr;
                 m->length = r->length;
                 break;

@@ -193,7 +193,7 @@ class SstInJvmTest
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"shm", "shm-copy", "tcp"})
+    @ValueSource(strings = {"shm", "shm-copy", "tcp", "rdma", "verbs"})
     void aFrozenRowKeepsWhatItHeldAndTakesNoMorePushes(final String transport) throws Exception
     {
         withThree(transport, (s0, s1, s2) ->

@@ -35,9 +35,10 @@ final class FabricEndpoint implements RdmaEndpoint
     private MemorySegment cq = MemorySegment.NULL;
     private MemorySegment av = MemorySegment.NULL;
     private MemorySegment ep = MemorySegment.NULL;
-    private MemorySegment mr = MemorySegment.NULL;
-    private MemorySegment desc = MemorySegment.NULL;
-    private long key;
+    /** One registration per row, so that a frozen member's can be closed; NULL once revoked. */
+    private final MemorySegment[] mrs;
+    private final long[] keys;
+    private MemorySegment desc = MemorySegment.NULL; // of this member's own row, the source of every write
     private final MemorySegment contexts;
     private final int[] contextTarget = new int[CONTEXTS];
     private final int[] perTarget = new int[io.weft.config.GroupConfig.MAX_MEMBERS];
@@ -50,8 +51,17 @@ final class FabricEndpoint implements RdmaEndpoint
     private MethodHandle cqRead;
     private MethodHandle cqReadErr;
 
-    FabricEndpoint(final String provider, final String node, final MemorySegment table, final long requestedKey)
+    /**
+     * @param table        the whole table, {@code rows} rows of {@code rowSize} bytes; row {@code myRank} is this
+     *                     member's, the source of its writes.
+     * @param requestedKey where the provider lets the application choose keys: the first of {@code rows} keys.
+     */
+    FabricEndpoint(final String provider, final String node, final MemorySegment table, final int rows,
+        final long rowSize, final int myRank, final long requestedKey)
     {
+        this.mrs = new MemorySegment[rows];
+        this.keys = new long[rows];
+        java.util.Arrays.fill(mrs, MemorySegment.NULL);
         this.lib = Fabric.load();
         this.provider = provider;
         this.contexts = arena.allocate((long)CONTEXTS * CONTEXT_SIZE, 64);
@@ -68,7 +78,7 @@ final class FabricEndpoint implements RdmaEndpoint
             final boolean providerKey = (mrMode & FI_MR_PROV_KEY) != 0;
             JvmSignals.preserve(() ->
             {
-                open(table, requestedKey, providerKey);
+                open(table, rowSize, myRank, requestedKey, providerKey);
                 return null;
             });
         }
@@ -171,7 +181,8 @@ final class FabricEndpoint implements RdmaEndpoint
         });
     }
 
-    private void open(final MemorySegment table, final long requestedKey, final boolean providerKey)
+    private void open(final MemorySegment table, final long rowSize, final int myRank, final long requestedKey,
+        final boolean providerKey)
     {
         try (Arena call = Arena.ofConfined())
         {
@@ -199,12 +210,17 @@ final class FabricEndpoint implements RdmaEndpoint
             check("fi_ep_bind(av)", (int)bind.invokeExact(ep, av, 0L));
             check("fi_enable", (int)Fabric.op(ep, FID_OPS, FI_OPS_CONTROL, Fabric.CONTROL)
                 .invokeExact(ep, (int)FI_ENABLE, MemorySegment.NULL));
-            check("fi_mr_reg", (int)Fabric.op(domain, FID_DOMAIN_MR, FI_OPS_MR_REG, Fabric.MR_REG)
-                .invokeExact(domain, table, table.byteSize(), FI_REMOTE_WRITE | FI_WRITE, 0L,
-                    providerKey ? 0L : requestedKey, 0L, out, MemorySegment.NULL));
-            mr = out.get(ValueLayout.ADDRESS, 0);
-            key = Fabric.u64(mr, FID_MR_KEY);
-            desc = Fabric.ptr(mr, FID_MR_MEM_DESC);
+            final MethodHandle register = Fabric.op(domain, FID_DOMAIN_MR, FI_OPS_MR_REG, Fabric.MR_REG);
+            for (int r = 0; r < mrs.length; r++)
+            {
+                final MemorySegment row = table.asSlice(r * rowSize, rowSize);
+                check("fi_mr_reg of row " + r, (int)register.invokeExact(domain, row, rowSize,
+                    r == myRank ? FI_WRITE : FI_REMOTE_WRITE, 0L, providerKey ? 0L : requestedKey + r, 0L, out,
+                    MemorySegment.NULL));
+                mrs[r] = out.get(ValueLayout.ADDRESS, 0);
+                keys[r] = Fabric.u64(mrs[r], FID_MR_KEY);
+            }
+            desc = Fabric.ptr(mrs[myRank], FID_MR_MEM_DESC);
             write = Fabric.op(ep, FID_EP_RMA, FI_OPS_RMA_WRITE, Fabric.WRITE);
             cqRead = Fabric.op(cq, FID_CQ_OPS, FI_OPS_CQ_READ, Fabric.CQ_READ);
             cqReadErr = Fabric.op(cq, FID_CQ_OPS, FI_OPS_CQ_READERR, Fabric.CQ_READERR);
@@ -250,9 +266,16 @@ final class FabricEndpoint implements RdmaEndpoint
     }
 
     @Override
-    public long key()
+    public long key(final int rank)
     {
-        return key;
+        return keys[rank];
+    }
+
+    @Override
+    public void revoke(final int rank)
+    {
+        Fabric.close(mrs[rank]); // the provider checks the key of every incoming write: a closed one is refused
+        mrs[rank] = MemorySegment.NULL;
     }
 
     @Override
@@ -411,12 +434,16 @@ final class FabricEndpoint implements RdmaEndpoint
     public void close()
     {
         Fabric.close(ep);
-        Fabric.close(mr);
+        for (int r = 0; r < mrs.length; r++)
+        {
+            Fabric.close(mrs[r]);
+            mrs[r] = MemorySegment.NULL;
+        }
         Fabric.close(av);
         Fabric.close(cq);
         Fabric.close(domain);
         Fabric.close(fabric);
-        ep = mr = av = cq = domain = fabric = MemorySegment.NULL;
+        ep = av = cq = domain = fabric = MemorySegment.NULL;
         if (!info.equals(MemorySegment.NULL))
         {
             try

@@ -13,11 +13,23 @@ interface RdmaEndpoint extends AutoCloseable
     /** What a peer needs to reach this member; published on the control channel. */
     byte[] address();
 
-    /** The key under which peers write into this member's table. */
-    long key();
+    /**
+     * The key under which the member at {@code rank} writes its row into this member's table: every row is
+     * registered on its own, so that one member's access can be withdrawn ({@link #revoke}).
+     */
+    long key(int rank);
 
-    /** Whether remote addresses are virtual addresses (the peer's table base plus offset) rather than offsets. */
+    /**
+     * Whether remote addresses are virtual addresses (the peer's table base plus offset) rather than offsets from the
+     * start of the row's registration.
+     */
     boolean virtualAddresses();
+
+    /**
+     * Withdraws the registration of the row of the member at {@code rank} (a frozen member): its later writes into
+     * this member's table fail at its end and change nothing here.
+     */
+    void revoke(int rank);
 
     /** Connects to the member at {@code rank}, given the address it published. */
     void connect(int rank, byte[] peerAddress);

@@ -32,8 +32,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * <ul>
  *     <li>Set-up and liveness go over a small tcp table on the member's sst-port (the control channel): after its
  *     handshake every member publishes its backend, address (libfabric endpoint name; verbs LID, GID and queue-pair
- *     numbers), memory key and table base there; losing that connection is a member failure, like an error
- *     completion of a write to it.</li>
+ *     numbers), table base and, per peer, the key of the row that peer writes into (every row is registered on its
+ *     own); losing that connection is a member failure, like an error completion of a write to it.</li>
+ *     <li>Freezing a member withdraws its row's registration here, so its later writes fail at its end and land
+ *     nowhere: a suspected member that still runs cannot change what the view change reads of it.</li>
  *     <li>Ordering (payload before guard): libfabric endpoints are opened with FI_ORDER_WAW (a provider without it is
  *     refused at set-up); an RC queue pair executes its writes in order. Either way writes from one member to one
  *     target land in the order they were posted.</li>
@@ -49,10 +51,12 @@ public final class RdmaTransport implements SstTransport
 {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaTransport.class);
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final SstLayout CONTROL = SstLayout.builder().counter("nameLength").counter("key").counter("base")
-        .counter("ring").counter("connected").bytes("name", 1024).build();
+    private static final SstLayout CONTROL = SstLayout.builder().counter("nameLength").counter("base")
+        .counter("ring").counter("connected").bytes("keys", 8 * io.weft.config.GroupConfig.MAX_MEMBERS)
+        .bytes("name", 1024).build();
     private static final long NAME_LENGTH = CONTROL.column("nameLength").offset();
-    private static final long KEY = CONTROL.column("key").offset();
+    /** Per rank: the key under which that member writes its row into the publisher's table. */
+    private static final long KEYS = CONTROL.column("keys").offset();
     private static final long BASE = CONTROL.column("base").offset();
     private static final long RING = CONTROL.column("ring").offset();
     private static final long NAME = CONTROL.column("name").offset();
@@ -112,8 +116,8 @@ public final class RdmaTransport implements SstTransport
             {
                 // software providers other than shm bind to the member's own address (loopback or a test namespace)
                 case LIBFABRIC -> new FabricEndpoint(rdma.provider(), rdma.provider().startsWith("shm") ? null :
-                    me.host(), table, 0x5745_0000L + myRank);
-                case VERBS -> new VerbsEndpoint(rdma.verbs(), table, rows, myRank);
+                    me.host(), table, rows, rowSize, myRank, 0x5745_0000L + ((long)myRank << 8));
+                case VERBS -> new VerbsEndpoint(rdma.verbs(), table, rows, rowSize, myRank);
             };
         }
         catch (final RuntimeException ex)
@@ -192,7 +196,10 @@ public final class RdmaTransport implements SstTransport
         }
         final long row = (long)myRank * CONTROL.rowSize();
         MemorySegment.copy(name, 0, controlTable, ValueLayout.JAVA_BYTE, row + NAME, name.length);
-        LONG.setRelease(controlTable, row + KEY, endpoint.key());
+        for (int r = 0; r < rows; r++)
+        {
+            LONG.setRelease(controlTable, row + KEYS + 8L * r, endpoint.key(r));
+        }
         LONG.setRelease(controlTable, row + BASE, table.address());
         LONG.setRelease(controlTable, row + NAME_LENGTH, (long)name.length); // last: it guards the others
         final int[] others = others();
@@ -213,7 +220,7 @@ public final class RdmaTransport implements SstTransport
                     " bytes; the control table holds " + NAME_CAPACITY);
             }
             final long base = (long)r * CONTROL.rowSize();
-            peerKey[r] = (long)LONG.getAcquire(controlTable, base + KEY);
+            peerKey[r] = (long)LONG.getAcquire(controlTable, base + KEYS + 8L * myRank);
             peerBase[r] = (long)LONG.getAcquire(controlTable, base + BASE);
             final byte[] peer = controlTable.asSlice(base + NAME, length).toArray(ValueLayout.JAVA_BYTE);
             if (peer[0] != mine.ordinal())
@@ -287,7 +294,8 @@ public final class RdmaTransport implements SstTransport
                 {
                     continue;
                 }
-                final long remote = (endpoint.virtualAddresses() ? peerBase[t] : 0) + myRowOffset + rowOffset;
+                // my row is a registration of its own at the target: offsets count from its start
+                final long remote = endpoint.virtualAddresses() ? peerBase[t] + myRowOffset + rowOffset : rowOffset;
                 int tries = 0;
                 long deadline = 0;
                 while (!frozen[t] && !endpoint.write(local, length, t, remote, peerKey[t]))
@@ -417,7 +425,16 @@ public final class RdmaTransport implements SstTransport
     @Override
     public void freeze(final int rank)
     {
-        frozen[rank] = true;
+        fabricLock.lock();
+        try
+        {
+            frozen[rank] = true;
+            endpoint.revoke(rank);
+        }
+        finally
+        {
+            fabricLock.unlock();
+        }
         control.freeze(rank);
     }
 

@@ -46,7 +46,10 @@ final class VerbsEndpoint implements RdmaEndpoint
     private final MemorySegment attr = arena.allocate(QP_ATTR_SIZE, 8);
     private MemorySegment context = MemorySegment.NULL;
     private MemorySegment pd = MemorySegment.NULL;
-    private MemorySegment mr = MemorySegment.NULL;
+    /** One registration per row, so that a frozen member's can be withdrawn; NULL once revoked. */
+    private final MemorySegment[] mrs;
+    private final int[] rkeys;
+    private final long rowSize;
     private MemorySegment cq = MemorySegment.NULL;
     private final MemorySegment[] qps;
     private final Verbs.SendQueue[] sendQueues;
@@ -63,18 +66,22 @@ final class VerbsEndpoint implements RdmaEndpoint
     private int linkLayer;
     private int activeMtu;
     private int maxInline;
-    private int lkey;
-    private int rkey;
+    private int lkey; // of this member's own row, the source of every write
     private final byte[] gid = new byte[(int)GID_SIZE];
     private String device = "";
     private int outstanding;
     private boolean closed;
 
-    VerbsEndpoint(final VerbsOptions options, final MemorySegment table, final int rows, final int myRank)
+    VerbsEndpoint(final VerbsOptions options, final MemorySegment table, final int rows, final long rowSize,
+        final int myRank)
     {
         this.options = options;
         this.rows = rows;
+        this.rowSize = rowSize;
         this.myRank = myRank;
+        this.mrs = new MemorySegment[rows];
+        this.rkeys = new int[rows];
+        java.util.Arrays.fill(mrs, MemorySegment.NULL);
         this.qps = new MemorySegment[rows];
         this.sendQueues = new Verbs.SendQueue[rows];
         this.psn = new int[rows];
@@ -134,12 +141,19 @@ final class VerbsEndpoint implements RdmaEndpoint
             final MemorySegment state0 = Verbs.callState(call);
             pd = (MemorySegment)verbs.allocPd.invokeExact(state0, context);
             notNull(pd, "ibv_alloc_pd", state0);
-            mr = (MemorySegment)verbs.regMr.invokeExact(state0, pd, table, table.byteSize(),
-                (int)(ACCESS_LOCAL_WRITE | ACCESS_REMOTE_WRITE));
-            notNull(mr, "ibv_reg_mr of the " + table.byteSize() + "-byte table", state0);
-            final MemorySegment mrView = mr.reinterpret(MR_RKEY + 4);
-            lkey = mrView.get(ValueLayout.JAVA_INT, MR_LKEY);
-            rkey = mrView.get(ValueLayout.JAVA_INT, MR_RKEY);
+            for (int r = 0; r < rows; r++)
+            {
+                final MemorySegment row = table.asSlice(r * rowSize, rowSize);
+                mrs[r] = (MemorySegment)verbs.regMr.invokeExact(state0, pd, row, rowSize,
+                    (int)(r == myRank ? ACCESS_LOCAL_WRITE : ACCESS_LOCAL_WRITE | ACCESS_REMOTE_WRITE));
+                notNull(mrs[r], "ibv_reg_mr of the " + rowSize + "-byte row " + r, state0);
+                final MemorySegment mrView = mrs[r].reinterpret(MR_RKEY + 4);
+                rkeys[r] = mrView.get(ValueLayout.JAVA_INT, MR_RKEY);
+                if (r == myRank)
+                {
+                    lkey = mrView.get(ValueLayout.JAVA_INT, MR_LKEY);
+                }
+            }
             cq = (MemorySegment)verbs.createCq.invokeExact(state0, context, SEND_QUEUE_DEPTH * Math.max(1, rows - 1),
                 MemorySegment.NULL, MemorySegment.NULL, 0);
             notNull(cq, "ibv_create_cq", state0);
@@ -257,9 +271,28 @@ final class VerbsEndpoint implements RdmaEndpoint
     }
 
     @Override
-    public long key()
+    public long key(final int rank)
     {
-        return Integer.toUnsignedLong(rkey);
+        return Integer.toUnsignedLong(rkeys[rank]);
+    }
+
+    @Override
+    public void revoke(final int rank)
+    {
+        if (!mrs[rank].equals(MemorySegment.NULL))
+        {
+            try
+            {
+                // the NIC checks the rkey of every incoming write: the member's next one fails with a remote access
+                // error at its end (its queue pair to this member goes to the error state) and lands nowhere
+                final int ignored = (int)verbs.deregMr.invokeExact(mrs[rank]);
+            }
+            catch (final Throwable t)
+            {
+                throw new TransportException("ibv_dereg_mr of row " + rank + " failed: " + t, t);
+            }
+            mrs[rank] = MemorySegment.NULL;
+        }
     }
 
     @Override
@@ -468,9 +501,13 @@ final class VerbsEndpoint implements RdmaEndpoint
             {
                 final int ignored = (int)verbs.destroyCq.invokeExact(cq);
             }
-            if (!mr.equals(MemorySegment.NULL))
+            for (int r = 0; r < rows; r++)
             {
-                final int ignored = (int)verbs.deregMr.invokeExact(mr);
+                if (!mrs[r].equals(MemorySegment.NULL))
+                {
+                    final int ignored = (int)verbs.deregMr.invokeExact(mrs[r]);
+                    mrs[r] = MemorySegment.NULL;
+                }
             }
             if (!pd.equals(MemorySegment.NULL))
             {
@@ -487,7 +524,7 @@ final class VerbsEndpoint implements RdmaEndpoint
         }
         finally
         {
-            cq = mr = pd = context = MemorySegment.NULL;
+            cq = pd = context = MemorySegment.NULL;
             completions = null;
             arena.close();
         }

@@ -26,7 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class VerbsEndpointTest
 {
-    private static final long TABLE = 8192;
+    private static final long TABLE = 16384;
+    /** Two rows, each registered on its own. */
+    private static final long ROW = TABLE / 2;
     private VerbsOptions options;
 
     @BeforeEach
@@ -44,8 +46,8 @@ class VerbsEndpointTest
             final Arena arena = Arena.ofShared();
             final MemorySegment t0 = arena.allocate(TABLE, 4096);
             final MemorySegment t1 = arena.allocate(TABLE, 4096);
-            final VerbsEndpoint e0 = new VerbsEndpoint(options, t0, 2, 0);
-            final VerbsEndpoint e1 = new VerbsEndpoint(options, t1, 2, 1);
+            final VerbsEndpoint e0 = new VerbsEndpoint(options, t0, 2, ROW, 0);
+            final VerbsEndpoint e1 = new VerbsEndpoint(options, t1, 2, ROW, 1);
             e0.connect(1, e1.address());
             e1.connect(0, e0.address());
             return new Pair(arena, t0, t1, e0, e1);
@@ -73,7 +75,7 @@ class VerbsEndpointTest
             for (int i = 0; i < writes; i++)
             {
                 t0.set(ValueLayout.JAVA_LONG, i * 8L, 1000L + i);
-                assertTrue(e0.write(t0.address() + i * 8L, 8, 1, t1.address() + i * 8L, e1.key()));
+                assertTrue(e0.write(t0.address() + i * 8L, 8, 1, t1.address() + i * 8L, e1.key(0)));
             }
             assertEquals(writes, e0.outstanding(1));
             progressUntil(e0, () -> e0.outstanding(1) == 5, "the signalled writes retire the ones before them");
@@ -90,7 +92,7 @@ class VerbsEndpointTest
             {
                 t0.set(ValueLayout.JAVA_LONG, off, ~off);
             }
-            assertTrue(e0.write(t0.address(), (int)big, 1, t1.address() + 4096, e1.key()));
+            assertTrue(e0.write(t0.address(), (int)big, 1, t1.address() + 4096, e1.key(0)));
             e0.requestCompletion(1);
             progressUntil(e0, () -> e0.outstanding(1) == 0, "the large write completes");
             assertEquals(-1, MemorySegment.mismatch(t0, 0, big, t1, 4096, 4096 + big));
@@ -105,7 +107,7 @@ class VerbsEndpointTest
             final MemorySegment t0 = p.t0();
             final MemorySegment t1 = p.t1();
             final VerbsEndpoint e0 = p.e0();
-            final long key = p.e1().key();
+            final long key = p.e1().key(0);
             p.e1().close();
             // its queue pair is destroyed: the device exhausts its retries, the write completes in error
             assertTrue(e0.write(t0.address(), 8, 1, t1.address(), key));
@@ -121,12 +123,39 @@ class VerbsEndpointTest
     }
 
     @Test
+    void aRevokedRowTakesNoMoreWritesAndTheWriterSeesAFailure()
+    {
+        try (Pair p = Pair.connected(options))
+        {
+            final VerbsEndpoint e0 = p.e0();
+            p.t0().set(ValueLayout.JAVA_LONG, 0, 7);
+            assertTrue(e0.write(p.t0().address(), 8, 1, p.t1().address(), p.e1().key(0)));
+            e0.requestCompletion(1);
+            progressUntil(e0, () -> e0.outstanding(1) == 0, "the write before the freeze completes");
+            assertEquals(7, p.t1().get(ValueLayout.JAVA_LONG, 0));
+            p.e1().revoke(0); // member 1 freezes member 0's row
+            p.t0().set(ValueLayout.JAVA_LONG, 0, 8);
+            assertTrue(e0.write(p.t0().address(), 8, 1, p.t1().address(), p.e1().key(0)));
+            e0.requestCompletion(1);
+            final List<Integer> failed = new ArrayList<>();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (failed.isEmpty())
+            {
+                assertTrue(System.nanoTime() < deadline, "the write into the revoked row did not fail at the writer");
+                e0.progress(failed::add);
+            }
+            assertEquals(List.of(1), failed);
+            assertEquals(7, p.t1().get(ValueLayout.JAVA_LONG, 0), "the frozen row changed after the freeze");
+        }
+    }
+
+    @Test
     void aWriteOutsideThePeersRegionFailsThePeer()
     {
         try (Pair p = Pair.connected(options))
         {
             final VerbsEndpoint e0 = p.e0();
-            assertTrue(e0.write(p.t0().address(), 64, 1, p.t1().address() + TABLE - 8, p.e1().key()));
+            assertTrue(e0.write(p.t0().address(), 64, 1, p.t1().address() + TABLE - 8, p.e1().key(0)));
             final List<Integer> failed = new ArrayList<>();
             e0.progress(failed::add);
             assertEquals(List.of(1), failed, "a remote access error fails the peer");
@@ -140,17 +169,17 @@ class VerbsEndpointTest
         {
             final MemorySegment t0 = arena.allocate(TABLE, 4096);
             final TransportException noDevice = assertThrows(TransportException.class, () -> new VerbsEndpoint(
-                new VerbsOptions(options.library(), "mlx5_9", 1, 0), t0, 2, 0));
+                new VerbsOptions(options.library(), "mlx5_9", 1, 0), t0, 2, ROW, 0));
             assertTrue(noDevice.getMessage().contains("no RDMA device named mlx5_9") &&
                 noDevice.getMessage().contains("weftsoft0"), noDevice.getMessage());
             final TransportException badPort = assertThrows(TransportException.class, () -> new VerbsEndpoint(
-                new VerbsOptions(options.library(), "", 2, 0), t0, 2, 0));
+                new VerbsOptions(options.library(), "", 2, 0), t0, 2, ROW, 0));
             assertTrue(badPort.getMessage().contains("ibv_query_port(2)"), badPort.getMessage());
             final TransportException noLibrary = assertThrows(TransportException.class, () -> new VerbsEndpoint(
-                new VerbsOptions("/nonexistent/libibverbs.so.1", "", 1, 0), t0, 2, 0));
+                new VerbsOptions("/nonexistent/libibverbs.so.1", "", 1, 0), t0, 2, ROW, 0));
             assertTrue(noLibrary.getMessage().contains("/nonexistent/libibverbs.so.1") &&
                 noLibrary.getMessage().contains("weft.transport.rdma.verbs.library"), noLibrary.getMessage());
-            try (VerbsEndpoint e0 = new VerbsEndpoint(options, t0, 2, 0))
+            try (VerbsEndpoint e0 = new VerbsEndpoint(options, t0, 2, ROW, 0))
             {
                 final TransportException badAddress = assertThrows(TransportException.class,
                     () -> e0.connect(1, new byte[] {1, 2, 3}));
