@@ -55,6 +55,7 @@ final class FailureDetector implements AutoCloseable
     private final Thread thread;
     private volatile boolean running = true;
     private volatile boolean minority;
+    private boolean started; // guarded by this: a minority found before start() is reported by it
     private volatile long callbackSince;
     private boolean stallReported;
     private long beat;
@@ -103,11 +104,25 @@ final class FailureDetector implements AutoCloseable
         callbackSince = 0;
     }
 
+    /**
+     * Starts detecting, once the epoch is installed; reports a minority found before (members that failed while the
+     * view's table opened): the member could not act on it then, and must not hang in silence instead.
+     */
     void start()
     {
         final long now = System.nanoTime();
         java.util.Arrays.fill(lastChange, now);
         thread.start();
+        final boolean report;
+        synchronized (this)
+        {
+            started = true;
+            report = minority;
+        }
+        if (report)
+        {
+            reportMinority(suspectedCount());
+        }
     }
 
     synchronized boolean suspects(final int rank)
@@ -249,10 +264,15 @@ final class FailureDetector implements AutoCloseable
         final boolean becameMinority = markMinority(ViewChangeRules.lostMajority(count, voters()));
         sst.freeze(rank, reason);
         onSuspect.run();
-        if (becameMinority)
+        if (becameMinority && started())
         {
-            reportMinority(count);
+            reportMinority(count); // else start() reports it
         }
+    }
+
+    private synchronized boolean started()
+    {
+        return started;
     }
 
     /**
@@ -262,7 +282,7 @@ final class FailureDetector implements AutoCloseable
      */
     boolean checkMinority(final boolean minorityNow)
     {
-        if (markMinority(minorityNow))
+        if (markMinority(minorityNow) && started())
         {
             reportMinority(suspectedCount());
         }

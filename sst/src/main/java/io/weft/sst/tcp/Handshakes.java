@@ -38,9 +38,12 @@ final class Handshakes
      */
     private static final long CONNECT_STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /**
-     * A dial that connected but got no handshake answer in this long (from the dial) is dropped and dialled again:
-     * the acceptor answers at once, and a stalled handshake would otherwise wait out the handshake deadline, as long
-     * as a view's whole connect timeout (NativeMemoryTest saw two members never connect in a view, with no error).
+     * A dial that connected but got no challenge in this long (from the dial) is dropped and dialled again: the
+     * acceptor answers at once, and a stalled handshake would otherwise wait out the handshake deadline, as long as a
+     * view's whole connect timeout (NativeMemoryTest saw two members never connect in a view, with no error). Not
+     * once this side has sent its signed dial: the acceptor may have taken the connection already, and dropping it
+     * then makes the acceptor see this member fail before the view opens (chaos, seed 404, on a loaded host: the
+     * accept took over a second, the dialler dialled again, and every redial was refused for a member already failed).
      */
     private static final long ANSWER_STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
     private static final int MAX_HANDSHAKING = 64;
@@ -389,7 +392,7 @@ final class Handshakes
                 c.close("no answer to the dial within " + TimeUnit.NANOSECONDS.toMillis(CONNECT_STALL_NANOS) + " ms");
                 redialAt[c.peerRank] = now; // dial again at once
             }
-            else if (c.outbound && c.state.handshaking() &&
+            else if (c.outbound && c.state == TcpConnection.State.AWAIT_CHALLENGE &&
                 now > c.handshakeDeadline - HANDSHAKE_TIMEOUT_NANOS + ANSWER_STALL_NANOS)
             {
                 LOG.info("no handshake answer from {} within {} ms of the dial ({}); dialling again", c.remote,
