@@ -44,18 +44,12 @@ public final class KvCommand implements Callable<Integer>
     @Mixin
     LocalGroupOptions group = new LocalGroupOptions("tcp", 3, 1, 16, false);
 
-    @Option(names = "--reads", defaultValue = "linearizable", description = "linearizable or local (default " +
-        "${DEFAULT-VALUE}).")
-    String reads;
+    @Mixin
+    KvReplicaOptions replica = new KvReplicaOptions();
 
     @Option(names = "--log", description = "Keep the store durable: member i logs under DIR/member-i; starting again " +
         "with the same DIR recovers every acknowledged write.")
     Path log;
-
-    @Option(names = "--compact-after", defaultValue = "" + io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES,
-        description = "With --log: each member compacts its log once this many bytes of writes follow its last " +
-            "snapshot (default ${DEFAULT-VALUE}, 64 MiB).")
-    long compactAfter;
 
     @Option(names = "--duration", description = "Stop after this long (default: run until interrupted).")
     Duration duration;
@@ -68,10 +62,10 @@ public final class KvCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        if (group.problem() != null || compactAfter < 1)
+        final String problem = group.problem() != null ? group.problem() : replica.problem();
+        if (problem != null)
         {
-            return Weft.refuse(group.problem() != null ? group.problem() :
-                "--compact-after must be a positive number of bytes, was " + compactAfter);
+            return Weft.refuse(problem);
         }
         final Path home = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("weft-kv");
         try (MemberProcesses processes = new MemberProcesses(System.out))
@@ -125,7 +119,8 @@ public final class KvCommand implements Callable<Integer>
         final Path file = Files.writeString(home.resolve("kv.conf"), ConfigWriter.render(config));
         ConfigLoader.load(file);
         final List<Integer> ports = free.subList(2 * members, 3 * members);
-        System.out.printf("kv: %d members on %s, reads %s, configuration %s%n", members, kind.configName(), reads, file);
+        System.out.printf("kv: %d members on %s, reads %s, configuration %s%n", members, kind.configName(),
+            replica.reads, file);
         final Duration run = duration == null ? Duration.ofDays(365) : duration;
         final List<Integer> current = new ArrayList<>();
         for (int i = 0; i < members; i++)
@@ -171,11 +166,11 @@ public final class KvCommand implements Callable<Integer>
     private List<String> args(final Path file, final int member, final int port, final boolean join)
     {
         final List<String> args = new ArrayList<>(List.of("kv-member", "--config", file.toString(), "--member",
-            String.valueOf(member), "--port", String.valueOf(port), "--reads", reads));
+            String.valueOf(member), "--port", String.valueOf(port)));
+        args.addAll(replica.forward());
         if (log != null)
         {
-            args.addAll(List.of("--log", log.resolve("member-" + member).toString(), "--compact-after",
-                String.valueOf(compactAfter)));
+            args.addAll(List.of("--log", log.resolve("member-" + member).toString()));
         }
         if (join)
         {

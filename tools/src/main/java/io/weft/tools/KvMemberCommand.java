@@ -36,26 +36,15 @@ final class KvMemberCommand implements Callable<Integer>
         "a cold start of the whole group recovers what any member logged).")
     Path log;
 
-    @Option(names = "--compact-after", defaultValue = "" + io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES,
-        description = "With --log: compact the log once this many bytes of writes follow its last snapshot " +
-            "(default ${DEFAULT-VALUE}, 64 MiB).")
-    long compactAfter;
-
-    @Option(names = "--reads", defaultValue = "linearizable",
-        description = "linearizable (reads ordered through the group) or local (sequentially consistent, faster).")
-    String reads;
+    @Mixin
+    KvReplicaOptions store = new KvReplicaOptions();
 
     @Override
     public Integer call() throws Exception
     {
-        if (!reads.equals("linearizable") && !reads.equals("local"))
+        if (store.problem() != null)
         {
-            System.err.println("weft: --reads takes linearizable or local, not '" + reads + "'");
-            return Weft.EXIT_CONFIG;
-        }
-        if (compactAfter < 1)
-        {
-            return Weft.refuse("--compact-after must be a positive number of bytes, was " + compactAfter);
+            return Weft.refuse(store.problem());
         }
         final WeftConfig cfg = member.load();
         if (cfg.subgroups().stream().noneMatch(s -> s.name().equals(KvReplica.SUBGROUP)))
@@ -66,7 +55,7 @@ final class KvMemberCommand implements Callable<Integer>
         final KvReplica replica;
         try
         {
-            replica = new KvReplica(reads.equals("local"), log, compactAfter);
+            replica = new KvReplica(store.reads.equals("local"), log, store.compactAfter);
         }
         catch (final IllegalStateException ex)
         {
@@ -113,7 +102,7 @@ final class KvMemberCommand implements Callable<Integer>
             stopped.countDown();
         }));
         System.out.printf("member %d: kv serving on %s:%d (reads %s, write position %d)%n", member.id, host, server.port(),
-            reads, replica.applied());
+            store.reads, replica.applied());
         while (!stopped.await(1, java.util.concurrent.TimeUnit.SECONDS))
         {
             if (replica.down() != null)

@@ -1,0 +1,35 @@
+package io.weft.tools;
+
+import io.weft.examples.kv.KvLog;
+import picocli.CommandLine.Option;
+
+import java.util.List;
+
+/** How each replica of the key-value store serves reads and compacts its log: {@code kv} hands them to its members. */
+final class KvReplicaOptions
+{
+    @Option(names = "--reads", defaultValue = "linearizable",
+        description = "linearizable (reads ordered through the group) or local (sequentially consistent, faster).")
+    String reads;
+
+    @Option(names = "--compact-after", defaultValue = "" + KvLog.COMPACT_AFTER_BYTES,
+        description = "With --log: compact a log once this many bytes of writes follow its last snapshot " +
+            "(default ${DEFAULT-VALUE}, 64 MiB).")
+    long compactAfter;
+
+    /** What is wrong with these options, or null. */
+    String problem()
+    {
+        if (!reads.equals("linearizable") && !reads.equals("local"))
+        {
+            return "--reads takes linearizable or local, not '" + reads + "'";
+        }
+        return compactAfter < 1 ? "--compact-after must be a positive number of bytes, was " + compactAfter : null;
+    }
+
+    /** The same options for a kv-member. */
+    List<String> forward()
+    {
+        return List.of("--reads", reads, "--compact-after", String.valueOf(compactAfter));
+    }
+}
