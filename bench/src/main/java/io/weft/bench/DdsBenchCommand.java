@@ -61,8 +61,28 @@ final class DdsBenchCommand implements java.util.concurrent.Callable<Integer>
                 System.out.printf(Locale.ROOT, "logged storage over atomic multicast: %.2fx the throughput, p50 %.2fx%n",
                     rows.get(logged).msgsPerSec() / rows.get(atomic).msgsPerSec(),
                     rows.get(logged).p50() / rows.get(atomic).p50());
+                printLogCeiling(rows.get(atomic).msgsPerSec());
             }
         }
         return rows.stream().allMatch(r -> r.failure() == null) ? 0 : 1;
+    }
+
+    /**
+     * What the host's memory allows logged storage at all: every member appends every sample to its log, so the
+     * members' logs share the cores at one thread's append rate to a new mapped file (measured here, in the
+     * directory the members log to), whatever else they do.
+     */
+    private void printLogCeiling(final double atomicMsgsPerSec) throws InterruptedException
+    {
+        final java.nio.file.Path dir = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
+        final int record = options.size + io.weft.dds.SampleLog.ENTRY_OVERHEAD;
+        final double appends = io.weft.bench.limits.MachineLimits.logAppendsPerSec(dir, record,
+            options.steady.warmup.toNanos(), options.steady.measure.toNanos(), System.out);
+        final int cores = Runtime.getRuntime().availableProcessors();
+        final double ceiling = appends * cores / options.members;
+        System.out.printf(Locale.ROOT, "log ceiling: one thread appends %,.0f records of %d B/s to a new mapped file " +
+            "in %s (%.2f us each); %d members logging every sample on %d cores: at most %,.0f samples/s doing nothing " +
+            "else, %.2fx atomic multicast's throughput%n", appends, record, dir, 1e6 / appends, options.members, cores,
+            ceiling, ceiling / atomicMsgsPerSec);
     }
 }

@@ -200,7 +200,6 @@ final class LogWriter
         }
     }
 
-    /** Waits until everything offered is in the log, then runs {@code action} on the log under the append lock. */
     java.nio.file.Path directory()
     {
         return log.directory();
@@ -215,6 +214,7 @@ final class LogWriter
         return log.read(from, to, consumer);
     }
 
+    /** Waits until everything offered is in the log, then runs {@code action} on the log under the append lock. */
     <R> R drained(final java.util.function.Function<SampleLog, R> action)
     {
         lock.lock();

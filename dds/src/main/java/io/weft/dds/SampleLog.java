@@ -26,6 +26,8 @@ import java.util.zip.CRC32C;
 public final class SampleLog implements AutoCloseable
 {
     private static final int HEADER = 8 + 4 + 8 + 4;
+    /** Bytes an entry takes beyond its payload: the header and the CRC. */
+    public static final int ENTRY_OVERHEAD = HEADER + 4;
     /** Bytes of entries one excerpt takes at most: far below Chronicle's limit, large enough to share its cost. */
     static final int RUN_BYTES = 256 * 1024;
 
@@ -149,11 +151,11 @@ public final class SampleLog implements AutoCloseable
                 {
                     final int i = (int)(n % capacity);
                     write(b, count, publishers[i], nanos[i], payloads[i], lengths[i]);
-                    bytes += HEADER + lengths[i] + 4;
+                    bytes += ENTRY_OVERHEAD + lengths[i];
                     count++;
                     n++;
                 }
-                while (n < to && bytes + HEADER + lengths[(int)(n % capacity)] + 4 <= RUN_BYTES);
+                while (n < to && bytes + ENTRY_OVERHEAD + lengths[(int)(n % capacity)] <= RUN_BYTES);
             }
         }
         return count;
@@ -303,7 +305,7 @@ public final class SampleLog implements AutoCloseable
 
     private LoggedSample decode(final Bytes<?> b)
     {
-        if (b.readRemaining() < HEADER + 4)
+        if (b.readRemaining() < ENTRY_OVERHEAD)
         {
             throw new IllegalStateException("an entry of " + directory + " is " + b.readRemaining() + " bytes long");
         }

@@ -36,6 +36,9 @@ import java.util.concurrent.TimeUnit;
  *   records the round trip (the floor of a send-to-stable latency among three processes);</li>
  *   <li>{@code tcp-sink|tcp-source PORT}: a loopback tcp stream in 64 KiB writes (bandwidth);</li>
  *   <li>{@code tcp-echo|tcp-ping PORT}: 64-byte ping-pong over loopback tcp with TCP_NODELAY (round trip).</li>
+ *   <li>{@code log-append DIR SIZE}: one thread appending records of {@code SIZE} bytes to a new file in {@code DIR}
+ *   through memory-mapped 64 MiB chunks, as a log does (every page it writes is a page the file did not have: the
+ *   floor under every member's log of every sample). The file is deleted at the end.</li>
  * </ul>
  * Waiting spins briefly and then yields or parks (Agrona's back-off): three spinning processes on two cores would
  * measure the scheduler, not the machine.
@@ -48,6 +51,7 @@ public final class LimitMember
     static final int RING_FILE_LENGTH = RING_CAPACITY + org.agrona.concurrent.ringbuffer.RingBufferDescriptor.TRAILER_LENGTH;
     static final int TOKEN_FILE_LENGTH = 3 * 64;
     private static final int COPY_REGION = 64 << 20;
+    private static final long LOG_CHUNK = 64 << 20;
     private static final int TCP_CHUNK = 64 << 10;
     private static final int PING = 64;
 
@@ -71,6 +75,7 @@ public final class LimitMember
             case "tcp-source" -> tcpSource(Integer.parseInt(args[3]), warmup, measure);
             case "tcp-echo" -> tcpEcho(Integer.parseInt(args[3]), warmup, measure);
             case "tcp-ping" -> tcpPing(Integer.parseInt(args[3]), warmup, measure);
+            case "log-append" -> logAppend(Path.of(args[3]), Integer.parseInt(args[4]), warmup, measure);
             default -> throw new IllegalArgumentException("unknown limit mode " + mode);
         };
         System.out.println(report);
@@ -101,6 +106,37 @@ public final class LimitMember
                 clock.add(1);
             }
             return report(clock, chunk); // "messages" of 1 MiB: mb_per_sec is the bandwidth
+        }
+    }
+
+    private static String logAppend(final Path dir, final int size, final long warmup, final long measure)
+        throws Exception
+    {
+        final Path file = java.nio.file.Files.createTempFile(dir, "weft-limit-log-", ".bin");
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            final byte[] record = new byte[size];
+            java.util.Arrays.fill(record, (byte)7);
+            final SteadyClock clock = SteadyClock.awaitGo(warmup, measure);
+            long base = 0;
+            while (clock.sending())
+            {
+                try (Arena arena = Arena.ofConfined())
+                {
+                    final MemorySegment chunk = ch.map(FileChannel.MapMode.READ_WRITE, base, LOG_CHUNK, arena);
+                    for (long at = 0; at + size <= LOG_CHUNK && clock.sending(); at += size)
+                    {
+                        MemorySegment.copy(record, 0, chunk, java.lang.foreign.ValueLayout.JAVA_BYTE, at, size);
+                        clock.add(1);
+                    }
+                }
+                base += LOG_CHUNK;
+            }
+            return report(clock, size);
+        }
+        finally
+        {
+            java.nio.file.Files.deleteIfExists(file);
         }
     }
 

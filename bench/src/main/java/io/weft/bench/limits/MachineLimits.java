@@ -79,6 +79,20 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
             ping == null ? Double.NaN : ping.reports().get(1).get("latency_p99_us"), failures);
     }
 
+    /**
+     * Records of {@code size} bytes per second that one thread appends to a new memory-mapped file in {@code dir}
+     * ({@link LimitMember}'s {@code log-append}), or NaN with the reason printed: the ceiling of one log.
+     */
+    public static double logAppendsPerSec(final Path dir, final int size, final long warmupNanos,
+        final long measureNanos, final PrintStream log) throws InterruptedException
+    {
+        final List<String> failures = new ArrayList<>();
+        final SteadyRun.Outcome o = probe(List.of(member("log-append", "log-append", warmupNanos, measureNanos,
+            dir.toString(), String.valueOf(size))), warmupNanos, measureNanos, "log append", failures, log);
+        failures.forEach(f -> log.println("FAILED " + f));
+        return o == null ? Double.NaN : o.reports().getFirst().get("delivered_msgs_per_sec");
+    }
+
     /** The shm ceiling for {@code size}-byte messages: the SPSC ring's rate. */
     public double shmMsgsPerSec(final int size)
     {
