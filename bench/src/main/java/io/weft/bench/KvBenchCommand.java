@@ -32,7 +32,8 @@ import java.util.concurrent.TimeUnit;
  * {@code weft bench kv}: {@code redis-benchmark} (Debian package redis-tools) against the replicated key-value store
  * (three members on loopback, linearizable reads) and against a single {@code redis-server} (in memory, no
  * persistence), one system at a time, in one invocation, with the same client work for both. Steady state:
- * each test first runs a warm-up pass whose rate sizes the measured pass to about {@code --measure}.
+ * each test first runs warm-up passes for {@code --warmup} (a JVM compiles its hot path for several seconds), and
+ * the rate of the last sizes the measured pass to about {@code --measure}.
  */
 @Command(name = "kv", description = "redis-benchmark against the replicated key-value store and a single " +
     "redis-server, in one invocation, with ratios.")
@@ -57,7 +58,8 @@ final class KvBenchCommand implements Callable<Integer>
     @Option(names = "--keys", defaultValue = "100000", description = "redis-benchmark -r, key space (default ${DEFAULT-VALUE}).")
     int keys;
 
-    @Option(names = "--warmup", defaultValue = "3s", description = "Warm-up pass per test (default ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "10s", description = "Warm-up per test, before the measured pass " +
+        "(default ${DEFAULT-VALUE}).")
     Duration warmup;
 
     @Option(names = "--measure", defaultValue = "10s", description = "Measured pass per test, about (default ${DEFAULT-VALUE}).")
@@ -66,6 +68,9 @@ final class KvBenchCommand implements Callable<Integer>
     @Option(names = "--systems", split = ",", description = "Systems to run (default: weft-kv, redis-server, etcd; " +
         "etcd needs the Debian package etcd-server and is driven through its gRPC API, see docs/benchmarks.md).")
     List<String> systems = List.of("weft-kv", "redis-server", "etcd");
+
+    /** Requests of the first warm-up pass, which finds the rate. */
+    private static final long WARM_UP_FIRST = 20_000;
 
     private final PrintStream out = System.out;
     private int members;
@@ -198,13 +203,27 @@ final class KvBenchCommand implements Callable<Integer>
     {
         for (final String test : List.of("set", "get"))
         {
-            final Pass warm = benchmark(port, test, 20_000, warmup);
+            final Pass warm = warmUp(port, test);
             final long n = Math.max(20_000, (long)(warm.rps * measure.toMillis() / 1000.0));
             final Pass pass = benchmark(port, test, n, measure.multipliedBy(6));
             out.printf(Locale.ROOT, "bench kv: %-12s %s %,12.0f requests/s  p50 %.3f ms  p99 %.3f ms%n", system,
                 test.toUpperCase(Locale.ROOT), pass.rps, pass.p50, pass.p99);
             results.computeIfAbsent(system + " " + test.toUpperCase(Locale.ROOT), k -> new ArrayList<>()).add(pass);
         }
+    }
+
+    /** Passes of {@code test} until {@code --warmup} has passed, each sized by the rate of the one before. */
+    private Pass warmUp(final int port, final String test) throws Exception
+    {
+        final long deadline = System.nanoTime() + warmup.toNanos();
+        Pass warm = benchmark(port, test, WARM_UP_FIRST, warmup.plusSeconds(30));
+        long left;
+        while ((left = deadline - System.nanoTime()) > 0)
+        {
+            final long n = Math.max(WARM_UP_FIRST, (long)(warm.rps * left / 1e9));
+            warm = benchmark(port, test, n, Duration.ofNanos(left).multipliedBy(6));
+        }
+        return warm;
     }
 
     /** Runs redis-benchmark for {@code n} requests of {@code test} and parses its CSV line. */

@@ -187,21 +187,13 @@ public final class KvLog implements AutoCloseable
         final Path old = sibling(".old");
         delete(next);
         final long start = Math.max(keepFrom + 1, firstBatch);
-        final long[] last = {start - 1};
+        final long last;
         try (SampleLog fresh = SampleLog.open(next))
         {
-            log.read(0, entry ->
-            {
-                final long p = entry.sourceNanos();
-                if (entry.publisherId() == BATCH && p == last[0] + 1 && p <= g)
-                {
-                    fresh.append(BATCH, p, entry.payload(), entry.payload().length);
-                    last[0] = p;
-                }
-            });
+            last = readRun(start, g, (batch, p) -> fresh.append(BATCH, p, batch, batch.length));
             fresh.append(SNAPSHOT, g, state, state.length);
         }
-        final long first = last[0] == g ? start : g + 1; // a tail that does not reach g is no run of the log's end
+        final long first = last == g ? start : g + 1; // a tail that does not reach g is no run of the log's end
         log.close();
         move(directory, old);
         move(next, directory);
@@ -273,17 +265,28 @@ public final class KvLog implements AutoCloseable
     List<byte[]> batches(final long from, final long to)
     {
         final List<byte[]> found = new ArrayList<>();
+        readRun(from, to, (batch, p) -> found.add(batch));
+        return found;
+    }
+
+    /**
+     * Hands on the run of consecutive batches from write position {@code from} (or the first of the run that reaches
+     * the log's end, if later) up to {@code to}, in order; returns the position of the last one (one before the
+     * first asked for, with none).
+     */
+    private long readRun(final long from, final long to, final java.util.function.ObjLongConsumer<byte[]> consumer)
+    {
         final long[] last = {Math.max(from, firstBatch) - 1};
         log.read(0, entry ->
         {
             final long p = entry.sourceNanos();
             if (entry.publisherId() == BATCH && p == last[0] + 1 && p <= to)
             {
-                found.add(entry.payload());
+                consumer.accept(entry.payload(), p);
                 last[0] = p;
             }
         });
-        return found;
+        return last[0];
     }
 
     @Override
