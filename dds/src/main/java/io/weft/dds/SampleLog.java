@@ -17,8 +17,12 @@ import java.util.zip.CRC32C;
  * delivered sample, appended in delivery order (so position {@code n} holds the same sample at every member).
  * Entry layout, little-endian: {@code position:8 publisher:4 sourceNanos:8 length:4 payload:length crc:4}, the
  * CRC-32C over everything before it. An excerpt holds one entry or a run of consecutive ones ({@link #appendRun}):
- * Chronicle's cost is per excerpt (header, index), so a run of small samples shares it. Appends go to the page cache of a memory-mapped file: they survive the
- * process (kill -9), not a crash of the host.
+ * Chronicle's cost is per excerpt (header, index), so a run of small samples shares it. Appends go to the page cache
+ * of a memory-mapped file: they survive the process (kill -9), not a crash of the host.
+ *
+ * <p>A read from position {@code n} starts at the excerpt of the last mark at or before {@code n}: every
+ * {@value #MARK_EVERY} entries the first entry of an excerpt and its Chronicle index are kept in memory (found again
+ * by the check at open), so a read near the end of a long log does not walk it from the start.
  *
  * <p>One appending thread at a time (the topic's delivery thread); reading ({@link #read}) works from any thread
  * and from other processes ({@code weft log}).
@@ -30,6 +34,8 @@ public final class SampleLog implements AutoCloseable
     public static final int ENTRY_OVERHEAD = HEADER + 4;
     /** Bytes of entries one excerpt takes at most: far below Chronicle's limit, large enough to share its cost. */
     static final int RUN_BYTES = 256 * 1024;
+    /** Entries between two marks of the in-memory index: 16 bytes of heap per this many entries. */
+    static final int MARK_EVERY = 4096;
 
     private final Path directory;
     private final ChronicleQueue queue;
@@ -37,6 +43,12 @@ public final class SampleLog implements AutoCloseable
     /** The appending thread's; a reader checks with its own, as it may run beside an append (a catch-up's read). */
     private final CRC32C crc = new CRC32C();
     private long count;
+    /** Entry position of an excerpt's first entry to its Chronicle index, every {@link #MARK_EVERY} entries. */
+    private final java.util.concurrent.ConcurrentSkipListMap<Long, Long> marks =
+        new java.util.concurrent.ConcurrentSkipListMap<>();
+    private long nextMark; // the appending thread's (and the check's at open)
+    /** Excerpts read so far, by every reader (tests check that a read seeks). */
+    private final java.util.concurrent.atomic.LongAdder excerptsRead = new java.util.concurrent.atomic.LongAdder();
 
     private SampleLog(final Path directory, final ChronicleQueue queue, final boolean append)
     {
@@ -143,6 +155,7 @@ public final class SampleLog implements AutoCloseable
         long n = from;
         while (n < to)
         {
+            final long first = count;
             try (DocumentContext dc = appender.writingDocument())
             {
                 final Bytes<?> b = dc.wire().bytes();
@@ -157,8 +170,24 @@ public final class SampleLog implements AutoCloseable
                 }
                 while (n < to && bytes + ENTRY_OVERHEAD + lengths[(int)(n % capacity)] <= RUN_BYTES);
             }
+            appended(first);
         }
         return count;
+    }
+
+    /** An excerpt whose first entry is {@code first} was appended: marks it if a mark is due. */
+    private void appended(final long first)
+    {
+        mark(first, appender.lastIndexAppended());
+    }
+
+    private void mark(final long first, final long index)
+    {
+        if (first >= nextMark)
+        {
+            marks.put(first, index);
+            nextMark = (first / MARK_EVERY + 1) * MARK_EVERY;
+        }
     }
 
     /** Appends an entry received by state transfer; its position must be {@link #count()}. */
@@ -180,6 +209,7 @@ public final class SampleLog implements AutoCloseable
         {
             write(dc.wire().bytes(), position, publisherId, sourceNanos, payload, length);
         }
+        appended(count);
         return ++count;
     }
 
@@ -226,8 +256,29 @@ public final class SampleLog implements AutoCloseable
     {
         try (ExcerptTailer tailer = queue.createTailer())
         {
-            return read(tailer, 0, from, to, consumer);
+            return read(tailer, seek(tailer, from), from, to, consumer, false);
         }
+    }
+
+    /**
+     * Moves {@code tailer} to the excerpt of the last mark at or before entry {@code from}; returns the position of
+     * that excerpt's first entry (0: the start of the log).
+     */
+    private long seek(final ExcerptTailer tailer, final long from)
+    {
+        final java.util.Map.Entry<Long, Long> mark = marks.floorEntry(from);
+        if (mark != null && tailer.moveToIndex(mark.getValue()))
+        {
+            return mark.getKey();
+        }
+        tailer.toStart();
+        return 0;
+    }
+
+    /** Excerpts read so far by every reader of this log. */
+    long excerptsRead()
+    {
+        return excerptsRead.sum();
     }
 
     /**
@@ -239,10 +290,10 @@ public final class SampleLog implements AutoCloseable
     {
         try (ExcerptTailer tailer = queue.createTailer())
         {
-            long next = read(tailer, 0, from, Long.MAX_VALUE, consumer);
+            long next = read(tailer, seek(tailer, from), from, Long.MAX_VALUE, consumer, false);
             while (!stop.getAsBoolean())
             {
-                final long after = read(tailer, next, next, Long.MAX_VALUE, consumer);
+                final long after = read(tailer, next, next, Long.MAX_VALUE, consumer, false);
                 if (after == next)
                 {
                     Thread.sleep(50); // a person is watching: 50 ms is immediate enough, and costs nothing
@@ -254,10 +305,10 @@ public final class SampleLog implements AutoCloseable
 
     /**
      * Reads on from the tailer's place, which holds entry {@code expected}; hands on entries from {@code from}, up to
-     * {@code to} (exclusive).
+     * {@code to} (exclusive); {@code marking}: the check at open, which marks the excerpts as appends do.
      */
     private long read(final ExcerptTailer tailer, final long first, final long from, final long to,
-        final Consumer<LoggedSample> consumer)
+        final Consumer<LoggedSample> consumer, final boolean marking)
     {
         long expected = first;
         final CRC32C check = new CRC32C();
@@ -265,18 +316,25 @@ public final class SampleLog implements AutoCloseable
         while (expected < to)
         {
             run.clear();
+            final long index;
             try (DocumentContext dc = tailer.readingDocument())
             {
                 if (!dc.isPresent())
                 {
                     break;
                 }
+                excerptsRead.increment();
+                index = dc.index();
                 final Bytes<?> b = dc.wire().bytes();
                 do
                 {
                     run.add(decode(b));
                 }
                 while (b.readRemaining() > 0);
+            }
+            if (marking)
+            {
+                mark(expected, index); // before the check: a bad entry in the run ends the log's count before it
             }
             for (final LoggedSample s : run) // outside the excerpt: the consumer may take its time
             {
@@ -327,9 +385,11 @@ public final class SampleLog implements AutoCloseable
     public String verify()
     {
         final long[] good = {0};
-        try
+        marks.clear();
+        nextMark = 0;
+        try (ExcerptTailer tailer = queue.createTailer())
         {
-            count = read(0, s -> good[0]++);
+            count = read(tailer, 0, 0, Long.MAX_VALUE, s -> good[0]++, true);
             return null;
         }
         catch (final IllegalStateException ex)

@@ -118,6 +118,69 @@ class SampleLogTest
     }
 
     @Test
+    void aReadNearTheEndOfALongLogSeeksInsteadOfWalkingItFromTheStart() throws Exception
+    {
+        final int entries = 10 * SampleLog.MARK_EVERY + 123;
+        final int capacity = 256;
+        final int[] publishers = new int[capacity];
+        final long[] nanos = new long[capacity];
+        final byte[][] payloads = new byte[capacity][];
+        final int[] lengths = new int[capacity];
+        try (SampleLog log = SampleLog.open(dir))
+        {
+            for (long n = 0; n < entries; )
+            {
+                if (n % 1000 < 500) // one entry per excerpt
+                {
+                    final byte[] s = text("entry-" + n);
+                    log.append(1, n, s, s.length);
+                    n++;
+                    continue;
+                }
+                final long from = n; // and runs of 37 entries per excerpt
+                for (int k = 0; k < 37 && n < entries; k++, n++)
+                {
+                    final int i = (int)(n % capacity);
+                    payloads[i] = text("entry-" + n);
+                    lengths[i] = payloads[i].length;
+                    publishers[i] = 2;
+                    nanos[i] = n;
+                }
+                log.appendRun(publishers, nanos, payloads, lengths, from, n);
+            }
+            assertSeeks(log, entries);
+        }
+        try (SampleLog log = SampleLog.open(dir)) // the marks are found again by the check at open
+        {
+            assertEquals(entries, log.count());
+            assertSeeks(log, entries);
+            assertEquals(entries, log.held()[0]);
+        }
+    }
+
+    /** Reads from several places, each entry right, in fewer excerpts than two marks apart. */
+    private static void assertSeeks(final SampleLog log, final int entries)
+    {
+        for (final long from : new long[] {0, 1, SampleLog.MARK_EVERY - 1, SampleLog.MARK_EVERY, 5 * SampleLog.MARK_EVERY + 77,
+            entries - 40, entries - 1})
+        {
+            final long before = log.excerptsRead();
+            final List<LoggedSample> got = new ArrayList<>();
+            assertEquals(Math.min(entries, from + 30), log.read(from, from + 30, got::add));
+            assertEquals(Math.min(30, entries - from), got.size(), "entries read from " + from);
+            for (int k = 0; k < got.size(); k++)
+            {
+                assertEquals(from + k, got.get(k).position());
+                assertEquals(from + k, got.get(k).sourceNanos());
+                assertArrayEquals(text("entry-" + (from + k)), got.get(k).payload());
+            }
+            final long excerpts = log.excerptsRead() - before;
+            assertTrue(excerpts <= 2 * SampleLog.MARK_EVERY, "reading 30 entries from " + from + " took " + excerpts +
+                " excerpts of a log of " + entries + " entries");
+        }
+    }
+
+    @Test
     void aDamagedEntryIsFoundAndNamed() throws Exception
     {
         try (SampleLog log = SampleLog.open(dir))
