@@ -37,6 +37,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private String name;
     private final AtomicBoolean drainRequested = new AtomicBoolean();
     private boolean quitting;
+    /** Event loop: inside a read burst, replies ready at once (local reads, PING) wait for its end: one write each. */
+    private boolean reading;
 
     KvConnection(final KvReplica replica, final long id)
     {
@@ -54,10 +56,19 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     @SuppressWarnings("unchecked")
     public void channelRead(final ChannelHandlerContext context, final Object msg)
     {
+        reading = true;
         if (!quitting)
         {
             enqueue(dispatch((List<byte[]>)msg)); // from RespDecoder: never empty
         }
+    }
+
+    @Override
+    public void channelReadComplete(final ChannelHandlerContext context)
+    {
+        reading = false;
+        drain();
+        context.fireChannelReadComplete();
     }
 
     private CompletableFuture<Reply> dispatch(final List<byte[]> args)
@@ -184,7 +195,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
         if (reply.isDone() && pending.size() == 1)
         {
-            drain();
+            if (!reading)
+            {
+                drain();
+            }
         }
         else
         {
@@ -240,6 +254,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         LOG.warn("client {} at {}: protocol error: {}; closing the connection", id, ctx.channel().remoteAddress(), what);
         ctx.channel().config().setAutoRead(false);
         quitting = true;
+        reading = false; // the answer goes out now, not at the end of a burst that stopped here
         enqueue(CompletableFuture.completedFuture(Reply.error("ERR Protocol error: " + what)));
     }
 
