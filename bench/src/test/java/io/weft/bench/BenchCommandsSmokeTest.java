@@ -1,0 +1,64 @@
+package io.weft.bench;
+
+import io.weft.tools.Weft;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code weft bench dds} and {@code weft bench kv} run end to end with real member processes, briefly: the figures
+ * they print are not checked (no timing belongs in a test), only that every row ran and what each command adds
+ * (the log ceiling, the ratios) is there. The full runs are in docs/benchmarks.md.
+ */
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class BenchCommandsSmokeTest
+{
+    /** Runs {@code weft bench ARGS} here, its standard output captured; fails naming the output if it fails. */
+    private static String bench(final String... args)
+    {
+        final PrintStream old = System.out;
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        try
+        {
+            final CommandLine cli = Weft.registerConverters(new CommandLine(new BenchCommand())
+                .addSubcommand("dds", new DdsBenchCommand()).addSubcommand("kv", new KvBenchCommand()));
+            final int exit = cli.execute(args);
+            final String out = bytes.toString(StandardCharsets.UTF_8);
+            assertEquals(0, exit, "weft bench " + String.join(" ", args) + " failed:\n" + out);
+            return out;
+        }
+        finally
+        {
+            System.setOut(old);
+        }
+    }
+
+    @Test
+    void ddsBenchRunsLoggedStorageBesideAtomicMulticastAndMeasuresTheLogCeiling()
+    {
+        final String out = bench("dds", "--levels", "atomic-multicast,logged-storage", "--runs", "1", "--warmup",
+            "500ms", "--measure", "1s", "--transport", "shm");
+        assertTrue(out.contains("dds logged-storage"), out);
+        assertTrue(out.contains("logged storage over atomic multicast:"), out);
+        assertTrue(out.contains("log ceiling: one thread appends"), out);
+        assertTrue(!out.contains("NaN"), "a probe failed:\n" + out);
+    }
+
+    @Test
+    void kvBenchWarmsUpThenMeasuresTheReplicatedStore()
+    {
+        // redis-benchmark comes with redis-tools (installed by .ci/run); redis-server and etcd are the bench's peers
+        final String out = bench("kv", "--systems", "weft-kv", "--runs", "1", "--warmup", "2s", "--measure", "1s");
+        assertTrue(out.contains("| weft-kv | SET |"), out);
+        assertTrue(out.contains("| weft-kv | GET |"), out);
+    }
+}
