@@ -1,10 +1,13 @@
 package io.weft.bench;
 
+import io.weft.bench.limits.MachineLimits;
 import io.weft.config.QosLevel;
 import io.weft.config.SmcConfig;
+import io.weft.dds.SampleLog;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -74,9 +77,9 @@ final class DdsBenchCommand implements java.util.concurrent.Callable<Integer>
      */
     private void printLogCeiling(final double atomicMsgsPerSec) throws InterruptedException
     {
-        final java.nio.file.Path dir = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
-        final int record = options.size + io.weft.dds.SampleLog.ENTRY_OVERHEAD;
-        final double appends = io.weft.bench.limits.MachineLimits.logAppendsPerSec(dir, record,
+        final Path dir = Path.of(System.getProperty("java.io.tmpdir"));
+        final int record = options.size + SampleLog.ENTRY_OVERHEAD;
+        final double appends = MachineLimits.logAppendsPerSec(dir, record,
             options.steady.warmup.toNanos(), options.steady.measure.toNanos(), System.out);
         final int cores = Runtime.getRuntime().availableProcessors();
         final double ceiling = appends * cores / options.members;

@@ -69,8 +69,8 @@ final class KvBenchCommand implements Callable<Integer>
         "etcd needs the Debian package etcd-server and is driven through its gRPC API, see docs/benchmarks.md).")
     List<String> systems = List.of("weft-kv", "redis-server", "etcd");
 
-    /** Requests of the first warm-up pass, which finds the rate. */
-    private static final long WARM_UP_FIRST = 20_000;
+    /** Requests of the shortest pass: the first warm-up pass, which finds the rate, and the least measured one. */
+    private static final long MIN_PASS = 20_000;
 
     private final PrintStream out = System.out;
     private int members;
@@ -204,7 +204,7 @@ final class KvBenchCommand implements Callable<Integer>
         for (final String test : List.of("set", "get"))
         {
             final Pass warm = warmUp(port, test);
-            final long n = Math.max(20_000, (long)(warm.rps * measure.toMillis() / 1000.0));
+            final long n = Math.max(MIN_PASS, (long)(warm.rps * measure.toMillis() / 1000.0));
             final Pass pass = benchmark(port, test, n, measure.multipliedBy(6));
             out.printf(Locale.ROOT, "bench kv: %-12s %s %,12.0f requests/s  p50 %.3f ms  p99 %.3f ms%n", system,
                 test.toUpperCase(Locale.ROOT), pass.rps, pass.p50, pass.p99);
@@ -216,11 +216,11 @@ final class KvBenchCommand implements Callable<Integer>
     private Pass warmUp(final int port, final String test) throws Exception
     {
         final long deadline = System.nanoTime() + warmup.toNanos();
-        Pass warm = benchmark(port, test, WARM_UP_FIRST, warmup.plusSeconds(30));
+        Pass warm = benchmark(port, test, MIN_PASS, warmup.plusSeconds(30));
         long left;
         while ((left = deadline - System.nanoTime()) > 0)
         {
-            final long n = Math.max(WARM_UP_FIRST, (long)(warm.rps * left / 1e9));
+            final long n = Math.max(MIN_PASS, (long)(warm.rps * left / 1e9));
             warm = benchmark(port, test, n, Duration.ofNanos(left).multipliedBy(6));
         }
         return warm;

@@ -9,6 +9,9 @@ import net.openhft.chronicle.wire.DocumentContext;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
@@ -44,11 +47,10 @@ public final class SampleLog implements AutoCloseable
     private final CRC32C crc = new CRC32C();
     private long count;
     /** Entry position of an excerpt's first entry to its Chronicle index, every {@link #MARK_EVERY} entries. */
-    private final java.util.concurrent.ConcurrentSkipListMap<Long, Long> marks =
-        new java.util.concurrent.ConcurrentSkipListMap<>();
+    private final ConcurrentSkipListMap<Long, Long> marks = new ConcurrentSkipListMap<>();
     private long nextMark; // the appending thread's (and the check's at open)
     /** Excerpts read so far, by every reader (tests check that a read seeks). */
-    private final java.util.concurrent.atomic.LongAdder excerptsRead = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder excerptsRead = new LongAdder();
 
     private SampleLog(final Path directory, final ChronicleQueue queue, final boolean append)
     {
@@ -170,17 +172,12 @@ public final class SampleLog implements AutoCloseable
                 }
                 while (n < to && bytes + ENTRY_OVERHEAD + lengths[(int)(n % capacity)] <= RUN_BYTES);
             }
-            appended(first);
+            mark(first, appender.lastIndexAppended());
         }
         return count;
     }
 
-    /** An excerpt whose first entry is {@code first} was appended: marks it if a mark is due. */
-    private void appended(final long first)
-    {
-        mark(first, appender.lastIndexAppended());
-    }
-
+    /** The excerpt at Chronicle {@code index} begins with entry {@code first}: kept if a mark is due. */
     private void mark(final long first, final long index)
     {
         if (first >= nextMark)
@@ -209,7 +206,7 @@ public final class SampleLog implements AutoCloseable
         {
             write(dc.wire().bytes(), position, publisherId, sourceNanos, payload, length);
         }
-        appended(count);
+        mark(count, appender.lastIndexAppended());
         return ++count;
     }
 
@@ -266,7 +263,7 @@ public final class SampleLog implements AutoCloseable
      */
     private long seek(final ExcerptTailer tailer, final long from)
     {
-        final java.util.Map.Entry<Long, Long> mark = marks.floorEntry(from);
+        final Map.Entry<Long, Long> mark = marks.floorEntry(from);
         if (mark != null && tailer.moveToIndex(mark.getValue()))
         {
             return mark.getKey();

@@ -42,9 +42,10 @@ final class KvMemberCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        if (store.problem() != null)
+        final String problem = store.problem();
+        if (problem != null)
         {
-            return Weft.refuse(store.problem());
+            return Weft.refuse(problem);
         }
         final WeftConfig cfg = member.load();
         if (cfg.subgroups().stream().noneMatch(s -> s.name().equals(KvReplica.SUBGROUP)))

@@ -13,6 +13,7 @@ import org.agrona.concurrent.ringbuffer.RingBuffer;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -20,6 +21,7 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
@@ -112,7 +114,7 @@ public final class LimitMember
     private static String logAppend(final Path dir, final int size, final long warmup, final long measure)
         throws Exception
     {
-        final Path file = java.nio.file.Files.createTempFile(dir, "weft-limit-log-", ".bin");
+        final Path file = Files.createTempFile(dir, "weft-limit-log-", ".bin");
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
         {
             final byte[] record = new byte[size];
@@ -126,7 +128,7 @@ public final class LimitMember
                     final MemorySegment chunk = ch.map(FileChannel.MapMode.READ_WRITE, base, LOG_CHUNK, arena);
                     for (long at = 0; at + size <= LOG_CHUNK && clock.sending(); at += size)
                     {
-                        MemorySegment.copy(record, 0, chunk, java.lang.foreign.ValueLayout.JAVA_BYTE, at, size);
+                        MemorySegment.copy(record, 0, chunk, ValueLayout.JAVA_BYTE, at, size);
                         clock.add(1);
                     }
                 }
@@ -136,7 +138,7 @@ public final class LimitMember
         }
         finally
         {
-            java.nio.file.Files.deleteIfExists(file);
+            Files.deleteIfExists(file);
         }
     }
 
