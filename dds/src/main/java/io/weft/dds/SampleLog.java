@@ -259,17 +259,34 @@ public final class SampleLog implements AutoCloseable
 
     /**
      * Moves {@code tailer} to the excerpt of the last mark at or before entry {@code from}; returns the position of
-     * that excerpt's first entry (0: the start of the log).
+     * that excerpt's first entry (0: the start of the log). A mark whose excerpt does not begin with its entry (an
+     * index Chronicle numbers otherwise, say after recovering a killed writer's excerpt) is not trusted: the read
+     * starts at the beginning, as it would without marks.
      */
     private long seek(final ExcerptTailer tailer, final long from)
     {
         final Map.Entry<Long, Long> mark = marks.floorEntry(from);
-        if (mark != null && tailer.moveToIndex(mark.getValue()))
+        if (mark != null && tailer.moveToIndex(mark.getValue()) && begins(tailer, mark.getKey()) &&
+            tailer.moveToIndex(mark.getValue()))
         {
             return mark.getKey();
         }
         tailer.toStart();
         return 0;
+    }
+
+    /** Whether the tailer's next excerpt begins with entry {@code position} (it reads that excerpt). */
+    private static boolean begins(final ExcerptTailer tailer, final long position)
+    {
+        try (DocumentContext dc = tailer.readingDocument())
+        {
+            if (!dc.isPresent())
+            {
+                return false;
+            }
+            final Bytes<?> b = dc.wire().bytes();
+            return b.readRemaining() >= ENTRY_OVERHEAD && b.readLong() == position;
+        }
     }
 
     /** Excerpts read so far by every reader of this log. */
