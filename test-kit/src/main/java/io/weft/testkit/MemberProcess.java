@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A member in its own JVM, started with this JVM's java, the test class path and the project's JVM flags
- * (system property {@code test.weft.jvmFlags}, set by surefire from the parent POM). Output goes to a file.
+ * (system property {@code test.weft.jvmFlags}, set by surefire from the parent POM), and the members' AOT cache
+ * ({@link MemberJvm}). Output goes to a file.
  * {@link #close()} kills it if it is still running, so a failed test never leaves processes behind.
  */
 public final class MemberProcess implements AutoCloseable
@@ -37,21 +38,23 @@ public final class MemberProcess implements AutoCloseable
     public static MemberProcess startWith(final List<String> prefix, final String name, final Path dir,
         final Class<?> main, final String... args)
     {
-        final List<String> command = new ArrayList<>(prefix);
-        command.add(ProcessHandle.current().info().command().orElse(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        final String flags = System.getProperty("test.weft.jvmFlags", "");
-        if (!flags.isBlank())
+        final List<String> flags = new ArrayList<>();
+        final String projectFlags = System.getProperty("test.weft.jvmFlags", "");
+        if (!projectFlags.isBlank())
         {
-            command.addAll(Arrays.asList(flags.trim().split("\\s+")));
+            flags.addAll(Arrays.asList(projectFlags.trim().split("\\s+")));
         }
-        command.add("-Xmx256m");
-        command.add("-XX:+UseSerialGC");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        flags.add("-Xmx256m");
+        flags.add("-XX:+UseSerialGC");
+        final List<String> command = new ArrayList<>(prefix);
+        command.add(MemberJvm.java());
+        command.addAll(flags);
+        MemberJvm.addClassPath(command, flags, true);
         command.add(main.getName());
         command.addAll(Arrays.asList(args));
-        return run(name, dir, command);
+        final MemberProcess member = run(name, dir, command);
+        MemberJvm.started(member.process);
+        return member;
     }
 
     /** Runs {@code command} as it is (for example {@code java -jar} on a user's jar), its output in {@code dir}. */

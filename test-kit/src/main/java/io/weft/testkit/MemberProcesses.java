@@ -7,14 +7,13 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Starts member processes for demos with this JVM's java, class path and JVM flags (the launcher's flags reach
- * every process this way), prefixes their output, and kills them all if the demo is stopped or times out.
+ * every process this way; under a test, the members' AOT cache too: {@link MemberJvm}), prefixes their output, and kills them all if the demo is stopped or times out.
  */
 public final class MemberProcesses implements AutoCloseable
 {
@@ -63,24 +62,25 @@ public final class MemberProcesses implements AutoCloseable
     private int start(final List<String> prefix, final String name, final Class<?> main, final List<String> jvmArgs,
         final List<String> args, final boolean echo)
     {
-        final List<String> command = new ArrayList<>(prefix);
-        command.add(ProcessHandle.current().info().command()
-            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        final List<String> flags = new ArrayList<>();
         for (final String arg : ManagementFactory.getRuntimeMXBean().getInputArguments())
         {
             if (!arg.startsWith("-agentlib") && !arg.startsWith("-javaagent"))
             {
-                command.add(arg);
+                flags.add(arg);
             }
         }
-        command.addAll(jvmArgs);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        flags.addAll(jvmArgs);
+        final List<String> command = new ArrayList<>(prefix);
+        command.add(MemberJvm.java());
+        command.addAll(flags);
+        MemberJvm.addClassPath(command, flags, false);
         command.add(main.getName());
         command.addAll(args);
         try
         {
             final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            MemberJvm.started(p);
             processes.add(p);
             final List<String> captured = java.util.Collections.synchronizedList(new ArrayList<>());
             lines.add(captured);
