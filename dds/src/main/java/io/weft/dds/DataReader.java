@@ -112,7 +112,7 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<
 
     /**
      * Iterates over the samples as they come, for an application thread: {@code hasNext()} blocks until a sample is
-     * waiting or the reader is closed (then it returns false). An interrupt ends the wait with an
+     * waiting or the reader is closed or its topic deleted (then it returns false). An interrupt ends the wait with an
      * {@link IllegalStateException} that carries it, the thread's interrupt flag set again.
      *
      * @throws IllegalStateException the reader has a listener (no queue to iterate).
@@ -188,6 +188,22 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<
     public void close()
     {
         state.removeReader(this);
+        end();
+    }
+
+    /** The samples waiting are still taken; then iterations end, as if the reader were closed. */
+    @Override
+    public void topicDeleted()
+    {
+        if (listener != null)
+        {
+            listener.onTopicDeleted();
+        }
+        end();
+    }
+
+    private void end()
+    {
         if (queue != null)
         {
             @SuppressWarnings("unchecked") final Sample<T> end = (Sample<T>)(Sample<?>)END;

@@ -51,6 +51,7 @@ public final class DataWriter<T>
      *
      * @throws DdsTimeoutException      no slot freed in time (a subscriber is not keeping up, or the view is changing).
      * @throws IllegalArgumentException the encoded sample exceeds the topic's max-sample, or ends before its key.
+     * @throws IllegalStateException    the topic was deleted.
      */
     public void write(final T sample)
     {
@@ -83,9 +84,14 @@ public final class DataWriter<T>
         return true;
     }
 
-    /** Lends a slot of the topic's max-sample bytes, waiting up to {@code timeout}; null if none freed in time. */
+    /**
+     * Lends a slot of the topic's max-sample bytes, waiting up to {@code timeout}; null if none freed in time.
+     *
+     * @throws IllegalStateException the topic was deleted.
+     */
     public Loan loan(final Duration timeout)
     {
+        state.checkNotDeleted();
         final Loan loan = loans.get();
         return subgroup.get().claim(topic.maxSample(), loan.claim(), timeout) >= 0 ? loan : null;
     }
@@ -118,6 +124,7 @@ public final class DataWriter<T>
             {
                 throw new IllegalStateException(topic + ": " + state.failure());
             }
+            state.checkNotDeleted();
             if (state.ownDelivered() >= target && state.persistedFrontier() >= state.ownEnd())
             {
                 return true;

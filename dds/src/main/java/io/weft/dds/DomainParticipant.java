@@ -1,9 +1,5 @@
 package io.weft.dds;
 
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
 import io.weft.config.QosLevel;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TopicConfig;
@@ -15,7 +11,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -39,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * Samples that arrive before a reader is created are not kept for it, except on storage topics (the reader first
  * receives the history or the log). To read a topic from the very first sample, create the participant without
- * enabling it ({@link Builder#create}), create its readers, then {@link #enable} it.
+ * enabling it ({@link ParticipantBuilder#create}), create its readers, then {@link #enable} it.
  */
 public final class DomainParticipant implements AutoCloseable
 {
@@ -51,11 +46,13 @@ public final class DomainParticipant implements AutoCloseable
     private final Map<String, TopicState> states;
     private final Map<String, AtomicLong> written = new ConcurrentHashMap<>();
     private final Map<String, TopicConfig> created = new ConcurrentHashMap<>(); // every topic created at run time
+    private final Map<String, String> incarnations = new ConcurrentHashMap<>(); // of the topics created at run time
+    private final Set<String> deleted = ConcurrentHashMap.newKeySet(); // deleted, not created again
     private final Map<String, String> refused = new ConcurrentHashMap<>(); // topic -> why, decided in agreed order
     private final Set<String> metered = ConcurrentHashMap.newKeySet();
     private volatile Group group;
 
-    private DomainParticipant(final WeftConfig config, final GroupBuilder builder, final Map<String, TopicState> states)
+    DomainParticipant(final WeftConfig config, final GroupBuilder builder, final Map<String, TopicState> states)
     {
         this.config = config;
         this.builder = builder;
@@ -99,29 +96,14 @@ public final class DomainParticipant implements AutoCloseable
                 }
                 if (metered.add(name))
                 {
-                    register(g.meterRegistry(), name, state);
+                    TopicMeters.register(g.meterRegistry(), name, state, written.get(name));
                 }
             });
         }
     }
 
-    private void register(final MeterRegistry registry, final String name, final TopicState state)
-    {
-        final Tags tags = Tags.of("topic", name, "qos", state.config.qos().configName());
-        FunctionCounter.builder("weft.dds.samples.written", written.get(name), AtomicLong::get).tags(tags)
-            .description("samples this member wrote to the topic").register(registry);
-        FunctionCounter.builder("weft.dds.samples.delivered", state, TopicState::delivered).tags(tags)
-            .description("samples of the topic delivered at this member").register(registry);
-        if (state.config.qos() == QosLevel.LOGGED_STORAGE)
-        {
-            Gauge.builder("weft.dds.durability.lag", state, s -> s.delivered() - Math.max(0, s.persistedFrontier()))
-                .tags(tags).description("samples delivered here that are not yet in every member's log")
-                .register(registry);
-        }
-    }
-
     /** A view was installed (membership thread, before its first delivery). */
-    private void viewChanged()
+    void viewChanged()
     {
         attachAll(); // topics created at run time, now in the view
         synchronized (states)
@@ -134,12 +116,12 @@ public final class DomainParticipant implements AutoCloseable
      * A subgroup was added at run time (membership thread, at every member, before its first delivery): when it
      * carries a topic this member takes part in, the topic's state (history, log) is made here.
      */
-    private BatchHandler topicAdded(final SubgroupConfig sg, final String properties)
+    BatchHandler topicAdded(final SubgroupConfig sg, final String properties)
     {
-        final TopicConfig t;
+        final RuntimeTopics.RuntimeTopic rt;
         try
         {
-            t = RuntimeTopics.decode(sg, properties);
+            rt = RuntimeTopics.decode(sg, properties);
         }
         catch (final RuntimeException ex)
         {
@@ -147,10 +129,11 @@ public final class DomainParticipant implements AutoCloseable
                 "part in it", sg.name(), ex.getMessage());
             return null;
         }
-        if (t == null)
+        if (rt == null)
         {
             return null; // not a topic
         }
+        final TopicConfig t = rt.config();
         final String clash = numberTaken(t);
         if (clash != null)
         {
@@ -160,17 +143,69 @@ public final class DomainParticipant implements AutoCloseable
             return null;
         }
         created.put(t.name(), t);
+        incarnations.put(t.name(), rt.incarnation());
+        deleted.remove(t.name());
         if (!sg.memberIds(config.group()).contains(config.memberId()))
         {
             return null;
         }
-        final SampleLog log = t.qos() == QosLevel.LOGGED_STORAGE ? SampleLog.open(logDirectory(config, t.name())) : null;
+        SampleLog log = null;
+        if (t.qos() == QosLevel.LOGGED_STORAGE)
+        {
+            RuntimeTopics.claimLog(logDirectory(config, t.name()), graveyard(config), rt.incarnation());
+            log = SampleLog.open(logDirectory(config, t.name()));
+        }
         final TopicState state = new TopicState(t, config.memberId(), log);
         written.put(t.name(), new AtomicLong());
         states.put(t.name(), state);
         LOG.info("topic {} ({}) created at run time; member {} takes part", t.name(), t.qos().configName(),
             config.memberId());
         return state::onBatch;
+    }
+
+    /**
+     * A subgroup was removed at run time (membership thread, at every member, after its last delivery): when it
+     * carried a topic, the topic's readers end, its meters go, and its log is closed and moved to the member's
+     * graveyard of deleted logs.
+     */
+    void topicRemoved(final String subgroup)
+    {
+        final String name = RuntimeTopics.name(subgroup);
+        if (name == null || created.remove(name) == null)
+        {
+            return;
+        }
+        refused.remove(name);
+        deleted.add(name);
+        final String incarnation = incarnations.remove(name);
+        final TopicState state;
+        synchronized (states)
+        {
+            state = states.remove(name);
+        }
+        if (metered.remove(name))
+        {
+            TopicMeters.remove(group().meterRegistry(), name);
+        }
+        if (state == null)
+        {
+            return;
+        }
+        state.delete();
+        written.remove(name);
+        if (state.config.qos() == QosLevel.LOGGED_STORAGE)
+        {
+            try
+            {
+                LOG.info("topic {} deleted; its log is kept in {}", name,
+                    RuntimeTopics.bury(logDirectory(config, name), graveyard(config), incarnation));
+            }
+            catch (final java.io.IOException ex)
+            {
+                LOG.error("topic {} deleted, but its log could not be moved away from {}: {}", name,
+                    logDirectory(config, name), ex.toString());
+            }
+        }
     }
 
     /** A participant that is a member of view 0 (see {@link Group#open}). */
@@ -186,9 +221,9 @@ public final class DomainParticipant implements AutoCloseable
     }
 
     /** A builder for this process's participant in the domain (and group) {@code config} describes. */
-    public static Builder builder(final WeftConfig config)
+    public static ParticipantBuilder builder(final WeftConfig config)
     {
-        return new Builder(config);
+        return new ParticipantBuilder(config);
     }
 
     /** The topic named {@code name}, declared in the configuration or created at run time, typed by {@code codec}. */
@@ -241,6 +276,36 @@ public final class DomainParticipant implements AutoCloseable
             throw new IllegalStateException("topic " + topic.name() + " is refused: " + why);
         }
         return topic(topic.name(), codec);
+    }
+
+    /**
+     * Deletes a topic created at run time, at every member at once: the group removes its subgroup in a view change
+     * ({@link Group#removeSubgroup}); samples written before it are delivered everywhere, in order, and then every
+     * member's readers of the topic end ({@link SampleListener#onTopicDeleted}, a queue reader's iteration ends after
+     * the samples waiting, a {@link SamplePublisher}'s subscribers complete) and its writers fail. A logged topic's
+     * log is kept, moved to {@code <log-directory>/<group>/member-<id>.deleted/<topic>-<incarnation>}. The name may
+     * be used again by {@link #createTopic}. Returns once the topic is gone here.
+     *
+     * @throws IllegalStateException the topic is configured (weft.dds.topics), runtime topics are off, or the
+     *                               participant is not enabled.
+     * @throws IllegalArgumentException no such topic.
+     * @throws java.util.concurrent.TimeoutException not deleted within {@code timeout}.
+     */
+    public void deleteTopic(final Topic<?> topic, final java.time.Duration timeout)
+        throws java.util.concurrent.TimeoutException, InterruptedException
+    {
+        final Group g = group();
+        if (config.dds().topics().stream().anyMatch(t -> t.name().equals(topic.name())))
+        {
+            throw new IllegalStateException("topic " + topic.name() + " is configured (weft.dds.topics); only " +
+                "topics created at run time can be deleted");
+        }
+        if (!created.containsKey(topic.name()))
+        {
+            throw new IllegalArgumentException("no topic " + topic.name() + " was created at run time" +
+                (deleted.contains(topic.name()) ? " (it was deleted already)" : ""));
+        }
+        g.removeSubgroup(topic.config().subgroupName(), timeout);
     }
 
     /** The topics of the domain known here: configured, then created at run time. */
@@ -383,6 +448,10 @@ public final class DomainParticipant implements AutoCloseable
     private TopicState state(final Topic<?> topic)
     {
         final TopicState s = states.get(topic.name());
+        if (s == null && deleted.contains(topic.name()))
+        {
+            throw new IllegalStateException("topic " + topic.name() + " was deleted");
+        }
         if (s == null)
         {
             throw new IllegalStateException("member " + config.memberId() + " takes no part in " + topic);
@@ -412,9 +481,15 @@ public final class DomainParticipant implements AutoCloseable
         return logRoot(config).resolve(topic);
     }
 
-    private static Path logRoot(final WeftConfig config)
+    static Path logRoot(final WeftConfig config)
     {
         return config.dds().logDirectory().resolve(config.group().name()).resolve("member-" + config.memberId());
+    }
+
+    /** Where this member keeps the logs of deleted topics: beside its logs, not among them. */
+    private static Path graveyard(final WeftConfig config)
+    {
+        return logRoot(config).resolveSibling("member-" + config.memberId() + ".deleted");
     }
 
     /**
@@ -441,96 +516,6 @@ public final class DomainParticipant implements AutoCloseable
         synchronized (states)
         {
             states.values().forEach(TopicState::close);
-        }
-    }
-
-    /** Options of a participant before it opens or joins. */
-    public static final class Builder
-    {
-        private final WeftConfig config;
-        private MeterRegistry registry;
-        private java.util.function.Consumer<GroupBuilder> group = g -> { };
-
-        Builder(final WeftConfig config)
-        {
-            this.config = Objects.requireNonNull(config, "config");
-        }
-
-        /** The registry for the group's and the topics' meters. */
-        public Builder meterRegistry(final MeterRegistry registry)
-        {
-            this.registry = Objects.requireNonNull(registry, "registry");
-            return this;
-        }
-
-        /** Further options of the group underneath (view listener, other subgroups' handlers). */
-        public Builder group(final java.util.function.Consumer<GroupBuilder> options)
-        {
-            this.group = Objects.requireNonNull(options, "options");
-            return this;
-        }
-
-        /** Creates the participant and opens the group as a member of view 0. */
-        public DomainParticipant open()
-        {
-            return enabled(false);
-        }
-
-        /** Creates the participant and joins the running group. */
-        public DomainParticipant join()
-        {
-            return enabled(true);
-        }
-
-        private DomainParticipant enabled(final boolean join)
-        {
-            final DomainParticipant p = create();
-            try
-            {
-                return p.enable(join);
-            }
-            catch (final RuntimeException ex)
-            {
-                p.close();
-                throw ex;
-            }
-        }
-
-        /** Creates the participant without opening the group: create readers, then {@link #enable} it. */
-        public DomainParticipant create()
-        {
-            final Map<String, TopicState> states = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
-            final GroupBuilder builder = Group.builder(config);
-            try
-            {
-                for (final TopicConfig t : config.dds().topics())
-                {
-                    if (!t.subgroup().memberIds(config.group()).contains(config.memberId()))
-                    {
-                        continue;
-                    }
-                    final SampleLog log = t.qos() == QosLevel.LOGGED_STORAGE
-                        ? SampleLog.open(logDirectory(config, t.name())) : null;
-                    final TopicState state = new TopicState(t, config.memberId(), log);
-                    states.put(t.name(), state);
-                    builder.onBatch(t.subgroupName(), state::onBatch);
-                }
-                builder.stateTransfer(new DomainState(states, logRoot(config)));
-                if (registry != null)
-                {
-                    builder.meterRegistry(registry);
-                }
-                final DomainParticipant p = new DomainParticipant(config, builder, states);
-                builder.onView(v -> p.viewChanged());
-                builder.onSubgroupAdded(p::topicAdded);
-                group.accept(builder);
-                return p;
-            }
-            catch (final RuntimeException ex)
-            {
-                states.values().forEach(TopicState::close);
-                throw ex;
-            }
         }
     }
 

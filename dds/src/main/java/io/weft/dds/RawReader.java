@@ -26,6 +26,12 @@ public final class RawReader implements ReaderSink, AutoCloseable
         listener.onSample(segment, offset, length, header);
     }
 
+    @Override
+    public void topicDeleted()
+    {
+        listener.onTopicDeleted();
+    }
+
     /** Samples handed to the listener so far. */
     public long received()
     {

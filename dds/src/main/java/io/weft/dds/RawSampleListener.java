@@ -11,4 +11,9 @@ import java.lang.foreign.MemorySegment;
 public interface RawSampleListener
 {
     void onSample(MemorySegment segment, long offset, int length, SampleHeader header);
+
+    /** The topic was deleted after the last sample this listener was given: nothing follows (membership thread). */
+    default void onTopicDeleted()
+    {
+    }
 }

@@ -7,4 +7,7 @@ import java.lang.foreign.MemorySegment;
 interface ReaderSink
 {
     void deliver(MemorySegment segment, long offset, int length, SampleHeader header);
+
+    /** The topic was deleted after the last sample delivered here; nothing follows. */
+    void topicDeleted();
 }

@@ -5,19 +5,32 @@ import io.weft.config.SampleKey;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TopicConfig;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A topic created at run time travels as the properties of the subgroup that carries it
  * ({@link io.weft.membership.Group#addSubgroup}): one line of {@code key=value} pairs after a marker, so every
- * member rebuilds the same {@link TopicConfig}.
+ * member rebuilds the same {@link TopicConfig}. Each creation carries an incarnation, a random number that tells
+ * a topic's log from the log of an earlier, deleted topic of the same name.
  */
 final class RuntimeTopics
 {
     private static final String MARKER = "weft.dds.topic/1";
+    /** In a runtime topic's log directory: the incarnation the log belongs to. */
+    private static final String INCARNATION_FILE = "weft-topic-incarnation";
+
+    /** A topic created at run time, and which creation of its name it is. */
+    record RuntimeTopic(TopicConfig config, String incarnation)
+    {
+    }
 
     private RuntimeTopics()
     {
@@ -29,11 +42,11 @@ final class RuntimeTopics
         return MARKER + " id=" + t.id() + " qos=" + t.qos().configName() + " publishers=" + ids(t.publishers()) +
             " subscribers=" + ids(t.subscribers()) + " window=" + t.window() + " max-sample=" + t.maxSample() +
             " history=" + t.history() + " key=" + (key == null ? "none" : key.offset() + ":" + key.length() + ":" +
-            key.maxKeys());
+            key.maxKeys()) + " incarnation=" + Long.toHexString(ThreadLocalRandom.current().nextLong());
     }
 
     /** The topic a runtime subgroup carries, or null when it is no topic (another application's subgroup). */
-    static TopicConfig decode(final SubgroupConfig sg, final String properties)
+    static RuntimeTopic decode(final SubgroupConfig sg, final String properties)
     {
         if (!sg.name().startsWith(TopicConfig.SUBGROUP_PREFIX) || !properties.startsWith(MARKER + " "))
         {
@@ -50,10 +63,53 @@ final class RuntimeTopics
         }
         final String key = v.getOrDefault("key", "none");
         final int[] k = key.equals("none") ? null : Arrays.stream(key.split(":")).mapToInt(Integer::parseInt).toArray();
-        return new TopicConfig(sg.name().substring(TopicConfig.SUBGROUP_PREFIX.length()), Integer.parseInt(v.get("id")),
+        return new RuntimeTopic(new TopicConfig(name(sg.name()), Integer.parseInt(v.get("id")),
             QosLevel.parse("qos", v.get("qos")), list(v.get("publishers")), list(v.get("subscribers")),
             Integer.parseInt(v.get("window")), Integer.parseInt(v.get("max-sample")), Integer.parseInt(v.get("history")),
-            k == null ? null : new SampleKey(k[0], k[1], k[2]));
+            k == null ? null : new SampleKey(k[0], k[1], k[2])), v.getOrDefault("incarnation", "0"));
+    }
+
+    /** The topic a subgroup carries by its name, or null. */
+    static String name(final String subgroup)
+    {
+        return subgroup.startsWith(TopicConfig.SUBGROUP_PREFIX) ?
+            subgroup.substring(TopicConfig.SUBGROUP_PREFIX.length()) : null;
+    }
+
+    /**
+     * Makes {@code dir} the log of {@code incarnation}: a log there from an earlier topic of the same name (deleted
+     * while this member was away) is moved to {@code graveyard} first, so that the new topic starts from an empty log.
+     */
+    static void claimLog(final Path dir, final Path graveyard, final String incarnation)
+    {
+        final Path marker = dir.resolve(INCARNATION_FILE);
+        try
+        {
+            if (Files.exists(marker))
+            {
+                final String owner = Files.readString(marker).trim();
+                if (owner.equals(incarnation))
+                {
+                    return;
+                }
+                bury(dir, graveyard, owner);
+            }
+            Files.createDirectories(dir);
+            Files.writeString(marker, incarnation);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot prepare the log of a topic in " + dir, ex);
+        }
+    }
+
+    /** Moves a deleted topic's log to {@code graveyard}, where it stays for the operator (and {@code weft log}). */
+    static Path bury(final Path dir, final Path graveyard, final String incarnation) throws IOException
+    {
+        Files.createDirectories(graveyard);
+        final Path grave = graveyard.resolve(dir.getFileName() + "-" + incarnation);
+        Files.move(dir, grave);
+        return grave;
     }
 
     private static String ids(final List<Integer> ids)

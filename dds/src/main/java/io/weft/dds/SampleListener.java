@@ -8,4 +8,12 @@ package io.weft.dds;
 public interface SampleListener<T>
 {
     void onSample(T sample, SampleInfo info);
+
+    /**
+     * The topic was deleted ({@link DomainParticipant#deleteTopic}) after the last sample this listener was given:
+     * nothing follows. On the membership thread.
+     */
+    default void onTopicDeleted()
+    {
+    }
 }

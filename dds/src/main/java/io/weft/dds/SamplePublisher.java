@@ -106,6 +106,12 @@ public final class SamplePublisher<T> implements Flow.Publisher<Sample<T>>, Auto
             });
         }
 
+        @Override
+        public void onTopicDeleted()
+        {
+            close(); // the subscriber gets onComplete after the samples it was offered
+        }
+
         void close()
         {
             final DataReader<T> r = reader;

@@ -36,6 +36,7 @@ final class TopicState
     private final SampleHeader live = new SampleHeader(); // refilled per live sample, under this monitor
     private volatile Subgroup subgroup;
     private volatile String failure;
+    private volatile boolean deleted;
     private long position;
     private volatile long delivered;
     private volatile long ownDelivered;
@@ -124,6 +125,7 @@ final class TopicState
     {
         synchronized (this)
         {
+            checkNotDeleted();
             for (final LoggedSample s : stored())
             {
                 reader.deliver(java.lang.foreign.MemorySegment.ofArray(s.payload()), 0, s.payload().length,
@@ -369,6 +371,34 @@ final class TopicState
         if (writer != null)
         {
             writer.close(); // drains the ring into the log first
+        }
+    }
+
+    /**
+     * The topic was deleted (membership thread, after its last delivery here): its readers are told and let go, the
+     * log is closed, and writes fail from now on.
+     */
+    void delete()
+    {
+        final ReaderSink[] sinks;
+        synchronized (this)
+        {
+            deleted = true;
+            sinks = readers;
+            readers = new ReaderSink[0];
+        }
+        for (final ReaderSink r : sinks)
+        {
+            r.topicDeleted();
+        }
+        close();
+    }
+
+    void checkNotDeleted()
+    {
+        if (deleted)
+        {
+            throw new IllegalStateException("topic " + config.name() + " was deleted");
         }
     }
 }

@@ -43,24 +43,11 @@ class RuntimeTopicsTest
     @Test
     void topicsCreatedAtRunTimeServeEveryMemberAndLaterJoiners() throws Exception
     {
-        final WeftConfig config = TestGroups.builder(TransportKind.SHM, 4)
-            .membership(new MembershipConfig(List.of(0, 1, 2), "runtime-topics-test-secret", ViewChangeSends.WAIT,
-                Duration.ofSeconds(30), true))
-            .dds(new DdsConfig(dir, List.of(new TopicConfig("configured", 1, QosLevel.ATOMIC_MULTICAST, List.of(),
-                List.of(), 16, 64, 1)))).build();
+        final WeftConfig config = config(4);
         final List<DomainParticipant> participants = new ArrayList<>();
         try (Members ignored = new Members(config))
         {
-            final List<CompletableFuture<DomainParticipant>> opening = new ArrayList<>();
-            for (int i = 0; i < 3; i++)
-            {
-                final WeftConfig c = config.forMember(i);
-                opening.add(Async.open(() -> DomainParticipant.open(c)));
-            }
-            for (final CompletableFuture<DomainParticipant> f : opening)
-            {
-                participants.add(f.get(60, TimeUnit.SECONDS));
-            }
+            openThree(config, participants);
             final TopicConfig alarms = new TopicConfig("alarms", 7, QosLevel.LOGGED_STORAGE, List.of(0, 1), List.of(),
                 32, 64, 1);
             final TopicConfig status = new TopicConfig("status", 8, QosLevel.VOLATILE_STORAGE, List.of(2), List.of(),
@@ -173,6 +160,188 @@ class RuntimeTopicsTest
     }
 
     @Test
+    void aDeletedTopicEndsEverywhereAfterTheSameSamplesKeepsItsLogAsideAndItsNameServesAgain() throws Exception
+    {
+        final WeftConfig config = config(3);
+        final List<DomainParticipant> participants = new ArrayList<>();
+        try (Members ignored = new Members(config))
+        {
+            openThree(config, participants);
+            final TopicConfig alarms = new TopicConfig("alarms", 7, QosLevel.LOGGED_STORAGE, List.of(), List.of(),
+                32, 64, 1);
+            final Topic<String> a = participants.get(0).createTopic(alarms, Codecs.utf8(), Duration.ofSeconds(20));
+            for (final DomainParticipant p : participants)
+            {
+                await(() -> p.topics().contains("alarms"), "alarms at " + p.group().memberId());
+            }
+            final DataWriter<String> w0 = participants.get(0).createWriter(a);
+            for (int i = 0; i < 50; i++)
+            {
+                w0.write("old-" + i);
+            }
+            assertTrue(w0.awaitDurable(Duration.ofSeconds(20)), "durable at every member");
+
+            // member 2 goes away with the old log on disk; the topic is deleted while it is away
+            participants.remove(2).close();
+            for (final DomainParticipant p : participants)
+            {
+                await(() -> p.group().view().members().size() == 2, "member 2 removed at " + p.group().memberId());
+            }
+            final List<CompletableFuture<List<String>>> iterated = new ArrayList<>();
+            final List<CompletableFuture<Void>> told = new ArrayList<>();
+            for (final DomainParticipant p : participants)
+            {
+                final DataReader<String> queue = p.createReader(p.topic("alarms", Codecs.utf8()));
+                iterated.add(CompletableFuture.supplyAsync(() ->
+                {
+                    final List<String> seen = new ArrayList<>();
+                    queue.forEach(sample -> seen.add(sample.value())); // ends when the topic is deleted
+                    return seen;
+                }));
+                final CompletableFuture<Void> deleted = new CompletableFuture<>();
+                p.createReader(p.topic("alarms", Codecs.utf8()), new SampleListener<>()
+                {
+                    @Override
+                    public void onSample(final String sample, final SampleInfo info)
+                    {
+                    }
+
+                    @Override
+                    public void onTopicDeleted()
+                    {
+                        deleted.complete(null);
+                    }
+                });
+                told.add(deleted);
+            }
+            final SamplePublisher<String> publisher = participants.get(1).createPublisher(participants.get(1)
+                .topic("alarms", Codecs.utf8()));
+            final CompletableFuture<Long> completed = new CompletableFuture<>();
+            publisher.subscribe(new java.util.concurrent.Flow.Subscriber<>()
+            {
+                private long n;
+
+                @Override
+                public void onSubscribe(final java.util.concurrent.Flow.Subscription subscription)
+                {
+                    subscription.request(Long.MAX_VALUE);
+                }
+
+                @Override
+                public void onNext(final Sample<String> item)
+                {
+                    n++;
+                }
+
+                @Override
+                public void onError(final Throwable throwable)
+                {
+                    completed.completeExceptionally(throwable);
+                }
+
+                @Override
+                public void onComplete()
+                {
+                    completed.complete(n);
+                }
+            });
+            w0.write("last");
+            participants.get(1).deleteTopic(a, Duration.ofSeconds(20));
+            final List<String> expected = new ArrayList<>();
+            for (int i = 0; i < 50; i++)
+            {
+                expected.add("old-" + i);
+            }
+            expected.add("last");
+            for (int m = 0; m < 2; m++)
+            {
+                final DomainParticipant p = participants.get(m);
+                assertEquals(expected, iterated.get(m).get(30, TimeUnit.SECONDS), "member " + m + " read every " +
+                    "sample, then the iteration ended");
+                told.get(m).get(30, TimeUnit.SECONDS);
+                await(() -> !p.topics().contains("alarms"), "alarms gone at " + m);
+                assertEquals(List.of(), p.group().meterRegistry().find("weft.dds.samples.delivered")
+                    .tag("topic", "alarms").meters(), "the topic's meters are gone");
+                final Path grave = graveOf(config.forMember(m));
+                assertEquals(expected, logged(grave), "member " + m + "'s log is kept aside");
+                final IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                    () -> p.topic("alarms", Codecs.utf8()));
+                assertTrue(unknown.getMessage().contains("no topic named"), unknown.getMessage());
+            }
+            assertEquals(51L, completed.get(30, TimeUnit.SECONDS), "the subscriber completed after every sample");
+            final IllegalStateException writeAfter = assertThrows(IllegalStateException.class, () -> w0.write("x"));
+            assertTrue(writeAfter.getMessage().contains("alarms was deleted"), writeAfter.getMessage());
+            final IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
+                () -> participants.get(0).deleteTopic(a, Duration.ofSeconds(5)));
+            assertTrue(twice.getMessage().contains("deleted already"), twice.getMessage());
+            final IllegalStateException configured = assertThrows(IllegalStateException.class,
+                () -> participants.get(0).deleteTopic(participants.get(0).topic("configured", Codecs.utf8()),
+                Duration.ofSeconds(5)));
+            assertTrue(configured.getMessage().contains("is configured"), configured.getMessage());
+
+            // the name again: a new topic with an empty log; member 2 comes back with the old log, which it sets aside
+            final Topic<String> again = participants.get(1).createTopic(alarms, Codecs.utf8(), Duration.ofSeconds(20));
+            final DataWriter<String> w1 = participants.get(1).createWriter(again);
+            for (int i = 0; i < 5; i++)
+            {
+                w1.write("new-" + i);
+            }
+            assertTrue(w1.awaitDurable(Duration.ofSeconds(20)), "durable at both");
+            final DomainParticipant back = DomainParticipant.join(config.forMember(2));
+            participants.add(back);
+            final List<String> backAlarms = read(back, "alarms");
+            await(() -> backAlarms.size() == 5, "member 2 reads the new topic's samples only: " + backAlarms);
+            assertEquals(List.of("new-0", "new-1", "new-2", "new-3", "new-4"), backAlarms);
+            assertEquals(backAlarms, logged(config.forMember(2)), "member 2's log is the new topic's");
+            assertEquals(backAlarms, logged(config.forMember(0)));
+            assertEquals(expected.subList(0, 50), logged(graveOf(config.forMember(2))), "its old log is kept aside");
+        }
+        finally
+        {
+            participants.forEach(DomainParticipant::close);
+        }
+    }
+
+    /** A domain of {@code members} (0-2 in view 0) with runtime topics on and one configured topic. */
+    private WeftConfig config(final int members)
+    {
+        return TestGroups.builder(TransportKind.SHM, members)
+            .membership(new MembershipConfig(List.of(0, 1, 2), "runtime-topics-test-secret", ViewChangeSends.WAIT,
+                Duration.ofSeconds(30), true))
+            .dds(new DdsConfig(dir, List.of(new TopicConfig("configured", 1, QosLevel.ATOMIC_MULTICAST, List.of(),
+                List.of(), 16, 64, 1)))).build();
+    }
+
+    /** Opens the participants of members 0, 1 and 2 at once (view 0 needs them all) into {@code participants}. */
+    private static void openThree(final WeftConfig config, final List<DomainParticipant> participants)
+        throws Exception
+    {
+        final List<CompletableFuture<DomainParticipant>> opening = new ArrayList<>();
+        for (int i = 0; i < 3; i++)
+        {
+            final WeftConfig c = config.forMember(i);
+            opening.add(Async.open(() -> DomainParticipant.open(c)));
+        }
+        for (final CompletableFuture<DomainParticipant> f : opening)
+        {
+            participants.add(f.get(60, TimeUnit.SECONDS));
+        }
+    }
+
+    /** The one deleted log of alarms in the member's graveyard. */
+    private static Path graveOf(final WeftConfig member) throws java.io.IOException
+    {
+        final Path graveyard = DomainParticipant.logDirectory(member, "alarms").getParent()
+            .resolveSibling("member-" + member.memberId() + ".deleted");
+        try (java.util.stream.Stream<Path> graves = java.nio.file.Files.list(graveyard))
+        {
+            final List<Path> all = graves.toList();
+            assertEquals(1, all.size(), all.toString());
+            return all.getFirst();
+        }
+    }
+
+    @Test
     void creatingATopicNeedsRuntimeSubgroups() throws Exception
     {
         final WeftConfig config = TestGroups.builder(TransportKind.SHM, 1).dds(new DdsConfig(dir, List.of())).build();
@@ -205,7 +374,12 @@ class RuntimeTopicsTest
 
     private static List<String> logged(final WeftConfig member)
     {
-        try (SampleLog log = SampleLog.openReadOnly(DomainParticipant.logDirectory(member, "alarms")))
+        return logged(DomainParticipant.logDirectory(member, "alarms"));
+    }
+
+    private static List<String> logged(final Path directory)
+    {
+        try (SampleLog log = SampleLog.openReadOnly(directory))
         {
             final List<String> logged = new ArrayList<>();
             log.read(0, e -> logged.add(new String(e.payload(), java.nio.charset.StandardCharsets.UTF_8)));

@@ -57,6 +57,7 @@ public final class Group implements AutoCloseable
             subgroups.put(sg.name(), new Subgroup(this, sg.name()));
         }
         this.membership = new MembershipLoop(b, current);
+        membership.runtime().afterRemoval(added::remove); // a handle taken later names the removal
     }
 
     /** Builds a member and brings it into its first view: view 0, or the view {@code admission} admitted it to. */
@@ -143,7 +144,8 @@ public final class Group implements AutoCloseable
         {
             return added.computeIfAbsent(name, n -> new Subgroup(this, n));
         }
-        throw new IllegalArgumentException("no subgroup named " + name + "; configured: " + subgroups.keySet() +
+        throw new IllegalArgumentException("no subgroup named " + name + (membership.runtime().wasRemoved(name) ?
+            " (it was removed at run time)" : "") + "; configured: " + subgroups.keySet() +
             (membership.runtime().enabled() ? ", added at run time: " + addedNames() : ""));
     }
 
@@ -178,12 +180,7 @@ public final class Group implements AutoCloseable
     public Subgroup addSubgroup(final SubgroupConfig sg, final String properties, final Duration timeout)
         throws java.util.concurrent.TimeoutException, InterruptedException
     {
-        final RuntimeSubgroups runtime = membership.runtime();
-        if (!runtime.enabled())
-        {
-            throw new IllegalStateException("subgroups cannot be added at run time: weft.membership.runtime-subgroups " +
-                "is false (it must be true in every member's configuration)");
-        }
+        final RuntimeSubgroups runtime = runtime("added");
         final String invalid = RuntimeSubgroups.invalid(config.group(), sg);
         if (invalid != null)
         {
@@ -200,22 +197,69 @@ public final class Group implements AutoCloseable
             throw new IllegalStateException("subgroup " + sg.name() + " exists with another configuration: " +
                 (there == null ? "it is reserved" : there));
         }
-        final byte[] request = new RuntimeSubgroups.Spec(sg, properties).encode();
+        final byte[] request = RuntimeSubgroups.addRequest(new RuntimeSubgroups.Spec(sg, properties));
         if (request.length > RuntimeSubgroups.MAX_SPEC)
         {
             throw new IllegalArgumentException("the request for subgroup " + sg.name() + " takes " + request.length +
                 " bytes, more than " + RuntimeSubgroups.MAX_SPEC + " (shorten its properties)");
         }
-        final java.util.concurrent.CompletableFuture<Void> answer = runtime.await(sg);
+        request(sg.name(), request, runtime.await(sg), timeout);
+        return subgroup(sg.name());
+    }
+
+    /**
+     * Removes a subgroup added at run time (needs {@code weft.membership.runtime-subgroups = true} at every member):
+     * the request is multicast in order, and the next view change drops the subgroup at every member at once, after
+     * the last messages of the view that holds it are delivered (each member told through
+     * {@link GroupBuilder#onSubgroupRemoved}). Returns once a view without it is installed here. Messages of the
+     * subgroup sent but not delivered by the end of that view are not delivered; sends on it fail from then on. A
+     * later {@link #addSubgroup} may use the name again.
+     *
+     * @throws IllegalStateException    runtime subgroups are off, the subgroup is configured (not added at run time),
+     *                                  or this member stopped.
+     * @throws IllegalArgumentException no subgroup of that name was added at run time.
+     * @throws java.util.concurrent.TimeoutException not removed within {@code timeout} (it may still be removed later).
+     */
+    public void removeSubgroup(final String name, final Duration timeout)
+        throws java.util.concurrent.TimeoutException, InterruptedException
+    {
+        final RuntimeSubgroups runtime = runtime("removed");
+        if (subgroups.containsKey(name) || name.equals(io.weft.config.MembershipConfig.RUNTIME_CHANNEL))
+        {
+            throw new IllegalStateException("subgroup " + name + " is configured (weft.subgroups); only subgroups " +
+                "added at run time can be removed");
+        }
+        if (runtime.find(name) == null)
+        {
+            throw new IllegalArgumentException("no subgroup named " + name + " was added at run time" +
+                (runtime.wasRemoved(name) ? " (it was removed already)" : "; added: " + addedNames()));
+        }
+        request(name, RuntimeSubgroups.removeRequest(name), runtime.awaitRemoval(name), timeout);
+    }
+
+    private RuntimeSubgroups runtime(final String what)
+    {
+        final RuntimeSubgroups runtime = membership.runtime();
+        if (!runtime.enabled())
+        {
+            throw new IllegalStateException("subgroups cannot be " + what + " at run time: " +
+                "weft.membership.runtime-subgroups is false (it must be true in every member's configuration)");
+        }
+        return runtime;
+    }
+
+    /** Sends a request on the runtime channel and waits for its answer. */
+    private void request(final String name, final byte[] request, final java.util.concurrent.CompletableFuture<Void> answer,
+        final Duration timeout) throws java.util.concurrent.TimeoutException, InterruptedException
+    {
         try
         {
             if (channel.send(request, timeout) < 0)
             {
-                throw new java.util.concurrent.TimeoutException("the request for subgroup " + sg.name() +
+                throw new java.util.concurrent.TimeoutException("the request for subgroup " + name +
                     " could not be sent within " + timeout);
             }
             answer.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-            return subgroup(sg.name());
         }
         catch (final java.util.concurrent.ExecutionException ex)
         {
@@ -223,7 +267,7 @@ public final class Group implements AutoCloseable
         }
         finally
         {
-            runtime.forget(sg.name(), answer);
+            membership.runtime().forget(name, answer);
         }
     }
 
@@ -448,6 +492,10 @@ public final class Group implements AutoCloseable
         checkOpen(name);
         final Epoch e = current.epoch();
         final SmcSubgroup g = e.engine(name);
+        if (g == null && membership.runtime().wasRemoved(name))
+        {
+            throw new IllegalStateException("subgroup " + name + " was removed from the group at run time");
+        }
         if (g == null)
         {
             throw new IllegalStateException("subgroup " + name + " has no members or no senders in " + e.view +

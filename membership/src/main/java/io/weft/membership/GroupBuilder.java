@@ -29,6 +29,7 @@ public final class GroupBuilder
     private Consumer<String> minorityListener = message -> { };
     private StateTransfer stateTransfer = StateTransfer.NONE;
     private final List<SubgroupAddedListener> subgroupAdded = new ArrayList<>();
+    private final List<SubgroupRemovedListener> subgroupRemoved = new ArrayList<>();
 
     GroupBuilder(final WeftConfig config)
     {
@@ -97,6 +98,16 @@ public final class GroupBuilder
         return this;
     }
 
+    /**
+     * Told of every subgroup removed at run time ({@link Group#removeSubgroup}), at every member, after its last
+     * delivery. Several may be set: each is told, in the order set.
+     */
+    public GroupBuilder onSubgroupRemoved(final SubgroupRemovedListener listener)
+    {
+        subgroupRemoved.add(Objects.requireNonNull(listener, "listener"));
+        return this;
+    }
+
     /** Registers this member's meters in {@code registry} (for example a Prometheus registry). */
     public GroupBuilder meterRegistry(final MeterRegistry registry)
     {
@@ -135,6 +146,11 @@ public final class GroupBuilder
     List<SubgroupAddedListener> subgroupAdded()
     {
         return List.copyOf(subgroupAdded);
+    }
+
+    List<SubgroupRemovedListener> subgroupRemoved()
+    {
+        return List.copyOf(subgroupRemoved);
     }
 
     Map<String, DeliveryHandler> handlers()

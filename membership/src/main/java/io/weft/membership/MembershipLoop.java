@@ -58,7 +58,7 @@ final class MembershipLoop implements Runnable
         this.minorityListener = b.minorityListener();
         this.stateTransfer = b.stateTransfer();
         this.current = current;
-        this.runtime = new RuntimeSubgroups(config, b.subgroupAdded());
+        this.runtime = new RuntimeSubgroups(config, b.subgroupAdded(), b.subgroupRemoved());
         this.thread = Thread.ofPlatform().name("weft-membership-" + config.memberId()).daemon(true).unstarted(this);
         this.desk = new JoinDesk(config, current, () -> viewChange, this::wake);
     }
@@ -255,7 +255,16 @@ final class MembershipLoop implements Runnable
         }
         final Map<String, List<byte[]>> resend = undeliveredOwn(old);
         final View view = changes.nextView(old.view);
-        runtime.agree(); // the view's last deliveries (its trim) are done: the same requests at every survivor
+        // the view's last deliveries (its trim) are done: the same requests at every survivor
+        for (final String gone : runtime.agree())
+        {
+            final List<byte[]> lost = resend.remove(gone);
+            if (lost != null && !lost.isEmpty())
+            {
+                LOG.warn("subgroup {} was removed: {} messages of this member outside the view's trim are not sent " +
+                    "again (they were never delivered)", gone, lost.size());
+            }
+        }
         admitJoiners(view); // also when this member leaves in the same change: the joiners wait at its desk
         if (changes.lists(ChangeList.LEFT, me))
         {

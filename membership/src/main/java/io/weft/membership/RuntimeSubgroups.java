@@ -19,17 +19,19 @@ import java.io.IOException;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Subgroups added while the group runs. A request travels as a message of the ordered subgroup
+ * Subgroups added and removed while the group runs. A request travels as a message of the ordered subgroup
  * {@value MembershipConfig#RUNTIME_CHANNEL}, so every member sees the requests in the same order; a new one makes
  * the leader propose a view change ({@link ChangeList#RECONFIGURED}), and every survivor, having delivered the same
- * messages of the view by its end, adds the same subgroups to the next view. Joiners receive the list with their
- * view. Decisions on a request (new, the same as one already there, or a conflicting one) depend only on the
- * delivery order, so every member makes the same.
+ * messages of the view by its end, adds (or drops) the same subgroups in the next view. Joiners receive the list
+ * with their view. Decisions on a request (new, the same as one already there, or a conflicting one) depend only on
+ * the delivery order, so every member makes the same.
  */
 final class RuntimeSubgroups
 {
@@ -38,6 +40,9 @@ final class RuntimeSubgroups
     static final int MAX_SPEC = 4096;
     private static final int CHANNEL_WINDOW = 8;
     private static final byte VERSION = 1;
+    /** A request's first byte: what it asks for. */
+    private static final byte ADD = 1;
+    private static final byte REMOVE = 2;
 
     /** One added subgroup: as its creator asked, with what it attached for the application. */
     record Spec(SubgroupConfig config, String properties)
@@ -115,10 +120,14 @@ final class RuntimeSubgroups
 
     private final boolean enabled;
     private final List<SubgroupAddedListener> listeners;
+    private final List<SubgroupRemovedListener> removedListeners;
     private final List<Spec> agreed = new ArrayList<>();            // guarded by this: in every view from the next on
     private final List<Spec> requested = new ArrayList<>();         // guarded by this: delivered in this view, new
+    private final List<String> removals = new ArrayList<>();        // guarded by this: delivered in this view, new
+    private final Set<String> removed = new HashSet<>();            // guarded by this: removed, not added again
     private final Map<String, BatchHandler> handlers = new HashMap<>(); // guarded by this
     private final Map<String, Request> waiting = new HashMap<>(); // guarded by this: this member's requests by name
+    private final Map<String, CompletableFuture<Void>> leaving = new HashMap<>(); // guarded by this: my removals
 
     /** A request of this member, answered once the subgroup is in a view here (or refused). */
     private record Request(SubgroupConfig config, CompletableFuture<Void> answer)
@@ -138,10 +147,45 @@ final class RuntimeSubgroups
         }
     }
 
-    RuntimeSubgroups(final WeftConfig config, final List<SubgroupAddedListener> listeners)
+    RuntimeSubgroups(final WeftConfig config, final List<SubgroupAddedListener> listeners,
+        final List<SubgroupRemovedListener> removedListeners)
     {
         this.enabled = config.membership().runtimeSubgroups();
         this.listeners = listeners;
+        this.removedListeners = new ArrayList<>(removedListeners);
+    }
+
+    /** Told after the application's listeners (before the membership thread starts): the group's own bookkeeping. */
+    void afterRemoval(final SubgroupRemovedListener listener)
+    {
+        removedListeners.add(listener);
+    }
+
+    /** The request that adds {@code spec}. */
+    static byte[] addRequest(final Spec spec)
+    {
+        final byte[] body = spec.encode();
+        final byte[] request = new byte[body.length + 1];
+        request[0] = ADD;
+        System.arraycopy(body, 0, request, 1, body.length);
+        return request;
+    }
+
+    /** The request that removes the subgroup {@code name}. */
+    static byte[] removeRequest(final String name)
+    {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes))
+        {
+            out.writeByte(REMOVE);
+            out.writeByte(VERSION);
+            out.writeUTF(name);
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+        return bytes.toByteArray();
     }
 
     boolean enabled()
@@ -174,6 +218,12 @@ final class RuntimeSubgroups
     synchronized SubgroupConfig find(final String name)
     {
         return named(agreed, name);
+    }
+
+    /** Whether {@code name} was added at run time and then removed (and not added again). */
+    synchronized boolean wasRemoved(final String name)
+    {
+        return removed.contains(name);
     }
 
     private static SubgroupConfig named(final List<Spec> specs, final String name)
@@ -220,6 +270,16 @@ final class RuntimeSubgroups
         {
             waiting.remove(name);
         }
+        leaving.remove(name, answer);
+    }
+
+    /**
+     * A removal request of this member: completes once a view without the subgroup is installed here, or fails with
+     * the reason. Requests to remove one name share an answer.
+     */
+    synchronized CompletableFuture<Void> awaitRemoval(final String name)
+    {
+        return leaving.computeIfAbsent(name, n -> new CompletableFuture<>());
     }
 
     /**
@@ -236,23 +296,46 @@ final class RuntimeSubgroups
     /** {@link #onDelivery} on the message's bytes and sender. */
     void onRequest(final byte[] bytes, final int senderId, final WeftConfig config)
     {
-        final Spec spec;
+        final DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
         try
         {
-            spec = Spec.decode(new DataInputStream(new ByteArrayInputStream(bytes)));
+            final int kind = in.readByte();
+            if (kind == ADD)
+            {
+                onAdd(Spec.decode(in), senderId, config);
+            }
+            else if (kind == REMOVE)
+            {
+                final int version = in.readByte();
+                if (version != VERSION)
+                {
+                    throw new IOException("runtime subgroup removal of version " + version + ", this member reads " +
+                        VERSION);
+                }
+                onRemove(in.readUTF(), senderId, config);
+            }
+            else
+            {
+                throw new IOException("a request of kind " + kind);
+            }
         }
         catch (final IOException ex)
         {
             LOG.error("a runtime subgroup request from member {} is malformed and ignored: {}", senderId,
                 ex.getMessage());
-            return;
         }
+    }
+
+    private void onAdd(final Spec spec, final int senderId, final WeftConfig config)
+    {
         final String name = spec.config().name();
         synchronized (this)
         {
             final SubgroupConfig there = existing(config, name);
-            final String why = there != null ? (there.equals(spec.config()) ? null : "subgroup " + name +
-                " exists with another configuration: " + there) : invalid(config.group(), spec.config());
+            final String why = removals.contains(name) ? "subgroup " + name + " is being removed; ask again once " +
+                "the view change that removes it is over" : there != null ? (there.equals(spec.config()) ? null :
+                "subgroup " + name + " exists with another configuration: " + there) :
+                invalid(config.group(), spec.config());
             final boolean mine = senderId == config.memberId();
             if (there == null && why == null)
             {
@@ -275,6 +358,36 @@ final class RuntimeSubgroups
                 {
                     r.settle(there);
                 }
+            }
+        }
+    }
+
+    /**
+     * A removal request in the channel's order: a subgroup added at run time (agreed, or requested in this view) is
+     * dropped at the next view change; a configured subgroup, the channel or an unknown name is refused.
+     */
+    private void onRemove(final String name, final int senderId, final WeftConfig config)
+    {
+        synchronized (this)
+        {
+            final String why = config.subgroups().stream().anyMatch(s -> s.name().equals(name)) ||
+                name.equals(MembershipConfig.RUNTIME_CHANNEL) ? "subgroup " + name + " is configured (weft.subgroups);" +
+                " only subgroups added at run time can be removed" : named(agreed, name) == null &&
+                named(requested, name) == null ? "no subgroup " + name + " was added at run time" : null;
+            if (why != null)
+            {
+                LOG.warn("refused member {}'s request to remove subgroup {}: {}", senderId, name, why);
+                final CompletableFuture<Void> mine = senderId == config.memberId() ? leaving.remove(name) : null;
+                if (mine != null)
+                {
+                    mine.completeExceptionally(new IllegalStateException(why));
+                }
+            }
+            else if (!removals.contains(name))
+            {
+                removals.add(name);
+                LOG.info("member {} asked to remove subgroup {}: it is removed at the next view change", senderId,
+                    name);
             }
         }
     }
@@ -311,25 +424,32 @@ final class RuntimeSubgroups
         }
     }
 
-    /** New requests were delivered in this view: the leader proposes a view change to add them. */
+    /** New requests were delivered in this view: the leader proposes a view change to carry them out. */
     synchronized boolean pending()
     {
-        return !requested.isEmpty();
+        return !requested.isEmpty() || !removals.isEmpty();
     }
 
     /**
-     * At the end of a view, once its last messages (the trim) are delivered: the requests of the view become part
-     * of every later view, in request order; the listener is told of each.
+     * At the end of a view, once its last messages (the trim) are delivered: the additions of the view become part
+     * of every later view, in request order, then its removals leave it; the listeners are told of each.
+     *
+     * @return the subgroups removed: they are not in the next view.
      */
-    void agree()
+    List<String> agree()
     {
         final List<Spec> added;
+        final List<String> gone;
         synchronized (this)
         {
             added = List.copyOf(requested);
             requested.clear();
+            gone = List.copyOf(removals);
+            removals.clear();
         }
         added.forEach(this::add);
+        gone.forEach(this::remove);
+        return gone;
     }
 
     /** A joiner's list from its admission: the subgroups of the view it enters. */
@@ -356,6 +476,7 @@ final class RuntimeSubgroups
         synchronized (this)
         {
             agreed.add(spec);
+            removed.remove(spec.config().name());
             if (h != null)
             {
                 handlers.put(spec.config().name(), h);
@@ -363,7 +484,35 @@ final class RuntimeSubgroups
         }
     }
 
-    /** After a view is installed: local requests for subgroups it holds are answered. */
+    private void remove(final String name)
+    {
+        for (final SubgroupRemovedListener l : removedListeners)
+        {
+            try
+            {
+                l.onSubgroupRemoved(name);
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.error("a listener of removed subgroup {} failed", name, ex);
+            }
+        }
+        synchronized (this)
+        {
+            agreed.removeIf(s -> s.config().name().equals(name));
+            handlers.remove(name);
+            removed.add(name);
+            final Request r = waiting.remove(name); // added and removed in one view change: it never opened here
+            if (r != null)
+            {
+                r.answer().completeExceptionally(new IllegalStateException("subgroup " + name + " was removed in " +
+                    "the view change that added it"));
+            }
+        }
+        LOG.info("subgroup {} removed", name);
+    }
+
+    /** After a view is installed: local requests for subgroups it holds, or no longer holds, are answered. */
     synchronized void installed()
     {
         for (final Spec s : agreed)
@@ -374,13 +523,24 @@ final class RuntimeSubgroups
                 r.settle(s.config()); // another member's request may have won the name before this one was delivered
             }
         }
+        leaving.entrySet().removeIf(e ->
+        {
+            if (!removed.contains(e.getKey()))
+            {
+                return false;
+            }
+            e.getValue().complete(null);
+            return true;
+        });
     }
 
-    /** The member stopped: nothing more will be added here. */
+    /** The member stopped: nothing more will be added or removed here. */
     synchronized void stopped(final String why)
     {
         waiting.values().forEach(r -> r.answer().completeExceptionally(new IllegalStateException(why)));
         waiting.clear();
+        leaving.values().forEach(f -> f.completeExceptionally(new IllegalStateException(why)));
+        leaving.clear();
     }
 
     static void encodeAll(final List<Spec> specs, final DataOutputStream out) throws IOException

@@ -40,7 +40,7 @@ class RuntimeSubgroupDecisionsTest
     {
         told.add(sg.name() + "/" + sg.window() + "/" + properties);
         return (BatchHandler)batch -> { };
-    }));
+    }), List.of(name -> told.add("-" + name)));
 
     @Test
     void anotherMembersRequestThatWonTheNameInAnEarlierViewRefusesMine() throws Exception
@@ -99,6 +99,58 @@ class RuntimeSubgroupDecisionsTest
         assertEquals("stopped for the test", stopped.getCause().getMessage());
     }
 
+    @Test
+    void aRemovalDropsTheSubgroupFromTheNextViewAndFreesItsName() throws Exception
+    {
+        runtime.onRequest(spec(QUOTES_16, ""), 0, config);
+        runtime.agree();
+        final CompletableFuture<Void> mine = runtime.awaitRemoval("quotes");
+        runtime.onRequest(RuntimeSubgroups.removeRequest("quotes"), 2, config);
+        runtime.onRequest(RuntimeSubgroups.removeRequest("quotes"), 1, config); // twice: removed once
+        assertTrue(runtime.pending());
+        final CompletableFuture<Void> added = runtime.await(QUOTES_32);
+        runtime.onRequest(spec(QUOTES_32, ""), 2, config); // the name is being removed: refused in the same view
+        final ExecutionException early = assertThrows(ExecutionException.class, added::get);
+        assertTrue(early.getCause().getMessage().contains("being removed"), early.getCause().getMessage());
+        assertEquals(List.of("quotes"), runtime.agree());
+        runtime.installed();
+        mine.get();
+        assertEquals(List.of("quotes/16/", "-quotes"), told);
+        assertEquals(null, runtime.find("quotes"));
+        assertTrue(runtime.wasRemoved("quotes"));
+        assertEquals(0, base().subgroups().stream().filter(s -> s.name().equals("quotes")).count());
+        runtime.onRequest(spec(QUOTES_32, ""), 1, config); // the name is free again, for another configuration
+        runtime.agree();
+        assertEquals(32, runtime.find("quotes").window());
+        assertFalse(runtime.wasRemoved("quotes"));
+    }
+
+    @Test
+    void removalsOfConfiguredOrUnknownSubgroupsAreRefusedAndAnAddRemovedInItsOwnViewNeverOpens() throws Exception
+    {
+        final CompletableFuture<Void> configured = runtime.awaitRemoval("all");
+        runtime.onRequest(RuntimeSubgroups.removeRequest("all"), 2, config);
+        final ExecutionException fixed = assertThrows(ExecutionException.class, configured::get);
+        assertTrue(fixed.getCause().getMessage().contains("is configured"), fixed.getCause().getMessage());
+        final CompletableFuture<Void> unknown = runtime.awaitRemoval("nothing");
+        runtime.onRequest(RuntimeSubgroups.removeRequest("nothing"), 2, config);
+        final ExecutionException none = assertThrows(ExecutionException.class, unknown::get);
+        assertTrue(none.getCause().getMessage().contains("no subgroup nothing"), none.getCause().getMessage());
+        runtime.onRequest(RuntimeSubgroups.removeRequest(MembershipConfig.RUNTIME_CHANNEL), 1, config);
+        assertFalse(runtime.pending(), "nothing to change");
+
+        final CompletableFuture<Void> mine = runtime.await(QUOTES_16);
+        runtime.onRequest(spec(QUOTES_16, ""), 2, config);
+        runtime.onRequest(RuntimeSubgroups.removeRequest("quotes"), 0, config);
+        assertEquals(List.of("quotes"), runtime.agree());
+        runtime.installed();
+        final ExecutionException gone = assertThrows(ExecutionException.class, mine::get);
+        assertTrue(gone.getCause().getMessage().contains("removed in the view change that added it"),
+            gone.getCause().getMessage());
+        assertEquals(List.of("quotes/16/", "-quotes"), told, "added then removed, in the agreed order");
+        assertEquals(List.of(), runtime.agreed());
+    }
+
     private WeftConfig base()
     {
         return runtime.base(config);
@@ -106,7 +158,7 @@ class RuntimeSubgroupDecisionsTest
 
     private static byte[] spec(final SubgroupConfig sg, final String properties)
     {
-        return new RuntimeSubgroups.Spec(sg, properties).encode();
+        return RuntimeSubgroups.addRequest(new RuntimeSubgroups.Spec(sg, properties));
     }
 
     private static WeftConfig member(final int id)

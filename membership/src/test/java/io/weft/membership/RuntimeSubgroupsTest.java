@@ -36,23 +36,21 @@ class RuntimeSubgroupsTest
 {
     private static final String SECRET = "runtime-subgroups-test-secret";
 
+    private final WeftConfig config = TestGroups.builder(TransportKind.TCP, 4)
+        .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
+        .membership(new MembershipConfig(List.of(0, 1, 2), SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(30), true))
+        .build();
+    /** Per member: the subgroups it was told of, added ("orders:properties") and removed ("-orders"). */
+    private final Map<Integer, List<String>> told = new ConcurrentHashMap<>();
+    /** Per member: the values it delivered on orders. */
+    private final Map<Integer, List<Long>> orders = new ConcurrentHashMap<>();
+
     @Test
     void subgroupsAddedAtRunTimeReachEveryMemberAndJoiners() throws Exception
     {
-        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 4)
-            .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
-            .membership(new MembershipConfig(List.of(0, 1, 2), SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(30),
-                true)).build();
-        final Map<Integer, List<String>> told = new ConcurrentHashMap<>();
-        final Map<Integer, List<Long>> orders = new ConcurrentHashMap<>();
         try (Members ignored = new Members(config))
         {
-            final List<GroupBuilder> builders = new ArrayList<>();
-            for (int i = 0; i < 3; i++)
-            {
-                builders.add(builder(config.forMember(i), told, orders));
-            }
-            final List<Group> groups = new ArrayList<>(InJvmGroups.open(builders));
+            final List<Group> groups = openThree();
             try
             {
                 final SubgroupConfig spec = new SubgroupConfig("orders", List.of(), List.of(0, 1), 16, 64,
@@ -72,7 +70,7 @@ class RuntimeSubgroupsTest
 
                 send(groups.get(0), 0, 200);
                 send(groups.get(1), 1_000, 200);
-                awaitOrders(orders, List.of(0, 1, 2), 400);
+                awaitOrders(List.of(0, 1, 2), 400);
 
                 // two members ask for one name at once with different windows: the first in the order wins
                 final CompletableFuture<Object> a = CompletableFuture.supplyAsync(() -> add(groups.get(0), 16));
@@ -97,7 +95,7 @@ class RuntimeSubgroupsTest
                 assertTrue(taken.getMessage().contains("another configuration"), taken.getMessage());
 
                 // a joiner learns of both with its view and receives on orders from its first view on
-                final Group joiner = builder(config.forMember(3), told, orders).join();
+                final Group joiner = builder(config.forMember(3)).join();
                 groups.add(joiner);
                 assertEquals(List.of("orders:qos=atomic", "quotes:"), told.get(3));
                 assertEquals(List.of("all", "orders", "quotes"), List.copyOf(joiner.subgroups().keySet()));
@@ -107,7 +105,7 @@ class RuntimeSubgroupsTest
                 }
                 orders.values().forEach(List::clear);
                 send(groups.get(0), 5_000, 100);
-                awaitOrders(orders, List.of(0, 1, 2, 3), 100);
+                awaitOrders(List.of(0, 1, 2, 3), 100);
                 for (int i = 0; i < 4; i++)
                 {
                     assertEquals(List.of("orders:qos=atomic", "quotes:"), told.get(i), "member " + i + " told once each");
@@ -120,13 +118,96 @@ class RuntimeSubgroupsTest
         }
     }
 
-    private static GroupBuilder builder(final WeftConfig config, final Map<Integer, List<String>> told,
-        final Map<Integer, List<Long>> orders)
+    @Test
+    void aSubgroupRemovedAtRunTimeEndsAtEveryMemberAfterTheSameDeliveriesAndItsNameCanBeUsedAgain() throws Exception
+    {
+        try (Members ignored = new Members(config))
+        {
+            final List<Group> groups = openThree();
+            try
+            {
+                final SubgroupConfig spec = SubgroupConfig.allMembers("orders", 16, 64);
+                groups.get(0).addSubgroup(spec, "v1", Duration.ofSeconds(20));
+                send(groups.get(0), 0, 100);
+                awaitOrders(List.of(0, 1, 2), 100);
+
+                // member 0 keeps sending while member 2 removes the subgroup: a send fails once it is gone
+                final Subgroup handle = groups.get(0).subgroup("orders");
+                final CompletableFuture<String> sender = CompletableFuture.supplyAsync(() ->
+                {
+                    for (long v = 1_000; ; v++)
+                    {
+                        try
+                        {
+                            handle.send(ByteBuffer.allocate(8).putLong(v).array(), Duration.ofSeconds(10));
+                        }
+                        catch (final IllegalStateException ex)
+                        {
+                            return ex.getMessage();
+                        }
+                    }
+                });
+                InJvmGroups.await(() -> orders.get(2).size() > 300, "member 2 delivered while member 0 sends");
+                groups.get(2).removeSubgroup("orders", Duration.ofSeconds(20));
+                final String refusal = sender.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                assertTrue(refusal.contains("orders was removed"), refusal);
+                for (final Group g : groups)
+                {
+                    InJvmGroups.await(() -> !g.subgroups().containsKey("orders"), "member " + g.memberId() + " " +
+                        "without orders");
+                    assertEquals(List.of("orders:v1", "-orders"), told.get(g.memberId()), "told once each");
+                    assertEquals(orders.get(0), orders.get(g.memberId()), "member " + g.memberId() + " delivered " +
+                        "the same sequence before the removal");
+                    final IllegalArgumentException gone = assertThrows(IllegalArgumentException.class,
+                        () -> g.subgroup("orders"));
+                    assertTrue(gone.getMessage().contains("removed at run time"), gone.getMessage());
+                }
+                final IllegalStateException configured = assertThrows(IllegalStateException.class,
+                    () -> groups.get(1).removeSubgroup("all", Duration.ofSeconds(5)));
+                assertTrue(configured.getMessage().contains("is configured"), configured.getMessage());
+                final IllegalArgumentException again = assertThrows(IllegalArgumentException.class,
+                    () -> groups.get(1).removeSubgroup("orders", Duration.ofSeconds(5)));
+                assertTrue(again.getMessage().contains("removed already"), again.getMessage());
+
+                // the name again, another configuration; a joiner is told of that one only
+                orders.values().forEach(List::clear);
+                groups.get(1).addSubgroup(SubgroupConfig.allMembers("orders", 32, 64), "v2", Duration.ofSeconds(20));
+                final Group joiner = builder(config.forMember(3)).join();
+                groups.add(joiner);
+                assertEquals(List.of("orders:v2"), told.get(3));
+                assertEquals(32, joiner.subgroupConfig("orders").window());
+                for (final Group g : groups)
+                {
+                    InJvmGroups.await(() -> g.view().members().size() == 4, "member " + g.memberId() + " sees 4");
+                }
+                send(groups.get(1), 5_000, 100);
+                awaitOrders(List.of(0, 1, 2, 3), 100);
+            }
+            finally
+            {
+                groups.forEach(Group::close);
+            }
+        }
+    }
+
+    /** Members 0, 1 and 2, in view 0. */
+    private List<Group> openThree() throws Exception
+    {
+        final List<GroupBuilder> builders = new ArrayList<>();
+        for (int i = 0; i < 3; i++)
+        {
+            builders.add(builder(config.forMember(i)));
+        }
+        return new ArrayList<>(InJvmGroups.open(builders));
+    }
+
+    private GroupBuilder builder(final WeftConfig config)
     {
         final int me = config.memberId();
         told.put(me, new CopyOnWriteArrayList<>());
         orders.put(me, new CopyOnWriteArrayList<>());
-        return Group.builder(config).onSubgroupAdded((sg, properties) ->
+        return Group.builder(config).onSubgroupRemoved(name -> told.get(me).add("-" + name)).onSubgroupAdded(
+            (sg, properties) ->
         {
             told.get(me).add(sg.name() + ":" + properties);
             return sg.name().equals("orders") ? batch ->
@@ -165,7 +246,7 @@ class RuntimeSubgroupsTest
         }
     }
 
-    private static void awaitOrders(final Map<Integer, List<Long>> orders, final List<Integer> members, final int n)
+    private void awaitOrders(final List<Integer> members, final int n)
         throws InterruptedException
     {
         for (final int i : members)

@@ -94,6 +94,7 @@ final class VsMember
                 say("member %d: SUBGROUP-ADDED %s", me, sg.name());
                 return null;
             })
+            .onSubgroupRemoved(name -> say("member %d: SUBGROUP-REMOVED %s", me, name))
             .stateTransfer(new StateTransfer()
             {
                 @Override
@@ -159,6 +160,12 @@ final class VsMember
                         Thread.ofVirtual().start(() -> addSubgroup(group, name));
                         continue;
                     }
+                    if (command.startsWith("remove-subgroup "))
+                    {
+                        final String name = command.substring("remove-subgroup ".length());
+                        Thread.ofVirtual().start(() -> removeSubgroup(group, name));
+                        continue;
+                    }
                     if (command.startsWith("stall-view "))
                     {
                         stallNextViewMillis = Long.parseLong(command.substring("stall-view ".length()));
@@ -204,6 +211,19 @@ final class VsMember
         catch (final Exception ex)
         {
             say("member %d: ADD-FAILED %s: %s", me, name, ex.getMessage());
+        }
+    }
+
+    private void removeSubgroup(final Group group, final String name)
+    {
+        try
+        {
+            group.removeSubgroup(name, Duration.ofSeconds(30));
+            say("member %d: REMOVED %s in view %d", me, name, group.view().id());
+        }
+        catch (final Exception ex)
+        {
+            say("member %d: REMOVE-FAILED %s: %s", me, name, ex.getMessage());
         }
     }
 

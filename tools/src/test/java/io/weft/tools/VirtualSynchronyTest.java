@@ -99,17 +99,8 @@ class VirtualSynchronyTest
         {
             run.startReady(4);
             Thread.sleep(1000); // mid-stream
-            run.command(2, "add-subgroup extra");
-            run.process(1).awaitOutput("asked for subgroup extra", Duration.ofSeconds(20));
-            run.kill(0); // the leader, with the request delivered: before, during or after its reconfiguration
-            for (final int s : List.of(1, 2, 3))
-            {
-                run.awaitMembers(s, "[1, 2, 3]", Duration.ofSeconds(30));
-                run.process(s).awaitOutput("member " + s + ": SUBGROUP-ADDED extra", Duration.ofSeconds(30));
-            }
-            run.process(2).awaitOutput("member 2: ADDED extra in view", Duration.ofSeconds(30));
-            run.start(0, true);
-            run.awaitReady(0);
+            askAsTheLeaderDies(run, "add-subgroup extra", "asked for subgroup extra", "SUBGROUP-ADDED extra",
+                "ADDED extra in view");
             run.process(0).awaitOutput("member 0: SUBGROUP-ADDED extra", Duration.ofSeconds(5));
             Thread.sleep(1000); // multicast goes on with the joiner
             for (final int s : List.of(0, 1, 2, 3))
@@ -119,6 +110,49 @@ class VirtualSynchronyTest
             }
             run.endAndCheck();
         }
+    }
+
+    @Test
+    void aSubgroupRemovedAsTheLeaderDiesIsRemovedAtEveryMemberOnceAndAJoinerNeverSeesIt() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.TCP, 4, dir, true))
+        {
+            run.startReady(4);
+            run.command(3, "add-subgroup extra");
+            run.process(3).awaitOutput("member 3: ADDED extra in view", Duration.ofSeconds(30));
+            askAsTheLeaderDies(run, "remove-subgroup extra", "asked to remove subgroup extra",
+                "SUBGROUP-REMOVED extra", "REMOVED extra in view");
+            Thread.sleep(1000); // multicast goes on with the joiner
+            assertEquals(-1, run.process(0).output().indexOf("SUBGROUP-ADDED extra"), "the joiner was told of a " +
+                "removed subgroup:\n" + run.process(0).output());
+            for (final int s : List.of(1, 2, 3))
+            {
+                final String out = run.process(s).output();
+                assertEquals(1, out.split("SUBGROUP-REMOVED extra", -1).length - 1, "told once:\n" + out);
+            }
+            run.endAndCheck();
+        }
+    }
+
+    /**
+     * Member 2 makes a runtime-subgroup {@code request}; once member 1 has delivered it ({@code delivered} in its
+     * log), the leader, member 0, is killed: before, during or after its reconfiguration. Members 1-3 reach view
+     * [1, 2, 3], each prints {@code told}, member 2's call returns ({@code answered}); then 0 comes back as a joiner.
+     */
+    private static void askAsTheLeaderDies(final VsRun run, final String request, final String delivered,
+        final String told, final String answered) throws Exception
+    {
+        run.command(2, request);
+        run.process(1).awaitOutput(delivered, Duration.ofSeconds(20));
+        run.kill(0);
+        for (final int s : List.of(1, 2, 3))
+        {
+            run.awaitMembers(s, "[1, 2, 3]", Duration.ofSeconds(30));
+            run.process(s).awaitOutput("member " + s + ": " + told, Duration.ofSeconds(30));
+        }
+        run.process(2).awaitOutput("member 2: " + answered, Duration.ofSeconds(30));
+        run.start(0, true);
+        run.awaitReady(0);
     }
 
     private void crash(final TransportKind kind, final List<Integer> victims) throws Exception

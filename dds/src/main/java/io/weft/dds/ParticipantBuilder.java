@@ -1,0 +1,106 @@
+package io.weft.dds;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.weft.config.QosLevel;
+import io.weft.config.TopicConfig;
+import io.weft.config.WeftConfig;
+import io.weft.membership.Group;
+import io.weft.membership.GroupBuilder;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/** Options of a participant before it opens or joins. */
+public final class ParticipantBuilder
+{
+    private final WeftConfig config;
+    private MeterRegistry registry;
+    private Consumer<GroupBuilder> group = g -> { };
+
+    ParticipantBuilder(final WeftConfig config)
+    {
+        this.config = Objects.requireNonNull(config, "config");
+    }
+
+    /** The registry for the group's and the topics' meters. */
+    public ParticipantBuilder meterRegistry(final MeterRegistry registry)
+    {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        return this;
+    }
+
+    /** Further options of the group underneath (view listener, other subgroups' handlers). */
+    public ParticipantBuilder group(final Consumer<GroupBuilder> options)
+    {
+        this.group = Objects.requireNonNull(options, "options");
+        return this;
+    }
+
+    /** Creates the participant and opens the group as a member of view 0. */
+    public DomainParticipant open()
+    {
+        return enabled(false);
+    }
+
+    /** Creates the participant and joins the running group. */
+    public DomainParticipant join()
+    {
+        return enabled(true);
+    }
+
+    private DomainParticipant enabled(final boolean join)
+    {
+        final DomainParticipant p = create();
+        try
+        {
+            return p.enable(join);
+        }
+        catch (final RuntimeException ex)
+        {
+            p.close();
+            throw ex;
+        }
+    }
+
+    /** Creates the participant without opening the group: create readers, then {@link #enable} it. */
+    public DomainParticipant create()
+    {
+        final Map<String, TopicState> states = Collections.synchronizedMap(new LinkedHashMap<>());
+        final GroupBuilder builder = Group.builder(config);
+        try
+        {
+            for (final TopicConfig t : config.dds().topics())
+            {
+                if (!t.subgroup().memberIds(config.group()).contains(config.memberId()))
+                {
+                    continue;
+                }
+                final SampleLog log = t.qos() == QosLevel.LOGGED_STORAGE
+                    ? SampleLog.open(DomainParticipant.logDirectory(config, t.name())) : null;
+                final TopicState state = new TopicState(t, config.memberId(), log);
+                states.put(t.name(), state);
+                builder.onBatch(t.subgroupName(), state::onBatch);
+            }
+            builder.stateTransfer(new DomainState(states, DomainParticipant.logRoot(config)));
+            if (registry != null)
+            {
+                builder.meterRegistry(registry);
+            }
+            final DomainParticipant p = new DomainParticipant(config, builder, states);
+            builder.onView(v -> p.viewChanged());
+            builder.onSubgroupAdded(p::topicAdded);
+            builder.onSubgroupRemoved(p::topicRemoved);
+            group.accept(builder);
+            return p;
+        }
+        catch (final RuntimeException ex)
+        {
+            states.values().forEach(TopicState::close);
+            throw ex;
+        }
+    }
+}
+
