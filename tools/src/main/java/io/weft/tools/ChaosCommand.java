@@ -48,17 +48,18 @@ import java.util.regex.Matcher;
  * partition (the side with a majority of the view installs a view without the other side, whose members stop with
  * the minority error), and a partition with a leave in flight (the leader frozen while a member of the majority side
  * announces its leave, then the cut: the leaver counts on neither side). The link is healed after each; the stopped
- * members may join again later. One more fault adds a subgroup at run time as another member is killed: at the end
- * every survivor must have been told of the same added subgroups in the same order, each once, and of every one
- * asked for by a member that survived.
+ * members may join again later. One more fault adds a subgroup at run time, or removes one added before, as another
+ * member is killed: at the end every survivor must hold the same runtime subgroups in the same order (each told of
+ * an addition once, of a removal only of a subgroup it held), every one a surviving member asked for, and none a
+ * surviving member asked to remove.
  *
  * <p>After every step it waits for the view to settle and checks the virtual-synchrony invariants on every member's
  * delivery log ({@link VsCheck}); at the end every surviving member must hold the same state and no successful send
  * may be lost. Same seed, same schedule of faults (the moments they hit the message stream differ).
  */
 @Command(name = "chaos", description = "Randomized fault injection (kill -9, freeze, restart, join, leave, a stalled " +
-    "membership thread, a leave while the leader is frozen, full tcp send buffers, a subgroup added as a member is " +
-    "killed, and with root a network partition " +
+    "membership thread, a leave while the leader is frozen, full tcp send buffers, a subgroup added or removed as a " +
+    "member is killed, and with root a network partition " +
     "with or without a leave in flight) that " +
     "checks the virtual-synchrony invariants after every step; exits 0 only if they all hold.")
 final class ChaosCommand implements Callable<Integer>
@@ -96,6 +97,7 @@ final class ChaosCommand implements Callable<Integer>
     private Path work;
     private int started;
     private final Map<String, Integer> addedBy = new java.util.LinkedHashMap<>(); // subgroup -> asking process index
+    private final Map<String, Integer> removedBy = new java.util.LinkedHashMap<>(); // subgroup -> asking process index
 
     @Override
     public Integer call() throws Exception
@@ -276,7 +278,9 @@ final class ChaosCommand implements Callable<Integer>
         }
         if (roll == 5 && ids.size() >= 4)
         {
-            return addDuringKill(random, ids);
+            final List<String> removable = addedBy.keySet().stream().filter(n -> !removedBy.containsKey(n)).toList();
+            return removable.isEmpty() || random.nextBoolean() ? addDuringKill(random, ids) :
+                removeDuringKill(random, ids, removable.get(random.nextInt(removable.size())));
         }
         if (roll < 6 || roll >= 13)
         {
@@ -344,6 +348,21 @@ final class ChaosCommand implements Callable<Integer>
         deadIds.add(victim);
         pendingKill = System.currentTimeMillis();
         return "member " + adder + " adds subgroup " + name + " as member " + victim + " is killed -9";
+    }
+
+    /** A member removes a subgroup added earlier; at once, or a moment later, another member is killed -9. */
+    private String removeDuringKill(final Random random, final List<Integer> ids, final String name) throws Exception
+    {
+        Collections.shuffle(ids, random);
+        final int remover = ids.get(0);
+        final int victim = ids.get(1);
+        removedBy.put(name, live.get(remover));
+        VsMember.command(work, remover, "remove-subgroup " + name);
+        TimeUnit.MILLISECONDS.sleep(random.nextInt(200));
+        processes.process(live.remove(victim)).destroyForcibly();
+        deadIds.add(victim);
+        pendingKill = System.currentTimeMillis();
+        return "member " + remover + " removes subgroup " + name + " as member " + victim + " is killed -9";
     }
 
     /** One member's membership thread stalls 1.5 s (under the failure timeout) in the view change a kill causes. */
@@ -546,7 +565,7 @@ final class ChaosCommand implements Callable<Integer>
     private void finish() throws Exception
     {
         violations.addAll(ChaosEnd.check(processes, live, started, work, out));
-        violations.addAll(ChaosEnd.addedSubgroups(processes, live, addedBy, out));
+        violations.addAll(ChaosEnd.runtimeSubgroups(processes, live, addedBy, removedBy, out));
     }
 
     private int report(final long s, final boolean ownDir) throws IOException

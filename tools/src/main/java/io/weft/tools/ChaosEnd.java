@@ -7,7 +7,6 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -80,44 +79,67 @@ final class ChaosEnd
     }
 
     /**
-     * The violations of run-time subgroups: every survivor was told of the same added subgroups, in one order, each
-     * once, and of every one a survivor asked for ({@code addedBy}: name to the asking process's index).
+     * The violations of run-time subgroups. Each survivor's log of SUBGROUP-ADDED and SUBGROUP-REMOVED lines must make
+     * sense (no subgroup added twice while held, none removed that was not held), and leave every survivor holding
+     * the same subgroups in the same order (a member that joined later was told only of those in its view). A
+     * subgroup a survivor asked for ({@code addedBy}: name to the asking process's index) is held unless a removal was
+     * asked for; one a survivor asked to remove ({@code removedBy}) is not.
      */
-    static List<String> addedSubgroups(final MemberProcesses processes, final Map<Integer, Integer> live,
-        final Map<String, Integer> addedBy, final PrintStream out)
+    static List<String> runtimeSubgroups(final MemberProcesses processes, final Map<Integer, Integer> live,
+        final Map<String, Integer> addedBy, final Map<String, Integer> removedBy, final PrintStream out)
     {
         final List<String> violations = new ArrayList<>();
         List<String> first = null;
         for (final Map.Entry<Integer, Integer> m : live.entrySet())
         {
-            final List<String> told = processes.lines(m.getValue()).stream()
-                .filter(l -> l.startsWith("member " + m.getKey() + ": SUBGROUP-ADDED "))
-                .map(l -> l.substring(l.lastIndexOf(' ') + 1)).toList();
-            if (told.size() != new HashSet<>(told).size())
+            final String added = "member " + m.getKey() + ": SUBGROUP-ADDED ";
+            final String removed = "member " + m.getKey() + ": SUBGROUP-REMOVED ";
+            final List<String> held = new ArrayList<>();
+            for (final String line : processes.lines(m.getValue()))
             {
-                violations.add("member " + m.getKey() + " was told of an added subgroup twice: " + told);
+                final String name = line.substring(line.lastIndexOf(' ') + 1);
+                if (line.startsWith(added))
+                {
+                    if (held.contains(name))
+                    {
+                        violations.add("member " + m.getKey() + " was told of subgroup " + name + " added twice");
+                    }
+                    held.add(name);
+                }
+                else if (line.startsWith(removed) && !held.remove(name))
+                {
+                    violations.add("member " + m.getKey() + " was told of subgroup " + name + " removed, which it " +
+                        "did not hold");
+                }
             }
             if (first == null)
             {
-                first = told;
+                first = held;
                 addedBy.forEach((name, asker) ->
                 {
-                    if (live.containsValue(asker) && !told.contains(name))
+                    if (live.containsValue(asker) && !removedBy.containsKey(name) && !held.contains(name))
                     {
-                        violations.add("subgroup " + name + " asked for by a survivor was never added: " + told);
+                        violations.add("subgroup " + name + " asked for by a survivor was never added: " + held);
+                    }
+                });
+                removedBy.forEach((name, asker) ->
+                {
+                    if (live.containsValue(asker) && held.contains(name))
+                    {
+                        violations.add("subgroup " + name + " a survivor asked to remove is still there: " + held);
                     }
                 });
             }
-            else if (!first.equals(told))
+            else if (!first.equals(held))
             {
-                violations.add("survivors were told of different added subgroups: " + first + " and, at member " +
-                    m.getKey() + ", " + told);
+                violations.add("survivors hold different runtime subgroups: " + first + " and, at member " +
+                    m.getKey() + ", " + held);
             }
         }
         if (first != null && !addedBy.isEmpty())
         {
-            out.printf("chaos: subgroups added at run time: %d asked for, %d added at every survivor %s%n",
-                addedBy.size(), first.size(), first);
+            out.printf("chaos: subgroups at run time: %d asked for, %d asked to be removed, %d held at every " +
+                "survivor %s%n", addedBy.size(), removedBy.size(), first.size(), first);
         }
         return violations;
     }
