@@ -171,11 +171,10 @@ public final class DomainParticipant implements AutoCloseable
     void topicRemoved(final String subgroup)
     {
         final String name = RuntimeTopics.name(subgroup);
-        if (name == null || created.remove(name) == null)
+        if (name == null || refused.remove(name) != null || created.remove(name) == null)
         {
-            return;
+            return; // not a topic, or one refused (its subgroup carried nothing)
         }
-        refused.remove(name);
         deleted.add(name);
         final String incarnation = incarnations.remove(name);
         final TopicState state;

@@ -279,7 +279,7 @@ final class ChaosCommand implements Callable<Integer>
         if (roll == 5 && ids.size() >= 4)
         {
             final List<String> removable = addedBy.keySet().stream().filter(n -> !removedBy.containsKey(n)).toList();
-            return removable.isEmpty() || random.nextBoolean() ? addDuringKill(random, ids) :
+            return removable.isEmpty() || random.nextInt(3) == 0 ? addDuringKill(random, ids) :
                 removeDuringKill(random, ids, removable.get(random.nextInt(removable.size())));
         }
         if (roll < 6 || roll >= 13)
