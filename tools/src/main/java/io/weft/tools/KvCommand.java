@@ -22,8 +22,10 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -142,15 +144,34 @@ public final class KvCommand implements Callable<Integer>
                 processes.process(current.get(i)).pid(), ports.get(i));
         }
         final long end = System.nanoTime() + run.toNanos();
+        final Set<Integer> serving = new HashSet<>(current); // process indexes that served: members of the group
         while (System.nanoTime() < end && !stopping)
         {
             Thread.sleep(200); // supervision poll: a dead member is restarted as a joiner
+            boolean groupAlive = false;
             for (int i = 0; i < members; i++)
             {
-                final Process p = processes.process(current.get(i));
-                synchronized (this) // against stop(): a member started after it would be left running
+                final int index = current.get(i);
+                if (!serving.contains(index) && servedYet(processes, index, i))
                 {
-                    if (!p.isAlive() && !stopping)
+                    serving.add(index);
+                }
+                groupAlive |= serving.contains(index) && processes.process(index).isAlive();
+            }
+            synchronized (this) // against stop(): a member started after it would be left running
+            {
+                if (stopping)
+                {
+                    break;
+                }
+                if (!groupAlive)
+                {
+                    restartGroup(processes, current, file, ports);
+                }
+                for (int i = 0; i < members && groupAlive; i++)
+                {
+                    final Process p = processes.process(current.get(i));
+                    if (!p.isAlive())
                     {
                         System.out.printf("kv: member %d exited with %d; starting it again (it joins the group)%n",
                             i, p.exitValue());
@@ -158,9 +179,44 @@ public final class KvCommand implements Callable<Integer>
                     }
                 }
             }
+            for (int i = 0; i < members && !groupAlive && !stopping; i++)
+            {
+                if (awaitServing(processes, current.get(i), i)) // the group again: as at the start
+                {
+                    serving.add(current.get(i));
+                }
+            }
         }
         System.out.println("kv: stopping");
         return 0;
+    }
+
+    /**
+     * No member of the group is alive (a joiner that has not joined is none): joiners would wait for a group that is
+     * gone, so every member starts again together, as view 0. With --log each recovers what it logged, and the group
+     * every acknowledged write; without, the store starts empty.
+     */
+    private void restartGroup(final MemberProcesses processes, final List<Integer> current, final Path file,
+        final List<Integer> ports) throws InterruptedException
+    {
+        System.out.printf("kv: every member of the group is down; starting the group again (%s)%n",
+            log != null ? "each member recovers its log" : "the store starts empty: no --log");
+        for (final int index : current)
+        {
+            final Process p = processes.process(index);
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
+        for (int i = 0; i < current.size(); i++)
+        {
+            current.set(i, processes.start("kv" + i + "+", Weft.class, args(file, i, ports.get(i), false)));
+        }
+    }
+
+    /** Whether member {@code member}'s process {@code index} has said it serves. */
+    private static boolean servedYet(final MemberProcesses processes, final int index, final int member)
+    {
+        return processes.lines(index).stream().anyMatch(l -> l.startsWith("member " + member + ": kv serving"));
     }
 
     private List<String> args(final Path file, final int member, final int port, final boolean join)
@@ -185,7 +241,7 @@ public final class KvCommand implements Callable<Integer>
         final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline && processes.process(index).isAlive())
         {
-            if (processes.lines(index).stream().anyMatch(l -> l.startsWith("member " + member + ": kv serving")))
+            if (servedYet(processes, index, member))
             {
                 return true;
             }

@@ -18,7 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code ./weft kv} as the README runs it: three members serve, a member killed with kill -9 is started again by the
- * command and joins with the others' state, and the command removes its files when it ends.
+ * command and joins with the others' state, a group whose members are all killed starts again from its logs, and the
+ * command removes its files when it ends.
  */
 @Timeout(180)
 class KvCommandTest
@@ -54,6 +55,19 @@ class KvCommandTest
         return true;
     }
 
+    /** Waits until the command serves, then reads each member's Redis port and pid from what it printed. */
+    private static void serving(final MemberProcess kv, final int[] ports, final long[] pids)
+    {
+        kv.awaitOutput("kv: serving.", Duration.ofSeconds(90));
+        kv.awaitOutput("kv:   member 2 ", Duration.ofSeconds(5));
+        final Matcher m = MEMBER.matcher(kv.output());
+        while (m.find())
+        {
+            ports[Integer.parseInt(m.group(1))] = Integer.parseInt(m.group(2));
+            pids[Integer.parseInt(m.group(1))] = Long.parseLong(m.group(3));
+        }
+    }
+
     @Test
     void aKilledMemberIsRestartedAndCatchesUp() throws Exception
     {
@@ -61,16 +75,9 @@ class KvCommandTest
         try (MemberProcess kv = MemberProcess.start("kv", dir, Weft.class, "kv", "--members", "3", "--duration",
             "PT60S", "--dir", home.toString()))
         {
-            kv.awaitOutput("kv: serving.", Duration.ofSeconds(90));
-            kv.awaitOutput("kv:   member 2 ", Duration.ofSeconds(5));
             final int[] ports = new int[3];
             final long[] pids = new long[3];
-            final Matcher m = MEMBER.matcher(kv.output());
-            while (m.find())
-            {
-                ports[Integer.parseInt(m.group(1))] = Integer.parseInt(m.group(2));
-                pids[Integer.parseInt(m.group(1))] = Long.parseLong(m.group(3));
-            }
+            serving(kv, ports, pids);
             try (Jedis j = new Jedis("127.0.0.1", ports[0]))
             {
                 assertEquals("OK", j.set("before-the-kill", "kept"));
@@ -97,5 +104,37 @@ class KvCommandTest
             }
         }
         assertTrue(Files.exists(home.resolve("kv.conf")), "--dir is the caller's: kept");
+    }
+
+    @Test
+    void aGroupWhoseMembersAllDieStartsAgainFromItsLogs() throws Exception
+    {
+        try (MemberProcess kv = MemberProcess.start("kv", dir, Weft.class, "kv", "--members", "3", "--duration",
+            "PT90S", "--log", dir.resolve("logs").toString()))
+        {
+            final int[] ports = new int[3];
+            final long[] pids = new long[3];
+            serving(kv, ports, pids);
+            try (Jedis j = new Jedis("127.0.0.1", ports[0]))
+            {
+                assertEquals("OK", j.set("before-every-kill", "kept"));
+            }
+            // all at once: restarted as joiners, they would wait for a group that is gone
+            new ProcessBuilder("kill", "-9", String.valueOf(pids[0]), String.valueOf(pids[1]), String.valueOf(pids[2]))
+                .inheritIO().start().waitFor();
+            kv.awaitOutput("kv: every member of the group is down; starting the group again (each member recovers " +
+                "its log)", Duration.ofSeconds(30));
+            for (int i = 0; i < 3; i++)
+            {
+                kv.awaitOutput("[kv" + i + "+] member " + i + ": kv serving", Duration.ofSeconds(90));
+            }
+            try (Jedis j = new Jedis("127.0.0.1", ports[2]))
+            {
+                assertEquals("kept", j.get("before-every-kill"), "an acknowledged write was lost");
+                assertEquals("OK", j.set("after", "1"));
+            }
+            kv.signal("TERM");
+            kv.awaitExit(Duration.ofSeconds(60));
+        }
     }
 }
