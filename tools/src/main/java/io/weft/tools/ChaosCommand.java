@@ -141,7 +141,7 @@ final class ChaosCommand implements Callable<Integer>
             closeNamespaces();
             if (ns != null)
             {
-                Runtime.getRuntime().removeShutdownHook(cleanup);
+                Weft.removeShutdownHook(cleanup);
             }
         }
     }

@@ -81,7 +81,7 @@ public final class KvCommand implements Callable<Integer>
             }
             finally
             {
-                Runtime.getRuntime().removeShutdownHook(cleanup);
+                Weft.removeShutdownHook(cleanup);
                 stop(processes, home);
             }
         }

@@ -36,6 +36,22 @@ public final class Weft
         return EXIT_CONFIG;
     }
 
+    /**
+     * Removes a command's cleanup hook once the command is done. During a shutdown (Ctrl-C, SIGTERM) the hook runs
+     * instead, and the JVM refuses the removal: nothing to do then.
+     */
+    public static void removeShutdownHook(final Thread hook)
+    {
+        try
+        {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        catch (final IllegalStateException shuttingDown)
+        {
+            // the hook runs, or ran
+        }
+    }
+
     public static void main(final String[] args)
     {
         ConsoleLines.install();

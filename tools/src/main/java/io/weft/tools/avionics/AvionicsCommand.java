@@ -74,7 +74,7 @@ public final class AvionicsCommand implements Callable<Integer>
             }
             finally
             {
-                Runtime.getRuntime().removeShutdownHook(cleanup);
+                Weft.removeShutdownHook(cleanup);
             }
         }
         finally
