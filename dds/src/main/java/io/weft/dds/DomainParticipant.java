@@ -207,13 +207,13 @@ public final class DomainParticipant implements AutoCloseable
         }
     }
 
-    /** A participant that is a member of view 0 (see {@link Group#open}). */
+    /** A participant that is a member of view 0 (see {@link GroupBuilder#open}). */
     public static DomainParticipant open(final WeftConfig config)
     {
         return builder(config).open();
     }
 
-    /** A participant that joins a running domain, receiving the stored topics' state first (see {@link Group#join}). */
+    /** A participant that joins a running domain, receiving the stored topics' state first (see {@link GroupBuilder#join}). */
     public static DomainParticipant join(final WeftConfig config)
     {
         return builder(config).join();

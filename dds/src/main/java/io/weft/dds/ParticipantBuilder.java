@@ -65,7 +65,7 @@ public final class ParticipantBuilder
         }
     }
 
-    /** Creates the participant without opening the group: create readers, then {@link #enable} it. */
+    /** Creates the participant without opening the group: create readers, then {@link DomainParticipant#enable} it. */
     public DomainParticipant create()
     {
         final Map<String, TopicState> states = Collections.synchronizedMap(new LinkedHashMap<>());
