@@ -52,7 +52,25 @@ public final class KvStore
     /** The command name of {@code args}, upper case. */
     public static String name(final List<byte[]> args)
     {
-        return new String(args.getFirst(), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+        final byte[] b = args.getFirst();
+        if (b.length == 3) // the commands clients send most, named without building a string (per command, per member)
+        {
+            if (is(b, 'S', 'E', 'T'))
+            {
+                return "SET";
+            }
+            if (is(b, 'G', 'E', 'T'))
+            {
+                return "GET";
+            }
+        }
+        return new String(b, StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+    }
+
+    /** Whether the three bytes are these upper-case letters in either case (0xDF clears a letter's lower-case bit). */
+    private static boolean is(final byte[] b, final char c0, final char c1, final char c2)
+    {
+        return (b[0] & 0xDF) == c0 && (b[1] & 0xDF) == c1 && (b[2] & 0xDF) == c2;
     }
 
     /** Runs one command (a write only on the delivery thread) at clock reading {@code now}. */

@@ -55,6 +55,17 @@ class KvStoreTest
     }
 
     @Test
+    void commandNamesAreReadInAnyCase()
+    {
+        for (final String w : new String[] {"set", "SET", "sEt", "get", "GeT", "del", "Del", "s%t", "SE", "SETS"})
+        {
+            assertEquals(w.toUpperCase(java.util.Locale.ROOT), KvStore.name(List.of(w.getBytes(StandardCharsets.UTF_8))));
+        }
+        same(Reply.OK, run("sEt", "k", "v"));
+        same(bulk("v"), run("gEt", "k"));
+    }
+
+    @Test
     void stringsCountersAndTheirErrors()
     {
         same(Reply.OK, run("SET", "a", "1"));
