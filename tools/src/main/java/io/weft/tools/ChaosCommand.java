@@ -133,7 +133,7 @@ final class ChaosCommand implements Callable<Integer>
             }
             finally
             {
-                removeShmFiles(config);
+                ChaosEnd.removeShmFiles(config);
             }
         }
         finally
@@ -279,8 +279,9 @@ final class ChaosCommand implements Callable<Integer>
         if (roll == 5 && ids.size() >= 4)
         {
             final List<String> removable = addedBy.keySet().stream().filter(n -> !removedBy.containsKey(n)).toList();
-            return removable.isEmpty() || random.nextInt(3) == 0 ? addDuringKill(random, ids) :
-                removeDuringKill(random, ids, removable.get(random.nextInt(removable.size())));
+            return removable.isEmpty() || random.nextInt(3) == 0 ?
+                askDuringKill(random, ids, "add-subgroup", "added" + (addedBy.size() + 1), addedBy) :
+                askDuringKill(random, ids, "remove-subgroup", removable.get(random.nextInt(removable.size())), removedBy);
         }
         if (roll < 6 || roll >= 13)
         {
@@ -334,35 +335,24 @@ final class ChaosCommand implements Callable<Integer>
 
     private long pendingKill;
 
-    /** A member adds a subgroup at run time; at once, or a moment later, another member is killed -9. */
-    private String addDuringKill(final Random random, final List<Integer> ids) throws Exception
+    /**
+     * A member makes a runtime-subgroup {@code request} (add-subgroup or remove-subgroup) for {@code name}, recorded
+     * in {@code askedBy}; at once, or a moment later, another member is killed -9.
+     */
+    private String askDuringKill(final Random random, final List<Integer> ids, final String request, final String name,
+        final Map<String, Integer> askedBy) throws Exception
     {
         Collections.shuffle(ids, random);
-        final int adder = ids.get(0);
+        final int asker = ids.get(0);
         final int victim = ids.get(1);
-        final String name = "added" + (addedBy.size() + 1);
-        addedBy.put(name, live.get(adder));
-        VsMember.command(work, adder, "add-subgroup " + name);
+        askedBy.put(name, live.get(asker));
+        VsMember.command(work, asker, request + " " + name);
         TimeUnit.MILLISECONDS.sleep(random.nextInt(200));
         processes.process(live.remove(victim)).destroyForcibly();
         deadIds.add(victim);
         pendingKill = System.currentTimeMillis();
-        return "member " + adder + " adds subgroup " + name + " as member " + victim + " is killed -9";
-    }
-
-    /** A member removes a subgroup added earlier; at once, or a moment later, another member is killed -9. */
-    private String removeDuringKill(final Random random, final List<Integer> ids, final String name) throws Exception
-    {
-        Collections.shuffle(ids, random);
-        final int remover = ids.get(0);
-        final int victim = ids.get(1);
-        removedBy.put(name, live.get(remover));
-        VsMember.command(work, remover, "remove-subgroup " + name);
-        TimeUnit.MILLISECONDS.sleep(random.nextInt(200));
-        processes.process(live.remove(victim)).destroyForcibly();
-        deadIds.add(victim);
-        pendingKill = System.currentTimeMillis();
-        return "member " + remover + " removes subgroup " + name + " as member " + victim + " is killed -9";
+        return "member " + asker + (askedBy == addedBy ? " adds" : " removes") + " subgroup " + name + " as member " +
+            victim + " is killed -9";
     }
 
     /** One member's membership thread stalls 1.5 s (under the failure timeout) in the view change a kill causes. */
@@ -597,21 +587,4 @@ final class ChaosCommand implements Callable<Integer>
         violations.forEach(v -> out.println("  " + v));
         return 1;
     }
-
-    /** Killed members leave their table files behind; the run removes them all. */
-    private static void removeShmFiles(final WeftConfig config) throws IOException
-    {
-        final Path shm = config.transport().shm().directory();
-        if (Files.isDirectory(shm))
-        {
-            try (var files = Files.newDirectoryStream(shm, "weft-" + config.group().name() + "-*"))
-            {
-                for (final Path f : files)
-                {
-                    Files.deleteIfExists(f);
-                }
-            }
-        }
-    }
-
 }

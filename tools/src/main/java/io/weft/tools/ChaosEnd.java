@@ -1,9 +1,12 @@
 package io.weft.tools;
 
+import io.weft.config.WeftConfig;
 import io.weft.testkit.MemberProcesses;
 import io.weft.testkit.VsCheck;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,7 +17,7 @@ import java.util.regex.Matcher;
 
 /**
  * The end of a chaos run: every live member ends together; equal final states, the invariants, no loss, and the same
- * subgroups added at run time everywhere.
+ * runtime subgroups everywhere; then the killed members' table files go.
  */
 final class ChaosEnd
 {
@@ -142,5 +145,21 @@ final class ChaosEnd
                 "survivor %s%n", addedBy.size(), removedBy.size(), first.size(), first);
         }
         return violations;
+    }
+
+    /** Killed members leave their table files behind; the run removes them all. */
+    static void removeShmFiles(final WeftConfig config) throws IOException
+    {
+        final Path shm = config.transport().shm().directory();
+        if (Files.isDirectory(shm))
+        {
+            try (var files = Files.newDirectoryStream(shm, "weft-" + config.group().name() + "-*"))
+            {
+                for (final Path f : files)
+                {
+                    Files.deleteIfExists(f);
+                }
+            }
+        }
     }
 }
