@@ -25,7 +25,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(240)
 class VirtualSynchronyTest
 {
-    private static final Duration NEW_VIEW_BOUND = Duration.ofSeconds(6);
+    /**
+     * A liveness bound (the failure is detected and a view without the victim installed), not a speed claim: each
+     * run prints its times. Usually 0.4-1.8 s here; CI saw 6.1 s once over rdma/libfabric (tcp;ofi_rxm) on a busy
+     * host, where 6 s used to be the bound.
+     */
+    private static final Duration NEW_VIEW_BOUND = Duration.ofSeconds(15);
 
     @TempDir
     Path dir;
