@@ -80,8 +80,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
         if (KvStore.isRead(cmd))
         {
-            return replica.localReads() && pending.isEmpty() ? CompletableFuture.completedFuture(replica.readLocal(args))
-                : replica.submit(args, false);
+            return replica.localReads() && pending.isEmpty() && KvStore.isLocalRead(cmd) ?
+                CompletableFuture.completedFuture(replica.readLocal(args)) : replica.submit(args, false);
         }
         return CompletableFuture.completedFuture(connectionCommand(cmd, args));
     }

@@ -240,9 +240,13 @@ public final class KvReplica implements AutoCloseable
         return reply;
     }
 
-    /** A read on this member's copy now (local reads). */
+    /** A read on this member's copy now (local reads): a command that {@link KvStore#isLocalRead} accepts. */
     public Reply readLocal(final List<byte[]> args)
     {
+        if (!KvStore.isLocalRead(KvStore.name(args)))
+        {
+            throw new IllegalArgumentException(KvStore.name(args) + " is not a local read: submit it to the group");
+        }
         reads.incrementAndGet();
         return store.apply(args, System.currentTimeMillis());
     }

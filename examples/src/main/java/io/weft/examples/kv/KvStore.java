@@ -49,6 +49,15 @@ public final class KvStore
         return READS.contains(command);
     }
 
+    /**
+     * Whether a read may run on a connection's thread (local reads): all but SCAN, whose bucket index belongs to the
+     * writing thread (see {@link Keyspace}); a SCAN goes through the group even with local reads.
+     */
+    public static boolean isLocalRead(final String command)
+    {
+        return READS.contains(command) && !command.equals("SCAN");
+    }
+
     /** The command name of {@code args}, upper case. */
     public static String name(final List<byte[]> args)
     {
@@ -414,14 +423,11 @@ public final class KvStore
     private Reply keys(final byte[] pattern, final long now)
     {
         final List<Reply> found = new ArrayList<>();
-        for (int b = 0; b < Keyspace.BUCKETS; b++)
+        for (final Map.Entry<Key, Entry> e : map.sorted())
         {
-            for (final Map.Entry<Key, Entry> e : map.sortedBucket(b))
+            if (e.getValue().live(now) && Glob.matches(pattern, e.getKey().bytes))
             {
-                if (e.getValue().live(now) && Glob.matches(pattern, e.getKey().bytes))
-                {
-                    found.add(bulk(e.getKey().bytes));
-                }
+                found.add(bulk(e.getKey().bytes));
             }
         }
         return new Reply.Array(found);
@@ -518,17 +524,15 @@ public final class KvStore
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes))
         {
-            out.writeInt(map.size());
-            for (int b = 0; b < Keyspace.BUCKETS; b++)
+            final List<Map.Entry<Key, Entry>> all = map.sorted();
+            out.writeInt(all.size());
+            for (final Map.Entry<Key, Entry> e : all)
             {
-                for (final Map.Entry<Key, Entry> e : map.sortedBucket(b))
-                {
-                    out.writeInt(e.getKey().bytes.length);
-                    out.write(e.getKey().bytes);
-                    out.writeInt(e.getValue().value.length);
-                    out.write(e.getValue().value);
-                    out.writeLong(e.getValue().expireAt);
-                }
+                out.writeInt(e.getKey().bytes.length);
+                out.write(e.getKey().bytes);
+                out.writeInt(e.getValue().value.length);
+                out.write(e.getValue().value);
+                out.writeLong(e.getValue().expireAt);
             }
         }
         catch (final IOException ex)

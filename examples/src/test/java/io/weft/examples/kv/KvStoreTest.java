@@ -180,6 +180,61 @@ class KvStoreTest
         same(Reply.error("ERR invalid cursor"), run("SCAN", "x"));
     }
 
+    /** Every key of a whole SCAN, from cursor 0 to cursor 0. */
+    private Set<String> scanAll()
+    {
+        final Set<String> scanned = new HashSet<>();
+        long cursor = 0;
+        do
+        {
+            final Reply.Array page = (Reply.Array)run("SCAN", Long.toString(cursor), "COUNT", "50");
+            cursor = Long.parseLong(new String(((Reply.Bulk)page.items().get(0)).bytes(), StandardCharsets.US_ASCII));
+            for (final Reply r : ((Reply.Array)page.items().get(1)).items())
+            {
+                assertTrue(scanned.add(new String(((Reply.Bulk)r).bytes(), StandardCharsets.UTF_8)), "twice: " + r);
+            }
+        }
+        while (cursor != 0);
+        return scanned;
+    }
+
+    @Test
+    void theScanIndexFollowsWritesAfterTheFirstScanAndFlushes()
+    {
+        final Set<String> live = new HashSet<>();
+        for (int i = 0; i < 300; i++)
+        {
+            run("SET", "k" + i, "v");
+            live.add("k" + i);
+        }
+        assertEquals(live, scanAll()); // the first SCAN builds the index
+        for (int i = 300; i < 500; i++)
+        {
+            run("SET", "k" + i, "v"); // new keys after it
+            live.add("k" + i);
+        }
+        for (int i = 0; i < 100; i++)
+        {
+            run(i % 2 == 0 ? "DEL" : "GETDEL", "k" + i);
+            live.remove("k" + i);
+        }
+        run("SET", "k200", "again"); // an overwrite: still one key
+        run("MSET", "m1", "1", "m2", "2");
+        live.add("m1");
+        live.add("m2");
+        assertEquals(live, scanAll());
+        run("FLUSHDB");
+        assertEquals(Set.of(), scanAll());
+        run("SET", "after", "flush");
+        assertEquals(Set.of("after"), scanAll());
+        final KvStore copy = new KvStore();
+        copy.apply(List.of("SET".getBytes(), "gone".getBytes(), "v".getBytes()), now);
+        copy.apply(List.of("SCAN".getBytes(), "0".getBytes()), now);
+        copy.install(store.snapshot()); // replaces an indexed state
+        same(new Reply.Array(List.of(Reply.Bulk.of("0"), new Reply.Array(List.of(bulk("after"))))),
+            copy.apply(List.of("SCAN".getBytes(), "0".getBytes(), "COUNT".getBytes(), "5000".getBytes()), now));
+    }
+
     @Test
     void aSnapshotInstallsTheSameState()
     {
