@@ -24,7 +24,11 @@ final class Keyspace
 {
     static final int BUCKETS = 4096;
 
-    private final ConcurrentHashMap<Key, KvStore.Entry> entries = new ConcurrentHashMap<>(1 << 16);
+    /**
+     * A value without expiry is stored as its bytes alone, any other as its {@link KvStore.Entry}: one object less per
+     * key and per SET (interleaved runs as above: 374-403k SET/s against 355-401k).
+     */
+    private final ConcurrentHashMap<Key, Object> entries = new ConcurrentHashMap<>(1 << 16);
     /** SCAN's index: null until the first SCAN; the writing thread's only. */
     private List<Set<Key>> buckets;
 
@@ -33,14 +37,24 @@ final class Keyspace
         return (int)(key.hash >>> 50) & (BUCKETS - 1);
     }
 
+    private static Object stored(final KvStore.Entry entry)
+    {
+        return entry.expireAt() == 0 ? entry.value() : entry;
+    }
+
+    private static KvStore.Entry entry(final Object stored)
+    {
+        return stored == null ? null : stored instanceof byte[] value ? new KvStore.Entry(value, 0) : (KvStore.Entry)stored;
+    }
+
     KvStore.Entry get(final Key key)
     {
-        return entries.get(key);
+        return entry(entries.get(key));
     }
 
     void put(final Key key, final KvStore.Entry entry)
     {
-        if (entries.put(key, entry) == null && buckets != null)
+        if (entries.put(key, stored(entry)) == null && buckets != null)
         {
             buckets.get(bucket(key)).add(key); // a new key: an overwrite leaves the index alone
         }
@@ -48,7 +62,7 @@ final class Keyspace
 
     KvStore.Entry remove(final Key key)
     {
-        final KvStore.Entry removed = entries.remove(key);
+        final KvStore.Entry removed = entry(entries.remove(key));
         if (removed != null && buckets != null)
         {
             buckets.get(bucket(key)).remove(key);
@@ -86,7 +100,7 @@ final class Keyspace
         final List<Map.Entry<Key, KvStore.Entry>> found = new ArrayList<>(buckets.get(i).size());
         for (final Key key : buckets.get(i))
         {
-            found.add(new AbstractMap.SimpleImmutableEntry<>(key, entries.get(key)));
+            found.add(new AbstractMap.SimpleImmutableEntry<>(key, get(key)));
         }
         found.sort(Map.Entry.comparingByKey());
         return found;
@@ -99,9 +113,9 @@ final class Keyspace
     List<Map.Entry<Key, KvStore.Entry>> sorted()
     {
         final List<Map.Entry<Key, KvStore.Entry>> all = new ArrayList<>(entries.size());
-        for (final Map.Entry<Key, KvStore.Entry> e : entries.entrySet())
+        for (final Map.Entry<Key, Object> e : entries.entrySet())
         {
-            all.add(new AbstractMap.SimpleImmutableEntry<>(e.getKey(), e.getValue()));
+            all.add(new AbstractMap.SimpleImmutableEntry<>(e.getKey(), entry(e.getValue())));
         }
         all.sort(Map.Entry.comparingByKey());
         return all;
@@ -110,6 +124,6 @@ final class Keyspace
     /** Every entry, in no particular order (a weakly consistent view). */
     Iterable<KvStore.Entry> values()
     {
-        return entries.values();
+        return () -> entries.values().stream().map(Keyspace::entry).iterator();
     }
 }
