@@ -1,5 +1,6 @@
 package io.weft.bench;
 
+import io.weft.testkit.ParentWatch;
 import io.weft.tools.ConsoleLines;
 import io.weft.tools.Weft;
 import picocli.CommandLine;
@@ -14,6 +15,7 @@ public final class Main
     public static void main(final String[] args)
     {
         ConsoleLines.install();
+        ParentWatch.install(); // a member started by a launcher or a test ends with it
         final CommandLine cli = Weft.commandLine();
         cli.addSubcommand("bench", new CommandLine(new BenchCommand()).addSubcommand("ablation", new AblationCommand())
             .addSubcommand("compare", new CompareCommand()).addSubcommand("dds", new DdsBenchCommand())

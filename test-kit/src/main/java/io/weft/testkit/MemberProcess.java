@@ -49,6 +49,7 @@ public final class MemberProcess implements AutoCloseable
         final List<String> command = new ArrayList<>(prefix);
         command.add(MemberJvm.java());
         command.addAll(flags);
+        ParentWatch.addTo(command);
         MemberJvm.addClassPath(command, flags, true);
         command.add(main.getName());
         command.addAll(Arrays.asList(args));

@@ -65,7 +65,8 @@ public final class MemberProcesses implements AutoCloseable
         final List<String> flags = new ArrayList<>();
         for (final String arg : ManagementFactory.getRuntimeMXBean().getInputArguments())
         {
-            if (!arg.startsWith("-agentlib") && !arg.startsWith("-javaagent"))
+            if (!arg.startsWith("-agentlib") && !arg.startsWith("-javaagent") &&
+                !arg.startsWith("-D" + ParentWatch.PROPERTY + "=")) // this JVM's own parent, when a member starts members
             {
                 flags.add(arg);
             }
@@ -74,6 +75,7 @@ public final class MemberProcesses implements AutoCloseable
         final List<String> command = new ArrayList<>(prefix);
         command.add(MemberJvm.java());
         command.addAll(flags);
+        ParentWatch.addTo(command);
         MemberJvm.addClassPath(command, flags, false);
         command.add(main.getName());
         command.addAll(args);

@@ -4,6 +4,7 @@ import io.weft.config.WeftConfigException;
 import io.weft.tools.avionics.AvionicsCommand;
 import io.weft.tools.avionics.AvionicsMemberCommand;
 import io.weft.sst.TransportException;
+import io.weft.testkit.ParentWatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -55,6 +56,7 @@ public final class Weft
     public static void main(final String[] args)
     {
         ConsoleLines.install();
+        ParentWatch.install(); // a member started by a launcher or a test ends with it
         System.exit(commandLine().execute(args));
     }
 

@@ -6,9 +6,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code ./weft kv} as the README runs it: three members serve, a member killed with kill -9 is started again by the
- * command and joins with the others' state, a group whose members are all killed starts again from its logs, and the
- * command removes its files when it ends.
+ * command and joins with the others' state, a group whose members are all killed starts again from its logs, the
+ * command removes its files when it ends, and its members end with it when it is killed with kill -9.
  */
 @Timeout(180)
 class KvCommandTest
@@ -104,6 +107,68 @@ class KvCommandTest
             }
         }
         assertTrue(Files.exists(home.resolve("kv.conf")), "--dir is the caller's: kept");
+    }
+
+    @Test
+    void membersEndWithACommandKilledByKill9() throws Exception
+    {
+        final long[] pids = new long[3];
+        final int[] ports = new int[3];
+        final String rows;
+        try (MemberProcess kv = MemberProcess.start("kv", dir, Weft.class, "kv", "--members", "3", "--transport", "shm",
+            "--duration", "PT60S"))
+        {
+            serving(kv, ports, pids);
+            rows = "weft-kv-" + kv.pid() + "-";
+            assertTrue(shmFiles(rows) > 0, "no shared-memory rows named " + rows + "* while serving");
+            kv.signal("KILL"); // no shutdown hook runs: only the members' own watch can end them
+            kv.awaitExit(Duration.ofSeconds(10));
+        }
+        try
+        {
+            for (final long pid : pids)
+            {
+                final ProcessHandle member = ProcessHandle.of(pid).orElse(null);
+                if (member != null)
+                {
+                    try
+                    {
+                        member.onExit().get(30, TimeUnit.SECONDS);
+                    }
+                    catch (final TimeoutException ex)
+                    {
+                        throw new AssertionError("member pid " + pid + " outlived its killed command by 30 s");
+                    }
+                }
+            }
+            for (final int port : ports)
+            {
+                assertFalse(listening(port), "a member still serves port " + port + " after its command was killed");
+            }
+            assertEquals(0, shmFiles(rows), "shared-memory rows " + rows + "* left behind");
+        }
+        finally
+        {
+            for (final long pid : pids) // also when the test fails: no member outlives it
+            {
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+            }
+            try (var files = Files.list(Path.of("/dev/shm")))
+            {
+                for (final Path f : files.filter(f -> f.getFileName().toString().startsWith(rows)).toList())
+                {
+                    Files.deleteIfExists(f);
+                }
+            }
+        }
+    }
+
+    private static long shmFiles(final String prefix) throws IOException
+    {
+        try (var files = Files.list(Path.of("/dev/shm")))
+        {
+            return files.filter(f -> f.getFileName().toString().startsWith(prefix)).count();
+        }
     }
 
     @Test
