@@ -90,7 +90,6 @@ final class KvMemberCommand implements Callable<Integer>
                 {
                     group.leave(Duration.ofSeconds(5));
                 }
-                replica.close();
             }
             catch (final InterruptedException ex)
             {
@@ -100,7 +99,11 @@ final class KvMemberCommand implements Callable<Integer>
             {
                 System.err.println("member " + member.id + ": shutting down: " + ex);
             }
-            stopped.countDown();
+            finally
+            {
+                replica.close(); // also after a failed leave: the transport's files and sockets go with it
+                stopped.countDown();
+            }
         }));
         System.out.printf("member %d: kv serving on %s:%d (reads %s, write position %d)%n", member.id, host, server.port(),
             store.reads, replica.applied());
