@@ -415,6 +415,10 @@ public final class KvReplica implements AutoCloseable
             inFlight.remove(batch);
             for (final Op op : batch.ops)
             {
+                store.touch(op.args);
+            }
+            for (final Op op : batch.ops)
+            {
                 (op.write ? writes : reads).incrementAndGet();
                 op.reply.complete(store.apply(op.args, batch.now)); // the same arguments the batch carries
             }
@@ -437,6 +441,7 @@ public final class KvReplica implements AutoCloseable
         final long now = in.getLong(16);
         final int count = in.getInt(24);
         in.position(HEADER);
+        final List<List<byte[]>> commands = new ArrayList<>(count);
         for (int i = 0; i < count; i++)
         {
             final int argc = in.getInt();
@@ -447,9 +452,17 @@ public final class KvReplica implements AutoCloseable
                 in.get(arg);
                 args.add(arg);
             }
-            store.apply(args, now);
-            writes.incrementAndGet();
+            commands.add(args);
         }
+        for (final List<byte[]> args : commands)
+        {
+            store.touch(args);
+        }
+        for (final List<byte[]> args : commands)
+        {
+            store.apply(args, now);
+        }
+        writes.addAndGet(count);
     }
 
     // ---- cold-start recovery (predicate thread) ----------------------------------------------------------------
