@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
@@ -120,7 +121,7 @@ class KvCommandTest
         {
             serving(kv, ports, pids);
             rows = "weft-kv-" + kv.pid() + "-";
-            assertTrue(shmFiles(rows) > 0, "no shared-memory rows named " + rows + "* while serving");
+            assertFalse(shmFiles(rows).isEmpty(), "no shared-memory rows named " + rows + "* while serving");
             kv.signal("KILL"); // no shutdown hook runs: only the members' own watch can end them
             kv.awaitExit(Duration.ofSeconds(10));
         }
@@ -145,7 +146,7 @@ class KvCommandTest
             {
                 assertFalse(listening(port), "a member still serves port " + port + " after its command was killed");
             }
-            assertEquals(0, shmFiles(rows), "shared-memory rows " + rows + "* left behind");
+            assertEquals(List.of(), shmFiles(rows), "shared-memory rows left behind");
         }
         finally
         {
@@ -153,21 +154,18 @@ class KvCommandTest
             {
                 ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
             }
-            try (var files = Files.list(Path.of("/dev/shm")))
+            for (final String f : shmFiles(rows))
             {
-                for (final Path f : files.filter(f -> f.getFileName().toString().startsWith(rows)).toList())
-                {
-                    Files.deleteIfExists(f);
-                }
+                Files.deleteIfExists(Path.of("/dev/shm", f));
             }
         }
     }
 
-    private static long shmFiles(final String prefix) throws IOException
+    private static List<String> shmFiles(final String prefix) throws IOException
     {
         try (var files = Files.list(Path.of("/dev/shm")))
         {
-            return files.filter(f -> f.getFileName().toString().startsWith(prefix)).count();
+            return files.map(f -> f.getFileName().toString()).filter(f -> f.startsWith(prefix)).sorted().toList();
         }
     }
 
