@@ -297,6 +297,22 @@ final class Epoch implements AutoCloseable, MembershipTable
         return a.compareTo(b) >= 0 ? a : b;
     }
 
+    /**
+     * Sets and pushes this member's leaving flag, unless this epoch is closed already (a view change or the group's
+     * end closed it under the leaving thread). Under the monitor {@link #close} takes: the table cannot close between
+     * the check and the write.
+     */
+    synchronized boolean announceLeave()
+    {
+        if (closed)
+        {
+            return false;
+        }
+        sst.setBool(columns.leaving, true);
+        sst.push(columns.leaving, sst.others());
+        return true;
+    }
+
     /** Stops this view's threads and closes its table; peers that are still in it see this member go. */
     @Override
     public synchronized void close()

@@ -369,10 +369,8 @@ public final class Group implements AutoCloseable
         while (!isClosed() && System.nanoTime() < deadline)
         {
             final Epoch now = current.epoch();
-            if (now != announced) // a leave announced in an earlier view is announced again in the next one
+            if (now != announced && now.announceLeave()) // announced again in each next view; a closed one is skipped
             {
-                now.sst.setBool(now.columns.leaving, true);
-                now.sst.push(now.columns.leaving, now.sst.others());
                 membership.wake();
                 announced = now;
             }
