@@ -3,6 +3,7 @@ package io.weft.bench.limits;
 import io.weft.bench.steady.Deliveries;
 import io.weft.bench.steady.Payload;
 import io.weft.bench.steady.SteadyClock;
+import io.weft.testkit.ParentWatch;
 import io.weft.tools.ConsoleLines;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
@@ -64,6 +65,7 @@ public final class LimitMember
     public static void main(final String[] args) throws Exception
     {
         ConsoleLines.install();
+        ParentWatch.install(); // ends with the bench that started it, also after kill -9
         final String mode = args[0];
         final long warmup = Long.parseLong(args[1]);
         final long measure = Long.parseLong(args[2]);

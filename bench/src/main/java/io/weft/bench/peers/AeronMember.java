@@ -11,6 +11,7 @@ import io.aeron.logbuffer.BufferClaim;
 import io.weft.bench.steady.Deliveries;
 import io.weft.bench.steady.Payload;
 import io.weft.bench.steady.SteadyClock;
+import io.weft.testkit.ParentWatch;
 import io.weft.tools.ConsoleLines;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -67,6 +68,7 @@ public final class AeronMember
     public static void main(final String[] args) throws Exception
     {
         ConsoleLines.install();
+        ParentWatch.install(); // ends with the bench that started it, also after kill -9
         final AeronMember m = new AeronMember(args);
         final String dir = m.udp ? args[7] + "-" + m.index : args[7];
         MediaDriver driver = null;

@@ -3,6 +3,7 @@ package io.weft.bench.peers;
 import io.weft.bench.steady.Deliveries;
 import io.weft.bench.steady.Payload;
 import io.weft.bench.steady.SteadyClock;
+import io.weft.testkit.ParentWatch;
 import io.weft.tools.ConsoleLines;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.jgroups.BytesMessage;
@@ -54,6 +55,7 @@ public final class JGroupsMember
     public static void main(final String[] args) throws Exception
     {
         ConsoleLines.install();
+        ParentWatch.install(); // ends with the bench that started it, also after kill -9
         final int index = Integer.parseInt(args[0]);
         final JGroupsMember m = new JGroupsMember(index, Integer.parseInt(args[1]), Integer.parseInt(args[2]),
             Integer.parseInt(args[3]));
