@@ -15,8 +15,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
  * Every member of a group leaves at the same moment (a launcher's SIGTERM reaches all members together): no leave
  * throws, each returns within its timeout, and every member ends closed.

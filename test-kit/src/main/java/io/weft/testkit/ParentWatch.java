@@ -1,7 +1,6 @@
 package io.weft.testkit;
 
 import java.util.List;
-import java.util.Optional;
 
 /**
  * Ends a member JVM when the process that started it ends. {@link MemberProcess} and {@link MemberProcesses} pass
@@ -44,12 +43,7 @@ public final class ParentWatch
         {
             throw new IllegalArgumentException("-D" + PROPERTY + " must be a process id, not '" + value + "'", ex);
         }
-        final Optional<ProcessHandle> parent = ProcessHandle.of(pid);
-        if (parent.isEmpty())
-        {
-            gone(pid);
-        }
-        parent.get().onExit().thenRun(() -> gone(pid));
+        ProcessHandle.of(pid).ifPresentOrElse(parent -> parent.onExit().thenRun(() -> gone(pid)), () -> gone(pid));
     }
 
     private static void gone(final long pid)

@@ -243,9 +243,10 @@ public final class KvReplica implements AutoCloseable
     /** A read on this member's copy now (local reads): a command that {@link KvStore#isLocalRead} accepts. */
     public Reply readLocal(final List<byte[]> args)
     {
-        if (!KvStore.isLocalRead(KvStore.name(args)))
+        final String name = KvStore.name(args);
+        if (!KvStore.isLocalRead(name))
         {
-            throw new IllegalArgumentException(KvStore.name(args) + " is not a local read: submit it to the group");
+            throw new IllegalArgumentException(name + " is not a local read: submit it to the group");
         }
         reads.incrementAndGet();
         return store.apply(args, System.currentTimeMillis());

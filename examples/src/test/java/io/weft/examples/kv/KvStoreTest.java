@@ -154,12 +154,7 @@ class KvStoreTest
         int pages = 0;
         do
         {
-            final Reply.Array page = (Reply.Array)run("SCAN", Long.toString(cursor), "MATCH", "user:*", "COUNT", "37");
-            cursor = Long.parseLong(new String(((Reply.Bulk)page.items().get(0)).bytes(), StandardCharsets.US_ASCII));
-            for (final Reply r : ((Reply.Array)page.items().get(1)).items())
-            {
-                scanned.add(new String(((Reply.Bulk)r).bytes(), StandardCharsets.UTF_8));
-            }
+            cursor = scanPage(cursor, scanned, "MATCH", "user:*", "COUNT", "37");
             pages++;
             if (pages == 5)
             {
@@ -180,6 +175,19 @@ class KvStoreTest
         same(Reply.error("ERR invalid cursor"), run("SCAN", "x"));
     }
 
+    /** One SCAN page from {@code cursor}: adds its keys to {@code into} (none may come twice); the next cursor. */
+    private long scanPage(final long cursor, final Set<String> into, final String... options)
+    {
+        final List<String> words = new ArrayList<>(List.of("SCAN", Long.toString(cursor)));
+        words.addAll(List.of(options));
+        final Reply.Array page = (Reply.Array)run(words.toArray(String[]::new));
+        for (final Reply r : ((Reply.Array)page.items().get(1)).items())
+        {
+            assertTrue(into.add(new String(((Reply.Bulk)r).bytes(), StandardCharsets.UTF_8)), "twice: " + r);
+        }
+        return Long.parseLong(new String(((Reply.Bulk)page.items().get(0)).bytes(), StandardCharsets.US_ASCII));
+    }
+
     /** Every key of a whole SCAN, from cursor 0 to cursor 0. */
     private Set<String> scanAll()
     {
@@ -187,12 +195,7 @@ class KvStoreTest
         long cursor = 0;
         do
         {
-            final Reply.Array page = (Reply.Array)run("SCAN", Long.toString(cursor), "COUNT", "50");
-            cursor = Long.parseLong(new String(((Reply.Bulk)page.items().get(0)).bytes(), StandardCharsets.US_ASCII));
-            for (final Reply r : ((Reply.Array)page.items().get(1)).items())
-            {
-                assertTrue(scanned.add(new String(((Reply.Bulk)r).bytes(), StandardCharsets.UTF_8)), "twice: " + r);
-            }
+            cursor = scanPage(cursor, scanned, "COUNT", "50");
         }
         while (cursor != 0);
         return scanned;
