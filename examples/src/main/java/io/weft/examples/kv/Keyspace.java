@@ -34,7 +34,7 @@ final class Keyspace
 
     static int bucket(final Key key)
     {
-        return (int)(key.hash >>> 50) & (BUCKETS - 1);
+        return (int)(key.hash() >>> 50) & (BUCKETS - 1);
     }
 
     private static Object stored(final KvStore.Entry entry)
@@ -50,6 +50,12 @@ final class Keyspace
     KvStore.Entry get(final Key key)
     {
         return entry(entries.get(key));
+    }
+
+    /** Looks {@code key} up and nothing more: its value is not loaded (see {@link KvStore#touch}). */
+    void touchKey(final Key key)
+    {
+        entries.get(key);
     }
 
     void put(final Key key, final KvStore.Entry entry)

@@ -60,13 +60,22 @@ public final class KvStore
 
     /**
      * Looks up the command's first key, if it has one, and changes nothing: a batch's commands are touched in one pass
-     * and applied in a second, so that the lookups' cache misses overlap instead of following one another.
+     * and applied in a second, so that the lookups' cache misses overlap instead of following one another. A SET
+     * replaces the value without reading it, so its old value is not loaded.
      */
     public void touch(final List<byte[]> args)
     {
         if (args.size() >= 2)
         {
-            map.get(new Key(args.get(1)));
+            final Key key = new Key(args.get(1));
+            if (args.get(0).length == 3 && is(args.get(0), 'S', 'E', 'T'))
+            {
+                map.touchKey(key);
+            }
+            else
+            {
+                map.get(key);
+            }
         }
     }
 
@@ -437,9 +446,10 @@ public final class KvStore
         final List<Reply> found = new ArrayList<>();
         for (final Map.Entry<Key, Entry> e : map.sorted())
         {
-            if (e.getValue().live(now) && Glob.matches(pattern, e.getKey().bytes))
+            final byte[] key = e.getKey().bytes();
+            if (e.getValue().live(now) && Glob.matches(pattern, key))
             {
-                found.add(bulk(e.getKey().bytes));
+                found.add(bulk(key));
             }
         }
         return new Reply.Array(found);
@@ -495,9 +505,10 @@ public final class KvStore
             for (final Map.Entry<Key, Entry> e : map.sortedBucket(b))
             {
                 visited++;
-                if (e.getValue().live(now) && (pattern == null || Glob.matches(pattern, e.getKey().bytes)))
+                final byte[] key = e.getKey().bytes();
+                if (e.getValue().live(now) && (pattern == null || Glob.matches(pattern, key)))
                 {
-                    found.add(bulk(e.getKey().bytes));
+                    found.add(bulk(key));
                 }
             }
             b++;
@@ -540,8 +551,9 @@ public final class KvStore
             out.writeInt(all.size());
             for (final Map.Entry<Key, Entry> e : all)
             {
-                out.writeInt(e.getKey().bytes.length);
-                out.write(e.getKey().bytes);
+                final byte[] key = e.getKey().bytes();
+                out.writeInt(key.length);
+                out.write(key);
                 out.writeInt(e.getValue().value.length);
                 out.write(e.getValue().value);
                 out.writeLong(e.getValue().expireAt);
