@@ -196,7 +196,27 @@ class KvStoreGroupTest
                 }
                 assertEquals(expected, c.get(key), "member 2's copy of " + key);
             }
+            // nothing of the connection in the group any more: a pipeline of reads is answered here, sending nothing
+            final long batchesBefore = batchesSent(a);
+            final Pipeline reads = a.pipelined();
+            final List<Response<String>> local = new ArrayList<>();
+            for (int i = 0; i < 2000; i++)
+            {
+                local.add(reads.get("k" + i % 7));
+            }
+            reads.sync();
+            for (int i = 0; i < 2000; i++)
+            {
+                assertEquals("v" + (2993 + (i % 7 - 2993 % 7 + 7) % 7), local.get(i).get(), "local get " + i);
+            }
+            assertEquals(batchesBefore, batchesSent(a), "batches sent for 2,000 pipelined local reads");
         }
+    }
+
+    private static long batchesSent(final Jedis jedis)
+    {
+        return Long.parseLong(jedis.info().lines().filter(l -> l.startsWith("weft_batches_sent:")).findFirst()
+            .orElseThrow().substring("weft_batches_sent:".length()).trim());
     }
 
     /**

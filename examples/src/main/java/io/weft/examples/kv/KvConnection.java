@@ -33,6 +33,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     /** Replies due, in command order, each with the protocol it is written in (HELLO may change it midway). */
     private final ArrayDeque<Due> pending = new ArrayDeque<>();
     private boolean resp3;
+    /** This connection's last command sent through the group: a local read waits for it (its replies in order). */
+    private CompletableFuture<Reply> lastInGroup;
     private ChannelHandlerContext ctx;
     private String name;
     private final AtomicBoolean drainRequested = new AtomicBoolean();
@@ -76,12 +78,15 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         final String cmd = KvStore.name(args);
         if (KvStore.isWrite(cmd))
         {
-            return replica.submit(args, true);
+            return lastInGroup = replica.submit(args, true);
         }
         if (KvStore.isRead(cmd))
         {
-            return replica.localReads() && pending.isEmpty() && KvStore.isLocalRead(cmd) ?
-                CompletableFuture.completedFuture(replica.readLocal(args)) : replica.submit(args, false);
+            // A local read while a command of this connection is still in the group goes through the group as well:
+            // the connection reads its own writes and never an older state than a read before it. Replies that are
+            // merely waiting for the end of the read burst do not count (that test held most pipelined reads back).
+            return replica.localReads() && KvStore.isLocalRead(cmd) && (lastInGroup == null || lastInGroup.isDone()) ?
+                CompletableFuture.completedFuture(replica.readLocal(args)) : (lastInGroup = replica.submit(args, false));
         }
         return CompletableFuture.completedFuture(connectionCommand(cmd, args));
     }

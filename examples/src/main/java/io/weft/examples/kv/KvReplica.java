@@ -315,8 +315,8 @@ public final class KvReplica implements AutoCloseable
             final Batch batch = new Batch(nextSeq++, System.currentTimeMillis(), ops);
             encode(batch, buffer.clear());
             inFlight.add(batch); // before sending: it may be delivered before send returns
+            batches.incrementAndGet(); // so is the count: a client that saw the reply sees it in INFO
             send(subgroup, buffer.array(), buffer.position());
-            batches.incrementAndGet();
         }
     }
 
