@@ -214,6 +214,7 @@ final class CompareCommand implements Callable<Integer>
     {
         final int senders = pattern.equals("all") ? MEMBERS : 1;
         final SteadyRun.Outcome run;
+        String aeronDir = null;
         if (system.startsWith("weft"))
         {
             final BenchOptions o = new BenchOptions();
@@ -247,15 +248,26 @@ final class CompareCommand implements Callable<Integer>
             else
             {
                 final String base = String.valueOf(LoopbackPorts.consecutive(2 * MEMBERS)[0]);
-                final String dir = "/dev/shm/aeron-weft-bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+                aeronDir = "/dev/shm/aeron-weft-bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
                 for (int i = 0; i < MEMBERS; i++)
                 {
                     members.add(new SteadyRun.Member("aeron" + i, AeronMember.class, List.of(system.substring(6),
                         String.valueOf(i), String.valueOf(MEMBERS), String.valueOf(senders), String.valueOf(size),
-                        String.valueOf(rate), base, dir, w, m)));
+                        String.valueOf(rate), base, aeronDir, w, m)));
                 }
             }
-            run = SteadyRun.run(members, steady.warmup.toNanos(), steady.measure.toNanos(), system.equals("jgroups-tcp"), log);
+            try
+            {
+                run = SteadyRun.run(members, steady.warmup.toNanos(), steady.measure.toNanos(),
+                    system.equals("jgroups-tcp"), log);
+            }
+            finally
+            {
+                if (aeronDir != null)
+                {
+                    AeronMember.deleteDirectories(aeronDir, MEMBERS); // a driver deletes its files only when closed
+                }
+            }
         }
         if (run.failure() != null)
         {

@@ -1,5 +1,7 @@
 package io.weft.dds;
 
+import io.weft.testkit.ParentWatch;
+
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
@@ -16,6 +18,7 @@ public final class LogAppenderMain
 
     public static void main(final String[] args)
     {
+        ParentWatch.install(); // ends with the test JVM that started it, also after kill -9
         final int capacity = 64;
         final int[] publishers = new int[capacity];
         final long[] nanos = new long[capacity];

@@ -3,6 +3,7 @@ package io.weft.tools;
 import io.weft.config.ConfigLoader;
 import io.weft.config.WeftConfig;
 import io.weft.sst.Sst;
+import io.weft.testkit.ParentWatch;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ public final class PushLaterMember
 {
     public static void main(final String[] args) throws Exception
     {
+        ParentWatch.install(); // ends with the test JVM that started it, also after kill -9
         final WeftConfig config = ConfigLoader.load(Path.of(args[0]), Map.of("weft.member.id", Integer.parseInt(args[1])));
         final Path go = Path.of(args[2]);
         try (Sst sst = Sst.open(config, PredicateWakeTest.LAYOUT))

@@ -14,11 +14,13 @@ import io.weft.bench.steady.SteadyClock;
 import io.weft.testkit.ParentWatch;
 import io.weft.tools.ConsoleLines;
 import org.agrona.CloseHelper;
+import org.agrona.IoUtil;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.YieldingIdleStrategy;
 
+import java.io.File;
 import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.Set;
@@ -78,6 +80,8 @@ public final class AeronMember
                 .threadingMode(ThreadingMode.SHARED).sharedIdleStrategy(idleStrategy(m.udp))
                 .socketSndbufLength(2 << 20).socketRcvbufLength(2 << 20)
                 .dirDeleteOnStart(true).dirDeleteOnShutdown(true));
+            // System.exit (ParentWatch, after kill -9 of the bench) skips the finally below: the driver's files go too
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> IoUtil.delete(new File(dir), true), "aeron-dir-delete"));
         }
         Aeron aeron = null;
         int code = 1;
@@ -92,6 +96,16 @@ public final class AeronMember
             CloseHelper.closeAll(aeron, driver);
         }
         System.exit(code);
+    }
+
+    /** Deletes what the members started with {@code dir} may have left: its driver directory, or one per member (udp). */
+    public static void deleteDirectories(final String dir, final int members)
+    {
+        IoUtil.delete(new File(dir), true);
+        for (int i = 0; i < members; i++)
+        {
+            IoUtil.delete(new File(dir + "-" + i), true);
+        }
     }
 
     private static IdleStrategy idleStrategy(final boolean udp)
