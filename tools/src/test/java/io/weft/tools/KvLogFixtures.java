@@ -2,6 +2,7 @@ package io.weft.tools;
 
 import io.weft.examples.kv.KvLog;
 import io.weft.examples.kv.KvReplica;
+import io.weft.examples.kv.KvWire;
 import io.weft.examples.kv.KvStore;
 
 import java.nio.ByteBuffer;
@@ -47,15 +48,11 @@ public final class KvLogFixtures
             ("v" + p).getBytes(StandardCharsets.US_ASCII));
     }
 
-    /** One batch as {@link KvReplica} encodes it: header, then one write of three arguments. */
+    /** One batch as {@link KvReplica} sends it: one write of three arguments. */
     private static byte[] batch(final long p)
     {
-        final ByteBuffer out = ByteBuffer.allocate(KvReplica.HEADER + 4 + 3 * 4 + 64);
-        out.put((byte)1).put((byte)0).putShort((short)0).putInt(9).putLong(p).putLong(1_000).putInt(1).putInt(3);
-        for (final byte[] arg : set(p))
-        {
-            out.putInt(arg.length).put(arg);
-        }
+        final ByteBuffer out = ByteBuffer.allocate(KvWire.HEADER + 4 + 3 * 4 + 64);
+        KvWire.encodeBatch(out, 9, p, 1_000, List.of(set(p)));
         return java.util.Arrays.copyOf(out.array(), out.position());
     }
 }

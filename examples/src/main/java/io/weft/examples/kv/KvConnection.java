@@ -75,17 +75,17 @@ final class KvConnection extends ChannelInboundHandlerAdapter
 
     private CompletableFuture<Reply> dispatch(final List<byte[]> args)
     {
-        final String cmd = KvStore.name(args);
-        if (KvStore.isWrite(cmd))
+        final String cmd = Commands.name(args);
+        if (Commands.isWrite(cmd))
         {
             return lastInGroup = replica.submit(args, true);
         }
-        if (KvStore.isRead(cmd))
+        if (Commands.isRead(cmd))
         {
             // A local read while a command of this connection is still in the group goes through the group as well:
             // the connection reads its own writes and never an older state than a read before it. Replies that are
             // merely waiting for the end of the read burst do not count (that test held most pipelined reads back).
-            return replica.localReads() && KvStore.isLocalRead(cmd) && (lastInGroup == null || lastInGroup.isDone()) ?
+            return replica.localReads() && Commands.isLocalRead(cmd) && (lastInGroup == null || lastInGroup.isDone()) ?
                 CompletableFuture.completedFuture(replica.readLocal(args)) : (lastInGroup = replica.submit(args, false));
         }
         return CompletableFuture.completedFuture(connectionCommand(cmd, args));

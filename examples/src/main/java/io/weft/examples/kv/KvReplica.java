@@ -54,16 +54,6 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class KvReplica implements AutoCloseable
 {
     public static final String SUBGROUP = "kv";
-    /**
-     * Header of every message: version, kind, origin member id, then for a batch its sequence, clock reading and
-     * count of writes (RECOVER: position and first position held; CATCHUP: position, then the batch).
-     */
-    public static final int HEADER = 4 + 4 + 8 + 8 + 4;
-    private static final byte VERSION = 1;
-    private static final byte BATCH = 0;
-    private static final byte RECOVER = 1;
-    private static final byte CATCHUP = 2;
-    private static final byte RECOVERED = 3;
     private static final Duration SEND_WAIT = Duration.ofMillis(200);
     /** Batches between two publications of how far this member's log reaches. */
     private static final int PERSISTED_EVERY = 64;
@@ -183,7 +173,7 @@ public final class KvReplica implements AutoCloseable
         proposer.start();
         if (log != null && coldStart)
         {
-            sendRaw(message(RECOVER, applied, log.firstBatch(), null));
+            sendRaw(KvWire.message(KvWire.RECOVER, me, applied, log.firstBatch(), null));
         }
         else
         {
@@ -205,13 +195,13 @@ public final class KvReplica implements AutoCloseable
     /** The largest batch: a CATCHUP message carries one after its own header. */
     private int batchCapacity()
     {
-        return group.subgroup(SUBGROUP).maxPayload() - HEADER;
+        return group.subgroup(SUBGROUP).maxPayload() - KvWire.HEADER;
     }
 
     /** The largest command (its arguments' bytes plus 4 per argument) that fits a batch. */
     public int maxCommandBytes()
     {
-        return batchCapacity() - HEADER - 4;
+        return batchCapacity() - KvWire.HEADER - 4;
     }
 
     /** Queues a command for the group; the future completes with its reply. */
@@ -240,11 +230,11 @@ public final class KvReplica implements AutoCloseable
         return reply;
     }
 
-    /** A read on this member's copy now (local reads): a command that {@link KvStore#isLocalRead} accepts. */
+    /** A read on this member's copy now (local reads): a command that {@link Commands#isLocalRead} accepts. */
     public Reply readLocal(final List<byte[]> args)
     {
-        final String name = KvStore.name(args);
-        if (!KvStore.isLocalRead(name))
+        final String name = Commands.name(args);
+        if (!Commands.isLocalRead(name))
         {
             throw new IllegalArgumentException(name + " is not a local read: submit it to the group");
         }
@@ -305,7 +295,7 @@ public final class KvReplica implements AutoCloseable
             }
             final List<Op> ops = new ArrayList<>();
             ops.add(first);
-            int size = HEADER + first.bytes;
+            int size = KvWire.HEADER + first.bytes;
             Op next;
             while ((next = queue.peek()) != null && next.raw == null && size + next.bytes <= buffer.capacity())
             {
@@ -313,7 +303,7 @@ public final class KvReplica implements AutoCloseable
                 size += next.bytes;
             }
             final Batch batch = new Batch(nextSeq++, System.currentTimeMillis(), ops);
-            encode(batch, buffer.clear());
+            KvWire.encodeBatch(buffer.clear(), me, batch.seq, batch.now, writesOf(ops));
             inFlight.add(batch); // before sending: it may be delivered before send returns
             batches.incrementAndGet(); // so is the count: a client that saw the reply sees it in INFO
             send(subgroup, buffer.array(), buffer.position());
@@ -343,37 +333,17 @@ public final class KvReplica implements AutoCloseable
         queue.add(new Op(null, false, null, 0, message));
     }
 
-    /** A RECOVER, CATCHUP or RECOVERED message; CATCHUP carries {@code batch} after the header. */
-    private byte[] message(final byte kind, final long position, final long second, final byte[] batch)
+    private static List<List<byte[]>> writesOf(final List<Op> ops)
     {
-        final ByteBuffer out = ByteBuffer.allocate(HEADER + (batch == null ? 0 : batch.length));
-        out.put(VERSION).put(kind).putShort((short)0).putInt(me).putLong(position).putLong(second).putInt(0);
-        if (batch != null)
-        {
-            out.put(batch);
-        }
-        return out.array();
-    }
-
-    private void encode(final Batch batch, final ByteBuffer out)
-    {
-        int count = 0;
-        for (final Op op : batch.ops)
-        {
-            count += op.write ? 1 : 0;
-        }
-        out.put(VERSION).put(BATCH).putShort((short)0).putInt(me).putLong(batch.seq).putLong(batch.now).putInt(count);
-        for (final Op op : batch.ops)
+        final List<List<byte[]>> writes = new ArrayList<>(ops.size());
+        for (final Op op : ops)
         {
             if (op.write)
             {
-                out.putInt(op.args.size());
-                for (final byte[] a : op.args)
-                {
-                    out.putInt(a.length).put(a);
-                }
+                writes.add(op.args);
             }
         }
+        return writes;
     }
 
     // ---- delivery (predicate thread) ---------------------------------------------------------------------------
@@ -383,16 +353,17 @@ public final class KvReplica implements AutoCloseable
         final byte[] bytes = new byte[message.length()];
         message.copyTo(bytes, 0);
         final ByteBuffer in = ByteBuffer.wrap(bytes);
-        if (bytes.length < HEADER || in.get(0) != VERSION)
+        if (bytes.length < KvWire.HEADER || in.get(0) != KvWire.VERSION)
         {
             throw new IllegalStateException("key-value message of an unknown version from member " + message.senderId());
         }
-        final int origin = in.getInt(4);
-        switch (in.get(1))
+        final int origin = in.getInt(KvWire.ORIGIN_OFFSET);
+        switch (in.get(KvWire.KIND_OFFSET))
         {
-            case RECOVER -> onRecover(origin, in.getLong(8), in.getLong(16));
-            case CATCHUP -> onCatchUp(in.getLong(8), Arrays.copyOfRange(bytes, HEADER, bytes.length));
-            case RECOVERED -> onRecovered(origin);
+            case KvWire.RECOVER -> onRecover(origin, in.getLong(KvWire.SEQ_OFFSET), in.getLong(KvWire.NOW_OFFSET));
+            case KvWire.CATCHUP -> onCatchUp(in.getLong(KvWire.SEQ_OFFSET),
+                Arrays.copyOfRange(bytes, KvWire.HEADER, bytes.length));
+            case KvWire.RECOVERED -> onRecovered(origin);
             default -> onBatch(origin, bytes);
         }
     }
@@ -400,8 +371,8 @@ public final class KvReplica implements AutoCloseable
     private void onBatch(final int origin, final byte[] bytes)
     {
         final ByteBuffer in = ByteBuffer.wrap(bytes);
-        final long seq = in.getLong(8);
-        final boolean write = in.getInt(24) > 0;
+        final long seq = in.getLong(KvWire.SEQ_OFFSET);
+        final boolean write = in.getInt(KvWire.WRITES_OFFSET) > 0;
         if (write)
         {
             applied++;
@@ -438,23 +409,8 @@ public final class KvReplica implements AutoCloseable
     /** Applies the writes of an encoded batch, at its clock reading. */
     private void applyWrites(final byte[] batch, final int length)
     {
-        final ByteBuffer in = ByteBuffer.wrap(batch, 0, length);
-        final long now = in.getLong(16);
-        final int count = in.getInt(24);
-        in.position(HEADER);
-        final List<List<byte[]>> commands = new ArrayList<>(count);
-        for (int i = 0; i < count; i++)
-        {
-            final int argc = in.getInt();
-            final List<byte[]> args = new ArrayList<>(argc);
-            for (int a = 0; a < argc; a++)
-            {
-                final byte[] arg = new byte[in.getInt()];
-                in.get(arg);
-                args.add(arg);
-            }
-            commands.add(args);
-        }
+        final long now = ByteBuffer.wrap(batch, 0, length).getLong(KvWire.NOW_OFFSET);
+        final List<List<byte[]>> commands = KvWire.writes(batch, length);
         for (final List<byte[]> args : commands)
         {
             store.touch(args);
@@ -463,7 +419,7 @@ public final class KvReplica implements AutoCloseable
         {
             store.apply(args, now);
         }
-        writes.addAndGet(count);
+        writes.addAndGet(commands.size());
     }
 
     // ---- cold-start recovery (predicate thread) ----------------------------------------------------------------
@@ -497,7 +453,7 @@ public final class KvReplica implements AutoCloseable
         long p = from;
         for (final byte[] batch : log.batches(from, to))
         {
-            sendRaw(message(CATCHUP, p++, 0, batch));
+            sendRaw(KvWire.message(KvWire.CATCHUP, me, p++, 0, batch));
         }
     }
 
@@ -551,7 +507,7 @@ public final class KvReplica implements AutoCloseable
         if (recoveryTarget >= 0 && applied >= recoveryTarget && !recoveredSent)
         {
             recoveredSent = true;
-            sendRaw(message(RECOVERED, applied, 0, null));
+            sendRaw(KvWire.message(KvWire.RECOVERED, me, applied, 0, null));
         }
     }
 

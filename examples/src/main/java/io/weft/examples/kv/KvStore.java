@@ -22,12 +22,6 @@ import java.util.Set;
  */
 public final class KvStore
 {
-    /** Commands that change the state: they travel through the group. Everything else here only reads. */
-    private static final Set<String> WRITES = Set.of("SET", "SETNX", "GETSET", "DEL", "UNLINK", "INCR", "INCRBY",
-        "DECR", "DECRBY", "MSET", "APPEND", "EXPIRE", "PEXPIRE", "PERSIST", "FLUSHDB", "FLUSHALL", "GETDEL");
-    private static final Set<String> READS = Set.of("GET", "EXISTS", "MGET", "STRLEN", "TTL", "PTTL", "KEYS", "SCAN",
-        "DBSIZE");
-
     private final Keyspace map = new Keyspace();
 
     /** A value and its expiry time in epoch milliseconds, 0 for none. */
@@ -37,25 +31,6 @@ public final class KvStore
         {
             return expireAt == 0 || expireAt > now;
         }
-    }
-
-    public static boolean isWrite(final String command)
-    {
-        return WRITES.contains(command);
-    }
-
-    public static boolean isRead(final String command)
-    {
-        return READS.contains(command);
-    }
-
-    /**
-     * Whether a read may run on a connection's thread (local reads): all but SCAN, whose bucket index belongs to the
-     * writing thread (see {@link Keyspace}); a SCAN goes through the group even with local reads.
-     */
-    public static boolean isLocalRead(final String command)
-    {
-        return READS.contains(command) && !command.equals("SCAN");
     }
 
     /**
@@ -68,7 +43,7 @@ public final class KvStore
         if (args.size() >= 2)
         {
             final Key key = new Key(args.get(1));
-            if (args.get(0).length == 3 && is(args.get(0), 'S', 'E', 'T'))
+            if (Commands.name(args).equals("SET"))
             {
                 map.touchKey(key);
             }
@@ -79,34 +54,10 @@ public final class KvStore
         }
     }
 
-    /** The command name of {@code args}, upper case. */
-    public static String name(final List<byte[]> args)
-    {
-        final byte[] b = args.getFirst();
-        if (b.length == 3) // the commands clients send most, named without building a string (per command, per member)
-        {
-            if (is(b, 'S', 'E', 'T'))
-            {
-                return "SET";
-            }
-            if (is(b, 'G', 'E', 'T'))
-            {
-                return "GET";
-            }
-        }
-        return new String(b, StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
-    }
-
-    /** Whether the three bytes are these upper-case letters in either case (0xDF clears a letter's lower-case bit). */
-    private static boolean is(final byte[] b, final char c0, final char c1, final char c2)
-    {
-        return (b[0] & 0xDF) == c0 && (b[1] & 0xDF) == c1 && (b[2] & 0xDF) == c2;
-    }
-
     /** Runs one command (a write only on the delivery thread) at clock reading {@code now}. */
     public Reply apply(final List<byte[]> args, final long now)
     {
-        final String cmd = name(args);
+        final String cmd = Commands.name(args);
         final int n = args.size();
         try
         {
@@ -369,7 +320,7 @@ public final class KvStore
     {
         if (args.size() > 4)
         {
-            return Reply.wrongArity(name(args));
+            return Reply.wrongArity(Commands.name(args));
         }
         final long t = integer(args.get(2));
         final String opt = args.size() == 4 ? new String(args.get(3), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT) : "";
@@ -389,7 +340,7 @@ public final class KvStore
         }
         catch (final ArithmeticException ex)
         {
-            return Reply.error("ERR invalid expire time in '" + name(args).toLowerCase(Locale.ROOT) + "' command");
+            return Reply.error("ERR invalid expire time in '" + Commands.name(args).toLowerCase(Locale.ROOT) + "' command");
         }
         final boolean none = old.expireAt == 0;
         final boolean allowed = switch (opt)

@@ -9,7 +9,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -138,24 +137,14 @@ class KvLogTest
     /** A batch as the replica encodes it: header, one SET of key k{g}. */
     private static byte[] batch(final long g)
     {
-        final List<byte[]> args = List.of(bytes("SET"), bytes("k" + g), bytes("v" + g));
-        final ByteBuffer out = ByteBuffer.allocate(KvReplica.HEADER + 4 + 3 * 4 + 64);
-        out.put((byte)1).put((byte)0).putShort((short)0).putInt(0).putLong(g).putLong(1_000).putInt(1).putInt(3);
-        args.forEach(a -> out.putInt(a.length).put(a));
+        final ByteBuffer out = ByteBuffer.allocate(KvWire.HEADER + 4 + 3 * 4 + 64);
+        KvWire.encodeBatch(out, 0, g, 1_000, List.of(List.of(bytes("SET"), bytes("k" + g), bytes("v" + g))));
         return java.util.Arrays.copyOf(out.array(), out.position());
     }
 
     private static void apply(final KvStore store, final byte[] batch)
     {
-        final ByteBuffer in = ByteBuffer.wrap(batch, KvReplica.HEADER, batch.length - KvReplica.HEADER);
-        final List<byte[]> args = new ArrayList<>();
-        for (int i = in.getInt(); i > 0; i--)
-        {
-            final byte[] a = new byte[in.getInt()];
-            in.get(a);
-            args.add(a);
-        }
-        store.apply(args, 0);
+        store.apply(KvWire.writes(batch, batch.length).getFirst(), 0);
     }
 
     private static byte[] bytes(final String s)

@@ -59,7 +59,7 @@ class KvStoreTest
     {
         for (final String w : new String[] {"set", "SET", "sEt", "get", "GeT", "del", "Del", "s%t", "SE", "SETS"})
         {
-            assertEquals(w.toUpperCase(java.util.Locale.ROOT), KvStore.name(List.of(w.getBytes(StandardCharsets.UTF_8))));
+            assertEquals(w.toUpperCase(java.util.Locale.ROOT), Commands.name(List.of(w.getBytes(StandardCharsets.UTF_8))));
         }
         same(Reply.OK, run("sEt", "k", "v"));
         same(bulk("v"), run("gEt", "k"));

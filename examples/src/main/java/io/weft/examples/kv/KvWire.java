@@ -1,0 +1,90 @@
+package io.weft.examples.kv;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The store's messages in the subgroup {@value KvReplica#SUBGROUP}, by named offsets. Every message starts with a
+ * header of {@value #HEADER} bytes: version, kind, origin member id, then two longs and an int whose meaning depends
+ * on the kind. A batch carries its sequence, its sender's clock reading and its count of writes, then each write as
+ * its argument count and its arguments (length, bytes); only its origin member keeps its reads. RECOVER carries a
+ * log position and the first position the log holds a batch for; CATCHUP a position, then a whole batch after the
+ * header; RECOVERED a position.
+ */
+public final class KvWire
+{
+    public static final int HEADER = 4 + 4 + 8 + 8 + 4;
+    static final byte VERSION = 1;
+
+    /** A member's commands: the writes apply at every member, the reads at their origin only. */
+    static final byte BATCH = 0;
+    /** Cold start: a member's log position and the first position its log holds a batch for. */
+    static final byte RECOVER = 1;
+    /** Cold start: the batch of a position some member lacks, sent by the lowest-id member whose log holds it. */
+    static final byte CATCHUP = 2;
+    /** Cold start: the member has reached the highest position reported. */
+    static final byte RECOVERED = 3;
+
+    static final int KIND_OFFSET = 1;
+    static final int ORIGIN_OFFSET = 4;
+    /** A batch's sequence; the position of RECOVER, CATCHUP and RECOVERED. */
+    static final int SEQ_OFFSET = 8;
+    /** A batch's clock reading; RECOVER's first position held. */
+    static final int NOW_OFFSET = 16;
+    /** A batch's count of writes. */
+    static final int WRITES_OFFSET = 24;
+
+    private KvWire()
+    {
+    }
+
+    /** A RECOVER, CATCHUP or RECOVERED message; CATCHUP carries {@code batch} after the header. */
+    static byte[] message(final byte kind, final int origin, final long position, final long second, final byte[] batch)
+    {
+        final ByteBuffer out = ByteBuffer.allocate(HEADER + (batch == null ? 0 : batch.length));
+        out.put(VERSION).put(kind).putShort((short)0).putInt(origin).putLong(position).putLong(second).putInt(0);
+        if (batch != null)
+        {
+            out.put(batch);
+        }
+        return out.array();
+    }
+
+    /** Writes a batch from {@code out}'s position on: the header, then the arguments of each write. */
+    public static void encodeBatch(final ByteBuffer out, final int origin, final long seq, final long now,
+        final List<List<byte[]>> writes)
+    {
+        out.put(VERSION).put(BATCH).putShort((short)0).putInt(origin).putLong(seq).putLong(now).putInt(writes.size());
+        for (final List<byte[]> args : writes)
+        {
+            out.putInt(args.size());
+            for (final byte[] a : args)
+            {
+                out.putInt(a.length).put(a);
+            }
+        }
+    }
+
+    /** The writes of the batch in {@code batch[0, length)}, each as its arguments. */
+    public static List<List<byte[]>> writes(final byte[] batch, final int length)
+    {
+        final ByteBuffer in = ByteBuffer.wrap(batch, 0, length);
+        final int count = in.getInt(WRITES_OFFSET);
+        in.position(HEADER);
+        final List<List<byte[]>> writes = new ArrayList<>(count);
+        for (int i = 0; i < count; i++)
+        {
+            final int argc = in.getInt();
+            final List<byte[]> args = new ArrayList<>(argc);
+            for (int a = 0; a < argc; a++)
+            {
+                final byte[] arg = new byte[in.getInt()];
+                in.get(arg);
+                args.add(arg);
+            }
+            writes.add(args);
+        }
+        return writes;
+    }
+}
