@@ -41,23 +41,22 @@ final class Commands
     static String name(final List<byte[]> args)
     {
         final byte[] b = args.getFirst();
-        if (b.length == 3) // the commands clients send most, named without building a string (per command, per member)
-        {
-            if (is(b, 'S', 'E', 'T'))
-            {
-                return "SET";
-            }
-            if (is(b, 'G', 'E', 'T'))
-            {
-                return "GET";
-            }
-        }
-        return new String(b, StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+        // the commands clients send most are named without building a string (per command, per member)
+        return isSet(args) ? "SET" : is(b, 'G', 'E', 'T') ? "GET" :
+            new String(b, StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
     }
 
-    /** Whether the three bytes are these upper-case letters in either case (0xDF clears a letter's lower-case bit). */
+    /** Whether {@code args} is a SET, in any case, without building its name. */
+    static boolean isSet(final List<byte[]> args)
+    {
+        return is(args.getFirst(), 'S', 'E', 'T');
+    }
+
+    /**
+     * Whether {@code b} is these three upper-case letters in either case (0xDF clears a letter's lower-case bit).
+     */
     private static boolean is(final byte[] b, final char c0, final char c1, final char c2)
     {
-        return (b[0] & 0xDF) == c0 && (b[1] & 0xDF) == c1 && (b[2] & 0xDF) == c2;
+        return b.length == 3 && (b[0] & 0xDF) == c0 && (b[1] & 0xDF) == c1 && (b[2] & 0xDF) == c2;
     }
 }

@@ -43,7 +43,7 @@ public final class KvStore
         if (args.size() >= 2)
         {
             final Key key = new Key(args.get(1));
-            if (Commands.name(args).equals("SET"))
+            if (Commands.isSet(args))
             {
                 map.touchKey(key);
             }
