@@ -42,21 +42,30 @@ final class Commands
     {
         final byte[] b = args.getFirst();
         // the commands clients send most are named without building a string (per command, per member)
-        return isSet(args) ? "SET" : is(b, 'G', 'E', 'T') ? "GET" :
+        return isSet(args) ? "SET" : is(b, 0, b.length, 'G', 'E', 'T') ? "GET" :
             new String(b, StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
     }
 
     /** Whether {@code args} is a SET, in any case, without building its name. */
     static boolean isSet(final List<byte[]> args)
     {
-        return is(args.getFirst(), 'S', 'E', 'T');
+        final byte[] b = args.getFirst();
+        return isSet(b, 0, b.length);
+    }
+
+    /** Whether the command name {@code bytes[from, from + length)} is SET, in any case. */
+    static boolean isSet(final byte[] bytes, final int from, final int length)
+    {
+        return is(bytes, from, length, 'S', 'E', 'T');
     }
 
     /**
-     * Whether {@code b} is these three upper-case letters in either case (0xDF clears a letter's lower-case bit).
+     * Whether {@code b[from, from + length)} is these three upper-case letters in either case (0xDF clears a
+     * letter's lower-case bit).
      */
-    private static boolean is(final byte[] b, final char c0, final char c1, final char c2)
+    private static boolean is(final byte[] b, final int from, final int length, final char c0, final char c1,
+        final char c2)
     {
-        return b.length == 3 && (b[0] & 0xDF) == c0 && (b[1] & 0xDF) == c1 && (b[2] & 0xDF) == c2;
+        return length == 3 && (b[from] & 0xDF) == c0 && (b[from + 1] & 0xDF) == c1 && (b[from + 2] & 0xDF) == c2;
     }
 }

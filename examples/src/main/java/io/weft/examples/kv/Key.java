@@ -28,38 +28,45 @@ final class Key implements Comparable<Key>
 
     Key(final byte[] bytes)
     {
-        this.hash = hash(bytes);
-        this.length = bytes.length;
-        if (bytes.length >= INLINE)
+        this(bytes, 0, bytes.length);
+    }
+
+    /** The key {@code bytes[from, from + length)}: a key read in place from a delivered batch ({@link WriteBatch}). */
+    Key(final byte[] bytes, final int from, final int length)
+    {
+        this.hash = hash(bytes, from, length);
+        this.length = length;
+        if (length >= INLINE)
         {
-            this.head0 = (long)LONGS.get(bytes, 0);
-            this.head1 = (long)LONGS.get(bytes, 8);
+            this.head0 = (long)LONGS.get(bytes, from);
+            this.head1 = (long)LONGS.get(bytes, from + 8);
         }
         else
         {
-            this.head0 = head(bytes, 0);
-            this.head1 = head(bytes, 8);
+            this.head0 = head(bytes, from, Math.min(length, 8));
+            this.head1 = length > 8 ? head(bytes, from + 8, length - 8) : 0;
         }
-        this.longKey = bytes.length > INLINE ? bytes : null;
+        this.longKey = length <= INLINE ? null : from == 0 && length == bytes.length ? bytes :
+            Arrays.copyOfRange(bytes, from, from + length);
     }
 
-    /** Bytes {@code from} to {@code from + 7} of a short key as a little-endian long, zero past its end. */
-    private static long head(final byte[] bytes, final int from)
+    /** The {@code n <= 8} bytes from {@code from} on as a little-endian long, zero above them. */
+    private static long head(final byte[] bytes, final int from, final int n)
     {
         long v = 0;
-        for (int i = Math.min(bytes.length, from + 8) - 1; i >= from; i--)
+        for (int i = from + n - 1; i >= from; i--)
         {
             v = (v << 8) | (bytes[i] & 0xff);
         }
         return v;
     }
 
-    static long hash(final byte[] bytes)
+    private static long hash(final byte[] bytes, final int from, final int length)
     {
         long h = 0xcbf29ce484222325L;
-        for (final byte b : bytes)
+        for (int i = from; i < from + length; i++)
         {
-            h = (h ^ (b & 0xff)) * 0x100000001b3L;
+            h = (h ^ (bytes[i] & 0xff)) * 0x100000001b3L;
         }
         return 1 + ((h ^ (h >>> 29)) >>> 2); // 1 .. 2^62
     }

@@ -60,7 +60,18 @@ final class Keyspace
 
     void put(final Key key, final KvStore.Entry entry)
     {
-        if (entries.put(key, stored(entry)) == null && buckets != null)
+        put(key, stored(entry));
+    }
+
+    /** Stores {@code value} without expiry. */
+    void put(final Key key, final byte[] value)
+    {
+        put(key, (Object)value);
+    }
+
+    private void put(final Key key, final Object stored)
+    {
+        if (entries.put(key, stored) == null && buckets != null)
         {
             buckets.get(bucket(key)).add(key); // a new key: an overwrite leaves the index alone
         }

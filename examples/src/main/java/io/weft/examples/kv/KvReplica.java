@@ -59,6 +59,7 @@ public final class KvReplica implements AutoCloseable
     private static final int PERSISTED_EVERY = 64;
 
     private final KvStore store = new KvStore();
+    private final WriteBatch writeBatch = new WriteBatch(store);
     private final boolean localReads;
     private final KvLog log;
     private final CountDownLatch serving = new CountDownLatch(1);
@@ -410,16 +411,7 @@ public final class KvReplica implements AutoCloseable
     private void applyWrites(final byte[] batch, final int length)
     {
         final long now = ByteBuffer.wrap(batch, 0, length).getLong(KvWire.NOW_OFFSET);
-        final List<List<byte[]>> commands = KvWire.writes(batch, length);
-        for (final List<byte[]> args : commands)
-        {
-            store.touch(args);
-        }
-        for (final List<byte[]> args : commands)
-        {
-            store.apply(args, now);
-        }
-        writes.addAndGet(commands.size());
+        writes.addAndGet(writeBatch.apply(batch, length, now));
     }
 
     // ---- cold-start recovery (predicate thread) ----------------------------------------------------------------

@@ -54,6 +54,18 @@ public final class KvStore
         }
     }
 
+    /** Looks {@code key} up as {@link #touch} does for a SET: a plain SET read in place ({@link WriteBatch}). */
+    void touchForSet(final Key key)
+    {
+        map.touchKey(key);
+    }
+
+    /** {@code SET key value} without options (delivery thread). */
+    void set(final Key key, final byte[] value)
+    {
+        map.put(key, value);
+    }
+
     /** Runs one command (a write only on the delivery thread) at clock reading {@code now}. */
     public Reply apply(final List<byte[]> args, final long now)
     {

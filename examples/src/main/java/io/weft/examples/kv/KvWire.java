@@ -1,7 +1,6 @@
 package io.weft.examples.kv;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -64,27 +63,5 @@ public final class KvWire
                 out.putInt(a.length).put(a);
             }
         }
-    }
-
-    /** The writes of the batch in {@code batch[0, length)}, each as its arguments. */
-    public static List<List<byte[]>> writes(final byte[] batch, final int length)
-    {
-        final ByteBuffer in = ByteBuffer.wrap(batch, 0, length);
-        final int count = in.getInt(WRITES_OFFSET);
-        in.position(HEADER);
-        final List<List<byte[]>> writes = new ArrayList<>(count);
-        for (int i = 0; i < count; i++)
-        {
-            final int argc = in.getInt();
-            final List<byte[]> args = new ArrayList<>(argc);
-            for (int a = 0; a < argc; a++)
-            {
-                final byte[] arg = new byte[in.getInt()];
-                in.get(arg);
-                args.add(arg);
-            }
-            writes.add(args);
-        }
-        return writes;
     }
 }

@@ -144,7 +144,7 @@ class KvLogTest
 
     private static void apply(final KvStore store, final byte[] batch)
     {
-        store.apply(KvWire.writes(batch, batch.length).getFirst(), 0);
+        new WriteBatch(store).apply(batch, batch.length, 0);
     }
 
     private static byte[] bytes(final String s)
