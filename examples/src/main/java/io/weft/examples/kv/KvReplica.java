@@ -60,6 +60,8 @@ public final class KvReplica implements AutoCloseable
 
     private final KvStore store = new KvStore();
     private final WriteBatch writeBatch = new WriteBatch(store);
+    /** The keys of this member's own batch, built before its lookups (delivery thread; see KvStore.touch). */
+    private Key[] keys = new Key[256];
     private final boolean localReads;
     private final KvLog log;
     private final CountDownLatch serving = new CountDownLatch(1);
@@ -386,14 +388,25 @@ public final class KvReplica implements AutoCloseable
         if (batch != null && batch.seq == seq)
         {
             inFlight.remove(batch);
-            for (final Op op : batch.ops)
+            final List<Op> ops = batch.ops;
+            if (keys.length < ops.size())
             {
-                store.touch(op.args);
+                keys = new Key[ops.size()];
             }
-            for (final Op op : batch.ops)
+            for (int i = 0; i < ops.size(); i++)
             {
+                keys[i] = store.keyOf(ops.get(i).args);
+            }
+            for (int i = 0; i < ops.size(); i++)
+            {
+                store.touch(keys[i], ops.get(i).args);
+            }
+            for (int i = 0; i < ops.size(); i++)
+            {
+                final Op op = ops.get(i);
                 (op.write ? writes : reads).incrementAndGet();
-                op.reply.complete(store.apply(op.args, batch.now)); // the same arguments the batch carries
+                op.reply.complete(store.apply(op.args, keys[i], batch.now)); // the same arguments the batch carries
+                keys[i] = null;
             }
         }
         else

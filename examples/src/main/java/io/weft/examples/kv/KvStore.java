@@ -33,25 +33,43 @@ public final class KvStore
         }
     }
 
-    /**
-     * Looks up the command's first key, if it has one, and changes nothing: a batch's commands are touched in one pass
-     * and applied in a second, so that the lookups' cache misses overlap instead of following one another. A SET
-     * replaces the value without reading it, so its old value is not loaded.
-     */
-    public void touch(final List<byte[]> args)
+    /** The command's first key, or null if it has none: built before its batch's lookups ({@link #touch}). */
+    Key keyOf(final List<byte[]> args)
     {
-        if (args.size() >= 2)
+        return args.size() >= 2 ? new Key(args.get(1)) : null;
+    }
+
+    /**
+     * Looks up the command's first key {@code key} ({@link #keyOf}), if it has one, and changes nothing: a batch's
+     * keys are built first, then looked up in a loop of lookups alone, then the commands apply, so that the lookups'
+     * cache misses overlap as far as the processor reaches ahead instead of following one another. A SET replaces
+     * the value without reading it, so its old value is not loaded.
+     */
+    void touch(final Key key, final List<byte[]> args)
+    {
+        if (key == null)
         {
-            final Key key = new Key(args.get(1));
-            if (Commands.isSet(args))
-            {
-                map.touchKey(key);
-            }
-            else
-            {
-                map.get(key);
-            }
+            return;
         }
+        if (Commands.isSet(args))
+        {
+            map.touchKey(key);
+        }
+        else
+        {
+            map.get(key);
+        }
+    }
+
+    /** {@link #apply(List, long)} given the command's key from {@link #keyOf}: a plain SET does not build it again. */
+    Reply apply(final List<byte[]> args, final Key key, final long now)
+    {
+        if (key != null && args.size() == 3 && Commands.isSet(args))
+        {
+            set(key, args.get(2));
+            return Reply.OK;
+        }
+        return apply(args, now);
     }
 
     /** Looks {@code key} up as {@link #touch} does for a SET: a plain SET read in place ({@link WriteBatch}). */

@@ -22,8 +22,10 @@ final class WriteBatch
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 
     private final KvStore store;
-    /** Per write of the batch: its {@link Key} if it is a plain SET, else its arguments. */
-    private Object[] writes = new Object[256];
+    /** Per write of the batch: its first key (null if it has none). */
+    private Key[] keys = new Key[256];
+    /** Per write: its arguments, or null for a plain SET, read in place. */
+    private Object[] args = new Object[256];
     /** Per plain SET: where its value starts (the length, then the bytes). */
     private int[] valueAt = new int[256];
 
@@ -32,17 +34,22 @@ final class WriteBatch
         this.store = store;
     }
 
-    /** Applies the writes of {@code batch[0, length)} at clock reading {@code now}; returns how many there were. */
+    /**
+     * Applies the writes of {@code batch[0, length)} at clock reading {@code now}; returns how many there were. The
+     * keys are built first, then looked up in a loop of lookups alone ({@link KvStore#touch}), then the writes apply.
+     */
+    @SuppressWarnings("unchecked")
     int apply(final byte[] batch, final int length, final long now)
     {
         final int count = (int)INT.get(batch, KvWire.WRITES_OFFSET);
-        if (writes.length < count)
+        if (keys.length < count)
         {
-            writes = new Object[count];
+            keys = new Key[count];
+            args = new Object[count];
             valueAt = new int[count];
         }
         int at = KvWire.HEADER;
-        for (int i = 0; i < count; i++) // read and look up every write first: the lookups' cache misses overlap
+        for (int i = 0; i < count; i++)
         {
             final int argc = (int)INT.get(batch, at);
             at += 4;
@@ -50,23 +57,21 @@ final class WriteBatch
             {
                 final int keyAt = at + 4 + 3;
                 final int keyLength = (int)INT.get(batch, keyAt);
-                final Key key = new Key(batch, keyAt + 4, keyLength);
-                store.touchForSet(key);
-                writes[i] = key;
+                keys[i] = new Key(batch, keyAt + 4, keyLength);
                 valueAt[i] = keyAt + 4 + keyLength;
                 at = valueAt[i] + 4 + (int)INT.get(batch, valueAt[i]);
             }
             else
             {
-                final List<byte[]> args = new ArrayList<>(argc);
+                final List<byte[]> decoded = new ArrayList<>(argc);
                 for (int a = 0; a < argc; a++)
                 {
                     final int n = (int)INT.get(batch, at);
-                    args.add(Arrays.copyOfRange(batch, at + 4, at + 4 + n));
+                    decoded.add(Arrays.copyOfRange(batch, at + 4, at + 4 + n));
                     at += 4 + n;
                 }
-                store.touch(args);
-                writes[i] = args;
+                args[i] = decoded;
+                keys[i] = store.keyOf(decoded);
             }
         }
         if (at > length)
@@ -75,18 +80,28 @@ final class WriteBatch
         }
         for (int i = 0; i < count; i++)
         {
-            if (writes[i] instanceof Key key)
+            if (args[i] == null)
             {
-                final int v = valueAt[i];
-                store.set(key, Arrays.copyOfRange(batch, v + 4, v + 4 + (int)INT.get(batch, v)));
+                store.touchForSet(keys[i]);
             }
             else
             {
-                @SuppressWarnings("unchecked")
-                final List<byte[]> args = (List<byte[]>)writes[i];
-                store.apply(args, now);
+                store.touch(keys[i], (List<byte[]>)args[i]);
             }
-            writes[i] = null;
+        }
+        for (int i = 0; i < count; i++)
+        {
+            if (args[i] == null)
+            {
+                final int v = valueAt[i];
+                store.set(keys[i], Arrays.copyOfRange(batch, v + 4, v + 4 + (int)INT.get(batch, v)));
+            }
+            else
+            {
+                store.apply((List<byte[]>)args[i], keys[i], now);
+            }
+            keys[i] = null;
+            args[i] = null;
         }
         return count;
     }
