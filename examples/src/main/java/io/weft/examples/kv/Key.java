@@ -76,6 +76,32 @@ final class Key implements Comparable<Key>
         return hash;
     }
 
+    /** The key's length and its first 16 bytes as two little-endian longs: what a {@link KeyTable} slot holds. */
+    long length()
+    {
+        return length;
+    }
+
+    long head0()
+    {
+        return head0;
+    }
+
+    long head1()
+    {
+        return head1;
+    }
+
+    /**
+     * Whether this key is the one a table slot holds, given the slot's length and first 16 bytes; the slot's key
+     * object ({@code keys[slot]}) is read only for a key longer than 16 bytes.
+     */
+    boolean matches(final long slotLength, final long slotHead0, final long slotHead1, final Key[] keys, final int slot)
+    {
+        return slotLength == length && slotHead0 == head0 && slotHead1 == head1 &&
+            (longKey == null || Arrays.equals(keys[slot].longKey, longKey));
+    }
+
     /** The key's bytes: a new array for a short key (SCAN, KEYS and snapshots only, not the point operations). */
     byte[] bytes()
     {

@@ -130,23 +130,13 @@ public final class KvStore
     /** Live keys (expired ones not yet removed are not counted). */
     public long size(final long now)
     {
-        long n = 0;
-        for (final Entry e : map.values())
-        {
-            n += e.live(now) ? 1 : 0;
-        }
-        return n;
+        return map.count(e -> e.live(now));
     }
 
     /** Live keys with an expiry. */
     public long expiring(final long now)
     {
-        long n = 0;
-        for (final Entry e : map.values())
-        {
-            n += e.expireAt != 0 && e.live(now) ? 1 : 0;
-        }
-        return n;
+        return map.count(e -> e.expireAt != 0 && e.live(now));
     }
 
     private static Reply bulk(final byte[] value)

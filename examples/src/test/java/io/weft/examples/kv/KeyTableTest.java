@@ -1,0 +1,153 @@
+package io.weft.examples.kv;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The store's table against a HashMap, and its readers beside its writer. */
+@Timeout(60)
+class KeyTableTest
+{
+    @Test
+    void randomPutsRemovesAndClearsLeaveWhatAHashMapHolds()
+    {
+        final Random random = new Random(42);
+        final List<Key> keys = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++)
+        {
+            // short keys, keys of exactly 16 bytes, and long ones that share their first 16 bytes
+            final String text = switch (i % 3)
+            {
+                case 0 -> "k" + i;
+                case 1 -> String.format("sixteen-%08d", i);
+                default -> "a shared head of 16+ bytes, then " + i;
+            };
+            keys.add(new Key(text.getBytes(StandardCharsets.UTF_8)));
+        }
+        final KeyTable table = new KeyTable();
+        final Map<Key, Object> expected = new HashMap<>();
+        for (int op = 0; op < 400_000; op++)
+        {
+            final Key key = keys.get(random.nextInt(op < 200_000 ? keys.size() : 500)); // then churn a few keys
+            final int what = random.nextInt(100);
+            if (what < 60)
+            {
+                final Object value = new byte[] {(byte)op};
+                assertSame(expected.put(key, value), table.put(key, value));
+            }
+            else if (what < 90)
+            {
+                assertSame(expected.remove(key), table.remove(key));
+            }
+            else
+            {
+                assertSame(expected.get(key), table.get(key));
+                if (expected.containsKey(key))
+                {
+                    assertTrue(table.has(key));
+                }
+            }
+            if (op == 300_000)
+            {
+                table.clear();
+                expected.clear();
+            }
+        }
+        assertEquals(expected.size(), table.size());
+        final Map<Key, Object> walked = new HashMap<>();
+        table.forEach((key, value) -> assertNull(walked.put(key, value), "a key walked twice"));
+        assertEquals(expected, walked);
+        for (final Key key : keys)
+        {
+            assertSame(expected.get(key), table.get(key));
+        }
+    }
+
+    @Test
+    void readersBesideTheWriterFindEveryKeyThatStaysAndNeverSeeAValueGoBack() throws Exception
+    {
+        final KeyTable table = new KeyTable();
+        final int stay = 2_000;
+        for (int i = 0; i < stay; i++)
+        {
+            table.put(key("stays-" + i), counter(0));
+        }
+        final AtomicBoolean writing = new AtomicBoolean(true);
+        final AtomicReference<String> failure = new AtomicReference<>();
+        final List<Thread> readers = new ArrayList<>();
+        for (int r = 0; r < 2; r++)
+        {
+            final int seed = r;
+            readers.add(Thread.ofPlatform().start(() ->
+            {
+                final long[] seen = new long[stay];
+                final Random random = new Random(seed);
+                while (writing.get() && failure.get() == null)
+                {
+                    final int i = random.nextInt(stay);
+                    final Object value = table.get(key("stays-" + i));
+                    if (value == null)
+                    {
+                        failure.set("key stays-" + i + " not found");
+                        return;
+                    }
+                    final long n = ByteBuffer.wrap((byte[])value).getLong();
+                    if (n < seen[i])
+                    {
+                        failure.set("key stays-" + i + " went back from " + seen[i] + " to " + n);
+                        return;
+                    }
+                    seen[i] = n;
+                }
+            }));
+        }
+        // the writer: overwrites the keys that stay, and adds and removes others, through several rebuilds
+        for (long round = 1; round <= 40 && failure.get() == null; round++)
+        {
+            for (int i = 0; i < stay; i++)
+            {
+                table.put(key("stays-" + i), counter(round));
+            }
+            for (int i = 0; i < 5_000; i++)
+            {
+                table.put(key("comes-and-goes-" + round + "-" + i), counter(round));
+            }
+            for (int i = 0; i < 5_000; i++)
+            {
+                table.remove(key("comes-and-goes-" + round + "-" + i));
+            }
+        }
+        writing.set(false);
+        for (final Thread t : readers)
+        {
+            t.join(10_000);
+        }
+        assertNull(failure.get());
+        assertEquals(stay, table.size());
+        assertTrue(readers.stream().noneMatch(Thread::isAlive));
+    }
+
+    private static Key key(final String text)
+    {
+        return new Key(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static byte[] counter(final long n)
+    {
+        return ByteBuffer.allocate(8).putLong(n).array();
+    }
+}
