@@ -6,12 +6,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
- * The store's map: one {@link KeyTable} of entries, written by one thread (the delivery thread) and read by any (local
- * reads, INFO). SCAN walks {@value #BUCKETS} buckets, chosen by the top bits of each key's {@link Key#hash}, with the bucket
- * index as its cursor (a key never changes bucket, so every key present for a whole scan is returned; the hash is the
- * same at every member, so a cursor is too).
+ * The store's map: one {@link KeyTable} of entries, written by one thread (the delivery thread) and read by any
+ * (local reads, INFO). SCAN walks {@value #BUCKETS} buckets, chosen by the top bits of each key's {@link Key#hash},
+ * with the bucket index as its cursor (a key never changes bucket, so every key present for a whole scan is returned;
+ * the hash is the same at every member, so a cursor is too).
  * <p>
  * The buckets' key sets are built at the first SCAN and kept up to date from then on, by the writing thread only:
  * a store that is never scanned holds no second object per key. That is measured, not tidiness: with 100,000 keys,
@@ -132,7 +133,7 @@ final class Keyspace
     }
 
     /** How many entries {@code which} accepts (a weakly consistent count). */
-    long count(final java.util.function.Predicate<KvStore.Entry> which)
+    long count(final Predicate<KvStore.Entry> which)
     {
         final long[] n = {0};
         entries.forEach((key, stored) -> n[0] += which.test(entry(stored)) ? 1 : 0);
