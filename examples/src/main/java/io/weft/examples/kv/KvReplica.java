@@ -22,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -76,6 +77,8 @@ public final class KvReplica implements AutoCloseable
     private final LinkedBlockingQueue<Op> queue = new LinkedBlockingQueue<>();
     /** This member's batches sent and not yet delivered, in send order (which is their delivery order). */
     private final ConcurrentLinkedQueue<Batch> inFlight = new ConcurrentLinkedQueue<>();
+    /** Two batches at most in the group: commands that come meanwhile share the next (docs/kv.md, Batching). */
+    private final Semaphore batchPermits = new Semaphore(2);
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong reads = new AtomicLong();
     private final AtomicLong batches = new AtomicLong();
@@ -296,6 +299,11 @@ public final class KvReplica implements AutoCloseable
                 send(subgroup, first.raw, first.raw.length);
                 continue;
             }
+            if (!awaitBatchPermit())
+            {
+                first.reply.complete(Reply.error("CLUSTERDOWN " + down));
+                return;
+            }
             final List<Op> ops = new ArrayList<>();
             ops.add(first);
             int size = KvWire.HEADER + first.bytes;
@@ -311,6 +319,26 @@ public final class KvReplica implements AutoCloseable
             batches.incrementAndGet(); // so is the count: a client that saw the reply sees it in INFO
             send(subgroup, buffer.array(), buffer.position());
         }
+    }
+
+    /** Proposer thread: waits for a batch permit; false if the replica stopped meanwhile. */
+    private boolean awaitBatchPermit()
+    {
+        try
+        {
+            while (down == null)
+            {
+                if (batchPermits.tryAcquire(100, TimeUnit.MILLISECONDS))
+                {
+                    return true;
+                }
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        return false;
     }
 
     /** Proposer thread: sends, waiting while back-pressured; a refusal stops the replica. */
@@ -388,6 +416,7 @@ public final class KvReplica implements AutoCloseable
         if (batch != null && batch.seq == seq)
         {
             inFlight.remove(batch);
+            batchPermits.release();
             final List<Op> ops = batch.ops;
             if (keys.length < ops.size())
             {
