@@ -13,7 +13,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -30,14 +29,21 @@ final class KvConnection extends ChannelInboundHandlerAdapter
 
     private final KvReplica replica;
     private final long id;
-    /** Replies due, in command order, each with the protocol it is written in (HELLO may change it midway). */
-    private final ArrayDeque<Due> pending = new ArrayDeque<>();
+    /** Replies due, in command order. */
+    private final ArrayDeque<Command> pending = new ArrayDeque<>();
     private boolean resp3;
     /** This connection's last command sent through the group: a local read waits for it (its replies in order). */
-    private CompletableFuture<Reply> lastInGroup;
+    private Command lastInGroup;
+    private final AtomicBoolean drainRequested = new AtomicBoolean();
+    /** Told by the delivery thread when a command's reply is set; one object for all of them. */
+    private final Runnable replied = this::requestDrain;
+    private final Runnable drainTask = () ->
+    {
+        drainRequested.set(false);
+        drain();
+    };
     private ChannelHandlerContext ctx;
     private String name;
-    private final AtomicBoolean drainRequested = new AtomicBoolean();
     private boolean quitting;
     /** Event loop: inside a read burst, replies ready at once (local reads, PING) wait for its end: one write each. */
     private boolean reading;
@@ -73,12 +79,12 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         context.fireChannelReadComplete();
     }
 
-    private CompletableFuture<Reply> dispatch(final List<byte[]> args)
+    private Command dispatch(final List<byte[]> args)
     {
         final String cmd = Commands.name(args);
         if (Commands.isWrite(cmd))
         {
-            return lastInGroup = replica.submit(args, true);
+            return lastInGroup = inGroup(args, true);
         }
         if (Commands.isRead(cmd))
         {
@@ -86,9 +92,16 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             // the connection reads its own writes and never an older state than a read before it. Replies that are
             // merely waiting for the end of the read burst do not count (that test held most pipelined reads back).
             return replica.localReads() && Commands.isLocalRead(cmd) && (lastInGroup == null || lastInGroup.isDone()) ?
-                CompletableFuture.completedFuture(replica.readLocal(args)) : (lastInGroup = replica.submit(args, false));
+                Command.answered(replica.readLocal(args), resp3) : (lastInGroup = inGroup(args, false));
         }
-        return CompletableFuture.completedFuture(connectionCommand(cmd, args));
+        return Command.answered(connectionCommand(cmd, args), resp3);
+    }
+
+    private Command inGroup(final List<byte[]> args, final boolean write)
+    {
+        final Command command = new Command(args, write, resp3, replied);
+        replica.submit(command);
+        return command;
     }
 
     private Reply connectionCommand(final String cmd, final List<byte[]> args)
@@ -191,36 +204,29 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    private void enqueue(final CompletableFuture<Reply> reply)
+    /**
+     * Event loop. A command still waiting drains the replies when its own is set ({@link #replied}); one answered at
+     * once goes out now if the replies before it are ready too, else with the head's, or at the end of the read burst.
+     */
+    private void enqueue(final Command command)
     {
-        pending.add(new Due(reply, resp3));
+        pending.add(command);
         if (pending.size() >= MAX_PENDING)
         {
             ctx.channel().config().setAutoRead(false); // read again once replies drain
         }
-        if (reply.isDone() && pending.size() == 1)
+        if (!reading && command.isDone() && pending.peek().isDone())
         {
-            if (!reading)
-            {
-                drain();
-            }
-        }
-        else
-        {
-            reply.whenComplete((r, ex) -> requestDrain());
+            drain();
         }
     }
 
-    /** Any thread: a reply completed; drain on the event loop, once per burst. */
+    /** Any thread: a reply was set; drain on the event loop, once per burst. */
     private void requestDrain()
     {
-        if (drainRequested.compareAndSet(false, true))
+        if (!drainRequested.get() && drainRequested.compareAndSet(false, true))
         {
-            ctx.executor().execute(() ->
-            {
-                drainRequested.set(false);
-                drain();
-            });
+            ctx.executor().execute(drainTask);
         }
     }
 
@@ -228,11 +234,13 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private void drain()
     {
         ByteBuf out = null;
-        while (!pending.isEmpty() && pending.peek().reply.isDone())
+        Command head;
+        Reply reply;
+        while ((head = pending.peek()) != null && (reply = head.reply()) != null)
         {
             out = out == null ? ctx.alloc().ioBuffer() : out;
-            final Due due = pending.poll();
-            RespWriter.write(out, due.reply.getNow(Reply.error("ERR internal error")), due.resp3);
+            pending.poll();
+            RespWriter.write(out, reply, head.resp3);
         }
         if (quitting && pending.isEmpty())
         {
@@ -260,12 +268,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         ctx.channel().config().setAutoRead(false);
         quitting = true;
         reading = false; // the answer goes out now, not at the end of a burst that stopped here
-        enqueue(CompletableFuture.completedFuture(Reply.error("ERR Protocol error: " + what)));
-    }
-
-    /** A reply due and the protocol it goes out in. */
-    private record Due(CompletableFuture<Reply> reply, boolean resp3)
-    {
+        enqueue(Command.answered(Reply.error("ERR Protocol error: " + what), resp3));
     }
 
     @Override

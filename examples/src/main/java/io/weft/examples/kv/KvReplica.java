@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
@@ -74,7 +73,8 @@ public final class KvReplica implements AutoCloseable
     private final TreeMap<Long, byte[]> early = new TreeMap<>();
     private long recoveryTarget = -1;
     private boolean recoveredSent;
-    private final LinkedBlockingQueue<Op> queue = new LinkedBlockingQueue<>();
+    /** Commands, and protocol messages (byte[]) to send as they are, in arrival order: the proposer's input. */
+    private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
     /** This member's batches sent and not yet delivered, in send order (which is their delivery order). */
     private final ConcurrentLinkedQueue<Batch> inFlight = new ConcurrentLinkedQueue<>();
     /** Two batches at most in the group: commands that come meanwhile share the next (docs/kv.md, Batching). */
@@ -90,18 +90,13 @@ public final class KvReplica implements AutoCloseable
     private int me;
     private long nextSeq;
 
-    /** A command and where its reply goes; or (with {@code raw}) a protocol message to send as it is. */
-    record Op(List<byte[]> args, boolean write, CompletableFuture<Reply> reply, int bytes, byte[] raw)
-    {
-    }
-
     /** Applies the writes of an encoded batch. */
     interface Applier
     {
         void apply(byte[] batch, int length);
     }
 
-    private record Batch(long seq, long now, List<Op> ops)
+    private record Batch(long seq, long now, List<Command> commands)
     {
     }
 
@@ -210,30 +205,23 @@ public final class KvReplica implements AutoCloseable
         return batchCapacity() - KvWire.HEADER - 4;
     }
 
-    /** Queues a command for the group; the future completes with its reply. */
-    public CompletableFuture<Reply> submit(final List<byte[]> args, final boolean write)
+    /** Queues a command for the group; its reply is set when its batch is delivered here, or at once if refused. */
+    void submit(final Command command)
     {
-        final CompletableFuture<Reply> reply = new CompletableFuture<>();
-        int bytes = 4;
-        for (final byte[] a : args)
-        {
-            bytes += 4 + a.length;
-        }
         final String reason = down;
         if (reason != null)
         {
-            reply.complete(Reply.error("CLUSTERDOWN " + reason));
+            command.complete(Reply.error("CLUSTERDOWN " + reason));
         }
-        else if (write && bytes > maxCommandBytes())
+        else if (command.write && command.bytes > maxCommandBytes())
         {
-            reply.complete(Reply.error("ERR command of " + bytes + " bytes exceeds the replicated store's limit of " +
-                maxCommandBytes() + " bytes (weft.subgroups[" + SUBGROUP + "].max-payload)"));
+            command.complete(Reply.error("ERR command of " + command.bytes + " bytes exceeds the replicated store's " +
+                "limit of " + maxCommandBytes() + " bytes (weft.subgroups[" + SUBGROUP + "].max-payload)"));
         }
         else
         {
-            queue.add(new Op(args, write, reply, write ? bytes : 0, null));
+            queue.add(command);
         }
-        return reply;
     }
 
     /** A read on this member's copy now (local reads): a command that {@link Commands#isLocalRead} accepts. */
@@ -281,7 +269,7 @@ public final class KvReplica implements AutoCloseable
         final ByteBuffer buffer = ByteBuffer.allocate(batchCapacity());
         while (down == null)
         {
-            final Op first;
+            final Object first;
             try
             {
                 first = queue.poll(100, TimeUnit.MILLISECONDS);
@@ -294,27 +282,28 @@ public final class KvReplica implements AutoCloseable
             {
                 continue;
             }
-            if (first.raw != null)
+            if (first instanceof byte[] raw)
             {
-                send(subgroup, first.raw, first.raw.length);
+                send(subgroup, raw, raw.length);
                 continue;
             }
+            final Command command = (Command)first;
             if (!awaitBatchPermit())
             {
-                first.reply.complete(Reply.error("CLUSTERDOWN " + down));
+                command.complete(Reply.error("CLUSTERDOWN " + down));
                 return;
             }
-            final List<Op> ops = new ArrayList<>();
-            ops.add(first);
-            int size = KvWire.HEADER + first.bytes;
-            Op next;
-            while ((next = queue.peek()) != null && next.raw == null && size + next.bytes <= buffer.capacity())
+            final List<Command> commands = new ArrayList<>();
+            commands.add(command);
+            int size = KvWire.HEADER + batchBytes(command);
+            while (queue.peek() instanceof Command next && size + batchBytes(next) <= buffer.capacity())
             {
-                ops.add(queue.poll());
-                size += next.bytes;
+                commands.add(next);
+                queue.poll();
+                size += batchBytes(next);
             }
-            final Batch batch = new Batch(nextSeq++, System.currentTimeMillis(), ops);
-            KvWire.encodeBatch(buffer.clear(), me, batch.seq, batch.now, writesOf(ops));
+            final Batch batch = new Batch(nextSeq++, System.currentTimeMillis(), commands);
+            KvWire.encodeBatch(buffer.clear(), me, batch.seq, batch.now, writesOf(commands));
             inFlight.add(batch); // before sending: it may be delivered before send returns
             batches.incrementAndGet(); // so is the count: a client that saw the reply sees it in INFO
             send(subgroup, buffer.array(), buffer.position());
@@ -361,17 +350,23 @@ public final class KvReplica implements AutoCloseable
     /** Any thread: a protocol message for the proposer to send in its turn. */
     private void sendRaw(final byte[] message)
     {
-        queue.add(new Op(null, false, null, 0, message));
+        queue.add(message);
     }
 
-    private static List<List<byte[]>> writesOf(final List<Op> ops)
+    /** What a command adds to a batch: a read travels as a place in the order only, with no bytes of its own. */
+    private static int batchBytes(final Command command)
     {
-        final List<List<byte[]>> writes = new ArrayList<>(ops.size());
-        for (final Op op : ops)
+        return command.write ? command.bytes : 0;
+    }
+
+    private static List<List<byte[]>> writesOf(final List<Command> commands)
+    {
+        final List<List<byte[]>> writes = new ArrayList<>(commands.size());
+        for (final Command command : commands)
         {
-            if (op.write)
+            if (command.write)
             {
-                writes.add(op.args);
+                writes.add(command.args);
             }
         }
         return writes;
@@ -417,24 +412,28 @@ public final class KvReplica implements AutoCloseable
         {
             inFlight.remove(batch);
             batchPermits.release();
-            final List<Op> ops = batch.ops;
-            if (keys.length < ops.size())
+            final List<Command> commands = batch.commands;
+            final int n = commands.size();
+            if (keys.length < n)
             {
-                keys = new Key[ops.size()];
+                keys = new Key[n];
             }
-            for (int i = 0; i < ops.size(); i++)
+            int written = 0;
+            for (int i = 0; i < n; i++)
             {
-                keys[i] = store.keyOf(ops.get(i).args);
+                keys[i] = store.keyOf(commands.get(i).args);
+                written += commands.get(i).write ? 1 : 0;
             }
-            for (int i = 0; i < ops.size(); i++)
+            for (int i = 0; i < n; i++)
             {
-                store.touch(keys[i], ops.get(i).args);
+                store.touch(keys[i], commands.get(i).args);
             }
-            for (int i = 0; i < ops.size(); i++)
+            writes.addAndGet(written); // counted first: a client that saw its reply sees it in INFO
+            reads.addAndGet(n - written);
+            for (int i = 0; i < n; i++)
             {
-                final Op op = ops.get(i);
-                (op.write ? writes : reads).incrementAndGet();
-                op.reply.complete(store.apply(op.args, keys[i], batch.now)); // the same arguments the batch carries
+                final Command command = commands.get(i);
+                command.complete(store.apply(command.args, keys[i], batch.now)); // the same arguments the batch carries
                 keys[i] = null;
             }
         }
@@ -564,19 +563,19 @@ public final class KvReplica implements AutoCloseable
         down = reason;
         serving.countDown();
         final Reply error = Reply.error("CLUSTERDOWN " + reason);
-        Op op;
-        while ((op = queue.poll()) != null)
+        Object queued;
+        while ((queued = queue.poll()) != null)
         {
-            if (op.reply != null)
+            if (queued instanceof Command command)
             {
-                op.reply.complete(error);
+                command.complete(error);
             }
         }
         final Reply unknown = Reply.error("CLUSTERDOWN " + reason + " (the command may or may not have been applied)");
         Batch batch;
         while ((batch = inFlight.poll()) != null)
         {
-            batch.ops.forEach(o -> o.reply.complete(unknown));
+            batch.commands.forEach(c -> c.complete(unknown));
         }
     }
 

@@ -1,0 +1,91 @@
+package io.weft.examples.kv;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.List;
+
+/**
+ * A client's command on its way to a reply, and the slot the reply lands in: the connection's event loop creates it
+ * and queues it in command order; the delivery thread (or a refusal) sets the reply once and tells the connection.
+ * One object per command where a future, its completion node and a callback took three.
+ */
+final class Command
+{
+    private static final VarHandle REPLY;
+
+    static
+    {
+        try
+        {
+            REPLY = MethodHandles.lookup().findVarHandle(Command.class, "reply", Reply.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    final List<byte[]> args;
+    final boolean write;
+    /** The protocol its reply is written in: HELLO may change a connection's protocol between two commands. */
+    final boolean resp3;
+    /** Bytes in a batch: 4 plus 4 and the length of each argument. */
+    final int bytes;
+    /** Told once the reply is set, on the thread that set it; null for a reply known at once. */
+    private final Runnable onReply;
+    private Reply reply;
+
+    /** A command for the group; {@code onReply} is told when its reply is set. */
+    Command(final List<byte[]> args, final boolean write, final boolean resp3, final Runnable onReply)
+    {
+        this.args = args;
+        this.write = write;
+        this.resp3 = resp3;
+        this.onReply = onReply;
+        int size = 4;
+        for (final byte[] a : args)
+        {
+            size += 4 + a.length;
+        }
+        this.bytes = size;
+    }
+
+    private Command(final Reply reply, final boolean resp3)
+    {
+        this.args = List.of();
+        this.write = false;
+        this.resp3 = resp3;
+        this.bytes = 0;
+        this.onReply = null;
+        this.reply = reply;
+    }
+
+    /** A command answered at once (a local read, a connection command). */
+    static Command answered(final Reply reply, final boolean resp3)
+    {
+        return new Command(reply, resp3);
+    }
+
+    /**
+     * Sets the reply unless one is set already (a refusal racing the delivery: the first stands) and tells the
+     * connection. Release: the event loop that reads the reply with acquire sees the reply object whole.
+     */
+    void complete(final Reply answer)
+    {
+        if (REPLY.compareAndSet(this, null, answer) && onReply != null)
+        {
+            onReply.run();
+        }
+    }
+
+    /** The reply, or null while the command waits. */
+    Reply reply()
+    {
+        return (Reply)REPLY.getAcquire(this);
+    }
+
+    boolean isDone()
+    {
+        return reply() != null;
+    }
+}
