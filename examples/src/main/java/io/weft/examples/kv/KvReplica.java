@@ -20,10 +20,11 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One member's replica of the key-value store on a group: commands from every client connection of this member
@@ -57,6 +58,8 @@ public final class KvReplica implements AutoCloseable
     private static final Duration SEND_WAIT = Duration.ofMillis(200);
     /** Batches between two publications of how far this member's log reaches. */
     private static final int PERSISTED_EVERY = 64;
+    /** The longest an idle proposer parks before it looks whether the replica stopped. */
+    private static final long IDLE_PARK_MS = 100;
 
     private final KvStore store = new KvStore();
     private final WriteBatch writeBatch = new WriteBatch(store);
@@ -74,11 +77,17 @@ public final class KvReplica implements AutoCloseable
     private long recoveryTarget = -1;
     private boolean recoveredSent;
     /** Commands, and protocol messages (byte[]) to send as they are, in arrival order: the proposer's input. */
-    private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+    private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
     /** This member's batches sent and not yet delivered, in send order (which is their delivery order). */
     private final ConcurrentLinkedQueue<Batch> inFlight = new ConcurrentLinkedQueue<>();
     /** Two batches at most in the group: commands that come meanwhile share the next (docs/kv.md, Batching). */
-    private final Semaphore batchPermits = new Semaphore(2);
+    private final AtomicInteger batchPermits = new AtomicInteger(2);
+    /**
+     * Set while the proposer is about to park or parked: whoever then gives it something it may send (a command
+     * while a permit is free, a permit while a command waits, a protocol message) clears it and unparks the proposer.
+     * Every side writes its own state before it reads the others' (all volatile), so the last to act sees the rest.
+     */
+    private final AtomicBoolean proposerIdle = new AtomicBoolean();
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong reads = new AtomicLong();
     private final AtomicLong batches = new AtomicLong();
@@ -221,6 +230,10 @@ public final class KvReplica implements AutoCloseable
         else
         {
             queue.add(command);
+            if (batchPermits.get() > 0)
+            {
+                wakeProposer();
+            }
         }
     }
 
@@ -269,33 +282,21 @@ public final class KvReplica implements AutoCloseable
         final ByteBuffer buffer = ByteBuffer.allocate(batchCapacity());
         while (down == null)
         {
-            final Object first;
-            try
-            {
-                first = queue.poll(100, TimeUnit.MILLISECONDS);
-            }
-            catch (final InterruptedException ex)
-            {
-                return;
-            }
-            if (first == null)
-            {
-                continue;
-            }
+            final Object first = queue.peek();
             if (first instanceof byte[] raw)
             {
+                queue.poll();
                 send(subgroup, raw, raw.length);
                 continue;
             }
-            final Command command = (Command)first;
-            if (!awaitBatchPermit())
+            if (first == null || batchPermits.get() == 0)
             {
-                command.complete(Reply.error("CLUSTERDOWN " + down));
-                return;
+                idle();
+                continue;
             }
+            batchPermits.decrementAndGet(); // only this thread takes permits: the one seen is still there
             final List<Command> commands = new ArrayList<>();
-            commands.add(command);
-            int size = KvWire.HEADER + batchBytes(command);
+            int size = KvWire.HEADER;
             while (queue.peek() instanceof Command next && size + batchBytes(next) <= buffer.capacity())
             {
                 commands.add(next);
@@ -310,24 +311,28 @@ public final class KvReplica implements AutoCloseable
         }
     }
 
-    /** Proposer thread: waits for a batch permit; false if the replica stopped meanwhile. */
-    private boolean awaitBatchPermit()
+    /**
+     * Proposer thread, with nothing it may send: parks until a command, a protocol message or a permit comes (or
+     * {@value #IDLE_PARK_MS} ms pass, to notice a stop). Two threads on two cores: it parks rather than spin.
+     */
+    private void idle()
     {
-        try
+        proposerIdle.set(true); // before the re-check: whoever adds work after it sees the flag
+        final Object head = queue.peek();
+        if (head == null || head instanceof Command && batchPermits.get() == 0)
         {
-            while (down == null)
-            {
-                if (batchPermits.tryAcquire(100, TimeUnit.MILLISECONDS))
-                {
-                    return true;
-                }
-            }
+            LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(IDLE_PARK_MS));
         }
-        catch (final InterruptedException ex)
+        proposerIdle.set(false);
+    }
+
+    /** Any thread that gave the proposer something it may send: one unpark per idle spell, not one per command. */
+    private void wakeProposer()
+    {
+        if (proposerIdle.get() && proposerIdle.compareAndSet(true, false))
         {
-            Thread.currentThread().interrupt();
+            LockSupport.unpark(proposer);
         }
-        return false;
     }
 
     /** Proposer thread: sends, waiting while back-pressured; a refusal stops the replica. */
@@ -351,6 +356,7 @@ public final class KvReplica implements AutoCloseable
     private void sendRaw(final byte[] message)
     {
         queue.add(message);
+        wakeProposer();
     }
 
     /** What a command adds to a batch: a read travels as a place in the order only, with no bytes of its own. */
@@ -411,7 +417,11 @@ public final class KvReplica implements AutoCloseable
         if (batch != null && batch.seq == seq)
         {
             inFlight.remove(batch);
-            batchPermits.release();
+            batchPermits.incrementAndGet();
+            if (!queue.isEmpty())
+            {
+                wakeProposer();
+            }
             final List<Command> commands = batch.commands;
             final int n = commands.size();
             if (keys.length < n)
