@@ -77,7 +77,7 @@ final class Key implements Comparable<Key>
     }
 
     /** The key's length and its first 16 bytes as two little-endian longs: what a {@link KeyTable} slot holds. */
-    long length()
+    int length()
     {
         return length;
     }

@@ -53,7 +53,7 @@ public final class KvStore
         }
         if (Commands.isSet(args))
         {
-            map.touchKey(key);
+            touchKey(key);
         }
         else
         {
@@ -72,8 +72,8 @@ public final class KvStore
         return apply(args, now);
     }
 
-    /** Looks {@code key} up as {@link #touch} does for a SET: a plain SET read in place ({@link WriteBatch}). */
-    void touchForSet(final Key key)
+    /** Looks up {@code key}'s slot alone, not its value: what {@link #touch} does for a SET, which replaces it unread. */
+    void touchKey(final Key key)
     {
         map.touchKey(key);
     }

@@ -82,7 +82,7 @@ final class WriteBatch
         {
             if (args[i] == null)
             {
-                store.touchForSet(keys[i]);
+                store.touchKey(keys[i]);
             }
             else
             {
