@@ -217,8 +217,8 @@ class KvStoreGroupTest
     /**
      * Linearizable reads in a pipeline: a GET pipelined before a write of the same connection sees the state before
      * that write though both are in the group at once, a GET or MGET after it sees it, and another member reads the
-     * last values through the order. It caught a reading of GETs after their batch (see docs/benchmarks.md) that
-     * forgot the connection's later writes.
+     * last values through the order. It fails when GETs are read after their batch without being settled before the
+     * connection's next write (checked on a dropped experiment, docs/benchmarks.md).
      */
     @Test
     void linearizableGetsInAPipelineSeeExactlyTheConnectionsWritesBeforeThem() throws Exception
