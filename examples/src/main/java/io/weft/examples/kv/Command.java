@@ -2,6 +2,7 @@ package io.weft.examples.kv;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -29,7 +30,7 @@ final class Command
     final boolean write;
     /** The protocol its reply is written in: HELLO may change a connection's protocol between two commands. */
     final boolean resp3;
-    /** Bytes in a batch: 4 plus 4 and the length of each argument. */
+    /** Bytes it adds to a batch: a write 4, plus 4 and the length of each argument; a read, a place only, none. */
     final int bytes;
     /** Told once the reply is set, on the thread that set it; null for a reply known at once. */
     private final Runnable onReply;
@@ -47,7 +48,7 @@ final class Command
         {
             size += 4 + a.length;
         }
-        this.bytes = size;
+        this.bytes = write ? size : 0;
     }
 
     private Command(final Reply reply, final boolean resp3)
@@ -58,6 +59,20 @@ final class Command
         this.bytes = 0;
         this.onReply = null;
         this.reply = reply;
+    }
+
+    /** The arguments of the writes among {@code commands}, in order: what a batch carries. */
+    static List<List<byte[]>> writes(final List<Command> commands)
+    {
+        final List<List<byte[]>> writes = new ArrayList<>(commands.size());
+        for (final Command command : commands)
+        {
+            if (command.write)
+            {
+                writes.add(command.args);
+            }
+        }
+        return writes;
     }
 
     /** A command answered at once (a local read, a connection command). */

@@ -297,14 +297,14 @@ public final class KvReplica implements AutoCloseable
             batchPermits.decrementAndGet(); // only this thread takes permits: the one seen is still there
             final List<Command> commands = new ArrayList<>();
             int size = KvWire.HEADER;
-            while (queue.peek() instanceof Command next && size + batchBytes(next) <= buffer.capacity())
+            while (queue.peek() instanceof Command next && size + next.bytes <= buffer.capacity())
             {
                 commands.add(next);
                 queue.poll();
-                size += batchBytes(next);
+                size += next.bytes;
             }
             final Batch batch = new Batch(nextSeq++, System.currentTimeMillis(), commands);
-            KvWire.encodeBatch(buffer.clear(), me, batch.seq, batch.now, writesOf(commands));
+            KvWire.encodeBatch(buffer.clear(), me, batch.seq, batch.now, Command.writes(commands));
             inFlight.add(batch); // before sending: it may be delivered before send returns
             batches.incrementAndGet(); // so is the count: a client that saw the reply sees it in INFO
             send(subgroup, buffer.array(), buffer.position());
@@ -357,25 +357,6 @@ public final class KvReplica implements AutoCloseable
     {
         queue.add(message);
         wakeProposer();
-    }
-
-    /** What a command adds to a batch: a read travels as a place in the order only, with no bytes of its own. */
-    private static int batchBytes(final Command command)
-    {
-        return command.write ? command.bytes : 0;
-    }
-
-    private static List<List<byte[]>> writesOf(final List<Command> commands)
-    {
-        final List<List<byte[]>> writes = new ArrayList<>(commands.size());
-        for (final Command command : commands)
-        {
-            if (command.write)
-            {
-                writes.add(command.args);
-            }
-        }
-        return writes;
     }
 
     // ---- delivery (predicate thread) ---------------------------------------------------------------------------
