@@ -289,7 +289,7 @@ public final class KvReplica implements AutoCloseable
                 send(subgroup, raw, raw.length);
                 continue;
             }
-            if (first == null || batchPermits.get() == 0)
+            if (nothingToSend(first))
             {
                 idle();
                 continue;
@@ -318,12 +318,17 @@ public final class KvReplica implements AutoCloseable
     private void idle()
     {
         proposerIdle.set(true); // before the re-check: whoever adds work after it sees the flag
-        final Object head = queue.peek();
-        if (head == null || head instanceof Command && batchPermits.get() == 0)
+        if (nothingToSend(queue.peek()))
         {
             LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(IDLE_PARK_MS));
         }
         proposerIdle.set(false);
+    }
+
+    /** Whether the proposer, {@code head} first in its queue, may send nothing: no work, or commands but no permit. */
+    private boolean nothingToSend(final Object head)
+    {
+        return head == null || head instanceof Command && batchPermits.get() == 0;
     }
 
     /** Any thread that gave the proposer something it may send: one unpark per idle spell, not one per command. */

@@ -72,7 +72,7 @@ public final class KvStore
         return apply(args, now);
     }
 
-    /** Looks up {@code key}'s slot alone, not its value: what {@link #touch} does for a SET, which replaces it unread. */
+    /** Looks up {@code key}'s slot alone, not its value: {@link #touch} for a SET, which replaces the value unread. */
     void touchKey(final Key key)
     {
         map.touchKey(key);
