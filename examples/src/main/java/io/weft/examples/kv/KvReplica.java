@@ -10,7 +10,6 @@ import io.weft.smc.Message;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -19,18 +18,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * One member's replica of the key-value store on a group: commands from every client connection of this member
- * queue up, a proposer thread packs them into batches (one multicast message of at most the subgroup's
- * max-payload) and sends them in the subgroup {@value #SUBGROUP}; every member applies the writes of every batch in
- * delivery order, the same total order everywhere.
+ * queue up, a proposer thread ({@link KvProposer}) packs them into batches (one multicast message of at most the
+ * subgroup's max-payload) and sends them in the subgroup {@value #SUBGROUP}; every member applies the writes of every
+ * batch in delivery order, the same total order everywhere.
  * <ul>
  *     <li>Replies: a command's reply is computed when its own batch is delivered here, in batch order, so a client's
  *     pipelined commands see each other's effects.</li>
@@ -55,11 +50,8 @@ import java.util.concurrent.locks.LockSupport;
 public final class KvReplica implements AutoCloseable
 {
     public static final String SUBGROUP = "kv";
-    private static final Duration SEND_WAIT = Duration.ofMillis(200);
     /** Batches between two publications of how far this member's log reaches. */
     private static final int PERSISTED_EVERY = 64;
-    /** The longest an idle proposer parks before it looks whether the replica stopped. */
-    private static final long IDLE_PARK_MS = 100;
 
     private final KvStore store = new KvStore();
     private final WriteBatch writeBatch = new WriteBatch(store);
@@ -76,37 +68,19 @@ public final class KvReplica implements AutoCloseable
     private final TreeMap<Long, byte[]> early = new TreeMap<>();
     private long recoveryTarget = -1;
     private boolean recoveredSent;
-    /** Commands, and protocol messages (byte[]) to send as they are, in arrival order: the proposer's input. */
-    private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
-    /** This member's batches sent and not yet delivered, in send order (which is their delivery order). */
-    private final ConcurrentLinkedQueue<Batch> inFlight = new ConcurrentLinkedQueue<>();
-    /** Two batches at most in the group: commands that come meanwhile share the next (docs/kv.md, Batching). */
-    private final AtomicInteger batchPermits = new AtomicInteger(2);
-    /**
-     * Set while the proposer is about to park or parked: whoever then gives it something it may send (a command
-     * while a permit is free, a permit while a command waits, a protocol message) clears it and unparks the proposer.
-     * Every side writes its own state before it reads the others' (all volatile), so the last to act sees the rest.
-     */
-    private final AtomicBoolean proposerIdle = new AtomicBoolean();
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong reads = new AtomicLong();
-    private final AtomicLong batches = new AtomicLong();
-    private final Thread proposer;
+    private final KvProposer proposer = new KvProposer(this::stop);
     private volatile Group group;
     private volatile String down;
     /** The members of the current view: told before any delivery in it. */
     private volatile List<Integer> viewMembers = List.of();
     private int me;
-    private long nextSeq;
 
     /** Applies the writes of an encoded batch. */
     interface Applier
     {
         void apply(byte[] batch, int length);
-    }
-
-    private record Batch(long seq, long now, List<Command> commands)
-    {
     }
 
     /**
@@ -129,7 +103,6 @@ public final class KvReplica implements AutoCloseable
         this.localReads = localReads;
         this.log = logDirectory == null ? null : new KvLog(logDirectory, compactAfter);
         this.applied = log == null ? 0 : log.replay(store, this::applyWrites);
-        this.proposer = Thread.ofPlatform().name("kv-proposer").daemon(true).unstarted(this::propose);
     }
 
     /** The write position this replica has applied (after a replay: what its log held). */
@@ -180,10 +153,10 @@ public final class KvReplica implements AutoCloseable
     public void start(final Group opened, final boolean coldStart)
     {
         this.group = opened;
-        proposer.start();
+        proposer.start(opened.subgroup(SUBGROUP), me);
         if (log != null && coldStart)
         {
-            sendRaw(KvWire.message(KvWire.RECOVER, me, applied, log.firstBatch(), null));
+            proposer.sendRaw(KvWire.message(KvWire.RECOVER, me, applied, log.firstBatch(), null));
         }
         else
         {
@@ -229,11 +202,7 @@ public final class KvReplica implements AutoCloseable
         }
         else
         {
-            queue.add(command);
-            if (batchPermits.get() > 0)
-            {
-                wakeProposer();
-            }
+            proposer.submit(command);
         }
     }
 
@@ -270,98 +239,8 @@ public final class KvReplica implements AutoCloseable
             "weft_log:" + (log == null ? "none" : log.directory().toString()) + "\r\nweft_write_position:" + applied +
             "\r\n" +
             "weft_writes_applied:" + writes.get() + "\r\nweft_reads_served:" + reads.get() + "\r\n" +
-            "weft_batches_sent:" + batches.get() + "\r\nweft_status:" + (down == null ? "ok" : down) + "\r\n" +
+            "weft_batches_sent:" + proposer.batchesSent() + "\r\nweft_status:" + (down == null ? "ok" : down) + "\r\n" +
             "\r\n# Keyspace\r\ndb0:keys=" + store.size(now) + ",expires=" + store.expiring(now) + ",avg_ttl=0\r\n";
-    }
-
-    // ---- proposer thread -------------------------------------------------------------------------------------
-
-    private void propose()
-    {
-        final Subgroup subgroup = group.subgroup(SUBGROUP);
-        final ByteBuffer buffer = ByteBuffer.allocate(batchCapacity());
-        while (down == null)
-        {
-            final Object first = queue.peek();
-            if (first instanceof byte[] raw)
-            {
-                queue.poll();
-                send(subgroup, raw, raw.length);
-                continue;
-            }
-            if (nothingToSend(first))
-            {
-                idle();
-                continue;
-            }
-            batchPermits.decrementAndGet(); // only this thread takes permits: the one seen is still there
-            final List<Command> commands = new ArrayList<>();
-            int size = KvWire.HEADER;
-            while (queue.peek() instanceof Command next && size + next.bytes <= buffer.capacity())
-            {
-                commands.add(next);
-                queue.poll();
-                size += next.bytes;
-            }
-            final Batch batch = new Batch(nextSeq++, System.currentTimeMillis(), commands);
-            KvWire.encodeBatch(buffer.clear(), me, batch.seq, batch.now, Command.writes(commands));
-            inFlight.add(batch); // before sending: it may be delivered before send returns
-            batches.incrementAndGet(); // so is the count: a client that saw the reply sees it in INFO
-            send(subgroup, buffer.array(), buffer.position());
-        }
-    }
-
-    /**
-     * Proposer thread, with nothing it may send: parks until a command, a protocol message or a permit comes (or
-     * {@value #IDLE_PARK_MS} ms pass, to notice a stop). Two threads on two cores: it parks rather than spin.
-     */
-    private void idle()
-    {
-        proposerIdle.set(true); // before the re-check: whoever adds work after it sees the flag
-        if (nothingToSend(queue.peek()))
-        {
-            LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(IDLE_PARK_MS));
-        }
-        proposerIdle.set(false);
-    }
-
-    /** Whether the proposer, {@code head} first in its queue, may send nothing: no work, or commands but no permit. */
-    private boolean nothingToSend(final Object head)
-    {
-        return head == null || head instanceof Command && batchPermits.get() == 0;
-    }
-
-    /** Any thread that gave the proposer something it may send: one unpark per idle spell, not one per command. */
-    private void wakeProposer()
-    {
-        if (proposerIdle.get() && proposerIdle.compareAndSet(true, false))
-        {
-            LockSupport.unpark(proposer);
-        }
-    }
-
-    /** Proposer thread: sends, waiting while back-pressured; a refusal stops the replica. */
-    private void send(final Subgroup subgroup, final byte[] bytes, final int length)
-    {
-        try
-        {
-            long index = Subgroup.BACK_PRESSURED;
-            while (index < 0 && down == null)
-            {
-                index = subgroup.send(bytes, 0, length, SEND_WAIT); // parks while back-pressured, up to SEND_WAIT
-            }
-        }
-        catch (final RuntimeException ex)
-        {
-            stop("the group refused the command: " + ex.getMessage());
-        }
-    }
-
-    /** Any thread: a protocol message for the proposer to send in its turn. */
-    private void sendRaw(final byte[] message)
-    {
-        queue.add(message);
-        wakeProposer();
     }
 
     // ---- delivery (predicate thread) ---------------------------------------------------------------------------
@@ -399,16 +278,10 @@ public final class KvReplica implements AutoCloseable
                 log.appendBatch(applied, bytes, bytes.length); // on disk before it is applied and acknowledged
             }
         }
-        final Batch batch = origin == me ? inFlight.peek() : null;
-        if (batch != null && batch.seq == seq)
+        final KvProposer.Batch batch = origin == me ? proposer.delivered(seq) : null;
+        if (batch != null)
         {
-            inFlight.remove(batch);
-            batchPermits.incrementAndGet();
-            if (!queue.isEmpty())
-            {
-                wakeProposer();
-            }
-            final List<Command> commands = batch.commands;
+            final List<Command> commands = batch.commands();
             final int n = commands.size();
             if (keys.length < n)
             {
@@ -429,7 +302,7 @@ public final class KvReplica implements AutoCloseable
             for (int i = 0; i < n; i++)
             {
                 final Command command = commands.get(i);
-                command.complete(store.apply(command.args, keys[i], batch.now)); // the same arguments the batch carries
+                command.complete(store.apply(command.args, keys[i], batch.now())); // the arguments the batch carries
                 keys[i] = null;
             }
         }
@@ -482,7 +355,7 @@ public final class KvReplica implements AutoCloseable
         long p = from;
         for (final byte[] batch : log.batches(from, to))
         {
-            sendRaw(KvWire.message(KvWire.CATCHUP, me, p++, 0, batch));
+            proposer.sendRaw(KvWire.message(KvWire.CATCHUP, me, p++, 0, batch));
         }
     }
 
@@ -536,7 +409,7 @@ public final class KvReplica implements AutoCloseable
         if (recoveryTarget >= 0 && applied >= recoveryTarget && !recoveredSent)
         {
             recoveredSent = true;
-            sendRaw(KvWire.message(KvWire.RECOVERED, me, applied, 0, null));
+            proposer.sendRaw(KvWire.message(KvWire.RECOVERED, me, applied, 0, null));
         }
     }
 
@@ -558,28 +431,15 @@ public final class KvReplica implements AutoCloseable
         }
         down = reason;
         serving.countDown();
-        final Reply error = Reply.error("CLUSTERDOWN " + reason);
-        Object queued;
-        while ((queued = queue.poll()) != null)
-        {
-            if (queued instanceof Command command)
-            {
-                command.complete(error);
-            }
-        }
-        final Reply unknown = Reply.error("CLUSTERDOWN " + reason + " (the command may or may not have been applied)");
-        Batch batch;
-        while ((batch = inFlight.poll()) != null)
-        {
-            batch.commands.forEach(c -> c.complete(unknown));
-        }
+        proposer.stop(Reply.error("CLUSTERDOWN " + reason),
+            Reply.error("CLUSTERDOWN " + reason + " (the command may or may not have been applied)"));
     }
 
     @Override
     public void close()
     {
         stop("the member is shutting down");
-        proposer.interrupt();
+        proposer.close();
         final Group g = group;
         if (g != null)
         {
