@@ -56,6 +56,9 @@ final class KvProposer
     private int batchBytes;
     private int commandWork;
     private long nextSeq;
+    /** Set by stop, before stopped: the replies of commands queued, and of commands sent, when it stopped. */
+    private volatile Reply refusedReply;
+    private volatile Reply unknownReply;
     private volatile boolean stopped;
 
     /** A proposer that calls {@code refused} with the reason when the group refuses a send. */
@@ -78,6 +81,11 @@ final class KvProposer
     void submit(final Command command)
     {
         queue.add(command);
+        if (stopped)
+        {
+            failAll(); // stop may have drained the queue before the add: no command is left without a reply
+            return;
+        }
         final long work = queuedWork.addAndGet(command.bytes + commandWork);
         if (mayPropose(batchPermits.get(), work))
         {
@@ -120,19 +128,30 @@ final class KvProposer
     /** Sends nothing more; queued commands get {@code error}, those in flight {@code unknown} (they may apply). */
     void stop(final Reply error, final Reply unknown)
     {
+        refusedReply = error;
+        unknownReply = unknown;
         stopped = true;
+        failAll();
+    }
+
+    /**
+     * After stop, from any thread that may have added work since (stop, a late submit, the proposer's last batch):
+     * fails what is queued and in flight. A command's reply is set once, so a second call changes nothing.
+     */
+    private void failAll()
+    {
         Object queued;
         while ((queued = queue.poll()) != null)
         {
             if (queued instanceof Command command)
             {
-                command.complete(error);
+                command.complete(refusedReply);
             }
         }
         Batch batch;
         while ((batch = inFlight.poll()) != null)
         {
-            batch.commands.forEach(c -> c.complete(unknown));
+            batch.commands.forEach(c -> c.complete(unknownReply));
         }
     }
 
@@ -175,6 +194,7 @@ final class KvProposer
             batchesSent.incrementAndGet(); // so is the count: a client that saw the reply sees it in INFO
             send(buffer.array(), buffer.position());
         }
+        failAll(); // a batch taken while stop drained is in flight now, or in the queue
     }
 
     /**
