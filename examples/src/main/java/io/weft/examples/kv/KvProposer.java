@@ -102,7 +102,7 @@ final class KvProposer
 
     /**
      * Delivery thread, at the delivery of this member's batch {@code seq}: the batch if it is the oldest in flight
-     * (its permit is back), or null (one sent before a view change and so no longer this proposer's to answer).
+     * (its permit is back), or null if it is not (the proposer stopped and failed its batches already).
      */
     Batch delivered(final long seq)
     {
