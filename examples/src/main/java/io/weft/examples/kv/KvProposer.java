@@ -67,12 +67,15 @@ final class KvProposer
         this.refused = refused;
     }
 
-    /** Starts sending on {@code subgroup} as member {@code memberId}: fields written before the thread starts. */
-    void start(final Subgroup subgroup, final int memberId)
+    /**
+     * Starts sending batches of up to {@code capacity} bytes on {@code subgroup} as member {@code memberId}: fields
+     * written before the thread starts.
+     */
+    void start(final Subgroup subgroup, final int memberId, final int capacity)
     {
         this.subgroup = subgroup;
         this.origin = memberId;
-        this.batchBytes = subgroup.maxPayload() - KvWire.HEADER;
+        this.batchBytes = capacity;
         this.commandWork = Math.max(1, batchBytes / SECOND_BATCH_COMMANDS);
         thread.start();
     }

@@ -153,7 +153,7 @@ public final class KvReplica implements AutoCloseable
     public void start(final Group opened, final boolean coldStart)
     {
         this.group = opened;
-        proposer.start(opened.subgroup(SUBGROUP), me);
+        proposer.start(opened.subgroup(SUBGROUP), me, batchCapacity());
         if (log != null && coldStart)
         {
             proposer.sendRaw(KvWire.message(KvWire.RECOVER, me, applied, log.firstBatch(), null));
