@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -66,14 +67,39 @@ class RuntimeTopicsTest
                 Codecs.utf8()));
             final DataWriter<String> w1 = participants.get(1).createWriter(a);
             final DataWriter<String> w2 = participants.get(2).createWriter(s);
+            final List<List<String>> statusLive = new ArrayList<>(); // readers from before the first status
+            for (final DomainParticipant p : participants)
+            {
+                statusLive.add(read(p, "status"));
+            }
+            List<String> midStream = null; // a reader created while the statuses flow: history, then live
             for (int i = 0; i < 50; i++)
             {
                 w0.write("a0-" + i);
                 w1.write("a1-" + i);
                 w2.write("s-" + i);
+                if (i == 25)
+                {
+                    midStream = read(participants.get(0), "status");
+                }
             }
             assertTrue(w0.awaitDurable(Duration.ofSeconds(20)) && w1.awaitDurable(Duration.ofSeconds(20)),
                 "alarms durable at every member");
+            final List<String> allStatuses = new ArrayList<>();
+            for (int i = 0; i < 50; i++)
+            {
+                allStatuses.add("s-" + i);
+            }
+            for (final List<String> live : statusLive)
+            {
+                await(() -> live.size() >= 50, () -> "every status delivered: " + live.size());
+                assertEquals(allStatuses, live, "every status once, in order");
+            }
+            final List<String> mid = midStream;
+            final int first = allStatuses.indexOf(mid.getFirst());
+            assertEquals(allStatuses.subList(first, 50), mid, "a reader created mid-stream: its history then the " +
+                "live samples, without a gap or a repeat");
+            assertTrue(mid.size() >= 24, "it has the history of 4 and the 24 written after it: " + mid);
 
             // readers created now get the log and the history first
             final List<List<String>> alarmsRead = new ArrayList<>();
@@ -87,7 +113,9 @@ class RuntimeTopicsTest
             {
                 final List<String> al = alarmsRead.get(m);
                 final List<String> st = statusRead.get(m);
-                await(() -> al.size() == 100 && st.size() == 4, "member reads 100 alarms and 4 statuses");
+                final int member = m;
+                await(() -> al.size() == 100 && st.size() == 4, () -> "member " + member + " reads 100 alarms and 4 " +
+                    "statuses: " + al.size() + " and " + st);
                 assertEquals(alarmsRead.get(0), al, "the same alarms in the same order");
                 assertEquals(List.of("s-46", "s-47", "s-48", "s-49"), st, "KEEP_LAST 4");
                 assertEquals(alarmsRead.get(0), logged(config.forMember(m)), "member " + m + "'s log holds every " +
@@ -396,12 +424,18 @@ class RuntimeTopicsTest
 
     private static void await(final BooleanSupplier condition, final String what) throws InterruptedException
     {
+        await(condition, () -> what);
+    }
+
+    private static void await(final BooleanSupplier condition, final Supplier<String> what)
+        throws InterruptedException
+    {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!condition.getAsBoolean())
         {
             if (System.nanoTime() > deadline)
             {
-                throw new AssertionError("timed out waiting: " + what);
+                throw new AssertionError("timed out waiting: " + what.get());
             }
             Thread.sleep(10);
         }
