@@ -2,6 +2,7 @@ package io.weft.examples.kv;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 
 /**
@@ -13,8 +14,14 @@ import java.util.function.BiConsumer;
  * <p>
  * A reader sees a slot's key once its hash is there: the writer stores the rest first and the hash last, with release.
  * A slot keeps its key for the table's life: a removed key leaves its slot with a null value (reused if the key comes
- * back) until the table is rebuilt, which the writer does when keys fill half of it, into a new table that it then
- * publishes. A reader still on the old table sees the store as it was.
+ * back). When keys fill half of the table the writer grows it without a pause: it publishes a table at most a
+ * quarter full beside the full one, which from then on is never written, and moves the old table's keys over a few
+ * slots at every write and every command's lookup. Redis rehashes step by step for the same reason: one rebuild of
+ * 500,000 keys stopped the delivery thread, and with it the member's part in the group, for 120-150 ms, and of 2
+ * million keys for about a second. Much of that was the new arrays' allocation, whose pages the JVM zeroes: the next
+ * table is allocated on another thread once keys fill 3/8 of the current one.
+ * While it grows, a key with a slot in the new table is there (with its value, or null once removed), any other one
+ * is in the old table as it was; a reader looks in the new table first.
  */
 final class KeyTable
 {
@@ -23,10 +30,25 @@ final class KeyTable
     /** Longs per slot: hash (0: empty), length, the key's bytes 0-7 and 8-15 (see {@link Key}). */
     private static final int SLOT = 4;
     private static final int MIN_SLOTS = 1 << 12;
+    /**
+     * The fewest old slots moved per write or lookup while the table grows; more where the new table has room for
+     * few inserts (see {@link #grown}), so that the move ends before the new table is due to grow in turn.
+     */
+    static final int MOVE_STEP = 16;
 
-    private volatile Table table = new Table(MIN_SLOTS);
+    /** The tables, replaced as one so that a reader sees a new table and its old one together. */
+    private volatile Tables tables = new Tables(new Table(MIN_SLOTS), null);
     /** Keys with a value: written by the writer only. */
     private volatile int size;
+    /** The next old slot to move, and how many to move a step (writer only). */
+    private int moved;
+    private int step = MOVE_STEP;
+    /** The next table, being allocated on another thread, or null (writer only). */
+    private CompletableFuture<Table> prepared;
+
+    private record Tables(Table current, Table old)
+    {
+    }
 
     private static final class Table
     {
@@ -50,21 +72,34 @@ final class KeyTable
     /** The value stored under {@code key}, or null. Any thread. */
     Object get(final Key key)
     {
-        final Table t = table;
-        final int s = find(t, key);
-        return s < 0 ? null : VALUES.getAcquire(t.values, s);
+        final Tables t = tables;
+        final int s = find(t.current, key);
+        if (s >= 0)
+        {
+            return VALUES.getAcquire(t.current.values, s);
+        }
+        final int o = t.old == null ? -1 : find(t.old, key);
+        return o < 0 ? null : VALUES.getAcquire(t.old.values, o);
     }
 
     /** Whether {@code key} has a slot (with a value or removed); looks nothing else up. Any thread. */
     boolean has(final Key key)
     {
-        return find(table, key) >= 0;
+        final Tables t = tables;
+        return find(t.current, key) >= 0 || t.old != null && find(t.old, key) >= 0;
+    }
+
+    /** Writer only: moves a growth in progress along a step (every write does too; reads through the group call it). */
+    void moveAlong()
+    {
+        move(step);
     }
 
     /** Stores {@code value} (not null) under {@code key}; returns the value replaced, null if there was none. */
     Object put(final Key key, final Object value)
     {
-        Table t = table;
+        move(step);
+        Table t = tables.current;
         int s = find(t, key);
         if (s >= 0)
         {
@@ -76,36 +111,62 @@ final class KeyTable
             }
             return old;
         }
+        final Object before = oldValue(key);
         if ((t.used + 1) * 2 > t.mask + 1)
         {
-            t = rebuilt(t, size + 1);
-            table = t;
+            t = grown(size + 1);
             s = find(t, key);
         }
+        else if (prepared == null && tables.old == null && (t.used + 1) * 8 > (t.mask + 1) * 3L)
+        {
+            final int slots = slotsFor(size + (t.mask + 1) / 2 - t.used + 1); // the keys when the rest are new
+            prepared = CompletableFuture.supplyAsync(() -> new Table(slots));
+        }
         insert(t, -1 - s, key, value);
-        size = size + 1;
-        return null;
+        if (before == null)
+        {
+            size = size + 1;
+        }
+        return before;
     }
 
     /** Removes {@code key}; returns its value, null if it had none. Writer only. */
     Object remove(final Key key)
     {
-        final Table t = table;
+        move(step);
+        final Table t = tables.current;
         final int s = find(t, key);
-        if (s < 0 || t.values[s] == null)
+        if (s >= 0)
         {
-            return null;
+            final Object old = t.values[s];
+            if (old != null)
+            {
+                VALUES.setRelease(t.values, s, null);
+                size = size - 1;
+            }
+            return old;
         }
-        final Object old = t.values[s];
-        VALUES.setRelease(t.values, s, null);
-        size = size - 1;
-        return old;
+        final Object before = oldValue(key);
+        if (before != null)
+        {
+            // only in the old table, which is not written: a slot with no value here hides it from then on
+            Table room = t;
+            if ((t.used + 1) * 2 > t.mask + 1)
+            {
+                room = grown(size);
+            }
+            insert(room, -1 - find(room, key), key, null);
+            size = size - 1;
+        }
+        return before;
     }
 
     /** Removes every key. Writer only. */
     void clear()
     {
-        table = new Table(MIN_SLOTS);
+        tables = new Tables(new Table(MIN_SLOTS), null);
+        moved = 0;
+        prepared = null;
         size = 0;
     }
 
@@ -114,16 +175,105 @@ final class KeyTable
         return size;
     }
 
-    /** Calls {@code action} with every key that has a value, and the value: a weakly consistent walk. Any thread. */
+    /**
+     * Calls {@code action} with every key that has a value, and the value. A weakly consistent walk beside the writer:
+     * while the table grows, a key moved between the walk of the new table and that of the old one is missed.
+     */
     void forEach(final BiConsumer<Key, Object> action)
     {
-        final Table t = table;
+        final Tables t = tables;
+        walk(t.current, null, action);
+        if (t.old != null)
+        {
+            walk(t.old, t.current, action);
+        }
+    }
+
+    /** Whether a growth is in progress (for tests). */
+    boolean growing()
+    {
+        return tables.old != null;
+    }
+
+    /** The value of {@code key} in the old table while the table grows, or null. Writer only. */
+    private Object oldValue(final Key key)
+    {
+        final Table old = tables.old;
+        final int o = old == null ? -1 : find(old, key);
+        return o < 0 ? null : old.values[o];
+    }
+
+    /**
+     * Writer only: moves the keys with a value of up to {@code slots} old slots into the current table (those
+     * written since the growth began have a slot there already); publishes the end of the growth when done.
+     */
+    private void move(final int slots)
+    {
+        final Tables t = tables;
+        if (t.old == null)
+        {
+            return;
+        }
+        final int end = (int)Math.min((long)moved + slots, t.old.mask + 1L);
+        for (int s = moved; s < end; s++)
+        {
+            final Object value = t.old.values[s];
+            if (value != null)
+            {
+                final int at = find(t.current, t.old.keys[s]);
+                if (at < 0)
+                {
+                    insert(t.current, -1 - at, t.old.keys[s], value);
+                }
+            }
+        }
+        moved = end;
+        if (end > t.old.mask)
+        {
+            tables = new Tables(t.current, null);
+        }
+    }
+
+    /**
+     * Writer only: finishes a growth in progress, then publishes a table at most a quarter full with {@code keys} keys
+     * (the one prepared if it has that size) beside the current one, which becomes the old table. Each step moves
+     * enough old slots to be done within half of the inserts the new table has room for. Returns the new table.
+     */
+    private Table grown(final int keys)
+    {
+        move(Integer.MAX_VALUE);
+        final int slots = slotsFor(keys);
+        final Table ready = prepared == null ? null : prepared.join();
+        prepared = null;
+        final Table t = ready != null && ready.mask + 1 == slots ? ready : new Table(slots);
+        final Table old = tables.current;
+        final long room = Math.max(1, slots / 2 - keys);
+        step = (int)Math.max(MOVE_STEP, Math.min(Integer.MAX_VALUE, (old.mask + 1L) * 2 / room + 1));
+        tables = new Tables(t, old);
+        moved = 0;
+        return t;
+    }
+
+    /** A table's slots for {@code keys} keys: a power of two, at least four times as many. */
+    private static int slotsFor(final int keys)
+    {
+        int slots = MIN_SLOTS;
+        while (slots < keys * 4L)
+        {
+            slots <<= 1;
+        }
+        return slots;
+    }
+
+    /** Calls {@code action} with the keys of {@code t} that have a value and no slot in {@code shadow}. */
+    private static void walk(final Table t, final Table shadow, final BiConsumer<Key, Object> action)
+    {
         for (int s = 0; s <= t.mask; s++)
         {
             if ((long)LONGS.getAcquire(t.meta, s * SLOT) != 0)
             {
                 final Object value = VALUES.getAcquire(t.values, s);
-                if (value != null)
+                if (value != null && (shadow == null || find(shadow, t.keys[s]) < 0))
                 {
                     action.accept(t.keys[s], value);
                 }
@@ -163,24 +313,5 @@ final class KeyTable
         t.meta[at + 3] = key.head1();
         LONGS.setRelease(t.meta, at, key.hash());
         t.used++;
-    }
-
-    /** A new table with the keys of {@code old} that have a value, at most a quarter full with {@code keys} keys. */
-    private static Table rebuilt(final Table old, final int keys)
-    {
-        int slots = MIN_SLOTS;
-        while (slots < keys * 4)
-        {
-            slots <<= 1;
-        }
-        final Table t = new Table(slots);
-        for (int s = 0; s <= old.mask; s++)
-        {
-            if (old.values[s] != null)
-            {
-                insert(t, -1 - find(t, old.keys[s]), old.keys[s], old.values[s]);
-            }
-        }
-        return t;
     }
 }

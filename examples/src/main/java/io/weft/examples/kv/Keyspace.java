@@ -58,6 +58,12 @@ final class Keyspace
         entries.has(key);
     }
 
+    /** The writing thread: moves a growth of the table along a step (see {@link KeyTable}). */
+    void moveAlong()
+    {
+        entries.moveAlong();
+    }
+
     void put(final Key key, final KvStore.Entry entry)
     {
         put(key, stored(entry));

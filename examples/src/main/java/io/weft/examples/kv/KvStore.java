@@ -47,6 +47,7 @@ public final class KvStore
      */
     void touch(final Key key, final List<byte[]> args)
     {
+        map.moveAlong(); // reads too: a store that only reads after a growth would look twice for a key not moved
         if (key == null)
         {
             return;

@@ -141,6 +141,69 @@ class KeyTableTest
         assertTrue(readers.stream().noneMatch(Thread::isAlive));
     }
 
+    @Test
+    void aGrowthMovesTheKeysAFewAtATimeAndEveryKeyStaysReachableMeanwhile()
+    {
+        final KeyTable table = new KeyTable();
+        final Map<Key, Object> expected = new HashMap<>();
+        int i = 0;
+        while (!table.growing())
+        {
+            final Key key = key("k" + i++);
+            final Object value = new byte[] {1};
+            expected.put(key, value);
+            table.put(key, value);
+        }
+        // the growth began with the last put; one step moved KeyTable.MOVE_STEP old slots, not the whole table
+        final int atStart = expected.size();
+        int steps = 0;
+        int changed = 0;
+        while (table.growing())
+        {
+            steps++;
+            final Key earlier = key("k" + (steps * 7919 % atStart)); // keys moved already and keys not moved yet
+            switch (steps % 4)
+            {
+                case 0 -> assertSame(expected.remove(earlier), table.remove(earlier));
+                case 1 ->
+                {
+                    final Object value = new byte[] {2};
+                    assertSame(expected.put(earlier, value), table.put(earlier, value));
+                    changed++;
+                }
+                case 2 ->
+                {
+                    final Key fresh = key("fresh-" + steps);
+                    final Object value = new byte[] {3};
+                    assertSame(expected.put(fresh, value), table.put(fresh, value));
+                }
+                default -> table.moveAlong();
+            }
+            for (final Map.Entry<Key, Object> e : expected.entrySet())
+            {
+                if (steps % 64 == 0)
+                {
+                    assertSame(e.getValue(), table.get(e.getKey()), "during the growth: " + e.getKey());
+                }
+            }
+            if (steps % 97 == 0)
+            {
+                final Map<Key, Object> walked = new HashMap<>();
+                table.forEach((key, value) -> assertNull(walked.put(key, value), "a key walked twice"));
+                assertEquals(expected, walked, "a walk during the growth");
+            }
+            assertEquals(expected.size(), table.size());
+        }
+        assertTrue(steps >= atStart * 2 / KeyTable.MOVE_STEP / 2, "the growth took " + steps + " steps for " +
+            atStart + " keys: it moves a few slots a step");
+        assertTrue(changed > 0);
+        for (final Map.Entry<Key, Object> e : expected.entrySet())
+        {
+            assertSame(e.getValue(), table.get(e.getKey()), "after the growth: " + e.getKey());
+        }
+        assertNull(table.get(key("never")));
+    }
+
     private static Key key(final String text)
     {
         return new Key(text.getBytes(StandardCharsets.UTF_8));
