@@ -47,6 +47,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private boolean quitting;
     /** Event loop: inside a read burst, replies ready at once (local reads, PING) wait for its end: one write each. */
     private boolean reading;
+    /** Event loop: the read burst queued commands for the group, to be proposed at the end of the loop's pass. */
+    private boolean submitted;
 
     KvConnection(final KvReplica replica, final long id)
     {
@@ -75,6 +77,11 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     public void channelReadComplete(final ChannelHandlerContext context)
     {
         reading = false;
+        if (submitted)
+        {
+            submitted = false;
+            replica.proposeAfterReads(context.executor());
+        }
         drain();
         context.fireChannelReadComplete();
     }
@@ -101,6 +108,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     {
         final Command command = new Command(args, write, resp3, replied);
         replica.submit(command);
+        submitted = true;
         return command;
     }
 

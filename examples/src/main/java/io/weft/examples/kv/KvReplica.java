@@ -18,7 +18,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -71,6 +73,12 @@ public final class KvReplica implements AutoCloseable
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong reads = new AtomicLong();
     private final KvProposer proposer = new KvProposer(this::stop);
+    private final AtomicBoolean proposeScheduled = new AtomicBoolean();
+    private final Runnable proposeTask = () ->
+    {
+        proposeScheduled.set(false); // first: commands queued from now on schedule another pass
+        proposer.proposeNow();
+    };
     private volatile Group group;
     private volatile String down;
     /** The members of the current view: told before any delivery in it. */
@@ -187,7 +195,10 @@ public final class KvReplica implements AutoCloseable
         return batchCapacity() - KvWire.HEADER - 4;
     }
 
-    /** Queues a command for the group; its reply is set when its batch is delivered here, or at once if refused. */
+    /**
+     * An event loop: queues a command for the group, then calls {@link #proposeAfterReads} at the end of its read
+     * burst. The reply is set when the command's batch is delivered here, or at once if refused.
+     */
     void submit(final Command command)
     {
         final String reason = down;
@@ -203,6 +214,19 @@ public final class KvReplica implements AutoCloseable
         else
         {
             proposer.submit(command);
+        }
+    }
+
+    /**
+     * An event loop after a read burst that submitted commands: at low load, proposes them once at the end of its
+     * pass, when every connection's burst of that pass is queued ({@link KvProposer#proposeNow}); under load the
+     * proposer was woken by the submits already.
+     */
+    void proposeAfterReads(final Executor loop)
+    {
+        if (proposer.lowLoad() && !proposeScheduled.get() && proposeScheduled.compareAndSet(false, true))
+        {
+            loop.execute(proposeTask);
         }
     }
 
