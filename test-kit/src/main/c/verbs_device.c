@@ -176,17 +176,26 @@ struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int acce
 int ibv_dereg_mr(struct ibv_mr *mr)
 {
     struct reg_mr *r = &registry->mr[mr->handle];
-    void *copy = malloc(mr->length);
+    void *copy;
+    int result = 0;
     pthread_mutex_lock(&lock);
     r->live = 0;
-    memcpy(copy, mr->addr, mr->length); /* back to private memory with the same contents */
-    mmap(mr->addr, mr->length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-    memcpy(mr->addr, copy, mr->length);
+    /* back to private memory with the same contents, as a NIC leaves it: the copy is built elsewhere and moved over
+     * the region in one mremap, so a thread reading the region meanwhile never sees it empty */
+    copy = mmap(NULL, mr->length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (copy == MAP_FAILED) {
+        result = errno;
+    } else {
+        memcpy(copy, mr->addr, mr->length);
+        if (mremap(copy, mr->length, mr->length, MREMAP_MAYMOVE | MREMAP_FIXED, mr->addr) == MAP_FAILED) {
+            result = errno;
+            munmap(copy, mr->length);
+        }
+    }
     close(r->fd);
     pthread_mutex_unlock(&lock);
-    free(copy);
     free(mr);
-    return 0;
+    return result;
 }
 
 struct ibv_cq *ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context, struct ibv_comp_channel *channel,

@@ -11,8 +11,12 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -146,6 +150,51 @@ class VerbsEndpointTest
             }
             assertEquals(List.of(1), failed);
             assertEquals(7, p.t1().get(ValueLayout.JAVA_LONG, 0), "the frozen row changed after the freeze");
+        }
+    }
+
+    /**
+     * A NIC's deregistration leaves the memory as it was: a member reading the frozen row while it is revoked (its
+     * predicate thread does, when a failure is detected) must never see anything but the row's last contents.
+     */
+    @Test
+    void aRowReadsTheSameWhileItIsRevoked() throws Exception
+    {
+        for (int round = 0; round < 20; round++)
+        {
+            try (Pair p = Pair.connected(options))
+            {
+                final MemorySegment row = p.t1().asSlice(0, ROW);
+                row.fill((byte)7);
+                final long expected = row.get(ValueLayout.JAVA_LONG, 0);
+                final AtomicLong seen = new AtomicLong(expected);
+                final CountDownLatch reading = new CountDownLatch(1);
+                final AtomicBoolean stop = new AtomicBoolean();
+                final Thread reader = Thread.ofPlatform().start(() ->
+                {
+                    reading.countDown();
+                    while (!stop.get())
+                    {
+                        for (long off = 0; off < ROW; off += 512)
+                        {
+                            final long v = row.get(ValueLayout.JAVA_LONG, off);
+                            if (v != expected)
+                            {
+                                seen.compareAndSet(expected, v);
+                            }
+                        }
+                    }
+                });
+                assertTrue(reading.await(10, TimeUnit.SECONDS));
+                p.e1().revoke(0);
+                stop.set(true);
+                reader.join(TimeUnit.SECONDS.toMillis(10));
+                assertEquals(expected, seen.get(), "round " + round + ": the row read differently while revoked");
+                final byte[] sevens = new byte[(int)ROW];
+                Arrays.fill(sevens, (byte)7);
+                assertEquals(-1, MemorySegment.mismatch(row, 0, ROW, MemorySegment.ofArray(sevens), 0, ROW),
+                    "round " + round + ": the row changed");
+            }
         }
     }
 
