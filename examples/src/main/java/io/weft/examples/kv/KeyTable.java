@@ -112,7 +112,7 @@ final class KeyTable
             return old;
         }
         final Object before = oldValue(key);
-        if ((t.used + 1) * 2 > t.mask + 1)
+        if (full(t))
         {
             t = grown(size + 1);
             s = find(t, key);
@@ -150,11 +150,7 @@ final class KeyTable
         if (before != null)
         {
             // only in the old table, which is not written: a slot with no value here hides it from then on
-            Table room = t;
-            if ((t.used + 1) * 2 > t.mask + 1)
-            {
-                room = grown(size);
-            }
+            final Table room = full(t) ? grown(size) : t;
             insert(room, -1 - find(room, key), key, null);
             size = size - 1;
         }
@@ -252,6 +248,12 @@ final class KeyTable
         tables = new Tables(t, old);
         moved = 0;
         return t;
+    }
+
+    /** Whether one more key would fill half of {@code t}: it grows first. */
+    private static boolean full(final Table t)
+    {
+        return (t.used + 1) * 2 > t.mask + 1;
     }
 
     /** A table's slots for {@code keys} keys: a power of two, at least four times as many. */

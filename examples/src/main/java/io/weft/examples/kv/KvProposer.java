@@ -113,8 +113,7 @@ final class KvProposer
             return;
         }
         final long work = queuedWork.addAndGet(command.bytes + commandWork);
-        final int permits = batchPermits.get();
-        if (mayPropose(permits, work) && (permits < BATCHES || batchCommandsAverage8 > DIRECT_COMMANDS * 8))
+        if (mayPropose(batchPermits.get(), work) && !lowLoad())
         {
             wake(); // under load at once, so that the proposer builds beside the loop's reading
         }
@@ -141,8 +140,8 @@ final class KvProposer
         {
             try
             {
-                final Object head = queue.peek();
-                if (!stopped && handedOver == 0 && head instanceof Command && !nothingToSend(head))
+                // permits are taken under the lock only: lowLoad's free permits are still there
+                if (!stopped && handedOver == 0 && queue.peek() instanceof Command)
                 {
                     sendBatch(false);
                 }
