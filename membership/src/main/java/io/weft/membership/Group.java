@@ -506,20 +506,25 @@ public final class Group implements AutoCloseable
     long send(final String name, final byte[] bytes, final int offset, final int length, final Claim claim,
         final long timeoutNanos)
     {
-        return offer(name, true, bytes, offset, length, claim, timeoutNanos);
+        return offer(name, Offer.SEND, bytes, offset, length, claim, timeoutNanos);
     }
 
     /** Claims a slot in the current view, waiting (or failing fast, as configured) while the view changes. */
     long claim(final String name, final int length, final Claim claim, final long timeoutNanos)
     {
-        return offer(name, false, null, 0, length, claim, timeoutNanos);
+        return offer(name, Offer.CLAIM, null, 0, length, claim, timeoutNanos);
     }
 
-    private long offer(final String name, final boolean sending, final byte[] bytes, final int offset,
+    private enum Offer
+    {
+        SEND, CLAIM, FENCE
+    }
+
+    private long offer(final String name, final Offer offer, final byte[] bytes, final int offset,
         final int length, final Claim claim, final long timeoutNanos)
     {
-        ProtocolThread.refuseWait(name, sending ? "send" : "claim", timeoutNanos);
-        final long first = attempt(name, sending, bytes, offset, length, claim, 0);
+        ProtocolThread.refuseWait(name, offer.name().toLowerCase(java.util.Locale.ROOT), timeoutNanos);
+        final long first = attempt(name, offer, bytes, offset, length, claim, 0);
         if (first >= 0)
         {
             return first; // a free slot: the common case reads no clock
@@ -529,7 +534,7 @@ public final class Group implements AutoCloseable
         while (true)
         {
             final Epoch e = current.epoch();
-            final long index = attempt(name, sending, bytes, offset, length, claim, Math.max(0, wait));
+            final long index = attempt(name, offer, bytes, offset, length, claim, Math.max(0, wait));
             if (index != SmcSubgroup.WEDGED)
             {
                 return index;
@@ -542,11 +547,22 @@ public final class Group implements AutoCloseable
         }
     }
 
-    private long attempt(final String name, final boolean sending, final byte[] bytes, final int offset,
+    /** Asks for a read fence in the current view, waiting (or failing fast, as configured) while the view changes. */
+    long fence(final String name, final long timeoutNanos)
+    {
+        return offer(name, Offer.FENCE, null, 0, 0, null, timeoutNanos);
+    }
+
+    private long attempt(final String name, final Offer offer, final byte[] bytes, final int offset,
         final int length, final Claim claim, final long waitNanos)
     {
         final SmcSubgroup engine = engine(name);
-        return sending ? engine.send(bytes, offset, length, claim, waitNanos) : engine.claim(length, claim, waitNanos);
+        return switch (offer)
+        {
+            case SEND -> engine.send(bytes, offset, length, claim, waitNanos);
+            case CLAIM -> engine.claim(length, claim, waitNanos);
+            case FENCE -> engine.requestFence(); // never waits: BACK_PRESSURED only with 64 fences not passed
+        };
     }
 
     /** Waits until a view after {@code e} is installed; false on timeout. Fails fast if so configured. */

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.weft.config.WeftConfig;
 import io.weft.smc.BatchHandler;
 import io.weft.smc.DeliveryHandler;
+import io.weft.smc.FenceHandler;
 import io.weft.sst.FailureListener;
 
 import java.util.ArrayList;
@@ -23,6 +24,7 @@ public final class GroupBuilder
     private final WeftConfig config;
     private final Map<String, DeliveryHandler> handlers = new HashMap<>();
     private final Map<String, BatchHandler> batchHandlers = new HashMap<>();
+    private final Map<String, FenceHandler> fenceHandlers = new HashMap<>();
     private final List<FailureListener> failureListeners = new ArrayList<>();
     private final List<ViewListener> viewListeners = new ArrayList<>();
     private MeterRegistry registry = new SimpleMeterRegistry();
@@ -49,6 +51,17 @@ public final class GroupBuilder
     {
         config.subgroup(subgroup);
         batchHandlers.put(subgroup, Objects.requireNonNull(handler, "handler"));
+        return this;
+    }
+
+    /**
+     * Read fence callback of a subgroup ({@link Subgroup#fence}): once per fence of this member, in order, on the
+     * thread that delivers, when the fence passes.
+     */
+    public GroupBuilder onFence(final String subgroup, final FenceHandler handler)
+    {
+        config.subgroup(subgroup);
+        fenceHandlers.put(subgroup, Objects.requireNonNull(handler, "handler"));
         return this;
     }
 
@@ -161,6 +174,11 @@ public final class GroupBuilder
     Map<String, BatchHandler> batchHandlers()
     {
         return batchHandlers;
+    }
+
+    Map<String, FenceHandler> fenceHandlers()
+    {
+        return fenceHandlers;
     }
 
     List<FailureListener> failureListeners()

@@ -6,6 +6,7 @@ import io.weft.predicates.ProtocolThread;
 import io.weft.smc.BatchHandler;
 import io.weft.smc.Claim;
 import io.weft.smc.DeliveryHandler;
+import io.weft.smc.FenceHandler;
 import io.weft.smc.SmcSubgroup;
 import io.weft.smc.SmcTotals;
 import io.weft.sst.FailureListener;
@@ -36,6 +37,7 @@ final class MembershipLoop implements Runnable
     private final SmcTotals smcTotals;
     private final Map<String, DeliveryHandler> handlers;
     private final Map<String, BatchHandler> batchHandlers;
+    private final Map<String, FenceHandler> fenceHandlers;
     private final List<FailureListener> failureListeners;
     private final List<ViewListener> viewListeners;
     private final Consumer<String> minorityListener;
@@ -53,6 +55,7 @@ final class MembershipLoop implements Runnable
         this.smcTotals = new SmcTotals(registry);
         this.handlers = Map.copyOf(b.handlers());
         this.batchHandlers = Map.copyOf(b.batchHandlers());
+        this.fenceHandlers = Map.copyOf(b.fenceHandlers());
         this.failureListeners = List.copyOf(b.failureListeners());
         this.viewListeners = List.copyOf(b.viewListeners());
         this.minorityListener = b.minorityListener();
@@ -157,6 +160,11 @@ final class MembershipLoop implements Runnable
             {
                 engine.onBatch(bh);
             }
+            final FenceHandler fh = fenceHandlers.get(name);
+            if (fh != null)
+            {
+                engine.onFence(fh);
+            }
         });
         // told with member ids; not for members that finished, are leaving, or completed the view change
         failureListeners.forEach(l -> e.sst.addFailureListener((rank, reason) ->
@@ -170,10 +178,10 @@ final class MembershipLoop implements Runnable
     }
 
     /** Makes {@code e} current: re-sends what fell outside the last trim, tells the listeners, starts it. */
-    void install(final Epoch e, final Map<String, List<byte[]>> resend)
+    void install(final Epoch e, final Map<String, Carried> carried)
     {
         final Claim claim = new Claim();
-        resend.forEach((name, messages) -> resend(e, name, messages, claim));
+        carried.forEach((name, c) -> carry(e, name, c, claim));
         viewChange = new ViewChange(e, desk::waiting, runtime::pending);
         current.install(e); // first: a listener may use the group's subgroups in the new view; nothing is delivered yet
         for (final ViewListener l : viewListeners)
@@ -192,27 +200,56 @@ final class MembershipLoop implements Runnable
         runtime.installed();
     }
 
-    private static void resend(final Epoch e, final String name, final List<byte[]> messages, final Claim claim)
+    /** Sends this member's messages outside the trim again, and asks its fences again, each in its place. */
+    private static void carry(final Epoch e, final String name, final Carried c, final Claim claim)
     {
-        if (messages.isEmpty())
+        final SmcSubgroup g = e.engine(name);
+        if (g == null)
         {
+            if (!c.isEmpty())
+            {
+                LOG.error("subgroup {}: {} undelivered messages and {} read fences of this member are dropped: the " +
+                    "subgroup does not run in {}", name, c.messages().size(), c.tickets().length, e.view);
+            }
             return;
         }
-        final SmcSubgroup g = e.engine(name);
-        if (g == null || !g.isSender())
+        g.continueFencesAfter(c.lastTicket());
+        if (!c.messages().isEmpty() && !g.isSender())
         {
             LOG.error("subgroup {}: {} undelivered messages of this member cannot be sent again: it is no sender of " +
-                "the subgroup in {}", name, messages.size(), e.view);
-            return;
+                "the subgroup in {}", name, c.messages().size(), e.view);
         }
-        for (final byte[] m : messages)
+        final List<byte[]> messages = g.isSender() ? c.messages() : List.of();
+        int sent = 0;
+        for (int k = 0; k < c.tickets().length; k++)
         {
-            if (g.send(m, 0, m.length, claim, 0) < 0)
+            for (; sent < messages.size() && c.firstIndex() + sent < c.nextOwnIndices()[k]; sent++)
             {
-                LOG.error("subgroup {}: no slot to send an undelivered message again in {}", name, e.view);
+                resend(e, name, g, messages.get(sent), claim);
+            }
+            if (!g.hasMember(e.myRank()) || g.requestFence(c.tickets()[k]) < 0)
+            {
+                LOG.error("subgroup {}: read fence {} could not be asked again in {}", name, c.tickets()[k], e.view);
             }
         }
-        LOG.info("subgroup {}: sent {} messages again that fell outside the trim", name, messages.size());
+        for (; sent < messages.size(); sent++)
+        {
+            resend(e, name, g, messages.get(sent), claim);
+        }
+        if (!messages.isEmpty() || c.tickets().length > 0)
+        {
+            LOG.info("subgroup {}: sent {} messages again that fell outside the trim, asked {} read fences again", name,
+                messages.size(), c.tickets().length);
+        }
+    }
+
+    private static void resend(final Epoch e, final String name, final SmcSubgroup g, final byte[] m,
+        final Claim claim)
+    {
+        if (g.send(m, 0, m.length, claim, 0) < 0)
+        {
+            LOG.error("subgroup {}: no slot to send an undelivered message again in {}", name, e.view);
+        }
     }
 
     private void onMinority(final Epoch e, final String message)
@@ -253,16 +290,17 @@ final class MembershipLoop implements Runnable
                 "and may join again");
             return;
         }
-        final Map<String, List<byte[]>> resend = undeliveredOwn(old);
+        final Map<String, Carried> carried = carriedOver(old);
         final View view = changes.nextView(old.view);
         // the view's last deliveries (its trim) are done: the same requests at every survivor
         for (final String gone : runtime.agree())
         {
-            final List<byte[]> lost = resend.remove(gone);
+            final Carried lost = carried.remove(gone);
             if (lost != null && !lost.isEmpty())
             {
                 LOG.warn("subgroup {} was removed: {} messages of this member outside the view's trim are not sent " +
-                    "again (they were never delivered)", gone, lost.size());
+                    "again (they were never delivered), and {} read fences never pass", gone, lost.messages().size(),
+                    lost.tickets().length);
             }
         }
         admitJoiners(view); // also when this member leaves in the same change: the joiners wait at its desk
@@ -285,7 +323,7 @@ final class MembershipLoop implements Runnable
                 g.publishPersisted(count);
             }
         });
-        install(next, resend);
+        install(next, carried);
     }
 
     /** This member's persisted count per subgroup: it goes on in the next view, before anything is delivered there. */
@@ -302,20 +340,21 @@ final class MembershipLoop implements Runnable
         return counts;
     }
 
-    /** This member's messages outside the trim of each subgroup it sends in, to be sent again in the next view. */
-    private Map<String, List<byte[]>> undeliveredOwn(final Epoch old)
+    /** Per subgroup this member is in: its messages outside the trim and its fences that did not pass. */
+    private Map<String, Carried> carriedOver(final Epoch old)
     {
-        final Map<String, List<byte[]>> resend = new HashMap<>();
+        final Map<String, Carried> carried = new HashMap<>();
         old.smc.subgroups().forEach((name, g) ->
         {
             final long[] trim = viewChange.trim(name);
             final int sender = indexOf(g.senderIds(), config.memberId());
-            if (trim != null && sender >= 0 && trim.length > sender)
-            {
-                resend.put(name, g.undelivered(trim[sender], RESEND_WAIT_NANOS));
-            }
+            final boolean sends = trim != null && sender >= 0 && trim.length > sender;
+            final List<byte[]> messages = sends ? g.undelivered(trim[sender], RESEND_WAIT_NANOS) : List.of();
+            final long[][] fences = g.hasMember(old.myRank()) && g.isOrdered() ? g.fencesLeft() : new long[2][0];
+            carried.put(name, new Carried(sends ? trim[sender] + 1 : 0, messages, fences[0], fences[1],
+                g.lastFenceTicket()));
         });
-        return resend;
+        return carried;
     }
 
     /**

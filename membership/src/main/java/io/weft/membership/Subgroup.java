@@ -105,6 +105,23 @@ public final class Subgroup
     }
 
     /**
+     * Asks for a read fence: the subgroup's fence callback ({@link GroupBuilder#onFence}) is called with the returned
+     * ticket once every message delivered anywhere in the group before this call, and every message this member sent
+     * before it, has been delivered here, and before any message this member sends after it is. Reading the state the
+     * deliveries built from the callback is then linearizable, for the price of one counter round trip with the other
+     * members instead of a message in the order. A fence not passed when the view changes is asked again in the next
+     * view, in its place among this member's messages sent again. Ordered subgroups only.
+     *
+     * @return the ticket (&gt; 0, increasing), or {@link #BACK_PRESSURED} if a view change did not end within
+     * {@code timeout}, or at once while 64 fences of this member have not passed.
+     * @throws IllegalStateException the subgroup is unordered, this member is not in it, or the group stopped.
+     */
+    public long fence(final Duration timeout)
+    {
+        return group.fence(name, timeout.toNanos());
+    }
+
+    /**
      * Publishes how far this member has made what it delivered durable: a count of the application's choosing,
      * monotone for the member's lifetime (for example samples appended to a log). It is carried into every next view.
      * Call it from this subgroup's delivery callback or from one other thread at a time.

@@ -35,10 +35,13 @@ final class Delivery
     private final MessageBatch batch;
     private volatile DeliveryHandler handler;
     private volatile BatchHandler batchHandler;
+    private volatile FenceHandler fenceHandler;
+    private final ReadFences fences;
+    private final int myMember;
     private long delivered = -1;
 
     Delivery(final SubgroupLayout layout, final Sst sst, final RingGeometry rings, final SmcConfig options,
-        final SmcMeters meters, final PushBatch pushes)
+        final SmcMeters meters, final PushBatch pushes, final ReadFences fences)
     {
         this.layout = layout;
         this.name = layout.config.name();
@@ -51,6 +54,8 @@ final class Delivery
         this.senders = layout.senders();
         this.myRank = sst.myRank();
         this.mySender = layout.senderIndexOfRank(myRank);
+        this.myMember = layout.memberIndexOfRank(myRank);
+        this.fences = fences;
         this.meters = meters;
         this.pushes = pushes;
         this.deliverSlot = new long[senders];
@@ -67,6 +72,11 @@ final class Delivery
         this.batchHandler = handler;
     }
 
+    void onFence(final FenceHandler handler)
+    {
+        this.fenceHandler = handler;
+    }
+
     /** The highest seq every member has received: min seqNum over the subgroup's members, mine included. */
     long stable()
     {
@@ -80,14 +90,104 @@ final class Delivery
 
     boolean deliverReady()
     {
-        return stable() > delivered;
+        return Math.min(stable(), barrier() - 1) > delivered;
+    }
+
+    /** This member's first message after its oldest fence not passed, which waits for the fence; else no limit. */
+    private long barrier()
+    {
+        return fences.isEmpty() ? Long.MAX_VALUE : fences.headBarrier();
     }
 
     /** Under the receive lock: delivers every stable message (one per pass without delivery batching). */
     void deliver()
     {
-        final long stable = stable();
-        deliverUpTo(options.deliveryBatching() ? stable : Math.min(stable, delivered + 1), null);
+        final long upTo = Math.min(stable(), barrier() - 1);
+        deliverUpTo(options.deliveryBatching() ? upTo : Math.min(upTo, delivered + 1), null);
+        passFences();
+    }
+
+    /** Fence predicate: the oldest fence may pass (see {@link #passFences}). */
+    boolean fenceReady()
+    {
+        return !fences.isEmpty() && fences.headTarget() <= delivered && echoed(fences.headTicket());
+    }
+
+    /**
+     * Under the receive lock: passes the fences whose target is delivered here and which every other member of the
+     * subgroup has echoed in this view. An echo is given only by a member not wedged, so no view without this member
+     * was installed before it, and none of the writes that view completes can have completed before the fence was
+     * asked; and every message delivered anywhere before it was asked was stable, so received here, so inside the
+     * target.
+     */
+    void passFences()
+    {
+        while (fenceReady())
+        {
+            pass();
+        }
+    }
+
+    private boolean echoed(final long ticket)
+    {
+        for (int i = 0; i < layout.memberRanks.length; i++)
+        {
+            if (i != myMember && sst.counter(layout.memberRanks[i], layout.fenceEcho, myMember) < ticket)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void pass()
+    {
+        final long ticket = fences.headTicket();
+        fences.poll();
+        final FenceHandler h = fenceHandler;
+        if (h != null)
+        {
+            try
+            {
+                h.onFence(ticket);
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.error("subgroup {}: fence callback failed on fence {}", name, ticket, ex);
+            }
+        }
+    }
+
+    /**
+     * A view's trim: a fence passes where this member's messages before it are all inside the trim (the view change
+     * is the round trip; a message outside the trim was never delivered anywhere); one with its own messages outside
+     * stays, to be asked again in the next view after they are sent again ({@link #fencesLeft}).
+     */
+    private void passFencesInTrim(final long seq, final long[] trim)
+    {
+        while (!fences.isEmpty() && fences.headBarrier() <= seq &&
+            (mySender < 0 || (fences.headBarrier() - mySender) / senders - 1 <= trim[mySender]))
+        {
+            if (batchHandler != null && batch.size() > 0)
+            {
+                callBatch(); // the messages before the fence first
+                batch.reset(table);
+            }
+            pass();
+        }
+    }
+
+    /** After a trim: the fences left, oldest first, as their tickets and the index of this member's message after. */
+    long[][] fencesLeft()
+    {
+        final int n = fences.size();
+        final long[][] left = new long[2][n];
+        for (int k = 0; k < n; k++)
+        {
+            left[0][k] = fences.ticketAt(k);
+            left[1][k] = mySender < 0 ? Long.MAX_VALUE : (fences.barrierAt(k) - mySender) / senders;
+        }
+        return left;
     }
 
     /** True when everything stable has been delivered here. */
@@ -112,9 +212,13 @@ final class Delivery
         {
             final int s = (int)(seq % senders);
             final long index = seq / senders;
-            if (trim != null && index > trim[s])
+            if (trim != null)
             {
-                continue;
+                passFencesInTrim(seq, trim);
+                if (index > trim[s])
+                {
+                    continue;
+                }
             }
             final long base = rings.slot(layout.senderRanks[s], deliverSlot[s]);
             final int nulls = header.nullCount(base);
@@ -146,6 +250,11 @@ final class Delivery
         if (batchHandler != null && batch.size() > 0)
         {
             callBatch();
+            batch.reset(table);
+        }
+        if (trim != null)
+        {
+            passFencesInTrim(Long.MAX_VALUE, trim);
         }
         sst.setCounter(layout.delivered, delivered);
         pushes.add(layout.delivered.offset(), 8);

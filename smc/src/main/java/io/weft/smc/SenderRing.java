@@ -154,6 +154,41 @@ final class SenderRing
         }
     }
 
+    /**
+     * Adds a read fence to {@code fences} under the claims' lock, so that no claim falls between its target and its
+     * barrier: ticket {@code ticket}, or the next one if 0. Returns the ticket, {@link SmcSubgroup#WEDGED}, or
+     * {@link SmcSubgroup#BACK_PRESSURED} when {@value ReadFences#CAPACITY} fences wait already.
+     */
+    long requestFence(final ReadFences fences, final long ticket)
+    {
+        lock.lock();
+        try
+        {
+            if (wedged)
+            {
+                return SmcSubgroup.WEDGED;
+            }
+            if (closed)
+            {
+                throw new IllegalStateException("subgroup " + name + " is closed");
+            }
+            if (!fences.hasRoom())
+            {
+                return SmcSubgroup.BACK_PRESSURED;
+            }
+            final long t = ticket > 0 ? ticket : fences.nextTicket();
+            // my published seqNum covers every message stable anywhere; my own last message may not be received yet
+            final long received = sst.counter(myRank, layout.seqNum);
+            final long own = mySender < 0 || nextIndex == 0 ? -1 : (nextIndex - 1) * senders + mySender;
+            fences.add(t, Math.max(received, own), mySender < 0 ? Long.MAX_VALUE : nextIndex * senders + mySender);
+            return t;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
     long claim(final int length, final Claim claim, final long timeoutNanos)
     {
         ProtocolThread.refuseWait(name, "send", timeoutNanos);

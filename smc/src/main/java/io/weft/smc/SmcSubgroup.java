@@ -48,6 +48,9 @@ public final class SmcSubgroup
     private final SenderRing ring;
     private final ReceiveCursor cursor;
     private final Delivery delivery;
+    private final ReadFences fences = new ReadFences();
+    private final PredicateThread predicates;
+    private final int myMember;
     private final List<PredicateHandle> handles;
     private volatile boolean wedged;
 
@@ -61,12 +64,14 @@ public final class SmcSubgroup
         this.senders = layout.senders();
         this.sst = sst;
         final int myRank = sst.myRank();
+        this.predicates = predicates;
+        this.myMember = layout.memberIndexOfRank(myRank);
         this.sender = layout.senderIndexOfRank(myRank) >= 0;
         this.pushes = new PushBatch(sst, Arrays.stream(layout.memberRanks).filter(r -> r != myRank).toArray(),
             options.earlyLockRelease());
         this.meters = totals.next(name);
         final RingGeometry rings = new RingGeometry(layout, sst);
-        this.delivery = new Delivery(layout, sst, rings, options, meters, pushes);
+        this.delivery = new Delivery(layout, sst, rings, options, meters, pushes, fences);
         this.ring = new SenderRing(this, layout, sst, rings, predicates, options, meters, pushes, delivery::stable);
         this.cursor = new ReceiveCursor(layout, sst, rings, options, meters, pushes, sender ? ring : null, delivery);
 
@@ -83,7 +88,9 @@ public final class SmcSubgroup
             cursor::receiveReady, this::receive);
         final PredicateHandle deliver = ordered
             ? predicates.register(name + ".deliver", PredicateKind.RECURRENT, delivery::deliverReady, this::deliver) : null;
-        handles = Stream.of(send, flow, receive, deliver).filter(Objects::nonNull).toList();
+        final PredicateHandle fence = ordered
+            ? predicates.register(name + ".fence", PredicateKind.RECURRENT, this::fenceReady, this::fence) : null;
+        handles = Stream.of(send, flow, receive, deliver, fence).filter(Objects::nonNull).toList();
     }
 
     // ---- application side ---------------------------------------------------------------------------------------
@@ -160,6 +167,133 @@ public final class SmcSubgroup
             claim.commit(length);
         }
         return index;
+    }
+
+    /** Sets the callback of this member's read fences; set it before the first fence is asked. */
+    public void onFence(final FenceHandler handler)
+    {
+        delivery.onFence(handler);
+    }
+
+    /**
+     * Asks for a read fence (ordered mode): its {@link FenceHandler} is called, in ticket order, once every message
+     * this member had received or sent before this call is delivered here, before any message it sends afterwards
+     * is, and once every other member of the subgroup has answered the request in this view. So the state the
+     * deliveries built holds every message delivered anywhere before the call: a linearizable read that costs a
+     * counter round trip instead of a message in the order. Never waits and never posts a write (the predicate
+     * thread publishes the request).
+     *
+     * @return the fence's ticket (&gt; 0, increasing), {@link #WEDGED} during a view change, or
+     * {@link #BACK_PRESSURED} while {@value ReadFences#CAPACITY} fences wait.
+     * @throws IllegalStateException the subgroup is unordered or closed, or this member is not in it.
+     */
+    public long requestFence()
+    {
+        return requestFence(0);
+    }
+
+    /** {@link #requestFence()} with a given ticket: a fence carried over from the view before. */
+    public long requestFence(final long ticket)
+    {
+        if (!ordered)
+        {
+            throw new IllegalStateException("subgroup " + name + " is unordered: a read fence needs the total order");
+        }
+        if (myMember < 0)
+        {
+            throw new IllegalStateException("this member is not in subgroup " + name + ": it has no fences");
+        }
+        final long result = ring.requestFence(fences, ticket);
+        if (result > 0)
+        {
+            predicates.wake();
+        }
+        return result;
+    }
+
+    /** Before the first fence of this view: tickets go on after {@code ticket} (the last of the view before). */
+    public void continueFencesAfter(final long ticket)
+    {
+        fences.continueAfter(ticket);
+    }
+
+    /** The highest fence ticket handed out so far. */
+    public long lastFenceTicket()
+    {
+        return fences.lastTicket();
+    }
+
+    /**
+     * After {@link #deliverTrim}: the fences that did not pass, oldest first, as {@code [tickets, next own index]}:
+     * the index of this member's first message after each ({@link Long#MAX_VALUE} for a member that sends nothing).
+     */
+    public long[][] fencesLeft()
+    {
+        return delivery.fencesLeft();
+    }
+
+    /**
+     * Fence predicate: a request of mine to publish, one of another member to echo, or a fence of mine to pass;
+     * nothing once wedged (the trigger would do nothing, and the thread would not rest).
+     */
+    private boolean fenceReady()
+    {
+        return !wedged && (fences.newestTicket() > sst.counter(sst.myRank(), layout.fence) || echoDue() ||
+            delivery.fenceReady());
+    }
+
+    private boolean echoDue()
+    {
+        for (int i = 0; i < layout.memberRanks.length; i++)
+        {
+            if (i != myMember && sst.counter(layout.memberRanks[i], layout.fence) > sst.counter(sst.myRank(),
+                layout.fenceEcho, i))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Fence trigger, under the receive lock and never once wedged: an echo given here is given before any next view. */
+    private void fence()
+    {
+        receiveLock.lock();
+        try
+        {
+            if (wedged)
+            {
+                return;
+            }
+            final long asked = fences.newestTicket();
+            if (asked > sst.counter(sst.myRank(), layout.fence))
+            {
+                sst.setCounter(layout.fence, asked);
+                pushes.add(layout.fence.offset(), 8);
+            }
+            if (echoDue())
+            {
+                for (int i = 0; i < layout.memberRanks.length; i++)
+                {
+                    if (i != myMember)
+                    {
+                        sst.setCounter(layout.fenceEcho, i, Math.max(sst.counter(sst.myRank(), layout.fenceEcho, i),
+                            sst.counter(layout.memberRanks[i], layout.fence)));
+                    }
+                }
+                pushes.add(layout.fenceEcho.offset(), layout.fenceEcho.length());
+            }
+            delivery.passFences();
+            if (!options.earlyLockRelease())
+            {
+                pushes.flush();
+            }
+        }
+        finally
+        {
+            receiveLock.unlock();
+        }
+        pushes.flush();
     }
 
     void commit(final Claim claim, final int length, final boolean asNull)

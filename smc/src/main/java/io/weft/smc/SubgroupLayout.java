@@ -17,6 +17,8 @@ import java.util.List;
  *   &lt;name&gt;.seqNum      counter: highest global sequence number received with no gap
  *   &lt;name&gt;.delivered   counter: highest global sequence number delivered
  *   &lt;name&gt;.persisted   counter: how far this member made its deliveries durable (an application count)
+ *   &lt;name&gt;.fence       counter: the ticket of the newest read fence this member asked for
+ *   &lt;name&gt;.fenceEcho   counter per member: the newest fence ticket of that member seen here, unwedged
  *   &lt;name&gt;.slots       window slots of header + max-payload bytes (used in senders' rows)
  * </pre>
  */
@@ -33,6 +35,8 @@ public final class SubgroupLayout
     Column seqNum;
     Column delivered;
     Column persisted;
+    Column fence;
+    Column fenceEcho;
     Column slots;
 
     private SubgroupLayout(final SubgroupConfig config, final GroupConfig group)
@@ -61,7 +65,8 @@ public final class SubgroupLayout
             final SubgroupLayout l = new SubgroupLayout(sg, group);
             final String p = sg.name() + ".";
             layout.counter(p + "published").counters(p + "received", l.senderRanks.length).counter(p + "seqNum")
-                .counter(p + "delivered").counter(p + "persisted").bytes(p + "slots", sg.window() * l.slotSize);
+                .counter(p + "delivered").counter(p + "persisted").counter(p + "fence")
+                .counters(p + "fenceEcho", l.memberRanks.length).bytes(p + "slots", sg.window() * l.slotSize);
             result.add(l);
         }
         return result;
@@ -76,6 +81,8 @@ public final class SubgroupLayout
         seqNum = built.column(p + "seqNum");
         delivered = built.column(p + "delivered");
         persisted = built.column(p + "persisted");
+        fence = built.column(p + "fence");
+        fenceEcho = built.column(p + "fenceEcho");
         slots = built.column(p + "slots");
     }
 
@@ -103,14 +110,20 @@ public final class SubgroupLayout
 
     boolean hasMemberRank(final int rank)
     {
-        for (final int r : memberRanks)
+        return memberIndexOfRank(rank) >= 0;
+    }
+
+    /** The member's place in {@link #memberRanks}, or -1. */
+    int memberIndexOfRank(final int rank)
+    {
+        for (int i = 0; i < memberRanks.length; i++)
         {
-            if (r == rank)
+            if (memberRanks[i] == rank)
             {
-                return true;
+                return i;
             }
         }
-        return false;
+        return -1;
     }
 
     private static List<Integer> sortedByRank(final List<Integer> ids, final GroupConfig group)

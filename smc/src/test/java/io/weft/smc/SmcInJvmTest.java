@@ -201,4 +201,62 @@ class SmcInJvmTest
             await(() -> m.delivered.get(1).size() == 2, "both messages at the other member");
         }
     }
+
+    /**
+     * A read fence: asked at member 0 after member 1's message was delivered at member 1, it passes only once that
+     * message is delivered at member 0 too; member 0's own messages before and after it are delivered before and
+     * after it passes.
+     */
+    @Test
+    void aFencePassesAfterEveryMessageDeliveredAnywhereBeforeAndBeforeTheMembersLaterMessages() throws Exception
+    {
+        final List<String> events = new CopyOnWriteArrayList<>();
+        try (Members m = open(3, List.of(0, 1, 2), SmcConfig.SPINDLE, msg -> events.add("m" + msg.senderId() + ":" +
+            msg.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, msg.offset()))))
+        {
+            final SmcSubgroup zero = m.subgroups.get(0);
+            zero.onFence(ticket -> events.add("f" + ticket));
+            final int rounds = 200;
+            for (int k = 0; k < rounds; k++)
+            {
+                final long value = k;
+                send(m.subgroups.get(1), value);
+                await(() -> m.delivered.get(1).contains(1_000_000L + value), "member 1's own delivery of " + value);
+                send(zero, value); // delivered at member 0 before the fence
+                final long ticket = zero.requestFence();
+                assertEquals(k + 1, ticket, "tickets count up from 1");
+                send(zero, rounds + value); // and this one after it
+            }
+            await(() -> events.stream().filter(e -> e.startsWith("f")).count() == rounds, "every fence");
+            await(() -> m.delivered.get(0).size() == 3 * rounds, "every delivery at member 0");
+            for (int k = 0; k < rounds; k++)
+            {
+                final int fence = events.indexOf("f" + (k + 1));
+                assertTrue(events.indexOf("m1:" + k) < fence, "fence " + (k + 1) + " passed before member 1's " + k +
+                    ", delivered at member 1 before it was asked: " + events);
+                assertTrue(events.indexOf("m0:" + k) < fence, "fence " + (k + 1) + " before member 0's earlier " + k);
+                assertTrue(events.indexOf("m0:" + (rounds + k)) > fence, "fence " + (k + 1) + " after member 0's " +
+                    "later " + (rounds + k));
+            }
+        }
+    }
+
+    /** A member wedged for a view change no longer echoes fences: a fence of another member waits for the next view. */
+    @Test
+    void aWedgedMemberDoesNotEchoAFence() throws Exception
+    {
+        try (Members m = open(3, List.of(0, 1, 2), SmcConfig.SPINDLE, null))
+        {
+            final CountDownLatch passed = new CountDownLatch(2);
+            m.subgroups.get(0).onFence(ticket -> passed.countDown());
+            assertEquals(1, m.subgroups.get(0).requestFence());
+            await(() -> passed.getCount() == 1, "the first fence, with every member running");
+            m.subgroups.get(2).wedge();
+            assertEquals(2, m.subgroups.get(0).requestFence());
+            assertTrue(!passed.await(500, TimeUnit.MILLISECONDS), "a fence passed without the wedged member's echo");
+            final long[][] left = m.subgroups.get(0).fencesLeft();
+            assertEquals(List.of(2L), List.of(left[0][0]), "the fence left to ask again in the next view");
+            assertEquals(1, left[0].length);
+        }
+    }
 }

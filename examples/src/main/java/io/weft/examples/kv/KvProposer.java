@@ -40,8 +40,11 @@ final class KvProposer
     /** The longest an idle proposer parks before it looks whether it was stopped. */
     private static final long IDLE_PARK_MS = 100;
 
-    /** A batch sent and not yet delivered, with the commands it carries in order. */
-    record Batch(long seq, long now, List<Command> commands)
+    /**
+     * A batch sent and not yet delivered, with the commands it carries in order; a batch of reads only is a read
+     * fence of the subgroup instead of a message ({@code fence}).
+     */
+    record Batch(long seq, long now, List<Command> commands, boolean fence)
     {
     }
 
@@ -64,7 +67,10 @@ final class KvProposer
     private final ReentrantLock sending = new ReentrantLock();
     /** The batch buffer, used under {@link #sending}. */
     private ByteBuffer buffer;
-    /** Bytes of a batch in the buffer that an event loop could not send (back-pressured): the proposer sends it. */
+    /**
+     * Bytes of a batch in the buffer that an event loop could not send (back-pressured): the proposer sends it; -1: a
+     * fence it could not ask.
+     */
     private volatile int handedOver;
     /** Eight times the moving average of the commands per batch, each batch weighing 1/8 (see {@link #lowLoad}). */
     private volatile int batchCommandsAverage8;
@@ -156,7 +162,7 @@ final class KvProposer
                 return;
             }
         }
-        if (handedOver > 0 || !nothingToSend(queue.peek()))
+        if (handedOver != 0 || !nothingToSend(queue.peek()))
         {
             wake();
         }
@@ -183,6 +189,23 @@ final class KvProposer
         inFlight.remove(batch);
         batchPermits.incrementAndGet();
         proposeNow(); // the next batch leaves from here: no hand-off to the proposer thread
+        return batch;
+    }
+
+    /**
+     * Delivery thread, when a read fence of this member passes: the batch of reads it was asked for if it is the
+     * oldest in flight (its permit is back), or null (the proposer stopped and failed its batches already).
+     */
+    Batch fenced()
+    {
+        final Batch batch = inFlight.peek();
+        if (batch == null || !batch.fence)
+        {
+            return null;
+        }
+        inFlight.remove(batch);
+        batchPermits.incrementAndGet();
+        proposeNow();
         return batch;
     }
 
@@ -240,7 +263,12 @@ final class KvProposer
             try
             {
                 final Object first = queue.peek();
-                if (handedOver > 0)
+                if (handedOver == -1)
+                {
+                    handedOver = 0;
+                    fence(true);
+                }
+                else if (handedOver > 0)
                 {
                     final int length = handedOver;
                     handedOver = 0;
@@ -283,10 +311,19 @@ final class KvProposer
         queuedWork.addAndGet(-(size - KvWire.HEADER + (long)commands.size() * commandWork));
         final int average8 = batchCommandsAverage8;
         batchCommandsAverage8 = average8 - (average8 >> 3) + commands.size(); // written under the lock only
-        final Batch batch = new Batch(nextSeq++, System.currentTimeMillis(), commands);
-        KvWire.encodeBatch(buffer.clear(), origin, batch.seq, batch.now, Command.writes(commands));
+        final List<List<byte[]>> writes = Command.writes(commands);
+        final Batch batch = new Batch(nextSeq++, System.currentTimeMillis(), commands, writes.isEmpty());
         inFlight.add(batch); // before sending: it may be delivered before send returns
         batchesSent.incrementAndGet(); // so is the count: a client that saw the reply sees it in INFO
+        if (batch.fence)
+        {
+            if (!fence(wait))
+            {
+                handedOver = -1;
+            }
+            return;
+        }
+        KvWire.encodeBatch(buffer.clear(), origin, batch.seq, batch.now, writes);
         if (!send(buffer.array(), buffer.position(), wait))
         {
             handedOver = buffer.position();
@@ -331,6 +368,31 @@ final class KvProposer
         {
             LockSupport.unpark(thread);
         }
+    }
+
+    /**
+     * Asks for the read fence of a batch of reads, waiting while the view changes if {@code wait}; a refusal is
+     * reported to the replica. Returns false only if it did not wait and could not ask now.
+     */
+    private boolean fence(final boolean wait)
+    {
+        try
+        {
+            if (!wait)
+            {
+                return subgroup.fence(Duration.ZERO) > 0;
+            }
+            long ticket = Subgroup.BACK_PRESSURED;
+            while (ticket < 0 && !stopped)
+            {
+                ticket = subgroup.fence(SEND_WAIT);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            refused.accept("the group refused the command: " + ex.getMessage());
+        }
+        return true;
     }
 
     /**

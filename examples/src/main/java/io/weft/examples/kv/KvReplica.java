@@ -31,10 +31,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  *     <li>Replies: a command's reply is computed when its own batch is delivered here, in batch order, so a client's
  *     pipelined commands see each other's effects.</li>
- *     <li>Linearizable reads (the default): a read travels in a batch too, as a place in the order, though only its
- *     sender evaluates it; a batch of reads only is a fence of a few bytes. It is evaluated after every write that
- *     completed anywhere before it was sent (a write completes when delivered, so stable, so ordered before any
- *     later send).</li>
+ *     <li>Linearizable reads (the default): a read in a batch with writes takes its place in the order and only its
+ *     sender evaluates it; a batch of reads only is a read fence of the subgroup ({@link Subgroup#fence}), no
+ *     message: its reads are evaluated once every write that completed anywhere before it was asked is applied here
+ *     (a write completes when delivered, so stable, so received here), after this member's earlier batches and
+ *     before its later ones.</li>
  *     <li>Local reads ({@code reads = local}, sequentially consistent): evaluated at once on the member's copy, unless
  *     the same connection still waits for a write.</li>
  *     <li>Failures: a batch sent but not delivered when the view changes is sent again by the group in the next view,
@@ -127,6 +128,7 @@ public final class KvReplica implements AutoCloseable
     {
         this.me = memberId;
         return builder.onDelivery(SUBGROUP, this::onMessage)
+            .onFence(SUBGROUP, ticket -> onFence())
             .onView(v -> viewMembers = v.members())
             .stateTransfer(new StateTransfer()
             {
@@ -305,30 +307,7 @@ public final class KvReplica implements AutoCloseable
         final KvProposer.Batch batch = origin == me ? proposer.delivered(seq) : null;
         if (batch != null)
         {
-            final List<Command> commands = batch.commands();
-            final int n = commands.size();
-            if (keys.length < n)
-            {
-                keys = new Key[n];
-            }
-            int written = 0;
-            for (int i = 0; i < n; i++)
-            {
-                keys[i] = store.keyOf(commands.get(i).args);
-                written += commands.get(i).write ? 1 : 0;
-            }
-            for (int i = 0; i < n; i++)
-            {
-                store.touch(keys[i], commands.get(i).args);
-            }
-            writes.addAndGet(written); // counted first: a client that saw its reply sees it in INFO
-            reads.addAndGet(n - written);
-            for (int i = 0; i < n; i++)
-            {
-                final Command command = commands.get(i);
-                command.complete(store.apply(command.args, keys[i], batch.now())); // the arguments the batch carries
-                keys[i] = null;
-            }
+            completeOwn(batch);
         }
         else
         {
@@ -338,6 +317,45 @@ public final class KvReplica implements AutoCloseable
         if (write && log != null)
         {
             logged(); // after the writes applied: a snapshot taken now is the store at write position applied
+        }
+    }
+
+    /** A read fence of this member passed: the reads of its batch see every write completed before it was asked. */
+    private void onFence()
+    {
+        final KvProposer.Batch batch = proposer.fenced();
+        if (batch != null)
+        {
+            completeOwn(batch);
+        }
+    }
+
+    /** Applies this member's own batch from the commands it kept, and completes each command's reply. */
+    private void completeOwn(final KvProposer.Batch batch)
+    {
+        final List<Command> commands = batch.commands();
+        final int n = commands.size();
+        if (keys.length < n)
+        {
+            keys = new Key[n];
+        }
+        int written = 0;
+        for (int i = 0; i < n; i++)
+        {
+            keys[i] = store.keyOf(commands.get(i).args);
+            written += commands.get(i).write ? 1 : 0;
+        }
+        for (int i = 0; i < n; i++)
+        {
+            store.touch(keys[i], commands.get(i).args);
+        }
+        writes.addAndGet(written); // counted first: a client that saw its reply sees it in INFO
+        reads.addAndGet(n - written);
+        for (int i = 0; i < n; i++)
+        {
+            final Command command = commands.get(i);
+            command.complete(store.apply(command.args, keys[i], batch.now())); // the arguments the batch carries
+            keys[i] = null;
         }
     }
 
