@@ -523,7 +523,8 @@ public final class Group implements AutoCloseable
     private long offer(final String name, final Offer offer, final byte[] bytes, final int offset,
         final int length, final Claim claim, final long timeoutNanos)
     {
-        ProtocolThread.refuseWait(name, offer.name().toLowerCase(java.util.Locale.ROOT), timeoutNanos);
+        ProtocolThread.refuseWait(name, offer == Offer.SEND ? "send" : offer == Offer.CLAIM ? "claim" : "fence",
+            timeoutNanos); // constants: no string built per send
         final long first = attempt(name, offer, bytes, offset, length, claim, 0);
         if (first >= 0)
         {
