@@ -166,14 +166,26 @@ final class Delivery
     private void passFencesInTrim(final long seq, final long[] trim)
     {
         while (!fences.isEmpty() && fences.headBarrier() <= seq &&
-            (mySender < 0 || (fences.headBarrier() - mySender) / senders - 1 <= trim[mySender]))
+            (mySender < 0 || ownIndexAt(fences.headBarrier()) - 1 <= trim[mySender]))
         {
-            if (batchHandler != null && batch.size() > 0)
-            {
-                callBatch(); // the messages before the fence first
-                batch.reset(table);
-            }
+            flushBatch(); // the messages before the fence first
             pass();
+        }
+    }
+
+    /** The index of this member's message at global sequence number {@code barrier}; MAX_VALUE if it sends nothing. */
+    private long ownIndexAt(final long barrier)
+    {
+        return mySender < 0 ? Long.MAX_VALUE : (barrier - mySender) / senders;
+    }
+
+    /** Hands the messages collected for the batch callback over, if any. */
+    private void flushBatch()
+    {
+        if (batchHandler != null && batch.size() > 0)
+        {
+            callBatch();
+            batch.reset(table);
         }
     }
 
@@ -185,7 +197,7 @@ final class Delivery
         for (int k = 0; k < n; k++)
         {
             left[0][k] = fences.ticketAt(k);
-            left[1][k] = mySender < 0 ? Long.MAX_VALUE : (fences.barrierAt(k) - mySender) / senders;
+            left[1][k] = ownIndexAt(fences.barrierAt(k));
         }
         return left;
     }
@@ -247,11 +259,7 @@ final class Delivery
             }
         }
         delivered = Math.max(delivered, upTo);
-        if (batchHandler != null && batch.size() > 0)
-        {
-            callBatch();
-            batch.reset(table);
-        }
+        flushBatch();
         if (trim != null)
         {
             passFencesInTrim(Long.MAX_VALUE, trim);

@@ -39,6 +39,7 @@ final class KvProposer
     private static final Duration SEND_WAIT = Duration.ofMillis(200);
     /** The longest an idle proposer parks before it looks whether it was stopped. */
     private static final long IDLE_PARK_MS = 100;
+    private static final int FENCE_HANDED_OVER = -1;
 
     /**
      * A batch sent and not yet delivered, with the commands it carries in order; a batch of reads only is a read
@@ -68,8 +69,8 @@ final class KvProposer
     /** The batch buffer, used under {@link #sending}. */
     private ByteBuffer buffer;
     /**
-     * Bytes of a batch in the buffer that an event loop could not send (back-pressured): the proposer sends it; -1: a
-     * fence it could not ask.
+     * Bytes of a batch in the buffer that an event loop could not send (back-pressured): the proposer sends it;
+     * {@link #FENCE_HANDED_OVER}: the read fence of a batch that it could not ask.
      */
     private volatile int handedOver;
     /** Eight times the moving average of the commands per batch, each batch weighing 1/8 (see {@link #lowLoad}). */
@@ -263,16 +264,11 @@ final class KvProposer
             try
             {
                 final Object first = queue.peek();
-                if (handedOver == -1)
-                {
-                    handedOver = 0;
-                    fence(true);
-                }
-                else if (handedOver > 0)
+                if (handedOver != 0)
                 {
                     final int length = handedOver;
                     handedOver = 0;
-                    send(buffer.array(), length, true);
+                    send(length == FENCE_HANDED_OVER ? null : buffer.array(), length, true);
                 }
                 else if (first instanceof byte[] raw)
                 {
@@ -315,18 +311,13 @@ final class KvProposer
         final Batch batch = new Batch(nextSeq++, System.currentTimeMillis(), commands, writes.isEmpty());
         inFlight.add(batch); // before sending: it may be delivered before send returns
         batchesSent.incrementAndGet(); // so is the count: a client that saw the reply sees it in INFO
-        if (batch.fence)
+        if (!batch.fence)
         {
-            if (!fence(wait))
-            {
-                handedOver = -1;
-            }
-            return;
+            KvWire.encodeBatch(buffer.clear(), origin, batch.seq, batch.now, writes);
         }
-        KvWire.encodeBatch(buffer.clear(), origin, batch.seq, batch.now, writes);
-        if (!send(buffer.array(), buffer.position(), wait))
+        if (!send(batch.fence ? null : buffer.array(), batch.fence ? 0 : buffer.position(), wait))
         {
-            handedOver = buffer.position();
+            handedOver = batch.fence ? FENCE_HANDED_OVER : buffer.position();
         }
     }
 
@@ -371,21 +362,22 @@ final class KvProposer
     }
 
     /**
-     * Asks for the read fence of a batch of reads, waiting while the view changes if {@code wait}; a refusal is
-     * reported to the replica. Returns false only if it did not wait and could not ask now.
+     * Sends {@code length} bytes, or asks the read fence of a batch of reads if {@code bytes} is null, waiting while
+     * back-pressured or while the view changes if {@code wait}; a refusal is reported to the replica. Returns false
+     * only if it did not wait and the group was back-pressured (or changing its view).
      */
-    private boolean fence(final boolean wait)
+    private boolean send(final byte[] bytes, final int length, final boolean wait)
     {
         try
         {
             if (!wait)
             {
-                return subgroup.fence(Duration.ZERO) > 0;
+                return attempt(bytes, length, Duration.ZERO) >= 0;
             }
-            long ticket = Subgroup.BACK_PRESSURED;
-            while (ticket < 0 && !stopped)
+            long index = Subgroup.BACK_PRESSURED;
+            while (index < 0 && !stopped)
             {
-                ticket = subgroup.fence(SEND_WAIT);
+                index = attempt(bytes, length, SEND_WAIT); // parks while back-pressured, up to SEND_WAIT
             }
         }
         catch (final RuntimeException ex)
@@ -395,28 +387,9 @@ final class KvProposer
         return true;
     }
 
-    /**
-     * Sends, waiting while back-pressured if {@code wait}; a refusal is reported to the replica. Returns false only
-     * if it did not wait and the group was back-pressured (or changing its view).
-     */
-    private boolean send(final byte[] bytes, final int length, final boolean wait)
+    /** A message index or fence ticket (&gt;= 0), or a negative result of the subgroup. */
+    private long attempt(final byte[] bytes, final int length, final Duration timeout)
     {
-        try
-        {
-            if (!wait)
-            {
-                return subgroup.send(bytes, 0, length) >= 0;
-            }
-            long index = Subgroup.BACK_PRESSURED;
-            while (index < 0 && !stopped)
-            {
-                index = subgroup.send(bytes, 0, length, SEND_WAIT); // parks while back-pressured, up to SEND_WAIT
-            }
-        }
-        catch (final RuntimeException ex)
-        {
-            refused.accept("the group refused the command: " + ex.getMessage());
-        }
-        return true;
+        return bytes == null ? subgroup.fence(timeout) : subgroup.send(bytes, 0, length, timeout);
     }
 }
