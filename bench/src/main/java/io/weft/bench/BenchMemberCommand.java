@@ -143,6 +143,9 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         void commit(int length);
     }
 
+    /** How long a claim may wait for a slot: a constant, so that the send loop allocates nothing per message. */
+    private static final Duration CLAIM_WAIT = Duration.ofMinutes(1);
+
     private static Slots claims(final Subgroup s)
     {
         final Claim claim = new Claim();
@@ -151,7 +154,7 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
             @Override
             public long claim(final int length)
             {
-                if (s.claim(length, claim, Duration.ofMinutes(1)) < 0)
+                if (s.claim(length, claim, CLAIM_WAIT) < 0)
                 {
                     throw new IllegalStateException("back-pressured for a minute: the group is stuck");
                 }
@@ -175,7 +178,7 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
             @Override
             public long claim(final int length)
             {
-                loan = writer.loan(Duration.ofMinutes(1));
+                loan = writer.loan(CLAIM_WAIT);
                 if (loan == null)
                 {
                     throw new IllegalStateException("back-pressured for a minute: the group is stuck");

@@ -26,4 +26,14 @@ public interface Doorbell
 
     /** Wakes the sleeper if one is announced. Safe from any thread, cheap when nobody sleeps. */
     void ring();
+
+    /**
+     * {@link #ring()} from a thread of the sleeper's own process, which needs no fence of its own where the sleeper
+     * announces itself with a {@link ProcessBarrier}: either the sleeper's re-check sees this thread's earlier
+     * stores, or this thread sees the announcement. Made for the committing application thread, once per message.
+     */
+    default void ringInProcess()
+    {
+        ring();
+    }
 }

@@ -38,6 +38,7 @@ public class ParkingDoorbell implements Doorbell
         // volatile store then volatile load: with ring()'s volatile add then volatile load this is Dekker's pattern,
         // so either the ringer sees the sleeper or the sleeper's re-check sees the ringer's data.
         SLEEPER.setVolatile(this, Thread.currentThread());
+        ProcessBarrier.run(); // for ringInProcess, which reads SLEEPER without a fence
         return (int)SEQUENCE.getVolatile(this);
     }
 
@@ -66,6 +67,15 @@ public class ParkingDoorbell implements Doorbell
     public final void awake()
     {
         SLEEPER.setRelease(this, null);
+    }
+
+    @Override
+    public final void ringInProcess()
+    {
+        if (!ProcessBarrier.AVAILABLE || SLEEPER.getAcquire(this) != null)
+        {
+            ring();
+        }
     }
 
     @Override

@@ -45,24 +45,14 @@ import java.util.function.Consumer;
 public final class PredicateThread implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(PredicateThread.class);
-    private static final java.lang.invoke.VarHandle PASSES;
-    private static final java.lang.invoke.VarHandle TRIGGERS;
-    private static final java.lang.invoke.VarHandle BUSY;
-
-    static
-    {
-        try
-        {
-            final java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.lookup();
-            PASSES = lookup.findVarHandle(PredicateThread.class, "passes", long.class);
-            TRIGGERS = lookup.findVarHandle(PredicateThread.class, "triggers", long.class);
-            BUSY = lookup.findVarHandle(PredicateThread.class, "busyNanos", long.class);
-        }
-        catch (final ReflectiveOperationException ex)
-        {
-            throw new ExceptionInInitializerError(ex);
-        }
-    }
+    private static final java.lang.invoke.VarHandle COUNT =
+        java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
+    /** Where the pass counts sit in {@link #counts}: a cache line of their own (see there). */
+    private static final int PASSES = 8;
+    private static final int TRIGGERS = 9;
+    private static final int BUSY = 10;
+    /** The clock at the pass's first trigger; 0 while nothing fired (this thread only, plain). */
+    private static final int PASS_START = 11;
 
     private final String name;
     private final IdleConfig idle;
@@ -77,11 +67,13 @@ public final class PredicateThread implements AutoCloseable
     private volatile Runnable afterPass;
     private volatile boolean running;
     private volatile boolean asleep;
-    // single writer (this thread), published with release stores: no fence or atomic on the pass loop
-    private long passes;
-    private long triggers;
-    private long busyNanos;
-    private long passStart; // clock at the pass's first trigger; 0 while nothing fired (predicate thread only)
+    /**
+     * Passes, triggers, busy nanoseconds and the pass's start at {@link #PASSES} to {@link #PASS_START}, with 64
+     * bytes of the array on either side: written on every pass, they would otherwise share a cache line with fields
+     * that committing threads read on every message ({@link #asleep}). Single writer (this thread), release stores:
+     * no fence or atomic on the pass loop.
+     */
+    private final long[] counts = new long[20];
     private boolean marked; // hosted: the host thread is marked a protocol thread (predicate thread only)
 
     private PredicateHandle[] predicates = new PredicateHandle[16];
@@ -107,9 +99,9 @@ public final class PredicateThread implements AutoCloseable
         this.registry = registry;
         // a thread's meters go with it (close): a member opens a thread per view, each named for its view
         this.meters = List.of(
-            FunctionCounter.builder("weft.predicates.passes", this, t -> (long)PASSES.getOpaque(t)).tags(tags)
+            FunctionCounter.builder("weft.predicates.passes", this, t -> t.count(PASSES)).tags(tags)
                 .description("passes over all predicates").register(registry),
-            FunctionCounter.builder("weft.predicates.triggers", this, t -> (long)TRIGGERS.getOpaque(t)).tags(tags)
+            FunctionCounter.builder("weft.predicates.triggers", this, t -> t.count(TRIGGERS)).tags(tags)
                 .description("triggers fired").register(registry),
             FunctionCounter.builder("weft.predicates.busy", this, t -> t.busyNanos() / 1e9).tags(tags)
                 .baseUnit("seconds").description("time spent running triggers").register(registry));
@@ -142,6 +134,12 @@ public final class PredicateThread implements AutoCloseable
     public void wake()
     {
         doorbell.ring();
+    }
+
+    /** {@link #wake()} from a thread of this process, made for once per message: {@link Doorbell#ringInProcess()}. */
+    public void wakeInProcess()
+    {
+        doorbell.ringInProcess();
     }
 
     public Doorbell doorbell()
@@ -197,7 +195,12 @@ public final class PredicateThread implements AutoCloseable
      */
     public long busyNanos()
     {
-        return (long)BUSY.getOpaque(this);
+        return count(BUSY);
+    }
+
+    private long count(final int at)
+    {
+        return (long)COUNT.getOpaque(counts, at);
     }
 
     public String name()
@@ -324,10 +327,10 @@ public final class PredicateThread implements AutoCloseable
         {
             compact();
         }
-        PASSES.setRelease(this, passes + 1);
+        COUNT.setRelease(counts, PASSES, counts[PASSES] + 1);
         if (fired > 0)
         {
-            TRIGGERS.setRelease(this, triggers + fired);
+            COUNT.setRelease(counts, TRIGGERS, counts[TRIGGERS] + fired);
             final Runnable hook = afterPass;
             if (hook != null)
             {
@@ -341,10 +344,11 @@ public final class PredicateThread implements AutoCloseable
                 }
             }
         }
+        final long passStart = counts[PASS_START];
         if (passStart != 0) // a trigger ran (one that threw included)
         {
-            BUSY.setRelease(this, busyNanos + System.nanoTime() - passStart);
-            passStart = 0;
+            COUNT.setRelease(counts, BUSY, counts[BUSY] + System.nanoTime() - passStart);
+            counts[PASS_START] = 0;
         }
         return fired;
     }
@@ -384,9 +388,9 @@ public final class PredicateThread implements AutoCloseable
 
     private int fire(final PredicateHandle p)
     {
-        if (passStart == 0)
+        if (counts[PASS_START] == 0)
         {
-            passStart = System.nanoTime();
+            counts[PASS_START] = System.nanoTime();
         }
         p.trigger.run();
         return 1;

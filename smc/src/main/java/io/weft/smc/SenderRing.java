@@ -13,7 +13,6 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
 /**
@@ -48,24 +47,16 @@ final class SenderRing
     private final SmcMeters meters;
     private final LongSupplier stable;
     private final RingPublisher publisher;
-    private final ReentrantLock lock = new ReentrantLock();
+    private final ClaimLock lock = new ClaimLock();
 
     // claims under the lock; ready flags released by committers, acquired by the send trigger
     private final long[] ready;
     private final long[] slotLast;
-    private volatile long nextIndex;
-    private volatile long claimedSlots;
-    private volatile long pendingNulls = -1;
+    private final RingCounts counts = new RingCounts();
     private volatile Thread waiter;
     private volatile boolean wedged;
     private volatile long abandonedFrom = Long.MAX_VALUE;
     private volatile boolean closed;
-    /**
-     * The lowest acknowledgement counter of the members when last read: a lower bound of every member's (the
-     * counters only grow), so a claim whose slot it covers reads no other member's row, whose cache lines their
-     * owners keep writing.
-     */
-    private volatile long acknowledgedByAll = -1;
     /**
      * Where targets read my row in place, or posts copy the row when made (tcp), a committing thread that finds the
      * predicate thread asleep publishes its message itself ({@link RingPublisher#publishFromCommitter()}): one
@@ -105,7 +96,7 @@ final class SenderRing
         this.stable = stable;
         this.ready = new long[window];
         this.slotLast = new long[window];
-        this.publisher = new RingPublisher(layout, sst, rings, options, meters, pushes, ready, () -> claimedSlots);
+        this.publisher = new RingPublisher(layout, sst, rings, options, meters, pushes, ready, counts::claimedSlots);
     }
 
     // ---- application side ---------------------------------------------------------------------------------------
@@ -128,18 +119,17 @@ final class SenderRing
             {
                 return SmcSubgroup.WEDGED;
             }
-            final long slot = claimedSlots;
+            final long slot = counts.claimedSlots();
             if (!slotFree(slot))
             {
                 return SmcSubgroup.BACK_PRESSURED;
             }
-            final long index = nextIndex;
+            final long index = counts.nextIndex();
             final int pos = (int)(slot % window);
             slotLast[pos] = ordered ? index * senders + mySender : index;
             final long base = mySlotBase(pos);
             header.claimed(base, index);
-            nextIndex = index + 1;
-            claimedSlots = slot + 1;
+            counts.advance(index + 1, slot + 1);
             claim.owner = owner;
             claim.segment = table;
             claim.offset = base + SlotHeader.SIZE;
@@ -179,8 +169,9 @@ final class SenderRing
             final long t = ticket > 0 ? ticket : fences.nextTicket();
             // my published seqNum covers every message stable anywhere; my own last message may not be received yet
             final long received = sst.counter(myRank, layout.seqNum);
-            final long own = mySender < 0 || nextIndex == 0 ? -1 : (nextIndex - 1) * senders + mySender;
-            fences.add(t, Math.max(received, own), mySender < 0 ? Long.MAX_VALUE : nextIndex * senders + mySender);
+            final long next = counts.nextIndex();
+            final long own = mySender < 0 || next == 0 ? -1 : (next - 1) * senders + mySender;
+            fences.add(t, Math.max(received, own), mySender < 0 ? Long.MAX_VALUE : next * senders + mySender);
             return t;
         }
         finally
@@ -247,7 +238,7 @@ final class SenderRing
      */
     boolean slotFreedForWaiter()
     {
-        return waiter != null && slotFree(claimedSlots + wakeBatch);
+        return waiter != null && slotFree(counts.claimedSlots() + wakeBatch);
     }
 
     void wakeWaiter()
@@ -305,7 +296,7 @@ final class SenderRing
         {
             publisher.publishFromCommitter();
         }
-        predicates.wake(); // my own receive trigger acknowledges the message; it also pads with nulls
+        predicates.wakeInProcess(); // my own receive trigger acknowledges the message; it also pads with nulls
     }
 
     private void checkSend(final int length)
@@ -339,7 +330,7 @@ final class SenderRing
     /** Whether every member acknowledged (received, or delivered where ordered) up to {@code need}. */
     private boolean acknowledged(final long need)
     {
-        if (need <= acknowledgedByAll)
+        if (need <= counts.acknowledgedByAll())
         {
             return true;
         }
@@ -348,7 +339,7 @@ final class SenderRing
         {
             min = Math.min(min, ordered ? sst.counter(r, layout.delivered) : sst.counter(r, layout.received, mySender));
         }
-        acknowledgedByAll = min; // racing readers (the flow predicate) may store an older bound: still a bound
+        counts.acknowledgedByAll(min);
         return min >= need;
     }
 
@@ -379,11 +370,11 @@ final class SenderRing
      */
     void padTo(final long upTo)
     {
-        if (upTo < nextIndex)
+        if (upTo < counts.nextIndex())
         {
             return;
         }
-        pendingNulls = Math.max(pendingNulls, upTo);
+        counts.pendingNulls(Math.max(counts.pendingNulls(), upTo));
         padIfDue();
     }
 
@@ -394,7 +385,7 @@ final class SenderRing
             lock.lock();
             try
             {
-                insertNulls(pendingNulls);
+                insertNulls(counts.pendingNulls());
             }
             finally
             {
@@ -405,9 +396,14 @@ final class SenderRing
 
     private boolean nullsDue()
     {
-        final long next = nextIndex;
-        return pendingNulls >= next &&
-            (!options.lazyNulls() || stable.getAsLong() >= next * senders + mySender - 1);
+        final long pending = counts.pendingNulls();
+        if (pending < counts.knownNext())
+        {
+            return false; // nextIndex only grows: no need to read the line the claimer writes
+        }
+        final long next = counts.nextIndex();
+        counts.knownNext(next);
+        return pending >= next && (!options.lazyNulls() || stable.getAsLong() >= next * senders + mySender - 1);
     }
 
     /** Under the lock: publishes one slot holding a run of nulls for indices nextIndex..upTo, if a slot is free. */
@@ -417,12 +413,12 @@ final class SenderRing
         {
             return;
         }
-        final long first = nextIndex;
+        final long first = counts.nextIndex();
         if (upTo < first)
         {
             return;
         }
-        final long slot = claimedSlots;
+        final long slot = counts.claimedSlots();
         if (!slotFree(slot))
         {
             return; // pendingNulls stays: the send trigger retries once a slot frees
@@ -432,8 +428,7 @@ final class SenderRing
         final long count = upTo - first + 1;
         header.nullRun(base, first, (int)count);
         slotLast[pos] = ordered ? upTo * senders + mySender : upTo;
-        nextIndex = upTo + 1;
-        claimedSlots = slot + 1;
+        counts.advance(upTo + 1, slot + 1);
         READY.setRelease(ready, pos, slot + 1);
         meters.nulls(count);
     }
@@ -476,8 +471,8 @@ final class SenderRing
         lock.lock();
         try
         {
-            return claimedSlots == 0 ||
-                sst.counter(myRank, layout.delivered) >= slotLast[(int)((claimedSlots - 1) % window)];
+            final long claimed = counts.claimedSlots();
+            return claimed == 0 || sst.counter(myRank, layout.delivered) >= slotLast[(int)((claimed - 1) % window)];
         }
         finally
         {
@@ -507,7 +502,8 @@ final class SenderRing
         try
         {
             abandonedFrom = firstOpenSlot(); // later commits of these claims throw instead of vanishing
-            for (long slot = Math.max(0, claimedSlots - window); slot < claimedSlots; slot++)
+            final long claimed = counts.claimedSlots();
+            for (long slot = Math.max(0, claimed - window); slot < claimed; slot++)
             {
                 final int pos = (int)(slot % window);
                 if ((long)READY.getAcquire(ready, pos) != slot + 1)
@@ -533,7 +529,8 @@ final class SenderRing
     /** Under the lock: the first claimed slot not committed yet, or {@link Long#MAX_VALUE}. */
     private long firstOpenSlot()
     {
-        for (long slot = Math.max(0, claimedSlots - window); slot < claimedSlots; slot++)
+        final long claimed = counts.claimedSlots();
+        for (long slot = Math.max(0, claimed - window); slot < claimed; slot++)
         {
             if ((long)READY.getAcquire(ready, (int)(slot % window)) != slot + 1)
             {

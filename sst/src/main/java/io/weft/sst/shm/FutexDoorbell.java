@@ -1,6 +1,7 @@
 package io.weft.sst.shm;
 
 import io.weft.config.Doorbell;
+import io.weft.config.ProcessBarrier;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -12,7 +13,8 @@ import java.util.concurrent.locks.LockSupport;
  * A {@link Doorbell} living in the header of a member's table file: a 32-bit sequence (the futex word) and a
  * sleeping flag. The owner's predicate thread sleeps on it; any process that pushes into the file rings it.
  * Dekker-style: the sleeper sets the flag (volatile) then re-checks for work; a ringer has made its data visible,
- * then reads the flag (volatile) and only then pays for the sequence bump and the wake system call.
+ * then reads the flag (volatile) and only then pays for the sequence bump and the wake system call. The owner's own
+ * committing threads skip the fence ({@link #ringInProcess()}): the sleeper's {@link ProcessBarrier} orders them.
  */
 final class FutexDoorbell implements Doorbell
 {
@@ -38,6 +40,7 @@ final class FutexDoorbell implements Doorbell
     public int prepareToSleep()
     {
         INT.setVolatile(header, sleepingOffset, 1);
+        ProcessBarrier.run(); // for ringInProcess, which reads the flag without a fence
         return (int)INT.getVolatile(header, sequenceOffset);
     }
 
@@ -60,6 +63,20 @@ final class FutexDoorbell implements Doorbell
         INT.setRelease(header, sleepingOffset, 0);
     }
 
+    /** From this member's own threads (a committer): the sleeper's process barrier stands in for the fence. */
+    @Override
+    public void ringInProcess()
+    {
+        if (!ProcessBarrier.AVAILABLE)
+        {
+            ring();
+        }
+        else if ((int)INT.getAcquire(header, sleepingOffset) != 0)
+        {
+            wake();
+        }
+    }
+
     @Override
     public void ring()
     {
@@ -67,11 +84,16 @@ final class FutexDoorbell implements Doorbell
         VarHandle.fullFence();
         if ((int)INT.getVolatile(header, sleepingOffset) != 0)
         {
-            INT.getAndAdd(header, sequenceOffset, 1);
-            if (Futex.AVAILABLE)
-            {
-                Futex.wakeAll(futexAddress);
-            }
+            wake();
+        }
+    }
+
+    private void wake()
+    {
+        INT.getAndAdd(header, sequenceOffset, 1);
+        if (Futex.AVAILABLE)
+        {
+            Futex.wakeAll(futexAddress);
         }
     }
 }

@@ -1,0 +1,46 @@
+package io.weft.config;
+
+/**
+ * A memory barrier on every running thread of this process at once: {@code membarrier(2)} with
+ * {@code MEMBARRIER_CMD_PRIVATE_EXPEDITED}. A thread that rarely has to see the stores of threads that often write
+ * (a doorbell's sleeper, once before it sleeps) issues it, so that the frequent writers need no fence of their own:
+ * an asymmetric Dekker pattern. {@link #AVAILABLE} is false where the kernel lacks it (before Linux 4.14) or
+ * registration failed; callers then keep their fences.
+ */
+public final class ProcessBarrier
+{
+    /** Whether {@link #run()} orders the stores of this process's other threads; if false, it is a no-op. */
+    public static final boolean AVAILABLE;
+    private static final long NR = LinuxSyscall.number(324, 283);
+    private static final int CMD_QUERY = 0;
+    private static final int CMD_PRIVATE_EXPEDITED = 8;
+    private static final int CMD_REGISTER_PRIVATE_EXPEDITED = 16;
+
+    static
+    {
+        boolean ok = false;
+        if (LinuxSyscall.AVAILABLE && !Boolean.getBoolean("weft.membarrier.disabled"))
+        {
+            final long commands = LinuxSyscall.call(NR, CMD_QUERY, 0, 0, 0, 0);
+            ok = commands > 0 && (commands & CMD_PRIVATE_EXPEDITED) != 0 &&
+                LinuxSyscall.call(NR, CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0, 0, 0) == 0;
+        }
+        AVAILABLE = ok;
+    }
+
+    private ProcessBarrier()
+    {
+    }
+
+    /**
+     * When this returns, every store another thread of this process made before it is visible to the caller, and
+     * every load another thread makes after it sees the caller's stores made before it.
+     */
+    public static void run()
+    {
+        if (AVAILABLE && LinuxSyscall.call(NR, CMD_PRIVATE_EXPEDITED, 0, 0, 0, 0) != 0)
+        {
+            throw new IllegalStateException("membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed after registration");
+        }
+    }
+}
