@@ -124,7 +124,8 @@ public final class ConfigLoader
             IdleStrategyKind.parse("weft.idle.strategy", string(c, "weft.idle.strategy")),
             intValue(c, "weft.idle.max-spins"),
             intValue(c, "weft.idle.max-yields"),
-            duration(c, "weft.idle.max-park"));
+            duration(c, "weft.idle.max-park"),
+            YieldAfterWork.parse("weft.idle.yield-after-work", string(c, "weft.idle.yield-after-work")));
         b.failure = new FailureConfig(duration(c, "weft.failure.heartbeat-interval"),
             duration(c, "weft.failure.failure-timeout"));
         b.subgroups = subgroups(c, b.transportKind);

@@ -67,6 +67,7 @@ public final class ConfigWriter
                 max-spins = %d
                 max-yields = %d
                 max-park = %dus
+                yield-after-work = %s
               }
               failure {
                 heartbeat-interval = %dms
@@ -104,6 +105,7 @@ public final class ConfigWriter
             c.transport().rdma().backend().configName(), c.transport().rdma().provider(), c.transport().rdma().verbs().library(),
             c.transport().rdma().verbs().device(), c.transport().rdma().verbs().port(), c.transport().rdma().verbs().gidIndex(),
             c.idle().strategy().configName(), c.idle().maxSpins(), c.idle().maxYields(), c.idle().maxPark().toNanos() / 1000,
+            c.idle().yieldAfterWork().configName(),
             c.failure().heartbeatInterval().toMillis(), c.failure().failureTimeout().toMillis(), subgroups,
             c.smc().sendBatching(), c.smc().receiveBatching(), c.smc().deliveryBatching(), c.smc().nullSends(),
             c.smc().earlyLockRelease(), c.smc().lazyNulls(), ids(c.membership().initialView()),

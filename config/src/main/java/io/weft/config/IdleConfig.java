@@ -10,11 +10,14 @@ import java.time.Duration;
  * @param maxSpins  passes that spin before yielding.
  * @param maxYields passes that yield before parking.
  * @param maxPark   upper bound of one park: a safety net so that a lost doorbell costs latency, never liveness.
+ * @param yieldAfterWork whether a pass that did work is followed by {@link Thread#yield()}.
  */
-public record IdleConfig(IdleStrategyKind strategy, int maxSpins, int maxYields, Duration maxPark)
+public record IdleConfig(IdleStrategyKind strategy, int maxSpins, int maxYields, Duration maxPark,
+    YieldAfterWork yieldAfterWork)
 {
     public IdleConfig
     {
+        WeftConfigException.check(yieldAfterWork != null, "weft.idle.yield-after-work", null, "must be set");
         WeftConfigException.check(strategy != null, "weft.idle.strategy", null, "must be set");
         WeftConfigException.check(maxSpins >= 0 && maxSpins <= 1_000_000, "weft.idle.max-spins", maxSpins,
             "must be in 0..1000000");

@@ -115,6 +115,21 @@ class ConfigLoaderTest
     }
 
     @Test
+    void yieldAfterWorkIsCheckedByNameAndAutoFollowsTheCores() throws IOException
+    {
+        final WeftConfigException bad = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(
+            write("weft { member.id = 0, group.members = " + oneMember() + ", idle.yield-after-work = sometimes }")));
+        assertEquals("weft.idle.yield-after-work", bad.key());
+        assertTrue(bad.getMessage().contains("always, never, auto"), bad.getMessage());
+        final WeftConfig auto = ConfigLoader.load(write("weft { member.id = 0, group.members = " + oneMember() + " }"));
+        assertEquals(YieldAfterWork.AUTO, auto.idle().yieldAfterWork());
+        assertEquals(Runtime.getRuntime().availableProcessors() < TcpThreading.MERGE_BELOW_CORES,
+            auto.idle().yieldAfterWork().yields());
+        assertTrue(YieldAfterWork.ALWAYS.yields());
+        assertTrue(!YieldAfterWork.NEVER.yields());
+    }
+
+    @Test
     void rdmaBackendAndVerbsOptionsAreCheckedByName() throws IOException
     {
         final WeftConfigException backend = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(

@@ -57,6 +57,7 @@ public final class PredicateThread implements AutoCloseable
     private final String name;
     private final IdleConfig idle;
     private final long maxParkNanos;
+    private final boolean yieldAfterWork;
     private final Doorbell doorbell;
     private final PassHost host;
     private final ConcurrentLinkedQueue<PredicateHandle> pending = new ConcurrentLinkedQueue<>();
@@ -93,6 +94,7 @@ public final class PredicateThread implements AutoCloseable
         this.host = host;
         this.idle = Objects.requireNonNull(idle, "idle");
         this.maxParkNanos = idle.maxPark().toNanos();
+        this.yieldAfterWork = idle.yieldAfterWork().yields();
         this.doorbell = Objects.requireNonNull(doorbell, "doorbell");
         this.errorHandler = ex -> LOG.error("{}: trigger failed", name, ex);
         final Tags tags = Tags.of("thread", name);
@@ -248,6 +250,10 @@ public final class PredicateThread implements AutoCloseable
             if (pass() > 0)
             {
                 idleCount = 0;
+                if (yieldAfterWork)
+                {
+                    Thread.yield();
+                }
                 continue;
             }
             idleCount = idle(idleCount);

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.weft.config.IdleConfig;
 import io.weft.config.IdleStrategyKind;
 import io.weft.config.ParkingDoorbell;
+import io.weft.config.YieldAfterWork;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -47,7 +48,8 @@ class PredicateThreadTest
 
     private PredicateThread create(final Duration maxPark)
     {
-        thread = new PredicateThread("t", new IdleConfig(IdleStrategyKind.BACKOFF, 100, 10, maxPark),
+        thread = new PredicateThread("t", new IdleConfig(IdleStrategyKind.BACKOFF, 100, 10, maxPark,
+            YieldAfterWork.AUTO),
             new ParkingDoorbell(), registry);
         return thread;
     }

@@ -5,6 +5,7 @@ import io.weft.config.IdleConfig;
 import io.weft.config.IdleStrategyKind;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
+import io.weft.config.YieldAfterWork;
 import io.weft.predicates.PredicateKind;
 import io.weft.predicates.PredicateThread;
 import io.weft.sst.Column;
@@ -56,7 +57,7 @@ class PredicateWakeTest
                 file.toString(), "1", go.toString()));
             try (Sst sst = Sst.open(group.forMember(0), LAYOUT);
                 PredicateThread thread = new PredicateThread("m0", new IdleConfig(IdleStrategyKind.BACKOFF, 200, 50,
-                    Duration.ofHours(1)), sst.doorbell(), sst.passHost(), new SimpleMeterRegistry()))
+                    Duration.ofHours(1), YieldAfterWork.AUTO), sst.doorbell(), sst.passHost(), new SimpleMeterRegistry()))
             {
                 final CountDownLatch fired = new CountDownLatch(1);
                 thread.register("echo", PredicateKind.ONE_TIME, () -> sst.counter(1, VALUE) == 42, () ->
