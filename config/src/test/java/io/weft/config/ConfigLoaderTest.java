@@ -105,22 +105,25 @@ class ConfigLoaderTest
         assertTrue(ex.getMessage().contains("70000") && ex.getMessage().contains("1..65535"), ex.getMessage());
     }
 
+    /** A member's file with {@code setting} is refused with an error naming {@code key} and containing {@code allowed}. */
+    private void assertRefused(final String setting, final String key, final String allowed) throws IOException
+    {
+        final Path file = write("weft { member.id = 0, group.members = " + oneMember() + ", " + setting + " }");
+        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
+        assertEquals(key, ex.key());
+        assertTrue(ex.getMessage().contains(allowed), ex.getMessage());
+    }
+
     @Test
     void badEnumListsTheChoices() throws IOException
     {
-        final Path file = write("weft { member.id = 0, group.members = " + oneMember() + ", transport.kind = udp }");
-        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
-        assertEquals("weft.transport.kind", ex.key());
-        assertTrue(ex.getMessage().contains("shm, tcp, rdma"), ex.getMessage());
+        assertRefused("transport.kind = udp", "weft.transport.kind", "shm, tcp, rdma");
     }
 
     @Test
     void yieldAfterWorkIsCheckedByNameAndAutoFollowsTheCores() throws IOException
     {
-        final WeftConfigException bad = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(
-            write("weft { member.id = 0, group.members = " + oneMember() + ", idle.yield-after-work = sometimes }")));
-        assertEquals("weft.idle.yield-after-work", bad.key());
-        assertTrue(bad.getMessage().contains("always, never, auto"), bad.getMessage());
+        assertRefused("idle.yield-after-work = sometimes", "weft.idle.yield-after-work", "always, never, auto");
         final WeftConfig auto = ConfigLoader.load(write("weft { member.id = 0, group.members = " + oneMember() + " }"));
         assertEquals(YieldAfterWork.AUTO, auto.idle().yieldAfterWork());
         assertEquals(Runtime.getRuntime().availableProcessors() < TcpThreading.MERGE_BELOW_CORES,
@@ -132,14 +135,8 @@ class ConfigLoaderTest
     @Test
     void rdmaBackendAndVerbsOptionsAreCheckedByName() throws IOException
     {
-        final WeftConfigException backend = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(
-            write("weft { member.id = 0, group.members = " + oneMember() + ", transport.rdma.backend = psm }")));
-        assertEquals("weft.transport.rdma.backend", backend.key());
-        assertTrue(backend.getMessage().contains("libfabric, verbs"), backend.getMessage());
-        final WeftConfigException port = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(
-            write("weft { member.id = 0, group.members = " + oneMember() + ", transport.rdma.verbs.port = 0 }")));
-        assertEquals("weft.transport.rdma.verbs.port", port.key());
-        assertTrue(port.getMessage().contains("1 .. 255"), port.getMessage());
+        assertRefused("transport.rdma.backend = psm", "weft.transport.rdma.backend", "libfabric, verbs");
+        assertRefused("transport.rdma.verbs.port = 0", "weft.transport.rdma.verbs.port", "1 .. 255");
         final WeftConfigException device = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(
             write("weft { member.id = 0, group.members = " + oneMember() + ", transport.rdma.verbs.device = \"a b\" }")));
         assertEquals("weft.transport.rdma.verbs.device", device.key());
