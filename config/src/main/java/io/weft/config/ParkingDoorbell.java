@@ -31,6 +31,7 @@ public class ParkingDoorbell implements Doorbell
     private int sequence;
     @SuppressWarnings("unused") // accessed through SLEEPER
     private Thread sleeper;
+    private boolean ordered = true; // the sleeper's own: whether its last announcement's barrier held
 
     @Override
     public final int prepareToSleep()
@@ -38,7 +39,7 @@ public class ParkingDoorbell implements Doorbell
         // volatile store then volatile load: with ring()'s volatile add then volatile load this is Dekker's pattern,
         // so either the ringer sees the sleeper or the sleeper's re-check sees the ringer's data.
         SLEEPER.setVolatile(this, Thread.currentThread());
-        ProcessBarrier.run(); // for ringInProcess, which reads SLEEPER without a fence
+        ordered = ProcessBarrier.run(); // for ringInProcess, which reads SLEEPER without a fence
         return (int)SEQUENCE.getVolatile(this);
     }
 
@@ -47,7 +48,7 @@ public class ParkingDoorbell implements Doorbell
     {
         if ((int)SEQUENCE.getVolatile(this) == ticket)
         {
-            block(maxNanos);
+            block(ProcessBarrier.sleepBound(ordered, maxNanos));
         }
     }
 

@@ -32,15 +32,24 @@ public final class ProcessBarrier
     {
     }
 
+    /** How long a sleeper whose barrier failed may sleep: a ring it could not see then waits at most this long. */
+    public static final long UNORDERED_SLEEP_NANOS = 1_000_000L;
+
     /**
-     * When this returns, every store another thread of this process made before it is visible to the caller, and
-     * every load another thread makes after it sees the caller's stores made before it.
+     * When this returns true, every store another thread of this process made before it is visible to the caller, and
+     * every load another thread makes after it sees the caller's stores made before it. False only if the system
+     * call failed after a successful registration (not expected): a sleeper then bounds its sleep by
+     * {@link #UNORDERED_SLEEP_NANOS} rather than stop. Where the barrier is not {@link #AVAILABLE}, true: rings from
+     * the process then carry their own fences.
      */
-    public static void run()
+    public static boolean run()
     {
-        if (AVAILABLE && LinuxSyscall.call(NR, CMD_PRIVATE_EXPEDITED, 0, 0, 0, 0) != 0)
-        {
-            throw new IllegalStateException("membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed after registration");
-        }
+        return !AVAILABLE || LinuxSyscall.call(NR, CMD_PRIVATE_EXPEDITED, 0, 0, 0, 0) == 0;
+    }
+
+    /** The longest sleep after an announcement whose barrier gave {@code ordered}. */
+    public static long sleepBound(final boolean ordered, final long maxNanos)
+    {
+        return ordered ? maxNanos : Math.min(maxNanos, UNORDERED_SLEEP_NANOS);
     }
 }

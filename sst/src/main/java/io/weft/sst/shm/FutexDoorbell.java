@@ -26,6 +26,7 @@ final class FutexDoorbell implements Doorbell
     private final long sleepingOffset;
     private final long futexAddress;
     private final MemorySegment timespec;
+    private boolean ordered = true; // the sleeper's own: whether its last announcement's barrier held
 
     FutexDoorbell(final MemorySegment header, final long sequenceOffset, final long sleepingOffset)
     {
@@ -40,7 +41,7 @@ final class FutexDoorbell implements Doorbell
     public int prepareToSleep()
     {
         INT.setVolatile(header, sleepingOffset, 1);
-        ProcessBarrier.run(); // for ringInProcess, which reads the flag without a fence
+        ordered = ProcessBarrier.run(); // for ringInProcess, which reads the flag without a fence
         return (int)INT.getVolatile(header, sequenceOffset);
     }
 
@@ -49,7 +50,7 @@ final class FutexDoorbell implements Doorbell
     {
         if (Futex.AVAILABLE)
         {
-            Futex.await(futexAddress, ticket, timespec, maxNanos);
+            Futex.await(futexAddress, ticket, timespec, ProcessBarrier.sleepBound(ordered, maxNanos));
         }
         else if ((int)INT.getVolatile(header, sequenceOffset) == ticket)
         {
