@@ -73,6 +73,7 @@ public class ParkingDoorbell implements Doorbell
     @Override
     public final void ringInProcess()
     {
+        ProcessBarrier.keepOrder();
         if (!ProcessBarrier.AVAILABLE || SLEEPER.getAcquire(this) != null)
         {
             ring();

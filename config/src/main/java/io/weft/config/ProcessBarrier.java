@@ -1,5 +1,7 @@
 package io.weft.config;
 
+import java.lang.invoke.VarHandle;
+
 /**
  * A memory barrier on every running thread of this process at once: {@code membarrier(2)} with
  * {@code MEMBARRIER_CMD_PRIVATE_EXPEDITED}. A thread that rarely has to see the stores of threads that often write
@@ -45,6 +47,16 @@ public final class ProcessBarrier
     public static boolean run()
     {
         return !AVAILABLE || LinuxSyscall.call(NR, CMD_PRIVATE_EXPEDITED, 0, 0, 0, 0) == 0;
+    }
+
+    /**
+     * For the frequent side, between its stores and its load of the sleeper's flag: the compiler must not move the
+     * load above the stores (the CPU is ordered by the sleeper's barrier). A release fence emits no instruction on
+     * x86, and in HotSpot's compiler every fence is a barrier to all memory accesses on either side.
+     */
+    public static void keepOrder()
+    {
+        VarHandle.releaseFence();
     }
 
     /** The longest sleep after an announcement whose barrier gave {@code ordered}. */

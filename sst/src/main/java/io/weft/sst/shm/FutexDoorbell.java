@@ -68,6 +68,7 @@ final class FutexDoorbell implements Doorbell
     @Override
     public void ringInProcess()
     {
+        ProcessBarrier.keepOrder();
         if (!ProcessBarrier.AVAILABLE)
         {
             ring();
