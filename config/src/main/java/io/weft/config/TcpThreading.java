@@ -12,16 +12,13 @@ public enum TcpThreading implements ConfigChoice
      * trigger it enables, two threads fewer per member. A delivery callback then delays this member's reads.
      */
     MERGED,
-    /** {@link #MERGED} when the host has fewer than {@link #MERGE_BELOW_CORES} cores, else {@link #SEPARATE}. */
+    /** {@link #MERGED} where {@link Cores#scarce() cores are scarce}, else {@link #SEPARATE}. */
     AUTO;
-
-    /** Below this many cores a member's hot threads outnumber them and every hand-off is a context switch. */
-    public static final int MERGE_BELOW_CORES = 4;
 
     /** Whether the selector thread runs the predicates on this host. */
     public boolean merged()
     {
-        return this == MERGED || (this == AUTO && Runtime.getRuntime().availableProcessors() < MERGE_BELOW_CORES);
+        return this == MERGED || (this == AUTO && Cores.scarce());
     }
 
     public static TcpThreading parse(final String key, final String value)

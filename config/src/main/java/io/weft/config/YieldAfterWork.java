@@ -12,14 +12,13 @@ public enum YieldAfterWork implements ConfigChoice
     ALWAYS,
     /** Go straight on to the next pass. */
     NEVER,
-    /** {@link #ALWAYS} when the host has fewer than {@link TcpThreading#MERGE_BELOW_CORES} cores, else {@link #NEVER}. */
+    /** {@link #ALWAYS} where {@link Cores#scarce() cores are scarce}, else {@link #NEVER}. */
     AUTO;
 
     /** Whether the predicate thread yields after a pass that did work on this host. */
     public boolean yields()
     {
-        return this == ALWAYS ||
-            (this == AUTO && Runtime.getRuntime().availableProcessors() < TcpThreading.MERGE_BELOW_CORES);
+        return this == ALWAYS || (this == AUTO && Cores.scarce());
     }
 
     public static YieldAfterWork parse(final String key, final String value)

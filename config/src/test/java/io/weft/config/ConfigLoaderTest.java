@@ -105,7 +105,7 @@ class ConfigLoaderTest
         assertTrue(ex.getMessage().contains("70000") && ex.getMessage().contains("1..65535"), ex.getMessage());
     }
 
-    /** A member's file with {@code setting} is refused with an error naming {@code key} and containing {@code allowed}. */
+    /** A member's file with {@code setting} is refused, the error naming {@code key} and containing {@code allowed}. */
     private void assertRefused(final String setting, final String key, final String allowed) throws IOException
     {
         final Path file = write("weft { member.id = 0, group.members = " + oneMember() + ", " + setting + " }");
@@ -126,7 +126,7 @@ class ConfigLoaderTest
         assertRefused("idle.yield-after-work = sometimes", "weft.idle.yield-after-work", "always, never, auto");
         final WeftConfig auto = ConfigLoader.load(write("weft { member.id = 0, group.members = " + oneMember() + " }"));
         assertEquals(YieldAfterWork.AUTO, auto.idle().yieldAfterWork());
-        assertEquals(Runtime.getRuntime().availableProcessors() < TcpThreading.MERGE_BELOW_CORES,
+        assertEquals(Runtime.getRuntime().availableProcessors() < Cores.SCARCE_BELOW,
             auto.idle().yieldAfterWork().yields());
         assertTrue(YieldAfterWork.ALWAYS.yields());
         assertTrue(!YieldAfterWork.NEVER.yields());
