@@ -71,24 +71,22 @@ final class DdsBenchCommand implements java.util.concurrent.Callable<Integer>
     }
 
     /**
-     * What the host's memory allows logged storage at all: every member appends every sample to its log, so the
-     * members' logs share the cores at one thread's append rate to a new mapped file (measured here, in the
-     * directory the members log to), whatever else they do.
+     * What the host allows logged storage at all: every member appends every sample to its log, so the members'
+     * logs append at once, sharing the cores, the page cache and the disk. Measured here with as many processes as
+     * members, each appending to a new mapped file in the directory the members log to, doing nothing else.
      */
     private void printLogCeiling(final double atomicMsgsPerSec) throws InterruptedException
     {
         final Path dir = Path.of(System.getProperty("java.io.tmpdir"));
         final int record = options.size + SampleLog.ENTRY_OVERHEAD;
-        final double appends = MachineLimits.logAppendsPerSec(dir, record,
+        final double each = MachineLimits.logAppendsPerSec(dir, record, options.members,
             options.steady.warmup.toNanos(), options.steady.measure.toNanos(), System.out);
-        final int cores = Runtime.getRuntime().availableProcessors();
-        final double ceiling = appends * cores / options.members;
         // the machine's seconds per sample: the multicast's own (it fills the cores at its measured rate) plus the logs'
-        final double both = 1 / (1 / atomicMsgsPerSec + 1 / ceiling);
-        System.out.printf(Locale.ROOT, "log ceiling: one thread appends %,.0f records of %d B/s to a new mapped file " +
-            "in %s (%.2f us each); %d members logging every sample on %d cores: at most %,.0f samples/s doing nothing " +
-            "else (%.2fx atomic multicast's throughput), %,.0f with the multicast's own cost (%.2fx)%n", appends, record,
-            dir, 1e6 / appends, options.members, cores, ceiling, ceiling / atomicMsgsPerSec, both,
+        final double both = 1 / (1 / atomicMsgsPerSec + 1 / each);
+        System.out.printf(Locale.ROOT, "log ceiling: %d processes appending records of %d B at once, each to a new " +
+            "mapped file in %s: %,.0f records/s each (median; %.2f us per record), so at most that many samples/s " +
+            "doing nothing else (%.2fx atomic multicast's throughput), %,.0f with the multicast's own cost (%.2fx)%n",
+            options.members, record, dir, each, 1e6 / each, each / atomicMsgsPerSec, both,
             both / atomicMsgsPerSec);
     }
 }

@@ -49,7 +49,7 @@ class BenchCommandsSmokeTest
             "500ms", "--measure", "1s", "--transport", "shm");
         assertTrue(out.contains("dds logged-storage"), out);
         assertTrue(out.contains("logged storage over atomic multicast:"), out);
-        assertTrue(out.contains("log ceiling: one thread appends"), out);
+        assertTrue(out.contains("log ceiling: 3 processes appending"), out);
         assertTrue(!out.contains("NaN"), "a probe failed:\n" + out);
     }
 

@@ -80,17 +80,29 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
     }
 
     /**
-     * Records of {@code size} bytes per second that one thread appends to a new memory-mapped file in {@code dir}
-     * ({@link LimitMember}'s {@code log-append}), or NaN with the reason printed: the ceiling of one log.
+     * Records of {@code size} bytes per second that each of {@code processes} processes appends at once, each to a new
+     * memory-mapped file of its own in {@code dir} ({@link LimitMember}'s {@code log-append}), as the members' logs
+     * do: they share the cores, the page cache and the disk. The median over the processes, or NaN with the reason
+     * printed.
      */
-    public static double logAppendsPerSec(final Path dir, final int size, final long warmupNanos,
+    public static double logAppendsPerSec(final Path dir, final int size, final int processes, final long warmupNanos,
         final long measureNanos, final PrintStream log) throws InterruptedException
     {
         final List<String> failures = new ArrayList<>();
-        final SteadyRun.Outcome o = probe(List.of(member("log-append", "log-append", warmupNanos, measureNanos,
-            dir.toString(), String.valueOf(size))), warmupNanos, measureNanos, "log append", failures, log);
+        final List<SteadyRun.Member> appenders = new ArrayList<>();
+        for (int i = 0; i < processes; i++)
+        {
+            appenders.add(member("log-append-" + i, "log-append", warmupNanos, measureNanos, dir.toString(),
+                String.valueOf(size)));
+        }
+        final SteadyRun.Outcome o = probe(appenders, warmupNanos, measureNanos, "log append", failures, log);
         failures.forEach(f -> log.println("FAILED " + f));
-        return o == null ? Double.NaN : o.reports().getFirst().get("delivered_msgs_per_sec");
+        if (o == null)
+        {
+            return Double.NaN;
+        }
+        final double[] rates = o.reports().stream().mapToDouble(r -> r.get("delivered_msgs_per_sec")).sorted().toArray();
+        return rates[rates.length / 2];
     }
 
     /** The shm ceiling for {@code size}-byte messages: the SPSC ring's rate. */
