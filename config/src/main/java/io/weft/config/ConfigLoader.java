@@ -129,7 +129,8 @@ public final class ConfigLoader
         b.failure = new FailureConfig(duration(c, "weft.failure.heartbeat-interval"),
             duration(c, "weft.failure.failure-timeout"));
         b.subgroups = subgroups(c, b.transportKind);
-        b.dds = new DdsConfig(Path.of(string(c, "weft.dds.log-directory")), topics(c, b.transportKind));
+        b.dds = new DdsConfig(Path.of(string(c, "weft.dds.log-directory")), bool(c, "weft.dds.log-drop-behind"),
+            topics(c, b.transportKind));
         b.smc = new SmcConfig(bool(c, "weft.smc.send-batching"), bool(c, "weft.smc.receive-batching"),
             bool(c, "weft.smc.delivery-batching"), bool(c, "weft.smc.null-sends"), bool(c, "weft.smc.early-lock-release"),
             bool(c, "weft.smc.lazy-nulls"));

@@ -93,6 +93,7 @@ public final class ConfigWriter
               }
               dds {
                 log-directory = %s
+                log-drop-behind = %s
                 topics = [
             %s
                 ]
@@ -111,6 +112,7 @@ public final class ConfigWriter
             c.smc().earlyLockRelease(), c.smc().lazyNulls(), ids(c.membership().initialView()),
             c.membership().secret() == null ? "null" : com.typesafe.config.ConfigUtil.quoteString(c.membership().secret()),
             c.membership().sendDuringViewChange().configName(), c.membership().joinTimeout().toMillis(),
-            c.membership().runtimeSubgroups(), com.typesafe.config.ConfigUtil.quoteString(c.dds().logDirectory().toString()), topics);
+            c.membership().runtimeSubgroups(), com.typesafe.config.ConfigUtil.quoteString(c.dds().logDirectory().toString()), c.dds().logDropBehind(),
+            topics);
     }
 }

@@ -8,12 +8,19 @@ import java.util.Set;
 /**
  * The DDS layer's part of the configuration: the topics of the domain and where logged topics keep their logs.
  *
- * @param logDirectory where logged-storage topics keep their logs: {@code <dir>/<group>/member-<id>/<topic>}.
- * @param topics       the topics of the domain, the same in every member's file.
+ * @param logDirectory  where logged-storage topics keep their logs: {@code <dir>/<group>/member-<id>/<topic>}.
+ * @param logDropBehind whether a log's pages leave the page cache once on disk, a step behind the appender.
+ * @param topics        the topics of the domain, the same in every member's file.
  */
-public record DdsConfig(Path logDirectory, List<TopicConfig> topics)
+public record DdsConfig(Path logDirectory, boolean logDropBehind, List<TopicConfig> topics)
 {
     public static final DdsConfig NONE = new DdsConfig(Path.of("weft-logs"), List.of());
+
+    /** Logs in {@code logDirectory}, their pages dropped behind the appender (the default). */
+    public DdsConfig(final Path logDirectory, final List<TopicConfig> topics)
+    {
+        this(logDirectory, true, topics);
+    }
 
     public DdsConfig
     {

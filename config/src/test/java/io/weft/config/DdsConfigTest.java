@@ -47,6 +47,7 @@ class DdsConfigTest
         assertEquals(List.of(), c.subgroup("dds.engine").members(), "storage topics are kept by every member");
         assertEquals(4, c.dds().topic("engine").history());
         assertEquals(1024, c.dds().topic("engine").maxSample());
+        assertTrue(c.dds().logDropBehind(), "logs drop their pages behind the appender unless told not to");
     }
 
     @Test
@@ -75,7 +76,7 @@ class DdsConfigTest
     {
         final WeftConfig c = WeftConfig.builder().memberId(1).localGroup("dds-round-trip", 3, 9100)
             .subgroups(List.of(SubgroupConfig.allMembers("other", 16, 64)))
-            .dds(new DdsConfig(dir.resolve("logs"), List.of(
+            .dds(new DdsConfig(dir.resolve("logs"), false, List.of(
                 new TopicConfig("record", 7, QosLevel.LOGGED_STORAGE, List.of(0, 2), List.of(), 64, 2048, 16),
                 new TopicConfig("alerts", 9, QosLevel.ATOMIC_MULTICAST, List.of(), List.of(1), 32, 128, 1),
                 new TopicConfig("engine", 10, QosLevel.VOLATILE_STORAGE, List.of(), List.of(), 32, 128, 4,
@@ -106,6 +107,7 @@ class DdsConfigTest
         assertEquals("weft.dds.topics[a].history", refused("topics = [ { name = a, id = 1, history = 0 } ]").key());
         assertEquals("weft.subgroups[dds.a].max-payload",
             refused("topics = [ { name = a, id = 1, max-sample = 2 MiB } ]").key());
+        assertEquals("weft.dds.log-drop-behind", refused("log-drop-behind = sometimes").key());
     }
 
     @Test

@@ -153,7 +153,7 @@ public final class DomainParticipant implements AutoCloseable
         if (t.qos() == QosLevel.LOGGED_STORAGE)
         {
             RuntimeTopics.claimLog(logDirectory(config, t.name()), graveyard(config), rt.incarnation());
-            log = SampleLog.open(logDirectory(config, t.name()));
+            log = SampleLog.open(logDirectory(config, t.name()), config.dds().logDropBehind());
         }
         final TopicState state = new TopicState(t, config.memberId(), log);
         written.put(t.name(), new AtomicLong());

@@ -79,7 +79,7 @@ public final class ParticipantBuilder
                     continue;
                 }
                 final SampleLog log = t.qos() == QosLevel.LOGGED_STORAGE
-                    ? SampleLog.open(DomainParticipant.logDirectory(config, t.name())) : null;
+                    ? SampleLog.open(DomainParticipant.logDirectory(config, t.name()), config.dds().logDropBehind()) : null;
                 final TopicState state = new TopicState(t, config.memberId(), log);
                 states.put(t.name(), state);
                 builder.onBatch(t.subgroupName(), state::onBatch);

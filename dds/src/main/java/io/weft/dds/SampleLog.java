@@ -51,12 +51,15 @@ public final class SampleLog implements AutoCloseable
     private long nextMark; // the appending thread's (and the check's at open)
     /** Excerpts read so far, by every reader (tests check that a read seeks). */
     private final LongAdder excerptsRead = new LongAdder();
+    /** The appending thread's: the log's pages leave the page cache once on disk, a step behind the appender. */
+    private final DropBehind dropBehind; // null: the kernel decides
 
-    private SampleLog(final Path directory, final ChronicleQueue queue, final boolean append)
+    private SampleLog(final Path directory, final ChronicleQueue queue, final boolean append, final boolean dropBehind)
     {
         this.directory = directory;
         this.queue = queue;
         this.appender = append ? queue.createAppender() : null;
+        this.dropBehind = append && dropBehind ? new DropBehind() : null;
         if (appender != null)
         {
             // one appending thread at a time, handed over with a happens-before edge (a view change, a joiner's
@@ -68,11 +71,17 @@ public final class SampleLog implements AutoCloseable
 
     /**
      * Opens (creating it if needed) the log in {@code directory} for appending, after checking every entry it holds:
-     * positions in order from 0 and CRCs right.
+     * positions in order from 0 and CRCs right. Its pages leave the page cache once on disk ({@link DropBehind}).
      *
      * @throws IllegalStateException naming the first bad entry.
      */
     public static SampleLog open(final Path directory)
+    {
+        return open(directory, true);
+    }
+
+    /** As {@link #open(Path)}; {@code dropBehind} false leaves the log's pages to the kernel. */
+    public static SampleLog open(final Path directory, final boolean dropBehind)
     {
         try
         {
@@ -82,7 +91,7 @@ public final class SampleLog implements AutoCloseable
         {
             throw new IllegalStateException("cannot create the log directory " + directory + ": " + ex.getMessage(), ex);
         }
-        final SampleLog log = new SampleLog(directory, build(directory, false), true);
+        final SampleLog log = new SampleLog(directory, build(directory, false), true, dropBehind);
         try
         {
             final String bad = log.verify();
@@ -106,7 +115,7 @@ public final class SampleLog implements AutoCloseable
         {
             throw new IllegalArgumentException("no log at " + directory + " (no such directory)");
         }
-        return new SampleLog(directory, build(directory, true), false);
+        return new SampleLog(directory, build(directory, true), false, false);
     }
 
     private static ChronicleQueue build(final Path directory, final boolean readOnly)
@@ -173,6 +182,11 @@ public final class SampleLog implements AutoCloseable
                 while (n < to && bytes + ENTRY_OVERHEAD + lengths[(int)(n % capacity)] <= RUN_BYTES);
             }
             mark(first, appender.lastIndexAppended());
+        }
+        final net.openhft.chronicle.wire.Wire wire = appender.wire();
+        if (dropBehind != null && wire != null)
+        {
+            dropBehind.advance(appender.currentFile(), wire.bytes().writePosition());
         }
         return count;
     }
@@ -416,6 +430,10 @@ public final class SampleLog implements AutoCloseable
     @Override
     public void close()
     {
+        if (dropBehind != null)
+        {
+            dropBehind.close();
+        }
         if (appender != null)
         {
             appender.close();

@@ -68,11 +68,7 @@ class SampleLogTest
     @Test
     void runsOfEntriesShareExcerptsAndReadBackOneByOne() throws Exception
     {
-        final int capacity = 64; // a ring like LogWriter's, wrapped around several times
-        final int[] publishers = new int[capacity];
-        final long[] nanos = new long[capacity];
-        final byte[][] payloads = new byte[capacity][];
-        final int[] lengths = new int[capacity];
+        final RunRing ring = new RunRing(64); // wrapped around several times
         long written = 0;
         try (SampleLog log = SampleLog.open(dir))
         {
@@ -82,15 +78,12 @@ class SampleLogTest
                 final int size = run == 3 ? 60 : 5 + run; // run 3 spans several excerpts (60 x 40 KiB)
                 for (int k = 0; k < size; k++, written++)
                 {
-                    final int i = (int)(written % capacity);
                     final byte[] body = new byte[run == 3 ? 40 * 1024 : 100 + k];
                     java.util.Arrays.fill(body, (byte)written);
-                    payloads[i] = body;
-                    lengths[i] = body.length - 1; // only the first length bytes are the sample
-                    publishers[i] = (int)(written % 3);
-                    nanos[i] = 7 * written;
+                    // only the first length bytes are the sample
+                    ring.put(written, (int)(written % 3), 7 * written, body, body.length - 1);
                 }
-                assertEquals(written, log.appendRun(publishers, nanos, payloads, lengths, from, written));
+                assertEquals(written, ring.appendTo(log, from, written));
             }
             final byte[] single = text("after the runs");
             assertEquals(written + 1, log.append(2, 1, single, single.length));
@@ -123,11 +116,7 @@ class SampleLogTest
     void aReadNearTheEndOfALongLogSeeksInsteadOfWalkingItFromTheStart() throws Exception
     {
         final int entries = 10 * SampleLog.MARK_EVERY + 123;
-        final int capacity = 256;
-        final int[] publishers = new int[capacity];
-        final long[] nanos = new long[capacity];
-        final byte[][] payloads = new byte[capacity][];
-        final int[] lengths = new int[capacity];
+        final RunRing ring = new RunRing(256);
         try (SampleLog log = SampleLog.open(dir))
         {
             for (long n = 0; n < entries; )
@@ -142,13 +131,10 @@ class SampleLogTest
                 final long from = n; // and runs of 37 entries per excerpt
                 for (int k = 0; k < 37 && n < entries; k++, n++)
                 {
-                    final int i = (int)(n % capacity);
-                    payloads[i] = text("entry-" + n);
-                    lengths[i] = payloads[i].length;
-                    publishers[i] = 2;
-                    nanos[i] = n;
+                    final byte[] s = text("entry-" + n);
+                    ring.put(n, 2, n, s, s.length);
                 }
-                log.appendRun(publishers, nanos, payloads, lengths, from, n);
+                ring.appendTo(log, from, n);
             }
             assertSeeks(log, entries);
         }

@@ -3,6 +3,7 @@ package io.weft.bench.limits;
 import io.weft.bench.steady.Deliveries;
 import io.weft.bench.steady.Payload;
 import io.weft.bench.steady.SteadyClock;
+import io.weft.dds.DropBehind;
 import io.weft.testkit.ParentWatch;
 import io.weft.tools.ConsoleLines;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -41,7 +42,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code tcp-echo|tcp-ping PORT}: 64-byte ping-pong over loopback tcp with TCP_NODELAY (round trip).</li>
  *   <li>{@code log-append DIR SIZE}: one thread appending records of {@code SIZE} bytes to a new file in {@code DIR}
  *   through memory-mapped 64 MiB chunks, as a log does (every page it writes is a page the file did not have: the
- *   floor under every member's log of every sample). The file is deleted at the end.</li>
+ *   floor under every member's log of every sample), its pages dropped behind it once on disk as a log's are
+ *   ({@link DropBehind}). The file is deleted at the end.</li>
  * </ul>
  * Waiting spins briefly and then yields or parks (Agrona's back-off): three spinning processes on two cores would
  * measure the scheduler, not the machine.
@@ -117,7 +119,8 @@ public final class LimitMember
         throws Exception
     {
         final Path file = Files.createTempFile(dir, "weft-limit-log-", ".bin");
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            DropBehind dropBehind = new DropBehind())
         {
             final byte[] record = new byte[size];
             java.util.Arrays.fill(record, (byte)7);
@@ -135,6 +138,7 @@ public final class LimitMember
                     }
                 }
                 base += LOG_CHUNK;
+                dropBehind.advance(file.toFile(), base); // the pages recycled as a log's are
             }
             return report(clock, size);
         }
