@@ -2,6 +2,7 @@ package io.weft.dds;
 
 import io.weft.membership.Subgroup;
 import io.weft.smc.Message;
+import io.weft.smc.MessageBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,8 +86,11 @@ final class LogWriter
         }
     }
 
-    /** Copies a delivered sample into the ring, waiting while the ring is full (delivery thread). */
-    void offer(final Message m)
+    /**
+     * Copies a delivered batch into the ring in order, waiting while the ring is full (delivery thread). One lock for
+     * the batch: per sample, its release was a seventh of the delivery thread's time (async-profiler, shm, 1 KiB).
+     */
+    void offer(final MessageBatch batch)
     {
         if (failed)
         {
@@ -95,33 +99,45 @@ final class LogWriter
         lock.lock();
         try
         {
-            while (offered - taken == capacity && !closing)
+            final boolean idle = offered == taken; // the thread may be waiting for work: signalled once per batch
+            for (int k = 0; k < batch.size(); k++)
             {
-                space.awaitUninterruptibly();
+                while (offered - taken == capacity && !closing)
+                {
+                    work.signal(); // the thread takes what this batch offered so far, then makes space
+                    space.awaitUninterruptibly();
+                }
+                if (closing)
+                {
+                    return; // closed meanwhile: nothing is delivered to a closed participant
+                }
+                copy(batch.get(k));
             }
-            if (closing)
+            if (idle && offered > taken)
             {
-                return; // closed meanwhile: nothing is delivered to a closed participant
-            }
-            final int i = (int)(offered % capacity);
-            final int length = m.length();
-            if (payloads[i] == null || payloads[i].length < length)
-            {
-                payloads[i] = new byte[length];
-            }
-            MemorySegment.copy(m.segment(), ValueLayout.JAVA_BYTE, m.offset(), payloads[i], 0, length);
-            lengths[i] = length;
-            publishers[i] = m.senderId();
-            nanos[i] = m.timestampNanos();
-            if (offered++ == taken)
-            {
-                work.signal(); // the thread may be waiting for work: once per run, not per sample
+                work.signal();
             }
         }
         finally
         {
             lock.unlock();
         }
+    }
+
+    /** Under the lock, with space in the ring: the sample at {@code offered}. */
+    private void copy(final Message m)
+    {
+        final int i = (int)(offered % capacity);
+        final int length = m.length();
+        if (payloads[i] == null || payloads[i].length < length)
+        {
+            payloads[i] = new byte[length];
+        }
+        MemorySegment.copy(m.segment(), ValueLayout.JAVA_BYTE, m.offset(), payloads[i], 0, length);
+        lengths[i] = length;
+        publishers[i] = m.senderId();
+        nanos[i] = m.timestampNanos();
+        offered++;
     }
 
     private void run()

@@ -85,6 +85,10 @@ final class TopicState
     {
         synchronized (this)
         {
+            if (writer != null)
+            {
+                writer.offer(batch); // appended and counted persisted by the topic's log thread
+            }
             for (int i = 0; i < batch.size(); i++)
             {
                 onMessage(batch.get(i));
@@ -98,10 +102,6 @@ final class TopicState
         if (history != null)
         {
             history.add(m.senderId(), p, m.timestampNanos(), m.segment(), m.offset(), m.length());
-        }
-        if (writer != null)
-        {
-            writer.offer(m); // appended and counted persisted by the topic's log thread
         }
         if (m.senderId() == me)
         {
