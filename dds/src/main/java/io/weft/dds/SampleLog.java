@@ -13,15 +13,15 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
-import java.util.zip.CRC32C;
 
 /**
  * The log of one logged-storage topic at one member: a Chronicle Queue in its own directory of entries, one per
  * delivered sample, appended in delivery order (so position {@code n} holds the same sample at every member).
  * Entry layout, little-endian: {@code position:8 publisher:4 sourceNanos:8 length:4 payload:length crc:4}, the
- * CRC-32C over everything before it. An excerpt holds one entry or a run of consecutive ones ({@link #appendRun}):
- * Chronicle's cost is per excerpt (header, index), so a run of small samples shares it. Appends go to the page cache
- * of a memory-mapped file: they survive the process (kill -9), not a crash of the host.
+ * CRC-32C over everything before it but the length ({@link EntryCrc}). An excerpt holds one entry or a run of
+ * consecutive ones ({@link #appendRun}): Chronicle's cost is per excerpt (header, index), so a run of small samples
+ * shares it. Appends go to the page cache of a memory-mapped file: they survive the process (kill -9), not a crash of
+ * the host.
  *
  * <p>A read from position {@code n} starts at the excerpt of the last mark at or before {@code n}: every
  * {@value #MARK_EVERY} entries the first entry of an excerpt and its Chronicle index are kept in memory (found again
@@ -44,7 +44,7 @@ public final class SampleLog implements AutoCloseable
     private final ChronicleQueue queue;
     private final ExcerptAppender appender;
     /** The appending thread's; a reader checks with its own, as it may run beside an append (a catch-up's read). */
-    private final CRC32C crc = new CRC32C();
+    private final EntryCrc crc = new EntryCrc();
     private long count;
     /** Entry position of an excerpt's first entry to its Chronicle index, every {@link #MARK_EVERY} entries. */
     private final ConcurrentSkipListMap<Long, Long> marks = new ConcurrentSkipListMap<>();
@@ -183,12 +183,18 @@ public final class SampleLog implements AutoCloseable
             }
             mark(first, appender.lastIndexAppended());
         }
+        dropBehind();
+        return count;
+    }
+
+    /** After appends: the pages the appender has left far enough behind leave the page cache. */
+    private void dropBehind()
+    {
         final net.openhft.chronicle.wire.Wire wire = appender.wire();
         if (dropBehind != null && wire != null)
         {
             dropBehind.advance(appender.currentFile(), wire.bytes().writePosition());
         }
-        return count;
     }
 
     /** The excerpt at Chronicle {@code index} begins with entry {@code first}: kept if a mark is due. */
@@ -221,37 +227,20 @@ public final class SampleLog implements AutoCloseable
             write(dc.wire().bytes(), position, publisherId, sourceNanos, payload, length);
         }
         mark(count, appender.lastIndexAppended());
-        return ++count;
+        count++;
+        dropBehind();
+        return count;
     }
 
     private void write(final Bytes<?> b, final long position, final int publisherId, final long sourceNanos,
         final byte[] payload, final int length)
     {
-        final int sum = crc(crc, position, publisherId, sourceNanos, payload, length);
+        final int sum = crc.of(position, publisherId, sourceNanos, payload, length);
         b.writeLong(position).writeInt(publisherId).writeLong(sourceNanos).writeInt(length);
         b.write(payload, 0, length);
         b.writeInt(sum);
     }
 
-    private static int crc(final CRC32C crc, final long position, final int publisherId, final long sourceNanos,
-        final byte[] payload, final int length)
-    {
-        crc.reset();
-        for (int i = 0; i < 8; i++)
-        {
-            crc.update((int)(position >>> (8 * i)));
-        }
-        for (int i = 0; i < 4; i++)
-        {
-            crc.update(publisherId >>> (8 * i));
-        }
-        for (int i = 0; i < 8; i++)
-        {
-            crc.update((int)(sourceNanos >>> (8 * i)));
-        }
-        crc.update(payload, 0, length);
-        return (int)crc.getValue();
-    }
 
     /**
      * Reads entries from position {@code from} on, in order, to {@code consumer}; returns the position after the
@@ -339,7 +328,7 @@ public final class SampleLog implements AutoCloseable
         final Consumer<LoggedSample> consumer, final boolean marking)
     {
         long expected = first;
-        final CRC32C check = new CRC32C();
+        final EntryCrc check = new EntryCrc();
         final java.util.List<LoggedSample> run = new java.util.ArrayList<>();
         while (expected < to)
         {
@@ -371,7 +360,7 @@ public final class SampleLog implements AutoCloseable
                     throw new IllegalStateException("entry " + expected + " of " + directory + " says position " +
                         s.position());
                 }
-                if (crc(check, s.position(), s.publisherId(), s.sourceNanos(), s.payload(), s.payload().length) != s.crc())
+                if (check.of(s.position(), s.publisherId(), s.sourceNanos(), s.payload(), s.payload().length) != s.crc())
                 {
                     throw new IllegalStateException("entry " + expected + " of " + directory + " fails its CRC");
                 }
