@@ -51,7 +51,8 @@ final class DdsBenchCommand implements java.util.concurrent.Callable<Integer>
         {
             levels.add(QosLevel.parse("--levels", name));
         }
-        if (levels.contains(QosLevel.LOGGED_STORAGE) && !spec.commandLine().getParseResult().hasMatchedOption("--warmup"))
+        final boolean warmupGiven = spec.commandLine().getParseResult().hasMatchedOption("--warmup");
+        if (levels.contains(QosLevel.LOGGED_STORAGE) && !warmupGiven)
         {
             options.steady.warmup = LOGGED_WARMUP;
             System.out.println("warm-up " + LOGGED_WARMUP.toSeconds() + " s: logged storage is in steady state later " +

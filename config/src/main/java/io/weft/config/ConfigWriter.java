@@ -112,7 +112,7 @@ public final class ConfigWriter
             c.smc().earlyLockRelease(), c.smc().lazyNulls(), ids(c.membership().initialView()),
             c.membership().secret() == null ? "null" : com.typesafe.config.ConfigUtil.quoteString(c.membership().secret()),
             c.membership().sendDuringViewChange().configName(), c.membership().joinTimeout().toMillis(),
-            c.membership().runtimeSubgroups(), com.typesafe.config.ConfigUtil.quoteString(c.dds().logDirectory().toString()), c.dds().logDropBehind(),
-            topics);
+            c.membership().runtimeSubgroups(), com.typesafe.config.ConfigUtil.quoteString(c.dds().logDirectory().toString()),
+            c.dds().logDropBehind(), topics);
     }
 }

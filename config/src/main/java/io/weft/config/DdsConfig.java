@@ -9,7 +9,7 @@ import java.util.Set;
  * The DDS layer's part of the configuration: the topics of the domain and where logged topics keep their logs.
  *
  * @param logDirectory  where logged-storage topics keep their logs: {@code <dir>/<group>/member-<id>/<topic>}.
- * @param logDropBehind whether a log's pages leave the page cache once on disk, a step behind the appender.
+ * @param logDropBehind whether a log's pages leave the page cache once on disk, 192 MiB behind the appender.
  * @param topics        the topics of the domain, the same in every member's file.
  */
 public record DdsConfig(Path logDirectory, boolean logDropBehind, List<TopicConfig> topics)

@@ -20,8 +20,9 @@ import java.lang.foreign.Arena;
  * the page cache keeps a mapped page, so the distance kept is some chunks, and each drop covers the whole file up to
  * its step: a chunk still mapped at one drop leaves at a later one (the kernel walks only the pages it holds). The
  * page cache holds about {@value #KEEP_MIB} MiB of each log, and the file's first chunk (Chronicle keeps its header
- * mapped). A read of older entries (a joiner's catch-up, {@code weft log}) comes from the disk, and the log thread waits
- * for the disk {@value #KEEP_MIB} MiB behind the appender, which a host writing back dirty pages makes it do anyway.
+ * mapped). A read of older entries (a joiner's catch-up, {@code weft log}) comes from the disk, and the log thread
+ * waits for the disk {@value #KEEP_MIB} MiB behind the appender, which a host writing back dirty pages makes it do
+ * anyway.
  *
  * <p>One appending thread at a time. {@code weft bench dds} recycles its log-ceiling probe's pages with it too.
  *

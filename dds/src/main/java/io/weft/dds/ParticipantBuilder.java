@@ -78,8 +78,9 @@ public final class ParticipantBuilder
                 {
                     continue;
                 }
-                final SampleLog log = t.qos() == QosLevel.LOGGED_STORAGE
-                    ? SampleLog.open(DomainParticipant.logDirectory(config, t.name()), config.dds().logDropBehind()) : null;
+                final SampleLog log = t.qos() == QosLevel.LOGGED_STORAGE ?
+                    SampleLog.open(DomainParticipant.logDirectory(config, t.name()), config.dds().logDropBehind()) :
+                    null;
                 final TopicState state = new TopicState(t, config.memberId(), log);
                 states.put(t.name(), state);
                 builder.onBatch(t.subgroupName(), state::onBatch);

@@ -51,7 +51,7 @@ public final class SampleLog implements AutoCloseable
     private long nextMark; // the appending thread's (and the check's at open)
     /** Excerpts read so far, by every reader (tests check that a read seeks). */
     private final LongAdder excerptsRead = new LongAdder();
-    /** The appending thread's: the log's pages leave the page cache once on disk, a step behind the appender. */
+    /** The appending thread's: the log's pages leave the page cache once on disk, well behind the appender. */
     private final DropBehind dropBehind; // null: the kernel decides
 
     private SampleLog(final Path directory, final ChronicleQueue queue, final boolean append, final boolean dropBehind)
@@ -240,7 +240,6 @@ public final class SampleLog implements AutoCloseable
         b.write(payload, 0, length);
         b.writeInt(sum);
     }
-
 
     /**
      * Reads entries from position {@code from} on, in order, to {@code consumer}; returns the position after the

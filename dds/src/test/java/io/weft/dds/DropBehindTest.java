@@ -15,6 +15,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -71,8 +72,7 @@ class DropBehindTest
                 assertEquals(next[0], e.position());
                 assertEquals((int)(next[0] % 3), e.publisherId());
                 assertEquals(next[0], e.sourceNanos());
-                assertEquals(java.util.Arrays.toString(body(next[0])), java.util.Arrays.toString(e.payload()),
-                    "entry " + next[0]);
+                assertArrayEquals(body(next[0]), e.payload(), "entry " + next[0]);
                 next[0]++;
             });
             assertEquals(written, next[0]);
