@@ -47,7 +47,8 @@ final class BenchCommand implements Callable<Integer>
         final SmcConfig smc = new SmcConfig(!noSendBatching, !noReceiveBatching, !noDeliveryBatching, !noNullSends,
             !noEarlyLockRelease, !eagerNulls);
         final String name = smc.equals(SmcConfig.SPINDLE) ? "spindle" : smc.equals(SmcConfig.BASELINE) ? "baseline" : "custom";
-        final BenchRunner.Row row = BenchRunner.run(name, options, smc, options.json ? System.err : System.out);
+        final BenchRunner.Row row = BenchRunner.run(options.invoker ? name + "-invoker" : name, options, smc,
+            options.json ? System.err : System.out);
         BenchRunner.print(List.of(row), options.json, System.out);
         return row.failure() == null ? 0 : 1;
     }

@@ -11,7 +11,9 @@ import io.weft.dds.DomainParticipant;
 import io.weft.dds.Loan;
 import io.weft.dds.Topic;
 import io.weft.membership.Group;
+import io.weft.membership.GroupBuilder;
 import io.weft.membership.Subgroup;
+import io.weft.predicates.PassInvoker;
 import io.weft.smc.BatchStats;
 import io.weft.smc.Claim;
 import io.weft.smc.Message;
@@ -69,8 +71,12 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
     @Option(names = "--qos", description = "Send and read through a DDS topic of this QoS level (the topic 'bench').")
     String qos;
 
+    @Option(names = "--invoker", description = "This thread runs the member's passes (Group.builder().useInvoker()).")
+    boolean invoker;
+
     private final CountDownLatch complete = new CountDownLatch(1);
     private Deliveries deliveries;
+    private PassInvoker passes; // invoker mode: this thread runs the passes between its sends and waits
 
     @Override
     public Integer call() throws Exception
@@ -82,10 +88,17 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         final Group group;
         final Subgroup s;
         final Slots slots;
+        if (invoker && qos != null)
+        {
+            System.err.println("weft: --invoker runs the Group API, not a DDS topic (--qos)");
+            return io.weft.tools.Weft.EXIT_CONFIG;
+        }
         if (qos == null)
         {
             participant = null;
-            group = Group.builder(c).onDelivery("bench", m -> onMessage(m, callbackNanos)).open();
+            final GroupBuilder builder = Group.builder(c).onDelivery("bench", m -> onMessage(m, callbackNanos));
+            group = (invoker ? builder.useInvoker() : builder).open();
+            passes = invoker ? group.invoker() : null;
             s = group.subgroup("bench");
             slots = claims(s);
         }
@@ -107,11 +120,20 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         {
             padUntilComplete(slots);
         }
-        if (!complete.await(clock.stopAt() - System.nanoTime() + TimeUnit.SECONDS.toNanos(60), TimeUnit.NANOSECONDS))
+        final long endWait = clock.stopAt() - System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        if (passes != null ? !passes.invokeUntil(() -> complete.getCount() == 0, System.nanoTime() + endWait) :
+            !complete.await(endWait, TimeUnit.NANOSECONDS))
         {
             System.out.println("bench member " + member + ": END did not arrive from every sender within 60 s");
         }
-        clock.awaitWindow(TimeUnit.SECONDS.toNanos(10));
+        if (passes != null)
+        {
+            passes.invokeUntil(clock::windowOver, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+        }
+        else
+        {
+            clock.awaitWindow(TimeUnit.SECONDS.toNanos(10));
+        }
         final StringBuilder extra = new StringBuilder();
         field(extra, "writes", group.writesPosted());
         field(extra, "bytes_pushed", group.bytesPushed());
@@ -142,6 +164,11 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
 
         void commit(int length);
     }
+
+    /** Messages between two passes in invoker mode (a power of two); a claim that waits runs passes too. */
+    private static final int INVOKE_EVERY = 64;
+
+    private static final java.util.function.BooleanSupplier NEVER = () -> false;
 
     /** How long a claim may wait for a slot: a constant, so that the send loop allocates nothing per message. */
     private static final Duration CLAIM_WAIT = Duration.ofMinutes(1);
@@ -233,7 +260,11 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         long i = 0;
         while (clock.sending())
         {
-            if (interval > 0)
+            if (interval > 0 && passes != null)
+            {
+                passes.invokeUntil(NEVER, clock.sendAt(i, interval)); // the passes run while it waits
+            }
+            else if (interval > 0)
             {
                 clock.pace(i, interval);
             }
@@ -245,6 +276,10 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
             }
             slots.commit(size);
             i++;
+            if (passes != null && (interval > 0 || (i & (INVOKE_EVERY - 1)) == 0))
+            {
+                passes.invoke(); // push a batch, acknowledge and deliver what arrived: no other thread does
+            }
             if (delayNanos > 0)
             {
                 final long until = System.nanoTime() + delayNanos;
@@ -257,6 +292,10 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         slot.wrap(slots.claim(Payload.HEADER_LENGTH), Payload.HEADER_LENGTH);
         Payload.write(slot, 0, Payload.HEADER_LENGTH, Payload.KIND_END, member, i, System.nanoTime());
         slots.commit(Payload.HEADER_LENGTH);
+        if (passes != null)
+        {
+            passes.invoke();
+        }
         return i;
     }
 
@@ -273,6 +312,10 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
             slot.wrap(slots.claim(Payload.HEADER_LENGTH), Payload.HEADER_LENGTH);
             Payload.write(slot, 0, Payload.HEADER_LENGTH, Payload.KIND_PAD, member, i++, System.nanoTime());
             slots.commit(Payload.HEADER_LENGTH);
+            if (passes != null)
+            {
+                passes.invoke();
+            }
         }
     }
 

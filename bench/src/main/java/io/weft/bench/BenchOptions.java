@@ -33,6 +33,10 @@ final class BenchOptions
         description = "tcp: separate, merged or auto (weft.transport.tcp.threading; default ${DEFAULT-VALUE}).")
     io.weft.config.TcpThreading tcpThreading = io.weft.config.TcpThreading.AUTO;
 
+    @Option(names = "--invoker", description = "Invoker mode: each member's sending thread runs its predicate passes " +
+        "(Group.builder().useInvoker()) instead of a predicate thread.")
+    boolean invoker;
+
     @Mixin
     SteadyOptions steady = new SteadyOptions();
 

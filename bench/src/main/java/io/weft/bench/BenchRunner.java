@@ -135,6 +135,10 @@ final class BenchRunner
                 {
                     args.addAll(List.of("--qos", o.qos.configName()));
                 }
+                if (o.invoker)
+                {
+                    args.add("--invoker");
+                }
                 if (i == 0 && o.corruptMessage >= 0)
                 {
                     args.addAll(List.of("--corrupt-message", String.valueOf(o.corruptMessage)));

@@ -44,6 +44,11 @@ final class DdsBenchCommand implements java.util.concurrent.Callable<Integer>
         {
             return invalid;
         }
+        if (options.invoker)
+        {
+            System.err.println("weft: --invoker is not for bench dds: the DDS layer has no invoker mode yet");
+            return io.weft.tools.Weft.EXIT_CONFIG;
+        }
         final List<BenchRunner.Row> rows = new ArrayList<>();
         final List<QosLevel> levels = new ArrayList<>();
         levels.add(null);

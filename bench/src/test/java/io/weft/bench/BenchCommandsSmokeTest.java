@@ -54,6 +54,16 @@ class BenchCommandsSmokeTest
     }
 
     @Test
+    void benchRunsInInvokerMode()
+    {
+        // every member's main thread sends and runs its passes; the deliveries are checked as in any run
+        final String out = bench("--invoker", "--runs", "1", "--warmup", "500ms", "--measure", "1s", "--transport",
+            "shm", "--size", "1024", "--senders", "half");
+        assertTrue(out.contains("spindle-invoker"), out);
+        assertTrue(!out.contains("FAILED"), out);
+    }
+
+    @Test
     void kvBenchWarmsUpThenMeasuresTheReplicatedStore()
     {
         // redis-benchmark comes with redis-tools (installed by .ci/run); redis-server and etcd are the bench's peers

@@ -1,6 +1,8 @@
 package io.weft.config;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntSupplier;
 
 /**
@@ -28,4 +30,30 @@ public interface PassHost
 
     /** Whether the host waits for I/O or a ring now, so that work handed to it waits for a wake-up. */
     boolean isAsleep();
+
+    /**
+     * The end of {@link #unhost}: waits until no pass holds {@code passing} (the lock a host holds while a pass runs),
+     * at once on {@code host}, the thread that runs them. False if a pass still runs after {@code timeout}.
+     */
+    static boolean awaitPass(final Thread host, final ReentrantLock passing, final Duration timeout)
+    {
+        if (Thread.currentThread() == host)
+        {
+            return true;
+        }
+        try
+        {
+            if (!passing.tryLock(timeout.toNanos(), TimeUnit.NANOSECONDS))
+            {
+                return false;
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        passing.unlock();
+        return true;
+    }
 }

@@ -6,9 +6,12 @@ import io.weft.config.GroupConfig;
 import io.weft.config.MemberAddress;
 import io.weft.config.MembershipConfig;
 import io.weft.config.SubgroupConfig;
+import io.weft.config.TcpOptions;
+import io.weft.config.TcpThreading;
 import io.weft.config.TransportConfig;
 import io.weft.config.WeftConfig;
 import io.weft.config.WeftConfigException;
+import io.weft.predicates.PassInvoker;
 import io.weft.predicates.PredicateThread;
 import io.weft.smc.Smc;
 import io.weft.smc.SmcSubgroup;
@@ -57,12 +60,13 @@ final class Epoch implements AutoCloseable, MembershipTable
 
     /**
      * Opens the table of {@code view} and builds its multicast state; the predicate thread and the failure detector
-     * are started by {@link #start()}, once the caller has set handlers and queued re-sends.
+     * are started by {@link #start()}, once the caller has set handlers and queued re-sends. With an
+     * {@code invoker} (or null), the passes run in its {@link PassInvoker#invoke()}.
      */
     static Epoch open(final WeftConfig base, final View view, final MeterRegistry registry, final SmcTotals totals,
-        final Consumer<String> onMinority, final Runnable onSuspect)
+        final PassInvoker invoker, final Consumer<String> onMinority, final Runnable onSuspect)
     {
-        final WeftConfig config = configFor(base, view);
+        final WeftConfig config = invoker == null ? configFor(base, view) : readingSelector(configFor(base, view));
         final Map<String, Integer> senders = new LinkedHashMap<>();
         for (final SubgroupConfig sg : config.subgroups())
         {
@@ -78,7 +82,8 @@ final class Epoch implements AutoCloseable, MembershipTable
             final List<io.micrometer.core.instrument.Meter> meters =
                 sst.bindTo(registry, Tags.of("member", String.valueOf(config.memberId())));
             final PredicateThread predicates = new PredicateThread("member-" + config.memberId() + "-v" + view.id(),
-                config.idle(), sst.doorbell(), sst.passHost(), registry);
+                config.idle(), sst.doorbell(), invoker != null ? invoker.hostFor(sst.doorbell()) : sst.passHost(),
+                registry);
             final Smc smc = Smc.start(config, layout, sst, predicates, totals);
             final Epoch epoch = new Epoch(view, config, layout, sst, predicates, smc, onMinority, onSuspect);
             epoch.onClose = () -> meters.forEach(registry::remove);
@@ -129,6 +134,16 @@ final class Epoch implements AutoCloseable, MembershipTable
         final MembershipConfig m = base.membership();
         return new WeftConfig(base.memberId(), group, transport, base.idle(), base.failure(), subgroups, base.smc(),
             new MembershipConfig(List.of(), m.secret(), m.sendDuringViewChange(), m.joinTimeout()), base.dds());
+    }
+
+    /** With an invoker, a tcp selector thread only reads: the passes run on the application's thread. */
+    private static WeftConfig readingSelector(final WeftConfig c)
+    {
+        final TransportConfig t = c.transport();
+        final TcpOptions tcp = new TcpOptions(t.tcp().sendBufferBytes(), t.tcp().socketBufferBytes(), t.tcp().noDelay(),
+            TcpThreading.SEPARATE);
+        return new WeftConfig(c.memberId(), c.group(), new TransportConfig(t.kind(), t.connectTimeout(), t.shm(), tcp,
+            t.rdma()), c.idle(), c.failure(), c.subgroups(), c.smc(), c.membership(), c.dds());
     }
 
     /**

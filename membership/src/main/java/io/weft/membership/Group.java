@@ -5,6 +5,7 @@ import io.weft.config.MemberAddress;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
+import io.weft.predicates.PassInvoker;
 import io.weft.predicates.ProtocolThread;
 import io.weft.smc.Claim;
 import io.weft.smc.SmcSubgroup;
@@ -45,6 +46,8 @@ public final class Group implements AutoCloseable
     private final CurrentView current = new CurrentView();
     private final MembershipLoop membership;
     private final AtomicBoolean released = new AtomicBoolean();
+    private final PassInvoker invoker; // null: a predicate thread runs the passes
+    private final Departure departure;
     private ControlServer control;
 
     /** Builds the member's parts; nothing connects and no thread starts until {@link #start}. */
@@ -57,6 +60,8 @@ public final class Group implements AutoCloseable
             subgroups.put(sg.name(), new Subgroup(this, sg.name()));
         }
         this.membership = new MembershipLoop(b, current);
+        this.invoker = b.invoker();
+        this.departure = new Departure(this, current, membership, invoker);
         membership.runtime().afterRemoval(added::remove); // a handle taken later names the removal
     }
 
@@ -259,7 +264,12 @@ public final class Group implements AutoCloseable
                 throw new java.util.concurrent.TimeoutException("the request for subgroup " + name +
                     " could not be sent within " + timeout);
             }
-            answer.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            final boolean invoking = invoker != null && invoker.waitsHere(); // nobody else runs the passes
+            if (invoking)
+            {
+                invoker.invokeUntil(answer::isDone, System.nanoTime() + timeout.toNanos());
+            }
+            answer.get(invoking ? 0 : timeout.toNanos(), TimeUnit.NANOSECONDS);
         }
         catch (final java.util.concurrent.ExecutionException ex)
         {
@@ -359,41 +369,7 @@ public final class Group implements AutoCloseable
      */
     public boolean leave(final Duration timeout) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        final Epoch e = current.epoch();
-        while (!ownSendsDelivered(e) && System.nanoTime() < deadline && current.epoch() == e && !isClosed())
-        {
-            Thread.sleep(1);
-        }
-        Epoch announced = null;
-        while (!isClosed() && System.nanoTime() < deadline)
-        {
-            final Epoch now = current.epoch();
-            if (now != announced && now.announceLeave()) // announced again in each next view; a closed one is skipped
-            {
-                membership.wake();
-                announced = now;
-            }
-            current.awaitChange(Math.min(50, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-        }
-        if (!hasLeft())
-        {
-            close();
-            return false;
-        }
-        return true;
-    }
-
-    private static boolean ownSendsDelivered(final Epoch e)
-    {
-        for (final SmcSubgroup g : e.smc.subgroups().values())
-        {
-            if (g.isSender() && g.isOrdered() && !g.isWedged() && !g.ownSendsDelivered())
-            {
-                return false;
-            }
-        }
-        return true;
+        return departure.leave(timeout);
     }
 
     /**
@@ -404,42 +380,22 @@ public final class Group implements AutoCloseable
      */
     public boolean finish(final Duration timeout) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        Epoch e = current.epoch();
-        while (!ownSendsDelivered(e) && System.nanoTime() < deadline && !isClosed())
-        {
-            Thread.sleep(1);
-            e = current.epoch();
-        }
-        current.moveTo(Lifecycle.FINISHING);
-        e = current.epoch();
-        e.sst.setBool(e.columns.finished, true);
-        e.sst.push(e.columns.finished, e.sst.others());
-        boolean all = false;
-        while (!(all = allFinished(e)) && System.nanoTime() < deadline && !isClosed())
-        {
-            Thread.sleep(1);
-        }
-        // everyone announced after its own last delivery, so what they delivered is stable here: deliver it too
-        while (all && !e.smc.subgroups().values().stream().allMatch(SmcSubgroup::caughtUp) &&
-            System.nanoTime() < deadline && !isClosed())
-        {
-            Thread.sleep(1);
-        }
-        close();
-        return all;
+        return departure.finish(timeout);
     }
 
-    private static boolean allFinished(final Epoch e)
+    /**
+     * The invoker that runs this member's passes on an application thread ({@link GroupBuilder#useInvoker()}).
+     *
+     * @throws IllegalStateException the group was built without {@code useInvoker()}: a predicate thread runs them.
+     */
+    public PassInvoker invoker()
     {
-        for (final int r : e.sst.others())
+        if (invoker == null)
         {
-            if (!e.sst.bool(r, e.columns.finished) && !e.sst.isFailedOrFrozen(r))
-            {
-                return false;
-            }
+            throw new IllegalStateException("member " + config.memberId() + " runs its passes on a predicate thread: " +
+                "build the group with useInvoker() to run them on an application thread");
         }
-        return true;
+        return invoker;
     }
 
     /** Leaves abruptly: the others see this member as failed and remove it. */
@@ -531,6 +487,10 @@ public final class Group implements AutoCloseable
             return first; // a free slot: the common case reads no clock
         }
         final long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
+        if (timeoutNanos > 0 && invoker != null && invoker.waitsHere())
+        {
+            return offerInvoking(name, offer, bytes, offset, length, claim, deadline);
+        }
         long wait = timeoutNanos; // the whole timeout at first: a protocol thread's refusal names what it was given
         while (true)
         {
@@ -545,6 +505,31 @@ public final class Group implements AutoCloseable
                 return SmcSubgroup.BACK_PRESSURED;
             }
             wait = deadline - System.nanoTime();
+        }
+    }
+
+    /** On the invoker's owner, which alone runs the passes that free a slot or change the view: tries between passes. */
+    private long offerInvoking(final String name, final Offer offer, final byte[] bytes, final int offset,
+        final int length, final Claim claim, final long deadline)
+    {
+        int idle = 0;
+        while (true)
+        {
+            final Epoch e = current.epoch();
+            final long index = attempt(name, offer, bytes, offset, length, claim, 0);
+            if (index >= 0)
+            {
+                return index;
+            }
+            if (index == SmcSubgroup.WEDGED && config.membership().sendDuringViewChange() == ViewChangeSends.FAIL)
+            {
+                awaitNextView(e, name, deadline); // throws, as configured
+            }
+            if (System.nanoTime() - deadline >= 0)
+            {
+                return SmcSubgroup.BACK_PRESSURED;
+            }
+            idle = invoker.invokeOrIdle(idle);
         }
     }
 

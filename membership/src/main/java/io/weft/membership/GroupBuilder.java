@@ -3,6 +3,7 @@ package io.weft.membership;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.weft.config.WeftConfig;
+import io.weft.predicates.PassInvoker;
 import io.weft.smc.BatchHandler;
 import io.weft.smc.DeliveryHandler;
 import io.weft.smc.FenceHandler;
@@ -28,6 +29,7 @@ public final class GroupBuilder
     private final List<FailureListener> failureListeners = new ArrayList<>();
     private final List<ViewListener> viewListeners = new ArrayList<>();
     private MeterRegistry registry = new SimpleMeterRegistry();
+    private PassInvoker invoker;
     private Consumer<String> minorityListener = message -> { };
     private StateTransfer stateTransfer = StateTransfer.NONE;
     private final List<SubgroupAddedListener> subgroupAdded = new ArrayList<>();
@@ -128,6 +130,17 @@ public final class GroupBuilder
         return this;
     }
 
+    /**
+     * Invoker mode: no predicate thread; an application thread runs this member's passes through
+     * {@link Group#invoker()}, and must call it regularly (see {@link PassInvoker}). For hosts with fewer cores
+     * than hot threads: the sending thread also pushes and delivers.
+     */
+    public GroupBuilder useInvoker()
+    {
+        invoker = new PassInvoker("member " + config.memberId(), config.idle());
+        return this;
+    }
+
     /** Opens view 0 (this member must be in weft.membership.initial-view) and waits until every member is connected. */
     public Group open()
     {
@@ -154,6 +167,11 @@ public final class GroupBuilder
     MeterRegistry registry()
     {
         return registry;
+    }
+
+    PassInvoker invoker()
+    {
+        return invoker;
     }
 
     List<SubgroupAddedListener> subgroupAdded()

@@ -2,6 +2,7 @@ package io.weft.membership;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.weft.config.WeftConfig;
+import io.weft.predicates.PassInvoker;
 import io.weft.predicates.ProtocolThread;
 import io.weft.smc.BatchHandler;
 import io.weft.smc.Claim;
@@ -34,6 +35,7 @@ final class MembershipLoop implements Runnable
 
     private final WeftConfig config;
     private final MeterRegistry registry;
+    private final PassInvoker invoker; // null: a predicate thread per view
     private final SmcTotals smcTotals;
     private final Map<String, DeliveryHandler> handlers;
     private final Map<String, BatchHandler> batchHandlers;
@@ -52,6 +54,7 @@ final class MembershipLoop implements Runnable
     {
         this.config = b.config();
         this.registry = b.registry();
+        this.invoker = b.invoker();
         this.smcTotals = new SmcTotals(registry);
         this.handlers = Map.copyOf(b.handlers());
         this.batchHandlers = Map.copyOf(b.batchHandlers());
@@ -144,7 +147,7 @@ final class MembershipLoop implements Runnable
     Epoch openEpoch(final View view)
     {
         final Epoch[] holder = new Epoch[1];
-        final Epoch e = Epoch.open(runtime.base(config), view, registry, smcTotals,
+        final Epoch e = Epoch.open(runtime.base(config), view, registry, smcTotals, invoker,
             message -> onMinority(holder[0], message), this::wake);
         holder[0] = e;
         e.smc.subgroups().forEach((name, engine) ->

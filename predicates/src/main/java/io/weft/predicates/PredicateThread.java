@@ -61,7 +61,7 @@ public final class PredicateThread implements AutoCloseable
     private final Doorbell doorbell;
     private final PassHost host;
     private final ConcurrentLinkedQueue<PredicateHandle> pending = new ConcurrentLinkedQueue<>();
-    private final Thread thread;
+    private final Thread thread; // null when hosted
     private final MeterRegistry registry;
     private final List<Meter> meters;
     private volatile Consumer<Throwable> errorHandler;
@@ -107,7 +107,7 @@ public final class PredicateThread implements AutoCloseable
                 .description("triggers fired").register(registry),
             FunctionCounter.builder("weft.predicates.busy", this, t -> t.busyNanos() / 1e9).tags(tags)
                 .baseUnit("seconds").description("time spent running triggers").register(registry));
-        this.thread = host != null ? host.thread() :
+        this.thread = host != null ? null :
             Thread.ofPlatform().name("weft-predicates-" + name).daemon(true).unstarted(this::run);
     }
 
@@ -119,7 +119,7 @@ public final class PredicateThread implements AutoCloseable
             Objects.requireNonNull(kind, "kind"), Objects.requireNonNull(condition, "condition"),
             Objects.requireNonNull(trigger, "trigger"));
         pending.add(handle);
-        if (Thread.currentThread() != thread)
+        if (Thread.currentThread() != thread())
         {
             doorbell.ring();
         }
@@ -174,12 +174,13 @@ public final class PredicateThread implements AutoCloseable
     /** @return true when called from the predicate thread itself. */
     public boolean isPredicateThread()
     {
-        return Thread.currentThread() == thread;
+        return Thread.currentThread() == thread();
     }
 
+    /** The thread that runs the passes: the host's (an invoker's is known once it first invoked). */
     public Thread thread()
     {
-        return thread;
+        return host != null ? host.thread() : thread;
     }
 
     /**
@@ -220,7 +221,7 @@ public final class PredicateThread implements AutoCloseable
         {
             if (!host.unhost(Duration.ofSeconds(10)))
             {
-                LOG.warn("{}: a pass on {} did not end within 10s (a trigger is blocked)", name, thread.getName());
+                LOG.warn("{}: a pass on {} did not end within 10s (a trigger is blocked)", name, thread());
             }
             return;
         }
@@ -263,26 +264,36 @@ public final class PredicateThread implements AutoCloseable
     /** One pass on the host's thread, which idles as it sees fit when this returns 0. */
     private int hostedPass()
     {
-        if (!marked)
+        if (!marked && ProtocolThread.role() == null) // an invoker marks its owner itself
         {
-            ProtocolThread.mark("predicate thread " + name + " (its passes run on " + thread.getName() +
+            ProtocolThread.mark("predicate thread " + name + " (its passes run on " + Thread.currentThread().getName() +
                 "; it runs the delivery callbacks)");
-            marked = true;
         }
+        marked = true;
         return running ? pass() : 0;
     }
 
-    private int idle(final int idleCount)
+    /** The first idle steps after {@code idleCount} empty passes: spins, then yields; false once it is time to park. */
+    static boolean spunOrYielded(final IdleConfig idle, final int idleCount)
     {
         final IdleStrategyKind strategy = idle.strategy();
         if (strategy == IdleStrategyKind.BUSY_SPIN || idleCount < idle.maxSpins())
         {
             Thread.onSpinWait();
-            return idleCount + 1;
+            return true;
         }
         if (strategy == IdleStrategyKind.YIELDING || idleCount < idle.maxSpins() + idle.maxYields())
         {
             Thread.yield();
+            return true;
+        }
+        return false;
+    }
+
+    private int idle(final int idleCount)
+    {
+        if (spunOrYielded(idle, idleCount))
+        {
             return idleCount + 1;
         }
         final int ticket = doorbell.prepareToSleep();

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -27,7 +28,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class McMember
 {
     record Options(long messages, Duration duration, int size, long delayNanos, Set<Integer> silent,
-        Set<String> idleSubgroups, long callbackNanos, boolean report, boolean quiescence, Duration timeout)
+        Set<String> idleSubgroups, long callbackNanos, boolean report, boolean quiescence, Duration timeout,
+        boolean invoker)
     {
     }
 
@@ -70,9 +72,14 @@ final class McMember
             builder.onDelivery(sg.name(), check::onMessage);
         }
         final long start = System.nanoTime();
-        final Group group = builder.open();
-        say("member %d: group open (%s, %d members, subgroups %s, %s)%n", me,
-            config.transport().kind().configName(), config.group().size(), checks.keySet(), config.smc().describe());
+        final Group group = (options.invoker() ? builder.useInvoker() : builder).open();
+        say("member %d: group open (%s, %d members, subgroups %s, %s%s)%n", me,
+            config.transport().kind().configName(), config.group().size(), checks.keySet(), config.smc().describe(),
+            options.invoker() ? ", invoker mode" : "");
+        if (options.invoker())
+        {
+            group.invoker().invoke(); // this thread owns the passes before the senders' waits could take them
+        }
         final List<Thread> senders = new ArrayList<>();
         for (final Subgroup s : group.subgroups().values())
         {
@@ -83,6 +90,11 @@ final class McMember
         }
         final Thread reporter = options.report() ? Thread.ofPlatform().daemon(true).start(() -> report(group)) : null;
         final long deadline = start + options.timeout().toNanos();
+        if (options.invoker())
+        {
+            // this thread runs the passes: the senders' waits for a slot end when it frees one
+            group.invoker().invokeUntil(this::allComplete, deadline);
+        }
         while (!allComplete() && System.nanoTime() < deadline)
         {
             Thread.sleep(2);
@@ -114,7 +126,14 @@ final class McMember
         {
             // every sender has stopped: nulls must stop too (Spindle's quiescence property)
             final long before = group.subgroups().values().stream().mapToLong(Subgroup::nullsSent).sum();
-            Thread.sleep(1000);
+            if (options.invoker())
+            {
+                group.invoker().invokeUntil(() -> false, System.nanoTime() + TimeUnit.SECONDS.toNanos(1));
+            }
+            else
+            {
+                Thread.sleep(1000);
+            }
             final long after = group.subgroups().values().stream().mapToLong(Subgroup::nullsSent).sum();
             say("member %d: %s: nulls %d, one second later %d%n", me, before == after ? "QUIESCENT" :
                 "NOT QUIESCENT", before, after);

@@ -42,6 +42,10 @@ final class McMemberCommand implements Callable<Integer>
     @Option(names = "--report", description = "Print throughput and latency every second.")
     boolean report;
 
+    @Option(names = "--invoker", description = "Invoker mode: the main thread runs the passes (Group.invoker()); the " +
+        "senders are threads of their own.")
+    boolean invoker;
+
     @Option(names = "--timeout", defaultValue = "PT5M", description = "Give up after this long (default ${DEFAULT-VALUE}).")
     Duration timeout;
 
@@ -62,6 +66,6 @@ final class McMemberCommand implements Callable<Integer>
         }
         return new McMember(c, new McMember.Options(messages, duration, size, delayMicros * 1000,
             McMember.parseIds(silent), idleSubgroups.isBlank() ? java.util.Set.of() : java.util.Set.of(idleSubgroups.split(",")),
-            callbackMicros * 1000, report, quiescence, timeout), System.out).run();
+            callbackMicros * 1000, report, quiescence, timeout, invoker), System.out).run();
     }
 }

@@ -49,7 +49,7 @@ final class VsMember
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
-    record Options(boolean join, long rate, int size, Path dir, Duration timeout, boolean callbackSend)
+    record Options(boolean join, long rate, int size, Path dir, Duration timeout, boolean callbackSend, boolean invoker)
     {
     }
 
@@ -112,12 +112,20 @@ final class VsMember
                     say("member %d: STATE installed delivered=%d hash=%016x", me, delivered, hash);
                 }
             });
+        if (options.invoker())
+        {
+            builder.useInvoker();
+        }
         final Group group = options.join() ? builder.join() : builder.open();
         final Thread flusher = Thread.ofPlatform().daemon(true).start(this::flushLoop);
         final Subgroup s = group.subgroup(subgroup);
         callbackTarget = s;
+        if (options.invoker())
+        {
+            group.invoker().invoke(); // this thread owns the passes before the sender's waits could take them
+        }
         final Thread sender = Thread.ofPlatform().name("vs-sender").start(() -> send(group, s));
-        say("member %d: READY in view %d", me, viewId);
+        say("member %d: READY in view %d%s", me, viewId, options.invoker() ? " (invoker mode)" : "");
         final long deadline = System.nanoTime() + options.timeout().toNanos();
         final Path cmd = options.dir().resolve("cmd-" + me);
         try
@@ -184,7 +192,14 @@ final class VsMember
                         "ENDED", ok ? "ok" : "incomplete", delivered, hash);
                     return ok ? 0 : SstMember.EXIT_TIMEOUT;
                 }
-                Thread.sleep(20);
+                if (options.invoker())
+                {
+                    group.invoker().invokeUntil(() -> false, System.nanoTime() + 20_000_000L); // the passes run here
+                }
+                else
+                {
+                    Thread.sleep(20);
+                }
             }
             say("member %d: TIMEOUT after %s", me, options.timeout());
             return SstMember.EXIT_TIMEOUT;

@@ -21,6 +21,9 @@ final class VsMemberCommand implements Callable<Integer>
     @Option(names = "--callback-send", description = "The delivery callback tries a send that waits; prints the outcome.")
     boolean callbackSend;
 
+    @Option(names = "--invoker", description = "Invoker mode: the main thread runs the passes between its commands.")
+    boolean invoker;
+
     @Override
     public Integer call() throws Exception
     {
@@ -34,7 +37,8 @@ final class VsMemberCommand implements Callable<Integer>
         {
             return Weft.refuse(problem);
         }
-        return new VsMember(c, new VsMember.Options(run.join, run.rate, run.size, run.dir, run.timeout, callbackSend),
+        return new VsMember(c, new VsMember.Options(run.join, run.rate, run.size, run.dir, run.timeout, callbackSend,
+            invoker),
             System.out).run();
     }
 }

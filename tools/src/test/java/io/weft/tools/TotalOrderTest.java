@@ -73,4 +73,20 @@ class TotalOrderTest
         // size 1 carries no counter: the hash still covers sender, index and seq of every message
         run.assertIdentical("g", List.of(0, 1, 2), (long)perSender * senders.size());
     }
+
+    /**
+     * Invoker mode: the main thread of every member runs its passes ({@code Group.invoker()}) while sender threads
+     * wait for slots that only those passes free; the same total order and agreement.
+     */
+    @ParameterizedTest(name = "{0} invoker")
+    @org.junit.jupiter.params.provider.EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
+    void invokerModeDeliversTheIdenticalSequence(final TransportKind kind) throws Exception
+    {
+        final WeftConfig config = TestGroups.builder(kind, 3).smc(SmcConfig.SPINDLE)
+            .subgroups(List.of(new SubgroupConfig("g", List.of(), List.of(0, 1, 2), 32, 1024, DeliveryMode.ORDERED)))
+            .build();
+        final McRun run = McRun.run(config, dir, "--messages", "4000", "--size", "1024", "--invoker");
+        run.assertIdentical("g", List.of(0, 1, 2), 3 * 4000L);
+        run.outputs.forEach(out -> org.junit.jupiter.api.Assertions.assertTrue(out.contains("invoker mode"), out));
+    }
 }

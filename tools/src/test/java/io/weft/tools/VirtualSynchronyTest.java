@@ -51,6 +51,14 @@ class VirtualSynchronyTest
             List.of(3));
     }
 
+    /** Invoker mode: every member's main thread runs its passes; the view change still completes, in agreement. */
+    @ParameterizedTest
+    @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
+    void crashOfOneMemberInInvokerMode(final TransportKind kind) throws Exception
+    {
+        crash(new VsRun(kind, 5, List.of(), dir), List.of(3), "--invoker");
+    }
+
     @Test
     void crashOfTheLeader() throws Exception
     {
@@ -171,11 +179,11 @@ class VirtualSynchronyTest
         return kind == TransportKind.RDMA ? "rdma/" + config.transport().rdma().backend().configName() : kind.configName();
     }
 
-    private void crash(final VsRun vsRun, final List<Integer> victims) throws Exception
+    private void crash(final VsRun vsRun, final List<Integer> victims, final String... extra) throws Exception
     {
         try (VsRun run = vsRun)
         {
-            run.startReady(5);
+            run.startReady(5, extra);
             Thread.sleep(1500); // mid-stream
             long killedAt = 0;
             for (final int v : victims)
@@ -194,6 +202,10 @@ class VirtualSynchronyTest
                 assertTrue(took <= NEW_VIEW_BOUND.toMillis(), "view 1 took " + took + " ms at member " + s);
             }
             Thread.sleep(1500); // multicast goes on in the new view
+            for (final int s : survivors)
+            {
+                assertEquals(List.of(extra).contains("--invoker"), run.process(s).output().contains("(invoker mode)"));
+            }
             run.endAndCheck();
         }
     }

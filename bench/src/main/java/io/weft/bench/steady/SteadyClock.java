@@ -89,7 +89,13 @@ public final class SteadyClock
     /** Waits until message {@code i} of a fixed-rate sender is due ({@code intervalNanos} apart from t0). */
     public void pace(final long i, final long intervalNanos)
     {
-        parkUntil(t0 + i * intervalNanos);
+        parkUntil(sendAt(i, intervalNanos));
+    }
+
+    /** When message {@code i} is due at one message every {@code intervalNanos}. */
+    public long sendAt(final long i, final long intervalNanos)
+    {
+        return t0 + i * intervalNanos;
     }
 
     /** The instant every sender stops. */
@@ -118,6 +124,12 @@ public final class SteadyClock
         {
             latency.recordValue(Math.max(0, nanos));
         }
+    }
+
+    /** Whether the window is over and sampled ({@link #awaitWindow} without waiting). */
+    public boolean windowOver()
+    {
+        return windowDone.getCount() == 0;
     }
 
     /** Waits until the measurement window has been sampled; false if that did not happen in time. */

@@ -6,7 +6,6 @@ import io.weft.config.PassHost;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntSupplier;
 
@@ -64,24 +63,7 @@ final class HostedPasses implements PassHost
     public boolean unhost(final Duration timeout)
     {
         pass = null;
-        if (Thread.currentThread() == thread)
-        {
-            return true;
-        }
-        try
-        {
-            if (!passing.tryLock(timeout.toNanos(), TimeUnit.NANOSECONDS))
-            {
-                return false;
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-        passing.unlock();
-        return true;
+        return PassHost.awaitPass(thread, passing, timeout);
     }
 
     @Override

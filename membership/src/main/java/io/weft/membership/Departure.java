@@ -1,0 +1,136 @@
+package io.weft.membership;
+
+import io.weft.predicates.PassInvoker;
+import io.weft.smc.SmcSubgroup;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A member's ways out of its group ({@link Group#leave} and {@link Group#finish}). Both wait for deliveries; on the
+ * invoker's owner, the only thread that runs the passes there, they wait by running them.
+ */
+final class Departure
+{
+    private static final BooleanSupplier NEVER = () -> false;
+
+    private final Group group;
+    private final CurrentView current;
+    private final MembershipLoop membership;
+    private final PassInvoker invoker; // null: a predicate thread runs the passes
+
+    Departure(final Group group, final CurrentView current, final MembershipLoop membership, final PassInvoker invoker)
+    {
+        this.group = group;
+        this.current = current;
+        this.membership = membership;
+        this.invoker = invoker;
+    }
+
+    boolean leave(final Duration timeout) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        final Epoch e = current.epoch();
+        while (!ownSendsDelivered(e) && System.nanoTime() < deadline && current.epoch() == e && !group.isClosed())
+        {
+            pause(1);
+        }
+        Epoch announced = null;
+        while (!group.isClosed() && System.nanoTime() < deadline)
+        {
+            final Epoch now = current.epoch();
+            if (now != announced && now.announceLeave()) // announced again in each next view; a closed one is skipped
+            {
+                membership.wake();
+                announced = now;
+            }
+            final long millis = Math.min(50, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+            if (invoking())
+            {
+                invoker.invokeUntil(() -> current.epoch() != now || group.isClosed(),
+                    System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis));
+            }
+            else
+            {
+                current.awaitChange(millis);
+            }
+        }
+        if (!group.hasLeft())
+        {
+            group.close();
+            return false;
+        }
+        return true;
+    }
+
+    boolean finish(final Duration timeout) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        Epoch e = current.epoch();
+        while (!ownSendsDelivered(e) && System.nanoTime() < deadline && !group.isClosed())
+        {
+            pause(1);
+            e = current.epoch();
+        }
+        current.moveTo(Lifecycle.FINISHING);
+        e = current.epoch();
+        e.sst.setBool(e.columns.finished, true);
+        e.sst.push(e.columns.finished, e.sst.others());
+        boolean all = false;
+        while (!(all = allFinished(e)) && System.nanoTime() < deadline && !group.isClosed())
+        {
+            pause(1);
+        }
+        // everyone announced after its own last delivery, so what they delivered is stable here: deliver it too
+        while (all && !e.smc.subgroups().values().stream().allMatch(SmcSubgroup::caughtUp) &&
+            System.nanoTime() < deadline && !group.isClosed())
+        {
+            pause(1);
+        }
+        group.close();
+        return all;
+    }
+
+    private boolean invoking()
+    {
+        return invoker != null && invoker.waitsHere();
+    }
+
+    /** Waits about {@code millis}: asleep, or running the passes on the invoker's owner. */
+    private void pause(final long millis) throws InterruptedException
+    {
+        if (invoking())
+        {
+            invoker.invokeUntil(NEVER, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis));
+        }
+        else
+        {
+            Thread.sleep(millis);
+        }
+    }
+
+    private static boolean ownSendsDelivered(final Epoch e)
+    {
+        for (final SmcSubgroup g : e.smc.subgroups().values())
+        {
+            if (g.isSender() && g.isOrdered() && !g.isWedged() && !g.ownSendsDelivered())
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean allFinished(final Epoch e)
+    {
+        for (final int r : e.sst.others())
+        {
+            if (!e.sst.bool(r, e.columns.finished) && !e.sst.isFailedOrFrozen(r))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,247 @@
+package io.weft.predicates;
+
+import io.weft.config.Doorbell;
+import io.weft.config.IdleConfig;
+import io.weft.config.PassHost;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
+
+/**
+ * Invoker mode (like Aeron's {@code AgentInvoker}): an application thread runs a member's predicate passes, in
+ * place of a predicate thread of their own. Where cores are scarce the thread that sends then also acknowledges,
+ * pushes and delivers, with no wake-up and no second hot thread between them.
+ *
+ * <p>The first thread that calls {@link #invoke()}, or waits in a group call while nobody does, owns the invoker for
+ * good; another thread's call is refused. Call it once from the thread that will run the member before other threads
+ * send with a timeout. The member makes no progress between calls: no push leaves, nothing is delivered, and a view change waits. Call it
+ * in the application's loop, at least every few milliseconds, also while not sending. Delivery callbacks run inside
+ * {@code invoke()}, on the owner; a send that waits is refused there, as on a predicate thread.
+ *
+ * <p>On the owner, outside a pass, the group's own waits run passes while they wait: a send or claim with a
+ * timeout, {@code leave}, {@code finish}, {@code addSubgroup} and {@code removeSubgroup}.
+ *
+ * <pre>{@code
+ * Group group = Group.builder(config).onDelivery("orders", handler).useInvoker().open();
+ * PassInvoker invoker = group.invoker();
+ * int idle = 0;
+ * while (running) {
+ *     if (orders.send(bytes, Duration.ZERO) < 0) {   // back-pressured: let the passes free a slot
+ *         idle = invoker.invokeOrIdle(idle);
+ *     } else {
+ *         invoker.invoke();                            // push what was committed, deliver what is stable
+ *     }
+ * }
+ * }</pre>
+ */
+public final class PassInvoker
+{
+    /** How long an idle owner parks while no view is installed (between two views), when no doorbell can wake it. */
+    private static final long PARK_BETWEEN_VIEWS_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
+    private static final long NO_DEADLINE = Long.MIN_VALUE;
+
+    private final String role;
+    private final IdleConfig idle;
+    private final long maxParkNanos;
+    private final boolean yieldAfterWork;
+    private final AtomicReference<Thread> owner = new AtomicReference<>();
+    /** The current view's passes; null between views (unhosted, the next not yet hosted). */
+    private final AtomicReference<Hosted> current = new AtomicReference<>();
+    /** Held by the owner while a pass runs: unhosting waits on it for the running pass. */
+    private final ReentrantLock passing = new ReentrantLock();
+    private volatile boolean asleep;
+
+    /** An invoker for member {@code name}, idling in {@link #invokeOrIdle} as {@code idle} says. */
+    public PassInvoker(final String name, final IdleConfig idle)
+    {
+        this.role = "invoker thread of " + Objects.requireNonNull(name, "name") + " (it runs the predicate passes " +
+            "and the delivery callbacks; outside invoke() a send may wait, and its wait runs the passes)";
+        this.idle = Objects.requireNonNull(idle, "idle");
+        this.maxParkNanos = idle.maxPark().toNanos();
+        this.yieldAfterWork = idle.yieldAfterWork().yields();
+    }
+
+    /**
+     * Runs one pass over the current view's predicates on the calling thread, its triggers and delivery callbacks
+     * included. Returns the number of triggers fired: 0 means there was nothing to do.
+     *
+     * @throws IllegalStateException called by another thread than the owner, or from inside a pass (a callback).
+     */
+    public int invoke()
+    {
+        final Thread caller = Thread.currentThread();
+        if (owner.get() != caller)
+        {
+            bind(caller);
+        }
+        if (passing.isHeldByCurrentThread())
+        {
+            throw new IllegalStateException("invoke() called from inside a pass (a delivery or view callback): " +
+                "return from the callback and invoke from the application's loop");
+        }
+        final Hosted hosted = current.get();
+        if (hosted == null)
+        {
+            return 0;
+        }
+        passing.lock();
+        ProtocolThread.mark(role);
+        try
+        {
+            final IntSupplier pass = hosted.pass; // unhosted meanwhile: null
+            return pass == null ? 0 : pass.getAsInt();
+        }
+        finally
+        {
+            ProtocolThread.mark(null);
+            passing.unlock();
+        }
+    }
+
+    /**
+     * One step of a loop that waits for something the passes bring: a pass, and when it fires nothing an idle step
+     * as the member's {@code weft.idle} says (spin, yield, then park on the view's doorbell until a push lands or
+     * {@code max-park} passes; after a pass that did work, a yield if {@code yield-after-work} says so). Give it the
+     * count it returned last time, 0 at first.
+     */
+    public int invokeOrIdle(final int idleCount)
+    {
+        return invokeOrIdle(idleCount, NO_DEADLINE);
+    }
+
+    /**
+     * Runs passes ({@link #invokeOrIdle}) until {@code done} holds or {@code deadlineNanos} ({@link System#nanoTime()})
+     * passes; a park ends by the deadline. Returns whether it was done.
+     */
+    public boolean invokeUntil(final BooleanSupplier done, final long deadlineNanos)
+    {
+        int idleCount = 0;
+        while (!done.getAsBoolean())
+        {
+            if (System.nanoTime() - deadlineNanos >= 0)
+            {
+                return false;
+            }
+            idleCount = invokeOrIdle(idleCount, deadlineNanos);
+        }
+        return true;
+    }
+
+    private int invokeOrIdle(final int idleCount, final long deadlineNanos)
+    {
+        if (invoke() > 0)
+        {
+            if (yieldAfterWork)
+            {
+                Thread.yield(); // as a predicate thread does: the process awaiting this pass's pushes runs now
+            }
+            return 0;
+        }
+        if (PredicateThread.spunOrYielded(idle, idleCount))
+        {
+            return idleCount + 1;
+        }
+        final Hosted hosted = current.get();
+        if (hosted == null)
+        {
+            LockSupport.parkNanos(this, PARK_BETWEEN_VIEWS_NANOS);
+            return idleCount;
+        }
+        final Doorbell doorbell = hosted.doorbell;
+        final int ticket = doorbell.prepareToSleep();
+        try
+        {
+            // the pass after announcing the sleep is what makes a ring between the two impossible to miss
+            if (invoke() > 0)
+            {
+                return 0;
+            }
+            asleep = true;
+            doorbell.sleep(ticket, deadlineNanos == NO_DEADLINE ? maxParkNanos :
+                Math.max(1, Math.min(maxParkNanos, deadlineNanos - System.nanoTime())));
+            return idleCount;
+        }
+        finally
+        {
+            asleep = false;
+            doorbell.awake();
+        }
+    }
+
+    /**
+     * Whether a wait on the calling thread must run the passes itself, outside a pass: it owns this invoker, or
+     * takes it now because no thread does yet (a wait with nobody running the passes would never end).
+     */
+    public boolean waitsHere()
+    {
+        final Thread caller = Thread.currentThread();
+        return (owner.get() == caller || owner.compareAndSet(null, caller)) && !passing.isHeldByCurrentThread();
+    }
+
+    /** The owner, or null before the first {@link #invoke()}. */
+    public Thread owner()
+    {
+        return owner.get();
+    }
+
+    /** The host of one view's predicate thread: its passes run in {@link #invoke()} while it is the current one. */
+    public PassHost hostFor(final Doorbell doorbell)
+    {
+        return new Hosted(Objects.requireNonNull(doorbell, "doorbell"));
+    }
+
+    private void bind(final Thread caller)
+    {
+        if (!owner.compareAndSet(null, caller) && owner.get() != caller)
+        {
+            throw new IllegalStateException("this group's invoker belongs to thread " + owner.get().getName() +
+                " (the first to call invoke()); thread " + caller.getName() + " may not run its passes: the passes " +
+                "and delivery callbacks of a member run on one thread");
+        }
+    }
+
+    private final class Hosted implements PassHost
+    {
+        private final Doorbell doorbell;
+        private volatile IntSupplier pass;
+
+        Hosted(final Doorbell doorbell)
+        {
+            this.doorbell = doorbell;
+        }
+
+        @Override
+        public Thread thread()
+        {
+            return owner.get();
+        }
+
+        @Override
+        public void host(final IntSupplier pass, final IdleConfig ignored)
+        {
+            this.pass = pass;
+            current.set(this); // the next view's host replaces the last one's, whichever unhosts first
+        }
+
+        @Override
+        public boolean unhost(final Duration timeout)
+        {
+            pass = null;
+            current.compareAndSet(this, null);
+            return PassHost.awaitPass(owner.get(), passing, timeout);
+        }
+
+        @Override
+        public boolean isAsleep()
+        {
+            return asleep && current.get() == this;
+        }
+    }
+}

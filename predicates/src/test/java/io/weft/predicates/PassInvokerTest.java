@@ -1,0 +1,220 @@
+package io.weft.predicates;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.weft.config.IdleConfig;
+import io.weft.config.IdleStrategyKind;
+import io.weft.config.ParkingDoorbell;
+import io.weft.config.YieldAfterWork;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Invoker mode: a predicate thread's passes run in the application's {@code invoke()} calls, on one thread. */
+@Timeout(60)
+class PassInvokerTest
+{
+    private static final IdleConfig IDLE = new IdleConfig(IdleStrategyKind.BACKOFF, 10, 2, Duration.ofMillis(5),
+        YieldAfterWork.NEVER);
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final PassInvoker invoker = new PassInvoker("member 7", IDLE);
+
+    private PredicateThread hosted(final String name)
+    {
+        final ParkingDoorbell doorbell = new ParkingDoorbell();
+        return new PredicateThread(name, IDLE, doorbell, invoker.hostFor(doorbell), registry);
+    }
+
+    @Test
+    void triggersRunOnTheInvokingThreadAndOnlyWhenInvoked() throws Exception
+    {
+        final PredicateThread view = hosted("v0");
+        final AtomicInteger fired = new AtomicInteger();
+        final AtomicReference<Thread> on = new AtomicReference<>();
+        final AtomicReference<String> role = new AtomicReference<>();
+        view.register("count", PredicateKind.RECURRENT, () -> fired.get() < 3, () ->
+        {
+            fired.incrementAndGet();
+            on.set(Thread.currentThread());
+            role.set(ProtocolThread.role());
+        });
+        assertEquals(0, invoker.invoke(), "nothing is hosted before start");
+        view.start();
+        Thread.sleep(50); // no thread of its own: nothing may fire between calls
+        assertEquals(0, fired.get());
+        assertEquals(1, invoker.invoke());
+        assertEquals(1, invoker.invoke());
+        assertEquals(1, invoker.invoke());
+        assertEquals(0, invoker.invoke(), "the condition no longer holds");
+        assertEquals(3, fired.get());
+        assertSame(Thread.currentThread(), on.get());
+        assertSame(Thread.currentThread(), view.thread());
+        assertTrue(view.isPredicateThread());
+        assertTrue(role.get().startsWith("invoker thread of member 7"), role.get());
+        assertNull(ProtocolThread.role(), "outside a pass the owner is an application thread: its sends may wait");
+        view.close();
+    }
+
+    @Test
+    void anotherThreadIsRefusedOnceTheFirstOwnsIt() throws Exception
+    {
+        final PredicateThread view = hosted("v0");
+        view.start();
+        invoker.invoke();
+        assertTrue(invoker.waitsHere());
+        final CompletableFuture<Throwable> other = new CompletableFuture<>();
+        Thread.ofPlatform().start(() ->
+        {
+            try
+            {
+                invoker.invoke();
+                other.complete(null);
+            }
+            catch (final Throwable ex)
+            {
+                other.complete(ex);
+            }
+        });
+        final Throwable refused = other.get(10, TimeUnit.SECONDS);
+        assertTrue(refused instanceof IllegalStateException, String.valueOf(refused));
+        assertTrue(refused.getMessage().contains("belongs to thread " + Thread.currentThread().getName()),
+            refused.getMessage());
+        view.close();
+    }
+
+    @Test
+    void aWaitTakesTheInvokerWhileNobodyOwnsIt() throws Exception
+    {
+        final CompletableFuture<Boolean> waiter = new CompletableFuture<>();
+        final Thread other = Thread.ofPlatform().start(() -> waiter.complete(invoker.waitsHere()));
+        assertTrue(waiter.get(10, TimeUnit.SECONDS), "nobody ran the passes: the waiting thread must");
+        other.join(10_000);
+        assertSame(other, invoker.owner());
+        assertFalse(invoker.waitsHere(), "owned by the other thread: a wait here blocks as usual");
+        assertThrows(IllegalStateException.class, invoker::invoke);
+    }
+
+    @Test
+    void invokeFromInsideAPassIsRefused()
+    {
+        final PredicateThread view = hosted("v0");
+        final AtomicReference<Throwable> inside = new AtomicReference<>();
+        final AtomicInteger mayInvoke = new AtomicInteger();
+        view.errorHandler(inside::set);
+        view.register("reenter", PredicateKind.ONE_TIME, () -> true, () ->
+        {
+            mayInvoke.set(invoker.waitsHere() ? 1 : -1);
+            invoker.invoke();
+        });
+        view.start();
+        invoker.invoke();
+        assertEquals(-1, mayInvoke.get(), "a callback may not wait by invoking");
+        assertTrue(inside.get() instanceof IllegalStateException, String.valueOf(inside.get()));
+        assertTrue(inside.get().getMessage().contains("from inside a pass"), inside.get().getMessage());
+        view.close();
+    }
+
+    @Test
+    void theNextViewTakesOverWhicheverUnhostsFirst()
+    {
+        final PredicateThread v0 = hosted("v0");
+        final PredicateThread v1 = hosted("v1");
+        final AtomicInteger firedV0 = new AtomicInteger();
+        final AtomicInteger firedV1 = new AtomicInteger();
+        v0.register("a", PredicateKind.RECURRENT, () -> true, firedV0::incrementAndGet);
+        v1.register("b", PredicateKind.RECURRENT, () -> true, firedV1::incrementAndGet);
+        v0.start();
+        invoker.invoke();
+        v1.start(); // installed before the last view closes
+        v0.close(); // must not unhost v1
+        invoker.invoke();
+        assertEquals(1, firedV0.get());
+        assertEquals(1, firedV1.get());
+        v1.close();
+        assertEquals(0, invoker.invoke(), "no view: no pass");
+    }
+
+    @Test
+    void unhostFromAnotherThreadWaitsForTheRunningPass() throws Exception
+    {
+        final PredicateThread view = hosted("v0");
+        final CompletableFuture<Void> inPass = new CompletableFuture<>();
+        final CompletableFuture<Void> release = new CompletableFuture<>();
+        view.register("slow", PredicateKind.ONE_TIME, () -> true, () ->
+        {
+            inPass.complete(null);
+            release.join();
+        });
+        view.start();
+        final Thread owner = Thread.ofPlatform().start(invoker::invoke);
+        inPass.get(10, TimeUnit.SECONDS);
+        final CompletableFuture<Boolean> stopped = CompletableFuture.supplyAsync(() ->
+            invokerHostStopped(view));
+        Thread.sleep(100);
+        assertFalse(stopped.isDone(), "close returned while a pass was running");
+        release.complete(null);
+        assertTrue(stopped.get(10, TimeUnit.SECONDS));
+        owner.join(10_000);
+    }
+
+    private static boolean invokerHostStopped(final PredicateThread view)
+    {
+        view.close();
+        return true;
+    }
+
+    @Test
+    void invokeUntilRunsPassesUntilDoneOrTheDeadline()
+    {
+        final PredicateThread view = hosted("v0");
+        final AtomicInteger fired = new AtomicInteger();
+        view.register("count", PredicateKind.RECURRENT, () -> fired.get() < 1000, fired::incrementAndGet);
+        view.start();
+        assertTrue(invoker.invokeUntil(() -> fired.get() == 1000, System.nanoTime() + TimeUnit.SECONDS.toNanos(10)));
+        final long start = System.nanoTime();
+        assertFalse(invoker.invokeUntil(() -> false, start + TimeUnit.MILLISECONDS.toNanos(30)));
+        final long took = System.nanoTime() - start;
+        assertTrue(took >= TimeUnit.MILLISECONDS.toNanos(30), "returned before the deadline: " + took + " ns");
+        view.close();
+    }
+
+    @Test
+    void aParkedOwnerWakesWhenTheDoorbellRings() throws Exception
+    {
+        final ParkingDoorbell doorbell = new ParkingDoorbell();
+        final PassInvoker slow = new PassInvoker("member 8", new IdleConfig(IdleStrategyKind.BACKOFF, 0, 0,
+            Duration.ofSeconds(30), YieldAfterWork.NEVER));
+        final PredicateThread view = new PredicateThread("v0", IDLE, doorbell, slow.hostFor(doorbell), registry);
+        final AtomicInteger pending = new AtomicInteger();
+        view.register("take", PredicateKind.RECURRENT, () -> pending.get() > 0, pending::decrementAndGet);
+        view.start();
+        final Thread owner = Thread.ofPlatform().start(() ->
+            slow.invokeUntil(() -> pending.get() < 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(20)));
+        Thread.sleep(50); // the owner parks now, for up to max-park (30 s), unless rung
+        pending.incrementAndGet();
+        doorbell.ring();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (pending.get() > 0 && System.nanoTime() < deadline)
+        {
+            Thread.sleep(1);
+        }
+        assertEquals(0, pending.get(), "the ring did not wake the parked owner within 10 s (max-park is 30 s)");
+        pending.set(-1);
+        doorbell.ring();
+        owner.join(10_000);
+        assertFalse(owner.isAlive());
+        view.close();
+    }
+}
