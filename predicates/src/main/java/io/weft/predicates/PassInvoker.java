@@ -118,18 +118,19 @@ public final class PassInvoker
 
     /**
      * Runs passes ({@link #invokeOrIdle}) until {@code done} holds or {@code deadlineNanos} ({@link System#nanoTime()})
-     * passes; a park ends by the deadline. Returns whether it was done.
+     * passes, one at least unless done at once; a park ends by the deadline. Returns whether it was done.
      */
     public boolean invokeUntil(final BooleanSupplier done, final long deadlineNanos)
     {
         int idleCount = 0;
         while (!done.getAsBoolean())
         {
+            // one step at least, the deadline passed or not: a caller running late still pushes what it committed
+            idleCount = invokeOrIdle(idleCount, deadlineNanos);
             if (System.nanoTime() - deadlineNanos >= 0)
             {
-                return false;
+                return done.getAsBoolean();
             }
-            idleCount = invokeOrIdle(idleCount, deadlineNanos);
         }
         return true;
     }
