@@ -36,7 +36,9 @@ final class CompareCommand implements Callable<Integer>
 {
     private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
     private static final int MEMBERS = 3;
-    private static final List<String> SYSTEMS = List.of("weft-shm", "weft-tcp", "jgroups-tcp", "aeron-udp", "aeron-ipc");
+    /** weft-shm-invoker: Weft on shm in invoker mode (each member's sending thread runs its passes); not a default. */
+    private static final List<String> SYSTEMS = List.of("weft-shm", "weft-tcp", "jgroups-tcp", "aeron-udp", "aeron-ipc",
+        "weft-shm-invoker");
 
     @picocli.CommandLine.Mixin
     SteadyOptions steady = new SteadyOptions();
@@ -48,7 +50,7 @@ final class CompareCommand implements Callable<Integer>
     String[] patterns;
 
     @Option(names = "--systems", defaultValue = "weft-shm,weft-tcp,jgroups-tcp,aeron-udp,aeron-ipc", split = ",",
-        description = "Systems to run (default: all of them).")
+        description = "Systems to run (default: all but weft-shm-invoker, Weft on shm in invoker mode).")
     String[] systems;
 
     @Option(names = "--rates", defaultValue = "1000,10000", split = ",",
@@ -218,7 +220,8 @@ final class CompareCommand implements Callable<Integer>
         if (system.startsWith("weft"))
         {
             final BenchOptions o = new BenchOptions();
-            o.transport = system.substring(5);
+            o.invoker = system.endsWith("-invoker");
+            o.transport = system.substring(5, o.invoker ? system.length() - "-invoker".length() : system.length());
             o.members = MEMBERS;
             o.senders = pattern;
             o.size = size;
@@ -280,7 +283,7 @@ final class CompareCommand implements Callable<Integer>
 
     private static boolean sharedMemory(final String system)
     {
-        return system.equals("weft-shm") || system.equals("aeron-ipc");
+        return system.startsWith("weft-shm") || system.equals("aeron-ipc");
     }
 
     /** The row's throughput over the machine's ceiling for its medium and size. */
@@ -330,16 +333,16 @@ final class CompareCommand implements Callable<Integer>
         }
         final Map<String, Row> t = index(throughput);
         System.out.printf("%nThroughput, flat out (msgs/s delivered per member):%n");
-        System.out.printf("%-5s %6s %-12s %12s %23s %9s %9s %9s %9s%n", "send", "size", "system", "msgs/s", "(min-max)",
+        System.out.printf("%-5s %6s %-16s %12s %23s %9s %9s %9s %9s%n", "send", "size", "system", "msgs/s", "(min-max)",
             "MB/s", "shm/peer", "tcp/peer", "x/limit");
         for (final Row r : throughput)
         {
             if (r.failure() != null)
             {
-                System.out.printf("%-5s %6d %-12s FAILED: %s%n", r.pattern(), r.size(), r.system(), r.failure());
+                System.out.printf("%-5s %6d %-16s FAILED: %s%n", r.pattern(), r.size(), r.system(), r.failure());
                 continue;
             }
-            System.out.printf(Locale.ROOT, "%-5s %6d %-12s %,12.0f %23s %9.1f %9s %9s %9s%n", r.pattern(), r.size(),
+            System.out.printf(Locale.ROOT, "%-5s %6d %-16s %,12.0f %23s %9.1f %9s %9s %9s%n", r.pattern(), r.size(),
                 r.system(), r.msgs(), String.format(Locale.ROOT, "(%,.0f-%,.0f)", r.msgsMin(), r.msgsMax()), r.mb(),
                 fmt(ratio(t, "weft-shm", r, Row::msgs)), fmt(ratio(t, "weft-tcp", r, Row::msgs)),
                 fmt(overLimit(limits, r)));
@@ -348,17 +351,17 @@ final class CompareCommand implements Callable<Integer>
         {
             final Map<String, Row> l = index(latency);
             System.out.printf("%nLatency at fixed rates (us; send to own delivery; medians over senders and runs):%n");
-            System.out.printf("%-5s %6s %7s %-12s %9s %9s %9s %10s %10s %9s%n", "send", "size", "rate", "system", "p50",
+            System.out.printf("%-5s %6s %7s %-16s %9s %9s %9s %10s %10s %9s%n", "send", "size", "rate", "system", "p50",
                 "p99", "p99.9", "shm/peer", "tcp/peer", "p50/floor");
             for (final Row r : latency)
             {
                 if (r.failure() != null)
                 {
-                    System.out.printf("%-5s %6d %7d %-12s FAILED: %s%n", r.pattern(), r.size(), r.rate(), r.system(),
+                    System.out.printf("%-5s %6d %7d %-16s FAILED: %s%n", r.pattern(), r.size(), r.rate(), r.system(),
                         r.failure());
                     continue;
                 }
-                System.out.printf(Locale.ROOT, "%-5s %6d %7d %-12s %9.1f %9.1f %9.1f %10s %10s %9s%n", r.pattern(),
+                System.out.printf(Locale.ROOT, "%-5s %6d %7d %-16s %9.1f %9.1f %9.1f %10s %10s %9s%n", r.pattern(),
                     r.size(), r.rate(), r.system(), r.p50(), r.p99(), r.p999(), fmt(ratio(l, "weft-shm", r, Row::p50)),
                     fmt(ratio(l, "weft-tcp", r, Row::p50)), fmt(overFloor(limits, r)));
             }

@@ -32,7 +32,7 @@ import java.util.function.IntSupplier;
  * PassInvoker invoker = group.invoker();
  * int idle = 0;
  * while (running) {
- *     if (orders.send(bytes, Duration.ZERO) < 0) {   // back-pressured: let the passes free a slot
+ *     if (orders.send(bytes) < 0) {                  // back-pressured: let the passes free a slot
  *         idle = invoker.invokeOrIdle(idle);
  *     } else {
  *         invoker.invoke();                            // push what was committed, deliver what is stable
