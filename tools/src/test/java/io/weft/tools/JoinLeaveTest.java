@@ -97,12 +97,15 @@ class JoinLeaveTest
         }
     }
 
-    @Test
-    void gracefulLeaveUnderLoadThenRejoinWithTheSameId() throws Exception
+    /** Also in invoker mode: the leave, its wait for the member's own deliveries and the rejoin run the passes. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "invoker mode: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void gracefulLeaveUnderLoadThenRejoinWithTheSameId(final boolean invoker) throws Exception
     {
+        final String[] extra = invoker ? new String[] {"--invoker"} : new String[0];
         try (VsRun run = new VsRun(TransportKind.SHM, 4, List.of(), dir))
         {
-            run.startReady(4);
+            run.startReady(4, extra);
             Thread.sleep(1000);
             run.command(2, "leave");
             final String out = run.awaitExit(2);
@@ -115,10 +118,11 @@ class JoinLeaveTest
                 assertTrue(!before.contains("member 2 failed"), "a graceful leave was reported as a failure:\n" + before);
             }
             Thread.sleep(1000);
-            run.start(2, true);
+            run.start(2, true, extra);
             for (final int id : List.of(0, 1, 2, 3))
             {
                 assertEquals("[0, 1, 3, 2]", run.awaitView(id, 2, Duration.ofSeconds(60)).getValue());
+                assertEquals(invoker, run.process(id).output().contains("(invoker mode)"));
             }
             Thread.sleep(1500);
             run.endAndCheck();
