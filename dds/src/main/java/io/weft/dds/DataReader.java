@@ -1,5 +1,7 @@
 package io.weft.dds;
 
+import io.weft.predicates.PassInvoker;
+
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,6 +12,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * Reads a topic: a listener told of every sample on the delivery thread, or a bounded queue that application threads
@@ -34,9 +37,12 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<
     private final BlockingQueue<Sample<T>> queue;
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong received = new AtomicLong();
+    private final Supplier<PassInvoker> invokerHere;
 
-    DataReader(final Topic<T> topic, final TopicState state, final SampleListener<T> listener, final int capacity)
+    DataReader(final Topic<T> topic, final TopicState state, final SampleListener<T> listener, final int capacity,
+        final Supplier<PassInvoker> invokerHere)
     {
+        this.invokerHere = invokerHere;
         this.topic = topic;
         this.state = state;
         this.listener = listener;
@@ -95,7 +101,17 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<
     /** The next sample, waiting up to {@code timeout}; null if none came or the reader is closed. */
     public Sample<T> take(final Duration timeout) throws InterruptedException
     {
-        return queue == null ? null : unlessEnd(queue.poll(timeout.toNanos(), TimeUnit.NANOSECONDS));
+        if (queue == null)
+        {
+            return null;
+        }
+        final PassInvoker here = invokerHere.get(); // invoker mode, on its owner: samples arrive in its passes
+        if (here != null)
+        {
+            here.invokeUntil(() -> !queue.isEmpty(), System.nanoTime() + timeout.toNanos());
+            return unlessEnd(queue.poll());
+        }
+        return unlessEnd(queue.poll(timeout.toNanos(), TimeUnit.NANOSECONDS));
     }
 
     /** The samples waiting, without taking them. */
@@ -135,7 +151,7 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<
                 {
                     try
                     {
-                        next = unlessEnd(queue.take());
+                        next = unlessEnd(takeWaiting());
                     }
                     catch (final InterruptedException ex)
                     {
@@ -158,6 +174,25 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<
                 return s;
             }
         };
+    }
+
+    /** The next sample or the end marker, waiting as long as it takes (in invoker mode on its owner, invoking). */
+    private Sample<T> takeWaiting() throws InterruptedException
+    {
+        final PassInvoker here = invokerHere.get();
+        if (here == null)
+        {
+            return queue.take();
+        }
+        while (queue.isEmpty())
+        {
+            if (Thread.interrupted())
+            {
+                throw new InterruptedException();
+            }
+            here.invokeUntil(() -> !queue.isEmpty(), System.nanoTime() + TimeUnit.SECONDS.toNanos(1));
+        }
+        return queue.poll();
     }
 
     /** Null for the end marker, which goes back so that every other waiting thread sees it too. */

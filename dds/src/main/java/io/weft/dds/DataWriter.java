@@ -2,11 +2,14 @@ package io.weft.dds;
 
 import io.weft.config.QosLevel;
 import io.weft.membership.Subgroup;
+import io.weft.predicates.PassInvoker;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * Writes samples to a topic: encodes each in place in this member's multicast slot (no intermediate buffer), or
@@ -23,16 +26,19 @@ public final class DataWriter<T>
 {
     /** How long {@link #write(Object)} waits for a free slot. */
     public static final Duration DEFAULT_BLOCKING = Duration.ofSeconds(5);
+    private static final BooleanSupplier NEVER = () -> false;
 
     private final Topic<T> topic;
     private final TopicState state;
-    private final java.util.function.Supplier<Subgroup> subgroup;
+    private final Supplier<Subgroup> subgroup;
     private final AtomicLong written;
     private final ThreadLocal<Loan> loans;
+    private final Supplier<PassInvoker> invokerHere;
 
-    DataWriter(final Topic<T> topic, final TopicState state, final java.util.function.Supplier<Subgroup> subgroup,
-        final AtomicLong written)
+    DataWriter(final Topic<T> topic, final TopicState state, final Supplier<Subgroup> subgroup,
+        final AtomicLong written, final Supplier<PassInvoker> invokerHere)
     {
+        this.invokerHere = invokerHere;
         this.topic = topic;
         this.state = state;
         this.subgroup = subgroup;
@@ -117,6 +123,7 @@ public final class DataWriter<T>
         }
         final long target = written.get();
         final long deadline = System.nanoTime() + timeout.toNanos();
+        final PassInvoker here = invokerHere.get(); // invoker mode, on its owner: the frontier moves in its passes
         long park = 20_000;
         while (true)
         {
@@ -133,7 +140,14 @@ public final class DataWriter<T>
             {
                 return false;
             }
-            LockSupport.parkNanos(park); // an application thread waiting on other members: no spinning
+            if (here != null)
+            {
+                here.invokeUntil(NEVER, System.nanoTime() + park);
+            }
+            else
+            {
+                LockSupport.parkNanos(park); // an application thread waiting on other members: no spinning
+            }
             park = Math.min(park * 2, TimeUnit.MILLISECONDS.toNanos(1));
         }
     }

@@ -353,7 +353,8 @@ public final class DomainParticipant implements AutoCloseable
             throw new IllegalStateException("member " + config.memberId() + " is not a publisher of " + topic +
                 ": its publishers are " + t.publisherIds(config.group()) + " (weft.dds.topics)");
         }
-        return new DataWriter<>(topic, state(topic), () -> group().subgroup(t.subgroupName()), written.get(t.name()));
+        return new DataWriter<>(topic, state(topic), () -> group().subgroup(t.subgroupName()), written.get(t.name()),
+            () -> group().invokerHere());
     }
 
     /** A reader of {@code topic} with a queue of 4096 samples for {@link DataReader#take}. */
@@ -428,7 +429,7 @@ public final class DomainParticipant implements AutoCloseable
     private <T> DataReader<T> createReader(final Topic<T> topic, final SampleListener<T> listener, final int capacity)
     {
         final TopicState state = readable(topic);
-        final DataReader<T> reader = new DataReader<>(topic, state, listener, capacity);
+        final DataReader<T> reader = new DataReader<>(topic, state, listener, capacity, () -> group().invokerHere());
         state.addReader(reader);
         return reader;
     }

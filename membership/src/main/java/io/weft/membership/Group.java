@@ -431,6 +431,15 @@ public final class Group implements AutoCloseable
         }
     }
 
+    /**
+     * In invoker mode, on the thread that owns the invoker and outside a pass, the invoker: a wait on this thread must
+     * run the passes itself, nothing else does ({@link PassInvoker#invokeUntil}). Null otherwise: waits may sleep.
+     */
+    public PassInvoker invokerHere()
+    {
+        return invoker != null && invoker.waitsHere() ? invoker : null;
+    }
+
     // ---- sends (used by Subgroup) ---------------------------------------------------------------------------------
 
     /** The current view's engine of a subgroup, or null where it does not run in this view (no members or senders). */
