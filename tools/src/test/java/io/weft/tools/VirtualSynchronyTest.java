@@ -87,7 +87,10 @@ class VirtualSynchronyTest
     @Test
     void theCleanupLeaderDiesWhileDeliveringTheTrim() throws Exception
     {
-        try (VsRun run = new VsRun(TransportKind.TCP, 5, List.of(), dir))
+        // one message per delivery pass: a batch running at the wedge must not take the whole stable backlog, which
+        // is what the trim is to hold (with delivery batching it took it all, and the trim held too few to halt in)
+        final io.weft.config.SmcConfig oneByOne = new io.weft.config.SmcConfig(true, true, false, true, true);
+        try (VsRun run = new VsRun(TransportKind.TCP, 5, dir, oneByOne))
         {
             run.startReady(5);
             run.command(0, "halt-in-trim 3");

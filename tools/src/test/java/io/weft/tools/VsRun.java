@@ -2,6 +2,7 @@ package io.weft.tools;
 
 import io.weft.config.FailureConfig;
 import io.weft.config.MembershipConfig;
+import io.weft.config.SmcConfig;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.ViewChangeSends;
@@ -45,7 +46,8 @@ final class VsRun implements AutoCloseable
     VsRun(final TransportKind kind, final int addressBook, final Path dir, final boolean runtimeSubgroups)
     {
         this(kind, TestGroups.config(kind, addressBook).transport().rdma(), addressBook, List.of(), dir,
-            SubgroupConfig.allMembers("all", 100, 64), TestGroups.config(kind, addressBook).failure(), runtimeSubgroups);
+            SubgroupConfig.allMembers("all", 100, 64), TestGroups.config(kind, addressBook).failure(), runtimeSubgroups,
+            null);
     }
 
     VsRun(final TransportKind kind, final io.weft.config.RdmaOptions rdma, final int addressBook,
@@ -59,18 +61,25 @@ final class VsRun implements AutoCloseable
     VsRun(final TransportKind kind, final io.weft.config.RdmaOptions rdma, final int addressBook,
         final List<Integer> initialView, final Path dir, final SubgroupConfig subgroup, final FailureConfig failure)
     {
-        this(kind, rdma, addressBook, initialView, dir, subgroup, failure, false);
+        this(kind, rdma, addressBook, initialView, dir, subgroup, failure, false, null);
+    }
+
+    /** A group of view 0 with the given multicast switches ({@code weft.smc}). */
+    VsRun(final TransportKind kind, final int addressBook, final Path dir, final SmcConfig smc)
+    {
+        this(kind, TestGroups.config(kind, addressBook).transport().rdma(), addressBook, List.of(), dir,
+            SubgroupConfig.allMembers("all", 100, 64), TestGroups.config(kind, addressBook).failure(), false, smc);
     }
 
     private VsRun(final TransportKind kind, final io.weft.config.RdmaOptions rdma, final int addressBook,
         final List<Integer> initialView, final Path dir, final SubgroupConfig subgroup, final FailureConfig failure,
-        final boolean runtimeSubgroups)
+        final boolean runtimeSubgroups, final SmcConfig smc)
     {
-        this.config = TestGroups.builder(kind, addressBook).rdma(rdma).subgroups(List.of(subgroup))
-            .failure(failure)
+        final io.weft.config.WeftConfig.Builder b = TestGroups.builder(kind, addressBook).rdma(rdma)
+            .subgroups(List.of(subgroup)).failure(failure)
             .membership(new MembershipConfig(initialView, SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(60),
-                runtimeSubgroups))
-            .build();
+                runtimeSubgroups));
+        this.config = (smc == null ? b : b.smc(smc)).build(); // null: the reference configuration's switches
         this.dir = dir;
         this.file = TestGroups.write(config, dir);
         this.members = new Members(config);
