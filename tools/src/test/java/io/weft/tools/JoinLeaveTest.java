@@ -122,6 +122,8 @@ class JoinLeaveTest
             for (final int id : List.of(0, 1, 2, 3))
             {
                 assertEquals("[0, 1, 3, 2]", run.awaitView(id, 2, Duration.ofSeconds(60)).getValue());
+                // a joiner prints READY after its view: the line that names the mode
+                run.process(id).awaitOutput("member " + id + ": READY", Duration.ofSeconds(60));
                 assertEquals(invoker, run.process(id).output().contains("(invoker mode)"));
             }
             Thread.sleep(1500);
