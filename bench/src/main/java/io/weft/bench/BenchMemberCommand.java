@@ -168,8 +168,6 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
     /** Messages between two passes in invoker mode (a power of two); a claim that waits runs passes too. */
     private static final int INVOKE_EVERY = 64;
 
-    private static final java.util.function.BooleanSupplier NEVER = () -> false;
-
     /** How long a claim may wait for a slot: a constant, so that the send loop allocates nothing per message. */
     private static final Duration CLAIM_WAIT = Duration.ofMinutes(1);
 
@@ -262,7 +260,7 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         {
             if (interval > 0 && passes != null)
             {
-                passes.invokeUntil(NEVER, clock.sendAt(i, interval)); // the passes run while it waits
+                passes.invokeUntil(clock.sendAt(i, interval)); // the passes run while it waits
             }
             else if (interval > 0)
             {

@@ -1,7 +1,6 @@
 package io.weft.config;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntSupplier;
 
@@ -37,23 +36,6 @@ public interface PassHost
      */
     static boolean awaitPass(final Thread host, final ReentrantLock passing, final Duration timeout)
     {
-        if (Thread.currentThread() == host)
-        {
-            return true;
-        }
-        try
-        {
-            if (!passing.tryLock(timeout.toNanos(), TimeUnit.NANOSECONDS))
-            {
-                return false;
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-        passing.unlock();
-        return true;
+        return Thread.currentThread() == host || LockWait.awaitFree(passing, timeout.toNanos());
     }
 }

@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -26,7 +25,6 @@ public final class DataWriter<T>
 {
     /** How long {@link #write(Object)} waits for a free slot. */
     public static final Duration DEFAULT_BLOCKING = Duration.ofSeconds(5);
-    private static final BooleanSupplier NEVER = () -> false;
 
     private final Topic<T> topic;
     private final TopicState state;
@@ -142,7 +140,7 @@ public final class DataWriter<T>
             }
             if (here != null)
             {
-                here.invokeUntil(NEVER, System.nanoTime() + park);
+                here.invokeUntil(System.nanoTime() + park);
             }
             else
             {

@@ -5,7 +5,6 @@ import io.weft.smc.SmcSubgroup;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 /**
  * A member's ways out of its group ({@link Group#leave} and {@link Group#finish}). Both wait for deliveries; on the
@@ -13,19 +12,15 @@ import java.util.function.BooleanSupplier;
  */
 final class Departure
 {
-    private static final BooleanSupplier NEVER = () -> false;
-
     private final Group group;
     private final CurrentView current;
     private final MembershipLoop membership;
-    private final PassInvoker invoker; // null: a predicate thread runs the passes
 
-    Departure(final Group group, final CurrentView current, final MembershipLoop membership, final PassInvoker invoker)
+    Departure(final Group group, final CurrentView current, final MembershipLoop membership)
     {
         this.group = group;
         this.current = current;
         this.membership = membership;
-        this.invoker = invoker;
     }
 
     boolean leave(final Duration timeout) throws InterruptedException
@@ -46,9 +41,10 @@ final class Departure
                 announced = now;
             }
             final long millis = Math.min(50, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
-            if (invoking())
+            final PassInvoker here = group.invokerHere();
+            if (here != null)
             {
-                invoker.invokeUntil(() -> current.epoch() != now || group.isClosed(),
+                here.invokeUntil(() -> current.epoch() != now || group.isClosed(),
                     System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis));
             }
             else
@@ -92,17 +88,13 @@ final class Departure
         return all;
     }
 
-    private boolean invoking()
-    {
-        return invoker != null && invoker.waitsHere();
-    }
-
     /** Waits about {@code millis}: asleep, or running the passes on the invoker's owner. */
     private void pause(final long millis) throws InterruptedException
     {
-        if (invoking())
+        final PassInvoker here = group.invokerHere();
+        if (here != null)
         {
-            invoker.invokeUntil(NEVER, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis));
+            here.invokeUntil(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis));
         }
         else
         {

@@ -61,7 +61,7 @@ public final class Group implements AutoCloseable
         }
         this.membership = new MembershipLoop(b, current);
         this.invoker = b.invoker();
-        this.departure = new Departure(this, current, membership, invoker);
+        this.departure = new Departure(this, current, membership);
         membership.runtime().afterRemoval(added::remove); // a handle taken later names the removal
     }
 
@@ -264,12 +264,12 @@ public final class Group implements AutoCloseable
                 throw new java.util.concurrent.TimeoutException("the request for subgroup " + name +
                     " could not be sent within " + timeout);
             }
-            final boolean invoking = invoker != null && invoker.waitsHere(); // nobody else runs the passes
-            if (invoking)
+            final PassInvoker here = invokerHere(); // nobody else runs the passes
+            if (here != null)
             {
-                invoker.invokeUntil(answer::isDone, System.nanoTime() + timeout.toNanos());
+                here.invokeUntil(answer::isDone, System.nanoTime() + timeout.toNanos());
             }
-            answer.get(invoking ? 0 : timeout.toNanos(), TimeUnit.NANOSECONDS);
+            answer.get(here != null ? 0 : timeout.toNanos(), TimeUnit.NANOSECONDS);
         }
         catch (final java.util.concurrent.ExecutionException ex)
         {
@@ -496,9 +496,10 @@ public final class Group implements AutoCloseable
             return first; // a free slot: the common case reads no clock
         }
         final long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
-        if (timeoutNanos > 0 && invoker != null && invoker.waitsHere())
+        final PassInvoker here = timeoutNanos > 0 ? invokerHere() : null;
+        if (here != null)
         {
-            return offerInvoking(name, offer, bytes, offset, length, claim, deadline);
+            return offerInvoking(here, name, offer, bytes, offset, length, claim, deadline);
         }
         long wait = timeoutNanos; // the whole timeout at first: a protocol thread's refusal names what it was given
         while (true)
@@ -518,8 +519,8 @@ public final class Group implements AutoCloseable
     }
 
     /** On the invoker's owner, which alone runs the passes that free a slot or change the view: tries between passes. */
-    private long offerInvoking(final String name, final Offer offer, final byte[] bytes, final int offset,
-        final int length, final Claim claim, final long deadline)
+    private long offerInvoking(final PassInvoker here, final String name, final Offer offer, final byte[] bytes,
+        final int offset, final int length, final Claim claim, final long deadline)
     {
         int idle = 0;
         while (true)
@@ -538,7 +539,7 @@ public final class Group implements AutoCloseable
             {
                 return SmcSubgroup.BACK_PRESSURED;
             }
-            idle = invoker.invokeOrIdle(idle);
+            idle = here.invokeOrIdle(idle);
         }
     }
 

@@ -20,9 +20,10 @@ import java.util.function.IntSupplier;
  *
  * <p>The first thread that calls {@link #invoke()}, or waits in a group call while nobody does, owns the invoker for
  * good; another thread's call is refused. Call it once from the thread that will run the member before other threads
- * send with a timeout. The member makes no progress between calls: no push leaves, nothing is delivered, and a view change waits. Call it
- * in the application's loop, at least every few milliseconds, also while not sending. Delivery callbacks run inside
- * {@code invoke()}, on the owner; a send that waits is refused there, as on a predicate thread.
+ * send with a timeout. The member makes no progress between calls: no push leaves, nothing is delivered, and a view
+ * change waits. Call it in the application's loop, at least every few milliseconds, also while not sending.
+ * Delivery callbacks run inside {@code invoke()}, on the owner; a send that waits is refused there, as on a predicate
+ * thread.
  *
  * <p>On the owner, outside a pass, the group's own waits run passes while they wait: a send or claim with a
  * timeout, {@code leave}, {@code finish}, {@code addSubgroup} and {@code removeSubgroup}.
@@ -46,6 +47,7 @@ public final class PassInvoker
     private static final long PARK_BETWEEN_VIEWS_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
 
     private static final long NO_DEADLINE = Long.MIN_VALUE;
+    private static final BooleanSupplier NEVER = () -> false;
 
     private final String role;
     private final IdleConfig idle;
@@ -133,6 +135,12 @@ public final class PassInvoker
             }
         }
         return true;
+    }
+
+    /** Runs passes ({@link #invokeOrIdle}) until {@code deadlineNanos}: the owner's sleep, the member kept going. */
+    public void invokeUntil(final long deadlineNanos)
+    {
+        invokeUntil(NEVER, deadlineNanos);
     }
 
     private int invokeOrIdle(final int idleCount, final long deadlineNanos)

@@ -264,12 +264,15 @@ public final class PredicateThread implements AutoCloseable
     /** One pass on the host's thread, which idles as it sees fit when this returns 0. */
     private int hostedPass()
     {
-        if (!marked && ProtocolThread.role() == null) // an invoker marks its owner itself
+        if (!marked)
         {
-            ProtocolThread.mark("predicate thread " + name + " (its passes run on " + Thread.currentThread().getName() +
-                "; it runs the delivery callbacks)");
+            marked = true;
+            if (ProtocolThread.role() == null) // an invoker marks its owner itself, for its passes only
+            {
+                ProtocolThread.mark("predicate thread " + name + " (its passes run on " +
+                    Thread.currentThread().getName() + "; it runs the delivery callbacks)");
+            }
         }
-        marked = true;
         return running ? pass() : 0;
     }
 

@@ -187,6 +187,12 @@ class PassInvokerTest
         assertFalse(invoker.invokeUntil(() -> false, start + TimeUnit.MILLISECONDS.toNanos(30)));
         final long took = System.nanoTime() - start;
         assertTrue(took >= TimeUnit.MILLISECONDS.toNanos(30), "returned before the deadline: " + took + " ns");
+        final int before = fired.get();
+        view.register("more", PredicateKind.ONE_TIME, () -> true, fired::incrementAndGet);
+        final long again = System.nanoTime();
+        invoker.invokeUntil(again + TimeUnit.MILLISECONDS.toNanos(30)); // no condition: passes until the deadline
+        assertTrue(System.nanoTime() - again >= TimeUnit.MILLISECONDS.toNanos(30), "returned before the deadline");
+        assertEquals(before + 1, fired.get(), "the passes ran while it waited");
         view.close();
     }
 

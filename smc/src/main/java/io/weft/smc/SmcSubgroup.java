@@ -362,20 +362,7 @@ public final class SmcSubgroup
      */
     public boolean awaitTriggers(final long timeoutNanos)
     {
-        try
-        {
-            if (!receiveLock.tryLock(timeoutNanos, java.util.concurrent.TimeUnit.NANOSECONDS))
-            {
-                return false;
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-        receiveLock.unlock();
-        return true;
+        return io.weft.config.LockWait.awaitFree(receiveLock, timeoutNanos);
     }
 
     public boolean isWedged()

@@ -128,7 +128,7 @@ final class McMember
             final long before = group.subgroups().values().stream().mapToLong(Subgroup::nullsSent).sum();
             if (options.invoker())
             {
-                group.invoker().invokeUntil(() -> false, System.nanoTime() + TimeUnit.SECONDS.toNanos(1));
+                group.invoker().invokeUntil(System.nanoTime() + TimeUnit.SECONDS.toNanos(1));
             }
             else
             {

@@ -194,7 +194,7 @@ final class VsMember
                 }
                 if (options.invoker())
                 {
-                    group.invoker().invokeUntil(() -> false, System.nanoTime() + 20_000_000L); // the passes run here
+                    group.invoker().invokeUntil(System.nanoTime() + 20_000_000L); // the passes run here
                 }
                 else
                 {
