@@ -48,6 +48,19 @@ class PayloadTest
         assertTrue(Payload.verify(b, 8, size));
     }
 
+    @ParameterizedTest
+    @ValueSource(ints = {8, 16, 24, 32, 64, 992})
+    void twoWordsSwappedAreCaught(final int distance)
+    {
+        final int size = 1024;
+        final UnsafeBuffer b = message(size, Payload.KIND_DATA, 1, 9);
+        final int first = 8 + Payload.HEADER_LENGTH;
+        final long word = b.getLong(first);
+        b.putLong(first, b.getLong(first + distance));
+        b.putLong(first + distance, word);
+        assertFalse(Payload.verify(b, 8, size), "words " + distance + " bytes apart, swapped, went unseen");
+    }
+
     @Test
     void differentMessagesHaveDifferentBodies()
     {
