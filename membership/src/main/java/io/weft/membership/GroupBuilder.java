@@ -40,7 +40,10 @@ public final class GroupBuilder
         this.config = Objects.requireNonNull(config, "config");
     }
 
-    /** Per-message delivery callback of a subgroup (predicate thread, or membership thread for a trim). */
+    /**
+     * Per-message delivery callback of a subgroup (predicate thread, or membership thread for a trim; in invoker mode
+     * always the invoker's owner).
+     */
     public GroupBuilder onDelivery(final String subgroup, final DeliveryHandler handler)
     {
         config.subgroup(subgroup);

@@ -108,7 +108,8 @@ final class MembershipLoop implements Runnable
     @Override
     public void run()
     {
-        ProtocolThread.mark("membership thread of member " + config.memberId() + " (it runs view and trim callbacks)");
+        ProtocolThread.mark("membership thread of member " + config.memberId() +
+            " (it runs view callbacks, and trim deliveries unless in invoker mode)");
         while (!current.state().terminal())
         {
             final ViewChange vc = viewChange;
@@ -185,7 +186,7 @@ final class MembershipLoop implements Runnable
     {
         final Claim claim = new Claim();
         carried.forEach((name, c) -> carry(e, name, c, claim));
-        viewChange = new ViewChange(e, desk::waiting, runtime::pending);
+        viewChange = new ViewChange(e, invoker, desk::waiting, runtime::pending);
         current.install(e); // first: a listener may use the group's subgroups in the new view; nothing is delivered yet
         for (final ViewListener l : viewListeners)
         {

@@ -283,8 +283,9 @@ final class RuntimeSubgroups
     }
 
     /**
-     * A request delivered here (predicate thread, or the membership thread for a trim), in the channel's order. The
-     * same as an agreed or requested subgroup of that name: nothing to do; different: refused; new: requested.
+     * A request delivered here (predicate thread or invoker, or the membership thread for a trim outside invoker
+     * mode), in the channel's order. The same as an agreed or requested subgroup of that name: nothing to do;
+     * different: refused; new: requested.
      */
     void onDelivery(final Message m, final WeftConfig config)
     {

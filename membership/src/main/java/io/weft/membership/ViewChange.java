@@ -1,5 +1,6 @@
 package io.weft.membership;
 
+import io.weft.predicates.PassInvoker;
 import io.weft.smc.SmcSubgroup;
 import io.weft.sst.Column;
 import io.weft.sst.Sst;
@@ -9,6 +10,8 @@ import org.slf4j.LoggerFactory;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.function.Supplier;
 
 /**
@@ -46,7 +49,13 @@ final class ViewChange
         }
     }
 
+    /** A trim handed to the invoker's owner, and when. */
+    private record HandedOver(Future<Void> delivered, long sinceNanos)
+    {
+    }
+
     private final Epoch e;
+    private final PassInvoker invoker; // null: trims are delivered here, on the membership thread
     private final Sst sst;
     private final MembershipColumns cols;
     private final int me;
@@ -55,16 +64,18 @@ final class ViewChange
     private final ChangeList list = new ChangeList(MembershipColumns.MAX_CHANGES);
     private final Map<String, long[]> echoed = new HashMap<>();
     private final Map<String, long[]> trims = new HashMap<>();
+    private final Map<String, HandedOver> handedOver = new HashMap<>();
     private ChangeList committed;
     private boolean takeoverDone;
     private boolean wedged;
     private boolean doneSet;
 
-    ViewChange(final Epoch epoch, final Supplier<java.util.List<Integer>> joiners,
+    ViewChange(final Epoch epoch, final PassInvoker invoker, final Supplier<java.util.List<Integer>> joiners,
         final java.util.function.BooleanSupplier reconfigure)
     {
         this.reconfigure = reconfigure;
         this.e = epoch;
+        this.invoker = invoker;
         this.sst = epoch.sst;
         this.cols = epoch.columns;
         this.me = epoch.myRank();
@@ -310,18 +321,63 @@ final class ViewChange
         {
             return false; // delivered only once every trusted survivor holds it: a next leader then adopts it
         }
-        e.detector.enterCallback(); // a callback stuck here would hold up everyone while this member heartbeats
-        try
+        if (!deliverTrim(name, g, trim))
         {
-            g.deliverTrim(trim);
-        }
-        finally
-        {
-            e.detector.leaveCallback();
+            return false;
         }
         trims.put(name, trim);
         LOG.info("member {}: subgroup {} trimmed at {} in view {}", e.idAt(me), name, Arrays.toString(trim), e.view.id());
         return true;
+    }
+
+    /**
+     * Delivers {@code trim} here, or in invoker mode hands it to the invoker's owner, which delivers it in its next
+     * {@code invoke()} with the other callbacks; true once delivered.
+     */
+    private boolean deliverTrim(final String name, final SmcSubgroup g, final long[] trim)
+    {
+        if (invoker == null)
+        {
+            e.detector.enterCallback(); // a callback stuck here would hold up everyone while this member heartbeats
+            try
+            {
+                g.deliverTrim(trim);
+            }
+            finally
+            {
+                e.detector.leaveCallback();
+            }
+            return true;
+        }
+        final HandedOver h = handedOver.computeIfAbsent(name,
+            n -> new HandedOver(invoker.handOver(() -> g.deliverTrim(trim)), System.nanoTime()));
+        if (!h.delivered().isDone())
+        {
+            final java.time.Duration bound = e.config.failure().failureTimeout();
+            if (System.nanoTime() - h.sinceNanos() > bound.toNanos())
+            {
+                throw new ExcludedException("member " + e.idAt(me) + " cannot end view " + e.view.id() + ": the " +
+                    "trim of subgroup " + name + " waits for the invoker's owner (" + invoker.owner() + "), which " +
+                    "has not called invoke() within " + bound + " (in invoker mode the application invokes at " +
+                    "least every few milliseconds); it leaves the group");
+            }
+            return false;
+        }
+        try
+        {
+            h.delivered().get();
+            return true;
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new IllegalStateException("the trim of subgroup " + name + " failed on the invoker's owner",
+                ex.getCause());
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while taking the trim of subgroup " + name, ex);
+        }
     }
 
     /** The trim this member echoes: its cleanup leader's, or as the leader a published one or a fresh one. */

@@ -6,6 +6,9 @@ import io.weft.config.PassHost;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -22,8 +25,8 @@ import java.util.function.IntSupplier;
  * good; another thread's call is refused. Call it once from the thread that will run the member before other threads
  * send with a timeout. The member makes no progress between calls: no push leaves, nothing is delivered, and a view
  * change waits. Call it in the application's loop, at least every few milliseconds, also while not sending.
- * Delivery callbacks run inside {@code invoke()}, on the owner; a send that waits is refused there, as on a predicate
- * thread.
+ * Delivery callbacks run inside {@code invoke()}, on the owner, the last deliveries of a view (its trim) included;
+ * a send that waits is refused there, as on a predicate thread. View callbacks run on the membership thread.
  *
  * <p>On the owner, outside a pass, the group's own waits run passes while they wait: a send or claim with a
  * timeout, {@code leave}, {@code finish}, {@code addSubgroup} and {@code removeSubgroup}.
@@ -56,6 +59,8 @@ public final class PassInvoker
     private final AtomicReference<Thread> owner = new AtomicReference<>();
     /** The current view's passes; null between views (unhosted, the next not yet hosted). */
     private final AtomicReference<Hosted> current = new AtomicReference<>();
+    /** Work the membership thread hands to the owner (a view's trim), run first in the next {@link #invoke()}. */
+    private final ConcurrentLinkedQueue<FutureTask<Void>> handedOver = new ConcurrentLinkedQueue<>();
     /** Held by the owner while a pass runs: unhosting waits on it for the running pass. */
     private final ReentrantLock passing = new ReentrantLock();
     private volatile boolean asleep;
@@ -89,7 +94,7 @@ public final class PassInvoker
                 "return from the callback and invoke from the application's loop");
         }
         final Hosted hosted = current.get();
-        if (hosted == null)
+        if (hosted == null && handedOver.isEmpty())
         {
             return 0;
         }
@@ -97,14 +102,36 @@ public final class PassInvoker
         ProtocolThread.mark(role);
         try
         {
-            final IntSupplier pass = hosted.pass; // unhosted meanwhile: null
-            return pass == null ? 0 : pass.getAsInt();
+            int fired = 0;
+            for (FutureTask<Void> task; (task = handedOver.poll()) != null; fired++)
+            {
+                task.run(); // what it throws goes to the membership thread, through the future
+            }
+            final IntSupplier pass = hosted == null ? null : hosted.pass; // unhosted meanwhile: null
+            return fired + (pass == null ? 0 : pass.getAsInt());
         }
         finally
         {
             ProtocolThread.mark(null);
             passing.unlock();
         }
+    }
+
+    /**
+     * Runs {@code task} on the owner, as part of its next {@link #invoke()}, before that call's pass: the membership
+     * thread delivers a view's trim this way, so that every delivery callback runs on the owner. The future is done
+     * once it ran; it holds what the task threw.
+     */
+    public Future<Void> handOver(final Runnable task)
+    {
+        final FutureTask<Void> future = new FutureTask<>(task, null);
+        handedOver.add(future);
+        final Thread o = owner.get();
+        if (o != null)
+        {
+            LockSupport.unpark(o); // an owner parked between views, or on a doorbell, runs it now
+        }
+        return future;
     }
 
     /**

@@ -223,4 +223,44 @@ class PassInvokerTest
         assertFalse(owner.isAlive());
         view.close();
     }
+
+    @Test
+    void handedOverWorkRunsOnTheOwnerInViewsAndBetweenThem() throws Exception
+    {
+        final ParkingDoorbell doorbell = new ParkingDoorbell();
+        final PassInvoker slow = new PassInvoker("member 9", new IdleConfig(IdleStrategyKind.BACKOFF, 0, 0,
+            Duration.ofSeconds(30), YieldAfterWork.NEVER));
+        final PredicateThread view = new PredicateThread("v0", IDLE, doorbell, slow.hostFor(doorbell), registry);
+        view.start();
+        final AtomicInteger stop = new AtomicInteger();
+        final Thread owner = Thread.ofPlatform().name("the-owner").start(() ->
+            slow.invokeUntil(() -> stop.get() > 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(30)));
+        final AtomicReference<Thread> ranOn = new AtomicReference<>();
+        final AtomicReference<String> role = new AtomicReference<>();
+        Thread.sleep(50); // the owner parks on the doorbell now, for up to max-park (30 s)
+        final long start = System.nanoTime();
+        slow.handOver(() ->
+        {
+            ranOn.set(Thread.currentThread());
+            role.set(ProtocolThread.role());
+        }).get(10, TimeUnit.SECONDS);
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "the hand-over woke the parked owner");
+        assertSame(owner, ranOn.get());
+        assertTrue(role.get().startsWith("invoker thread of member 9"), role.get());
+
+        view.close(); // between views: nothing hosted, handed-over work still runs
+        slow.handOver(() -> ranOn.set(null)).get(10, TimeUnit.SECONDS);
+        assertNull(ranOn.get());
+        final java.util.concurrent.Future<Void> failing = slow.handOver(() ->
+        {
+            throw new IllegalStateException("a callback failed");
+        });
+        final java.util.concurrent.ExecutionException ex =
+            assertThrows(java.util.concurrent.ExecutionException.class, () -> failing.get(10, TimeUnit.SECONDS));
+        assertEquals("a callback failed", ex.getCause().getMessage());
+        assertTrue(owner.isAlive(), "what the work throws goes to its future, not to the owner");
+        stop.set(1);
+        owner.join(10_000);
+        assertFalse(owner.isAlive());
+    }
 }

@@ -63,6 +63,9 @@ final class VsMember
     private volatile long viewId = -1;
     private volatile boolean sending = true;
     private volatile Subgroup callbackTarget;
+    /** Invoker mode: every delivery, the trim's included, must run on its owner. */
+    private volatile io.weft.predicates.PassInvoker invoker;
+    private boolean offOwnerTold;
     private volatile long stallNextViewMillis;
     private volatile long stallTrimMillis;
     private volatile long haltInTrim; // > 0: halt (as kill -9 would) after delivering that many trim messages
@@ -123,6 +126,7 @@ final class VsMember
         if (options.invoker())
         {
             group.invoker().invoke(); // this thread owns the passes before the sender's waits could take them
+            invoker = group.invoker();
         }
         final Thread sender = Thread.ofPlatform().name("vs-sender").start(() -> send(group, s));
         say("member %d: READY in view %d%s", me, viewId, options.invoker() ? " (invoker mode)" : "");
@@ -320,6 +324,13 @@ final class VsMember
             stallTrimMillis = 0;
             say("member %d: STALL of the membership thread for %d ms in a trim delivery", me, stallTrim);
             stall(stallTrim);
+        }
+        final io.weft.predicates.PassInvoker inv = invoker;
+        if (inv != null && inv.owner() != Thread.currentThread() && !offOwnerTold)
+        {
+            offOwnerTold = true;
+            say("member %d: OFF-OWNER delivery on thread %s in view %d, not on the invoker's owner %s", me,
+                Thread.currentThread().getName(), viewId, inv.owner().getName());
         }
         final int sender = m.segment().get(INT, m.offset());
         final int inc = m.segment().get(INT, m.offset() + 4);

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -208,6 +209,10 @@ class VirtualSynchronyTest
             for (final int s : survivors)
             {
                 assertEquals(List.of(extra).contains("--invoker"), run.process(s).output().contains("(invoker mode)"));
+                // in invoker mode every delivery runs on the owner, the trim's after the crash included
+                final String output = run.process(s).output();
+                assertFalse(output.contains("OFF-OWNER"), () -> output.lines()
+                    .filter(l -> l.contains("OFF-OWNER")).findFirst().orElse(""));
             }
             run.endAndCheck();
         }
