@@ -37,6 +37,13 @@ class PassInvokerTest
         return new PredicateThread(name, IDLE, doorbell, invoker.hostFor(doorbell), registry);
     }
 
+    /** An invoker that parks at once when idle, for up to 30 s: only a wake-up ends its park in a test's time. */
+    private static PassInvoker parkingLong(final String name)
+    {
+        return new PassInvoker(name, new IdleConfig(IdleStrategyKind.BACKOFF, 0, 0, Duration.ofSeconds(30),
+            YieldAfterWork.NEVER));
+    }
+
     @Test
     void triggersRunOnTheInvokingThreadAndOnlyWhenInvoked() throws Exception
     {
@@ -200,8 +207,7 @@ class PassInvokerTest
     void aParkedOwnerWakesWhenTheDoorbellRings() throws Exception
     {
         final ParkingDoorbell doorbell = new ParkingDoorbell();
-        final PassInvoker slow = new PassInvoker("member 8", new IdleConfig(IdleStrategyKind.BACKOFF, 0, 0,
-            Duration.ofSeconds(30), YieldAfterWork.NEVER));
+        final PassInvoker slow = parkingLong("member 8");
         final PredicateThread view = new PredicateThread("v0", IDLE, doorbell, slow.hostFor(doorbell), registry);
         final AtomicInteger pending = new AtomicInteger();
         view.register("take", PredicateKind.RECURRENT, () -> pending.get() > 0, pending::decrementAndGet);
@@ -228,8 +234,7 @@ class PassInvokerTest
     void handedOverWorkRunsOnTheOwnerInViewsAndBetweenThem() throws Exception
     {
         final ParkingDoorbell doorbell = new ParkingDoorbell();
-        final PassInvoker slow = new PassInvoker("member 9", new IdleConfig(IdleStrategyKind.BACKOFF, 0, 0,
-            Duration.ofSeconds(30), YieldAfterWork.NEVER));
+        final PassInvoker slow = parkingLong("member 9");
         final PredicateThread view = new PredicateThread("v0", IDLE, doorbell, slow.hostFor(doorbell), registry);
         view.start();
         final AtomicInteger stop = new AtomicInteger();
