@@ -2,13 +2,14 @@ package io.weft.bench.steady;
 
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.UnsafeApi;
 
 /**
  * The bench message, the same for Weft and every peer: a 32-byte header and a body. The sender writes every byte of
  * the body and a checksum over the whole message; every receiver reads every byte back and checks it. So each system
  * does the same payload work per message, and a receiver that sees a corrupted byte reports it. The checksum runs
  * four rotate-xor lanes, each over every fourth word of the body, so that checking is bound by reading the bytes
- * rather than by one chain of dependent steps.
+ * rather than by one chain of dependent steps; a message's bounds are checked once, not at every word.
  *
  * <pre>
  *  0 counter    long  the sender's message number (END: how many data messages it sent)
@@ -57,32 +58,35 @@ public final class Payload
         long c = Long.rotateLeft(seed, 32);
         long d = Long.rotateLeft(seed, 48);
         long word = counter * GOLDEN ^ sender;
+        buffer.boundsCheck(offset, length); // once per message: the loops below write unchecked, as the reads do
+        final byte[] array = buffer.byteArray();
+        final long at = buffer.addressOffset() + offset;
         int i = HEADER_LENGTH;
         for (; i + LANES_LENGTH <= length; i += LANES_LENGTH)
         {
             word += GOLDEN;
-            buffer.putLong(offset + i, word);
+            UnsafeApi.putLong(array, at + i, word);
             a = mix(a, word);
             word += GOLDEN;
-            buffer.putLong(offset + i + 8, word);
+            UnsafeApi.putLong(array, at + i + 8, word);
             b = mix(b, word);
             word += GOLDEN;
-            buffer.putLong(offset + i + 16, word);
+            UnsafeApi.putLong(array, at + i + 16, word);
             c = mix(c, word);
             word += GOLDEN;
-            buffer.putLong(offset + i + 24, word);
+            UnsafeApi.putLong(array, at + i + 24, word);
             d = mix(d, word);
         }
         for (; i + 8 <= length; i += 8)
         {
             word += GOLDEN;
-            buffer.putLong(offset + i, word);
+            UnsafeApi.putLong(array, at + i, word);
             a = mix(a, word);
         }
         for (; i < length; i++)
         {
             final byte v = (byte)(word >>> ((i & 7) << 3));
-            buffer.putByte(offset + i, v);
+            UnsafeApi.putByte(array, at + i, v);
             a = mix(a, v);
         }
         final long sum = combine(a, b, c, d);
@@ -106,21 +110,24 @@ public final class Payload
         long b = Long.rotateLeft(seed, 16);
         long c = Long.rotateLeft(seed, 32);
         long d = Long.rotateLeft(seed, 48);
+        buffer.boundsCheck(offset, length); // once per message, not once per word
+        final byte[] array = buffer.byteArray();
+        final long at = buffer.addressOffset() + offset;
         int i = HEADER_LENGTH;
         for (; i + LANES_LENGTH <= length; i += LANES_LENGTH)
         {
-            a = mix(a, buffer.getLong(offset + i));
-            b = mix(b, buffer.getLong(offset + i + 8));
-            c = mix(c, buffer.getLong(offset + i + 16));
-            d = mix(d, buffer.getLong(offset + i + 24));
+            a = mix(a, UnsafeApi.getLong(array, at + i));
+            b = mix(b, UnsafeApi.getLong(array, at + i + 8));
+            c = mix(c, UnsafeApi.getLong(array, at + i + 16));
+            d = mix(d, UnsafeApi.getLong(array, at + i + 24));
         }
         for (; i + 8 <= length; i += 8)
         {
-            a = mix(a, buffer.getLong(offset + i));
+            a = mix(a, UnsafeApi.getLong(array, at + i));
         }
         for (; i < length; i++)
         {
-            a = mix(a, buffer.getByte(offset + i));
+            a = mix(a, UnsafeApi.getByte(array, at + i));
         }
         final long sum = combine(a, b, c, d);
         return sum == buffer.getLong(offset + CHECKSUM_OFFSET);

@@ -7,6 +7,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class PayloadTest
@@ -67,6 +68,16 @@ class PayloadTest
         final UnsafeBuffer a = message(64, Payload.KIND_DATA, 0, 1);
         final UnsafeBuffer b = message(64, Payload.KIND_DATA, 0, 2);
         assertFalse(a.getLong(8 + 40) == b.getLong(8 + 40), "the body depends on the counter");
+    }
+
+    @Test
+    void aMessageBeyondItsBufferIsRefusedBeforeAnyByteIsTouched()
+    {
+        final UnsafeBuffer b = message(64, Payload.KIND_DATA, 0, 3);
+        assertThrows(IndexOutOfBoundsException.class, () -> Payload.verify(b, 8, 64 + 9));
+        assertThrows(IndexOutOfBoundsException.class,
+            () -> Payload.write(b, 16, 64 + 1, Payload.KIND_DATA, 0, 4, 0));
+        assertTrue(Payload.verify(b, 8, 64), "the refused write left the message as it was");
     }
 
     @Test
