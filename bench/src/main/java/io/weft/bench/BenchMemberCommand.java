@@ -71,7 +71,8 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
     @Option(names = "--qos", description = "Send and read through a DDS topic of this QoS level (the topic 'bench').")
     String qos;
 
-    @Option(names = "--invoker", description = "This thread runs the member's passes (Group.builder().useInvoker()).")
+    @Option(names = "--invoker", description = "This thread runs the member's passes (Group.builder().useInvoker(); " +
+        "with --qos through the participant's group).")
     boolean invoker;
 
     private final CountDownLatch complete = new CountDownLatch(1);
@@ -88,11 +89,6 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         final Group group;
         final Subgroup s;
         final Slots slots;
-        if (invoker && qos != null)
-        {
-            System.err.println("weft: --invoker runs the Group API, not a DDS topic (--qos)");
-            return io.weft.tools.Weft.EXIT_CONFIG;
-        }
         if (qos == null)
         {
             participant = null;
@@ -105,11 +101,13 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         else
         {
             // the DDS path a user takes: a typed reader (bytes copied out of the slot), a writer's loan in place
-            participant = DomainParticipant.builder(c).create();
+            final io.weft.dds.ParticipantBuilder pb = DomainParticipant.builder(c);
+            participant = (invoker ? pb.group(GroupBuilder::useInvoker) : pb).create();
             final Topic<byte[]> topic = participant.topic("bench", Codecs.bytes());
             participant.createReader(topic, (bytes, info) -> onBytes(bytes, callbackNanos));
             participant.enable(false);
             group = participant.group();
+            passes = invoker ? group.invoker() : null;
             s = group.subgroup(c.dds().topic("bench").subgroupName());
             slots = s.isSender() ? loans(participant.createWriter(topic)) : null;
         }

@@ -44,11 +44,6 @@ final class DdsBenchCommand implements java.util.concurrent.Callable<Integer>
         {
             return invalid;
         }
-        if (options.invoker)
-        {
-            System.err.println("weft: --invoker is not for bench dds: the DDS layer has no invoker mode yet");
-            return io.weft.tools.Weft.EXIT_CONFIG;
-        }
         final List<BenchRunner.Row> rows = new ArrayList<>();
         final List<QosLevel> levels = new ArrayList<>();
         levels.add(null);
@@ -66,8 +61,9 @@ final class DdsBenchCommand implements java.util.concurrent.Callable<Integer>
         for (final QosLevel level : levels)
         {
             options.qos = level;
-            rows.add(BenchRunner.run(level == null ? "group-api" : "dds " + level.configName(), options,
-                SmcConfig.SPINDLE, options.json ? System.err : System.out));
+            final String name = level == null ? "group-api" : "dds " + level.configName();
+            rows.add(BenchRunner.run(options.invoker ? name + "-invoker" : name, options, SmcConfig.SPINDLE,
+                options.json ? System.err : System.out));
         }
         BenchRunner.print(rows, options.json, System.out);
         if (rows.stream().allMatch(r -> r.failure() == null) && !options.json)

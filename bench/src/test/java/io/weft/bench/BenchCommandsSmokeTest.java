@@ -64,6 +64,16 @@ class BenchCommandsSmokeTest
     }
 
     @Test
+    void ddsBenchRunsInInvokerMode()
+    {
+        // each member's main thread writes through its loans and runs the passes: its reader's callbacks run there
+        final String out = bench("dds", "--invoker", "--levels", "logged-storage", "--runs", "1", "--warmup", "500ms",
+            "--measure", "1s", "--transport", "shm");
+        assertTrue(out.contains("dds logged-storage-invoker"), out);
+        assertTrue(!out.contains("FAILED"), out);
+    }
+
+    @Test
     void kvBenchWarmsUpThenMeasuresTheReplicatedStore()
     {
         // redis-benchmark comes with redis-tools (installed by .ci/run); redis-server and etcd are the bench's peers
