@@ -153,6 +153,13 @@ final class VsMember
                         say("member %d: STALL armed: %d ms in the first message of the next trim", me, stallTrimMillis);
                         continue;
                     }
+                    if (command.startsWith("stall-owner "))
+                    {
+                        final long millis = Long.parseLong(command.substring("stall-owner ".length()));
+                        say("member %d: STALL of the invoker's owner for %d ms: no invoke() meanwhile", me, millis);
+                        Thread.sleep(millis); // in invoker mode nothing of this member moves, the trim included
+                        continue;
+                    }
                     if (command.startsWith("halt-in-trim "))
                     {
                         haltInTrim = Long.parseLong(command.substring("halt-in-trim ".length()));

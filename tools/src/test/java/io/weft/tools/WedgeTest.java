@@ -81,4 +81,27 @@ class WedgeTest
             run.endAndCheck();
         }
     }
+
+    /**
+     * In invoker mode a view's trim waits for the owner's next invoke(). An owner that stops invoking (60 s here)
+     * during a view change takes its member out after the failure timeout, instead of holding up the group.
+     */
+    @Test
+    void aMemberWhoseInvokerOwnerStopsInvokingIsRemovedInsteadOfHoldingUpTheGroup() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.TCP, 5, List.of(), dir))
+        {
+            run.startReady(5, "--invoker");
+            run.command(3, "stall-owner 60000");
+            run.process(3).awaitOutput("member 3: STALL of the invoker's owner", Duration.ofSeconds(10));
+            run.kill(4);
+            for (int id = 0; id < 3; id++)
+            {
+                run.awaitMembers(id, "[0, 1, 2]", Duration.ofSeconds(40));
+            }
+            run.process(3).awaitOutput("has not called invoke() within", Duration.ofSeconds(10));
+            run.kill(3);
+            run.endAndCheck();
+        }
+    }
 }
