@@ -25,6 +25,7 @@ import java.util.Set;
  */
 public final class ConfigLoader
 {
+    /** The class-path resource with every key's default and documentation. */
     public static final String REFERENCE_RESOURCE = "weft-reference.conf";
     private static final Set<String> MEMBER_KEYS = Set.of("id", "host", "sst-port", "control-port");
     private static final Set<String> SUBGROUP_KEYS = Set.of("name", "members", "senders", "window", "max-payload", "mode");

@@ -14,6 +14,7 @@ public final class ConfigWriter
         return ids.isEmpty() ? "all" : ids.toString();
     }
 
+    /** {@code c} as a HOCON file that {@link ConfigLoader} reads back to an equal configuration. */
     public static String render(final WeftConfig c)
     {
         final String members = c.group().members().stream()

@@ -22,6 +22,7 @@ public record DdsConfig(Path logDirectory, boolean logDropBehind, List<TopicConf
         this(logDirectory, true, topics);
     }
 
+    /** Refuses a value out of range with a {@link WeftConfigException} naming its configuration key. */
     public DdsConfig
     {
         WeftConfigException.check(logDirectory != null, "weft.dds.log-directory", null, "must be a directory path");

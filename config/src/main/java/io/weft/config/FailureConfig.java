@@ -10,6 +10,7 @@ import java.time.Duration;
  */
 public record FailureConfig(Duration heartbeatInterval, Duration failureTimeout)
 {
+    /** Refuses a value out of range with a {@link WeftConfigException} naming its configuration key. */
     public FailureConfig
     {
         WeftConfigException.check(heartbeatInterval != null && heartbeatInterval.toMillis() >= 1 &&

@@ -18,6 +18,7 @@ public record GroupConfig(String name, List<MemberAddress> members)
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
 
+    /** Refuses a value out of range with a {@link WeftConfigException} naming its configuration key. */
     public GroupConfig
     {
         WeftConfigException.check(name != null && NAME.matcher(name).matches(), "weft.group.name", name,
@@ -53,6 +54,7 @@ public record GroupConfig(String name, List<MemberAddress> members)
         return -1;
     }
 
+    /** How many members the group has. */
     public int size()
     {
         return members.size();

@@ -15,6 +15,7 @@ import java.time.Duration;
 public record IdleConfig(IdleStrategyKind strategy, int maxSpins, int maxYields, Duration maxPark,
     YieldAfterWork yieldAfterWork)
 {
+    /** Refuses a value out of range with a {@link WeftConfigException} naming its configuration key. */
     public IdleConfig
     {
         WeftConfigException.check(yieldAfterWork != null, "weft.idle.yield-after-work", null, "must be set");

@@ -10,6 +10,7 @@ public enum IdleStrategyKind implements ConfigChoice
     /** Spin, then yield, then park until woken (the default): a quiet member costs almost nothing. */
     BACKOFF;
 
+    /** The constant spelled {@code value} in a configuration file; otherwise an error naming {@code key}. */
     public static IdleStrategyKind parse(final String key, final String value)
     {
         return ConfigNames.parse(values(), key, value);

@@ -10,6 +10,7 @@ package io.weft.config;
  */
 public record MemberAddress(int id, String host, int sstPort, int controlPort)
 {
+    /** Refuses a value out of range with a {@link WeftConfigException} naming its configuration key. */
     public MemberAddress
     {
         WeftConfigException.check(id >= 0, "weft.group.members[].id", id, "must be >= 0");

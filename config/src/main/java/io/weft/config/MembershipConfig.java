@@ -25,6 +25,7 @@ public record MembershipConfig(List<Integer> initialView, String secret, ViewCha
     /** Shortest secret accepted: a short secret is a guessable one. */
     public static final int MIN_SECRET_LENGTH = 16;
 
+    /** Refuses a value out of range with a {@link WeftConfigException} naming its configuration key. */
     public MembershipConfig
     {
         initialView = List.copyOf(initialView == null ? List.of() : initialView);

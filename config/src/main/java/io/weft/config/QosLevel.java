@@ -18,6 +18,7 @@ public enum QosLevel implements ConfigChoice
         return this == VOLATILE_STORAGE || this == LOGGED_STORAGE;
     }
 
+    /** The constant spelled {@code value} in a configuration file; otherwise an error naming {@code key}. */
     public static QosLevel parse(final String key, final String value)
     {
         return ConfigNames.parse(values(), key, value);

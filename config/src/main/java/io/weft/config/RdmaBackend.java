@@ -8,6 +8,7 @@ public enum RdmaBackend implements ConfigChoice
     /** libibverbs directly: one reliable-connected queue pair per peer on an InfiniBand or RoCE device. */
     VERBS;
 
+    /** The constant spelled {@code value} in a configuration file; otherwise an error naming {@code key}. */
     public static RdmaBackend parse(final String key, final String value)
     {
         return ConfigNames.parse(values(), key, value);

@@ -14,6 +14,7 @@ public record RdmaOptions(RdmaBackend backend, String provider, VerbsOptions ver
 {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_;.-]{1,64}");
 
+    /** Refuses a value out of range with a {@link WeftConfigException} naming its configuration key. */
     public RdmaOptions
     {
         WeftConfigException.check(backend != null, "weft.transport.rdma.backend", null, "must be libfabric or verbs");

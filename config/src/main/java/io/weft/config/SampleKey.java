@@ -13,6 +13,7 @@ public record SampleKey(int offset, int length, int maxKeys)
 {
     public static final int MAX_KEYS = 1_000_000;
 
+    /** Refuses a value out of range with a {@link WeftConfigException} naming its configuration key. */
     public SampleKey
     {
         WeftConfigException.check(offset >= 0, "key.offset", offset, "must be >= 0");

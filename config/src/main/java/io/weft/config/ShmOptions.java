@@ -11,6 +11,7 @@ import java.nio.file.Path;
  */
 public record ShmOptions(Path directory, boolean zeroCopy)
 {
+    /** Refuses a value out of range with a {@link WeftConfigException} naming its configuration key. */
     public ShmOptions
     {
         WeftConfigException.check(directory != null && directory.isAbsolute(), "weft.transport.shm.directory",

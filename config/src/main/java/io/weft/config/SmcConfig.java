@@ -26,6 +26,7 @@ public record SmcConfig(boolean sendBatching, boolean receiveBatching, boolean d
         this(sendBatching, receiveBatching, deliveryBatching, nullSends, earlyLockRelease, true);
     }
 
+    /** The switches as {@code name=value} pairs, for logs and bench reports. */
     public String describe()
     {
         return "send-batching=" + sendBatching + " receive-batching=" + receiveBatching + " delivery-batching=" +

@@ -20,6 +20,7 @@ public record SubgroupConfig(String name, List<Integer> members, List<Integer> s
     public static final int MAX_PAYLOAD = 1 << 20;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
 
+    /** Refuses a value out of range with a {@link WeftConfigException} naming its configuration key. */
     public SubgroupConfig
     {
         final String key = "weft.subgroups[" + name + "]";

@@ -13,6 +13,7 @@ public record TcpOptions(int sendBufferBytes, int socketBufferBytes, boolean noD
     public static final int MIN_SEND_BUFFER = 64 * 1024;
     public static final int MAX_SEND_BUFFER = 1 << 30;
 
+    /** Refuses a value out of range with a {@link WeftConfigException} naming its configuration key. */
     public TcpOptions
     {
         WeftConfigException.check(sendBufferBytes >= MIN_SEND_BUFFER && sendBufferBytes <= MAX_SEND_BUFFER,

@@ -21,6 +21,7 @@ public enum TcpThreading implements ConfigChoice
         return this == MERGED || (this == AUTO && Cores.scarce());
     }
 
+    /** The constant spelled {@code value} in a configuration file; otherwise an error naming {@code key}. */
     public static TcpThreading parse(final String key, final String value)
     {
         return ConfigNames.parse(values(), key, value);

@@ -27,6 +27,7 @@ public record TopicConfig(String name, int id, QosLevel qos, List<Integer> publi
     public static final int MAX_HISTORY = 1_000_000;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,55}");
 
+    /** Refuses a value out of range with a {@link WeftConfigException} naming its configuration key. */
     public TopicConfig
     {
         final String at = "weft.dds.topics[" + name + "]";
@@ -79,6 +80,7 @@ public record TopicConfig(String name, int id, QosLevel qos, List<Integer> publi
             qos == QosLevel.UNORDERED ? DeliveryMode.UNORDERED : DeliveryMode.ORDERED);
     }
 
+    /** The name of the subgroup that carries the topic ({@code dds.<topic>}). */
     public String subgroupName()
     {
         return SUBGROUP_PREFIX + name;

@@ -14,6 +14,7 @@ import java.time.Duration;
 public record TransportConfig(TransportKind kind, Duration connectTimeout, ShmOptions shm, TcpOptions tcp,
     RdmaOptions rdma)
 {
+    /** Refuses a value out of range with a {@link WeftConfigException} naming its configuration key. */
     public TransportConfig
     {
         WeftConfigException.check(kind != null, "weft.transport.kind", null, "must be one of " +

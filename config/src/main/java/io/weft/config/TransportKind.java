@@ -10,6 +10,7 @@ public enum TransportKind implements ConfigChoice
     /** One-sided RDMA writes through Panama FFM (libfabric or verbs). */
     RDMA;
 
+    /** The constant spelled {@code value} in a configuration file; otherwise an error naming {@code key}. */
     public static TransportKind parse(final String key, final String value)
     {
         return ConfigNames.parse(values(), key, value);

@@ -17,6 +17,7 @@ public record VerbsOptions(String library, String device, int port, int gidIndex
     private static final Pattern DEVICE = Pattern.compile("[A-Za-z0-9_.-]{0,64}");
     public static final VerbsOptions DEFAULTS = new VerbsOptions("libibverbs.so.1", "", 1, 0);
 
+    /** Refuses a value out of range with a {@link WeftConfigException} naming its configuration key. */
     public VerbsOptions
     {
         WeftConfigException.check(library != null && !library.isBlank(), "weft.transport.rdma.verbs.library", library,

@@ -8,6 +8,7 @@ public enum ViewChangeSends implements ConfigChoice
     /** Fail at once with an exception saying a view change is in progress; the caller retries. */
     FAIL;
 
+    /** The constant spelled {@code value} in a configuration file; otherwise an error naming {@code key}. */
     public static ViewChangeSends parse(final String key, final String value)
     {
         return ConfigNames.parse(values(), key, value);

@@ -30,6 +30,7 @@ import java.util.List;
 public record WeftConfig(int memberId, GroupConfig group, TransportConfig transport, IdleConfig idle,
     FailureConfig failure, List<SubgroupConfig> subgroups, SmcConfig smc, MembershipConfig membership, DdsConfig dds)
 {
+    /** Refuses a value out of range with a {@link WeftConfigException} naming its configuration key. */
     public WeftConfig
     {
         WeftConfigException.check(group != null, "weft.group", null, "must be present");
@@ -132,18 +133,21 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
         {
         }
 
+        /** This member's id ({@code weft.member.id}); one of the group's members. */
         public Builder memberId(final int memberId)
         {
             this.memberId = memberId;
             return this;
         }
 
+        /** The group's name ({@code weft.group.name}); members of one group must agree on it. */
         public Builder groupName(final String groupName)
         {
             this.groupName = groupName;
             return this;
         }
 
+        /** Every member of the initial view with its addresses ({@code weft.group.members}). */
         public Builder members(final List<MemberAddress> members)
         {
             this.members = new ArrayList<>(members);
@@ -162,18 +166,21 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
             return this;
         }
 
+        /** shm, tcp or rdma ({@code weft.transport.kind}). */
         public Builder transport(final TransportKind kind)
         {
             this.transportKind = kind;
             return this;
         }
 
+        /** How long the first view waits for every member to connect ({@code weft.transport.connect-timeout}). */
         public Builder connectTimeout(final Duration connectTimeout)
         {
             this.connectTimeout = connectTimeout;
             return this;
         }
 
+        /** Where the shm transport's table files live ({@code weft.transport.shm.directory}). */
         public Builder shmDirectory(final Path directory)
         {
             this.shmDirectory = directory;
@@ -194,54 +201,63 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
             return this;
         }
 
+        /** The tcp transport's options ({@code weft.transport.tcp}). */
         public Builder tcp(final TcpOptions tcp)
         {
             this.tcp = tcp;
             return this;
         }
 
+        /** The rdma transport's options ({@code weft.transport.rdma}). */
         public Builder rdma(final RdmaOptions rdma)
         {
             this.rdma = rdma;
             return this;
         }
 
+        /** How idle protocol threads wait ({@code weft.idle}). */
         public Builder idle(final IdleConfig idle)
         {
             this.idle = idle;
             return this;
         }
 
+        /** Heartbeats and the failure timeout ({@code weft.failure}). */
         public Builder failure(final FailureConfig failure)
         {
             this.failure = failure;
             return this;
         }
 
+        /** The subgroups of view 0 ({@code weft.subgroups}); at least one for multicast. */
         public Builder subgroups(final List<SubgroupConfig> subgroups)
         {
             this.subgroups = new ArrayList<>(subgroups);
             return this;
         }
 
+        /** The multicast's Spindle switches ({@code weft.smc}); all on unless measuring their effect. */
         public Builder smc(final SmcConfig smc)
         {
             this.smc = smc;
             return this;
         }
 
+        /** Joins, the shared secret and sends during a view change ({@code weft.membership}). */
         public Builder membership(final MembershipConfig membership)
         {
             this.membership = membership;
             return this;
         }
 
+        /** The DDS domain's topics and log settings ({@code weft.dds}). */
         public Builder dds(final DdsConfig dds)
         {
             this.dds = dds;
             return this;
         }
 
+        /** The configuration, validated as a file would be: a bad value is refused naming its key. */
         public WeftConfig build()
         {
             final GroupConfig group = new GroupConfig(groupName, members);

@@ -8,12 +8,14 @@ public final class WeftConfigException extends RuntimeException
 {
     private final String key;
 
+    /** {@code key = value} cannot be used; {@code allowed} says what can. */
     public WeftConfigException(final String key, final Object value, final String allowed)
     {
         super(key + " = " + render(value) + ": " + allowed);
         this.key = key;
     }
 
+    /** {@code key} could not be read ({@code message}), for example a missing file or a syntax error. */
     public WeftConfigException(final String key, final String message, final Throwable cause)
     {
         super(key + ": " + message, cause);

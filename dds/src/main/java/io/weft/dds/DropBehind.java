@@ -31,7 +31,9 @@ import java.lang.foreign.Arena;
  */
 public final class DropBehind implements AutoCloseable
 {
+    /** Writeback starts for every this many MiB the log has passed. */
     public static final int STEP_MIB = 32;
+    /** Pages this many MiB behind the appender are written and dropped from the page cache. */
     public static final int KEEP_MIB = 192;
     private static final long STEP = (long)STEP_MIB << 20;
     private static final long KEEP = (long)KEEP_MIB << 20;

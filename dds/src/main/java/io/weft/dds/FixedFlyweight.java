@@ -27,9 +27,12 @@ public abstract class FixedFlyweight implements Flyweight
         ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private final int length;
+    /** The wrapped segment (null until wrapped). */
     protected MemorySegment segment;
+    /** Where in {@link #segment} the sample starts. */
     protected long offset;
 
+    /** A flyweight of samples of exactly {@code length} bytes. */
     protected FixedFlyweight(final int length)
     {
         this.length = length;
@@ -77,6 +80,7 @@ public abstract class FixedFlyweight implements Flyweight
         return segment.get(INT, offset + field);
     }
 
+    /** Sets the 4-byte field at {@code field} bytes into the sample. */
     protected final void putInt(final int field, final int value)
     {
         segment.set(INT, offset + field, value);
@@ -88,6 +92,7 @@ public abstract class FixedFlyweight implements Flyweight
         return segment.get(LONG, offset + field);
     }
 
+    /** Sets the 8-byte field at {@code field} bytes into the sample. */
     protected final void putLong(final int field, final long value)
     {
         segment.set(LONG, offset + field, value);
@@ -99,6 +104,7 @@ public abstract class FixedFlyweight implements Flyweight
         return segment.get(DOUBLE, offset + field);
     }
 
+    /** Sets the 8-byte IEEE 754 field at {@code field} bytes into the sample. */
     protected final void putDouble(final int field, final double value)
     {
         segment.set(DOUBLE, offset + field, value);

@@ -12,8 +12,10 @@ public interface Flyweight
     /** Makes this flyweight a view of {@code length} bytes at {@code offset} of {@code segment}. */
     void wrap(MemorySegment segment, long offset, int length);
 
+    /** The segment last wrapped. */
     MemorySegment segment();
 
+    /** Where in {@link #segment()} the sample starts. */
     long offset();
 
     /** How many bytes of the wrapped segment the sample occupies. */

@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 @FunctionalInterface
 public interface RawSampleListener
 {
+    /** One sample: {@code length} bytes at {@code offset} of {@code segment}, valid only during the call. */
     void onSample(MemorySegment segment, long offset, int length, SampleHeader header);
 
     /** The topic was deleted after the last sample this listener was given: nothing follows (membership thread). */

@@ -7,6 +7,7 @@ package io.weft.dds;
 @FunctionalInterface
 public interface SampleListener<T>
 {
+    /** One delivered sample, decoded, with where it came from and its position in the topic. */
     void onSample(T sample, SampleInfo info);
 
     /**

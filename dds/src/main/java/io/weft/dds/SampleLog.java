@@ -123,6 +123,7 @@ public final class SampleLog implements AutoCloseable
         return SingleChronicleQueueBuilder.single(directory.toFile()).readOnly(readOnly).timeoutMS(2_000).build();
     }
 
+    /** The log's directory (a Chronicle Queue). */
     public Path directory()
     {
         return directory;

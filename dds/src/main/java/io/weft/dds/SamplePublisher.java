@@ -61,6 +61,7 @@ public final class SamplePublisher<T> implements Flow.Publisher<Sample<T>>, Auto
         feed.reader = participant.createReader(topic, feed);
     }
 
+    /** The topic this publisher reads. */
     public Topic<T> topic()
     {
         return topic;

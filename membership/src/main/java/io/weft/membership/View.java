@@ -14,6 +14,7 @@ import java.util.List;
  */
 public record View(long id, List<Integer> members, List<Integer> joined, List<Integer> left, List<Integer> failed)
 {
+    /** Copies the lists, so that a view never changes once made. */
     public View
     {
         members = List.copyOf(members);

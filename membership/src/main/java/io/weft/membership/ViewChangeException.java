@@ -8,6 +8,7 @@ public final class ViewChangeException extends IllegalStateException
 {
     private static final long serialVersionUID = 1L;
 
+    /** The refusal, with {@code message} saying which send and which view change. */
     public ViewChangeException(final String message)
     {
         super(message);

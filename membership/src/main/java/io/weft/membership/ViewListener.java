@@ -4,5 +4,6 @@ package io.weft.membership;
 @FunctionalInterface
 public interface ViewListener
 {
+    /** {@code view} is installed here; on the membership thread, before the view's first delivery. */
     void onView(View view);
 }

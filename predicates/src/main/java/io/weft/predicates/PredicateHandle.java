@@ -26,16 +26,19 @@ public final class PredicateHandle
         removed = true;
     }
 
+    /** Whether {@link #remove()} was called. */
     public boolean isRemoved()
     {
         return removed;
     }
 
+    /** The name it was registered with, for logs and meters. */
     public String name()
     {
         return name;
     }
 
+    /** One-time or recurrent. */
     public PredicateKind kind()
     {
         return kind;

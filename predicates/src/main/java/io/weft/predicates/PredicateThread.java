@@ -80,6 +80,7 @@ public final class PredicateThread implements AutoCloseable
     private PredicateHandle[] predicates = new PredicateHandle[16];
     private int size;
 
+    /** A predicate thread of its own, waiting as {@code idle} says and woken by {@code doorbell}. */
     public PredicateThread(final String name, final IdleConfig idle, final Doorbell doorbell,
         final MeterRegistry registry)
     {
@@ -144,6 +145,7 @@ public final class PredicateThread implements AutoCloseable
         doorbell.ringInProcess();
     }
 
+    /** What wakes this thread from its park. */
     public Doorbell doorbell()
     {
         return doorbell;
@@ -158,6 +160,7 @@ public final class PredicateThread implements AutoCloseable
         return host != null ? host.isAsleep() : asleep;
     }
 
+    /** Starts the passes: its own thread, or hands them to the host. */
     public void start()
     {
         running = true;
@@ -206,6 +209,7 @@ public final class PredicateThread implements AutoCloseable
         return (long)COUNT.getOpaque(counts, at);
     }
 
+    /** The name it was made with (its thread's name). */
     public String name()
     {
         return name;

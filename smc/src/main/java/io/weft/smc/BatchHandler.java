@@ -7,5 +7,6 @@ package io.weft.smc;
 @FunctionalInterface
 public interface BatchHandler
 {
+    /** The messages one delivery pass delivered, in order; the batch and its messages are reused after return. */
     void onBatch(MessageBatch batch);
 }

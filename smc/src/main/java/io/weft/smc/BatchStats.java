@@ -6,6 +6,7 @@ package io.weft.smc;
  */
 public final class BatchStats
 {
+    /** Buckets of the histogram: bucket i counts batches of 2^i to 2^(i+1) - 1 messages, the last one all larger. */
     public static final int BUCKETS = 20;
     private final long[] buckets = new long[BUCKETS];
     private volatile long count;

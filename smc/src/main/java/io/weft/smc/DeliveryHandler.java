@@ -7,5 +7,6 @@ package io.weft.smc;
 @FunctionalInterface
 public interface DeliveryHandler
 {
+    /** One delivered message; valid only until this call returns. */
     void onMessage(Message message);
 }

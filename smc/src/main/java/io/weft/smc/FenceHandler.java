@@ -8,5 +8,6 @@ package io.weft.smc;
 @FunctionalInterface
 public interface FenceHandler
 {
+    /** The fence asked with {@code ticket} has passed. */
     void onFence(long ticket);
 }

@@ -43,6 +43,7 @@ public final class Smc implements AutoCloseable
         return smc;
     }
 
+    /** The subgroup named {@code name}; an unknown name is refused with the configured names. */
     public SmcSubgroup subgroup(final String name)
     {
         final SmcSubgroup s = subgroups.get(name);
@@ -53,6 +54,7 @@ public final class Smc implements AutoCloseable
         return s;
     }
 
+    /** Every subgroup of this member in this view, by name. */
     public Map<String, SmcSubgroup> subgroups()
     {
         return subgroups;

@@ -95,16 +95,19 @@ public final class SmcSubgroup
 
     // ---- application side ---------------------------------------------------------------------------------------
 
+    /** The subgroup's configured name. */
     public String name()
     {
         return name;
     }
 
+    /** Whether this member is one of the subgroup's senders (only senders may claim). */
     public boolean isSender()
     {
         return sender;
     }
 
+    /** The largest message this subgroup takes, in bytes (its slots' payload size). */
     public int maxPayload()
     {
         return layout.config.maxPayload();
@@ -365,6 +368,7 @@ public final class SmcSubgroup
         return io.weft.config.LockWait.awaitFree(receiveLock, timeoutNanos);
     }
 
+    /** Whether the subgroup is wedged for a view change: nothing more is sent, received or delivered in this view. */
     public boolean isWedged()
     {
         return ring.isWedged();
@@ -382,11 +386,13 @@ public final class SmcSubgroup
         return layout.memberRanks.clone();
     }
 
+    /** How many members send in this subgroup. */
     public int senderCount()
     {
         return senders;
     }
 
+    /** Whether the subgroup delivers in one total order once stable (atomic multicast), not on receipt. */
     public boolean isOrdered()
     {
         return ordered;
@@ -495,27 +501,32 @@ public final class SmcSubgroup
 
     // ---- state and statistics -------------------------------------------------------------------------------------
 
+    /** Closes the sender ring (waiting sends fail) and removes the subgroup's predicates. */
     public void close()
     {
         ring.close();
         handles.forEach(PredicateHandle::remove);
     }
 
+    /** Whether {@link #close()} has run. */
     public boolean isClosed()
     {
         return ring.isClosed();
     }
 
+    /** Sizes of the runs of slots published together at the sender (send batching). */
     public BatchStats sendBatches()
     {
         return meters.sendBatches;
     }
 
+    /** Sizes of the runs of messages received in one receive pass (receive batching). */
     public BatchStats receiveBatches()
     {
         return meters.receiveBatches;
     }
 
+    /** Sizes of the runs of messages delivered in one delivery pass (delivery batching). */
     public BatchStats deliveryBatches()
     {
         return meters.deliveryBatches;

@@ -21,6 +21,7 @@ public final class SmcTotals
     private final MeterRegistry registry;
     private final Map<String, Subgroup> subgroups = new ConcurrentHashMap<>();
 
+    /** Totals whose meters are registered in {@code registry}. */
     public SmcTotals(final MeterRegistry registry)
     {
         this.registry = registry;

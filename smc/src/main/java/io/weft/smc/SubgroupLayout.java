@@ -86,11 +86,13 @@ public final class SubgroupLayout
         slots = built.column(p + "slots");
     }
 
+    /** The subgroup's configuration in this view. */
     public SubgroupConfig config()
     {
         return config;
     }
 
+    /** How many senders the subgroup has, each with a ring of slots in its row. */
     public int senders()
     {
         return senderRanks.length;
