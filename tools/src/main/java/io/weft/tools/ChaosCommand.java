@@ -84,6 +84,9 @@ final class ChaosCommand implements Callable<Integer>
     @Option(names = "--dir", description = "Where logs go (default: a new temporary directory, removed if all holds).")
     Path dir;
 
+    @Option(names = "--invoker", description = "Every member in invoker mode: its main thread runs the passes.")
+    boolean invoker;
+
     private final PrintStream out = System.out;
     private final Map<Integer, Integer> live = new HashMap<>();   // member id -> process index
     private final List<Integer> deadIds = new ArrayList<>();
@@ -112,8 +115,8 @@ final class ChaosCommand implements Callable<Integer>
         final boolean ownDir = dir == null;
         final TransportKind kind = group.transport();
         work = ownDir ? Files.createTempDirectory("weft-chaos") : Files.createDirectories(dir);
-        out.printf("chaos: seed %d, %s, %d members + 1 joiner, %d msgs/s each, %s; logs in %s%n", s, kind.configName(),
-            members, rate, duration, work);
+        out.printf("chaos: seed %d, %s%s, %d members + 1 joiner, %d msgs/s each, %s; logs in %s%n", s,
+            kind.configName(), invoker ? " in invoker mode" : "", members, rate, duration, work);
         final String noNamespaces = kind != TransportKind.TCP ? "shm has no network to cut" : Namespaces.unavailable();
         final Thread cleanup = Thread.ofPlatform().unstarted(this::closeNamespaces);
         try
@@ -244,6 +247,10 @@ final class ChaosCommand implements Callable<Integer>
         if (join)
         {
             args.add("--join");
+        }
+        if (invoker)
+        {
+            args.add("--invoker");
         }
         final List<String> prefix = ns == null ? List.of() : ns.exec(inA(id) ? ns.a : ns.b);
         // members check one writer per membership column (Sst#oneWriter): a second writer fails the run loudly
