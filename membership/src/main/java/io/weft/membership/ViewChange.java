@@ -184,6 +184,19 @@ final class ViewChange
                 e.view.id(), list.length());
             rewrite = list.length() > 0;
         }
+        final int source = ViewChangeRules.commitSource(e);
+        if (source >= 0)
+        {
+            // Another member committed this view's change, so it took over while this one was silent (frozen), and
+            // a commit is final: adopt it, even one that removes this member. On shm this member reads it in place;
+            // proposing instead, it would wait forever for members that are done with the view.
+            if (adoptCommit())
+            {
+                LOG.info("leader {} adopts the {} changes member {} committed", e.idAt(me), committed.length(),
+                    e.idAt(source));
+            }
+            return;
+        }
         rewrite |= ViewChangeRules.propose(e, list, e.view, joiners.get(), reconfigure.getAsBoolean());
         if (rewrite)
         {

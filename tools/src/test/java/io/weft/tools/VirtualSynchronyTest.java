@@ -60,6 +60,30 @@ class VirtualSynchronyTest
         crash(new VsRun(kind, 5, List.of(), dir), List.of(3), "--invoker");
     }
 
+    /**
+     * The leader frozen past the failure timeout: the others take over and remove it. Resumed, it must find their
+     * commit and stop. On shm it reads their rows in place and sees them done with the view; it used to propose their
+     * removal instead and wait for them forever (found by {@code weft chaos --transport shm}).
+     */
+    @ParameterizedTest
+    @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
+    void aFrozenLeaderThatTheOthersRemovedStopsWhenResumed(final TransportKind kind) throws Exception
+    {
+        try (VsRun run = new VsRun(kind, 3, List.of(), dir))
+        {
+            run.startReady(3);
+            final io.weft.testkit.MemberProcess leader = run.process(0);
+            leader.signal("STOP");
+            run.awaitMembers(1, "[1, 2]", Duration.ofSeconds(30));
+            run.awaitMembers(2, "[1, 2]", Duration.ofSeconds(30));
+            leader.signal("CONT");
+            assertEquals(VsMember.EXIT_STOPPED, run.awaitDeath(0, Duration.ofSeconds(30)), leader::output);
+            // removed as failed (shm: it reads their commit) or in a minority (tcp: their rows stopped reaching it)
+            assertTrue(leader.output().contains("member 0: STOPPED member 0 "), leader::output);
+            run.endAndCheck();
+        }
+    }
+
     @Test
     void crashOfTheLeader() throws Exception
     {
