@@ -2,6 +2,7 @@ package io.weft.predicates;
 
 import io.weft.config.Doorbell;
 import io.weft.config.IdleConfig;
+import io.weft.config.LockWait;
 import io.weft.config.PassHost;
 
 import java.time.Duration;
@@ -190,10 +191,14 @@ public final class PassInvoker
             LockSupport.parkNanos(this, PARK_BETWEEN_VIEWS_NANOS);
             return idleCount;
         }
+        if (!hosted.enterIdle())
+        {
+            return idleCount; // unhosted meanwhile: its doorbell may live in a table that is closed now
+        }
         final Doorbell doorbell = hosted.doorbell;
-        final int ticket = doorbell.prepareToSleep();
         try
         {
+            final int ticket = doorbell.prepareToSleep();
             // the pass after announcing the sleep is what makes a ring between the two impossible to miss
             if (invoke() > 0)
             {
@@ -208,6 +213,7 @@ public final class PassInvoker
         {
             asleep = false;
             doorbell.awake();
+            hosted.idling.unlock();
         }
     }
 
@@ -246,6 +252,8 @@ public final class PassInvoker
     private final class Hosted implements PassHost
     {
         private final Doorbell doorbell;
+        /** Held by the owner while it uses the doorbell: unhosting waits for it, as the view's table closes next. */
+        private final ReentrantLock idling = new ReentrantLock();
         private volatile IntSupplier pass;
 
         Hosted(final Doorbell doorbell)
@@ -271,7 +279,22 @@ public final class PassInvoker
         {
             pass = null;
             current.compareAndSet(this, null);
-            return PassHost.awaitPass(owner.get(), passing, timeout);
+            doorbell.ring(); // an owner asleep on it leaves it now
+            final long deadline = System.nanoTime() + timeout.toNanos();
+            return LockWait.awaitFree(idling, timeout.toNanos()) &&
+                PassHost.awaitPass(owner.get(), passing, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        }
+
+        /** Takes {@link #idling}, unless this host was unhosted: after that the owner must not touch the doorbell. */
+        boolean enterIdle()
+        {
+            idling.lock();
+            if (pass == null) // written before unhost waits for idling: seen here if unhost no longer waits for us
+            {
+                idling.unlock();
+                return false;
+            }
+            return true;
         }
 
         @Override

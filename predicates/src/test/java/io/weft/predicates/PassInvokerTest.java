@@ -230,6 +230,90 @@ class PassInvokerTest
         view.close();
     }
 
+    /**
+     * A view's doorbell may live in its table, which closes once the view is unhosted (shm): an owner asleep on it
+     * must leave it before {@code unhost} returns and not touch it afterwards. Chaos on shm in invoker mode found an
+     * owner that woke after the close and failed with "Already closed".
+     */
+    @Test
+    void anOwnerAsleepOnAViewsDoorbellLeavesItBeforeUnhostReturns() throws Exception
+    {
+        final ClosableDoorbell doorbell = new ClosableDoorbell();
+        final PassInvoker slow = parkingLong("member 10");
+        final PredicateThread view = new PredicateThread("v0", IDLE, doorbell, slow.hostFor(doorbell), registry);
+        view.start();
+        final AtomicReference<Throwable> failed = new AtomicReference<>();
+        final AtomicInteger steps = new AtomicInteger();
+        final Thread owner = Thread.ofPlatform().start(() ->
+        {
+            try
+            {
+                for (int idle = 0; steps.incrementAndGet() < 200 || doorbell.closed.get() == 0; )
+                {
+                    idle = slow.invokeOrIdle(idle);
+                }
+            }
+            catch (final Throwable t)
+            {
+                failed.set(t);
+            }
+        });
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!view.isAsleep() && System.nanoTime() < deadline)
+        {
+            Thread.sleep(1);
+        }
+        assertTrue(view.isAsleep(), "the owner never parked on the doorbell");
+        view.close(); // unhosts: the owner, asleep for up to 30 s, must be out of the doorbell when this returns
+        doorbell.closed.set(1);
+        owner.join(10_000);
+        assertFalse(owner.isAlive(), "the owner did not go on after the view closed");
+        assertNull(failed.get(), () -> "the owner touched the closed view's doorbell: " + failed.get());
+    }
+
+    /** A doorbell that fails every use once closed, as a closed table's memory does. */
+    private static final class ClosableDoorbell implements io.weft.config.Doorbell
+    {
+        final AtomicInteger closed = new AtomicInteger();
+        private final ParkingDoorbell inner = new ParkingDoorbell();
+
+        private void check()
+        {
+            if (closed.get() != 0)
+            {
+                throw new IllegalStateException("Already closed");
+            }
+        }
+
+        @Override
+        public int prepareToSleep()
+        {
+            check();
+            return inner.prepareToSleep();
+        }
+
+        @Override
+        public void sleep(final int ticket, final long maxNanos)
+        {
+            check();
+            inner.sleep(ticket, maxNanos);
+        }
+
+        @Override
+        public void awake()
+        {
+            check();
+            inner.awake();
+        }
+
+        @Override
+        public void ring()
+        {
+            check();
+            inner.ring();
+        }
+    }
+
     @Test
     void handedOverWorkRunsOnTheOwnerInViewsAndBetweenThem() throws Exception
     {
