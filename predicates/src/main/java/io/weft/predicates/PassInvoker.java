@@ -204,6 +204,10 @@ public final class PassInvoker
             {
                 return 0;
             }
+            if (hosted.pass == null)
+            {
+                return idleCount; // unhost wrote this, then rang: its ring may have come before the announcement
+            }
             asleep = true;
             doorbell.sleep(ticket, deadlineNanos == NO_DEADLINE ? maxParkNanos :
                 Math.max(1, Math.min(maxParkNanos, deadlineNanos - System.nanoTime())));
