@@ -112,16 +112,19 @@ public final class Sst implements AutoCloseable
         }
     }
 
+    /** The columns of every row. */
     public SstLayout layout()
     {
         return layout;
     }
 
+    /** How many rows (members) the table has. */
     public int rows()
     {
         return rows;
     }
 
+    /** The row this member owns and writes. */
     public int myRank()
     {
         return myRank;
@@ -148,21 +151,25 @@ public final class Sst implements AutoCloseable
 
     // ---- reads (any row): acquire loads ----------------------------------------------------------------------
 
+    /** Element 0 of counter {@code column} in {@code row} (acquire load). */
     public long counter(final int row, final Column column)
     {
         return counter(row, column, 0);
     }
 
+    /** Element {@code index} of counter {@code column} in {@code row} (acquire load). */
     public long counter(final int row, final Column column, final int index)
     {
         return (long)LONG.getAcquire(table, offset(row, column, index));
     }
 
+    /** Element 0 of flag {@code column} in {@code row} (acquire load). */
     public boolean bool(final int row, final Column column)
     {
         return bool(row, column, 0);
     }
 
+    /** Element {@code index} of flag {@code column} in {@code row} (acquire load). */
     public boolean bool(final int row, final Column column, final int index)
     {
         return (long)LONG.getAcquire(table, offset(row, column, index)) != 0;
@@ -170,22 +177,26 @@ public final class Sst implements AutoCloseable
 
     // ---- writes (my row only): release stores ----------------------------------------------------------------
 
+    /** Sets element 0 of counter {@code column} in my row (release store); a push sends it. */
     public void setCounter(final Column column, final long value)
     {
         setCounter(column, 0, value);
     }
 
+    /** Sets element {@code index} of counter {@code column} in my row (release store); a push sends it. */
     public void setCounter(final Column column, final int index, final long value)
     {
         checkWriter(column);
         LONG.setRelease(table, myRowOffset + column.offsetOf(index), value);
     }
 
+    /** Sets element 0 of flag {@code column} in my row (release store); a push sends it. */
     public void setBool(final Column column, final boolean value)
     {
         setBool(column, 0, value);
     }
 
+    /** Sets element {@code index} of flag {@code column} in my row (release store); a push sends it. */
     public void setBool(final Column column, final int index, final boolean value)
     {
         checkWriter(column);
@@ -363,6 +374,10 @@ public final class Sst implements AutoCloseable
         return transport.lastHeardNanos(rank);
     }
 
+    /**
+     * Whether the transport reported {@code rank} failed, or the table was frozen for it (its pushes are no longer sent
+     * or applied).
+     */
     public boolean isFailedOrFrozen(final int rank)
     {
         return failures.hasFailed(rank);

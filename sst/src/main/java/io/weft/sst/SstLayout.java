@@ -24,7 +24,9 @@ import java.util.Map;
  */
 public final class SstLayout
 {
+    /** Every column starts at a multiple of this many bytes (its words are never torn). */
     public static final int ALIGNMENT = 8;
+    /** Rows are padded to a multiple of this (a page), so that rows never share a page. */
     public static final int ROW_ALIGNMENT = 4096;
     /** Rows are bounded so that a row offset and length always fit an int (tcp frames, rdma work requests). */
     public static final int MAX_ROW_SIZE = 1 << 30;
@@ -40,11 +42,13 @@ public final class SstLayout
         this.checksum = fnv1a(describe());
     }
 
+    /** A builder of a layout, columns in the order declared. */
     public static Builder builder()
     {
         return new Builder();
     }
 
+    /** The column named {@code name}; an unknown name is refused with the declared ones. */
     public Column column(final String name)
     {
         final Column c = columns.get(name);
@@ -55,16 +59,19 @@ public final class SstLayout
         return c;
     }
 
+    /** Every column, in row order. */
     public List<Column> columns()
     {
         return List.copyOf(columns.values());
     }
 
+    /** Bytes per row, padded to {@link #ROW_ALIGNMENT}. */
     public int rowSize()
     {
         return rowSize;
     }
 
+    /** A hash of {@link #describe()}, compared in handshakes. */
     public long checksum()
     {
         return checksum;
@@ -109,21 +116,25 @@ public final class SstLayout
         {
         }
 
+        /** A monotonic 64-bit counter. */
         public Builder counter(final String name)
         {
             return add(name, ColumnKind.COUNTER, 1, 8);
         }
 
+        /** An array of {@code count} counters. */
         public Builder counters(final String name, final int count)
         {
             return add(name, ColumnKind.COUNTER, count, 8);
         }
 
+        /** A flag (one 64-bit word, 0 or 1). */
         public Builder bool(final String name)
         {
             return add(name, ColumnKind.BOOL, 1, 8);
         }
 
+        /** An array of {@code count} flags. */
         public Builder bools(final String name, final int count)
         {
             return add(name, ColumnKind.BOOL, count, 8);
@@ -163,6 +174,7 @@ public final class SstLayout
             return this;
         }
 
+        /** The layout; at least one column. */
         public SstLayout build()
         {
             if (columns.isEmpty())

@@ -14,11 +14,13 @@ import io.weft.config.WeftConfig;
  */
 public record TransportContext(WeftConfig config, SstLayout layout, FailureListener failures, boolean tolerateMissing)
 {
+    /** How many rows the table has: the group's members. */
     public int rows()
     {
         return config.group().size();
     }
 
+    /** This member's row. */
     public int myRank()
     {
         return config.rank();

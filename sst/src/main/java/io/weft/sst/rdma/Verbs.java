@@ -304,6 +304,7 @@ public final class Verbs
         private final MemorySegment sge = arena.allocate(SGE_SIZE, 8);
         private final MemorySegment badWr = arena.allocate(ValueLayout.ADDRESS);
 
+        /** The send side of queue pair {@code qp}, with its work request and gather entry built once. */
         public SendQueue(final MemorySegment qp)
         {
             this.qp = qp;
@@ -360,6 +361,7 @@ public final class Verbs
         private final Arena arena = Arena.ofShared();
         private final MemorySegment wc = arena.allocate(WC_SIZE * MAX_WC, 8);
 
+        /** Polls completion queue {@code cq}, up to 64 completions a call. */
         public CompletionQueue(final MemorySegment cq)
         {
             this.cq = cq;
