@@ -54,6 +54,8 @@ public final class PassInvoker
     private static final BooleanSupplier NEVER = () -> false;
 
     private final String role;
+    /** The role while work handed over by the membership thread runs (a view's trim): it names the membership. */
+    private final String handedOverRole;
     private final IdleConfig idle;
     private final long maxParkNanos;
     private final boolean yieldAfterWork;
@@ -71,6 +73,7 @@ public final class PassInvoker
     {
         this.role = "invoker thread of " + Objects.requireNonNull(name, "name") + " (it runs the predicate passes " +
             "and the delivery callbacks; outside invoke() a send may wait, and its wait runs the passes)";
+        this.handedOverRole = "membership thread's work handed to the " + role;
         this.idle = Objects.requireNonNull(idle, "idle");
         this.maxParkNanos = idle.maxPark().toNanos();
         this.yieldAfterWork = idle.yieldAfterWork().yields();
@@ -100,14 +103,15 @@ public final class PassInvoker
             return 0;
         }
         passing.lock();
-        ProtocolThread.mark(role);
         try
         {
             int fired = 0;
+            ProtocolThread.mark(handedOverRole);
             for (FutureTask<Void> task; (task = handedOver.poll()) != null; fired++)
             {
                 task.run(); // what it throws goes to the membership thread, through the future
             }
+            ProtocolThread.mark(role);
             final IntSupplier pass = hosted == null ? null : hosted.pass; // unhosted meanwhile: null
             return fired + (pass == null ? 0 : pass.getAsInt());
         }

@@ -29,7 +29,8 @@ import java.util.concurrent.locks.LockSupport;
  * Commands arrive as a file {@code <dir>/cmd-<id>} holding {@code end} (stop sending, finish together) or
  * {@code leave} (stop sending, leave gracefully), {@code stall-view MS} (the membership thread sleeps that long in
  * the view callback of the next view change, then goes on) or {@code stall-trim MS} (deliveries slow down to 2 ms
- * each, so that a backlog builds, and the membership thread sleeps that long in the first message of a trim) or
+ * each, so that a backlog builds, and the thread delivering the trim sleeps that long in its first message: the
+ * membership thread, or in invoker mode the owner, to which the membership thread hands the trim) or
  * {@code halt-in-trim N} (the same backlog, then the process halts as kill -9 would, its log flushed, after delivering
  * N messages of the next trim) or {@code add-subgroup NAME} (adds an all-member subgroup at run time; every member
  * prints SUBGROUP-ADDED when told of one). With {@code --callback-send}, its delivery callback also tries a send that waits
@@ -321,7 +322,7 @@ final class VsMember
     {
         final long stallTrim = stallTrimMillis;
         final String role = io.weft.predicates.ProtocolThread.role();
-        final boolean inTrim = role != null && role.startsWith("membership");
+        final boolean inTrim = role != null && role.startsWith("membership"); // the thread, or its work on the owner
         if ((stallTrim > 0 || haltInTrim > 0) && !inTrim)
         {
             LockSupport.parkNanos(2_000_000L); // a backlog of stable messages builds for the trim to deliver

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -107,17 +108,19 @@ class VirtualSynchronyTest
      * member's crash. The survivors must deliver at least what it delivered, in the same order: its log is a prefix of
      * theirs. A survivor that suspected the leader before adopting its trim and computed one of its own could trim
      * below what the leader delivered; the rule now is that a trim is delivered only once every trusted survivor
-     * echoed it, and a next leader adopts the published one.
+     * echoed it, and a next leader adopts the published one. In invoker mode the leader's owner thread delivers the
+     * trim, handed over by the membership thread, and halts in it.
      */
-    @Test
-    void theCleanupLeaderDiesWhileDeliveringTheTrim() throws Exception
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void theCleanupLeaderDiesWhileDeliveringTheTrim(final boolean invokerMode) throws Exception
     {
         // one message per delivery pass: a batch running at the wedge must not take the whole stable backlog, which
         // is what the trim is to hold (with delivery batching it took it all, and the trim held too few to halt in)
         final io.weft.config.SmcConfig oneByOne = new io.weft.config.SmcConfig(true, true, false, true, true);
         try (VsRun run = new VsRun(TransportKind.TCP, 5, dir, oneByOne))
         {
-            run.startReady(5);
+            run.startReady(5, invokerMode ? new String[] {"--invoker"} : new String[0]);
             run.command(0, "halt-in-trim 3");
             run.process(0).awaitOutput("member 0: HALT armed", Duration.ofSeconds(10));
             Thread.sleep(1500); // mid-stream, with a backlog of stable messages at the leader
