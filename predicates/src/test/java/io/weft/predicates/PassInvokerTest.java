@@ -33,8 +33,13 @@ class PassInvokerTest
 
     private PredicateThread hosted(final String name)
     {
-        final ParkingDoorbell doorbell = new ParkingDoorbell();
-        return new PredicateThread(name, IDLE, doorbell, invoker.hostFor(doorbell), registry);
+        return hosted(name, invoker, new ParkingDoorbell());
+    }
+
+    /** View {@code name} whose passes {@code on} runs, woken by {@code doorbell}. */
+    private PredicateThread hosted(final String name, final PassInvoker on, final io.weft.config.Doorbell doorbell)
+    {
+        return new PredicateThread(name, IDLE, doorbell, on.hostFor(doorbell), registry);
     }
 
     /** An invoker that parks at once when idle, for up to 30 s: only a wake-up ends its park in a test's time. */
@@ -208,7 +213,7 @@ class PassInvokerTest
     {
         final ParkingDoorbell doorbell = new ParkingDoorbell();
         final PassInvoker slow = parkingLong("member 8");
-        final PredicateThread view = new PredicateThread("v0", IDLE, doorbell, slow.hostFor(doorbell), registry);
+        final PredicateThread view = hosted("v0", slow, doorbell);
         final AtomicInteger pending = new AtomicInteger();
         view.register("take", PredicateKind.RECURRENT, () -> pending.get() > 0, pending::decrementAndGet);
         view.start();
@@ -240,7 +245,7 @@ class PassInvokerTest
     {
         final ClosableDoorbell doorbell = new ClosableDoorbell();
         final PassInvoker slow = parkingLong("member 10");
-        final PredicateThread view = new PredicateThread("v0", IDLE, doorbell, slow.hostFor(doorbell), registry);
+        final PredicateThread view = hosted("v0", slow, doorbell);
         view.start();
         final AtomicReference<Throwable> failed = new AtomicReference<>();
         final AtomicInteger steps = new AtomicInteger();
@@ -319,7 +324,7 @@ class PassInvokerTest
     {
         final ParkingDoorbell doorbell = new ParkingDoorbell();
         final PassInvoker slow = parkingLong("member 9");
-        final PredicateThread view = new PredicateThread("v0", IDLE, doorbell, slow.hostFor(doorbell), registry);
+        final PredicateThread view = hosted("v0", slow, doorbell);
         view.start();
         final AtomicInteger stop = new AtomicInteger();
         final Thread owner = Thread.ofPlatform().name("the-owner").start(() ->
