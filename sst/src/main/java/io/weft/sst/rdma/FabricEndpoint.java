@@ -40,11 +40,8 @@ final class FabricEndpoint implements RdmaEndpoint
     private final long[] keys;
     private MemorySegment desc = MemorySegment.NULL; // of this member's own row, the source of every write
     private final MemorySegment contexts;
-    private final int[] contextTarget = new int[CONTEXTS];
-    private final int[] perTarget = new int[io.weft.config.GroupConfig.MAX_MEMBERS];
+    private final WriteContexts inFlight;
     private final long[] peers = new long[io.weft.config.GroupConfig.MAX_MEMBERS];
-    private int nextContext;
-    private int outstanding;
     private final MemorySegment cqEntries;
     private final MemorySegment errEntry;
     private MethodHandle write;
@@ -65,6 +62,7 @@ final class FabricEndpoint implements RdmaEndpoint
         this.lib = Fabric.load();
         this.provider = provider;
         this.contexts = arena.allocate((long)CONTEXTS * CONTEXT_SIZE, 64);
+        this.inFlight = new WriteContexts(CONTEXTS, rows, CONTEXTS / Math.max(1, rows - 1));
         this.cqEntries = arena.allocate(CQ_BATCH * FI_CQ_ENTRY_SIZE, 8);
         this.errEntry = arena.allocate(FI_CQ_ERR_ENTRY_SIZE, 8);
         try
@@ -312,18 +310,18 @@ final class FabricEndpoint implements RdmaEndpoint
 
     /**
      * One fi_write; {@code remoteAddress} is an offset, or a virtual address under FI_MR_VIRT_ADDR. No room means
-     * -FI_EAGAIN from the provider or every operation context in use. Every write reports its completion
+     * -FI_EAGAIN from the provider, every operation context in use, or the target holding its share of them. Every write reports its completion
      * (FI_DELIVERY_COMPLETE: visible at the target).
      */
     @Override
     public boolean write(final long localAddress, final int length, final int targetRank, final long remoteAddress,
         final long remoteKey)
     {
-        if (outstanding == CONTEXTS)
+        final int c = inFlight.peek(targetRank);
+        if (c < 0)
         {
             return false;
         }
-        final int c = nextContext;
         final long context = contexts.address() + (long)c * CONTEXT_SIZE;
         final long rc;
         try
@@ -342,10 +340,7 @@ final class FabricEndpoint implements RdmaEndpoint
         {
             throw new TransportException("fi_write to member at rank " + targetRank + " failed: " + lib.error((int)rc));
         }
-        contextTarget[c] = targetRank;
-        nextContext = (c + 1) % CONTEXTS;
-        outstanding++;
-        perTarget[targetRank]++;
+        inFlight.posted(targetRank);
         return true;
     }
 
@@ -358,13 +353,13 @@ final class FabricEndpoint implements RdmaEndpoint
     @Override
     public int outstanding()
     {
-        return outstanding;
+        return inFlight.outstanding();
     }
 
     @Override
     public int outstanding(final int target)
     {
-        return target < perTarget.length ? perTarget[target] : 0;
+        return inFlight.outstanding(target);
     }
 
     /** Accounts one completion by its context; returns the target it was for, or -1. */
@@ -375,10 +370,7 @@ final class FabricEndpoint implements RdmaEndpoint
         {
             return -1;
         }
-        final int target = contextTarget[(int)index];
-        outstanding--;
-        perTarget[target]--;
-        return target;
+        return inFlight.completed((int)index);
     }
 
     /**
