@@ -161,20 +161,31 @@ final class ViewChange
 
     private void lead()
     {
-        boolean rewrite = false;
-        if (me > 0 && !takeoverDone)
+        final boolean takingOver = me > 0 && !takeoverDone;
+        if (takingOver)
         {
             if (!ViewChangeRules.takeoverReady(e))
             {
                 return; // not everyone agrees yet that the ranks below me are gone
             }
             takeoverDone = true;
+        }
+        // A commit in any row of this view is final, whoever made it: a leader that failed after committing, or a
+        // member that took over while this one was silent (frozen), even one that removes this member. On shm this
+        // member reads that commit in place; proposing instead, it would wait forever for members done with the view.
+        final int source = ViewChangeRules.commitSource(e);
+        if (source >= 0)
+        {
             if (adoptCommit())
             {
-                LOG.info("member {} takes over as leader and re-commits the {} changes committed before", e.idAt(me),
-                    committed.length());
-                return;
+                LOG.info("leader {} adopts the {} changes member {} committed", e.idAt(me), committed.length(),
+                    e.idAt(source));
             }
+            return;
+        }
+        boolean rewrite = false;
+        if (takingOver)
+        {
             final int best = ViewChangeRules.longestAcked(e);
             if (best != me && e.numAcked(best) > list.length())
             {
@@ -183,19 +194,6 @@ final class ViewChange
             LOG.info("member {} takes over as leader of view {}, adopting {} proposed changes", e.idAt(me),
                 e.view.id(), list.length());
             rewrite = list.length() > 0;
-        }
-        final int source = ViewChangeRules.commitSource(e);
-        if (source >= 0)
-        {
-            // Another member committed this view's change, so it took over while this one was silent (frozen), and
-            // a commit is final: adopt it, even one that removes this member. On shm this member reads it in place;
-            // proposing instead, it would wait forever for members that are done with the view.
-            if (adoptCommit())
-            {
-                LOG.info("leader {} adopts the {} changes member {} committed", e.idAt(me), committed.length(),
-                    e.idAt(source));
-            }
-            return;
         }
         rewrite |= ViewChangeRules.propose(e, list, e.view, joiners.get(), reconfigure.getAsBoolean());
         if (rewrite)

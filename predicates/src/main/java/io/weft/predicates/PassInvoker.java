@@ -106,10 +106,13 @@ public final class PassInvoker
         try
         {
             int fired = 0;
-            ProtocolThread.mark(handedOverRole);
-            for (FutureTask<Void> task; (task = handedOver.poll()) != null; fired++)
+            if (!handedOver.isEmpty()) // rare: the role is marked twice only then
             {
-                task.run(); // what it throws goes to the membership thread, through the future
+                ProtocolThread.mark(handedOverRole);
+                for (FutureTask<Void> task; (task = handedOver.poll()) != null; fired++)
+                {
+                    task.run(); // what it throws goes to the membership thread, through the future
+                }
             }
             ProtocolThread.mark(role);
             final IntSupplier pass = hosted == null ? null : hosted.pass; // unhosted meanwhile: null

@@ -310,8 +310,8 @@ final class FabricEndpoint implements RdmaEndpoint
 
     /**
      * One fi_write; {@code remoteAddress} is an offset, or a virtual address under FI_MR_VIRT_ADDR. No room means
-     * -FI_EAGAIN from the provider, every operation context in use, or the target holding its share of them. Every write reports its completion
-     * (FI_DELIVERY_COMPLETE: visible at the target).
+     * -FI_EAGAIN from the provider, every operation context in use, or the target holding its share of them. Every
+     * write reports its completion (FI_DELIVERY_COMPLETE: visible at the target).
      */
     @Override
     public boolean write(final long localAddress, final int length, final int targetRank, final long remoteAddress,
