@@ -44,6 +44,10 @@ final class DemoCommand implements Callable<Integer>
         {
             return Weft.refuse(problem != null ? problem : "--size must be in 1..1024, was " + size);
         }
+        if (duration.isZero() || duration.toHours() >= 24)
+        {
+            return Weft.refuse("--duration must be positive and under a day, was " + duration);
+        }
         final TransportKind kind = group.transport();
         final int members = group.members();
         final String group = "demo-" + ProcessHandle.current().pid();
