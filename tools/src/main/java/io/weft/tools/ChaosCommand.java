@@ -76,7 +76,7 @@ final class ChaosCommand implements Callable<Integer>
 
     /** Members of view 0; one more id can join. */
     @picocli.CommandLine.Mixin
-    LocalGroupOptions group = new LocalGroupOptions("tcp", 5, 3, 16, false);
+    LocalGroupOptions group = new LocalGroupOptions("tcp", 5, 3, 16, true);
 
     @Option(names = "--rate", defaultValue = "200", description = "Messages per second per member (default ${DEFAULT-VALUE}).")
     long rate;
@@ -105,9 +105,11 @@ final class ChaosCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        if (group.problem() != null || rate < 1)
+        final String problem = group.problem() != null ? group.problem() : rate < 1 ? "--rate must be at least 1, was " +
+            rate : group.transport() == TransportKind.RDMA ? RdmaChoice.libfabricMissing() : null;
+        if (problem != null)
         {
-            return Weft.refuse(group.problem() != null ? group.problem() : "--rate must be at least 1, was " + rate);
+            return Weft.refuse(problem);
         }
         members = group.members();
         final long s = seed == null ? new Random().nextLong() : seed;
@@ -117,7 +119,8 @@ final class ChaosCommand implements Callable<Integer>
         work = ownDir ? Files.createTempDirectory("weft-chaos") : Files.createDirectories(dir);
         out.printf("chaos: seed %d, %s%s, %d members + 1 joiner, %d msgs/s each, %s; logs in %s%n", s,
             kind.configName(), invoker ? " in invoker mode" : "", members, rate, duration, work);
-        final String noNamespaces = kind != TransportKind.TCP ? "shm has no network to cut" : Namespaces.unavailable();
+        final String noNamespaces = kind != TransportKind.TCP ? kind.configName() + ": partitions are run on tcp only" :
+            Namespaces.unavailable();
         final Thread cleanup = Thread.ofPlatform().unstarted(this::closeNamespaces);
         try
         {

@@ -13,7 +13,7 @@ public final class LocalGroupOptions
     @Option(names = "--members", description = "Member processes (default ${DEFAULT-VALUE}).")
     int members;
 
-    @Option(names = "--transport", description = "shm or tcp; sst-demo also takes rdma (default ${DEFAULT-VALUE}).")
+    @Option(names = "--transport", description = "shm or tcp; sst-demo and chaos also take rdma (default ${DEFAULT-VALUE}).")
     String transport;
 
     private final int minMembers;

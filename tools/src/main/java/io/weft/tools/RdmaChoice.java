@@ -5,7 +5,7 @@ import io.weft.config.RdmaOptions;
 import io.weft.config.VerbsOptions;
 import picocli.CommandLine.Option;
 
-/** The rdma transport's options on the command line (sst-demo, bench): backend, libfabric provider, verbs device. */
+/** The rdma transport's options on the command line (sst-demo, bench; chaos runs libfabric's defaults): backend, libfabric provider, verbs device. */
 public final class RdmaChoice
 {
     @Option(names = "--backend", defaultValue = "libfabric",
@@ -29,5 +29,12 @@ public final class RdmaChoice
         final VerbsOptions verbs = new VerbsOptions(verbsLibrary, verbsDevice, VerbsOptions.DEFAULTS.port(),
             VerbsOptions.DEFAULTS.gidIndex());
         return new RdmaOptions(RdmaBackend.parse("--backend", backend), provider, verbs);
+    }
+
+    /** Why the libfabric backend cannot run here, or null when libfabric loads. */
+    public static String libfabricMissing()
+    {
+        return io.weft.sst.rdma.RdmaTransport.libfabricInstalled() ? null :
+            "--transport rdma needs libfabric (Debian: apt-get install libfabric1), which does not load here";
     }
 }

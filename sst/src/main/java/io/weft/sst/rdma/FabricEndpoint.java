@@ -362,6 +362,18 @@ final class FabricEndpoint implements RdmaEndpoint
         return inFlight.outstanding(target);
     }
 
+    @Override
+    public long posted(final int rank)
+    {
+        return inFlight.postedTo(rank);
+    }
+
+    @Override
+    public long completed(final int rank)
+    {
+        return inFlight.completedTo(rank);
+    }
+
     /** Accounts one completion by its context; returns the target it was for, or -1. */
     private int completed(final long context)
     {

@@ -50,6 +50,15 @@ interface RdmaEndpoint extends AutoCloseable
     /** Writes posted to {@code rank} and not known complete. */
     int outstanding(int rank);
 
+    /** How many writes have been posted to {@code rank}: a count that only grows. */
+    long posted(int rank);
+
+    /**
+     * How many writes to {@code rank} are known complete, or failed: once it reaches a value of {@link #posted}, the
+     * writes posted until then have landed, for writes to one peer complete in order.
+     */
+    long completed(int rank);
+
     /** Reaps completions (and, for manual-progress providers, lets peers' writes land); reports failed ranks. */
     void progress(IntConsumer failedRank);
 

@@ -64,6 +64,7 @@ public final class RdmaTransport implements SstTransport
     private static final long CONNECTED = CONTROL.column("connected").offset();
     private static final long FLUSH_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long POST_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long SLOW_FLUSH_MICROS = 2_000;
 
     private final TransportContext context;
     private final int rows;
@@ -294,8 +295,7 @@ public final class RdmaTransport implements SstTransport
                 {
                     continue;
                 }
-                // my row is a registration of its own at the target: offsets count from its start
-                final long remote = endpoint.virtualAddresses() ? peerBase[t] + myRowOffset + rowOffset : rowOffset;
+                final long remote = remoteAddress(t, rowOffset);
                 int tries = 0;
                 long deadline = 0;
                 while (!frozen[t] && !endpoint.write(local, length, t, remote, peerKey[t]))
@@ -312,7 +312,7 @@ public final class RdmaTransport implements SstTransport
                                 TimeUnit.NANOSECONDS.toSeconds(POST_TIMEOUT_NANOS) + " s");
                             break;
                         }
-                        Thread.yield();
+                        yieldLock(); // a frozen target: heartbeats, its freeze and progress go on meanwhile
                     }
                 }
                 written[t] = !frozen[t];
@@ -329,14 +329,19 @@ public final class RdmaTransport implements SstTransport
         }
     }
 
-    /** Waits until every posted write is visible at its target, then rings the targets it wrote to. */
+    /**
+     * Waits until every write posted so far to a live target is visible there, then rings the targets written to.
+     * The wait holds the lock for {@value #SLOW_FLUSH_MICROS} us at most. Past that a target has stalled (a frozen
+     * member's writes never complete), and the wait goes on without the lock ({@link #awaitSlowly}): held, it stopped
+     * the heartbeats and the freeze of the stalled member, and the live members took each other for failed.
+     */
     @Override
     public void flush()
     {
         fabricLock.lock();
         try
         {
-            final long deadline = System.nanoTime() + FLUSH_TIMEOUT_NANOS;
+            final long start = System.nanoTime();
             for (int t = 0; t < rows; t++)
             {
                 if (written[t] && !frozen[t])
@@ -345,46 +350,140 @@ public final class RdmaTransport implements SstTransport
                 }
             }
             int spins = 0;
-            int n = 0;
-            // writes to a member that failed meanwhile may never complete: wait only for the live ones
-            int waiting;
-            while ((waiting = pendingToLiveTarget()) >= 0)
+            while (pendingToLiveTarget() >= 0)
             {
                 endpoint.progress(onWriteError);
                 if (pendingToLiveTarget() < 0)
                 {
                     break;
                 }
-                if (System.nanoTime() > deadline)
+                if (System.nanoTime() - start > TimeUnit.MICROSECONDS.toNanos(SLOW_FLUSH_MICROS))
                 {
-                    frozen[waiting] = true; // its writes stay incomplete: a failure, rather than a hang
-                    context.failures().onMemberFailure(waiting, "rdma writes to it not completed within 10 s");
-                    continue;
+                    awaitSlowly(start);
+                    return;
                 }
                 if (++spins > 50)
                 {
                     Thread.yield();
                 }
             }
-            for (int t = 0; t < rows; t++)
+            ring(written);
+        }
+        finally
+        {
+            fabricLock.unlock();
+        }
+    }
+
+    /**
+     * Under the lock, which it gives up while it parks: waits for the writes posted before now (later ones are their
+     * flushers' to wait for, so a busy peer cannot keep this wait going), then rings the targets written before now.
+     * A target whose writes have not completed {@code FLUSH_TIMEOUT_NANOS} after {@code start} fails.
+     */
+    private void awaitSlowly(final long start)
+    {
+        final boolean[] mine = written.clone(); // the slow path allocates: it is taken when a target has stalled
+        Arrays.fill(written, false);
+        final long[] awaited = new long[rows];
+        for (int t = 0; t < rows; t++)
+        {
+            awaited[t] = endpoint.posted(t);
+        }
+        while (true)
+        {
+            int waiting = -1;
+            for (int t = 0; t < rows && waiting < 0; t++)
             {
-                if (written[t])
+                waiting = !frozen[t] && endpoint.completed(t) < awaited[t] ? t : -1;
+            }
+            if (waiting < 0)
+            {
+                break;
+            }
+            if (System.nanoTime() - start > FLUSH_TIMEOUT_NANOS)
+            {
+                frozen[waiting] = true; // its writes stay incomplete: a failure, rather than a hang
+                context.failures().onMemberFailure(waiting, "rdma writes to it not completed within 10 s");
+                continue;
+            }
+            fabricLock.unlock();
+            try
+            {
+                LockSupport.parkNanos(50_000);
+            }
+            finally
+            {
+                fabricLock.lock();
+            }
+            endpoint.progress(onWriteError);
+        }
+        ring(mine);
+    }
+
+    /** Under the lock: clears {@code targets} and rings those of them that are live (one control push). */
+    private void ring(final boolean[] targets)
+    {
+        int n = 0;
+        for (int t = 0; t < rows; t++)
+        {
+            if (targets[t])
+            {
+                targets[t] = false;
+                if (!frozen[t])
                 {
-                    written[t] = false;
-                    if (!frozen[t])
-                    {
-                        ringTargets[n++] = t;
-                    }
+                    ringTargets[n++] = t;
                 }
             }
-            if (n > 0)
+        }
+        if (n > 0)
+        {
+            LONG.setRelease(controlTable, (long)myRank * CONTROL.rowSize() + RING, ++rings);
+            final int[] ranks = ringArrays[n]; // shared scratch: used under the lock only
+            System.arraycopy(ringTargets, 0, ranks, 0, n);
+            control.post((int)RING, 8, ranks);
+            control.flush();
+        }
+    }
+
+    /** Where {@code rowOffset} of my row lies at target {@code t}: my row is a registration of its own there. */
+    private long remoteAddress(final int t, final int rowOffset)
+    {
+        return endpoint.virtualAddresses() ? peerBase[t] + myRowOffset + rowOffset : rowOffset;
+    }
+
+    /** Gives the lock up for a moment while this thread waits for a slow target. */
+    private void yieldLock()
+    {
+        fabricLock.unlock();
+        try
+        {
+            Thread.yield();
+        }
+        finally
+        {
+            fabricLock.lock();
+        }
+    }
+
+    /**
+     * A heartbeat: one write to each live target with room for it, waited for by nobody (the next one supersedes
+     * it). It asks for its completion so that a later flush is not left waiting on it (selective signalling).
+     */
+    @Override
+    public void offer(final int rowOffset, final int length, final int[] targets)
+    {
+        final long local = table.address() + myRowOffset + rowOffset;
+        fabricLock.lock();
+        try
+        {
+            for (final int t : targets)
             {
-                LONG.setRelease(controlTable, (long)myRank * CONTROL.rowSize() + RING, ++rings);
-                final int[] targets = ringArrays[n]; // shared scratch: used under the lock only
-                System.arraycopy(ringTargets, 0, targets, 0, n);
-                control.post((int)RING, 8, targets);
-                control.flush();
+                if (!frozen[t] && endpoint.write(local, length, t, remoteAddress(t, rowOffset), peerKey[t]))
+                {
+                    endpoint.requestCompletion(t);
+                }
             }
+            endpoint.progress(onWriteError);
         }
         finally
         {

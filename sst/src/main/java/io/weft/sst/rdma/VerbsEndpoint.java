@@ -412,6 +412,18 @@ final class VerbsEndpoint implements RdmaEndpoint
         return failed[rank] ? 0 : (int)(posted[rank] - completed[rank]);
     }
 
+    @Override
+    public long posted(final int rank)
+    {
+        return posted[rank];
+    }
+
+    @Override
+    public long completed(final int rank)
+    {
+        return completed[rank]; // a failed queue pair counts every write it was given as completed
+    }
+
     /** Nothing more will complete on the queue pair to {@code rank}: stop counting its writes as outstanding. */
     private void fail(final int rank)
     {

@@ -13,6 +13,8 @@ final class WriteContexts
     private final int[] free;
     private final int[] target;
     private final int[] perTarget;
+    private final long[] postedTo;
+    private final long[] completedTo;
     private final int perTargetLimit;
     private int freeCount;
 
@@ -23,6 +25,8 @@ final class WriteContexts
         free = new int[capacity];
         target = new int[capacity];
         perTarget = new int[targets];
+        postedTo = new long[targets];
+        completedTo = new long[targets];
         for (int i = 0; i < capacity; i++)
         {
             free[i] = capacity - 1 - i; // context 0 first
@@ -46,6 +50,7 @@ final class WriteContexts
         final int c = free[--freeCount];
         target[c] = targetRank;
         perTarget[targetRank]++;
+        postedTo[targetRank]++;
     }
 
     /**
@@ -61,6 +66,7 @@ final class WriteContexts
         }
         target[context] = -1;
         perTarget[t]--;
+        completedTo[t]++;
         free[freeCount++] = context;
         return t;
     }
@@ -75,5 +81,17 @@ final class WriteContexts
     int outstanding(final int targetRank)
     {
         return targetRank < perTarget.length ? perTarget[targetRank] : 0;
+    }
+
+    /** Writes posted to {@code targetRank} so far. */
+    long postedTo(final int targetRank)
+    {
+        return postedTo[targetRank];
+    }
+
+    /** Writes to {@code targetRank} completed (or failed) so far. */
+    long completedTo(final int targetRank)
+    {
+        return completedTo[targetRank];
     }
 }

@@ -23,9 +23,15 @@ class WriteContextsTest
         assertEquals(1, contexts.outstanding());
         assertEquals(1, contexts.outstanding(3));
         assertEquals(0, contexts.outstanding(2));
+        // a flush that waits for what was posted before it waits for the dead peer, not for the live one
+        assertEquals(1_000, contexts.completedTo(2));
+        assertEquals(contexts.postedTo(2), contexts.completedTo(2));
+        assertEquals(1, contexts.postedTo(3));
+        assertEquals(0, contexts.completedTo(3));
         // the dead peer's error arrives at last: it names the dead peer, not whoever wrote last with that slot
         assertEquals(3, contexts.completed(toDeadPeer));
         assertEquals(0, contexts.outstanding());
+        assertEquals(1, contexts.completedTo(3));
     }
 
     @Test
