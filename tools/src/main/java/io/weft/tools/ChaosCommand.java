@@ -119,7 +119,7 @@ final class ChaosCommand implements Callable<Integer>
         work = ownDir ? Files.createTempDirectory("weft-chaos") : Files.createDirectories(dir);
         out.printf("chaos: seed %d, %s%s, %d members + 1 joiner, %d msgs/s each, %s; logs in %s%n", s,
             kind.configName(), invoker ? " in invoker mode" : "", members, rate, duration, work);
-        final String noNamespaces = kind != TransportKind.TCP ? kind.configName() + ": partitions are run on tcp only" :
+        final String noNamespaces = kind == TransportKind.SHM ? "shm has no network to cut" :
             Namespaces.unavailable();
         final Thread cleanup = Thread.ofPlatform().unstarted(this::closeNamespaces);
         try

@@ -13,8 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code weft chaos} with a small budget (90 s of faults on tcp, 45 s on shm in invoker mode, 30 s on rdma): kill -9,
  * freezes (some with full send buffers), restarts, joins, leaves, stalled membership threads, leaves while the leader
- * is frozen and, with root on tcp, network partitions, at random moments, invariants checked on every member's log
- * after every step. The seed changes per run and is printed; a failure names it for replay
+ * is frozen and, with root on tcp and rdma, network partitions, at random moments, invariants checked on every
+ * member's log after every step. The seed changes per run and is printed; a failure names it for replay
  * ({@code ./weft chaos --seed S}).
  */
 @Timeout(300)
@@ -42,8 +42,8 @@ class ChaosTest
     }
 
     /**
-     * The same faults over rdma (libfabric's tcp;ofi_rxm, no partitions): its first run found a frozen member whose
-     * writes never completed take the whole group down.
+     * The same faults over rdma (libfabric's tcp;ofi_rxm; with root, partitions too): its first run found a frozen
+     * member whose writes never completed take the whole group down.
      */
     @Test
     void randomizedFaultsKeepVirtualSynchronyOverRdma() throws Exception
