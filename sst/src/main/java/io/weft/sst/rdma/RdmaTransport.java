@@ -313,6 +313,10 @@ public final class RdmaTransport implements SstTransport
                             break;
                         }
                         yieldLock(); // a frozen target: heartbeats, its freeze and progress go on meanwhile
+                        if (!running)
+                        {
+                            return; // closed meanwhile, as in awaitSlowly
+                        }
                     }
                 }
                 written[t] = !frozen[t];
@@ -414,6 +418,10 @@ public final class RdmaTransport implements SstTransport
             finally
             {
                 fabricLock.lock();
+            }
+            if (!running)
+            {
+                return; // closed meanwhile: the endpoint is gone, and so is the view these writes were for
             }
             endpoint.progress(onWriteError);
         }
