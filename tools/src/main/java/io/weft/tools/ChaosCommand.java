@@ -105,8 +105,8 @@ final class ChaosCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        final String problem = group.problem() != null ? group.problem() : rate < 1 ? "--rate must be at least 1, was " +
-            rate : group.transport() == TransportKind.RDMA ? RdmaChoice.libfabricMissing() : null;
+        final String problem = group.problem() != null ? group.problem() : rate < 1 ? "--rate must be at least 1, was "
+            + rate : group.transport() == TransportKind.RDMA ? RdmaChoice.libfabricMissing() : null;
         if (problem != null)
         {
             return Weft.refuse(problem);
@@ -119,8 +119,7 @@ final class ChaosCommand implements Callable<Integer>
         work = ownDir ? Files.createTempDirectory("weft-chaos") : Files.createDirectories(dir);
         out.printf("chaos: seed %d, %s%s, %d members + 1 joiner, %d msgs/s each, %s; logs in %s%n", s,
             kind.configName(), invoker ? " in invoker mode" : "", members, rate, duration, work);
-        final String noNamespaces = kind == TransportKind.SHM ? "shm has no network to cut" :
-            Namespaces.unavailable();
+        final String noNamespaces = kind == TransportKind.SHM ? "shm has no network to cut" : Namespaces.unavailable();
         final Thread cleanup = Thread.ofPlatform().unstarted(this::closeNamespaces);
         try
         {

@@ -486,6 +486,10 @@ public final class RdmaTransport implements SstTransport
         {
             for (final int t : targets)
             {
+                if (!running)
+                {
+                    return; // a heartbeat that raced close(): the endpoint is gone
+                }
                 if (!frozen[t] && endpoint.write(local, length, t, remoteAddress(t, rowOffset), peerKey[t]))
                 {
                     endpoint.requestCompletion(t);
