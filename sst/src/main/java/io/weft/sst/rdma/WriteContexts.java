@@ -12,7 +12,6 @@ final class WriteContexts
 {
     private final int[] free;
     private final int[] target;
-    private final int[] perTarget;
     private final long[] postedTo;
     private final long[] completedTo;
     private final int perTargetLimit;
@@ -24,7 +23,6 @@ final class WriteContexts
         this.perTargetLimit = perTargetLimit;
         free = new int[capacity];
         target = new int[capacity];
-        perTarget = new int[targets];
         postedTo = new long[targets];
         completedTo = new long[targets];
         for (int i = 0; i < capacity; i++)
@@ -41,7 +39,7 @@ final class WriteContexts
      */
     int peek(final int targetRank)
     {
-        return freeCount == 0 || perTarget[targetRank] >= perTargetLimit ? -1 : free[freeCount - 1];
+        return freeCount == 0 || outstanding(targetRank) >= perTargetLimit ? -1 : free[freeCount - 1];
     }
 
     /** The write with context {@link #peek} to {@code targetRank} was posted. */
@@ -49,7 +47,6 @@ final class WriteContexts
     {
         final int c = free[--freeCount];
         target[c] = targetRank;
-        perTarget[targetRank]++;
         postedTo[targetRank]++;
     }
 
@@ -65,7 +62,6 @@ final class WriteContexts
             return -1;
         }
         target[context] = -1;
-        perTarget[t]--;
         completedTo[t]++;
         free[freeCount++] = context;
         return t;
@@ -80,7 +76,7 @@ final class WriteContexts
     /** Writes in flight to {@code targetRank}. */
     int outstanding(final int targetRank)
     {
-        return targetRank < perTarget.length ? perTarget[targetRank] : 0;
+        return targetRank < postedTo.length ? (int)(postedTo[targetRank] - completedTo[targetRank]) : 0;
     }
 
     /** Writes posted to {@code targetRank} so far. */
