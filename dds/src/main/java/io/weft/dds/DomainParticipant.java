@@ -496,7 +496,7 @@ public final class DomainParticipant implements AutoCloseable
      * The end of a run: once this member's own samples are delivered, waits up to {@code timeout} until every other
      * member of the view finished too (still delivering meanwhile), then closes. See {@link Group#finish}.
      *
-     * @return false if the others did not all finish in time.
+     * @return false if the others did not all finish in time, or some of this member's samples were not delivered.
      */
     public boolean finish(final java.time.Duration timeout) throws InterruptedException
     {

@@ -59,12 +59,7 @@ final class Departure
     boolean finish(final Duration timeout) throws InterruptedException
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
-        // a wedged view ends the wait here: members past this barrier take no part in view changes, so one under way
-        // now may never install the next view
-        while (!ownSendsDelivered(current.epoch(), false) && System.nanoTime() < deadline && !group.isClosed())
-        {
-            pause(1);
-        }
+        final boolean delivered = awaitOwnSendsDeliveredBeforeFinishing(deadline);
         current.moveTo(Lifecycle.FINISHING);
         final Epoch e = current.epoch();
         e.sst.setBool(e.columns.finished, true);
@@ -81,7 +76,7 @@ final class Departure
             pause(1);
         }
         group.close();
-        return all;
+        return all && delivered;
     }
 
     /** Waits about {@code millis}: asleep, or running the passes on the invoker's owner. */
@@ -99,31 +94,71 @@ final class Departure
     }
 
     /**
-     * Waits until this member's own ordered sends are delivered here in a view that is not wedged (or the deadline, or
-     * a close). Those still undelivered when a view change wedges the view are either inside its trim or sent again
-     * in the next view, so the wait goes on there: announcing the leave in the wedged view instead let the change
-     * remove this member with them outside the trim, lost though their sends had returned success (found by
-     * {@code weft chaos --transport rdma}: a leave during a partition, with the leader frozen).
+     * Waits until this member's own ordered sends are delivered here (or the deadline, or a close). A view change that
+     * wedges the view meanwhile either delivers them in its trim or leaves them out, and then they are sent again in
+     * the next view before it becomes current: the wait goes on there. It used to end at the wedge, and a leave
+     * announced then could go into that same change, which removed this member with its last sends outside the
+     * trim, lost though they had returned success (found by {@code weft chaos --transport rdma}).
      */
     private void awaitOwnSendsDelivered(final long deadline) throws InterruptedException
     {
-        while (!ownSendsDelivered(current.epoch(), true) && System.nanoTime() < deadline && !group.isClosed())
+        while (!ownSendsDelivered(current.epoch()) && System.nanoTime() < deadline && !group.isClosed())
         {
             pause(1);
         }
     }
 
-    /** Whether this member's own ordered sends are delivered here; a wedged subgroup counts as not if asked. */
-    private static boolean ownSendsDelivered(final Epoch e, final boolean unwedged)
+    /**
+     * The same wait before the shutdown barrier, with one way out: a member already past it takes no part in view
+     * changes, so a change under way cannot end and the next view never comes. Returns false if this member's own
+     * sends are not all delivered here then (they are lost with the view), or at the deadline, or at a close.
+     */
+    private boolean awaitOwnSendsDeliveredBeforeFinishing(final long deadline) throws InterruptedException
+    {
+        while (!group.isClosed() && System.nanoTime() < deadline)
+        {
+            final Epoch e = current.epoch();
+            if (ownSendsDelivered(e))
+            {
+                return true;
+            }
+            if (wedged(e) && anotherFinished(e))
+            {
+                return false;
+            }
+            pause(1);
+        }
+        return false;
+    }
+
+    private static boolean ownSendsDelivered(final Epoch e)
     {
         for (final SmcSubgroup g : e.smc.subgroups().values())
         {
-            if (g.isSender() && g.isOrdered() && (g.isWedged() ? unwedged : !g.ownSendsDelivered()))
+            if (g.isSender() && g.isOrdered() && !g.ownSendsDelivered())
             {
                 return false;
             }
         }
         return true;
+    }
+
+    /** A view change under way: it wedges every subgroup of the view at once. */
+    private static boolean wedged(final Epoch e)
+    {
+        return e.smc.subgroups().values().stream().anyMatch(SmcSubgroup::isWedged);
+    }
+
+    private static boolean anotherFinished(final Epoch e)
+    {
+        for (final int r : e.sst.others())
+        {
+            if (e.sst.bool(r, e.columns.finished))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean allFinished(final Epoch e)

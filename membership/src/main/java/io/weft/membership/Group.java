@@ -376,7 +376,9 @@ public final class Group implements AutoCloseable
      * Shutdown barrier for the end of a run: once this member's own messages are delivered, announces that it is
      * finished and waits, up to {@code timeout}, until every other live member of the view announced the same, still
      * acknowledging and delivering meanwhile; then closes. No view change starts after it is called, and finished
-     * members are not reported as failed. Returns false if the wait timed out.
+     * members are not reported as failed. A view change under way when it is called is waited out (the sends it
+     * left outside its trim go again in the next view), unless a member already passed the barrier and so takes no
+     * part in it. Returns false if the wait timed out, or if this member's own messages were not all delivered.
      */
     public boolean finish(final Duration timeout) throws InterruptedException
     {

@@ -160,6 +160,30 @@ class JoinLeaveTest
         }
     }
 
+    /**
+     * The end barrier ({@code Group.finish}) reached during a view change: member 2 receives nothing (its invoker's
+     * owner stalls 2 s), member 3 is killed, and every member is told to end. The barrier used to be passed at the
+     * first wedge; members past it take no part in view changes, so the change never ended, and the sends it left
+     * outside its trim were lost while {@code finish} returned true. Each member must end in the next view instead.
+     */
+    @Test
+    void anEndOvertakenByAViewChangeLosesNoSend() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.TCP, 4, List.of(), dir))
+        {
+            run.startReady(4, "--invoker");
+            run.command(2, "stall-owner 2000"); // under the failure timeout (2.1 s) for the trim handed to it
+            run.process(2).awaitOutput("member 2: STALL of the invoker's owner", Duration.ofSeconds(10));
+            Thread.sleep(500); // the schedule: the others send what member 2 does not receive
+            final MemberProcess first = run.process(0);
+            run.kill(3);
+            run.endAndCheck();
+            assertTrue(first.output().contains("member 0: VIEW 1 members=[0, 1, 2]"), first::output);
+            assertTrue(first.output().contains("fell outside the trim"), "the change left none of member 0's sends out:\n" +
+                first.output());
+        }
+    }
+
     @Test
     void wrongSecretAndGarbageOnTheControlPortAreRefused() throws Exception
     {
