@@ -144,10 +144,7 @@ class JoinLeaveTest
     {
         try (VsRun run = new VsRun(TransportKind.TCP, 4, List.of(), dir))
         {
-            run.startReady(4, "--invoker");
-            run.command(2, "stall-owner 2000"); // under the failure timeout (2.1 s) for the trim handed to it
-            run.process(2).awaitOutput("member 2: STALL of the invoker's owner", Duration.ofSeconds(10));
-            Thread.sleep(500); // the schedule: member 1 sends what member 2 does not receive
+            startWithMemberTwoDeaf(run);
             run.command(1, "leave");
             run.process(1).awaitOutput("member 1: SENT-OK", Duration.ofSeconds(10));
             run.kill(3);
@@ -171,10 +168,7 @@ class JoinLeaveTest
     {
         try (VsRun run = new VsRun(TransportKind.TCP, 4, List.of(), dir))
         {
-            run.startReady(4, "--invoker");
-            run.command(2, "stall-owner 2000"); // under the failure timeout (2.1 s) for the trim handed to it
-            run.process(2).awaitOutput("member 2: STALL of the invoker's owner", Duration.ofSeconds(10));
-            Thread.sleep(500); // the schedule: the others send what member 2 does not receive
+            startWithMemberTwoDeaf(run);
             final MemberProcess first = run.process(0);
             run.kill(3);
             run.endAndCheck();
@@ -182,6 +176,18 @@ class JoinLeaveTest
             assertTrue(first.output().contains("fell outside the trim"), "the change left none of member 0's sends out:\n" +
                 first.output());
         }
+    }
+
+    /**
+     * Starts members 0-3 in invoker mode and stalls member 2's owner for 2 s (under the failure timeout of 2.1 s for a
+     * trim handed to it): it receives nothing meanwhile, so nobody's sends become stable. Returns half a second into it.
+     */
+    private static void startWithMemberTwoDeaf(final VsRun run) throws Exception
+    {
+        run.startReady(4, "--invoker");
+        run.command(2, "stall-owner 2000");
+        run.process(2).awaitOutput("member 2: STALL of the invoker's owner", Duration.ofSeconds(10));
+        Thread.sleep(500); // the schedule: the others send what member 2 does not receive
     }
 
     @Test
