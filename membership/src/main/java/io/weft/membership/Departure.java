@@ -26,15 +26,20 @@ final class Departure
     boolean leave(final Duration timeout) throws InterruptedException
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
-        awaitOwnSendsDelivered(deadline);
         Epoch announced = null;
         while (!group.isClosed() && System.nanoTime() < deadline)
         {
             final Epoch now = current.epoch();
-            if (now != announced && now.announceLeave()) // announced again in each next view; a closed one is skipped
+            // in each view again (a closed one is skipped), once this member's own sends are delivered there
+            if (now != announced && now.whileOpen(Departure::ownSendsDelivered) && now.announce(now.columns.leaving))
             {
                 membership.wake();
                 announced = now;
+            }
+            if (now != announced)
+            {
+                pause(1);
+                continue;
             }
             final long millis = Math.min(50, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
             final PassInvoker here = group.invokerHere();
@@ -61,17 +66,29 @@ final class Departure
         final long deadline = System.nanoTime() + timeout.toNanos();
         final boolean delivered = awaitOwnSendsDeliveredBeforeFinishing(deadline);
         current.moveTo(Lifecycle.FINISHING);
-        final Epoch e = current.epoch();
-        e.sst.setBool(e.columns.finished, true);
-        e.sst.push(e.columns.finished, e.sst.others());
+        // announced again in a view that a change already under way installs meanwhile; a closed one is skipped
+        Epoch announced = null;
         boolean all = false;
-        while (!(all = allFinished(e)) && System.nanoTime() < deadline && !group.isClosed())
+        while (true) // once at least, past the deadline too: the others must not take this member for failed
         {
+            final Epoch now = current.epoch();
+            if (now != announced && now.announce(now.columns.finished))
+            {
+                announced = now;
+            }
+            if (now == announced && now.whileOpen(Departure::allFinished))
+            {
+                all = true;
+                break;
+            }
+            if (group.isClosed() || System.nanoTime() >= deadline)
+            {
+                break;
+            }
             pause(1);
         }
         // everyone announced after its own last delivery, so what they delivered is stable here: deliver it too
-        while (all && !e.smc.subgroups().values().stream().allMatch(SmcSubgroup::caughtUp) &&
-            System.nanoTime() < deadline && !group.isClosed())
+        while (all && announced.whileOpen(e -> !caughtUp(e)) && System.nanoTime() < deadline && !group.isClosed())
         {
             pause(1);
         }
@@ -94,35 +111,21 @@ final class Departure
     }
 
     /**
-     * Waits until this member's own ordered sends are delivered here (or the deadline, or a close). A view change that
-     * wedges the view meanwhile either delivers them in its trim or leaves them out, and then they are sent again in
-     * the next view before it becomes current: the wait goes on there. It used to end at the wedge, and a leave
-     * announced then could go into that same change, which removed this member with its last sends outside the
-     * trim, lost though they had returned success (found by {@code weft chaos --transport rdma}).
-     */
-    private void awaitOwnSendsDelivered(final long deadline) throws InterruptedException
-    {
-        while (!ownSendsDelivered(current.epoch()) && System.nanoTime() < deadline && !group.isClosed())
-        {
-            pause(1);
-        }
-    }
-
-    /**
-     * The same wait before the shutdown barrier, with one way out: a member already past it takes no part in view
-     * changes, so a change under way cannot end and the next view never comes. Returns false if this member's own
-     * sends are not all delivered here then (they are lost with the view), or at the deadline, or at a close.
+     * Waits until this member's own sends are delivered before the shutdown barrier, through a view change as a leave
+     * does, with one way out: a member already past the barrier takes no part in view changes, so a change under way
+     * cannot end and the next view never comes. Returns false if this member's own sends are not all delivered here
+     * then (they are lost with the view), or at the deadline, or at a close.
      */
     private boolean awaitOwnSendsDeliveredBeforeFinishing(final long deadline) throws InterruptedException
     {
         while (!group.isClosed() && System.nanoTime() < deadline)
         {
             final Epoch e = current.epoch();
-            if (ownSendsDelivered(e))
+            if (e.whileOpen(Departure::ownSendsDelivered))
             {
                 return true;
             }
-            if (wedged(e) && anotherFinished(e))
+            if (e.whileOpen(v -> wedged(v) && anotherFinished(v)))
             {
                 return false;
             }
@@ -131,6 +134,13 @@ final class Departure
         return false;
     }
 
+    /**
+     * Whether this member's own ordered sends in view {@code e} are delivered here. A view change that wedges the view
+     * either delivers them in its trim or leaves them out, and then they are sent again in the next view before it
+     * becomes current, where the departing member's wait goes on. Its leave announced in the wedged view could go
+     * into that same change, which removed it with its last sends outside the trim, lost though they had returned
+     * success (found by {@code weft chaos --transport rdma}).
+     */
     private static boolean ownSendsDelivered(final Epoch e)
     {
         for (final SmcSubgroup g : e.smc.subgroups().values())
@@ -141,6 +151,11 @@ final class Departure
             }
         }
         return true;
+    }
+
+    private static boolean caughtUp(final Epoch e)
+    {
+        return e.smc.subgroups().values().stream().allMatch(SmcSubgroup::caughtUp);
     }
 
     /** A view change under way: it wedges every subgroup of the view at once. */

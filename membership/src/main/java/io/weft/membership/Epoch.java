@@ -313,19 +313,28 @@ final class Epoch implements AutoCloseable, MembershipTable
     }
 
     /**
-     * Sets and pushes this member's leaving flag, unless this epoch is closed already (a view change or the group's
-     * end closed it under the leaving thread). Under the monitor {@link #close} takes: the table cannot close between
-     * the check and the write.
+     * Sets and pushes one of this member's flags ({@code leaving}, {@code finished}), unless this epoch is closed
+     * already (a view change or the group's end closed it under the departing thread). Under the monitor
+     * {@link #close} takes: the table cannot close between the check and the write.
      */
-    synchronized boolean announceLeave()
+    synchronized boolean announce(final io.weft.sst.Column flag)
     {
         if (closed)
         {
             return false;
         }
-        sst.setBool(columns.leaving, true);
-        sst.push(columns.leaving, sst.others());
+        sst.setBool(flag, true);
+        sst.push(flag, sst.others());
         return true;
+    }
+
+    /**
+     * {@code test} of this epoch, or false once it is closed: a departing member's waits read views that a view change
+     * closes under them, and the table is freed on close. Under the monitor {@link #close} takes, as above.
+     */
+    synchronized boolean whileOpen(final java.util.function.Predicate<Epoch> test)
+    {
+        return !closed && test.test(this);
     }
 
     /** Stops this view's threads and closes its table; peers that are still in it see this member go. */

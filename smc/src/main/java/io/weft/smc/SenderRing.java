@@ -55,6 +55,7 @@ final class SenderRing
     private final RingCounts counts = new RingCounts();
     private volatile Thread waiter;
     private volatile boolean wedged;
+    private long deliveredAtWedge; // under the lock
     private volatile long abandonedFrom = Long.MAX_VALUE;
     private volatile boolean closed;
     /**
@@ -440,7 +441,11 @@ final class SenderRing
         lock.lock();
         try
         {
-            wedged = true;
+            if (!wedged) // a member that stops wedges again, maybe with the table closed after a view change
+            {
+                deliveredAtWedge = sst.counter(myRank, layout.delivered);
+                wedged = true;
+            }
         }
         finally
         {
@@ -465,14 +470,19 @@ final class SenderRing
         return closed;
     }
 
-    /** True once every message this member published has been delivered here (ordered mode). */
+    /**
+     * True once every message this member published has been delivered here (ordered mode). Once wedged, only what
+     * was delivered in order before the wedge counts: the trim delivers other senders' later messages and so moves
+     * the delivered counter past messages of this member that it leaves out (they are sent again in the next view).
+     */
     boolean ownSendsDelivered()
     {
         lock.lock();
         try
         {
             final long claimed = counts.claimedSlots();
-            return claimed == 0 || sst.counter(myRank, layout.delivered) >= slotLast[(int)((claimed - 1) % window)];
+            final long delivered = wedged ? deliveredAtWedge : sst.counter(myRank, layout.delivered);
+            return claimed == 0 || delivered >= slotLast[(int)((claimed - 1) % window)];
         }
         finally
         {
