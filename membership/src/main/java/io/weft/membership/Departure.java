@@ -31,7 +31,7 @@ final class Departure
         {
             final Epoch now = current.epoch();
             // in each view again (a closed one is skipped), once this member's own sends are delivered there
-            if (now != announced && now.whileOpen(Departure::ownSendsDelivered) && now.announce(now.columns.leaving))
+            if (now != announced && now.ifOpen(Departure::ownSendsDelivered) && now.announce(now.columns.leaving))
             {
                 membership.wake();
                 announced = now;
@@ -76,7 +76,7 @@ final class Departure
             {
                 announced = now;
             }
-            if (now == announced && now.whileOpen(Departure::allFinished))
+            if (now == announced && now.ifOpen(Departure::allFinished))
             {
                 all = true;
                 break;
@@ -88,7 +88,7 @@ final class Departure
             pause(1);
         }
         // everyone announced after its own last delivery, so what they delivered is stable here: deliver it too
-        while (all && announced.whileOpen(e -> !caughtUp(e)) && System.nanoTime() < deadline && !group.isClosed())
+        while (all && announced.ifOpen(e -> !caughtUp(e)) && System.nanoTime() < deadline && !group.isClosed())
         {
             pause(1);
         }
@@ -121,11 +121,11 @@ final class Departure
         while (!group.isClosed() && System.nanoTime() < deadline)
         {
             final Epoch e = current.epoch();
-            if (e.whileOpen(Departure::ownSendsDelivered))
+            if (e.ifOpen(Departure::ownSendsDelivered))
             {
                 return true;
             }
-            if (e.whileOpen(v -> wedged(v) && anotherFinished(v)))
+            if (e.ifOpen(v -> wedged(v) && anotherFinished(v)))
             {
                 return false;
             }

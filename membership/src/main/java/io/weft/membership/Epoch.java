@@ -332,7 +332,7 @@ final class Epoch implements AutoCloseable, MembershipTable
      * {@code test} of this epoch, or false once it is closed: a departing member's waits read views that a view change
      * closes under them, and the table is freed on close. Under the monitor {@link #close} takes, as above.
      */
-    synchronized boolean whileOpen(final java.util.function.Predicate<Epoch> test)
+    synchronized boolean ifOpen(final java.util.function.Predicate<Epoch> test)
     {
         return !closed && test.test(this);
     }

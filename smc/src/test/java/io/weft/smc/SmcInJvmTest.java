@@ -266,7 +266,8 @@ class SmcInJvmTest
             assertTrue(!leaver.ownSendsDelivered(), "delivered though member 2 received nothing");
             leaver.wedge();
             leaver.deliverTrim(new long[] {4, 1});
-            assertEquals(List.of(0L, 1_000_000L, 1L, 1_000_001L, 2L, 3L, 4L), m.delivered.get(1), "the trim's deliveries");
+            assertEquals(List.of(0L, 1_000_000L, 1L, 1_000_001L, 2L, 3L, 4L), m.delivered.get(1),
+                "the trim's deliveries");
             assertTrue(!leaver.ownSendsDelivered(), "member 1's message 2, outside the trim, counted as delivered");
         }
     }

@@ -173,14 +173,15 @@ class JoinLeaveTest
             run.kill(3);
             run.endAndCheck();
             assertTrue(first.output().contains("member 0: VIEW 1 members=[0, 1, 2]"), first::output);
-            assertTrue(first.output().contains("fell outside the trim"), "the change left none of member 0's sends out:\n" +
-                first.output());
+            assertTrue(first.output().contains("fell outside the trim"),
+                "the change left none of member 0's sends out:\n" + first.output());
         }
     }
 
     /**
      * Starts members 0-3 in invoker mode and stalls member 2's owner for 2 s (under the failure timeout of 2.1 s for a
-     * trim handed to it): it receives nothing meanwhile, so nobody's sends become stable. Returns half a second into it.
+     * trim handed to it): it receives nothing meanwhile, so nobody's sends become stable. Returns half a second into
+     * the stall.
      */
     private static void startWithMemberTwoDeaf(final VsRun run) throws Exception
     {
