@@ -9,8 +9,9 @@ import java.util.regex.Pattern;
  * @param name       unique name, used to look the subgroup up and in metrics.
  * @param members    member ids in the subgroup, in group order; empty means every member of the group.
  * @param senders    member ids that send; a subset of the members; empty means every member of the subgroup.
- * @param window     slots in each sender's ring: how many messages may be in flight, not yet delivered everywhere.
- * @param maxPayload largest message in bytes; every slot reserves this much.
+ * @param window     each sender's ring in max-payload messages: at least this many may be in flight, not yet
+ *                   delivered everywhere (smaller messages take only their own bytes, so more fit).
+ * @param maxPayload largest message in bytes; the sender's ring holds {@code window} messages of this size.
  * @param mode       ordered (atomic multicast) or unordered (raw).
  */
 public record SubgroupConfig(String name, List<Integer> members, List<Integer> senders, int window, int maxPayload,

@@ -30,7 +30,8 @@ final class Delivery
     private final int mySender;
     private final SmcMeters meters;
     private final PushBatch pushes;
-    private final long[] deliverSlot;
+    /** Per sender, the virtual position in its ring of the next slot to deliver. */
+    private final long[] deliverAt;
     private final Message message = new Message();
     private final MessageBatch batch;
     private volatile DeliveryHandler handler;
@@ -58,8 +59,8 @@ final class Delivery
         this.fences = fences;
         this.meters = meters;
         this.pushes = pushes;
-        this.deliverSlot = new long[senders];
-        this.batch = new MessageBatch(Math.max(1, Math.min(1 << 16, rings.window * senders)));
+        this.deliverAt = new long[senders];
+        this.batch = new MessageBatch(Math.max(1, Math.min(1 << 16, layout.config.window() * senders)));
     }
 
     void onDelivery(final DeliveryHandler handler)
@@ -232,7 +233,9 @@ final class Delivery
                     continue;
                 }
             }
-            final long base = rings.slot(layout.senderRanks[s], deliverSlot[s]);
+            final int row = layout.senderRanks[s];
+            final long v = rings.record(header, row, deliverAt[s]);
+            final long base = rings.at(row, v);
             final int nulls = header.nullCount(base);
             if (nulls == 0)
             {
@@ -246,7 +249,7 @@ final class Delivery
                 }
                 upcall(s);
                 count++;
-                deliverSlot[s]++;
+                deliverAt[s] = v + header.extent(base);
                 if (batch.isFull())
                 {
                     callBatch();
@@ -255,7 +258,11 @@ final class Delivery
             }
             else if (index == header.index(base) + nulls - 1)
             {
-                deliverSlot[s]++; // the last index of a run of nulls: the run's slot is done
+                deliverAt[s] = v + header.extent(base); // the last index of a run of nulls: its record is done
+            }
+            else
+            {
+                deliverAt[s] = v; // past any padding before the run
             }
         }
         delivered = Math.max(delivered, upTo);

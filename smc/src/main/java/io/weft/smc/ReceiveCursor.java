@@ -27,6 +27,8 @@ final class ReceiveCursor
     private final SenderRing ring;
     private final Delivery delivery;
     private final long[] consumedSlots;
+    /** Per sender, the virtual position in its ring of the next slot to consume. */
+    private final long[] consumedAt;
     private final long[] receivedIndex;
     private long seqNum = -1;
 
@@ -47,6 +49,7 @@ final class ReceiveCursor
         this.ring = ring;
         this.delivery = delivery;
         this.consumedSlots = new long[senders];
+        this.consumedAt = new long[senders];
         this.receivedIndex = new long[senders];
         Arrays.fill(receivedIndex, -1);
     }
@@ -106,7 +109,8 @@ final class ReceiveCursor
     private void consume(final int s, final int row)
     {
         final long slot = consumedSlots[s];
-        final long base = rings.slot(row, slot);
+        final long v = rings.record(header, row, consumedAt[s]);
+        final long base = rings.at(row, v);
         final long first = header.index(base);
         final int nulls = header.nullCount(base);
         if (first != receivedIndex[s] + 1)
@@ -116,6 +120,7 @@ final class ReceiveCursor
         }
         receivedIndex[s] = nulls == 0 ? first : first + nulls - 1;
         consumedSlots[s] = slot + 1;
+        consumedAt[s] = v + header.extent(base);
         if (!ordered && nulls == 0)
         {
             delivery.deliverOnReceipt(s, base, first);

@@ -2,31 +2,57 @@ package io.weft.smc;
 
 import io.weft.sst.Sst;
 
-/** Where a subgroup's slot rings lie in the table: every sender's ring of {@code window} slots in its own row. */
+/**
+ * Where a subgroup's rings lie in the table, and how a ring's records are found. Every sender's ring is
+ * {@link #capacity} bytes in its own row, sized as {@code window} slots of header + max-payload; a record takes only
+ * its own header and payload, 8-aligned ({@link SlotHeader#extent}), so small messages do not each take a
+ * max-payload slot. A record never wraps: one that does not fit before the ring's end starts at its beginning, and
+ * the tail left behind is skipped by readers (a padding mark, or a tail shorter than a header).
+ *
+ * <p>Positions are virtual: a byte count from the ring's first use that only grows; {@code v % capacity} is where
+ * it lies in the row. Readers consume each ring in order, so each keeps the virtual position of its next record.
+ */
 final class RingGeometry
 {
-    final int window;
-    final int slotSize;
+    final long capacity;
+    /** The most records a ring holds at once: as many as header-only records (nulls) fit, bounded for the heap. */
+    final int maxRecords;
     private final long rowSize;
     private final long slotsOffset;
 
     RingGeometry(final SubgroupLayout layout, final Sst sst)
     {
-        this.window = layout.config.window();
-        this.slotSize = layout.slotSize;
+        this.capacity = layout.slots.length();
+        this.maxRecords = (int)Math.min(capacity / SlotHeader.SIZE, Math.max(layout.config.window(), 1 << 16));
         this.rowSize = sst.layout().rowSize();
         this.slotsOffset = layout.slots.offset();
     }
 
-    /** Table offset of the header of ring slot {@code slot} (counting from 0, wrapping) in row {@code row}. */
-    long slot(final int row, final long slot)
+    /** Table offset of virtual position {@code v} of the ring in row {@code row}. */
+    long at(final int row, final long v)
     {
-        return row * rowSize + slotsOffset + (slot % window) * slotSize;
+        return row * rowSize + slotsOffset + v % capacity;
     }
 
-    /** Offset within a row of ring position {@code pos}. */
-    long position(final int pos)
+    /** Offset within a row of virtual position {@code v}. */
+    long inRow(final long v)
     {
-        return slotsOffset + (long)pos * slotSize;
+        return slotsOffset + v % capacity;
+    }
+
+    /** The start of the next lap after virtual position {@code v}. */
+    long nextLap(final long v)
+    {
+        return v - v % capacity + capacity;
+    }
+
+    /**
+     * The virtual position of the record at or after {@code v} in row {@code row}: {@code v}, or the next lap's start
+     * where the tail from {@code v} holds no record. Read only once the guard shows a record there.
+     */
+    long record(final SlotHeader header, final int row, final long v)
+    {
+        final long left = capacity - v % capacity;
+        return left < SlotHeader.SIZE || header.isPadding(at(row, v)) ? nextLap(v) : v;
     }
 }

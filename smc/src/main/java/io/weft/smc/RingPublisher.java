@@ -30,19 +30,19 @@ final class RingPublisher
     /** Committers publish on a transport whose posts copy: they post with their own batch, under the lock. */
     private final boolean committersPost;
     private final PushBatch committerPushes;
-    private final int window;
-    private final int slotSize;
     private final int myRank;
     private final LongSupplier claimedSlots;
     private final ReentrantLock lock = new ReentrantLock();
-    /** Slot s is committed when {@code ready[s % window] == s + 1}: released by committers, acquired here. */
+    /** Slot s is committed when {@code ready[space.entry(s)] == s + 1}: released by committers, acquired here. */
     private final long[] ready;
+    private final RingSpace space;
     private boolean wedged;
     private long committedSlots;
     private long publishedSlots;
 
     RingPublisher(final SubgroupLayout layout, final Sst sst, final RingGeometry rings, final SmcConfig options,
-        final SmcMeters meters, final PushBatch pushes, final long[] ready, final LongSupplier claimedSlots)
+        final SmcMeters meters, final PushBatch pushes, final long[] ready, final RingSpace space,
+        final LongSupplier claimedSlots)
     {
         this.layout = layout;
         this.sst = sst;
@@ -53,10 +53,9 @@ final class RingPublisher
         this.pushes = pushes;
         this.committersPost = !sst.readsInPlace() && sst.copiesWhenPosted();
         this.committerPushes = committersPost ? pushes.immediate() : null;
-        this.window = layout.config.window();
-        this.slotSize = layout.slotSize;
         this.myRank = sst.myRank();
         this.ready = ready;
+        this.space = space;
         this.claimedSlots = claimedSlots;
     }
 
@@ -64,7 +63,7 @@ final class RingPublisher
     boolean ready()
     {
         final long committed = committedSlots;
-        return committed > publishedSlots || (long)READY.getAcquire(ready, (int)(committed % window)) == committed + 1;
+        return committed > publishedSlots || (long)READY.getAcquire(ready, space.entry(committed)) == committed + 1;
     }
 
     /**
@@ -98,23 +97,25 @@ final class RingPublisher
     }
 
     /**
-     * Under the lock: publishes the next {@code n} committed slots into {@code batch}, the used bytes of each slot
-     * run, then the guard that shows them.
+     * Under the lock: publishes the next {@code n} committed slots into {@code batch}: the bytes from the end of the
+     * last record published (a padding mark after it included) to the last payload byte, in two pushes where they
+     * wrap; then the guard that shows them.
      */
     private void take(final long n, final PushBatch batch)
     {
         final long first = publishedSlots;
         final long last = first + n - 1;
-        final int p0 = (int)(first % window);
-        final int p1 = (int)(last % window);
-        if (p0 <= p1)
+        final long from = space.from(first);
+        final long to = usedEnd(last);
+        final long lap = rings.nextLap(from);
+        if (to <= lap)
         {
-            batch.add(rings.position(p0), usedEnd(p1) - rings.position(p0));
+            batch.add(rings.inRow(from), to - from);
         }
         else
         {
-            batch.add(rings.position(p0), (long)(window - p0) * slotSize);
-            batch.add(rings.position(0), usedEnd(p1) - rings.position(0));
+            batch.add(rings.inRow(from), lap - from);
+            batch.add(rings.inRow(lap), to - lap);
         }
         publishedSlots = last + 1;
         sst.setCounter(layout.published, last);
@@ -176,17 +177,17 @@ final class RingPublisher
     {
         final long claimed = claimedSlots.getAsLong();
         while (committedSlots < claimed &&
-            (long)READY.getAcquire(ready, (int)(committedSlots % window)) == committedSlots + 1)
+            (long)READY.getAcquire(ready, space.entry(committedSlots)) == committedSlots + 1)
         {
             committedSlots++;
         }
         return committedSlots > publishedSlots;
     }
 
-    /** End of the used bytes of ring position {@code pos}, within my row: only those are pushed. */
-    private long usedEnd(final int pos)
+    /** The virtual end of record {@code slot}'s used bytes: the 8-alignment after its payload is not pushed. */
+    private long usedEnd(final long slot)
     {
-        final int length = header.length(rings.slot(myRank, pos));
-        return rings.position(pos) + SlotHeader.SIZE + length;
+        final long v = space.at(slot);
+        return v + SlotHeader.SIZE + header.length(rings.at(myRank, v));
     }
 }

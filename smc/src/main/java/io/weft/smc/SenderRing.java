@@ -16,9 +16,10 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
- * One sender's ring of slots in its own row (protocol section 5): application threads claim a slot, build the
- * message in place and commit it; the send trigger on the predicate thread pads the round-robin order with nulls and
- * has the {@link RingPublisher} publish committed slots.
+ * One sender's ring in its own row (protocol section 5): application threads claim a record of the length they ask
+ * for (a slot), build the message in place and commit it; the send trigger on the predicate thread pads the
+ * round-robin order with nulls and has the {@link RingPublisher} publish committed slots. {@link RingSpace} keeps
+ * where each record in flight lies.
  *
  * <p>Its lock guards the claims only: a claim never waits for a publish, a receive or delivery trigger, nor for a
  * delivery callback. The predicate thread takes it only to insert nulls.
@@ -37,7 +38,6 @@ final class SenderRing
     private final PredicateThread predicates;
     private final SmcConfig options;
     private final boolean ordered;
-    private final int window;
     private final int wakeBatch;
     private final RingGeometry rings;
     private final int maxPayload;
@@ -51,9 +51,11 @@ final class SenderRing
 
     // claims under the lock; ready flags released by committers, acquired by the send trigger
     private final long[] ready;
-    private final long[] slotLast;
+    private final RingSpace space;
     private final RingCounts counts = new RingCounts();
     private volatile Thread waiter;
+    /** The acknowledgement that frees room for the waiter's claim and a batch more; set before it parks. */
+    private volatile long waitNeed;
     private volatile boolean wedged;
     private long deliveredAtWedge; // under the lock
     private volatile long abandonedFrom = Long.MAX_VALUE;
@@ -83,8 +85,7 @@ final class SenderRing
         this.predicates = predicates;
         this.options = options;
         this.ordered = layout.config.mode() == io.weft.config.DeliveryMode.ORDERED;
-        this.window = layout.config.window();
-        this.wakeBatch = Math.min(window / 8, 64);
+        this.wakeBatch = Math.min(layout.config.window() / 8, 64);
         this.rings = rings;
         this.maxPayload = layout.config.maxPayload();
         this.senders = layout.senders();
@@ -95,9 +96,10 @@ final class SenderRing
             options.earlyLockRelease();
         this.meters = meters;
         this.stable = stable;
-        this.ready = new long[window];
-        this.slotLast = new long[window];
-        this.publisher = new RingPublisher(layout, sst, rings, options, meters, pushes, ready, counts::claimedSlots);
+        this.ready = new long[rings.maxRecords];
+        this.space = new RingSpace(rings.capacity, rings.maxRecords);
+        this.publisher = new RingPublisher(layout, sst, rings, options, meters, pushes, ready, space,
+            counts::claimedSlots);
     }
 
     // ---- application side ---------------------------------------------------------------------------------------
@@ -121,15 +123,16 @@ final class SenderRing
                 return SmcSubgroup.WEDGED;
             }
             final long slot = counts.claimedSlots();
-            if (!slotFree(slot))
+            final int extent = SlotHeader.extent(length);
+            final long v = place(slot, extent);
+            if (v < 0)
             {
                 return SmcSubgroup.BACK_PRESSURED;
             }
             final long index = counts.nextIndex();
-            final int pos = (int)(slot % window);
-            slotLast[pos] = ordered ? index * senders + mySender : index;
-            final long base = mySlotBase(pos);
-            header.claimed(base, index);
+            take(slot, v, extent, ordered ? index * senders + mySender : index);
+            final long base = rings.at(myRank, v);
+            header.claimed(base, index, extent);
             counts.advance(index + 1, slot + 1);
             claim.owner = owner;
             claim.segment = table;
@@ -211,6 +214,7 @@ final class SenderRing
             final boolean mine = waiter == null || waiter == me;
             if (mine)
             {
+                waitNeed = needFor(SlotHeader.extent(length) * (1 + wakeBatch));
                 waiter = me;
                 predicates.wake(); // the flow predicate must see the waiter
             }
@@ -233,13 +237,13 @@ final class SenderRing
     }
 
     /**
-     * Flow predicate: a parked sender has free slots again, a batch of them when the ring is large: woken for one slot,
-     * a streaming sender parks again at the next claim, a park and an unpark per message. Waiting for the batch costs
-     * nothing else: the slots it waits for hold older messages than the one the sender waits for.
+     * Flow predicate: a parked sender has room again, for a batch of its messages when the ring is large: woken for
+     * one, a streaming sender parks again at the next claim, a park and an unpark per message. Waiting for the batch
+     * costs nothing else: the records it waits for hold older messages than the one the sender waits for.
      */
     boolean slotFreedForWaiter()
     {
-        return waiter != null && slotFree(counts.claimedSlots() + wakeBatch);
+        return waiter != null && acknowledged(waitNeed);
     }
 
     void wakeWaiter()
@@ -288,12 +292,11 @@ final class SenderRing
 
     private void publishCommit(final Claim claim, final int length, final boolean asNull)
     {
-        final int pos = (int)(claim.slot % window);
-        final long base = mySlotBase(pos);
-        header.committed(base, length, asNull, System.nanoTime());
-        READY.setRelease(ready, pos, claim.slot + 1); // the header and payload above happen-before the publish
+        header.committed(claim.offset - SlotHeader.SIZE, length, asNull, System.nanoTime());
+        // the header and payload above happen-before the publish
+        READY.setRelease(ready, space.entry(claim.slot), claim.slot + 1);
         if (publishOnCommit && predicates.isAsleep() && (readsInPlace || claim.slot == 0 ||
-            acknowledged(slotLast[(int)((claim.slot - 1) % window)])))
+            acknowledged(space.need(claim.slot - 1))))
         {
             publisher.publishFromCommitter();
         }
@@ -318,14 +321,47 @@ final class SenderRing
         }
     }
 
-    /** Slot {@code slot} may be (re)used once every member is past the message that last used its position. */
-    private boolean slotFree(final long slot)
+    /**
+     * Under the lock: where record {@code slot} of {@code extent} bytes goes, or -1 if the ring has no room for it. The
+     * oldest records are freed first, as far as every member acknowledged them and the room requires.
+     */
+    private long place(final long slot, final int extent)
     {
-        if (slot < window)
+        long v = space.place(slot, extent);
+        while (v < 0 && space.freed() < slot && acknowledged(space.need(space.freed())))
         {
-            return true;
+            space.free();
+            v = space.place(slot, extent);
         }
-        return acknowledged(slotLast[(int)(slot % window)]);
+        return v;
+    }
+
+    /**
+     * Under the lock: takes the ring's bytes for record {@code slot} at {@code v}; a record that starts the next lap
+     * leaves the padding mark where the tail it skips has room for one.
+     */
+    private void take(final long slot, final long v, final int extent, final long need)
+    {
+        final long head = space.head();
+        if (v != head && rings.capacity - head % rings.capacity >= SlotHeader.SIZE)
+        {
+            header.padding(rings.at(myRank, head));
+        }
+        space.take(slot, v, extent, need);
+    }
+
+    /** The acknowledgement after which a claim of {@code extent} bytes fits; -1 if it fits now. */
+    private long needFor(final int extent)
+    {
+        lock.lock();
+        try
+        {
+            return space.needFor(counts.claimedSlots(), extent);
+        }
+        finally
+        {
+            lock.unlock();
+        }
     }
 
     /** Whether every member acknowledged (received, or delivered where ordered) up to {@code need}. */
@@ -342,11 +378,6 @@ final class SenderRing
         }
         counts.acknowledgedByAll(min);
         return min >= need;
-    }
-
-    private long mySlotBase(final int pos)
-    {
-        return rings.slot(myRank, pos);
     }
 
     // ---- send trigger (predicate thread) ------------------------------------------------------------------------
@@ -420,17 +451,16 @@ final class SenderRing
             return;
         }
         final long slot = counts.claimedSlots();
-        if (!slotFree(slot))
+        final long v = place(slot, SlotHeader.SIZE);
+        if (v < 0)
         {
-            return; // pendingNulls stays: the send trigger retries once a slot frees
+            return; // pendingNulls stays: the send trigger retries once a record frees
         }
-        final int pos = (int)(slot % window);
-        final long base = mySlotBase(pos);
+        take(slot, v, SlotHeader.SIZE, ordered ? upTo * senders + mySender : upTo);
         final long count = upTo - first + 1;
-        header.nullRun(base, first, (int)count);
-        slotLast[pos] = ordered ? upTo * senders + mySender : upTo;
+        header.nullRun(rings.at(myRank, v), first, (int)count);
         counts.advance(upTo + 1, slot + 1);
-        READY.setRelease(ready, pos, slot + 1);
+        READY.setRelease(ready, space.entry(slot), slot + 1);
         meters.nulls(count);
     }
 
@@ -482,7 +512,7 @@ final class SenderRing
         {
             final long claimed = counts.claimedSlots();
             final long delivered = wedged ? deliveredAtWedge : sst.counter(myRank, layout.delivered);
-            return claimed == 0 || delivered >= slotLast[(int)((claimed - 1) % window)];
+            return claimed == 0 || delivered >= space.need(claimed - 1);
         }
         finally
         {
@@ -513,14 +543,13 @@ final class SenderRing
         {
             abandonedFrom = firstOpenSlot(); // later commits of these claims throw instead of vanishing
             final long claimed = counts.claimedSlots();
-            for (long slot = Math.max(0, claimed - window); slot < claimed; slot++)
+            for (long slot = space.freed(); slot < claimed; slot++) // a freed record was delivered everywhere
             {
-                final int pos = (int)(slot % window);
-                if ((long)READY.getAcquire(ready, pos) != slot + 1)
+                if ((long)READY.getAcquire(ready, space.entry(slot)) != slot + 1)
                 {
                     continue;
                 }
-                final long base = mySlotBase(pos);
+                final long base = rings.at(myRank, space.at(slot));
                 final long index = header.index(base);
                 if (header.nullCount(base) == 0 && index > trimmedTo)
                 {
@@ -540,9 +569,9 @@ final class SenderRing
     private long firstOpenSlot()
     {
         final long claimed = counts.claimedSlots();
-        for (long slot = Math.max(0, claimed - window); slot < claimed; slot++)
+        for (long slot = space.freed(); slot < claimed; slot++)
         {
-            if ((long)READY.getAcquire(ready, (int)(slot % window)) != slot + 1)
+            if ((long)READY.getAcquire(ready, space.entry(slot)) != slot + 1)
             {
                 return slot;
             }

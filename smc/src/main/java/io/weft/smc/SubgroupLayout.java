@@ -19,7 +19,8 @@ import java.util.List;
  *   &lt;name&gt;.persisted   counter: how far this member made its deliveries durable (an application count)
  *   &lt;name&gt;.fence       counter: the ticket of the newest read fence this member asked for
  *   &lt;name&gt;.fenceEcho   counter per member: the newest fence ticket of that member seen here, unwedged
- *   &lt;name&gt;.slots       window slots of header + max-payload bytes (used in senders' rows)
+ *   &lt;name&gt;.slots       the ring: window (at least 2) slots of header + max-payload bytes, holding records
+ *                        of header + payload (used in senders' rows)
  * </pre>
  */
 public final class SubgroupLayout
@@ -52,7 +53,7 @@ public final class SubgroupLayout
         this.memberRanks = members.stream().mapToInt(group::rankOf).toArray();
         this.senderIds = senders.stream().mapToInt(Integer::intValue).toArray();
         this.senderRanks = senders.stream().mapToInt(group::rankOf).toArray();
-        this.slotSize = SlotHeader.slotSize(config.maxPayload());
+        this.slotSize = SlotHeader.extent(config.maxPayload());
     }
 
     /** Declares the columns of every subgroup of {@code subgroups} into {@code layout}, in order. */
@@ -66,10 +67,19 @@ public final class SubgroupLayout
             final String p = sg.name() + ".";
             layout.counter(p + "published").counters(p + "received", l.senderRanks.length).counter(p + "seqNum")
                 .counter(p + "delivered").counter(p + "persisted").counter(p + "fence")
-                .counters(p + "fenceEcho", l.memberRanks.length).bytes(p + "slots", sg.window() * l.slotSize);
+                .counters(p + "fenceEcho", l.memberRanks.length).bytes(p + "slots", ringBytes(sg.window(), l.slotSize));
             result.add(l);
         }
         return result;
+    }
+
+    /**
+     * A ring of {@code window} max-payload slots, and at least two: a record that does not fit before the ring's end
+     * starts over at its beginning, which a ring of one slot cannot always hold.
+     */
+    private static int ringBytes(final int window, final int slotSize)
+    {
+        return Math.max(window, 2) * slotSize;
     }
 
     /** Binds the declared columns once the layout is built. */

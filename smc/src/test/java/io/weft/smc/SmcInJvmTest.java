@@ -14,6 +14,7 @@ import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.ValueLayout;
@@ -24,6 +25,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.ToLongFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -55,8 +57,17 @@ class SmcInJvmTest
     private static Members open(final int members, final List<Integer> senders, final SmcConfig smc,
         final DeliveryHandler extra) throws Exception
     {
-        final WeftConfig config = TestGroups.builder(TransportKind.SHM, members)
-            .subgroups(List.of(new SubgroupConfig("s", List.of(), senders, 16, 64, DeliveryMode.ORDERED))).smc(smc).build();
+        return open(TransportKind.SHM, 64, members, senders, smc, extra,
+            msg -> msg.senderId() * 1_000_000L + msg.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, msg.offset()));
+    }
+
+    /** Members of one subgroup with a window of 16 slots; each logs {@code logOf} of every message it delivers. */
+    private static Members open(final TransportKind kind, final int maxPayload, final int members,
+        final List<Integer> senders, final SmcConfig smc, final DeliveryHandler extra, final ToLongFunction<Message> logOf)
+        throws Exception
+    {
+        final WeftConfig config = TestGroups.builder(kind, members).subgroups(List.of(
+            new SubgroupConfig("s", List.of(), senders, 16, maxPayload, DeliveryMode.ORDERED))).smc(smc).build();
         final List<CompletableFuture<Sst>> opening = new ArrayList<>();
         final List<Smc.Layout> layouts = new ArrayList<>();
         for (int i = 0; i < members; i++)
@@ -79,7 +90,7 @@ class SmcInJvmTest
             final int me = i;
             s.onDelivery(msg ->
             {
-                log.add(msg.senderId() * 1_000_000L + msg.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, msg.offset()));
+                log.add(logOf.applyAsLong(msg));
                 if (me == 0 && extra != null)
                 {
                     extra.onMessage(msg);
@@ -143,6 +154,124 @@ class SmcInJvmTest
                 final int sender = (int)(v / 1_000_000L);
                 assertEquals(next[sender]++, v % 1_000_000L, "FIFO per sender");
             }
+        }
+    }
+
+    /**
+     * Messages of every length from 4 to max-payload, each taking only its own bytes of the ring: records wrap at
+     * every point of it, with a padding mark or a tail too short for one, and on tcp the pushes wrap too. Every member
+     * delivers every message once, intact, in one order. A message carries its sender's count first (nulls take
+     * indices too); every 50th claim is aborted, a null that keeps the bytes it claimed.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
+    void messagesOfEveryLengthWrapTheRingIntact(final TransportKind kind) throws Exception
+    {
+        final int perSender = 2000;
+        final int maxPayload = 200;
+        try (Members m = open(kind, maxPayload, 3, List.of(0, 1, 2), SmcConfig.SPINDLE, null,
+            msg -> intact(msg) ? msg.senderId() * 1_000_000L + msg.segment().get(ValueLayout.JAVA_INT_UNALIGNED,
+                msg.offset()) : -1))
+        {
+            final List<Thread> senders = new ArrayList<>();
+            for (int i = 0; i < 3; i++)
+            {
+                final SmcSubgroup s = m.subgroups.get(i);
+                final int id = i;
+                senders.add(Thread.ofPlatform().start(() ->
+                {
+                    final Claim claim = new Claim();
+                    for (int k = 0; k < perSender; k++)
+                    {
+                        final int length = lengthOf(id, k);
+                        assertTrue(s.claim(length, claim, TimeUnit.SECONDS.toNanos(20)) >= 0, "back-pressured");
+                        if (aborted(k))
+                        {
+                            claim.abort();
+                            continue;
+                        }
+                        claim.segment().set(ValueLayout.JAVA_INT_UNALIGNED, claim.offset(), k);
+                        for (int b = 4; b < length; b++)
+                        {
+                            claim.segment().set(ValueLayout.JAVA_BYTE, claim.offset() + b, byteOf(id, k, b));
+                        }
+                        claim.commit(length);
+                    }
+                }));
+            }
+            for (final Thread t : senders)
+            {
+                t.join(TimeUnit.SECONDS.toMillis(60));
+            }
+            final int committed = perSender - perSender / 50;
+            await(() -> m.delivered.stream().allMatch(l -> l.size() == 3 * committed), "every delivery");
+            assertEquals(m.delivered.get(0), m.delivered.get(1));
+            assertEquals(m.delivered.get(0), m.delivered.get(2));
+            final long[] next = new long[3];
+            for (final long v : m.delivered.get(0))
+            {
+                assertTrue(v >= 0, "a message was delivered with other bytes than it was sent with");
+                final int sender = (int)(v / 1_000_000L);
+                next[sender] += aborted((int)next[sender]) ? 1 : 0;
+                assertEquals(next[sender]++, v % 1_000_000L, "FIFO per sender");
+            }
+        }
+    }
+
+    private static boolean aborted(final int k)
+    {
+        return k % 50 == 49;
+    }
+
+    private static int lengthOf(final int sender, final int k)
+    {
+        return 4 + (k * 37 + sender * 11) % 197;
+    }
+
+    private static byte byteOf(final int sender, final int k, final int at)
+    {
+        return (byte)(k * 31 + at + sender);
+    }
+
+    private static boolean intact(final Message msg)
+    {
+        final int k = msg.segment().get(ValueLayout.JAVA_INT_UNALIGNED, msg.offset());
+        if (msg.length() != lengthOf(msg.senderId(), k))
+        {
+            return false;
+        }
+        for (int b = 4; b < msg.length(); b++)
+        {
+            if (msg.byteAt(b) != byteOf(msg.senderId(), k, b))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A message takes only its own bytes of the ring: with nothing acknowledged (member 1 is stopped), the ring of 16
+     * slots of max-payload 1 KiB holds as many 8-byte messages as their records fill, not 16; a max-payload message
+     * is then back-pressured.
+     */
+    @Test
+    void smallMessagesTakeOnlyTheirOwnBytesOfTheRing() throws Exception
+    {
+        try (Members m = open(TransportKind.SHM, 1024, 2, List.of(0), SmcConfig.SPINDLE, null, Message::index))
+        {
+            m.threads.get(1).close();
+            final SmcSubgroup s = m.subgroups.get(0);
+            final Claim claim = new Claim();
+            int sent = 0;
+            while (s.tryClaim(8, claim) >= 0)
+            {
+                claim.commit(8);
+                sent++;
+            }
+            final int ring = 16 * SlotHeader.extent(1024);
+            assertEquals(ring / SlotHeader.extent(8), sent, "8-byte messages in a ring of " + ring + " bytes");
+            assertEquals(SmcSubgroup.BACK_PRESSURED, s.tryClaim(1024, claim));
         }
     }
 

@@ -1,0 +1,115 @@
+package io.weft.smc;
+
+/**
+ * The records of a sender's ring still in flight, and the bytes they hold: where each record lies, the byte where its
+ * reservation began (the previous record's end: a padding mark between them must stay readable as long as the record
+ * after it), and the global sequence number every member must acknowledge before its bytes are used again. Records
+ * are freed oldest first, by the claimer, once acknowledged. Written under the claims' lock; the publisher reads the
+ * entries of records whose ready mark it acquired.
+ */
+final class RingSpace
+{
+    private final long capacity;
+    private final int maxRecords;
+    private final long[] from;
+    private final long[] at;
+    private final long[] last;
+    private long head;
+    private long freed;
+
+    RingSpace(final long capacity, final int maxRecords)
+    {
+        this.capacity = capacity;
+        this.maxRecords = maxRecords;
+        this.from = new long[maxRecords];
+        this.at = new long[maxRecords];
+        this.last = new long[maxRecords];
+    }
+
+    /** The index of record {@code slot}'s entries in arrays of {@link RingGeometry#maxRecords}. */
+    int entry(final long slot)
+    {
+        return (int)(slot % maxRecords);
+    }
+
+    /**
+     * Where record {@code slot} (the next one) of {@code extent} bytes would lie with the records from {@link #freed()}
+     * still held, or -1 if it does not fit: a record that does not fit before the ring's end takes the next lap's start.
+     */
+    long place(final long slot, final int extent)
+    {
+        return fits(slot, freed, extent);
+    }
+
+    private long fits(final long slot, final long oldestHeld, final int extent)
+    {
+        if (slot - oldestHeld >= maxRecords)
+        {
+            return -1;
+        }
+        final long left = capacity - head % capacity;
+        final long v = left < extent ? head + left : head;
+        final long tail = oldestHeld < slot ? from[entry(oldestHeld)] : head;
+        return v + extent - tail <= capacity ? v : -1;
+    }
+
+    /** Records record {@code slot}, placed at {@code v}, which every member must acknowledge up to {@code need}. */
+    void take(final long slot, final long v, final int extent, final long need)
+    {
+        final int e = entry(slot);
+        from[e] = head;
+        at[e] = v;
+        last[e] = need;
+        head = v + extent;
+    }
+
+    /** The end of the newest record: where the next reservation begins. */
+    long head()
+    {
+        return head;
+    }
+
+    /** The oldest record still held. */
+    long freed()
+    {
+        return freed;
+    }
+
+    /** Frees the oldest record held: every member acknowledged it. */
+    void free()
+    {
+        freed++;
+    }
+
+    long at(final long slot)
+    {
+        return at[entry(slot)];
+    }
+
+    long from(final long slot)
+    {
+        return from[entry(slot)];
+    }
+
+    /** The acknowledgement record {@code slot} waits for. */
+    long need(final long slot)
+    {
+        return last[entry(slot)];
+    }
+
+    /**
+     * The acknowledgement that frees room for record {@code slot} of {@code extent} bytes: that of the newest record
+     * which must be freed first; -1 if it fits now. If it cannot fit however many are freed, all of them.
+     */
+    long needFor(final long slot, final int extent)
+    {
+        for (long oldest = freed; oldest < slot; oldest++)
+        {
+            if (fits(slot, oldest, extent) >= 0)
+            {
+                return oldest == freed ? -1 : need(oldest - 1);
+            }
+        }
+        return slot == freed ? -1 : need(slot - 1);
+    }
+}
