@@ -21,9 +21,14 @@ final class BenchOptions
     @Option(names = "--size", defaultValue = "1024", description = "Message size in bytes (default ${DEFAULT-VALUE}).")
     int size;
 
-    @Option(names = "--window", defaultValue = "0",
-        description = "Slots per sender ring; 0: auto, a ring of about 1 MiB (256 KiB on rdma) (default ${DEFAULT-VALUE}).")
+    @Option(names = "--window", defaultValue = "0", description = "Sender ring in max-payload messages; 0: auto, a ring " +
+        "of about 1 MiB (256 KiB on rdma) (default ${DEFAULT-VALUE}).")
     int window;
+
+    @Option(names = "--max-payload", defaultValue = "0", description = "Weft's subgroup max-payload in bytes, at least " +
+        "--size; 0: --size (default ${DEFAULT-VALUE}). Larger: messages smaller than the subgroup allows, as in an " +
+        "application's configuration.")
+    int maxPayload;
 
     @Option(names = "--shm-copy",
         description = "shm: pushes copy into each target's file instead of zero copy (weft.transport.shm.zero-copy = false).")
@@ -106,6 +111,10 @@ final class BenchOptions
             return "--size must be in " + io.weft.bench.steady.Payload.HEADER_LENGTH + "..1048576 (every message carries " +
                 "the bench header: counter, timestamp, checksum, sender), was " + size;
         }
+        if (maxPayload != 0 && (maxPayload < size || maxPayload > (1 << 20)))
+        {
+            return "--max-payload must be in --size (" + size + ")..1048576, or 0 for --size, was " + maxPayload;
+        }
         if (window < 0 || window > 100_000)
         {
             return "--window must be in 1..100000, or 0 for auto, was " + window;
@@ -113,11 +122,17 @@ final class BenchOptions
         return steady.validate();
     }
 
-    /** The window in slots: {@code --window}, or what {@code window = auto} gives for the transport and size. */
+    /** The window: {@code --window}, or what {@code window = auto} gives for the transport and max-payload. */
     int slots()
     {
         return window > 0 ? window : io.weft.config.SubgroupConfig.autoWindow(
-            io.weft.config.TransportKind.parse("--transport", transport), size);
+            io.weft.config.TransportKind.parse("--transport", transport), maxPayloadBytes());
+    }
+
+    /** The subgroup's max-payload: {@code --max-payload}, or the message size. */
+    int maxPayloadBytes()
+    {
+        return maxPayload > 0 ? maxPayload : size;
     }
 
     int senderCount()

@@ -109,12 +109,13 @@ final class BenchRunner
             .rdma(o.rdma.options()).shmZeroCopy(!o.shmCopy).tcpThreading(o.tcpThreading).smc(smc);
         if (o.qos == null)
         {
-            builder.subgroups(List.of(new SubgroupConfig("bench", List.of(), senderIds, o.slots(), o.size, DeliveryMode.ORDERED)));
+            builder.subgroups(List.of(new SubgroupConfig("bench", List.of(), senderIds, o.slots(), o.maxPayloadBytes(),
+                DeliveryMode.ORDERED)));
         }
         else
         {
             builder.dds(new DdsConfig(dir.resolve("logs"), List.of(new TopicConfig("bench", 1, o.qos, senderIds, List.of(),
-                o.slots(), o.size, 1024))));
+                o.slots(), o.maxPayloadBytes(), 1024))));
         }
         final WeftConfig config = builder.build();
         final Path file = Files.writeString(dir.resolve("bench.conf"), ConfigWriter.render(config));
