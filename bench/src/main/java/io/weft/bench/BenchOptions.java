@@ -21,13 +21,13 @@ final class BenchOptions
     @Option(names = "--size", defaultValue = "1024", description = "Message size in bytes (default ${DEFAULT-VALUE}).")
     int size;
 
-    @Option(names = "--window", defaultValue = "0", description = "Sender ring in max-payload messages; 0: auto, a ring " +
-        "of about 1 MiB (256 KiB on rdma) (default ${DEFAULT-VALUE}).")
+    @Option(names = "--window", defaultValue = "0", description = "Sender ring in max-payload messages; 0: auto, " +
+        "a ring of about 1 MiB (256 KiB on rdma) (default ${DEFAULT-VALUE}).")
     int window;
 
-    @Option(names = "--max-payload", defaultValue = "0", description = "Weft's subgroup max-payload in bytes, at least " +
-        "--size; 0: --size (default ${DEFAULT-VALUE}). Larger: messages smaller than the subgroup allows, as in an " +
-        "application's configuration.")
+    @Option(names = "--max-payload", defaultValue = "0", description = "Weft's subgroup max-payload in bytes, at " +
+        "least --size; 0: --size (default ${DEFAULT-VALUE}). Larger: messages smaller than the subgroup allows, as " +
+        "in an application's configuration.")
     int maxPayload;
 
     @Option(names = "--shm-copy",

@@ -33,8 +33,9 @@ final class RingSpace
     }
 
     /**
-     * Where record {@code slot} (the next one) of {@code extent} bytes would lie with the records from {@link #freed()}
-     * still held, or -1 if it does not fit: a record that does not fit before the ring's end takes the next lap's start.
+     * Where record {@code slot} (the next one) of {@code extent} bytes would lie with the records from
+     * {@link #freed()} still held, or -1 if it does not fit: one that does not fit before the ring's end takes the
+     * next lap's start.
      */
     long place(final long slot, final int extent)
     {

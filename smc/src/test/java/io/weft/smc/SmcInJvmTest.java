@@ -63,8 +63,8 @@ class SmcInJvmTest
 
     /** Members of one subgroup with a window of 16 slots; each logs {@code logOf} of every message it delivers. */
     private static Members open(final TransportKind kind, final int maxPayload, final int members,
-        final List<Integer> senders, final SmcConfig smc, final DeliveryHandler extra, final ToLongFunction<Message> logOf)
-        throws Exception
+        final List<Integer> senders, final SmcConfig smc, final DeliveryHandler extra,
+        final ToLongFunction<Message> logOf) throws Exception
     {
         final WeftConfig config = TestGroups.builder(kind, members).subgroups(List.of(
             new SubgroupConfig("s", List.of(), senders, 16, maxPayload, DeliveryMode.ORDERED))).smc(smc).build();

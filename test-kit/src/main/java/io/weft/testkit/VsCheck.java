@@ -16,8 +16,10 @@ import java.util.stream.Stream;
 
 /**
  * Checks the virtual-synchrony invariants on the delivery logs of {@code vs-member} processes (one log per member
- * incarnation, {@code deliveries-<id>-<pid>.log}: view markers and {@code view sender incarnation counter} lines):
+ * incarnation, {@code deliveries-<id>-<pid>.log}: view markers and {@code view sender incarnation counter} lines,
+ * followed by {@code length n} where the member found the message's length other than its sender sent):
  * <ul>
+ *     <li>intact: no member found a message of another length than it was sent with;</li>
  *     <li>exactly once: no message appears twice in a log;</li>
  *     <li>FIFO: each sender incarnation's counters follow each other without gaps;</li>
  *     <li>agreement and order: in every view, the sequences of any two logs are prefixes of one another, and are
@@ -31,8 +33,12 @@ public final class VsCheck
 {
     private static final Pattern FILE = Pattern.compile("deliveries-(\\d+)-(\\d+)\\.log");
 
-    /** One member incarnation's log: per view, the messages delivered, as "sender/incarnation/counter". */
-    public record Log(int member, long pid, TreeMap<Long, List<String>> views, Set<Long> installed, boolean fromStart)
+    /**
+     * One member incarnation's log: per view, the messages delivered, as "sender/incarnation/counter"; those it found
+     * of another length than sent.
+     */
+    public record Log(int member, long pid, TreeMap<Long, List<String>> views, Set<Long> installed, boolean fromStart,
+        List<String> corrupt)
     {
         String name()
         {
@@ -58,6 +64,7 @@ public final class VsCheck
                 }
                 final TreeMap<Long, List<String>> views = new TreeMap<>();
                 final Set<Long> installed = new HashSet<>();
+                final List<String> corrupt = new ArrayList<>();
                 final String text = Files.readString(f);
                 final int end = text.lastIndexOf('\n') + 1; // a torn last line is still being written
                 boolean first = true;
@@ -81,21 +88,27 @@ public final class VsCheck
                         final String[] q = p[1].split(" ");
                         views.computeIfAbsent(Long.parseLong(p[0]), k -> new ArrayList<>())
                             .add(q[0] + "/" + q[1] + "/" + q[2]);
+                        if (q.length > 3)
+                        {
+                            corrupt.add(q[0] + "/" + q[1] + "/" + q[2] + " (" + q[3] + " " + q[4] + ")");
+                        }
                     }
                     first = false;
                 }
-                logs.add(new Log(Integer.parseInt(m.group(1)), Long.parseLong(m.group(2)), views, installed, fromStart));
+                logs.add(new Log(Integer.parseInt(m.group(1)), Long.parseLong(m.group(2)), views, installed, fromStart,
+                    corrupt));
             }
         }
         return logs;
     }
 
-    /** Exactly once, FIFO, agreement and order; returns the violations found (empty: all hold). */
+    /** Intact, exactly once, FIFO, agreement and order; returns the violations found (empty: all hold). */
     public static List<String> check(final List<Log> logs)
     {
         final List<String> violations = new ArrayList<>();
         for (final Log log : logs)
         {
+            log.corrupt().forEach(msg -> violations.add(log.name() + " delivered " + msg + ", not the length sent"));
             final Set<String> seen = new HashSet<>();
             final Map<String, Long> last = new HashMap<>();
             for (final Map.Entry<Long, List<String>> v : log.views().entrySet())

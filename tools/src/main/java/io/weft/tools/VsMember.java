@@ -268,6 +268,15 @@ final class VsMember
         sender.join();
     }
 
+    /**
+     * The length of a sender's message {@code counter}: 16 to {@code max} bytes, so that the rings hold records of
+     * every length and wrap at every point; a delivery of another length is logged as a corruption.
+     */
+    static int lengthOf(final int sender, final long counter, final int max)
+    {
+        return 16 + (int)((counter * 37 + sender * 11) % (max - 15));
+    }
+
     private void send(final Group group, final Subgroup s)
     {
         final ByteBuffer b = ByteBuffer.wrap(payload);
@@ -279,7 +288,7 @@ final class VsMember
             b.putInt(0, me).putInt(4, incarnation).putLong(8, counter);
             try
             {
-                if (s.send(payload, Duration.ofMillis(100)) >= 0)
+                if (s.send(payload, 0, lengthOf(me, counter, payload.length), Duration.ofMillis(100)) >= 0)
                 {
                     sentOk = ++counter;
                 }
@@ -346,11 +355,13 @@ final class VsMember
         delivered++;
         hash = (hash ^ (((long)sender << 32) | (inc & 0xffffffffL))) * 0x100000001b3L;
         hash = (hash ^ counter) * 0x100000001b3L;
+        final boolean intact = m.length() == lengthOf(sender, counter, payload.length);
         try
         {
             synchronized (log)
             {
-                log.write(viewId + " " + sender + " " + inc + " " + counter + "\n");
+                log.write(viewId + " " + sender + " " + inc + " " + counter + (intact ? "\n" : " length " + m.length() +
+                    "\n"));
             }
         }
         catch (final IOException ex)
