@@ -57,7 +57,8 @@ final class RingGeometry
      */
     long record(final SlotHeader header, final int row, final long v)
     {
-        final long left = capacity - v % capacity;
-        return left < SlotHeader.SIZE || header.isPadding(at(row, v)) ? nextLap(v) : v;
+        final long inRing = v % capacity;
+        return capacity - inRing < SlotHeader.SIZE || header.isPadding(row * rowSize + slotsOffset + inRing) ?
+            v - inRing + capacity : v;
     }
 }

@@ -11,6 +11,8 @@ final class RingSpace
 {
     private final long capacity;
     private final int maxRecords;
+    /** Entries per array: a power of two, so that a record's entry is a mask, not a division. */
+    private final int mask;
     private final long[] from;
     private final long[] at;
     private final long[] last;
@@ -21,15 +23,23 @@ final class RingSpace
     {
         this.capacity = capacity;
         this.maxRecords = maxRecords;
-        this.from = new long[maxRecords];
-        this.at = new long[maxRecords];
-        this.last = new long[maxRecords];
+        final int entries = entries(maxRecords);
+        this.mask = entries - 1;
+        this.from = new long[entries];
+        this.at = new long[entries];
+        this.last = new long[entries];
     }
 
-    /** The index of record {@code slot}'s entries in arrays of {@link RingGeometry#maxRecords}. */
+    /** Entries per-record arrays need for {@code maxRecords}: the power of two at or above it. */
+    static int entries(final int maxRecords)
+    {
+        return Integer.highestOneBit(Math.max(1, maxRecords - 1)) << 1;
+    }
+
+    /** The index of record {@code slot}'s entries in arrays of {@link #entries} entries. */
     int entry(final long slot)
     {
-        return (int)(slot % maxRecords);
+        return (int)slot & mask;
     }
 
     /**

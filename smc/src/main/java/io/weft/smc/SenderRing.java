@@ -96,7 +96,7 @@ final class SenderRing
             options.earlyLockRelease();
         this.meters = meters;
         this.stable = stable;
-        this.ready = new long[rings.maxRecords];
+        this.ready = new long[RingSpace.entries(rings.maxRecords)];
         this.space = new RingSpace(rings.capacity, rings.maxRecords);
         this.publisher = new RingPublisher(layout, sst, rings, options, meters, pushes, ready, space,
             counts::claimedSlots);
