@@ -30,7 +30,7 @@ final class Delivery
     private final int mySender;
     private final SmcMeters meters;
     private final PushBatch pushes;
-    /** Per sender, the virtual position in its ring of the next slot to deliver. */
+    /** Per sender, the offset in its ring of the next slot to deliver. */
     private final long[] deliverAt;
     private final Message message = new Message();
     private final MessageBatch batch;
@@ -234,8 +234,8 @@ final class Delivery
                 }
             }
             final int row = layout.senderRanks[s];
-            final long v = rings.record(header, row, deliverAt[s]);
-            final long base = rings.at(row, v);
+            final long inRing = rings.record(header, row, deliverAt[s]);
+            final long base = rings.ring(row) + inRing;
             final int nulls = header.nullCount(base);
             if (nulls == 0)
             {
@@ -249,7 +249,7 @@ final class Delivery
                 }
                 upcall(s);
                 count++;
-                deliverAt[s] = v + header.extent(base);
+                deliverAt[s] = inRing + header.extent(base);
                 if (batch.isFull())
                 {
                     callBatch();
@@ -258,11 +258,11 @@ final class Delivery
             }
             else if (index == header.index(base) + nulls - 1)
             {
-                deliverAt[s] = v + header.extent(base); // the last index of a run of nulls: its record is done
+                deliverAt[s] = inRing + header.extent(base); // the last index of a run of nulls: its record is done
             }
             else
             {
-                deliverAt[s] = v; // past any padding before the run
+                deliverAt[s] = inRing; // past any padding before the run
             }
         }
         delivered = Math.max(delivered, upTo);

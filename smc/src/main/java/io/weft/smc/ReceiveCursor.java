@@ -27,7 +27,7 @@ final class ReceiveCursor
     private final SenderRing ring;
     private final Delivery delivery;
     private final long[] consumedSlots;
-    /** Per sender, the virtual position in its ring of the next slot to consume. */
+    /** Per sender, the offset in its ring of the next slot to consume. */
     private final long[] consumedAt;
     private final long[] receivedIndex;
     private long seqNum = -1;
@@ -109,8 +109,8 @@ final class ReceiveCursor
     private void consume(final int s, final int row)
     {
         final long slot = consumedSlots[s];
-        final long v = rings.record(header, row, consumedAt[s]);
-        final long base = rings.at(row, v);
+        final long inRing = rings.record(header, row, consumedAt[s]);
+        final long base = rings.ring(row) + inRing;
         final long first = header.index(base);
         final int nulls = header.nullCount(base);
         if (first != receivedIndex[s] + 1)
@@ -120,7 +120,7 @@ final class ReceiveCursor
         }
         receivedIndex[s] = nulls == 0 ? first : first + nulls - 1;
         consumedSlots[s] = slot + 1;
-        consumedAt[s] = v + header.extent(base);
+        consumedAt[s] = inRing + header.extent(base);
         if (!ordered && nulls == 0)
         {
             delivery.deliverOnReceipt(s, base, first);

@@ -9,8 +9,9 @@ import io.weft.sst.Sst;
  * max-payload slot. A record never wraps: one that does not fit before the ring's end starts at its beginning, and
  * the tail left behind is skipped by readers (a padding mark, or a tail shorter than a header).
  *
- * <p>Positions are virtual: a byte count from the ring's first use that only grows; {@code v % capacity} is where
- * it lies in the row. Readers consume each ring in order, so each keeps the virtual position of its next record.
+ * <p>The sender's positions are virtual: a byte count from the ring's first use that only grows; {@code v % capacity}
+ * is where it lies in the ring. Readers consume each ring in order, so each keeps the offset in the ring of its next
+ * record, and moves on by each record's extent: no division per message.
  */
 final class RingGeometry
 {
@@ -39,6 +40,12 @@ final class RingGeometry
         return row * rowSize + slotsOffset + v % capacity;
     }
 
+    /** Table offset of the ring in row {@code row}. */
+    long ring(final int row)
+    {
+        return row * rowSize + slotsOffset;
+    }
+
     /** Offset within a row of virtual position {@code v}. */
     long inRow(final long v)
     {
@@ -52,13 +59,11 @@ final class RingGeometry
     }
 
     /**
-     * The virtual position of the record at or after {@code v} in row {@code row}: {@code v}, or the next lap's start
-     * where the tail from {@code v} holds no record. Read only once the guard shows a record there.
+     * The offset in the ring of row {@code row} of the record at or after offset {@code inRing}: {@code inRing}, or
+     * the ring's start where the tail from there holds no record. Read only once the guard shows a record there.
      */
-    long record(final SlotHeader header, final int row, final long v)
+    long record(final SlotHeader header, final int row, final long inRing)
     {
-        final long inRing = v % capacity;
-        return capacity - inRing < SlotHeader.SIZE || header.isPadding(row * rowSize + slotsOffset + inRing) ?
-            v - inRing + capacity : v;
+        return capacity - inRing < SlotHeader.SIZE || header.isPadding(ring(row) + inRing) ? 0 : inRing;
     }
 }

@@ -17,6 +17,8 @@ final class RingSpace
     private final long[] at;
     private final long[] last;
     private long head;
+    /** {@code head}'s place in the ring, kept as it moves: no division per claim. */
+    private long headInRing;
     private long freed;
 
     RingSpace(final long capacity, final int maxRecords)
@@ -58,26 +60,38 @@ final class RingSpace
         {
             return -1;
         }
-        final long left = capacity - head % capacity;
+        final long left = capacity - headInRing;
         final long v = left < extent ? head + left : head;
         final long tail = oldestHeld < slot ? from[entry(oldestHeld)] : head;
         return v + extent - tail <= capacity ? v : -1;
     }
 
-    /** Records record {@code slot}, placed at {@code v}, which every member must acknowledge up to {@code need}. */
-    void take(final long slot, final long v, final int extent, final long need)
+    /**
+     * Records record {@code slot}, placed at {@code v}, which every member must acknowledge up to {@code need};
+     * returns its offset in the ring.
+     */
+    long take(final long slot, final long v, final int extent, final long need)
     {
         final int e = entry(slot);
         from[e] = head;
         at[e] = v;
         last[e] = need;
+        final long inRing = v == head ? headInRing : 0;
         head = v + extent;
+        headInRing = inRing + extent == capacity ? 0 : inRing + extent;
+        return inRing;
     }
 
     /** The end of the newest record: where the next reservation begins. */
     long head()
     {
         return head;
+    }
+
+    /** {@link #head()}'s offset in the ring. */
+    long headInRing()
+    {
+        return headInRing;
     }
 
     /** The oldest record still held. */
@@ -110,17 +124,27 @@ final class RingSpace
 
     /**
      * The acknowledgement that frees room for record {@code slot} of {@code extent} bytes: that of the newest record
-     * which must be freed first; -1 if it fits now. If it cannot fit however many are freed, all of them.
+     * which must be freed first; -1 if it fits now. If it cannot fit however many are freed, all of them. The records
+     * held start at non-decreasing positions, so the oldest one that may stay is found by bisection.
      */
     long needFor(final long slot, final int extent)
     {
-        for (long oldest = freed; oldest < slot; oldest++)
+        final long left = capacity - headInRing;
+        final long tail = (left < extent ? head + left : head) + extent - capacity; // held bytes must start here
+        long lo = Math.max(freed, slot - maxRecords + 1);
+        long hi = slot;
+        while (lo < hi)
         {
-            if (fits(slot, oldest, extent) >= 0)
+            final long mid = (lo + hi) >>> 1;
+            if (from(mid) >= tail)
             {
-                return oldest == freed ? -1 : need(oldest - 1);
+                hi = mid;
+            }
+            else
+            {
+                lo = mid + 1;
             }
         }
-        return slot == freed ? -1 : need(slot - 1);
+        return lo == freed ? -1 : need(lo - 1);
     }
 }

@@ -44,6 +44,8 @@ final class SenderRing
     private final int senders;
     private final int myRank;
     private final int mySender;
+    /** Table offset of my ring. */
+    private final long myRing;
     private final SmcMeters meters;
     private final LongSupplier stable;
     private final RingPublisher publisher;
@@ -91,6 +93,7 @@ final class SenderRing
         this.senders = layout.senders();
         this.myRank = sst.myRank();
         this.mySender = layout.senderIndexOfRank(myRank);
+        this.myRing = rings.ring(myRank);
         this.readsInPlace = sst.readsInPlace();
         this.publishOnCommit = (readsInPlace || sst.copiesWhenPosted()) && options.sendBatching() &&
             options.earlyLockRelease();
@@ -130,8 +133,7 @@ final class SenderRing
                 return SmcSubgroup.BACK_PRESSURED;
             }
             final long index = counts.nextIndex();
-            take(slot, v, extent, ordered ? index * senders + mySender : index);
-            final long base = rings.at(myRank, v);
+            final long base = take(slot, v, extent, ordered ? index * senders + mySender : index);
             header.claimed(base, index, extent);
             counts.advance(index + 1, slot + 1);
             claim.owner = owner;
@@ -337,17 +339,17 @@ final class SenderRing
     }
 
     /**
-     * Under the lock: takes the ring's bytes for record {@code slot} at {@code v}; a record that starts the next lap
-     * leaves the padding mark where the tail it skips has room for one.
+     * Under the lock: takes the ring's bytes for record {@code slot} at {@code v} and returns its table offset; a
+     * record that starts the next lap leaves the padding mark where the tail it skips has room for one.
      */
-    private void take(final long slot, final long v, final int extent, final long need)
+    private long take(final long slot, final long v, final int extent, final long need)
     {
-        final long head = space.head();
-        if (v != head && rings.capacity - head % rings.capacity >= SlotHeader.SIZE)
+        final long headInRing = space.headInRing();
+        if (v != space.head() && rings.capacity - headInRing >= SlotHeader.SIZE)
         {
-            header.padding(rings.at(myRank, head));
+            header.padding(myRing + headInRing);
         }
-        space.take(slot, v, extent, need);
+        return myRing + space.take(slot, v, extent, need);
     }
 
     /** The acknowledgement after which a claim of {@code extent} bytes fits; -1 if it fits now. */
@@ -456,9 +458,9 @@ final class SenderRing
         {
             return; // pendingNulls stays: the send trigger retries once a record frees
         }
-        take(slot, v, SlotHeader.SIZE, ordered ? upTo * senders + mySender : upTo);
+        final long base = take(slot, v, SlotHeader.SIZE, ordered ? upTo * senders + mySender : upTo);
         final long count = upTo - first + 1;
-        header.nullRun(rings.at(myRank, v), first, (int)count);
+        header.nullRun(base, first, (int)count);
         counts.advance(upTo + 1, slot + 1);
         READY.setRelease(ready, space.entry(slot), slot + 1);
         meters.nulls(count);

@@ -21,9 +21,22 @@ class RingSpaceTest
         space.free();
         assertEquals(-1, space.place(2, 48), "record 1 still holds 40..240");
         assertEquals(256, space.place(2, 32), "the tail is skipped: the record starts the next lap");
-        space.take(2, 256, 32, 2);
+        assertEquals(0, space.take(2, 256, 32, 2), "at the ring's start");
         assertEquals(240, space.from(2), "its reservation starts where record 1 ended: the skipped tail with it");
         assertEquals(288, space.head());
+    }
+
+    @Test
+    void aRecordEndingAtTheRingsEndIsFollowedAtItsStart()
+    {
+        final RingSpace space = new RingSpace(256, 8);
+        assertEquals(0, space.take(0, space.place(0, 128), 128, 0));
+        assertEquals(128, space.take(1, space.place(1, 128), 128, 1));
+        assertEquals(0, space.headInRing());
+        space.free();
+        assertEquals(256, space.place(2, 64), "the next lap, with no tail to skip");
+        assertEquals(0, space.take(2, 256, 64, 2));
+        assertEquals(256, space.from(2));
     }
 
     @Test
