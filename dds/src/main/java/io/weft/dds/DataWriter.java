@@ -89,7 +89,8 @@ public final class DataWriter<T>
     }
 
     /**
-     * Lends a slot of the topic's max-sample bytes, waiting up to {@code timeout}; null if none freed in time.
+     * Lends a slot of the topic's max-sample bytes, waiting up to {@code timeout}; null if none freed in time. A
+     * sample committed shorter gives the rest back to the ring, unless another loan or send of this member followed.
      *
      * @throws IllegalStateException the topic was deleted.
      */

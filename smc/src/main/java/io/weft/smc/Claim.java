@@ -60,7 +60,10 @@ public final class Claim
         return this;
     }
 
-    /** Publishes the message with {@code length} payload bytes. */
+    /**
+     * Publishes the message with {@code length} payload bytes. A commit shorter than the claim gives the unused
+     * bytes back to the ring, unless this thread or another claimed again before it.
+     */
     public void commit(final int length)
     {
         if (owner == null)

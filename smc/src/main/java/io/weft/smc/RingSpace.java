@@ -82,6 +82,15 @@ final class RingSpace
         return inRing;
     }
 
+    /** Record {@code slot}, the newest, keeps only {@code extent} bytes: the rest goes back to the ring. */
+    void shrink(final long slot, final int extent)
+    {
+        final long v = at[entry(slot)];
+        final long end = headInRing == 0 ? capacity : headInRing; // head's offset before it wrapped to 0
+        headInRing = end - (head - v) + extent;
+        head = v + extent;
+    }
+
     /** The end of the newest record: where the next reservation begins. */
     long head()
     {

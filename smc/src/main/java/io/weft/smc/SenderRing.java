@@ -265,7 +265,34 @@ final class SenderRing
             commitWedged(claim, length, asNull);
             return;
         }
+        final int extent = SlotHeader.extent(length);
+        if (extent < SlotHeader.extent(claim.capacity))
+        {
+            giveBack(claim, extent);
+        }
         publishCommit(claim, length, asNull);
+    }
+
+    /**
+     * A commit shorter than its claim gives the unused bytes back to the ring when no later claim was made: a writer
+     * that claims room for its largest sample and writes a small one (a DDS writer) takes only the bytes it wrote.
+     * The record is not published yet, so no reader has seen its extent.
+     */
+    private void giveBack(final Claim claim, final int extent)
+    {
+        lock.lock();
+        try
+        {
+            if (counts.claimedSlots() == claim.slot + 1)
+            {
+                space.shrink(claim.slot, extent);
+                header.extent(claim.offset - SlotHeader.SIZE, extent);
+            }
+        }
+        finally
+        {
+            lock.unlock();
+        }
     }
 
     /**

@@ -79,6 +79,12 @@ final class SlotHeader
         table.set(ValueLayout.JAVA_INT, base + EXTENT, extent);
     }
 
+    /** A claimed record that gives back bytes it did not use: it now takes {@code extent}. */
+    void extent(final long base, final int extent)
+    {
+        table.set(ValueLayout.JAVA_INT, base + EXTENT, extent);
+    }
+
     /** The padding mark: the ring's tail from {@code base} holds no record. */
     void padding(final long base)
     {

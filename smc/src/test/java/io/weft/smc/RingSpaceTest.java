@@ -40,6 +40,25 @@ class RingSpaceTest
     }
 
     @Test
+    void theNewestRecordGivesBackWhatItDidNotUse()
+    {
+        final RingSpace space = new RingSpace(256, 8);
+        space.take(0, space.place(0, 200), 200, 0);
+        space.shrink(0, 40);
+        assertEquals(40, space.head());
+        assertEquals(40, space.headInRing());
+        assertEquals(40, space.place(1, 200), "the 160 bytes given back hold the next record");
+        space.take(1, 40, 200, 1);
+        assertEquals(240, space.headInRing());
+        space.free();
+        assertEquals(256, space.place(2, 40), "the 16 bytes at the end are skipped");
+        assertEquals(0, space.take(2, 256, 40, 2));
+        space.shrink(2, 32);
+        assertEquals(288, space.head());
+        assertEquals(32, space.headInRing(), "given back at the start of the next lap");
+    }
+
+    @Test
     void noMoreRecordsThanTheEntriesHoldHoweverSmall()
     {
         final RingSpace space = new RingSpace(1024, 4);

@@ -161,7 +161,7 @@ class SmcInJvmTest
      * Messages of every length from 4 to max-payload, each taking only its own bytes of the ring: records wrap at
      * every point of it, with a padding mark or a tail too short for one, and on tcp the pushes wrap too. Every member
      * delivers every message once, intact, in one order. A message carries its sender's count first (nulls take
-     * indices too); every 50th claim is aborted, a null that keeps the bytes it claimed.
+     * indices too); every 50th claim is aborted (a null), and every 7th claims max-payload and commits less.
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
@@ -184,7 +184,8 @@ class SmcInJvmTest
                     for (int k = 0; k < perSender; k++)
                     {
                         final int length = lengthOf(id, k);
-                        assertTrue(s.claim(length, claim, TimeUnit.SECONDS.toNanos(20)) >= 0, "back-pressured");
+                        final int room = k % 7 == 3 ? maxPayload : length; // a short commit gives bytes back
+                        assertTrue(s.claim(room, claim, TimeUnit.SECONDS.toNanos(20)) >= 0, "back-pressured");
                         if (aborted(k))
                         {
                             claim.abort();
@@ -272,6 +273,27 @@ class SmcInJvmTest
             final int ring = 16 * SlotHeader.extent(1024);
             assertEquals(ring / SlotHeader.extent(8), sent, "8-byte messages in a ring of " + ring + " bytes");
             assertEquals(SmcSubgroup.BACK_PRESSURED, s.tryClaim(1024, claim));
+        }
+    }
+
+    /** A writer that claims room for its largest message and commits 8 bytes takes only those (a DDS writer does). */
+    @Test
+    void aShortCommitGivesBackTheBytesItDidNotUse() throws Exception
+    {
+        try (Members m = open(TransportKind.SHM, 1024, 2, List.of(0), SmcConfig.SPINDLE, null, Message::index))
+        {
+            m.threads.get(1).close();
+            final SmcSubgroup s = m.subgroups.get(0);
+            final Claim claim = new Claim();
+            int sent = 0;
+            while (s.tryClaim(1024, claim) >= 0)
+            {
+                claim.commit(8);
+                sent++;
+            }
+            final int ring = 16 * SlotHeader.extent(1024);
+            assertEquals((ring - SlotHeader.extent(1024)) / SlotHeader.extent(8) + 1, sent,
+                "the last claim of 1,024 bytes must fit before it commits 8");
         }
     }
 
