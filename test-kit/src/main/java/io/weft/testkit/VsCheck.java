@@ -90,7 +90,8 @@ public final class VsCheck
                             .add(q[0] + "/" + q[1] + "/" + q[2]);
                         if (q.length > 3)
                         {
-                            corrupt.add(q[0] + "/" + q[1] + "/" + q[2] + " (" + q[3] + " " + q[4] + ")");
+                            corrupt.add(q[0] + "/" + q[1] + "/" + q[2] + " (" +
+                                String.join(" ", List.of(q).subList(3, q.length)) + ")");
                         }
                     }
                     first = false;
