@@ -32,7 +32,7 @@ final class RingSpace
         this.last = new long[entries];
     }
 
-    /** Entries per-record arrays need for {@code maxRecords}: the power of two at or above it. */
+    /** Entries the per-record arrays need for {@code maxRecords}: the power of two at or above it. */
     static int entries(final int maxRecords)
     {
         return Integer.highestOneBit(Math.max(1, maxRecords - 1)) << 1;

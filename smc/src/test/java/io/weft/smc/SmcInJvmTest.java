@@ -253,11 +253,13 @@ class SmcInJvmTest
 
     /**
      * A message takes only its own bytes of the ring: with nothing acknowledged (member 1 is stopped), the ring of 16
-     * slots of max-payload 1 KiB holds as many 8-byte messages as their records fill, not 16; a max-payload message
-     * is then back-pressured.
+     * slots of max-payload 1 KiB holds as many 8-byte messages as their records fill, not 16, also when each claims
+     * 1 KiB and commits 8 (a DDS writer claims room for its largest sample): the last claim must fit whole, and a
+     * commit gives back what it did not use. A max-payload message is then back-pressured.
      */
-    @Test
-    void smallMessagesTakeOnlyTheirOwnBytesOfTheRing() throws Exception
+    @ParameterizedTest(name = "claims of {0} bytes")
+    @ValueSource(ints = {8, 1024})
+    void eightByteMessagesTakeOnlyTheirOwnBytesOfTheRing(final int claimed) throws Exception
     {
         try (Members m = open(TransportKind.SHM, 1024, 2, List.of(0), SmcConfig.SPINDLE, null, Message::index))
         {
@@ -265,35 +267,15 @@ class SmcInJvmTest
             final SmcSubgroup s = m.subgroups.get(0);
             final Claim claim = new Claim();
             int sent = 0;
-            while (s.tryClaim(8, claim) >= 0)
+            while (s.tryClaim(claimed, claim) >= 0)
             {
                 claim.commit(8);
                 sent++;
             }
             final int ring = 16 * SlotHeader.extent(1024);
-            assertEquals(ring / SlotHeader.extent(8), sent, "8-byte messages in a ring of " + ring + " bytes");
+            assertEquals((ring - SlotHeader.extent(claimed)) / SlotHeader.extent(8) + 1, sent,
+                "8-byte messages in a ring of " + ring + " bytes");
             assertEquals(SmcSubgroup.BACK_PRESSURED, s.tryClaim(1024, claim));
-        }
-    }
-
-    /** A writer that claims room for its largest message and commits 8 bytes takes only those (a DDS writer does). */
-    @Test
-    void aShortCommitGivesBackTheBytesItDidNotUse() throws Exception
-    {
-        try (Members m = open(TransportKind.SHM, 1024, 2, List.of(0), SmcConfig.SPINDLE, null, Message::index))
-        {
-            m.threads.get(1).close();
-            final SmcSubgroup s = m.subgroups.get(0);
-            final Claim claim = new Claim();
-            int sent = 0;
-            while (s.tryClaim(1024, claim) >= 0)
-            {
-                claim.commit(8);
-                sent++;
-            }
-            final int ring = 16 * SlotHeader.extent(1024);
-            assertEquals((ring - SlotHeader.extent(1024)) / SlotHeader.extent(8) + 1, sent,
-                "the last claim of 1,024 bytes must fit before it commits 8");
         }
     }
 
