@@ -2,7 +2,6 @@ package io.weft.smc;
 
 import io.weft.config.SmcConfig;
 import io.weft.predicates.PredicateThread;
-import io.weft.predicates.ProtocolThread;
 import io.weft.sst.Sst;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +37,6 @@ final class SenderRing
     private final PredicateThread predicates;
     private final SmcConfig options;
     private final boolean ordered;
-    private final int wakeBatch;
     private final RingGeometry rings;
     private final int maxPayload;
     private final int senders;
@@ -55,9 +53,7 @@ final class SenderRing
     private final long[] ready;
     private final RingSpace space;
     private final RingCounts counts = new RingCounts();
-    private volatile Thread waiter;
-    /** The acknowledgement that frees room for the waiter's claim and a batch more; set before it parks. */
-    private volatile long waitNeed;
+    private final ClaimWait waits;
     private volatile boolean wedged;
     private long deliveredAtWedge; // under the lock
     private volatile long abandonedFrom = Long.MAX_VALUE;
@@ -87,7 +83,6 @@ final class SenderRing
         this.predicates = predicates;
         this.options = options;
         this.ordered = layout.config.mode() == io.weft.config.DeliveryMode.ORDERED;
-        this.wakeBatch = Math.min(layout.config.window() / 8, 64);
         this.rings = rings;
         this.maxPayload = layout.config.maxPayload();
         this.senders = layout.senders();
@@ -101,6 +96,7 @@ final class SenderRing
         this.stable = stable;
         this.ready = new long[RingSpace.entries(rings.maxRecords)];
         this.space = new RingSpace(rings.capacity, rings.maxRecords);
+        this.waits = new ClaimWait(this, predicates, name, layout.config.window());
         this.publisher = new RingPublisher(layout, sst, rings, options, meters, pushes, ready, space,
             counts::claimedSlots);
     }
@@ -188,74 +184,17 @@ final class SenderRing
 
     long claim(final int length, final Claim claim, final long timeoutNanos)
     {
-        ProtocolThread.refuseWait(name, "send", timeoutNanos);
-        long index = tryClaim(length, claim);
-        if (index >= 0 || index == SmcSubgroup.WEDGED || timeoutNanos <= 0)
-        {
-            return index;
-        }
-        final long deadline = System.nanoTime() + timeoutNanos;
-        // a slot usually frees within microseconds: spin briefly before paying for a park and an unpark
-        for (int i = 0; i < 50; i++)
-        {
-            Thread.onSpinWait();
-            index = tryClaim(length, claim);
-            if (index >= 0 || index == SmcSubgroup.WEDGED)
-            {
-                return index;
-            }
-        }
-        final Thread me = Thread.currentThread();
-        while (true)
-        {
-            final long left = deadline - System.nanoTime();
-            if (left <= 0)
-            {
-                return SmcSubgroup.BACK_PRESSURED;
-            }
-            final boolean mine = waiter == null || waiter == me;
-            if (mine)
-            {
-                waitNeed = needFor(SlotHeader.extent(length) * (1 + wakeBatch));
-                waiter = me;
-                predicates.wake(); // the flow predicate must see the waiter
-            }
-            // one waiter is woken by the predicate thread; another concurrent sender polls at a short period
-            LockSupport.parkNanos(this, mine ? Math.min(left, 10_000_000L) : Math.min(left, 50_000L));
-            if (closed && !wedged)
-            {
-                throw new IllegalStateException("subgroup " + name + " is closed");
-            }
-            index = tryClaim(length, claim);
-            if (index >= 0 || index == SmcSubgroup.WEDGED)
-            {
-                if (waiter == me)
-                {
-                    waiter = null;
-                }
-                return index;
-            }
-        }
+        return waits.claim(length, claim, timeoutNanos);
     }
 
-    /**
-     * Flow predicate: a parked sender has room again, for a batch of its messages when the ring is large: woken for
-     * one, a streaming sender parks again at the next claim, a park and an unpark per message. Waiting for the batch
-     * costs nothing else: the records it waits for hold older messages than the one the sender waits for.
-     */
     boolean slotFreedForWaiter()
     {
-        return waiter != null && acknowledged(waitNeed);
+        return waits.roomFreed();
     }
 
     void wakeWaiter()
     {
-        final Thread t = waiter;
-        waiter = null;
-        if (t != null)
-        {
-            LockSupport.unpark(t);
-        }
+        waits.wake();
     }
 
     void commit(final Claim claim, final int length, final boolean asNull)
@@ -380,7 +319,7 @@ final class SenderRing
     }
 
     /** The acknowledgement after which a claim of {@code extent} bytes fits; -1 if it fits now. */
-    private long needFor(final int extent)
+    long needFor(final int extent)
     {
         lock.lock();
         try
@@ -394,7 +333,7 @@ final class SenderRing
     }
 
     /** Whether every member acknowledged (received, or delivered where ordered) up to {@code need}. */
-    private boolean acknowledged(final long need)
+    boolean acknowledged(final long need)
     {
         if (need <= counts.acknowledgedByAll())
         {
