@@ -37,7 +37,7 @@ final class RingGeometry
     /** Table offset of virtual position {@code v} of the ring in row {@code row}. */
     long at(final int row, final long v)
     {
-        return row * rowSize + slotsOffset + v % capacity;
+        return ring(row) + v % capacity;
     }
 
     /** Table offset of the ring in row {@code row}. */
@@ -64,6 +64,12 @@ final class RingGeometry
      */
     long record(final SlotHeader header, final int row, final long inRing)
     {
-        return capacity - inRing < SlotHeader.SIZE || header.isPadding(ring(row) + inRing) ? 0 : inRing;
+        return !roomForMark(inRing) || header.isPadding(ring(row) + inRing) ? 0 : inRing;
+    }
+
+    /** Whether the tail of a ring from offset {@code inRing} holds a header: else a reader skips it unmarked. */
+    boolean roomForMark(final long inRing)
+    {
+        return capacity - inRing >= SlotHeader.SIZE;
     }
 }

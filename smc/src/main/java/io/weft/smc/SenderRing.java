@@ -311,7 +311,7 @@ final class SenderRing
     private long take(final long slot, final long v, final int extent, final long need)
     {
         final long headInRing = space.headInRing();
-        if (v != space.head() && rings.capacity - headInRing >= SlotHeader.SIZE)
+        if (v != space.head() && rings.roomForMark(headInRing))
         {
             header.padding(myRing + headInRing);
         }
