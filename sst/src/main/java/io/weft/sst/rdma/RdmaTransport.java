@@ -1,23 +1,18 @@
 package io.weft.sst.rdma;
 
 import io.weft.config.MemberAddress;
-import io.weft.config.RdmaBackend;
 import io.weft.config.RdmaOptions;
 import io.weft.config.WeftConfig;
 import io.weft.config.Doorbell;
 import io.weft.sst.Sst;
-import io.weft.sst.SstLayout;
 import io.weft.sst.SstTransport;
 import io.weft.sst.TransportContext;
 import io.weft.sst.TransportException;
-import io.weft.sst.tcp.TcpTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +25,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * my row into the same range of each target's registered table.
  *
  * <ul>
- *     <li>Set-up and liveness go over a small tcp table on the member's sst-port (the control channel): after its
+ *     <li>Set-up and liveness go over a small tcp table on the member's sst-port ({@link RdmaControl}): after its
  *     handshake every member publishes its backend, address (libfabric endpoint name; verbs LID, GID and queue-pair
  *     numbers), table base and, per peer, the key of the row that peer writes into (every row is registered on its
  *     own); losing that connection is a member failure, like an error completion of a write to it.</li>
@@ -50,18 +45,6 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class RdmaTransport implements SstTransport
 {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaTransport.class);
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final SstLayout CONTROL = SstLayout.builder().counter("nameLength").counter("base")
-        .counter("ring").counter("connected").bytes("keys", 8 * io.weft.config.GroupConfig.MAX_MEMBERS)
-        .bytes("name", 1024).build();
-    private static final long NAME_LENGTH = CONTROL.column("nameLength").offset();
-    /** Per rank: the key under which that member writes its row into the publisher's table. */
-    private static final long KEYS = CONTROL.column("keys").offset();
-    private static final long BASE = CONTROL.column("base").offset();
-    private static final long RING = CONTROL.column("ring").offset();
-    private static final long NAME = CONTROL.column("name").offset();
-    private static final int NAME_CAPACITY = CONTROL.column("name").length();
-    private static final long CONNECTED = CONTROL.column("connected").offset();
     private static final long FLUSH_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long POST_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long SLOW_FLUSH_MICROS = 2_000;
@@ -74,19 +57,15 @@ public final class RdmaTransport implements SstTransport
     private final Arena arena = Arena.ofShared();
     private final MemorySegment table;
     private final RdmaEndpoint endpoint;
-    private final TcpTransport control;
-    private final MemorySegment controlTable;
+    private final RdmaControl control;
     private final long[] peerKey;
     private final long[] peerBase;
     private final boolean[] frozen;
     private final boolean[] written;
-    private final int[] ringTargets;
     private final ReentrantLock fabricLock = new ReentrantLock();
     private final java.util.function.IntConsumer onWriteError = this::writeFailed;
-    private final int[][] ringArrays;
     private final Thread progressThread;
     private volatile boolean running = true;
-    private long rings;
 
     private RdmaTransport(final TransportContext context)
     {
@@ -103,12 +82,6 @@ public final class RdmaTransport implements SstTransport
         this.peerBase = new long[rows];
         this.frozen = new boolean[rows];
         this.written = new boolean[rows];
-        this.ringTargets = new int[rows];
-        this.ringArrays = new int[rows + 1][];
-        for (int n = 0; n <= rows; n++)
-        {
-            ringArrays[n] = new int[n]; // one per count: a ring allocates nothing
-        }
         final MemberAddress me = config.group().members().get(myRank);
         final RdmaOptions rdma = config.transport().rdma();
         try
@@ -128,11 +101,7 @@ public final class RdmaTransport implements SstTransport
         }
         try
         {
-            this.control = TcpTransport.open(new TransportContext(config, CONTROL, (rank, reason) ->
-            {
-                frozen[rank] = true;
-                context.failures().onMemberFailure(rank, reason);
-            }, context.tolerateMissing()));
+            this.control = new RdmaControl(context, frozen);
         }
         catch (final RuntimeException ex)
         {
@@ -140,7 +109,6 @@ public final class RdmaTransport implements SstTransport
             arena.close();
             throw ex;
         }
-        this.controlTable = control.table();
         this.progressThread = Thread.ofPlatform().name("weft-rdma-" + me.id()).daemon(true).unstarted(this::progressLoop);
     }
 
@@ -150,7 +118,7 @@ public final class RdmaTransport implements SstTransport
         final RdmaTransport t = new RdmaTransport(context);
         try
         {
-            t.exchange();
+            t.control.exchange(t.endpoint, t.table.address(), t.peerKey, t.peerBase);
         }
         catch (final RuntimeException ex)
         {
@@ -182,98 +150,6 @@ public final class RdmaTransport implements SstTransport
     public static java.util.List<String> providers()
     {
         return FabricEndpoint.rmaProviders();
-    }
-
-    private void exchange()
-    {
-        final byte[] address = endpoint.address();
-        final byte[] name = new byte[address.length + 1];
-        name[0] = (byte)context.config().transport().rdma().backend().ordinal(); // a mixed group is refused
-        System.arraycopy(address, 0, name, 1, address.length);
-        if (name.length > NAME_CAPACITY)
-        {
-            throw new TransportException("the rdma address of this member is " + name.length + " bytes, more than the " +
-                "control table holds (" + NAME_CAPACITY + ")");
-        }
-        final long row = (long)myRank * CONTROL.rowSize();
-        MemorySegment.copy(name, 0, controlTable, ValueLayout.JAVA_BYTE, row + NAME, name.length);
-        for (int r = 0; r < rows; r++)
-        {
-            LONG.setRelease(controlTable, row + KEYS + 8L * r, endpoint.key(r));
-        }
-        LONG.setRelease(controlTable, row + BASE, table.address());
-        LONG.setRelease(controlTable, row + NAME_LENGTH, (long)name.length); // last: it guards the others
-        final int[] others = others();
-        control.post(0, CONTROL.rowSize(), others);
-        control.flush();
-        final long deadline = System.nanoTime() + context.config().transport().connectTimeout().toNanos();
-        final RdmaBackend mine = context.config().transport().rdma().backend();
-        for (final int r : others)
-        {
-            final long length = awaitPublished(r, NAME_LENGTH, deadline, "publish its rdma endpoint");
-            if (length < 0)
-            {
-                continue; // failed meanwhile
-            }
-            if (length > NAME_CAPACITY)
-            {
-                throw new TransportException("the member at rank " + r + " published an rdma address of " + length +
-                    " bytes; the control table holds " + NAME_CAPACITY);
-            }
-            final long base = (long)r * CONTROL.rowSize();
-            peerKey[r] = (long)LONG.getAcquire(controlTable, base + KEYS + 8L * myRank);
-            peerBase[r] = (long)LONG.getAcquire(controlTable, base + BASE);
-            final byte[] peer = controlTable.asSlice(base + NAME, length).toArray(ValueLayout.JAVA_BYTE);
-            if (peer[0] != mine.ordinal())
-            {
-                throw new TransportException("the member at rank " + r + " uses another rdma backend than this " +
-                    "member's " + mine.configName() + ": every member needs the same weft.transport.rdma.backend");
-            }
-            endpoint.connect(r, Arrays.copyOfRange(peer, 1, peer.length));
-        }
-        // a barrier before the first write: a peer still setting up has no queue pair ready to receive it (an RC
-        // write to a queue pair not yet in RTR is dropped and retried by the NIC, and fails the peer after ~0.5 s)
-        LONG.setRelease(controlTable, row + CONNECTED, 1L);
-        control.post((int)CONNECTED, 8, others);
-        control.flush();
-        for (final int r : others)
-        {
-            awaitPublished(r, CONNECTED, deadline, "connect its rdma endpoint to the others");
-        }
-    }
-
-    /** Waits until member {@code r} publishes a positive value at {@code offset} of its control row; -1 if it fails. */
-    private long awaitPublished(final int r, final long offset, final long deadline, final String what)
-    {
-        final long at = (long)r * CONTROL.rowSize() + offset;
-        while (!frozen[r])
-        {
-            final long value = (long)LONG.getAcquire(controlTable, at);
-            if (value > 0)
-            {
-                return value;
-            }
-            if (System.nanoTime() > deadline)
-            {
-                throw new TransportException("timed out waiting for member at rank " + r + " to " + what +
-                    " over the control channel");
-            }
-            LockSupport.parkNanos(1_000_000);
-        }
-        return -1;
-    }
-
-    private int[] others()
-    {
-        final int[] o = new int[rows - 1];
-        for (int r = 0, i = 0; r < rows; r++)
-        {
-            if (r != myRank)
-            {
-                o[i++] = r;
-            }
-        }
-        return o;
     }
 
     @Override
@@ -371,7 +247,7 @@ public final class RdmaTransport implements SstTransport
                     Thread.yield();
                 }
             }
-            ring(written);
+            control.ring(written);
         }
         finally
         {
@@ -425,32 +301,7 @@ public final class RdmaTransport implements SstTransport
             }
             endpoint.progress(onWriteError);
         }
-        ring(mine);
-    }
-
-    /** Under the lock: clears {@code targets} and rings those of them that are live (one control push). */
-    private void ring(final boolean[] targets)
-    {
-        int n = 0;
-        for (int t = 0; t < rows; t++)
-        {
-            if (targets[t])
-            {
-                targets[t] = false;
-                if (!frozen[t])
-                {
-                    ringTargets[n++] = t;
-                }
-            }
-        }
-        if (n > 0)
-        {
-            LONG.setRelease(controlTable, (long)myRank * CONTROL.rowSize() + RING, ++rings);
-            final int[] ranks = ringArrays[n]; // shared scratch: used under the lock only
-            System.arraycopy(ringTargets, 0, ranks, 0, n);
-            control.post((int)RING, 8, ranks);
-            control.flush();
-        }
+        control.ring(mine);
     }
 
     /** Where {@code rowOffset} of my row lies at target {@code t}: my row is a registration of its own there. */
