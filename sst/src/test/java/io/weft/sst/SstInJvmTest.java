@@ -269,6 +269,27 @@ class SstInJvmTest
         }
     }
 
+    /**
+     * A push begun after close is refused with an exception. Over rdma it would otherwise reach the closed endpoint's
+     * freed native objects and crash the process: a sender can commit while its group closes.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "rdma", "verbs"})
+    void aPushAfterCloseIsRefused(final String transport) throws Exception
+    {
+        final WeftConfig config = config(transport, 2);
+        try (Members ignored = new Members(config))
+        {
+            final List<Sst> ssts = openAll(config);
+            final Sst s0 = ssts.get(0);
+            s0.close();
+            final IllegalStateException ex = assertThrows(IllegalStateException.class, () -> s0.push(COUNT, s0.others()));
+            assertTrue(ex.getMessage().contains("closed"), ex.getMessage());
+            assertThrows(IllegalStateException.class, () -> s0.pushTracked(0, 8, s0.others()));
+            ssts.get(1).close();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
     void openTimesOutNamingTheMissingMember(final TransportKind kind) throws Exception

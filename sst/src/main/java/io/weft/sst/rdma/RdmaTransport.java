@@ -165,6 +165,7 @@ public final class RdmaTransport implements SstTransport
         fabricLock.lock();
         try
         {
+            ensureOpen();
             for (final int t : targets)
             {
                 if (frozen[t])
@@ -221,6 +222,7 @@ public final class RdmaTransport implements SstTransport
         fabricLock.lock();
         try
         {
+            ensureOpen();
             final long start = System.nanoTime();
             for (int t = 0; t < rows; t++)
             {
@@ -302,6 +304,19 @@ public final class RdmaTransport implements SstTransport
             endpoint.progress(onWriteError);
         }
         control.ring(mine);
+    }
+
+    /**
+     * Under the lock, which {@link #close()} takes to close the endpoint: a write or flush begun after the close
+     * would reach freed native objects (a crash, not an exception), for instance from a sender committing as its
+     * group closes.
+     */
+    private void ensureOpen()
+    {
+        if (!running)
+        {
+            throw new IllegalStateException("the rdma table of member " + context.config().memberId() + " is closed");
+        }
     }
 
     /** Where {@code rowOffset} of my row lies at target {@code t}: my row is a registration of its own there. */
