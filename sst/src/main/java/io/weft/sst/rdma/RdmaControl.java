@@ -91,7 +91,9 @@ final class RdmaControl implements AutoCloseable
         final int[] others = others();
         control.post(0, CONTROL.rowSize(), others);
         control.flush();
-        final long deadline = System.nanoTime() + context.config().transport().connectTimeout().toNanos();
+        // two connect timeouts: a live peer may have spent one in its control channel's open, waiting for a member
+        // that died before connecting to it but after connecting to this member (which so saw it fail at once)
+        final long deadline = System.nanoTime() + 2 * context.config().transport().connectTimeout().toNanos();
         for (final int r : others)
         {
             final long length = awaitPublished(r, NAME_LENGTH, deadline, "publish its rdma endpoint");
@@ -126,7 +128,11 @@ final class RdmaControl implements AutoCloseable
         }
     }
 
-    /** Waits until member {@code r} publishes a positive value at {@code offset} of its control row; -1 if it fails. */
+    /**
+     * Waits until member {@code r} publishes a positive value at {@code offset} of its control row; -1 if it fails.
+     * Past the deadline, a table opened for a view change (which tolerates missing members, as tcp and shm do) reports
+     * the member failed, so that the next view change removes it; any other open fails.
+     */
     private long awaitPublished(final int r, final long offset, final long deadline, final String what)
     {
         final long at = (long)r * CONTROL.rowSize() + offset;
@@ -139,8 +145,15 @@ final class RdmaControl implements AutoCloseable
             }
             if (System.nanoTime() > deadline)
             {
-                throw new TransportException("timed out waiting for member at rank " + r + " to " + what +
-                    " over the control channel");
+                final String why = "timed out after twice " + context.config().transport().connectTimeout() +
+                    " waiting for member at rank " + r + " to " + what + " over the control channel";
+                if (!context.tolerateMissing())
+                {
+                    throw new TransportException(why);
+                }
+                frozen[r] = true;
+                context.failures().onMemberFailure(r, why);
+                return -1;
             }
             LockSupport.parkNanos(1_000_000);
         }
