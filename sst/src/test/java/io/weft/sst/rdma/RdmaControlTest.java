@@ -7,6 +7,7 @@ import io.weft.sst.TransportContext;
 import io.weft.sst.TransportException;
 import io.weft.testkit.Async;
 import io.weft.testkit.TestGroups;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,7 +49,7 @@ class RdmaControlTest
         Assumptions.assumeTrue(RdmaTransport.libfabricInstalled(), "skipped: libfabric1 is not installed");
     }
 
-    @org.junit.jupiter.api.AfterEach
+    @AfterEach
     void close() throws Exception
     {
         for (final AutoCloseable c : opened.reversed())
