@@ -182,19 +182,10 @@ final class SenderRing
         }
     }
 
-    long claim(final int length, final Claim claim, final long timeoutNanos)
+    /** Where a back-pressured sender waits for room, and the flow predicate wakes it. */
+    ClaimWait waits()
     {
-        return waits.claim(length, claim, timeoutNanos);
-    }
-
-    boolean slotFreedForWaiter()
-    {
-        return waits.roomFreed();
-    }
-
-    void wakeWaiter()
-    {
-        waits.wake();
+        return waits;
     }
 
     void commit(final Claim claim, final int length, final boolean asNull)
@@ -450,7 +441,7 @@ final class SenderRing
             lock.unlock();
         }
         publisher.wedge();
-        wakeWaiter();
+        waits.wake();
     }
 
     boolean isWedged()

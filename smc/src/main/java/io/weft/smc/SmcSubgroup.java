@@ -82,8 +82,8 @@ public final class SmcSubgroup
         }
         final PredicateHandle send = sender
             ? predicates.register(name + ".send", PredicateKind.RECURRENT, ring::sendReady, ring::send) : null;
-        final PredicateHandle flow = sender
-            ? predicates.register(name + ".flow", PredicateKind.RECURRENT, ring::slotFreedForWaiter, ring::wakeWaiter) : null;
+        final PredicateHandle flow = sender ? predicates.register(name + ".flow", PredicateKind.RECURRENT,
+            ring.waits()::roomFreed, ring.waits()::wake) : null;
         final PredicateHandle receive = predicates.register(name + ".receive", PredicateKind.RECURRENT,
             cursor::receiveReady, this::receive);
         final PredicateHandle deliver = ordered
@@ -139,15 +139,15 @@ public final class SmcSubgroup
     }
 
     /**
-     * Like {@link #tryClaim} but waits up to {@code timeoutNanos} for a free slot. A back-pressured sender spins
-     * briefly, then parks (on few cores a spinning sender steals the time the predicate thread needs to free the
-     * slot); the predicate thread unparks it as soon as every member is past the slot.
+     * Like {@link #tryClaim} but waits up to {@code timeoutNanos} for room in the ring. A back-pressured sender spins
+     * briefly, then parks (on few cores a spinning sender steals the time the predicate thread needs to free room);
+     * the predicate thread unparks it once every member has acknowledged the records that free it.
      *
      * @return the message index, or {@link #BACK_PRESSURED} if the timeout passed first.
      */
     public long claim(final int length, final Claim claim, final long timeoutNanos)
     {
-        return ring.claim(length, claim, timeoutNanos);
+        return ring.waits().claim(length, claim, timeoutNanos);
     }
 
     /**
