@@ -28,7 +28,6 @@ public final class SteadyClock
     public static final long TAIL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private static final VarHandle DELIVERED;
-    private static final VarHandle MEASURING;
 
     static
     {
@@ -36,7 +35,6 @@ public final class SteadyClock
         {
             final MethodHandles.Lookup lookup = MethodHandles.lookup();
             DELIVERED = lookup.findVarHandle(SteadyClock.class, "delivered", long.class);
-            MEASURING = lookup.findVarHandle(SteadyClock.class, "measuring", boolean.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -52,8 +50,7 @@ public final class SteadyClock
     private final CountDownLatch windowDone = new CountDownLatch(1);
     @SuppressWarnings("unused") // through DELIVERED: one writer (the delivery thread), read by the clock thread
     private long delivered;
-    @SuppressWarnings("unused") // through MEASURING: written by the clock thread, read on delivery
-    private boolean measuring;
+    private Histogram windowLatency;
     private long windowCount;
     private long windowNanos;
 
@@ -117,13 +114,14 @@ public final class SteadyClock
         DELIVERED.setRelease(this, (long)DELIVERED.get(this) + n);
     }
 
-    /** Records a latency in nanoseconds if the measurement window is open. */
+    /**
+     * Records a latency in nanoseconds. Warm-up samples are recorded too, and discarded when the window opens: the
+     * recording path is then compiled before the window, not inside it (recording only in the window put a C2
+     * compilation and a deoptimization of the delivery callback in the window's first half second).
+     */
     public void latency(final long nanos)
     {
-        if ((boolean)MEASURING.getAcquire(this))
-        {
-            latency.recordValue(Math.max(0, nanos));
-        }
+        latency.recordValue(Math.max(0, nanos));
     }
 
     /** Whether the window is over and sampled ({@link #awaitWindow} without waiting). */
@@ -141,13 +139,13 @@ public final class SteadyClock
     private void sampleWindow()
     {
         parkUntil(measureStart);
-        MEASURING.setRelease(this, true);
+        latency.reset(); // the warm-up's samples
         final long startCount = (long)DELIVERED.getAcquire(this);
         final long startNanos = System.nanoTime();
         parkUntil(measureEnd);
         final long endCount = (long)DELIVERED.getAcquire(this);
         final long endNanos = System.nanoTime();
-        MEASURING.setRelease(this, false);
+        windowLatency = latency.getIntervalHistogram();
         windowCount = endCount - startCount;
         windowNanos = endNanos - startNanos;
         windowDone.countDown();
@@ -160,7 +158,7 @@ public final class SteadyClock
     public String report(final int member, final int size, final long sent, final Deliveries deliveries,
         final String extra)
     {
-        final Histogram h = latency.getIntervalHistogram();
+        final Histogram h = windowOver() ? windowLatency : new Histogram(3); // not sampled: no samples
         final double seconds = windowNanos / 1e9;
         final boolean any = h.getTotalCount() > 0;
         return String.format(Locale.ROOT, "BENCH {\"member\":%d,\"window_s\":%.3f,\"delivered_in_window\":%d," +
