@@ -26,6 +26,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -40,6 +41,10 @@ import java.util.concurrent.TimeUnit;
  *   records the round trip (the floor of a send-to-stable latency among three processes);</li>
  *   <li>{@code tcp-sink|tcp-source PORT}: a loopback tcp stream in 64 KiB writes (bandwidth);</li>
  *   <li>{@code tcp-echo|tcp-ping PORT}: 64-byte ping-pong over loopback tcp with TCP_NODELAY (round trip).</li>
+ *   <li>{@code hiccups}: one thread per core, each reading the clock in a loop that never waits; a gap between two
+ *   reads is time the host took that core from a running thread (interrupts, kernel threads, other processes, the
+ *   hypervisor). Reports the gaps over 100 us and over 1 ms per second per core, and the longest (the floor under the
+ *   p99 and p99.9 of anything that keeps every core busy);</li>
  *   <li>{@code log-append DIR SIZE}: one thread appending records of {@code SIZE} bytes to a new file in {@code DIR}
  *   through memory-mapped 64 MiB chunks, as a log does (every page it writes is a page the file did not have: the
  *   floor under every member's log of every sample), its pages dropped behind it once on disk as a log's are
@@ -81,6 +86,7 @@ public final class LimitMember
             case "tcp-source" -> tcpSource(Integer.parseInt(args[3]), warmup, measure);
             case "tcp-echo" -> tcpEcho(Integer.parseInt(args[3]), warmup, measure);
             case "tcp-ping" -> tcpPing(Integer.parseInt(args[3]), warmup, measure);
+            case "hiccups" -> hiccups(warmup, measure);
             case "log-append" -> logAppend(Path.of(args[3]), Integer.parseInt(args[4]), warmup, measure);
             default -> throw new IllegalArgumentException("unknown limit mode " + mode);
         };
@@ -113,6 +119,52 @@ public final class LimitMember
             }
             return report(clock, chunk); // "messages" of 1 MiB: mb_per_sec is the bandwidth
         }
+    }
+
+    private static String hiccups(final long warmup, final long measure) throws Exception
+    {
+        final int cores = Runtime.getRuntime().availableProcessors();
+        final long[][] found = new long[cores][3]; // per core: gaps over 100 us, over 1 ms, the longest
+        final SteadyClock clock = SteadyClock.awaitGo(warmup, measure);
+        final Thread[] threads = new Thread[cores];
+        for (int t = 0; t < cores; t++)
+        {
+            final long[] mine = found[t];
+            threads[t] = Thread.ofPlatform().name("hiccups-" + t).start(() ->
+            {
+                long last = System.nanoTime();
+                while (clock.sending())
+                {
+                    final long now = System.nanoTime();
+                    final long gap = now - last;
+                    last = now;
+                    if (gap > 100_000 && clock.inWindow(now))
+                    {
+                        mine[0]++;
+                        mine[1] += gap > 1_000_000 ? 1 : 0;
+                        mine[2] = Math.max(mine[2], gap);
+                    }
+                }
+            });
+        }
+        for (final Thread t : threads)
+        {
+            t.join();
+        }
+        long over100us = 0;
+        long over1ms = 0;
+        long longest = 0;
+        for (final long[] f : found)
+        {
+            over100us += f[0];
+            over1ms += f[1];
+            longest = Math.max(longest, f[2]);
+        }
+        final double perCoreSecond = (double)cores * measure / 1e9;
+        clock.awaitWindow(TimeUnit.SECONDS.toNanos(30));
+        return clock.report(0, 8, 0, new Deliveries(0, 1, 0), String.format(Locale.ROOT,
+            "\"cores\":%d,\"gaps_over_100us_per_core_s\":%.2f,\"gaps_over_1ms_per_core_s\":%.2f,\"longest_gap_us\":%.1f,",
+            cores, over100us / perCoreSecond, over1ms / perCoreSecond, longest / 1e3));
     }
 
     private static String logAppend(final Path dir, final int size, final long warmup, final long measure)

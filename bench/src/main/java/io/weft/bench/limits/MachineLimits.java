@@ -17,10 +17,12 @@ import java.util.Map;
 /**
  * What this host can do at all, measured in the same invocation as the systems and with the same method
  * ({@link LimitMember}): memory bandwidth, a one-way SPSC ring between two processes per message size, a 3-process
- * token ring's round trip, and loopback tcp bandwidth and round trip. A probe that fails leaves NaN and its reason.
+ * token ring's round trip, how often the host takes a core from a running thread (hiccups), and loopback tcp
+ * bandwidth and round trip. A probe that fails leaves NaN and its reason.
  */
 public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerSec, double ringP50Us,
-    double ringP99Us, double ringP999Us, double tcpMBps, double tcpRttP50Us, double tcpRttP99Us, List<String> failures)
+    double ringP99Us, double ringP999Us, Hiccups hiccups, double tcpMBps, double tcpRttP50Us, double tcpRttP99Us,
+    List<String> failures)
 {
     /** Measures every limit; {@code sizes} are the message sizes of the SPSC ring. */
     public static MachineLimits measure(final int[] sizes, final long warmupNanos, final long measureNanos,
@@ -61,6 +63,8 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
         {
             Files.deleteIfExists(tokens);
         }
+        final SteadyRun.Outcome gaps = probe(List.of(member("hiccups", "hiccups", warmupNanos, measureNanos)),
+            warmupNanos, measureNanos, "hiccups", failures, log);
         final String port = String.valueOf(LoopbackPorts.consecutive(1)[0]);
         final SteadyRun.Outcome stream = probe(List.of(member("tcp-sink", "tcp-sink", warmupNanos, measureNanos, port),
             member("tcp-source", "tcp-source", warmupNanos, measureNanos, port)), warmupNanos, measureNanos,
@@ -74,6 +78,9 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
             ring == null ? Double.NaN : ring.reports().getFirst().get("latency_p50_us"),
             ring == null ? Double.NaN : ring.reports().getFirst().get("latency_p99_us"),
             ring == null ? Double.NaN : ring.reports().getFirst().get("latency_p999_us"),
+            gaps == null ? new Hiccups(Double.NaN, Double.NaN, Double.NaN) : new Hiccups(
+                gaps.reports().getFirst().get("gaps_over_100us_per_core_s"),
+                gaps.reports().getFirst().get("gaps_over_1ms_per_core_s"), gaps.reports().getFirst().get("longest_gap_us")),
             stream == null ? Double.NaN : stream.reports().getFirst().get("mb_per_sec"),
             ping == null ? Double.NaN : ping.reports().get(1).get("latency_p50_us"),
             ping == null ? Double.NaN : ping.reports().get(1).get("latency_p99_us"), failures);
@@ -105,6 +112,14 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
         return rates[rates.length / 2];
     }
 
+    /**
+     * How often a thread that never waits, one per core, lost its core: gaps between two clock reads over 100 us and over
+     * 1 ms, per second per core, and the longest gap.
+     */
+    public record Hiccups(double over100usPerCoreSecond, double over1msPerCoreSecond, double longestUs)
+    {
+    }
+
     /** The shm ceiling for {@code size}-byte messages: the SPSC ring's rate. */
     public double shmMsgsPerSec(final int size)
     {
@@ -127,6 +142,9 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
             size, rate, rate * size / 1e6)));
         lines.add(String.format(Locale.ROOT, "3-process shm token ring round trip: p50 %.2f us, p99 %.2f us, p99.9 %.2f us",
             ringP50Us, ringP99Us, ringP999Us));
+        lines.add(String.format(Locale.ROOT, "hiccups, every core busy: %.2f gaps over 100 us and %.2f over 1 ms per " +
+            "second per core, longest %.0f us", hiccups.over100usPerCoreSecond(), hiccups.over1msPerCoreSecond(),
+            hiccups.longestUs()));
         lines.add(String.format(Locale.ROOT, "tcp loopback stream (64 KiB writes): %,.0f MB/s", tcpMBps));
         lines.add(String.format(Locale.ROOT, "tcp loopback round trip (64 B, TCP_NODELAY): p50 %.2f us, p99 %.2f us",
             tcpRttP50Us, tcpRttP99Us));
@@ -142,8 +160,10 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
             .append(String.format(Locale.ROOT, "\"%d\":%.0f", size, rate)));
         return String.format(Locale.ROOT, "{\"memcpy_mb_per_sec\":%.0f,\"spsc_msgs_per_sec\":{%s}," +
                 "\"token_ring_rtt_p50_us\":%.2f,\"token_ring_rtt_p99_us\":%.2f,\"token_ring_rtt_p999_us\":%.2f," +
+                "\"hiccups_over_100us_per_core_s\":%.2f,\"hiccups_over_1ms_per_core_s\":%.2f,\"hiccup_longest_us\":%.0f," +
                 "\"tcp_stream_mb_per_sec\":%.0f,\"tcp_rtt_p50_us\":%.2f,\"tcp_rtt_p99_us\":%.2f,\"failures\":%d}",
-            memcpyMBps, spsc, ringP50Us, ringP99Us, ringP999Us, tcpMBps, tcpRttP50Us, tcpRttP99Us, failures.size())
+            memcpyMBps, spsc, ringP50Us, ringP99Us, ringP999Us, hiccups.over100usPerCoreSecond(),
+            hiccups.over1msPerCoreSecond(), hiccups.longestUs(), tcpMBps, tcpRttP50Us, tcpRttP99Us, failures.size())
             .replace("NaN", "null");
     }
 

@@ -95,6 +95,12 @@ public final class SteadyClock
         return t0 + i * intervalNanos;
     }
 
+    /** Whether {@code nanos}, an instant of {@link System#nanoTime()}, lies in the measurement window. */
+    public boolean inWindow(final long nanos)
+    {
+        return nanos - measureStart >= 0 && nanos - measureEnd < 0;
+    }
+
     /** The instant every sender stops. */
     public long stopAt()
     {
