@@ -163,7 +163,8 @@ public final class LimitMember
         final double perCoreSecond = (double)cores * measure / 1e9;
         clock.awaitWindow(TimeUnit.SECONDS.toNanos(30));
         return clock.report(0, 8, 0, new Deliveries(0, 1, 0), String.format(Locale.ROOT,
-            "\"cores\":%d,\"gaps_over_100us_per_core_s\":%.2f,\"gaps_over_1ms_per_core_s\":%.2f,\"longest_gap_us\":%.1f,",
+            "\"cores\":%d,\"gaps_over_100us_per_core_s\":%.2f,\"gaps_over_1ms_per_core_s\":%.2f," +
+            "\"longest_gap_us\":%.1f,",
             cores, over100us / perCoreSecond, over1ms / perCoreSecond, longest / 1e3));
     }
 

@@ -80,7 +80,8 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
             ring == null ? Double.NaN : ring.reports().getFirst().get("latency_p999_us"),
             gaps == null ? new Hiccups(Double.NaN, Double.NaN, Double.NaN) : new Hiccups(
                 gaps.reports().getFirst().get("gaps_over_100us_per_core_s"),
-                gaps.reports().getFirst().get("gaps_over_1ms_per_core_s"), gaps.reports().getFirst().get("longest_gap_us")),
+                gaps.reports().getFirst().get("gaps_over_1ms_per_core_s"),
+                gaps.reports().getFirst().get("longest_gap_us")),
             stream == null ? Double.NaN : stream.reports().getFirst().get("mb_per_sec"),
             ping == null ? Double.NaN : ping.reports().get(1).get("latency_p50_us"),
             ping == null ? Double.NaN : ping.reports().get(1).get("latency_p99_us"), failures);
@@ -113,8 +114,8 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
     }
 
     /**
-     * How often a thread that never waits, one per core, lost its core: gaps between two clock reads over 100 us and over
-     * 1 ms, per second per core, and the longest gap.
+     * How often a thread that never waits, one per core, lost its core: gaps between two clock reads over 100 us and
+     * over 1 ms, per second per core, and the longest gap.
      */
     public record Hiccups(double over100usPerCoreSecond, double over1msPerCoreSecond, double longestUs)
     {
@@ -160,7 +161,8 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
             .append(String.format(Locale.ROOT, "\"%d\":%.0f", size, rate)));
         return String.format(Locale.ROOT, "{\"memcpy_mb_per_sec\":%.0f,\"spsc_msgs_per_sec\":{%s}," +
                 "\"token_ring_rtt_p50_us\":%.2f,\"token_ring_rtt_p99_us\":%.2f,\"token_ring_rtt_p999_us\":%.2f," +
-                "\"hiccups_over_100us_per_core_s\":%.2f,\"hiccups_over_1ms_per_core_s\":%.2f,\"hiccup_longest_us\":%.0f," +
+                "\"hiccups_over_100us_per_core_s\":%.2f,\"hiccups_over_1ms_per_core_s\":%.2f," +
+                "\"hiccup_longest_us\":%.0f," +
                 "\"tcp_stream_mb_per_sec\":%.0f,\"tcp_rtt_p50_us\":%.2f,\"tcp_rtt_p99_us\":%.2f,\"failures\":%d}",
             memcpyMBps, spsc, ringP50Us, ringP99Us, ringP999Us, hiccups.over100usPerCoreSecond(),
             hiccups.over1msPerCoreSecond(), hiccups.longestUs(), tcpMBps, tcpRttP50Us, tcpRttP99Us, failures.size())
