@@ -535,6 +535,8 @@ final class ChaosCommand implements Callable<Integer>
                 if (pendingKill > 0)
                 {
                     killToView.add(latest - pendingKill);
+                    out.printf("chaos: %s: kill -9 to new view installed everywhere in %d ms%n", what,
+                        killToView.getLast());
                     pendingKill = 0;
                 }
                 return true;
@@ -578,8 +580,7 @@ final class ChaosCommand implements Callable<Integer>
             "buffer%n", partitions, fullBuffers);
         if (!killToView.isEmpty())
         {
-            final List<Long> sorted = new ArrayList<>(killToView);
-            Collections.sort(sorted);
+            final List<Long> sorted = killToView.stream().sorted().toList();
             out.printf("chaos: kill -9 to new view installed everywhere: %d kills, median %d ms, max %d ms%n",
                 sorted.size(), sorted.get(sorted.size() / 2), sorted.getLast());
         }
