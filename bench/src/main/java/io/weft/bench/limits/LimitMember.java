@@ -96,8 +96,15 @@ public final class LimitMember
 
     private static String report(final SteadyClock clock, final int unit) throws InterruptedException
     {
+        return report(clock, unit, "");
+    }
+
+    /** The probe's {@code BENCH} line once its window is sampled, with {@code extra} JSON fields. */
+    private static String report(final SteadyClock clock, final int unit, final String extra)
+        throws InterruptedException
+    {
         clock.awaitWindow(TimeUnit.SECONDS.toNanos(30));
-        return clock.report(0, unit, 0, new Deliveries(0, 1, 0), "");
+        return clock.report(0, unit, 0, new Deliveries(0, 1, 0), extra);
     }
 
     private static String memcpy(final long warmup, final long measure) throws Exception
@@ -161,8 +168,7 @@ public final class LimitMember
             longest = Math.max(longest, f[2]);
         }
         final double perCoreSecond = (double)cores * measure / 1e9;
-        clock.awaitWindow(TimeUnit.SECONDS.toNanos(30));
-        return clock.report(0, 8, 0, new Deliveries(0, 1, 0), String.format(Locale.ROOT,
+        return report(clock, 8, String.format(Locale.ROOT,
             "\"cores\":%d,\"gaps_over_100us_per_core_s\":%.2f,\"gaps_over_1ms_per_core_s\":%.2f," +
             "\"longest_gap_us\":%.1f,",
             cores, over100us / perCoreSecond, over1ms / perCoreSecond, longest / 1e3));

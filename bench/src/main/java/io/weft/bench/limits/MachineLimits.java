@@ -78,10 +78,7 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
             ring == null ? Double.NaN : ring.reports().getFirst().get("latency_p50_us"),
             ring == null ? Double.NaN : ring.reports().getFirst().get("latency_p99_us"),
             ring == null ? Double.NaN : ring.reports().getFirst().get("latency_p999_us"),
-            gaps == null ? new Hiccups(Double.NaN, Double.NaN, Double.NaN) : new Hiccups(
-                gaps.reports().getFirst().get("gaps_over_100us_per_core_s"),
-                gaps.reports().getFirst().get("gaps_over_1ms_per_core_s"),
-                gaps.reports().getFirst().get("longest_gap_us")),
+            Hiccups.of(gaps),
             stream == null ? Double.NaN : stream.reports().getFirst().get("mb_per_sec"),
             ping == null ? Double.NaN : ping.reports().get(1).get("latency_p50_us"),
             ping == null ? Double.NaN : ping.reports().get(1).get("latency_p99_us"), failures);
@@ -119,6 +116,17 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
      */
     public record Hiccups(double over100usPerCoreSecond, double over1msPerCoreSecond, double longestUs)
     {
+        /** From the probe's report, or NaN if the probe failed. */
+        static Hiccups of(final SteadyRun.Outcome probe)
+        {
+            if (probe == null)
+            {
+                return new Hiccups(Double.NaN, Double.NaN, Double.NaN);
+            }
+            final SteadyRun.Report r = probe.reports().getFirst();
+            return new Hiccups(r.get("gaps_over_100us_per_core_s"), r.get("gaps_over_1ms_per_core_s"),
+                r.get("longest_gap_us"));
+        }
     }
 
     /** The shm ceiling for {@code size}-byte messages: the SPSC ring's rate. */
