@@ -132,7 +132,15 @@ final class ControlServer implements AutoCloseable
         {
             s.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
             s.setTcpNoDelay(true);
-            final DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+            final BufferedInputStream buffered = new BufferedInputStream(s.getInputStream());
+            buffered.mark(1);
+            if (buffered.read() < 0)
+            {
+                LOG.debug("control connection from {} closed before its first byte (a liveness probe)", remote);
+                return;
+            }
+            buffered.reset();
+            final DataInputStream in = new DataInputStream(buffered);
             final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
             final ControlWire.Frame join = ControlWire.expect(in, ControlWire.MAX_REQUEST, ControlWire.JOIN);
             final ByteBuffer b = ByteBuffer.wrap(join.payload());

@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -61,10 +62,11 @@ final class Epoch implements AutoCloseable, MembershipTable
     /**
      * Opens the table of {@code view} and builds its multicast state; the predicate thread and the failure detector
      * are started by {@link #start()}, once the caller has set handlers and queued re-sends. With an
-     * {@code invoker} (or null), the passes run in its {@link PassInvoker#invoke()}.
+     * {@code invoker} (or null), the passes run in its {@link PassInvoker#invoke()}. A member of {@code previous}
+     * (member ids; empty for a first view) found gone while the table opens is reported failed at once.
      */
-    static Epoch open(final WeftConfig base, final View view, final MeterRegistry registry, final SmcTotals totals,
-        final PassInvoker invoker, final Consumer<String> onMinority, final Runnable onSuspect)
+    static Epoch open(final WeftConfig base, final View view, final Set<Integer> previous, final MeterRegistry registry,
+        final SmcTotals totals, final PassInvoker invoker, final Consumer<String> onMinority, final Runnable onSuspect)
     {
         final WeftConfig config = invoker == null ? configFor(base, view) : readingSelector(configFor(base, view));
         final Map<String, Integer> senders = new LinkedHashMap<>();
@@ -75,7 +77,8 @@ final class Epoch implements AutoCloseable, MembershipTable
         final SstLayout.Builder extra = MembershipColumns.declare(view.members().size(), senders);
         final Smc.Layout layout = Smc.layout(config, extra);
         // a later view may find a member gone between agreement and installation: open without it, remove it next
-        final Sst sst = Sst.open(config, layout.sst(), view.id() > 0);
+        final Sst sst = view.id() == 0 ? Sst.open(config, layout.sst()) :
+            Sst.openTolerating(config, layout.sst(), new GoneProbe(config.group(), previous));
         try
         {
             // the table's meters count this view; they are removed with it and the next view registers its own

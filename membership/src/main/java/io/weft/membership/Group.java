@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -112,7 +113,7 @@ public final class Group implements AutoCloseable
             }
             first = admission.view();
         }
-        final Epoch e = membership.openEpoch(first);
+        final Epoch e = membership.openEpoch(first, Set.of()); // a joiner does not know who had a control port
         try
         {
             control = new ControlServer(config.group().members().get(config.rank()), membership.desk());

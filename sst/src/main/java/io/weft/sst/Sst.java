@@ -11,6 +11,7 @@ import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntPredicate;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -78,19 +79,27 @@ public final class Sst implements AutoCloseable
      */
     public static Sst open(final WeftConfig config, final SstLayout layout)
     {
-        return open(config, layout, false);
+        return open(config, layout, false, TransportContext.NONE_GONE);
     }
 
     /**
-     * Like {@link #open(WeftConfig, SstLayout)}; with {@code tolerateMissing} a member that has not connected by the
-     * connect timeout is reported failed (and frozen) instead of failing the open.
+     * Like {@link #open(WeftConfig, SstLayout)}, for a view after the first: a member that has not connected by the
+     * connect timeout, or earlier when {@code gone} says it is gone, is reported failed (and frozen) instead of
+     * failing the open. {@code gone} is asked per rank while the open waits for it (see {@link TransportContext}).
      */
-    public static Sst open(final WeftConfig config, final SstLayout layout, final boolean tolerateMissing)
+    public static Sst openTolerating(final WeftConfig config, final SstLayout layout, final IntPredicate gone)
+    {
+        return open(config, layout, true, Objects.requireNonNull(gone, "gone"));
+    }
+
+    private static Sst open(final WeftConfig config, final SstLayout layout, final boolean tolerateMissing,
+        final IntPredicate gone)
     {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(layout, "layout");
         final FailureDispatcher failures = new FailureDispatcher();
-        final SstTransport transport = Transports.open(new TransportContext(config, layout, failures, tolerateMissing));
+        final SstTransport transport = Transports.open(new TransportContext(config, layout, failures, tolerateMissing,
+            gone));
         failures.attach(transport);
         return new Sst(layout, config.group().size(), config.rank(), transport, failures);
     }

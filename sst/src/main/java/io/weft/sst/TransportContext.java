@@ -2,6 +2,8 @@ package io.weft.sst;
 
 import io.weft.config.WeftConfig;
 
+import java.util.function.IntPredicate;
+
 /**
  * What a transport is opened with.
  *
@@ -11,9 +13,23 @@ import io.weft.config.WeftConfig;
  * @param tolerateMissing when true, members that have not connected by the connect timeout are reported failed
  *                        and the table opens without them (a view after the first: a member may have crashed
  *                        after the view was agreed; the next view change removes it); when false, opening fails.
+ * @param gone     asked by an open that tolerates missing members, while it waits for a rank: true when that member
+ *                 is known to be gone, and the open stops waiting for it at once instead of at the connect timeout.
+ *                 It may block briefly (a probe), so it is never asked under a lock another thread needs.
  */
-public record TransportContext(WeftConfig config, SstLayout layout, FailureListener failures, boolean tolerateMissing)
+public record TransportContext(WeftConfig config, SstLayout layout, FailureListener failures, boolean tolerateMissing,
+    IntPredicate gone)
 {
+    /** No member is known to be gone: an open waits for everyone up to the connect timeout. */
+    public static final IntPredicate NONE_GONE = rank -> false;
+
+    /** An open that waits for everyone up to the connect timeout; see {@link #gone()}. */
+    public TransportContext(final WeftConfig config, final SstLayout layout, final FailureListener failures,
+        final boolean tolerateMissing)
+    {
+        this(config, layout, failures, tolerateMissing, NONE_GONE);
+    }
+
     /** How many rows the table has: the group's members. */
     public int rows()
     {
@@ -24,5 +40,11 @@ public record TransportContext(WeftConfig config, SstLayout layout, FailureListe
     public int myRank()
     {
         return config.rank();
+    }
+
+    /** Whether the open gives up on {@code rank} now: it tolerates missing members and the member is known gone. */
+    public boolean givesUpOn(final int rank)
+    {
+        return tolerateMissing && gone.test(rank);
     }
 }

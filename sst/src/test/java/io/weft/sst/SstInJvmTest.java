@@ -303,4 +303,29 @@ class SstInJvmTest
             assertTrue(ex.getMessage().contains("member") && ex.getMessage().contains("1"), ex.getMessage());
         }
     }
+
+    @ParameterizedTest
+    @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
+    void anOpenThatToleratesMissingMembersGivesUpAtOnceOnOneKnownGone(final TransportKind kind) throws Exception
+    {
+        // a connect timeout far past the test's bound: only giving up on the gone member lets the open return
+        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(TestGroups.config(kind, 3).group().name())
+            .members(TestGroups.config(kind, 3).group().members()).transport(kind)
+            .connectTimeout(java.time.Duration.ofMinutes(30)).build();
+        try (Members ignored = new Members(config))
+        {
+            final List<Integer> asked = new CopyOnWriteArrayList<>();
+            final CompletableFuture<Sst> m1 = io.weft.testkit.Async.open(
+                () -> Sst.openTolerating(config.forMember(1), LAYOUT, rank -> asked.add(rank) && rank == 2));
+            try (Sst s0 = Sst.openTolerating(config, LAYOUT, rank -> rank == 2); Sst s1 = m1.get(40, TimeUnit.SECONDS))
+            {
+                assertTrue(s0.isFailedOrFrozen(2) && s1.isFailedOrFrozen(2), "member 2 reported failed");
+                assertFalse(s0.isFailedOrFrozen(1) || s1.isFailedOrFrozen(0), "the live members connected");
+                assertFalse(asked.contains(1), "a member's own rank is never asked about");
+                s0.setCounter(COUNT, 5);
+                s0.push(COUNT, s0.others());
+                await(() -> s1.counter(0, COUNT) == 5, "member 0's push at member 1");
+            }
+        }
+    }
 }

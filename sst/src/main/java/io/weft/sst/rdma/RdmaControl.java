@@ -60,7 +60,7 @@ final class RdmaControl implements AutoCloseable
         {
             frozen[rank] = true;
             context.failures().onMemberFailure(rank, reason);
-        }, context.tolerateMissing()));
+        }, context.tolerateMissing(), context.gone()));
         this.controlTable = control.table();
     }
 

@@ -121,6 +121,12 @@ public final class ShmTransport implements SstTransport
                 Optional<ShmTableFile> file;
                 while ((file = ShmTableFile.attach(dir, group, peer.id(), layout, rows)).isEmpty())
                 {
+                    if (context.givesUpOn(r))
+                    {
+                        missing.put(r, "member " + peer.id() + " of group " + group + " is gone: it never " +
+                            "created its table file");
+                        break;
+                    }
                     if (System.nanoTime() > deadline && context.tolerateMissing())
                     {
                         missing.put(r, "timed out after " + config.transport().connectTimeout() +

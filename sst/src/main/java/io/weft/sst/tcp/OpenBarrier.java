@@ -16,6 +16,9 @@ import java.util.function.Supplier;
  */
 final class OpenBarrier
 {
+    /** How often an open that tolerates missing members asks whether an unconnected peer is gone. */
+    private static final long PROBE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     private final TransportContext context;
     private final WeftConfig config;
     /** Written under this object's monitor; the selector thread also reads it without (a stale false redials). */
@@ -61,34 +64,66 @@ final class OpenBarrier
 
     /**
      * Waits up to the connect timeout; throws {@link TransportException} saying who is missing (and the last
-     * handshake refused) or what failed.
+     * handshake refused) or what failed. Where missing members are tolerated, it asks every {@link #PROBE_NANOS}
+     * whether an unresolved peer is gone, and gives up on it then.
      */
-    synchronized void await(final Supplier<String> lastRefusal)
+    void await(final Supplier<String> lastRefusal)
     {
         final long deadline = System.nanoTime() + config.transport().connectTimeout().toNanos();
-        while (fatal == null && !allResolved())
+        while (waitSlice(deadline, lastRefusal))
         {
-            final long left = deadline - System.nanoTime();
-            if (left <= 0)
+            for (int r = 0; r < resolved.length; r++)
             {
-                timedOut(lastRefusal.get());
-                break;
-            }
-            try
-            {
-                wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                throw new TransportException("interrupted while opening the tcp transport");
+                // the probe may block: asked outside the monitor, which the selector thread takes to resolve
+                if (!resolved[r] && context.givesUpOn(r))
+                {
+                    giveUp(r);
+                }
             }
         }
-        if (fatal != null)
+        synchronized (this)
         {
-            throw new TransportException(fatal);
+            if (fatal != null)
+            {
+                throw new TransportException(fatal);
+            }
+            opened = true;
         }
-        opened = true;
+    }
+
+    /** Waits until resolved, failed, timed out (false) or one probe interval passed (true). */
+    private synchronized boolean waitSlice(final long deadline, final Supplier<String> lastRefusal)
+    {
+        if (fatal != null || allResolved())
+        {
+            return false;
+        }
+        final long left = deadline - System.nanoTime();
+        if (left <= 0)
+        {
+            timedOut(lastRefusal.get());
+            return false;
+        }
+        try
+        {
+            wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(context.tolerateMissing() ? Math.min(left, PROBE_NANOS) : left)));
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new TransportException("interrupted while opening the tcp transport");
+        }
+        return true;
+    }
+
+    private synchronized void giveUp(final int rank)
+    {
+        if (!resolved[rank])
+        {
+            resolved[rank] = true;
+            context.failures().onMemberFailure(rank, "member " + config.group().members().get(rank).id() +
+                " of group " + config.group().name() + " is gone: it never connected");
+        }
     }
 
     private void timedOut(final String refusal)

@@ -1,0 +1,77 @@
+package io.weft.membership;
+
+import io.weft.config.GroupConfig;
+import io.weft.config.MemberAddress;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+
+/**
+ * Tells a view's opening table that a member which agreed to the view died before connecting: its control port
+ * refuses connections. Without it the table waits the whole connect timeout (5 s) for a member killed between the
+ * agreement and the installation. A member's control port is open from before it first installs a view until it
+ * closes, so only members of the previous view are probed: a joiner opens its port after its first table. A crashed
+ * host refuses nothing (the probe times out): its table waits the connect timeout, as before.
+ * <p>
+ * Asked by the opening thread only; each member at most once per {@link #INTERVAL_NANOS}, the first time one
+ * interval after the open began (a live member connects well within it).
+ */
+final class GoneProbe implements IntPredicate
+{
+    static final long INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final int CONNECT_TIMEOUT_MS = 100;
+
+    /** Per rank of the view's table: the member's address when probed, else null. */
+    private final MemberAddress[] probed;
+    private final long[] next;
+
+    /** Probes the members of {@code table} (the view's group, in rank order) listed in {@code previousView}. */
+    GoneProbe(final GroupConfig table, final Set<Integer> previousView)
+    {
+        this.probed = new MemberAddress[table.size()];
+        this.next = new long[table.size()];
+        final long first = System.nanoTime() + INTERVAL_NANOS;
+        for (int r = 0; r < probed.length; r++)
+        {
+            final MemberAddress m = table.members().get(r);
+            probed[r] = previousView.contains(m.id()) ? m : null;
+            next[r] = first;
+        }
+    }
+
+    @Override
+    public boolean test(final int rank)
+    {
+        final MemberAddress m = probed[rank];
+        final long now = System.nanoTime();
+        if (m == null || now - next[rank] < 0)
+        {
+            return false;
+        }
+        next[rank] = now + INTERVAL_NANOS;
+        return refuses(m);
+    }
+
+    /** True only on a refusal: nothing listens on the member's control port, so its process is gone. */
+    static boolean refuses(final MemberAddress m)
+    {
+        try (Socket s = new Socket())
+        {
+            s.connect(new InetSocketAddress(m.host(), m.controlPort()), CONNECT_TIMEOUT_MS);
+            return false;
+        }
+        catch (final ConnectException ex)
+        {
+            return true;
+        }
+        catch (final IOException ex)
+        {
+            return false; // a timeout or an unreachable host proves nothing
+        }
+    }
+}
