@@ -18,8 +18,8 @@ import java.util.function.IntPredicate;
  * closes, so only members of the previous view are probed: a joiner opens its port after its first table. A crashed
  * host refuses nothing (the probe times out): its table waits the connect timeout, as before.
  * <p>
- * Asked by the opening thread only; each member at most once per {@link #INTERVAL_NANOS}, the first time one
- * interval after the open began (a live member connects well within it).
+ * Asked by the opening thread only; each member at most once per {@link #INTERVAL_NANOS}. A live member answers
+ * (its port accepts and the probe closes at once), so the first ask probes at once.
  */
 final class GoneProbe implements IntPredicate
 {
@@ -35,12 +35,12 @@ final class GoneProbe implements IntPredicate
     {
         this.probed = new MemberAddress[table.size()];
         this.next = new long[table.size()];
-        final long first = System.nanoTime() + INTERVAL_NANOS;
+        final long now = System.nanoTime();
         for (int r = 0; r < probed.length; r++)
         {
             final MemberAddress m = table.members().get(r);
             probed[r] = previousView.contains(m.id()) ? m : null;
-            next[r] = first;
+            next[r] = now;
         }
     }
 

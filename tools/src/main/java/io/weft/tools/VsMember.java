@@ -32,8 +32,9 @@ import java.util.concurrent.locks.LockSupport;
  * each, so that a backlog builds, and the thread delivering the trim sleeps that long in its first message: the
  * membership thread, or in invoker mode the owner, to which the membership thread hands the trim) or
  * {@code halt-in-trim N} (the same backlog, then the process halts as kill -9 would, its log flushed, after delivering
- * N messages of the next trim) or {@code add-subgroup NAME} (adds an all-member subgroup at run time; every member
- * prints SUBGROUP-ADDED when told of one). With {@code --callback-send}, its delivery callback also tries a send that waits
+ * N messages of the next trim) or {@code halt-on-added} (it halts the same way when told of a subgroup added: after
+ * agreeing to the view that holds it, before opening that view's table) or {@code add-subgroup NAME} (adds an
+ * all-member subgroup at run time; every member prints SUBGROUP-ADDED when told of one). With {@code --callback-send}, its delivery callback also tries a send that waits
  * (which a protocol thread must refuse at once) and prints the outcome once.
  */
 final class VsMember
@@ -70,6 +71,7 @@ final class VsMember
     private volatile long stallNextViewMillis;
     private volatile long stallTrimMillis;
     private volatile long haltInTrim; // > 0: halt (as kill -9 would) after delivering that many trim messages
+    private volatile boolean haltOnAdded; // halt when told of a subgroup added: agreed to a view it never opens
     private final java.util.concurrent.atomic.AtomicLong burst = new java.util.concurrent.atomic.AtomicLong();
     private boolean callbackSendTold;
     private long delivered;
@@ -95,6 +97,10 @@ final class VsMember
             .onMinority(reason -> say("member %d: MINORITY: %s", me, reason))
             .onSubgroupAdded((sg, properties) ->
             {
+                if (haltOnAdded)
+                {
+                    halt("on being told of subgroup " + sg.name() + ", before the view that holds it opens here");
+                }
                 say("member %d: SUBGROUP-ADDED %s", me, sg.name());
                 return null;
             })
@@ -167,6 +173,12 @@ final class VsMember
                         say("member %d: HALT armed: after %d messages of the next trim", me, haltInTrim);
                         continue;
                     }
+                    if (command.equals("halt-on-added"))
+                    {
+                        haltOnAdded = true;
+                        say("member %d: HALT armed: when told of a subgroup added", me);
+                        continue;
+                    }
                     if (command.startsWith("burst "))
                     {
                         burst.addAndGet(Long.parseLong(command.substring("burst ".length())));
@@ -226,6 +238,24 @@ final class VsMember
                 log.close();
             }
         }
+    }
+
+    /** Halts as kill -9 would (no shutdown hooks, no goodbye to the group), with what it delivered on disk. */
+    private void halt(final String when)
+    {
+        synchronized (log)
+        {
+            try
+            {
+                log.flush(); // the page cache outlives the process
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException(ex);
+            }
+        }
+        say("member %d: HALT %s at=%d", me, when, System.currentTimeMillis());
+        Runtime.getRuntime().halt(137);
     }
 
     private void addSubgroup(final Group group, final String name)
@@ -370,19 +400,7 @@ final class VsMember
         }
         if (haltInTrim > 0 && inTrim && --haltInTrim == 0)
         {
-            synchronized (log)
-            {
-                try
-                {
-                    log.flush(); // what it delivered is on disk (the page cache outlives the process)
-                }
-                catch (final IOException ex)
-                {
-                    throw new UncheckedIOException(ex);
-                }
-            }
-            say("member %d: HALT in the middle of delivering the trim of view %d", me, viewId);
-            Runtime.getRuntime().halt(137); // no shutdown hooks, no goodbye to the group: as kill -9
+            halt("in the middle of delivering the trim of view " + viewId);
         }
         if (options.callbackSend())
         {

@@ -184,6 +184,52 @@ class VirtualSynchronyTest
         }
     }
 
+    /**
+     * A member dies (halts as kill -9 would) after agreeing to the view that adds a subgroup, before opening that
+     * view's table. The survivors' tables must not wait their whole connect timeout (5 s) for it: its control port
+     * refuses connections, so they give up on it at once, and their failure report says it is gone rather than that
+     * they timed out. Then the next view removes it, and nothing sent is lost.
+     */
+    @ParameterizedTest
+    @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
+    void aMemberThatDiesBeforeOpeningTheNextViewsTableIsGivenUpOnAtOnce(final TransportKind kind) throws Exception
+    {
+        try (VsRun run = new VsRun(kind, 3, dir, true))
+        {
+            run.startReady(3);
+            run.command(2, "halt-on-added");
+            run.process(2).awaitOutput("member 2: HALT armed", Duration.ofSeconds(10));
+            Thread.sleep(500); // mid-stream
+            run.command(0, "add-subgroup extra");
+            final io.weft.testkit.MemberProcess victim = run.process(2);
+            assertEquals(137, run.awaitDeath(2, Duration.ofSeconds(30)), "member 2 did not halt when told");
+            final java.util.regex.Matcher halt = java.util.regex.Pattern.compile("HALT .* at=(\\d+)")
+                .matcher(victim.output());
+            assertTrue(halt.find(), victim.output());
+            for (final int s : List.of(0, 1))
+            {
+                run.awaitMembers(s, "[0, 1]", Duration.ofSeconds(30));
+                final String out = run.process(s).output();
+                final java.util.regex.Matcher view = VsMember.VIEW_LINE.matcher(out);
+                while (view.find())
+                {
+                    if ("0, 1".equals(view.group(3)))
+                    {
+                        System.out.printf("%s: member %d installed view %s [0, 1] %d ms after member 2 halted%n",
+                            kind.configName(), s, view.group(2), Long.parseLong(view.group(4)) -
+                            Long.parseLong(halt.group(1)));
+                    }
+                }
+                assertTrue(out.contains("member 2 of group") && out.contains("is gone"), "member " + s +
+                    " did not find member 2 gone:\n" + out);
+                assertFalse(out.contains("timed out after"), "member " + s + " waited the connect timeout:\n" + out);
+            }
+            run.process(0).awaitOutput("member 0: ADDED extra in view", Duration.ofSeconds(30));
+            Thread.sleep(500); // multicast goes on in the view without member 2
+            run.endAndCheck(); // member 2's log is a prefix of the survivors'
+        }
+    }
+
     @Test
     void aSubgroupRemovedAsTheLeaderDiesIsRemovedAtEveryMemberOnceAndAJoinerNeverSeesIt() throws Exception
     {

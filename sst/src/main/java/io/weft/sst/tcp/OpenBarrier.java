@@ -12,7 +12,8 @@ import java.util.function.Supplier;
 /**
  * Opening a tcp table: the opener waits until every peer is resolved (its handshake completed, or it failed), the
  * selector thread failed, or the connect timeout passed. A member missing at the timeout fails the open, or is
- * reported failed where the caller tolerates missing members (a later view).
+ * reported failed where the caller tolerates missing members (a later view); there, a member the context says is
+ * {@linkplain TransportContext#gone() gone} is reported failed as soon as it is known.
  */
 final class OpenBarrier
 {
@@ -64,13 +65,13 @@ final class OpenBarrier
 
     /**
      * Waits up to the connect timeout; throws {@link TransportException} saying who is missing (and the last
-     * handshake refused) or what failed. Where missing members are tolerated, it asks every {@link #PROBE_NANOS}
-     * whether an unresolved peer is gone, and gives up on it then.
+     * handshake refused) or what failed. Where missing members are tolerated, it asks at once and then every
+     * {@link #PROBE_NANOS} whether an unresolved peer is gone, and gives up on it then.
      */
     void await(final Supplier<String> lastRefusal)
     {
         final long deadline = System.nanoTime() + config.transport().connectTimeout().toNanos();
-        while (waitSlice(deadline, lastRefusal))
+        do
         {
             for (int r = 0; r < resolved.length; r++)
             {
@@ -81,6 +82,7 @@ final class OpenBarrier
                 }
             }
         }
+        while (waitSlice(deadline, lastRefusal));
         synchronized (this)
         {
             if (fatal != null)
@@ -106,7 +108,8 @@ final class OpenBarrier
         }
         try
         {
-            wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(context.tolerateMissing() ? Math.min(left, PROBE_NANOS) : left)));
+            final long slice = context.tolerateMissing() ? Math.min(left, PROBE_NANOS) : left;
+            wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(slice)));
         }
         catch (final InterruptedException ex)
         {
