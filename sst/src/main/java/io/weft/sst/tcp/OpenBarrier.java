@@ -18,7 +18,7 @@ import java.util.function.Supplier;
 final class OpenBarrier
 {
     /** How often an open that tolerates missing members asks whether an unconnected peer is gone. */
-    private static final long PROBE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long PROBE_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
 
     private final TransportContext context;
     private final WeftConfig config;
