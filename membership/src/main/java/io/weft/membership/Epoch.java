@@ -25,7 +25,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -62,11 +61,11 @@ final class Epoch implements AutoCloseable, MembershipTable
     /**
      * Opens the table of {@code view} and builds its multicast state; the predicate thread and the failure detector
      * are started by {@link #start()}, once the caller has set handlers and queued re-sends. With an
-     * {@code invoker} (or null), the passes run in its {@link PassInvoker#invoke()}. A member of {@code previous}
-     * (member ids; empty for a first view) found gone while the table opens is reported failed at once.
+     * {@code invoker} (or null), the passes run in its {@link PassInvoker#invoke()}. In a later view, a member
+     * found gone while the table opens is reported failed at once (see {@link GoneProbe}).
      */
-    static Epoch open(final WeftConfig base, final View view, final Set<Integer> previous, final MeterRegistry registry,
-        final SmcTotals totals, final PassInvoker invoker, final Consumer<String> onMinority, final Runnable onSuspect)
+    static Epoch open(final WeftConfig base, final View view, final MeterRegistry registry, final SmcTotals totals,
+        final PassInvoker invoker, final Consumer<String> onMinority, final Runnable onSuspect)
     {
         final WeftConfig config = invoker == null ? configFor(base, view) : readingSelector(configFor(base, view));
         final Map<String, Integer> senders = new LinkedHashMap<>();
@@ -78,7 +77,7 @@ final class Epoch implements AutoCloseable, MembershipTable
         final Smc.Layout layout = Smc.layout(config, extra);
         // a later view may find a member gone between agreement and installation: open without it, remove it next
         final Sst sst = view.id() == 0 ? Sst.open(config, layout.sst()) :
-            Sst.openTolerating(config, layout.sst(), new GoneProbe(config.group(), previous));
+            Sst.openTolerating(config, layout.sst(), new GoneProbe(config.group(), view));
         try
         {
             // the table's meters count this view; they are removed with it and the next view registers its own

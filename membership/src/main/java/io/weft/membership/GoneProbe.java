@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 
@@ -15,8 +14,8 @@ import java.util.function.IntPredicate;
  * Tells a view's opening table that a member which agreed to the view died before connecting: its control port
  * refuses connections. Without it the table waits the whole connect timeout (5 s) for a member killed between the
  * agreement and the installation. A member's control port is open from before it first installs a view until it
- * closes, so only members of the previous view are probed: a joiner opens its port after its first table. A crashed
- * host refuses nothing (the probe times out): its table waits the connect timeout, as before.
+ * closes, so every member of the view is probed but those that join in it: a joiner opens its port after its first
+ * table. A crashed host refuses nothing (the probe times out): its table waits the connect timeout, as before.
  * <p>
  * Asked by the opening thread only; each member at most once per {@link #INTERVAL_NANOS}. A live member answers
  * (its port accepts and the probe closes at once), so the first ask probes at once.
@@ -31,8 +30,8 @@ final class GoneProbe implements IntPredicate
     private final MemberAddress[] probed;
     private final long[] next;
 
-    /** Probes the members of {@code table} (the view's group, in rank order) listed in {@code previousView}. */
-    GoneProbe(final GroupConfig table, final Set<Integer> previousView)
+    /** Probes the members of {@code view} but its joiners; {@code table} is the view's group, in rank order. */
+    GoneProbe(final GroupConfig table, final View view)
     {
         this.probed = new MemberAddress[table.size()];
         this.next = new long[table.size()];
@@ -40,7 +39,7 @@ final class GoneProbe implements IntPredicate
         for (int r = 0; r < probed.length; r++)
         {
             final MemberAddress m = table.members().get(r);
-            probed[r] = previousView.contains(m.id()) ? m : null;
+            probed[r] = view.joined().contains(m.id()) ? null : m;
             next[r] = now;
         }
     }

@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -113,7 +112,7 @@ public final class Group implements AutoCloseable
             }
             first = admission.view();
         }
-        final Epoch e = membership.openEpoch(first, Set.of()); // a joiner does not know who had a control port
+        final Epoch e = membership.openEpoch(first);
         try
         {
             control = new ControlServer(config.group().members().get(config.rank()), membership.desk());

@@ -17,7 +17,6 @@ import org.slf4j.LoggerFactory;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -145,14 +144,11 @@ final class MembershipLoop implements Runnable
         }
     }
 
-    /**
-     * Opens the table and engines of {@code view} with this member's handlers; nothing runs until installed. Members
-     * of {@code previous} (ids) that die before connecting are given up on at once (see {@link GoneProbe}).
-     */
-    Epoch openEpoch(final View view, final Set<Integer> previous)
+    /** Opens the table and engines of {@code view} with this member's handlers; nothing runs until installed. */
+    Epoch openEpoch(final View view)
     {
         final Epoch[] holder = new Epoch[1];
-        final Epoch e = Epoch.open(runtime.base(config), view, previous, registry, smcTotals, invoker,
+        final Epoch e = Epoch.open(runtime.base(config), view, registry, smcTotals, invoker,
             message -> onMinority(holder[0], message), this::wake);
         holder[0] = e;
         e.smc.subgroups().forEach((name, engine) ->
@@ -322,7 +318,7 @@ final class MembershipLoop implements Runnable
         }
         final Map<String, Long> persisted = persistedCounts(old);
         old.close(); // first: the next view's table listens on the same port
-        final Epoch next = openEpoch(view, Set.copyOf(old.view.members()));
+        final Epoch next = openEpoch(view);
         persisted.forEach((name, count) ->
         {
             final SmcSubgroup g = next.engine(name);

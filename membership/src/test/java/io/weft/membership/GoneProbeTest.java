@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Timeout;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -20,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GoneProbeTest
 {
     @Test
-    void onlyAMemberOfThePreviousViewWhoseControlPortRefusesIsGone() throws Exception
+    void aMemberWhoseControlPortRefusesIsGoneButAJoinerIsNeverProbed() throws Exception
     {
         final List<Integer> ports = TestGroups.freePorts(6);
         final GroupConfig table = new GroupConfig("probe", List.of(
@@ -30,13 +29,13 @@ class GoneProbeTest
         try (ServerSocket alive = new ServerSocket())
         {
             alive.bind(new InetSocketAddress("127.0.0.1", ports.get(1))); // member 0 listens, 1 and 2 do not
-            final GoneProbe probe = new GoneProbe(table, Set.of(0, 1)); // member 2 joins in this view
+            final GoneProbe probe = new GoneProbe(table, new View(1, List.of(0, 1, 2), List.of(2), List.of(), List.of()));
             assertTrue(probe.test(1), "member 1's control port refuses: gone at the first ask");
             assertFalse(probe.test(1), "asked again within one interval: not probed again");
             for (int i = 0; i < 5; i++)
             {
                 assertFalse(probe.test(0), "member 0 listens on its control port");
-                assertFalse(probe.test(2), "member 2 was not in the previous view: never probed");
+                assertFalse(probe.test(2), "member 2 joins in this view: never probed");
                 Thread.sleep(TimeUnit.NANOSECONDS.toMillis(GoneProbe.INTERVAL_NANOS) + 10);
             }
         }
