@@ -207,6 +207,7 @@ class JoinLeaveTest
             assertTrue(impostor.output().contains("secret"), impostor.output());
             // garbage, a wrong magic, an oversized frame and silence at every member's control port
             final Random random = new Random(42);
+            final List<java.util.concurrent.Callable<Void>> slow = new java.util.ArrayList<>();
             for (int id = 0; id < 3; id++)
             {
                 final var address = run.config.group().members().get(id);
@@ -217,13 +218,29 @@ class JoinLeaveTest
                 final byte[] huge = java.nio.ByteBuffer.allocate(10).putInt(0x57464354).put((byte)4).put((byte)1)
                     .putInt(1 << 30).array();
                 assertTrue(sendAndRead(address.host(), address.controlPort(), huge).contains("at most"));
-                try (Socket silent = new Socket())
+                slow.add(() ->
                 {
-                    silent.connect(new InetSocketAddress(address.host(), address.controlPort()), 1000);
-                    silent.setSoTimeout(10_000);
-                    assertEquals(-1, silent.getInputStream().read(), "a silent stranger is closed");
+                    try (Socket silent = new Socket())
+                    {
+                        silent.connect(new InetSocketAddress(address.host(), address.controlPort()), 1000);
+                        silent.setSoTimeout(10_000);
+                        assertEquals(-1, silent.getInputStream().read(), "a silent stranger is closed");
+                    }
+                    return null;
+                });
+                slow.add(() ->
+                {
+                    assertTrickleIsCutOff(address.host(), address.controlPort());
+                    return null;
+                });
+            }
+            // each waits out the 5 s handshake deadline: all at once, not one after another (30 s)
+            try (var strangers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor())
+            {
+                for (final var done : strangers.invokeAll(slow))
+                {
+                    done.get(); // an assertion failed in a stranger fails the test here
                 }
-                assertTrickleIsCutOff(address.host(), address.controlPort());
             }
             for (int id = 0; id < 3; id++)
             {

@@ -67,9 +67,10 @@ class SstMultiProcessTest
 
     @ParameterizedTest
     @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
-    void countersRiseMonotonicallyNeverTornToExactlyOneMillion(final TransportKind kind) throws Exception
+    void countersRiseMonotonicallyNeverTornToTheirLastValue(final TransportKind kind) throws Exception
     {
-        runGroup(kind, SstMember.Workload.counter, 1_000_000);
+        // tcp pays a write per push and per peer: a million took 37 s of CI there, against 4 s on shm
+        runGroup(kind, SstMember.Workload.counter, kind == TransportKind.SHM ? 1_000_000 : 200_000);
     }
 
     @ParameterizedTest
