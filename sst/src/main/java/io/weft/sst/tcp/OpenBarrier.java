@@ -22,7 +22,10 @@ final class OpenBarrier
 
     private final TransportContext context;
     private final WeftConfig config;
-    /** Written under this object's monitor; the selector thread also reads it without (a stale false redials). */
+    /**
+     * Written under this object's monitor; read without it by the selector thread (a stale false redials) and by the
+     * opener's probe loop (a stale false probes once more).
+     */
     private final boolean[] resolved;
     private volatile boolean opened;
     private String fatal;
