@@ -290,13 +290,20 @@ class SstInJvmTest
         }
     }
 
+    /** Member 0 of a group of {@code size} over {@code kind} that waits {@code timeout} for the others to connect. */
+    private static WeftConfig connectingWithin(final TransportKind kind, final int size,
+        final java.time.Duration timeout)
+    {
+        final WeftConfig base = TestGroups.config(kind, size);
+        return WeftConfig.builder().memberId(0).groupName(base.group().name()).members(base.group().members())
+            .transport(kind).connectTimeout(timeout).build();
+    }
+
     @ParameterizedTest
     @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
     void openTimesOutNamingTheMissingMember(final TransportKind kind) throws Exception
     {
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(TestGroups.config(kind, 2).group().name())
-            .members(TestGroups.config(kind, 2).group().members()).transport(kind)
-            .connectTimeout(java.time.Duration.ofMillis(500)).build();
+        final WeftConfig config = connectingWithin(kind, 2, java.time.Duration.ofMillis(500));
         try (Members ignored = new Members(config))
         {
             final TransportException ex = assertThrows(TransportException.class, () -> Sst.open(config, LAYOUT));
@@ -309,9 +316,7 @@ class SstInJvmTest
     void anOpenThatToleratesMissingMembersGivesUpAtOnceOnOneKnownGone(final TransportKind kind) throws Exception
     {
         // a connect timeout far past the test's bound: only giving up on the gone member lets the open return
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(TestGroups.config(kind, 3).group().name())
-            .members(TestGroups.config(kind, 3).group().members()).transport(kind)
-            .connectTimeout(java.time.Duration.ofMinutes(30)).build();
+        final WeftConfig config = connectingWithin(kind, 3, java.time.Duration.ofMinutes(30));
         try (Members ignored = new Members(config))
         {
             final List<Integer> asked = new CopyOnWriteArrayList<>();

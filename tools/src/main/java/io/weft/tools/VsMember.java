@@ -34,8 +34,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@code halt-in-trim N} (the same backlog, then the process halts as kill -9 would, its log flushed, after delivering
  * N messages of the next trim) or {@code halt-on-added} (it halts the same way when told of a subgroup added: after
  * agreeing to the view that holds it, before opening that view's table) or {@code add-subgroup NAME} (adds an
- * all-member subgroup at run time; every member prints SUBGROUP-ADDED when told of one). With {@code --callback-send}, its delivery callback also tries a send that waits
- * (which a protocol thread must refuse at once) and prints the outcome once.
+ * all-member subgroup at run time; every member prints SUBGROUP-ADDED when told of one). With
+ * {@code --callback-send}, its delivery callback also tries a send that waits (which a protocol thread must refuse at
+ * once) and prints the outcome once.
  */
 final class VsMember
 {
