@@ -36,6 +36,10 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--eager-nulls", description = "Spindle's eager null rule instead of the lazy one.")
     boolean eagerNulls;
 
+    @Option(names = "--eager-delivered", description = "Push the delivered counter after every delivery pass " +
+        "(weft.smc.lazy-delivered = false) instead of with the next acknowledgement.")
+    boolean eagerDelivered;
+
     @Override
     public Integer call() throws Exception
     {
@@ -45,7 +49,7 @@ final class BenchCommand implements Callable<Integer>
             return invalid;
         }
         final SmcConfig smc = new SmcConfig(!noSendBatching, !noReceiveBatching, !noDeliveryBatching, !noNullSends,
-            !noEarlyLockRelease, !eagerNulls);
+            !noEarlyLockRelease, !eagerNulls, !eagerDelivered);
         final String name = smc.equals(SmcConfig.SPINDLE) ? "spindle" : smc.equals(SmcConfig.BASELINE) ? "baseline" : "custom";
         final BenchRunner.Row row = BenchRunner.run(options.invoker ? name + "-invoker" : name, options, smc,
             options.json ? System.err : System.out);

@@ -134,7 +134,7 @@ public final class ConfigLoader
             topics(c, b.transportKind));
         b.smc = new SmcConfig(bool(c, "weft.smc.send-batching"), bool(c, "weft.smc.receive-batching"),
             bool(c, "weft.smc.delivery-batching"), bool(c, "weft.smc.null-sends"), bool(c, "weft.smc.early-lock-release"),
-            bool(c, "weft.smc.lazy-nulls"));
+            bool(c, "weft.smc.lazy-nulls"), bool(c, "weft.smc.lazy-delivered"));
         b.membership = new MembershipConfig(ids(c, "weft.membership.initial-view", "weft.membership.initial-view"),
             c.getIsNull("weft.membership.secret") ? null : string(c, "weft.membership.secret"),
             ViewChangeSends.parse("weft.membership.send-during-view-change",

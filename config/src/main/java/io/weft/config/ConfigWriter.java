@@ -84,6 +84,7 @@ public final class ConfigWriter
                 null-sends = %b
                 early-lock-release = %b
                 lazy-nulls = %b
+                lazy-delivered = %b
               }
               membership {
                 initial-view = %s
@@ -110,7 +111,7 @@ public final class ConfigWriter
             c.idle().yieldAfterWork().configName(),
             c.failure().heartbeatInterval().toMillis(), c.failure().failureTimeout().toMillis(), subgroups,
             c.smc().sendBatching(), c.smc().receiveBatching(), c.smc().deliveryBatching(), c.smc().nullSends(),
-            c.smc().earlyLockRelease(), c.smc().lazyNulls(), ids(c.membership().initialView()),
+            c.smc().earlyLockRelease(), c.smc().lazyNulls(), c.smc().lazyDelivered(), ids(c.membership().initialView()),
             c.membership().secret() == null ? "null" : com.typesafe.config.ConfigUtil.quoteString(c.membership().secret()),
             c.membership().sendDuringViewChange().configName(), c.membership().joinTimeout().toMillis(),
             c.membership().runtimeSubgroups(), com.typesafe.config.ConfigUtil.quoteString(c.dds().logDirectory().toString()),

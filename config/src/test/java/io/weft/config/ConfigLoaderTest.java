@@ -46,7 +46,7 @@ class ConfigLoaderTest
             .transport(TransportKind.TCP).connectTimeout(Duration.ofMillis(1500))
             .subgroups(java.util.List.of(SubgroupConfig.allMembers("all", 50, 128),
                 new SubgroupConfig("pair", java.util.List.of(1, 2), java.util.List.of(2), 8, 10240, DeliveryMode.UNORDERED)))
-            .smc(new SmcConfig(true, false, true, false, true))
+            .smc(new SmcConfig(true, false, true, false, true, false, false))
             .rdma(RdmaOptions.verbs(new VerbsOptions("/opt/rdma-core/lib/libibverbs.so.1", "mlx5_1", 2, 3))).build();
         final Path file = Files.writeString(dir.resolve("c.conf"), ConfigWriter.render(c));
         assertEquals(c, ConfigLoader.load(file));

@@ -40,6 +40,10 @@ final class Delivery
     private final ReadFences fences;
     private final int myMember;
     private long delivered = -1;
+    /** The delivered counter as it last went out, in a push of its own or with an acknowledgement. */
+    private long deliveredSent = -1;
+    /** How far delivered may move past {@link #deliveredSent} before it goes out in a push of its own. */
+    private final long lazyLag;
 
     Delivery(final SubgroupLayout layout, final Sst sst, final RingGeometry rings, final SmcConfig options,
         final SmcMeters meters, final PushBatch pushes, final ReadFences fences)
@@ -61,6 +65,25 @@ final class Delivery
         this.pushes = pushes;
         this.deliverAt = new long[senders];
         this.batch = new MessageBatch(Math.max(1, Math.min(1 << 16, layout.config.window() * senders)));
+        this.lazyLag = lazyLag(options, layout.config.window(), senders);
+    }
+
+    /**
+     * The lag of the lazy delivered counter, in sequence numbers: half a ring of each sender's messages. Only the
+     * senders' ring reuse reads another member's delivered counter, and a sender whose ring is full has at least a
+     * ring less one slot of records (each at most a slot, one slot lost to the wrap) that some member has not reported
+     * delivered. A member that has delivered that many of one sender's messages has moved at least
+     * {@code (half - 1) x senders + 1} sequence numbers, so its counter goes out at once and no sender waits for it.
+     * Otherwise it goes out with the next acknowledgement. 1 is eager: a push after every delivery pass.
+     */
+    static long lazyLag(final SmcConfig options, final int window, final int senders)
+    {
+        if (!options.lazyDelivered() || !options.deliveryBatching())
+        {
+            return 1;
+        }
+        final long half = Math.max(2, window) / 2; // the ring holds at least two slots
+        return (half - 1) * senders + 1;
     }
 
     void onDelivery(final DeliveryHandler handler)
@@ -203,6 +226,12 @@ final class Delivery
         return left;
     }
 
+    /** An acknowledgement push was added: it carries the delivered counter too (the column follows seqNum). */
+    void deliveredCarried()
+    {
+        deliveredSent = delivered;
+    }
+
     /** True when everything stable has been delivered here. */
     boolean caughtUp()
     {
@@ -272,7 +301,11 @@ final class Delivery
             passFencesInTrim(Long.MAX_VALUE, trim);
         }
         sst.setCounter(layout.delivered, delivered);
-        pushes.add(layout.delivered.offset(), 8);
+        if (trim != null || delivered - deliveredSent >= lazyLag)
+        {
+            pushes.add(layout.delivered.offset(), 8);
+            deliveredSent = delivered;
+        }
         meters.delivered(count);
         if (own > 0)
         {

@@ -131,7 +131,10 @@ final class ReceiveCursor
         }
     }
 
-    /** Writes received[] and seqNum into my row and defers one push of both (they are contiguous). */
+    /**
+     * Writes received[] and seqNum into my row and defers one push of both and of the delivered counter (the three are
+     * contiguous): the delivered counter goes out with every acknowledgement ({@link Delivery#lazyLag}).
+     */
     private void acknowledge()
     {
         long min = Long.MAX_VALUE;
@@ -152,6 +155,7 @@ final class ReceiveCursor
             seqNum = candidate;
             sst.setCounter(layout.seqNum, seqNum);
         }
-        pushes.add(layout.received.offset(), (long)layout.received.length() + 8);
+        pushes.add(layout.received.offset(), (long)layout.received.length() + 16);
+        delivery.deliveredCarried();
     }
 }

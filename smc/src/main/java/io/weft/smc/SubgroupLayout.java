@@ -10,7 +10,7 @@ import java.util.List;
 
 /**
  * A subgroup's place in the table: its member and sender ranks and its columns. Column order is chosen so that the
- * acknowledgements (received[], then seqNum) are contiguous and go out in one push.
+ * acknowledgements (received[], then seqNum) and the delivered counter are contiguous and go out in one push.
  * <pre>
  *   &lt;name&gt;.published   counter: slots I have published, minus one (the guard of my slots)
  *   &lt;name&gt;.received    counter per sender: highest message index received with no gap

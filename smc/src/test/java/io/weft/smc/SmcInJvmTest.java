@@ -44,6 +44,7 @@ class SmcInJvmTest
         final List<PredicateThread> threads = new ArrayList<>();
         final List<SmcSubgroup> subgroups = new ArrayList<>();
         final List<List<Long>> delivered = new ArrayList<>();
+        final List<SubgroupLayout> layouts = new ArrayList<>();
 
         @Override
         public void close()
@@ -97,6 +98,7 @@ class SmcInJvmTest
                 }
             });
             m.delivered.add(log);
+            m.layouts.add(layouts.get(i).subgroups().get(0));
             m.threads.add(thread);
             m.subgroups.add(s);
         }
@@ -127,7 +129,7 @@ class SmcInJvmTest
     void everyMemberDeliversEveryMessageOnceInOneOrder(final boolean lazyNulls) throws Exception
     {
         final int perSender = 3000;
-        try (Members m = open(3, List.of(0, 1, 2), new SmcConfig(true, true, true, true, true, lazyNulls), null))
+        try (Members m = open(3, List.of(0, 1, 2), new SmcConfig(true, true, true, true, true, lazyNulls, true), null))
         {
             final List<Thread> senders = new ArrayList<>();
             for (int i = 0; i < 3; i++)
@@ -277,6 +279,77 @@ class SmcInJvmTest
                 "8-byte messages in a ring of " + ring + " bytes");
             assertEquals(SmcSubgroup.BACK_PRESSURED, s.tryClaim(1024, claim));
         }
+    }
+
+    /** On tcp, where each member has its own copy of the others' rows (on shm every row is read in place). */
+    @Test
+    void theDeliveredCounterGoesOutWithTheNextAcknowledgement() throws Exception
+    {
+        try (Members m = open(TransportKind.TCP, 64, 3, List.of(0), SmcConfig.SPINDLE, null, Message::index))
+        {
+            final Sst senderTable = m.tables.get(0);
+            final SubgroupLayout layout = m.layouts.get(0);
+            send(m.subgroups.get(0), 0);
+            await(() -> m.delivered.stream().allMatch(l -> l.size() == 1), "the first message everywhere");
+            for (int member = 1; member < 3; member++)
+            {
+                final long own = m.tables.get(member).counter(member, layout.delivered);
+                assertEquals(0, own, "member " + member + " delivered the message");
+                // its acknowledgement left before the delivery, and nothing else leaves it until the next one
+                assertEquals(-1, senderTable.counter(member, layout.delivered), "member " + member + " pushed " +
+                    "its delivered counter on its own (lazy lag " + Delivery.lazyLag(SmcConfig.SPINDLE, 16, 1) + ")");
+            }
+            send(m.subgroups.get(0), 1);
+            await(() -> senderTable.counter(1, layout.delivered) >= 0 && senderTable.counter(2, layout.delivered) >= 0,
+                "the delivered counters carried by the acknowledgements of the second message");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
+    void sendersWhoseRingsAreFullAreNotHeldUpByLazyDeliveredCounters(final TransportKind kind) throws Exception
+    {
+        // every claim takes a whole slot, so each ring of 16 slots fills after 15 messages; all three senders
+        // stream, so every ring is full most of the time and only delivered counters free them
+        final int perSender = 4000;
+        try (Members m = open(kind, 64, 3, List.of(0, 1, 2), SmcConfig.SPINDLE, null,
+            msg -> msg.senderId() * 1_000_000L + msg.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, msg.offset())))
+        {
+            final List<Thread> senders = new ArrayList<>();
+            for (int i = 0; i < 3; i++)
+            {
+                final SmcSubgroup s = m.subgroups.get(i);
+                senders.add(Thread.ofPlatform().start(() ->
+                {
+                    final Claim claim = new Claim();
+                    for (long k = 0; k < perSender; k++)
+                    {
+                        assertTrue(s.claim(64, claim, TimeUnit.SECONDS.toNanos(20)) >= 0, "back-pressured for 20 s");
+                        claim.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, claim.offset(), k);
+                        claim.commit(64);
+                    }
+                }));
+            }
+            for (final Thread t : senders)
+            {
+                t.join(TimeUnit.SECONDS.toMillis(60));
+            }
+            await(() -> m.delivered.stream().allMatch(l -> l.size() == 3 * perSender), "every delivery");
+            assertEquals(m.delivered.get(0), m.delivered.get(1));
+            assertEquals(m.delivered.get(0), m.delivered.get(2));
+        }
+    }
+
+    @Test
+    void theLazyLagIsHalfARingOfEverySendersMessages()
+    {
+        assertEquals(22, Delivery.lazyLag(SmcConfig.SPINDLE, 16, 3), "(8 - 1) x 3 + 1");
+        assertEquals(1486, Delivery.lazyLag(SmcConfig.SPINDLE, 992, 3));
+        assertEquals(1, Delivery.lazyLag(SmcConfig.SPINDLE, 1, 3), "a ring of two slots: eager");
+        assertEquals(1, Delivery.lazyLag(SmcConfig.SPINDLE, 2, 3));
+        assertEquals(1, Delivery.lazyLag(new SmcConfig(true, true, true, true, true, true, false), 992, 3), "off");
+        assertEquals(1, Delivery.lazyLag(new SmcConfig(true, true, false, true, true, true, true), 992, 3),
+            "without delivery batching (the paper's baseline pushes after every delivery)");
     }
 
     @Test
