@@ -155,7 +155,7 @@ final class ReceiveCursor
             seqNum = candidate;
             sst.setCounter(layout.seqNum, seqNum);
         }
-        pushes.add(layout.received.offset(), (long)layout.received.length() + 16);
+        pushes.add(layout.received.offset(), layout.delivered.offset() + 8 - layout.received.offset());
         delivery.deliveredCarried();
     }
 }

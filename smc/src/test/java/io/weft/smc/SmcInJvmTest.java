@@ -58,8 +58,13 @@ class SmcInJvmTest
     private static Members open(final int members, final List<Integer> senders, final SmcConfig smc,
         final DeliveryHandler extra) throws Exception
     {
-        return open(TransportKind.SHM, 64, members, senders, smc, extra,
-            msg -> msg.senderId() * 1_000_000L + msg.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, msg.offset()));
+        return open(TransportKind.SHM, 64, members, senders, smc, extra, SmcInJvmTest::senderAndValue);
+    }
+
+    /** What a member logs of a message: its sender and the value in its first 8 bytes. */
+    private static long senderAndValue(final Message msg)
+    {
+        return msg.senderId() * 1_000_000L + msg.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, msg.offset());
     }
 
     /** Members of one subgroup with a window of 16 slots; each logs {@code logOf} of every message it delivers. */
@@ -108,10 +113,52 @@ class SmcInJvmTest
 
     private static void send(final SmcSubgroup s, final long value)
     {
+        send(s, value, 8);
+    }
+
+    /** Sends {@code value} in a message of {@code length} bytes (at least 8). */
+    private static void send(final SmcSubgroup s, final long value, final int length)
+    {
         final Claim claim = new Claim();
-        assertTrue(s.claim(8, claim, TimeUnit.SECONDS.toNanos(20)) >= 0, "back-pressured for 20 s");
+        assertTrue(s.claim(length, claim, TimeUnit.SECONDS.toNanos(20)) >= 0, "back-pressured for 20 s");
         claim.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, claim.offset(), value);
-        claim.commit(8);
+        claim.commit(length);
+    }
+
+    /**
+     * Every member of {@code m} sends 0 .. perSender - 1 in messages of {@code length} bytes at once; every member
+     * must deliver them all, in one order, each sender's in FIFO order (members logging {@link #senderAndValue}).
+     */
+    private static void streamFromEveryMember(final Members m, final int perSender, final int length)
+        throws InterruptedException
+    {
+        final List<Thread> senders = new ArrayList<>();
+        for (final SmcSubgroup s : m.subgroups)
+        {
+            senders.add(Thread.ofPlatform().start(() ->
+            {
+                for (long k = 0; k < perSender; k++)
+                {
+                    send(s, k, length);
+                }
+            }));
+        }
+        for (final Thread t : senders)
+        {
+            t.join(TimeUnit.SECONDS.toMillis(60));
+        }
+        final int all = m.subgroups.size() * perSender;
+        await(() -> m.delivered.stream().allMatch(l -> l.size() == all), "every delivery");
+        for (int i = 1; i < m.delivered.size(); i++)
+        {
+            assertEquals(m.delivered.get(0), m.delivered.get(i));
+        }
+        final long[] next = new long[m.subgroups.size()];
+        for (final long v : m.delivered.get(0))
+        {
+            final int sender = (int)(v / 1_000_000L);
+            assertEquals(next[sender]++, v % 1_000_000L, "FIFO per sender");
+        }
     }
 
     private static void await(final BooleanSupplier condition, final String what) throws InterruptedException
@@ -128,34 +175,9 @@ class SmcInJvmTest
     @ValueSource(booleans = {true, false})
     void everyMemberDeliversEveryMessageOnceInOneOrder(final boolean lazyNulls) throws Exception
     {
-        final int perSender = 3000;
         try (Members m = open(3, List.of(0, 1, 2), new SmcConfig(true, true, true, true, true, lazyNulls, true), null))
         {
-            final List<Thread> senders = new ArrayList<>();
-            for (int i = 0; i < 3; i++)
-            {
-                final SmcSubgroup s = m.subgroups.get(i);
-                senders.add(Thread.ofPlatform().start(() ->
-                {
-                    for (long k = 0; k < perSender; k++)
-                    {
-                        send(s, k);
-                    }
-                }));
-            }
-            for (final Thread t : senders)
-            {
-                t.join(TimeUnit.SECONDS.toMillis(60));
-            }
-            await(() -> m.delivered.stream().allMatch(l -> l.size() == 3 * perSender), "every delivery");
-            assertEquals(m.delivered.get(0), m.delivered.get(1));
-            assertEquals(m.delivered.get(0), m.delivered.get(2));
-            final long[] next = new long[3];
-            for (final long v : m.delivered.get(0))
-            {
-                final int sender = (int)(v / 1_000_000L);
-                assertEquals(next[sender]++, v % 1_000_000L, "FIFO per sender");
-            }
+            streamFromEveryMember(m, 3000, 8);
         }
     }
 
@@ -311,32 +333,9 @@ class SmcInJvmTest
     {
         // every claim takes a whole slot, so each ring holds 16 messages; all three senders stream, so every ring
         // is full most of the time and only delivered counters free them
-        final int perSender = 4000;
-        try (Members m = open(kind, 64, 3, List.of(0, 1, 2), SmcConfig.SPINDLE, null,
-            msg -> msg.senderId() * 1_000_000L + msg.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, msg.offset())))
+        try (Members m = open(kind, 64, 3, List.of(0, 1, 2), SmcConfig.SPINDLE, null, SmcInJvmTest::senderAndValue))
         {
-            final List<Thread> senders = new ArrayList<>();
-            for (int i = 0; i < 3; i++)
-            {
-                final SmcSubgroup s = m.subgroups.get(i);
-                senders.add(Thread.ofPlatform().start(() ->
-                {
-                    final Claim claim = new Claim();
-                    for (long k = 0; k < perSender; k++)
-                    {
-                        assertTrue(s.claim(64, claim, TimeUnit.SECONDS.toNanos(20)) >= 0, "back-pressured for 20 s");
-                        claim.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, claim.offset(), k);
-                        claim.commit(64);
-                    }
-                }));
-            }
-            for (final Thread t : senders)
-            {
-                t.join(TimeUnit.SECONDS.toMillis(60));
-            }
-            await(() -> m.delivered.stream().allMatch(l -> l.size() == 3 * perSender), "every delivery");
-            assertEquals(m.delivered.get(0), m.delivered.get(1));
-            assertEquals(m.delivered.get(0), m.delivered.get(2));
+            streamFromEveryMember(m, 4000, 64);
         }
     }
 

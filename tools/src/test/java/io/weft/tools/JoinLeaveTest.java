@@ -19,9 +19,12 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -207,7 +210,7 @@ class JoinLeaveTest
             assertTrue(impostor.output().contains("secret"), impostor.output());
             // garbage, a wrong magic, an oversized frame and silence at every member's control port
             final Random random = new Random(42);
-            final List<java.util.concurrent.Callable<Void>> slow = new java.util.ArrayList<>();
+            final List<Callable<Void>> slow = new ArrayList<>();
             for (int id = 0; id < 3; id++)
             {
                 final var address = run.config.group().members().get(id);
@@ -235,7 +238,7 @@ class JoinLeaveTest
                 });
             }
             // each waits out the 5 s handshake deadline: all at once, not one after another (30 s)
-            try (var strangers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor())
+            try (var strangers = Executors.newVirtualThreadPerTaskExecutor())
             {
                 for (final var done : strangers.invokeAll(slow))
                 {
