@@ -146,10 +146,12 @@ final class RingPublisher
             if (committersPost)
             {
                 take(committedSlots - publishedSlots, committerPushes);
+                meters.publishedByCommitter();
                 committerPushes.flush(); // posts and writes: the predicate thread's batch is not this thread's
                 return;
             }
             meters.sent(committedSlots - publishedSlots);
+            meters.publishedByCommitter();
             publishedSlots = committedSlots;
             sst.setCounter(layout.published, publishedSlots - 1);
             published = true;

@@ -16,6 +16,8 @@ final class SmcMeters
     private volatile long deliveredMessages;
     private volatile long latencyCount;
     private volatile long latencyNanos;
+    // written by committing threads under the publisher's lock
+    private volatile long committerPublishes;
 
     void sent(final long messages)
     {
@@ -49,6 +51,17 @@ final class SmcMeters
     {
         latencyCount = latencyCount + count;
         latencyNanos = latencyNanos + nanos;
+    }
+
+    /** A committing thread published (its sender's pipeline was empty and the predicate thread asleep). */
+    void publishedByCommitter()
+    {
+        committerPublishes = committerPublishes + 1;
+    }
+
+    long committerPublishes()
+    {
+        return committerPublishes;
     }
 
     long nullsSent()

@@ -48,6 +48,8 @@ public final class SmcTotals
             batchMeters(registry, tags, "delivery", Field.DELIVERY_BATCHES, "messages delivered per delivery pass");
             counter(registry, tags, "weft.smc.nulls", Field.NULLS, "null messages sent");
             counter(registry, tags, "weft.smc.delivered", Field.DELIVERED, "messages delivered");
+            counter(registry, tags, "weft.smc.committer.publishes", Field.COMMITTER_PUBLISHES,
+                "pushes made by a committing thread, with no wake-up of the predicate thread");
             FunctionTimer.builder("weft.smc.latency", this, s -> s.total(Field.LATENCY_COUNT),
                     s -> s.total(Field.LATENCY_NANOS), TimeUnit.NANOSECONDS).tags(tags)
                 .description("commit to delivery of this member's own messages").register(registry);
@@ -113,7 +115,8 @@ public final class SmcTotals
         NULLS(SmcMeters::nullsSent),
         DELIVERED(SmcMeters::deliveredMessages),
         LATENCY_COUNT(SmcMeters::latencyCount),
-        LATENCY_NANOS(SmcMeters::latencyNanos);
+        LATENCY_NANOS(SmcMeters::latencyNanos),
+        COMMITTER_PUBLISHES(SmcMeters::committerPublishes);
 
         final ToLongFunction<SmcMeters> read;
 
