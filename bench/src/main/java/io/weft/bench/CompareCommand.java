@@ -100,7 +100,8 @@ final class CompareCommand implements Callable<Integer>
         Arrays.stream(sizes).forEach(limitSizes::add);
         Arrays.stream(latencySizes).forEach(limitSizes::add);
         final MachineLimits limits = noLimits ? null : MachineLimits.measure(
-            limitSizes.stream().mapToInt(Integer::intValue).toArray(), limitWarmup.toNanos(), limitMeasure.toNanos(), log);
+            limitSizes.stream().mapToInt(Integer::intValue).toArray(), Arrays.stream(rates).filter(r -> r > 0).toArray(),
+            limitWarmup.toNanos(), limitMeasure.toNanos(), log);
         if (limits != null)
         {
             limits.describe().forEach(l -> System.err.println("compare: limit: " + l));
@@ -306,6 +307,16 @@ final class CompareCommand implements Callable<Integer>
         return r.p50() / (sharedMemory(r.system()) ? limits.ringP50Us() : limits.tcpRttP50Us());
     }
 
+    /** A tcp or udp row's p50 over the tcp round trip across cores at the row's rate; NaN for shared memory. */
+    private static double overCrossCore(final MachineLimits limits, final Row r)
+    {
+        if (limits == null || r.failure() != null || sharedMemory(r.system()))
+        {
+            return Double.NaN;
+        }
+        return r.p50() / limits.crossCoreP50Us(r.rate());
+    }
+
     private static double ratio(final Map<String, Row> byKey, final String weft, final Row peer,
         final Function<Row, Double> metric)
     {
@@ -351,8 +362,8 @@ final class CompareCommand implements Callable<Integer>
         {
             final Map<String, Row> l = index(latency);
             System.out.printf("%nLatency at fixed rates (us; send to own delivery; medians over senders and runs):%n");
-            System.out.printf("%-5s %6s %7s %-16s %9s %9s %9s %10s %10s %9s%n", "send", "size", "rate", "system", "p50",
-                "p99", "p99.9", "shm/peer", "tcp/peer", "p50/floor");
+            System.out.printf("%-5s %6s %7s %-16s %9s %9s %9s %10s %10s %9s %9s%n", "send", "size", "rate", "system",
+                "p50", "p99", "p99.9", "shm/peer", "tcp/peer", "p50/floor", "p50/xcore");
             for (final Row r : latency)
             {
                 if (r.failure() != null)
@@ -361,16 +372,18 @@ final class CompareCommand implements Callable<Integer>
                         r.failure());
                     continue;
                 }
-                System.out.printf(Locale.ROOT, "%-5s %6d %7d %-16s %9.1f %9.1f %9.1f %10s %10s %9s%n", r.pattern(),
+                System.out.printf(Locale.ROOT, "%-5s %6d %7d %-16s %9.1f %9.1f %9.1f %10s %10s %9s %9s%n", r.pattern(),
                     r.size(), r.rate(), r.system(), r.p50(), r.p99(), r.p999(), fmt(ratio(l, "weft-shm", r, Row::p50)),
-                    fmt(ratio(l, "weft-tcp", r, Row::p50)), fmt(overFloor(limits, r)));
+                    fmt(ratio(l, "weft-tcp", r, Row::p50)), fmt(overFloor(limits, r)), fmt(overCrossCore(limits, r)));
             }
         }
         System.out.println();
         System.out.println("shm/peer, tcp/peer: Weft on shm (tcp) over the peer on the same workload (throughput: above 1 " +
             "is Weft faster; latency p50: below 1 is Weft faster). x/limit: the row over the machine's ceiling for its " +
             "medium (shm, ipc: the SPSC ring at that size; tcp, udp: loopback tcp bandwidth / size). p50/floor: over the " +
-            "3-process token ring's round trip (shm, ipc) or the tcp round trip (tcp, udp).");
+            "3-process token ring's round trip (shm, ipc) or the tcp round trip (tcp, udp). p50/xcore (tcp, udp): over " +
+            "the tcp round trip at the row's rate with its ends pinned to two cores, parked between pings (three " +
+            "members on fewer cores wake threads across cores, and idle cores between messages).");
     }
 
     private String json(final MachineLimits limits, final List<Row> throughput, final List<Row> latency)
@@ -393,8 +406,9 @@ final class CompareCommand implements Callable<Integer>
         {
             final Row r = latency.get(i);
             b.append("  ").append(json(r, String.format(Locale.ROOT, "\"weft_shm_p50_over_peer\":%s," +
-                    "\"weft_tcp_p50_over_peer\":%s,\"p50_over_floor\":%s", num(ratio(l, "weft-shm", r, Row::p50)),
-                num(ratio(l, "weft-tcp", r, Row::p50)), num(overFloor(limits, r))))).append(i + 1 < latency.size() ? ",\n" : "\n");
+                    "\"weft_tcp_p50_over_peer\":%s,\"p50_over_floor\":%s,\"p50_over_cross_core\":%s",
+                num(ratio(l, "weft-shm", r, Row::p50)), num(ratio(l, "weft-tcp", r, Row::p50)), num(overFloor(limits, r)),
+                num(overCrossCore(limits, r))))).append(i + 1 < latency.size() ? ",\n" : "\n");
         }
         return b.append("]\n}").toString();
     }

@@ -25,7 +25,7 @@ class MachineLimitsTest
     void everyLimitIsMeasured() throws Exception
     {
         final ByteArrayOutputStream log = new ByteArrayOutputStream();
-        final MachineLimits limits = MachineLimits.measure(new int[]{1024}, TimeUnit.MILLISECONDS.toNanos(300),
+        final MachineLimits limits = MachineLimits.measure(new int[]{1024}, new long[]{1000}, TimeUnit.MILLISECONDS.toNanos(300),
             TimeUnit.MILLISECONDS.toNanos(500), new PrintStream(log, true, StandardCharsets.UTF_8));
         final String described = String.join("\n", limits.describe());
         assertEquals(0, limits.failures().size(), described + "\n" + log.toString(StandardCharsets.UTF_8));
@@ -34,5 +34,7 @@ class MachineLimitsTest
         assertTrue(h.over100usPerCoreSecond() >= h.over1msPerCoreSecond() && h.over1msPerCoreSecond() >= 0, described);
         assertTrue(h.longestUs() == 0 || h.longestUs() > 100, described); // only gaps over 100 us are kept
         assertTrue(described.contains("hiccups, every core busy"), described);
+        assertEquals(1, limits.crossCore().size(), described);
+        assertTrue(limits.crossCore().getFirst().pingCpu() != limits.crossCore().getFirst().echoCpu(), described);
     }
 }

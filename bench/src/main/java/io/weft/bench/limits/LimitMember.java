@@ -40,7 +40,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code ring FILE RANK}: a token passed 0 -> 1 -> 2 -> 0 through a mapped file by three processes; rank 0
  *   records the round trip (the floor of a send-to-stable latency among three processes);</li>
  *   <li>{@code tcp-sink|tcp-source PORT}: a loopback tcp stream in 64 KiB writes (bandwidth);</li>
- *   <li>{@code tcp-echo|tcp-ping PORT}: 64-byte ping-pong over loopback tcp with TCP_NODELAY (round trip).</li>
+ *   <li>{@code tcp-echo PORT [CPU]} and {@code tcp-ping PORT [RATE CPU]}: 64-byte ping-pong over loopback tcp with
+ *   TCP_NODELAY (round trip), back to back or {@code RATE} pings a second (parked between them, as the bench's fixed-rate
+ *   senders are), each end pinned to its {@code CPU} if given;</li>
  *   <li>{@code hiccups}: one thread per core, each reading the clock in a loop that never waits; a gap between two
  *   reads is time the host took that core from a running thread (interrupts, kernel threads, other processes, the
  *   hypervisor). Reports the gaps over 100 us and over 1 ms per second per core, and the longest (the floor under the
@@ -84,8 +86,10 @@ public final class LimitMember
             case "ring" -> ring(Path.of(args[3]), Integer.parseInt(args[4]), warmup, measure);
             case "tcp-sink" -> tcpSink(Integer.parseInt(args[3]), warmup, measure);
             case "tcp-source" -> tcpSource(Integer.parseInt(args[3]), warmup, measure);
-            case "tcp-echo" -> tcpEcho(Integer.parseInt(args[3]), warmup, measure);
-            case "tcp-ping" -> tcpPing(Integer.parseInt(args[3]), warmup, measure);
+            case "tcp-echo" -> tcpEcho(Integer.parseInt(args[3]), args.length > 4 ? Integer.parseInt(args[4]) : -1,
+                warmup, measure);
+            case "tcp-ping" -> tcpPing(Integer.parseInt(args[3]), args.length > 4 ? Long.parseLong(args[4]) : 0,
+                args.length > 5 ? Integer.parseInt(args[5]) : -1, warmup, measure);
             case "hiccups" -> hiccups(warmup, measure);
             case "log-append" -> logAppend(Path.of(args[3]), Integer.parseInt(args[4]), warmup, measure);
             default -> throw new IllegalArgumentException("unknown limit mode " + mode);
@@ -378,8 +382,12 @@ public final class LimitMember
         }
     }
 
-    private static String tcpEcho(final int port, final long warmup, final long measure) throws Exception
+    private static String tcpEcho(final int port, final int cpu, final long warmup, final long measure) throws Exception
     {
+        if (cpu >= 0)
+        {
+            Affinity.pin(cpu);
+        }
         try (ServerSocketChannel server = ServerSocketChannel.open())
         {
             server.bind(new InetSocketAddress("127.0.0.1", port));
@@ -401,14 +409,24 @@ public final class LimitMember
         }
     }
 
-    private static String tcpPing(final int port, final long warmup, final long measure) throws Exception
+    private static String tcpPing(final int port, final long rate, final int cpu, final long warmup, final long measure)
+        throws Exception
     {
+        if (cpu >= 0)
+        {
+            Affinity.pin(cpu);
+        }
         try (SocketChannel ch = dial(port))
         {
             final ByteBuffer buf = ByteBuffer.allocateDirect(PING);
             final SteadyClock clock = SteadyClock.awaitGo(warmup, measure);
-            while (clock.sending())
+            final long interval = rate > 0 ? TimeUnit.SECONDS.toNanos(1) / rate : 0;
+            for (long i = 0; clock.sending(); i++)
             {
+                if (interval > 0)
+                {
+                    clock.pace(i, interval);
+                }
                 final long start = System.nanoTime();
                 buf.clear();
                 while (buf.hasRemaining())

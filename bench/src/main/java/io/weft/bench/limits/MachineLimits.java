@@ -18,15 +18,19 @@ import java.util.Map;
  * What this host can do at all, measured in the same invocation as the systems and with the same method
  * ({@link LimitMember}): memory bandwidth, a one-way SPSC ring between two processes per message size, a 3-process
  * token ring's round trip, how often the host takes a core from a running thread (hiccups), and loopback tcp
- * bandwidth and round trip. A probe that fails leaves NaN and its reason.
+ * bandwidth and round trip, back to back and, per latency rate, paced with its ends on two cores. A probe that fails
+ * leaves NaN and its reason.
  */
 public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerSec, double ringP50Us,
     double ringP99Us, double ringP999Us, Hiccups hiccups, double tcpMBps, double tcpRttP50Us, double tcpRttP99Us,
-    List<String> failures)
+    List<CrossCoreRoundTrip> crossCore, List<String> failures)
 {
-    /** Measures every limit; {@code sizes} are the message sizes of the SPSC ring. */
-    public static MachineLimits measure(final int[] sizes, final long warmupNanos, final long measureNanos,
-        final PrintStream log) throws Exception
+    /**
+     * Measures every limit; {@code sizes} are the message sizes of the SPSC ring, {@code rates} the pings a second of
+     * the cross-core round trips (the latency rows' rates).
+     */
+    public static MachineLimits measure(final int[] sizes, final long[] rates, final long warmupNanos,
+        final long measureNanos, final PrintStream log) throws Exception
     {
         final List<String> failures = new ArrayList<>();
         final SteadyRun.Outcome memcpy = probe(List.of(member("memcpy", "memcpy", warmupNanos, measureNanos)),
@@ -73,6 +77,27 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
         final SteadyRun.Outcome ping = probe(List.of(member("tcp-echo", "tcp-echo", warmupNanos, measureNanos, pingPort),
             member("tcp-ping", "tcp-ping", warmupNanos, measureNanos, pingPort)), warmupNanos, measureNanos,
             "tcp round trip", failures, log);
+        final List<CrossCoreRoundTrip> crossCore = new ArrayList<>();
+        final int[] cpus = Affinity.cpus();
+        for (final long rate : rates)
+        {
+            if (cpus.length < 2)
+            {
+                failures.add("tcp round trip across cores at " + rate + "/s: this process may run on " + cpus.length +
+                    " core(s), two are needed");
+                crossCore.add(new CrossCoreRoundTrip(rate, -1, -1, Double.NaN, Double.NaN));
+                continue;
+            }
+            final String pacedPort = String.valueOf(LoopbackPorts.consecutive(1)[0]);
+            final SteadyRun.Outcome o = probe(List.of(
+                member("tcp-echo", "tcp-echo", warmupNanos, measureNanos, pacedPort, String.valueOf(cpus[0])),
+                member("tcp-ping", "tcp-ping", warmupNanos, measureNanos, pacedPort, String.valueOf(rate),
+                    String.valueOf(cpus[1]))), warmupNanos, measureNanos, "tcp round trip across cores at " + rate + "/s",
+                failures, log);
+            crossCore.add(new CrossCoreRoundTrip(rate, cpus[1], cpus[0],
+                o == null ? Double.NaN : o.reports().get(1).get("latency_p50_us"),
+                o == null ? Double.NaN : o.reports().get(1).get("latency_p99_us")));
+        }
         return new MachineLimits(
             memcpy == null ? Double.NaN : memcpy.reports().getFirst().get("mb_per_sec"), spsc,
             ring == null ? Double.NaN : ring.reports().getFirst().get("latency_p50_us"),
@@ -81,7 +106,23 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
             Hiccups.of(gaps),
             stream == null ? Double.NaN : stream.reports().getFirst().get("mb_per_sec"),
             ping == null ? Double.NaN : ping.reports().get(1).get("latency_p50_us"),
-            ping == null ? Double.NaN : ping.reports().get(1).get("latency_p99_us"), failures);
+            ping == null ? Double.NaN : ping.reports().get(1).get("latency_p99_us"), crossCore, failures);
+    }
+
+    /**
+     * The 64-byte tcp round trip at {@code rate} pings a second, the pinger parked between pings and its two ends
+     * pinned to different cores: each ping wakes a thread on the other core, as a multicast among more members than
+     * cores must, and between pings the cores may go idle, as they do between the latency rows' messages.
+     */
+    public record CrossCoreRoundTrip(long rate, int pingCpu, int echoCpu, double p50Us, double p99Us)
+    {
+    }
+
+    /** The cross-core round trip's p50 at {@code rate}, or NaN if it was not measured. */
+    public double crossCoreP50Us(final long rate)
+    {
+        return crossCore.stream().filter(c -> c.rate() == rate).mapToDouble(CrossCoreRoundTrip::p50Us).findFirst()
+            .orElse(Double.NaN);
     }
 
     /**
@@ -157,6 +198,9 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
         lines.add(String.format(Locale.ROOT, "tcp loopback stream (64 KiB writes): %,.0f MB/s", tcpMBps));
         lines.add(String.format(Locale.ROOT, "tcp loopback round trip (64 B, TCP_NODELAY): p50 %.2f us, p99 %.2f us",
             tcpRttP50Us, tcpRttP99Us));
+        crossCore.forEach(c -> lines.add(String.format(Locale.ROOT, "tcp loopback round trip across cores %d and %d at " +
+            "%,d/s (64 B, parked between pings): p50 %.2f us, p99 %.2f us", c.pingCpu(), c.echoCpu(), c.rate(),
+            c.p50Us(), c.p99Us())));
         failures.forEach(f -> lines.add("FAILED " + f));
         return lines;
     }
@@ -171,9 +215,12 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
                 "\"token_ring_rtt_p50_us\":%.2f,\"token_ring_rtt_p99_us\":%.2f,\"token_ring_rtt_p999_us\":%.2f," +
                 "\"hiccups_over_100us_per_core_s\":%.2f,\"hiccups_over_1ms_per_core_s\":%.2f," +
                 "\"hiccup_longest_us\":%.0f," +
-                "\"tcp_stream_mb_per_sec\":%.0f,\"tcp_rtt_p50_us\":%.2f,\"tcp_rtt_p99_us\":%.2f,\"failures\":%d}",
+                "\"tcp_stream_mb_per_sec\":%.0f,\"tcp_rtt_p50_us\":%.2f,\"tcp_rtt_p99_us\":%.2f," +
+                "\"tcp_rtt_across_cores\":[%s],\"failures\":%d}",
             memcpyMBps, spsc, ringP50Us, ringP99Us, ringP999Us, hiccups.over100usPerCoreSecond(),
-            hiccups.over1msPerCoreSecond(), hiccups.longestUs(), tcpMBps, tcpRttP50Us, tcpRttP99Us, failures.size())
+            hiccups.over1msPerCoreSecond(), hiccups.longestUs(), tcpMBps, tcpRttP50Us, tcpRttP99Us,
+            crossCore.stream().map(c -> String.format(Locale.ROOT, "{\"rate\":%d,\"p50_us\":%.2f,\"p99_us\":%.2f}",
+                c.rate(), c.p50Us(), c.p99Us())).collect(java.util.stream.Collectors.joining(",")), failures.size())
             .replace("NaN", "null");
     }
 
