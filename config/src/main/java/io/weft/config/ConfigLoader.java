@@ -71,7 +71,9 @@ public final class ConfigLoader
     public static WeftConfig fromConfig(final Config user, final Map<String, ?> overrides)
     {
         final Config system = ConfigFactory.parseProperties(System.getProperties());
-        final Config weftProperties = system.hasPath("weft") ? system.withOnlyPath("weft") : ConfigFactory.empty();
+        // a process-wide switch read by a class initializer, not a key: left out rather than refused as unknown
+        final Config weftProperties = system.hasPath("weft") ?
+            system.withOnlyPath("weft").withoutPath(ProcessBarrier.DISABLED_PROPERTY) : ConfigFactory.empty();
         final Config merged;
         try
         {
@@ -156,6 +158,11 @@ public final class ConfigLoader
         final Config ref = reference();
         for (final Map.Entry<String, ConfigValue> e : merged.entrySet())
         {
+            if (e.getKey().equals(ProcessBarrier.DISABLED_PROPERTY))
+            {
+                throw new WeftConfigException(e.getKey(), e.getValue().unwrapped(), "not a configuration key: a JVM " +
+                    "system property read once per process (-D" + ProcessBarrier.DISABLED_PROPERTY + "=true)");
+            }
             if (!ref.hasPathOrNull(e.getKey()))
             {
                 throw new WeftConfigException(e.getKey(), e.getValue().unwrapped(),

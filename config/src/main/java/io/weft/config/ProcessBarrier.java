@@ -13,6 +13,12 @@ public final class ProcessBarrier
 {
     /** Whether {@link #run()} orders the stores of this process's other threads; if false, it is a no-op. */
     public static final boolean AVAILABLE;
+    /**
+     * The JVM system property that turns the barrier off for the whole process (rings then fence): read once, when this
+     * class loads, so it is not a configuration key ({@link ConfigLoader} leaves it out of the overrides it reads
+     * from system properties).
+     */
+    public static final String DISABLED_PROPERTY = "weft.membarrier.disabled";
     private static final long NR = LinuxSyscall.number(324, 283);
     private static final int CMD_QUERY = 0;
     private static final int CMD_PRIVATE_EXPEDITED = 8;
@@ -21,7 +27,7 @@ public final class ProcessBarrier
     static
     {
         boolean ok = false;
-        if (LinuxSyscall.AVAILABLE && !Boolean.getBoolean("weft.membarrier.disabled"))
+        if (LinuxSyscall.AVAILABLE && !Boolean.getBoolean(DISABLED_PROPERTY))
         {
             final long commands = LinuxSyscall.call(NR, CMD_QUERY, 0, 0, 0, 0);
             ok = commands > 0 && (commands & CMD_PRIVATE_EXPEDITED) != 0 &&

@@ -68,6 +68,26 @@ class ConfigLoaderTest
         }
     }
 
+    /** The documented process switch once made every member refuse its configuration ("unknown key"). */
+    @Test
+    void theMembarrierSwitchIsAJvmPropertyNotAKey() throws IOException
+    {
+        final Path file = write("weft { member.id = 0, group.members = " + oneMember() + " }");
+        System.setProperty(ProcessBarrier.DISABLED_PROPERTY, "true");
+        try
+        {
+            assertEquals(0, ConfigLoader.load(file).memberId());
+        }
+        finally
+        {
+            System.clearProperty(ProcessBarrier.DISABLED_PROPERTY);
+        }
+        final Path inFile = write("weft { member.id = 0, group.members = " + oneMember() + ", membarrier.disabled = true }");
+        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(inFile));
+        assertTrue(ex.getMessage().contains("weft.membarrier.disabled") && ex.getMessage().contains("JVM system property"),
+            ex.getMessage());
+    }
+
     @Test
     void unknownKeyIsNamed() throws IOException
     {
