@@ -124,10 +124,9 @@ final class DdsMember
                     flush();
                     System.out.printf("member %d: READ-ALL%n", me);
                 }
-                if (Files.exists(cmd))
+                final String command = VsMember.takeCommand(cmd);
+                if (command != null)
                 {
-                    final String command = Files.readString(cmd).trim();
-                    Files.delete(cmd);
                     writing = false;
                     writer.join();
                     if ("stop".equals(command))

@@ -151,10 +151,9 @@ final class VsMember
                     group.close();
                     return EXIT_STOPPED;
                 }
-                if (Files.exists(cmd))
+                final String command = takeCommand(cmd);
+                if (command != null)
                 {
-                    final String command = Files.readString(cmd).trim();
-                    Files.delete(cmd);
                     if (command.startsWith("stall-trim "))
                     {
                         stallTrimMillis = Long.parseLong(command.substring("stall-trim ".length()));
@@ -291,6 +290,27 @@ final class VsMember
         final Path tmp = dir.resolve("cmd-" + id + ".tmp");
         Files.writeString(tmp, command);
         Files.move(tmp, dir.resolve("cmd-" + id), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /**
+     * The command in {@code cmd}, taken away, or null if there is none. Moved aside before it is read: reading and then
+     * deleting it lost a command written between the two (a test's "stop" then "end" to one member: the "end" was
+     * deleted unread and the member never ended).
+     */
+    static String takeCommand(final Path cmd) throws IOException
+    {
+        final Path taken = cmd.resolveSibling(cmd.getFileName() + ".taken");
+        try
+        {
+            Files.move(cmd, taken, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        }
+        catch (final java.nio.file.NoSuchFileException ex)
+        {
+            return null;
+        }
+        final String command = Files.readString(taken).trim();
+        Files.delete(taken);
+        return command;
     }
 
     private void stopSending(final Thread sender) throws InterruptedException
