@@ -100,8 +100,8 @@ final class CompareCommand implements Callable<Integer>
         Arrays.stream(sizes).forEach(limitSizes::add);
         Arrays.stream(latencySizes).forEach(limitSizes::add);
         final MachineLimits limits = noLimits ? null : MachineLimits.measure(
-            limitSizes.stream().mapToInt(Integer::intValue).toArray(), Arrays.stream(rates).filter(r -> r > 0).toArray(),
-            limitWarmup.toNanos(), limitMeasure.toNanos(), log);
+            limitSizes.stream().mapToInt(Integer::intValue).toArray(),
+            Arrays.stream(rates).filter(r -> r > 0).toArray(), limitWarmup.toNanos(), limitMeasure.toNanos(), log);
         if (limits != null)
         {
             limits.describe().forEach(l -> System.err.println("compare: limit: " + l));
@@ -381,9 +381,9 @@ final class CompareCommand implements Callable<Integer>
         System.out.println("shm/peer, tcp/peer: Weft on shm (tcp) over the peer on the same workload (throughput: above 1 " +
             "is Weft faster; latency p50: below 1 is Weft faster). x/limit: the row over the machine's ceiling for its " +
             "medium (shm, ipc: the SPSC ring at that size; tcp, udp: loopback tcp bandwidth / size). p50/floor: over the " +
-            "3-process token ring's round trip (shm, ipc) or the tcp round trip (tcp, udp). p50/xcore (tcp, udp): over " +
-            "the tcp round trip at the row's rate with its ends pinned to two cores, parked between pings (three " +
-            "members on fewer cores wake threads across cores, and idle cores between messages).");
+            "3-process token ring's round trip (shm, ipc) or the tcp round trip (tcp, udp). p50/xcore (tcp, udp): " +
+            "over the tcp round trip at the row's rate with its ends pinned to two cores, parked between pings " +
+            "(three members on fewer cores wake threads across cores, and idle cores between messages).");
     }
 
     private String json(final MachineLimits limits, final List<Row> throughput, final List<Row> latency)
@@ -407,8 +407,9 @@ final class CompareCommand implements Callable<Integer>
             final Row r = latency.get(i);
             b.append("  ").append(json(r, String.format(Locale.ROOT, "\"weft_shm_p50_over_peer\":%s," +
                     "\"weft_tcp_p50_over_peer\":%s,\"p50_over_floor\":%s,\"p50_over_cross_core\":%s",
-                num(ratio(l, "weft-shm", r, Row::p50)), num(ratio(l, "weft-tcp", r, Row::p50)), num(overFloor(limits, r)),
-                num(overCrossCore(limits, r))))).append(i + 1 < latency.size() ? ",\n" : "\n");
+                num(ratio(l, "weft-shm", r, Row::p50)), num(ratio(l, "weft-tcp", r, Row::p50)),
+                num(overFloor(limits, r)), num(overCrossCore(limits, r)))))
+                .append(i + 1 < latency.size() ? ",\n" : "\n");
         }
         return b.append("]\n}").toString();
     }

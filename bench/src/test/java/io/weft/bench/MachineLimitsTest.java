@@ -25,8 +25,9 @@ class MachineLimitsTest
     void everyLimitIsMeasured() throws Exception
     {
         final ByteArrayOutputStream log = new ByteArrayOutputStream();
-        final MachineLimits limits = MachineLimits.measure(new int[]{1024}, new long[]{1000}, TimeUnit.MILLISECONDS.toNanos(300),
-            TimeUnit.MILLISECONDS.toNanos(500), new PrintStream(log, true, StandardCharsets.UTF_8));
+        final MachineLimits limits = MachineLimits.measure(new int[]{1024}, new long[]{1000},
+            TimeUnit.MILLISECONDS.toNanos(300), TimeUnit.MILLISECONDS.toNanos(500),
+            new PrintStream(log, true, StandardCharsets.UTF_8));
         final String described = String.join("\n", limits.describe());
         assertEquals(0, limits.failures().size(), described + "\n" + log.toString(StandardCharsets.UTF_8));
         assertFalse(limits.json().contains("null"), limits.json());

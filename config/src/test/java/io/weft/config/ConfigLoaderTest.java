@@ -82,10 +82,11 @@ class ConfigLoaderTest
         {
             System.clearProperty(ProcessBarrier.DISABLED_PROPERTY);
         }
-        final Path inFile = write("weft { member.id = 0, group.members = " + oneMember() + ", membarrier.disabled = true }");
+        final Path inFile = write("weft { member.id = 0, group.members = " + oneMember() +
+            ", membarrier.disabled = true }");
         final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(inFile));
-        assertTrue(ex.getMessage().contains("weft.membarrier.disabled") && ex.getMessage().contains("JVM system property"),
-            ex.getMessage());
+        assertTrue(ex.getMessage().contains("weft.membarrier.disabled"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("JVM system property"), ex.getMessage());
     }
 
     @Test

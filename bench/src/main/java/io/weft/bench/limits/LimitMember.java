@@ -41,8 +41,8 @@ import java.util.concurrent.TimeUnit;
  *   records the round trip (the floor of a send-to-stable latency among three processes);</li>
  *   <li>{@code tcp-sink|tcp-source PORT}: a loopback tcp stream in 64 KiB writes (bandwidth);</li>
  *   <li>{@code tcp-echo PORT [CPU]} and {@code tcp-ping PORT [RATE CPU]}: 64-byte ping-pong over loopback tcp with
- *   TCP_NODELAY (round trip), back to back or {@code RATE} pings a second (parked between them, as the bench's fixed-rate
- *   senders are), each end pinned to its {@code CPU} if given;</li>
+ *   TCP_NODELAY (round trip), back to back or {@code RATE} pings a second (parked between them, as the bench's
+ *   fixed-rate senders are), each end pinned to its {@code CPU} if given;</li>
  *   <li>{@code hiccups}: one thread per core, each reading the clock in a loop that never waits; a gap between two
  *   reads is time the host took that core from a running thread (interrupts, kernel threads, other processes, the
  *   hypervisor). Reports the gaps over 100 us and over 1 ms per second per core, and the longest (the floor under the

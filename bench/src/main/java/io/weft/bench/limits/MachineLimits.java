@@ -92,8 +92,8 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
             final SteadyRun.Outcome o = probe(List.of(
                 member("tcp-echo", "tcp-echo", warmupNanos, measureNanos, pacedPort, String.valueOf(cpus[0])),
                 member("tcp-ping", "tcp-ping", warmupNanos, measureNanos, pacedPort, String.valueOf(rate),
-                    String.valueOf(cpus[1]))), warmupNanos, measureNanos, "tcp round trip across cores at " + rate + "/s",
-                failures, log);
+                    String.valueOf(cpus[1]))), warmupNanos, measureNanos,
+                "tcp round trip across cores at " + rate + "/s", failures, log);
             crossCore.add(new CrossCoreRoundTrip(rate, cpus[1], cpus[0],
                 o == null ? Double.NaN : o.reports().get(1).get("latency_p50_us"),
                 o == null ? Double.NaN : o.reports().get(1).get("latency_p99_us")));
@@ -198,8 +198,8 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
         lines.add(String.format(Locale.ROOT, "tcp loopback stream (64 KiB writes): %,.0f MB/s", tcpMBps));
         lines.add(String.format(Locale.ROOT, "tcp loopback round trip (64 B, TCP_NODELAY): p50 %.2f us, p99 %.2f us",
             tcpRttP50Us, tcpRttP99Us));
-        crossCore.forEach(c -> lines.add(String.format(Locale.ROOT, "tcp loopback round trip across cores %d and %d at " +
-            "%,d/s (64 B, parked between pings): p50 %.2f us, p99 %.2f us", c.pingCpu(), c.echoCpu(), c.rate(),
+        crossCore.forEach(c -> lines.add(String.format(Locale.ROOT, "tcp loopback round trip across cores %d and %d " +
+            "at %,d/s (64 B, parked between pings): p50 %.2f us, p99 %.2f us", c.pingCpu(), c.echoCpu(), c.rate(),
             c.p50Us(), c.p99Us())));
         failures.forEach(f -> lines.add("FAILED " + f));
         return lines;
