@@ -309,7 +309,7 @@ final class ChaosCommand implements Callable<Integer>
         if (roll < 8)
         {
             final int id = ids.get(random.nextInt(ids.size()));
-            VsMember.command(work, id, "leave");
+            CommandFile.give(work, id, "leave");
             final Process p = processes.process(live.remove(id));
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0)
             {
@@ -327,7 +327,7 @@ final class ChaosCommand implements Callable<Integer>
         {
             for (final int other : live.keySet())
             {
-                VsMember.command(work, other, "burst " + WINDOW);
+                CommandFile.give(work, other, "burst " + WINDOW);
             }
         }
         final boolean removed = settle("freeze " + id);
@@ -355,7 +355,7 @@ final class ChaosCommand implements Callable<Integer>
         final int asker = ids.get(0);
         final int victim = ids.get(1);
         askedBy.put(name, live.get(asker));
-        VsMember.command(work, asker, request + " " + name);
+        CommandFile.give(work, asker, request + " " + name);
         TimeUnit.MILLISECONDS.sleep(random.nextInt(200));
         processes.process(live.remove(victim)).destroyForcibly();
         deadIds.add(victim);
@@ -370,7 +370,7 @@ final class ChaosCommand implements Callable<Integer>
         Collections.shuffle(ids, random);
         final int stalled = ids.get(0);
         final int victim = ids.get(1);
-        VsMember.command(work, stalled, "stall-view 1500");
+        CommandFile.give(work, stalled, "stall-view 1500");
         awaitLine(stalled, "member " + stalled + ": STALL armed");
         processes.process(live.remove(victim)).destroyForcibly();
         deadIds.add(victim);
@@ -390,7 +390,7 @@ final class ChaosCommand implements Callable<Integer>
         signal("STOP", frozen.pid());
         try
         {
-            VsMember.command(work, leaver, "leave");
+            CommandFile.give(work, leaver, "leave");
             TimeUnit.MILLISECONDS.sleep(800);
         }
         finally
@@ -438,7 +438,7 @@ final class ChaosCommand implements Callable<Integer>
                 signal("STOP", frozen.pid());
                 try
                 {
-                    VsMember.command(work, leaver, "leave");
+                    CommandFile.give(work, leaver, "leave");
                     TimeUnit.MILLISECONDS.sleep(500); // the leave flag reaches every member; the leader cannot act
                     ns.cut();
                     TimeUnit.MILLISECONDS.sleep(300);

@@ -35,7 +35,7 @@ final class ChaosEnd
         final List<String> violations = new ArrayList<>();
         for (final int id : live.keySet())
         {
-            VsMember.command(work, id, "end");
+            CommandFile.give(work, id, "end");
         }
         final Map<Integer, String> finals = new HashMap<>();
         final List<Long> survivorPids = new ArrayList<>();

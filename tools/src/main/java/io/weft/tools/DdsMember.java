@@ -110,7 +110,7 @@ final class DdsMember
             System.out.printf("member %d: READY in view %d%n", me, participant.group().view().id());
             final Thread writer = Thread.ofPlatform().name("dds-writer").start(() -> writeAll(writers));
             boolean all = false;
-            final Path cmd = dir.resolve("cmd-" + me);
+            final Path cmd = CommandFile.of(dir, me);
             final Map<String, Long> frontiers = new HashMap<>();
             while (System.nanoTime() < deadline)
             {
@@ -124,7 +124,7 @@ final class DdsMember
                     flush();
                     System.out.printf("member %d: READ-ALL%n", me);
                 }
-                final String command = VsMember.takeCommand(cmd);
+                final String command = CommandFile.take(cmd);
                 if (command != null)
                 {
                     writing = false;

@@ -139,7 +139,7 @@ final class VsMember
         final Thread sender = Thread.ofPlatform().name("vs-sender").start(() -> send(group, s));
         say("member %d: READY in view %d%s", me, viewId, options.invoker() ? " (invoker mode)" : "");
         final long deadline = System.nanoTime() + options.timeout().toNanos();
-        final Path cmd = options.dir().resolve("cmd-" + me);
+        final Path cmd = CommandFile.of(options.dir(), me);
         try
         {
             while (System.nanoTime() < deadline)
@@ -151,7 +151,7 @@ final class VsMember
                     group.close();
                     return EXIT_STOPPED;
                 }
-                final String command = takeCommand(cmd);
+                final String command = CommandFile.take(cmd);
                 if (command != null)
                 {
                     if (command.startsWith("stall-trim "))
@@ -282,35 +282,6 @@ final class VsMember
         {
             say("member %d: REMOVE-FAILED %s: %s", me, name, ex.getMessage());
         }
-    }
-
-    /** Gives member {@code id} a command ({@code end} or {@code leave}); written whole, then renamed into place. */
-    static void command(final Path dir, final int id, final String command) throws IOException
-    {
-        final Path tmp = dir.resolve("cmd-" + id + ".tmp");
-        Files.writeString(tmp, command);
-        Files.move(tmp, dir.resolve("cmd-" + id), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    }
-
-    /**
-     * The command in {@code cmd}, taken away, or null if there is none. Moved aside before it is read: reading and then
-     * deleting it lost a command written between the two (a test's "stop" then "end" to one member: the "end" was
-     * deleted unread and the member never ended).
-     */
-    static String takeCommand(final Path cmd) throws IOException
-    {
-        final Path taken = cmd.resolveSibling(cmd.getFileName() + ".taken");
-        try
-        {
-            Files.move(cmd, taken, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        }
-        catch (final java.nio.file.NoSuchFileException ex)
-        {
-            return null;
-        }
-        final String command = Files.readString(taken).trim();
-        Files.delete(taken);
-        return command;
     }
 
     private void stopSending(final Thread sender) throws InterruptedException

@@ -84,7 +84,7 @@ final class DdsRun implements AutoCloseable
 
     void command(final int id, final String command) throws IOException
     {
-        VsMember.command(dir, id, command);
+        CommandFile.give(dir, id, command);
     }
 
     /** Tells every live member to end, in id order, and checks that each exits 0. */

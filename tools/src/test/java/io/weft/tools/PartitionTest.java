@@ -69,7 +69,7 @@ class PartitionTest
                 Thread.sleep(1000);
                 for (int id = 0; id < 3; id++)
                 {
-                    VsMember.command(dir, id, "end");
+                    CommandFile.give(dir, id, "end");
                 }
                 String state = null;
                 for (int id = 0; id < 3; id++)
@@ -110,7 +110,7 @@ class PartitionTest
                 p.get(0).signal("STOP"); // the leader cannot propose the leave; 2 s failure timeout, frozen < 1 s
                 try
                 {
-                    VsMember.command(dir, 4, "leave");
+                    CommandFile.give(dir, 4, "leave");
                     p.get(4).awaitOutput("member 4: SENT-OK", Duration.ofSeconds(10));
                     TimeUnit.MILLISECONDS.sleep(200); // the leave flag travels to every member (0's socket holds it)
                     ns.cut();

@@ -180,7 +180,7 @@ final class VsRun implements AutoCloseable
     /** Tells a member to stop sending and then end (with everyone else told the same) or leave. */
     void command(final int id, final String command) throws IOException
     {
-        VsMember.command(dir, id, command);
+        CommandFile.give(dir, id, command);
     }
 
     /** Waits for a member's exit with code 0 after a command; it no longer counts as live. */
