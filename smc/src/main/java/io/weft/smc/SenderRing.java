@@ -330,13 +330,20 @@ final class SenderRing
         {
             return true;
         }
+        final long min = lowest(ordered);
+        counts.acknowledgedByAll(min);
+        return min >= need;
+    }
+
+    /** The lowest of the members' delivered counters, or of their received counters of my messages. */
+    private long lowest(final boolean delivered)
+    {
         long min = Long.MAX_VALUE;
         for (final int r : layout.memberRanks)
         {
-            min = Math.min(min, ordered ? sst.counter(r, layout.delivered) : sst.counter(r, layout.received, mySender));
+            min = Math.min(min, delivered ? sst.counter(r, layout.delivered) : sst.counter(r, layout.received, mySender));
         }
-        counts.acknowledgedByAll(min);
-        return min >= need;
+        return min;
     }
 
     /**
@@ -348,15 +355,7 @@ final class SenderRing
     private boolean receivedByAll(final long slot)
     {
         final long need = space.need(slot);
-        final long index = ordered ? (need - mySender) / senders : need;
-        for (final int r : layout.memberRanks)
-        {
-            if (sst.counter(r, layout.received, mySender) < index)
-            {
-                return false;
-            }
-        }
-        return true;
+        return lowest(false) >= (ordered ? (need - mySender) / senders : need);
     }
 
     // ---- send trigger (predicate thread) ------------------------------------------------------------------------
