@@ -6,6 +6,7 @@ import io.weft.config.TopicConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
 import io.weft.testkit.Async;
+import io.weft.testkit.Await;
 import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.AfterEach;
@@ -207,28 +208,19 @@ class ReaderFormsTest
         }
         final var delivered = reading.group().meterRegistry().get("weft.dds.samples.delivered").tag("topic", "engine")
             .functionCounter();
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (delivered.count() < to)
-        {
-            assertTrue(System.nanoTime() < deadline, "member 1 delivered " + delivered.count() + " of " + to);
-            Thread.sleep(2);
-        }
+        Await.until(() -> delivered.count() >= to, () -> "member 1 to deliver " + to + ", delivered " + delivered.count());
     }
 
-    private static void awaitSize(final List<String> list, final int size) throws InterruptedException
+    private static void awaitSize(final List<String> list, final int size)
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true)
+        Await.until(() -> size(list) >= size, () -> size + " received, " + size(list) + " so far");
+    }
+
+    private static int size(final List<String> list)
+    {
+        synchronized (list)
         {
-            synchronized (list)
-            {
-                if (list.size() >= size)
-                {
-                    return;
-                }
-            }
-            assertTrue(System.nanoTime() < deadline, "received " + list.size() + " of " + size);
-            Thread.sleep(2);
+            return list.size();
         }
     }
 

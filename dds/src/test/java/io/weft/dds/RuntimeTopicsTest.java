@@ -8,6 +8,7 @@ import io.weft.config.TransportKind;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
 import io.weft.testkit.Async;
+import io.weft.testkit.Await;
 import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
@@ -21,8 +22,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -58,7 +57,7 @@ class RuntimeTopicsTest
             assertEquals(QosLevel.LOGGED_STORAGE, a.qos());
             for (final DomainParticipant p : participants)
             {
-                await(() -> p.topics().equals(List.of("configured", "alarms", "status")), "topics at " +
+                Await.until(() -> p.topics().equals(List.of("configured", "alarms", "status")), "topics at " +
                     p.group().memberId() + ": " + p.topics());
             }
             assertEquals(7, participants.get(0).topic("alarms", Codecs.utf8()).id(), "known by name everywhere");
@@ -92,7 +91,7 @@ class RuntimeTopicsTest
             }
             for (final List<String> live : statusLive)
             {
-                await(() -> live.size() >= 50, () -> "every status delivered: " + live.size());
+                Await.until(() -> live.size() >= 50, () -> "every status delivered: " + live.size());
                 assertEquals(allStatuses, live, "every status once, in order");
             }
             final List<String> mid = midStream;
@@ -114,7 +113,7 @@ class RuntimeTopicsTest
                 final List<String> al = alarmsRead.get(m);
                 final List<String> st = statusRead.get(m);
                 final int member = m;
-                await(() -> al.size() == 100 && st.size() == 4, () -> "member " + member + " reads 100 alarms and 4 " +
+                Await.until(() -> al.size() == 100 && st.size() == 4, () -> "member " + member + " reads 100 alarms and 4 " +
                     "statuses: " + al.size() + " and " + st);
                 assertEquals(alarmsRead.get(0), al, "the same alarms in the same order");
                 assertEquals(List.of("s-46", "s-47", "s-48", "s-49"), st, "KEEP_LAST 4");
@@ -144,7 +143,7 @@ class RuntimeTopicsTest
             final String winner = outcomes.get(0).startsWith("created") ? "left-wing" : "right-wing";
             for (final DomainParticipant p : participants)
             {
-                await(() -> p.topics().equals(List.of("configured", "alarms", "status", winner)), "only " + winner +
+                Await.until(() -> p.topics().equals(List.of("configured", "alarms", "status", winner)), "only " + winner +
                     " at " + p.group().memberId() + ": " + p.topics());
             }
 
@@ -154,18 +153,18 @@ class RuntimeTopicsTest
             assertEquals(List.of("configured", "alarms", "status", winner), joiner.topics());
             final List<String> joinerAlarms = read(joiner, "alarms");
             final List<String> joinerStatus = read(joiner, "status");
-            await(() -> joinerAlarms.size() == 100 && joinerStatus.size() == 4, "the joiner reads the stored samples");
+            Await.until(() -> joinerAlarms.size() == 100 && joinerStatus.size() == 4, "the joiner reads the stored samples");
             assertEquals(alarmsRead.get(0), joinerAlarms);
             assertEquals(statusRead.get(0), joinerStatus);
             w1.write("after-join");
-            await(() -> joinerAlarms.size() == 101, "the joiner reads live alarms");
+            Await.until(() -> joinerAlarms.size() == 101, "the joiner reads live alarms");
             assertEquals("after-join", joinerAlarms.get(100));
 
             // member 2 goes away abruptly and comes back with its log on disk: it catches up to the same log
             participants.remove(2).close();
             for (final DomainParticipant p : participants)
             {
-                await(() -> p.group().view().members().size() == 3, "member 2 removed at " + p.group().memberId());
+                Await.until(() -> p.group().view().members().size() == 3, "member 2 removed at " + p.group().memberId());
             }
             for (int i = 0; i < 20; i++)
             {
@@ -176,7 +175,7 @@ class RuntimeTopicsTest
             participants.add(back);
             assertEquals(List.of("configured", "alarms", "status", winner), back.topics());
             final List<String> backAlarms = read(back, "alarms");
-            await(() -> backAlarms.size() == 121, "member 2 reads its log and what it missed");
+            Await.until(() -> backAlarms.size() == 121, "member 2 reads its log and what it missed");
             assertEquals(joinerAlarms.subList(0, 101), backAlarms.subList(0, 101));
             assertEquals("while-away-19", backAlarms.get(120));
             assertEquals(backAlarms, logged(config.forMember(2)), "member 2's log is the group's");
@@ -200,7 +199,7 @@ class RuntimeTopicsTest
             final Topic<String> a = participants.get(0).createTopic(alarms, Codecs.utf8(), Duration.ofSeconds(20));
             for (final DomainParticipant p : participants)
             {
-                await(() -> p.topics().contains("alarms"), "alarms at " + p.group().memberId());
+                Await.until(() -> p.topics().contains("alarms"), "alarms at " + p.group().memberId());
             }
             final DataWriter<String> w0 = participants.get(0).createWriter(a);
             for (int i = 0; i < 50; i++)
@@ -213,7 +212,7 @@ class RuntimeTopicsTest
             participants.remove(2).close();
             for (final DomainParticipant p : participants)
             {
-                await(() -> p.group().view().members().size() == 2, "member 2 removed at " + p.group().memberId());
+                Await.until(() -> p.group().view().members().size() == 2, "member 2 removed at " + p.group().memberId());
             }
             final List<CompletableFuture<List<String>>> iterated = new ArrayList<>();
             final List<CompletableFuture<Void>> told = new ArrayList<>();
@@ -287,7 +286,7 @@ class RuntimeTopicsTest
                 assertEquals(expected, iterated.get(m).get(30, TimeUnit.SECONDS), "member " + m + " read every " +
                     "sample, then the iteration ended");
                 told.get(m).get(30, TimeUnit.SECONDS);
-                await(() -> !p.topics().contains("alarms"), "alarms gone at " + m);
+                Await.until(() -> !p.topics().contains("alarms"), "alarms gone at " + m);
                 assertEquals(List.of(), p.group().meterRegistry().find("weft.dds.samples.delivered")
                     .tag("topic", "alarms").meters(), "the topic's meters are gone");
                 final Path grave = graveOf(config.forMember(m));
@@ -318,7 +317,7 @@ class RuntimeTopicsTest
             final DomainParticipant back = DomainParticipant.join(config.forMember(2));
             participants.add(back);
             final List<String> backAlarms = read(back, "alarms");
-            await(() -> backAlarms.size() == 5, "member 2 reads the new topic's samples only: " + backAlarms);
+            Await.until(() -> backAlarms.size() == 5, "member 2 reads the new topic's samples only: " + backAlarms);
             assertEquals(List.of("new-0", "new-1", "new-2", "new-3", "new-4"), backAlarms);
             assertEquals(backAlarms, logged(config.forMember(2)), "member 2's log is the new topic's");
             assertEquals(backAlarms, logged(config.forMember(0)));
@@ -420,24 +419,5 @@ class RuntimeTopicsTest
         final List<String> seen = new CopyOnWriteArrayList<>();
         p.createReader(p.topic(topic, Codecs.utf8()), (sample, info) -> seen.add(sample));
         return seen;
-    }
-
-    private static void await(final BooleanSupplier condition, final String what) throws InterruptedException
-    {
-        await(condition, () -> what);
-    }
-
-    private static void await(final BooleanSupplier condition, final Supplier<String> what)
-        throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                throw new AssertionError("timed out waiting: " + what.get());
-            }
-            Thread.sleep(10);
-        }
     }
 }

@@ -1,18 +1,20 @@
 package io.weft.membership;
 
 import io.weft.testkit.Async;
+import io.weft.testkit.Await;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /** Helpers of the in-JVM group tests: open members together, wait on a condition with a deadline. */
 final class InJvmGroups
 {
+    private static final Duration VIEW_CHANGE_TIMEOUT = Duration.ofSeconds(60);
+
     private InJvmGroups()
     {
     }
@@ -33,14 +35,9 @@ final class InJvmGroups
         return groups;
     }
 
-    /** Waits up to 60 s for {@code condition}; fails naming {@code what}. */
-    static void await(final BooleanSupplier condition, final String what) throws InterruptedException
+    /** Waits up to 60 s (a view change on a loaded two-core machine) for {@code condition}, naming {@code what}. */
+    static void await(final BooleanSupplier condition, final String what)
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!condition.getAsBoolean())
-        {
-            assertTrue(System.nanoTime() < deadline, "timed out: " + what);
-            Thread.sleep(2);
-        }
+        Await.until(condition, VIEW_CHANGE_TIMEOUT, what);
     }
 }

@@ -6,6 +6,7 @@ import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
 import io.weft.smc.Claim;
+import io.weft.testkit.Await;
 import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
@@ -54,11 +55,7 @@ class MisuseTest
                 assertThrows(IllegalStateException.class, () -> claim.commit(1));
 
                 assertTrue(s0.send("after misuse".getBytes()) >= 0);
-                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                while (delivered1.isEmpty() && System.nanoTime() < deadline)
-                {
-                    Thread.sleep(2);
-                }
+                Await.until(() -> !delivered1.isEmpty(), "member 1's delivery of the message after the misuse");
                 assertEquals(List.of("after misuse"), new ArrayList<>(delivered1));
             }
             finally

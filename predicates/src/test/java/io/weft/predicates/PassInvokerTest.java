@@ -5,6 +5,7 @@ import io.weft.config.IdleConfig;
 import io.weft.config.IdleStrategyKind;
 import io.weft.config.ParkingDoorbell;
 import io.weft.config.YieldAfterWork;
+import io.weft.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -222,12 +223,8 @@ class PassInvokerTest
         Thread.sleep(50); // the owner parks now, for up to max-park (30 s), unless rung
         pending.incrementAndGet();
         doorbell.ring();
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (pending.get() > 0 && System.nanoTime() < deadline)
-        {
-            Thread.sleep(1);
-        }
-        assertEquals(0, pending.get(), "the ring did not wake the parked owner within 10 s (max-park is 30 s)");
+        Await.until(() -> pending.get() == 0, Duration.ofSeconds(10),
+            "the ring to wake the parked owner within 10 s (max-park is 30 s)");
         pending.set(-1);
         doorbell.ring();
         owner.join(10_000);
@@ -263,12 +260,7 @@ class PassInvokerTest
                 failed.set(t);
             }
         });
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!view.isAsleep() && System.nanoTime() < deadline)
-        {
-            Thread.sleep(1);
-        }
-        assertTrue(view.isAsleep(), "the owner never parked on the doorbell");
+        Await.until(view::isAsleep, Duration.ofSeconds(10), "the owner to park on the doorbell");
         view.close(); // unhosts: the owner, asleep for up to 30 s, must be out of the doorbell when this returns
         doorbell.closed.set(1);
         owner.join(10_000);

@@ -5,6 +5,7 @@ import io.weft.config.IdleConfig;
 import io.weft.config.IdleStrategyKind;
 import io.weft.config.ParkingDoorbell;
 import io.weft.config.YieldAfterWork;
+import io.weft.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -19,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -54,16 +54,6 @@ class PredicateThreadTest
         return thread;
     }
 
-    private static void await(final BooleanSupplier condition, final String what) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean())
-        {
-            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
-            Thread.sleep(1);
-        }
-    }
-
     @Test
     void oneTimeFiresExactlyOnceAndIsRemoved() throws InterruptedException
     {
@@ -74,7 +64,7 @@ class PredicateThreadTest
         // a recurrent witness proves many passes ran after the one-time predicate fired
         thread.register("witness", PredicateKind.RECURRENT, () -> fired.get() > 0 && passesAfter.get() < 1000,
             passesAfter::incrementAndGet);
-        await(() -> passesAfter.get() >= 1000, "1000 passes");
+        Await.until(() -> passesAfter.get() >= 1000, "1000 passes");
         assertEquals(1, fired.get());
         assertTrue(once.isRemoved());
     }
@@ -92,7 +82,7 @@ class PredicateThreadTest
                 on.set(false);
             }
         });
-        await(() -> fired.get() >= 500, "500 firings");
+        Await.until(() -> fired.get() >= 500, "500 firings");
         // once false it never fires again: a later one-time marker proves further passes happened
         final CountDownLatch later = new CountDownLatch(1);
         thread.register("marker", PredicateKind.ONE_TIME, () -> true, later::countDown);
@@ -118,13 +108,13 @@ class PredicateThreadTest
             value.set(true);
             thread.wake();
             final int expected = edge;
-            await(() -> fired.get() == expected, "edge " + edge);
+            Await.until(() -> fired.get() == expected, "edge " + edge);
             // stays true for many evaluations: no extra firing
-            await(() -> evaluations.get() > seen + 50, "evaluations while true");
+            Await.until(() -> evaluations.get() > seen + 50, "evaluations while true");
             assertEquals(edge, fired.get());
             final long seenTrue = evaluations.get();
             value.set(false);
-            await(() -> evaluations.get() > seenTrue + 5, "evaluations after false");
+            Await.until(() -> evaluations.get() > seenTrue + 5, "evaluations after false");
         }
         assertEquals(5, fired.get());
     }
@@ -210,7 +200,7 @@ class PredicateThreadTest
         thread.wake();
         assertTrue(fired.await(10, TimeUnit.SECONDS), "a ring did not wake the parked thread");
         // the pass that fired the trigger counts it when the pass ends
-        await(() -> registry.get("weft.predicates.triggers").functionCounter().count() >= 1, "triggers metric");
+        Await.until(() -> registry.get("weft.predicates.triggers").functionCounter().count() >= 1, "triggers metric");
         assertTrue(registry.get("weft.predicates.passes").functionCounter().count() >= 1);
         assertTrue(thread.busyNanos() > 0);
     }

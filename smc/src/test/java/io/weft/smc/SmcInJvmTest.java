@@ -10,6 +10,7 @@ import io.weft.predicates.PredicateThread;
 import io.weft.sst.Sst;
 import io.weft.sst.SstLayout;
 import io.weft.testkit.Async;
+import io.weft.testkit.Await;
 import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -24,7 +25,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.ToLongFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -151,7 +151,7 @@ class SmcInJvmTest
             t.join(TimeUnit.SECONDS.toMillis(60));
         }
         final int all = m.subgroups.size() * perSender;
-        await(() -> m.delivered.stream().allMatch(l -> l.size() == all), "every delivery");
+        Await.until(() -> m.delivered.stream().allMatch(l -> l.size() == all), "every delivery");
         for (int i = 1; i < m.delivered.size(); i++)
         {
             assertEquals(m.delivered.get(0), m.delivered.get(i));
@@ -161,16 +161,6 @@ class SmcInJvmTest
         {
             final int sender = (int)(v / 1_000_000L);
             assertEquals(next[sender]++, v % 1_000_000L, "FIFO per sender");
-        }
-    }
-
-    private static void await(final BooleanSupplier condition, final String what) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean())
-        {
-            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
-            Thread.sleep(1);
         }
     }
 
@@ -232,7 +222,7 @@ class SmcInJvmTest
                 t.join(TimeUnit.SECONDS.toMillis(60));
             }
             final int committed = perSender - perSender / 50;
-            await(() -> m.delivered.stream().allMatch(l -> l.size() == 3 * committed), "every delivery");
+            Await.until(() -> m.delivered.stream().allMatch(l -> l.size() == 3 * committed), "every delivery");
             assertEquals(m.delivered.get(0), m.delivered.get(1));
             assertEquals(m.delivered.get(0), m.delivered.get(2));
             final long[] next = new long[3];
@@ -316,7 +306,7 @@ class SmcInJvmTest
             final SubgroupLayout layout = m.layouts.get(0);
             send(m.subgroups.get(0), 0);
             // the counter is set after the delivery callbacks: wait for it, not for the logs
-            await(() -> m.tables.get(1).counter(1, layout.delivered) == 0 && m.tables.get(2).counter(2,
+            Await.until(() -> m.tables.get(1).counter(1, layout.delivered) == 0 && m.tables.get(2).counter(2,
                 layout.delivered) == 0, "the first message delivered at members 1 and 2");
             for (int member = 1; member < 3; member++)
             {
@@ -325,7 +315,7 @@ class SmcInJvmTest
                     "its delivered counter on its own (lazy lag " + Delivery.lazyLag(SmcConfig.SPINDLE, 16, 1) + ")");
             }
             send(m.subgroups.get(0), 1);
-            await(() -> senderTable.counter(1, layout.delivered) >= 0 && senderTable.counter(2, layout.delivered) >= 0,
+            Await.until(() -> senderTable.counter(1, layout.delivered) >= 0 && senderTable.counter(2, layout.delivered) >= 0,
                 "the delivered counters carried by the acknowledgements of the second message");
         }
     }
@@ -344,11 +334,11 @@ class SmcInJvmTest
             for (int k = 0; k < messages; k++)
             {
                 final int sent = k;
-                await(() -> m.delivered.stream().allMatch(l -> l.size() == sent) && m.threads.get(0).isAsleep(),
+                Await.until(() -> m.delivered.stream().allMatch(l -> l.size() == sent) && m.threads.get(0).isAsleep(),
                     "message " + (k - 1) + " delivered everywhere and the sender's predicate thread asleep");
                 send(m.subgroups.get(0), k);
             }
-            await(() -> m.delivered.stream().allMatch(l -> l.size() == messages), "every delivery");
+            Await.until(() -> m.delivered.stream().allMatch(l -> l.size() == messages), "every delivery");
             final double byCommitter = m.registries.get(0).get("weft.smc.committer.publishes").tag("subgroup", "s")
                 .functionCounter().count();
             // the predicate thread may wake for a heartbeat between the check and a commit: most, not all
@@ -389,7 +379,7 @@ class SmcInJvmTest
             {
                 send(m.subgroups.get(0), k);
             }
-            await(() -> m.delivered.stream().allMatch(l -> l.size() == 500), "delivery past the silent sender");
+            Await.until(() -> m.delivered.stream().allMatch(l -> l.size() == 500), "delivery past the silent sender");
             assertTrue(m.subgroups.get(1).nullsSent() > 0, "the silent sender sent no null");
             assertEquals(0, m.subgroups.get(0).nullsSent(), "the only active sender never pads");
         }
@@ -432,7 +422,7 @@ class SmcInJvmTest
             {
                 release.countDown();
             }
-            await(() -> m.delivered.get(1).size() == 2, "both messages at the other member");
+            Await.until(() -> m.delivered.get(1).size() == 2, "both messages at the other member");
         }
     }
 
@@ -455,14 +445,14 @@ class SmcInJvmTest
             {
                 final long value = k;
                 send(m.subgroups.get(1), value);
-                await(() -> m.delivered.get(1).contains(1_000_000L + value), "member 1's own delivery of " + value);
+                Await.until(() -> m.delivered.get(1).contains(1_000_000L + value), "member 1's own delivery of " + value);
                 send(zero, value); // delivered at member 0 before the fence
                 final long ticket = zero.requestFence();
                 assertEquals(k + 1, ticket, "tickets count up from 1");
                 send(zero, rounds + value); // and this one after it
             }
-            await(() -> events.stream().filter(e -> e.startsWith("f")).count() == rounds, "every fence");
-            await(() -> m.delivered.get(0).size() == 3 * rounds, "every delivery at member 0");
+            Await.until(() -> events.stream().filter(e -> e.startsWith("f")).count() == rounds, "every fence");
+            Await.until(() -> m.delivered.get(0).size() == 3 * rounds, "every delivery at member 0");
             for (int k = 0; k < rounds; k++)
             {
                 final int fence = events.indexOf("f" + (k + 1));
@@ -496,7 +486,7 @@ class SmcInJvmTest
                 send(m.subgroups.get(1), k);
             }
             final SmcSubgroup leaver = m.subgroups.get(1);
-            await(() -> leaver.received(1, 0) == 4 && leaver.received(1, 1) == 2, "member 1 receiving both senders");
+            Await.until(() -> leaver.received(1, 0) == 4 && leaver.received(1, 1) == 2, "member 1 receiving both senders");
             assertTrue(!leaver.ownSendsDelivered(), "delivered though member 2 received nothing");
             leaver.wedge();
             leaver.deliverTrim(new long[] {4, 1});
@@ -515,7 +505,7 @@ class SmcInJvmTest
             final CountDownLatch passed = new CountDownLatch(2);
             m.subgroups.get(0).onFence(ticket -> passed.countDown());
             assertEquals(1, m.subgroups.get(0).requestFence());
-            await(() -> passed.getCount() == 1, "the first fence, with every member running");
+            Await.until(() -> passed.getCount() == 1, "the first fence, with every member running");
             m.subgroups.get(2).wedge();
             assertEquals(2, m.subgroups.get(0).requestFence());
             assertTrue(!passed.await(500, TimeUnit.MILLISECONDS), "a fence passed without the wedged member's echo");

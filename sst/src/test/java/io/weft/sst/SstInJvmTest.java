@@ -2,6 +2,7 @@ package io.weft.sst;
 
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
+import io.weft.testkit.Await;
 import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Timeout;
@@ -17,7 +18,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -50,16 +50,6 @@ class SstInJvmTest
             result.add(f.get(40, TimeUnit.SECONDS));
         }
         return result;
-    }
-
-    private static void await(final BooleanSupplier condition, final String what) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean())
-        {
-            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
-            Thread.sleep(1);
-        }
     }
 
     interface ThreeMembers
@@ -125,11 +115,11 @@ class SstInJvmTest
             s0.setCounter(ARRAY, 2, 99);
             s0.setBool(FLAG, true);
             s0.push(0, LAYOUT.column("array").offsetOf(2) + 8, new int[] {1}); // only member 1
-            await(() -> s1.counter(0, COUNT) == 7, "member 1 sees the counter");
+            Await.until(() -> s1.counter(0, COUNT) == 7, "member 1 sees the counter");
             assertEquals(99, s1.counter(0, ARRAY, 2));
             assertTrue(s1.bool(0, FLAG));
             assertEquals(1007, s1.segment().get(ValueLayout.JAVA_LONG, s1.offset(0, PAYLOAD, 0) + 56));
-            await(() -> s2.segment().get(ValueLayout.JAVA_LONG, s2.offset(0, PAYLOAD, 0)) == 1000,
+            Await.until(() -> s2.segment().get(ValueLayout.JAVA_LONG, s2.offset(0, PAYLOAD, 0)) == 1000,
                 "member 2 sees the payload");
             if (transport.equals("shm"))
             {
@@ -188,7 +178,7 @@ class SstInJvmTest
                 throw new AssertionError(failure);
             }
             assertTrue(s0.bool(0, FLAG), "the refused write left the value alone");
-            await(() -> s1.bool(0, FLAG) && s1.counter(0, COUNT) == 7, "the first writer's flag and the free counter");
+            Await.until(() -> s1.bool(0, FLAG) && s1.counter(0, COUNT) == 7, "the first writer's flag and the free counter");
         });
     }
 
@@ -202,14 +192,14 @@ class SstInJvmTest
             s1.push(PAYLOAD, s1.others());
             s1.setCounter(COUNT, 3);
             s1.push(COUNT, s1.others());
-            await(() -> s0.counter(1, COUNT) == 3, "member 0 sees member 1's counter");
+            Await.until(() -> s0.counter(1, COUNT) == 3, "member 0 sees member 1's counter");
             s0.freeze(1);
             // member 1 still runs and does not know: it goes on writing and pushing to both
             s1.myBytes(PAYLOAD).set(ValueLayout.JAVA_LONG, 0, 42);
             s1.push(PAYLOAD, s1.others());
             s1.setCounter(COUNT, 4);
             s1.push(COUNT, s1.others());
-            await(() -> s2.counter(1, COUNT) == 4, "member 2 (not freezing) sees the new counter");
+            Await.until(() -> s2.counter(1, COUNT) == 4, "member 2 (not freezing) sees the new counter");
             assertEquals(3, s0.counter(1, COUNT), "the frozen row changed after the freeze");
             assertEquals(41, s0.segment().get(ValueLayout.JAVA_LONG, s0.offset(1, PAYLOAD, 0)),
                 "the frozen row's bytes changed after the freeze");
@@ -255,7 +245,7 @@ class SstInJvmTest
             ssts.get(1).close();
             final Sst s0 = ssts.get(0);
             // shm sees an in-JVM peer's close at the next push; tcp at once
-            await(() ->
+            Await.until(() ->
             {
                 s0.push(COUNT, s0.others());
                 return !failures.isEmpty();
@@ -329,7 +319,7 @@ class SstInJvmTest
                 assertFalse(asked.contains(1), "a member's own rank is never asked about");
                 s0.setCounter(COUNT, 5);
                 s0.push(COUNT, s0.others());
-                await(() -> s1.counter(0, COUNT) == 5, "member 0's push at member 1");
+                Await.until(() -> s1.counter(0, COUNT) == 5, "member 0's push at member 1");
             }
         }
     }

@@ -95,29 +95,16 @@ public final class MemberProcess implements AutoCloseable
     /** Waits until the output contains {@code text}; fails after the timeout or if the process exits first. */
     public void awaitOutput(final String text, final Duration timeout)
     {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (!output().contains(text))
+        Await.until(() ->
         {
-            if (!process.isAlive() && !output().contains(text))
+            final String output = output();
+            if (!output.contains(text) && !process.isAlive() && !output().contains(text))
             {
                 throw new AssertionError(name + " exited (" + process.exitValue() + ") before printing '" + text +
                     "'; output:\n" + output());
             }
-            if (System.nanoTime() > deadline)
-            {
-                throw new AssertionError(name + " did not print '" + text + "' within " + timeout + "; output:\n" +
-                    output());
-            }
-            try
-            {
-                Thread.sleep(20);
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted", ex);
-            }
-        }
+            return output.contains(text);
+        }, timeout, () -> name + " to print '" + text + "'; output:\n" + output());
     }
 
     /** kill -9. */

@@ -4,6 +4,7 @@ import io.weft.config.QosLevel;
 import io.weft.config.SampleKey;
 import io.weft.config.TopicConfig;
 import io.weft.config.TransportKind;
+import io.weft.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -293,19 +294,22 @@ class DdsStorageTest
     private static void awaitReads(final DdsRun run, final String topic, final String member, final int count)
         throws Exception
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true)
+        Await.until(() ->
         {
-            final Map<String, List<DdsRun.Read>> reads = run.reads(topic);
+            final Map<String, List<DdsRun.Read>> reads;
+            try
+            {
+                reads = run.reads(topic);
+            }
+            catch (final java.io.IOException ex)
+            {
+                throw new java.io.UncheckedIOException(ex);
+            }
             final List<DdsRun.Read> mine = reads.entrySet().stream().filter(e -> e.getKey().contains(member))
                 .map(Map.Entry::getValue).findFirst().orElse(List.of());
             final long target = count >= 0 ? count : only(reads, "-0-").getLast().position();
-            if (!mine.isEmpty() && (count >= 0 ? mine.size() >= count : mine.getLast().position() >= target))
-            {
-                return;
-            }
-            assertTrue(System.nanoTime() < deadline, member + " did not read " + target + " samples of " + topic);
-            TimeUnit.MILLISECONDS.sleep(50);
-        }
+            return !mine.isEmpty() && (count >= 0 ? mine.size() >= count : mine.getLast().position() >= target);
+        }, Duration.ofSeconds(60), Duration.ofMillis(50), () -> member + " to read " + (count >= 0 ? count + " samples" :
+            "as far as member 0") + " of " + topic);
     }
 }

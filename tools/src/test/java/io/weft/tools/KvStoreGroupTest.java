@@ -1,5 +1,6 @@
 package io.weft.tools;
 
+import io.weft.testkit.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -217,12 +218,8 @@ class KvStoreGroupTest
                 final String key = "k" + k;
                 final String expected = "v" + (2993 + (k - 2993 % 7 + 7) % 7);
                 assertEquals(expected, a.get(key));
-                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (!expected.equals(c.get(key)) && System.nanoTime() < deadline)
-                {
-                    java.util.concurrent.locks.LockSupport.parkNanos(5_000_000); // another member's copy: applied when it delivers the same batch
-                }
-                assertEquals(expected, c.get(key), "member 2's copy of " + key);
+                // another member's copy: applied when it delivers the same batch
+                Await.until(() -> expected.equals(c.get(key)), () -> "member 2's copy of " + key + " to be " + expected);
             }
             // nothing of the connection in the group any more: a pipeline of reads is answered here, sending nothing
             final long batchesBefore = batchesSent(a);

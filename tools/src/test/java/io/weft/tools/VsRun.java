@@ -7,6 +7,7 @@ import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
+import io.weft.testkit.Await;
 import io.weft.testkit.MemberProcess;
 import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
@@ -142,23 +143,22 @@ final class VsRun implements AutoCloseable
     void awaitMembers(final int id, final String members, final Duration timeout) throws Exception
     {
         final MemberProcess p = live.get(id);
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (true)
+        Await.until(() ->
         {
             final Matcher m = VsMember.VIEW_LINE.matcher(p.output());
             while (m.find())
             {
                 if (("[" + m.group(3) + "]").equals(members))
                 {
-                    return;
+                    return true;
                 }
             }
-            if (System.nanoTime() > deadline || !p.isAlive())
+            if (!p.isAlive())
             {
-                throw new AssertionError("member " + id + " never installed a view of " + members + ":\n" + p.output());
+                throw new AssertionError("member " + id + " ended without a view of " + members + ":\n" + p.output());
             }
-            Thread.sleep(50); // polling its output: a condition with a deadline
-        }
+            return false;
+        }, timeout, Duration.ofMillis(50), () -> "member " + id + " to install a view of " + members + ":\n" + p.output());
     }
 
     /** Waits until member {@code id} installed view {@code view}; returns when (its wall clock) and the members. */

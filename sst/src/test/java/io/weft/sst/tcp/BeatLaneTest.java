@@ -5,6 +5,7 @@ import io.weft.config.WeftConfig;
 import io.weft.sst.Sst;
 import io.weft.sst.SstLayout;
 import io.weft.testkit.Async;
+import io.weft.testkit.Await;
 import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
@@ -46,13 +47,11 @@ class BeatLaneTest
             {
                 final long before0 = ssts[0].lastHeardNanos(1);
                 final long before2 = ssts[2].lastHeardNanos(1);
-                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                while (ssts[0].lastHeardNanos(1) == before0)
+                Await.until(() ->
                 {
-                    assertTrue(System.nanoTime() < deadline, "member 0 never heard member 1's beat");
                     ssts[1].beat(new int[] {0});
-                    Thread.sleep(5);
-                }
+                    return ssts[0].lastHeardNanos(1) != before0;
+                }, "member 0 to hear member 1's beat");
                 assertTrue(ssts[0].lastHeardNanos(1) > System.nanoTime() - TimeUnit.SECONDS.toNanos(20));
                 assertEquals(before2, ssts[2].lastHeardNanos(1), "member 2 was not a target of the beat");
                 assertEquals(-1, ssts[2].counter(1, LAYOUT.column("count")), "a beat never writes the table");

@@ -11,6 +11,7 @@ import io.weft.sst.Column;
 import io.weft.sst.Sst;
 import io.weft.sst.SstLayout;
 import io.weft.testkit.Async;
+import io.weft.testkit.Await;
 import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -21,8 +22,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -68,14 +67,14 @@ class HostedPassesTest
                 s0.setCounter(PING, i);
                 s0.push(PING, s0.others());
                 final long ping = i;
-                await(() -> s0.counter(1, PONG) == ping, "pong " + i);
+                Await.until(() -> s0.counter(1, PONG) == ping, "pong " + i);
             }
             assertTrue(threads.stream().allMatch(n -> n.equals(p1.thread().getName())), threads.toString());
 
             p1.close(); // unhosts: the passes stop, the selector thread reads on
             s0.setCounter(PING, 5_000);
             s0.push(PING, s0.others());
-            await(() -> s1.counter(0, PING) == 5_000, "a push applied after the passes stopped");
+            Await.until(() -> s1.counter(0, PING) == 5_000, "a push applied after the passes stopped");
             assertEquals(2_000, s1.counter(1, PONG), "no pass ran after close");
         }
         finally
@@ -111,7 +110,7 @@ class HostedPassesTest
             assertTrue(inPass.await(20, TimeUnit.SECONDS), "the slow trigger ran");
             final long heardBefore = s1.lastHeardNanos(0);
             final long deadline = System.nanoTime() + 3 * interval;
-            await(() -> System.nanoTime() > deadline, "three heartbeat intervals into the pass");
+            Await.until(() -> System.nanoTime() > deadline, "three heartbeat intervals into the pass");
             final long heard = s1.lastHeardNanos(0);
             release.countDown();
             assertTrue(System.nanoTime() - heard < 2 * interval, "last heard " +
@@ -158,7 +157,7 @@ class HostedPassesTest
             }
             threads.forEach(PredicateThread::start);
             final long total = (long)rounds * pushesPerPass;
-            await(() -> tables.get(0).counter(1, SEQ) == total && tables.get(1).counter(0, SEQ) == total,
+            Await.until(() -> tables.get(0).counter(1, SEQ) == total && tables.get(1).counter(0, SEQ) == total,
                 () -> "every push of both members to arrive (" + tables.get(0).counter(1, SEQ) + " and " +
                     tables.get(1).counter(0, SEQ) + " of " + total + ")");
             assertEquals(List.of(), failures);
@@ -190,21 +189,6 @@ class HostedPassesTest
             result.add(f.get(40, TimeUnit.SECONDS));
         }
         return result;
-    }
-
-    private static void await(final BooleanSupplier condition, final String what) throws InterruptedException
-    {
-        await(condition, () -> what);
-    }
-
-    private static void await(final BooleanSupplier condition, final Supplier<String> what) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean())
-        {
-            assertTrue(System.nanoTime() < deadline, () -> "timed out waiting for " + what.get());
-            Thread.sleep(1);
-        }
     }
 
     private static void awaitUninterruptibly(final CountDownLatch latch)

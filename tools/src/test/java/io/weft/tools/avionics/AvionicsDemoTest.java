@@ -1,6 +1,7 @@
 package io.weft.tools.avionics;
 
 import io.weft.config.LocalPorts;
+import io.weft.testkit.Await;
 import io.weft.tools.Weft;
 import io.weft.testkit.MemberProcess;
 import org.junit.jupiter.api.Assumptions;
@@ -126,17 +127,9 @@ class AvionicsDemoTest
         return v instanceof Number n ? n.longValue() : -1;
     }
 
+    /** Polls the page at most five times a second: each poll runs a script in the browser. */
     private static void awaitTrue(final BooleanSupplier condition, final Duration timeout, final String failure)
-        throws InterruptedException
     {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                throw new AssertionError(failure);
-            }
-            Thread.sleep(200); // polling the page: a condition with a deadline
-        }
+        Await.until(condition, timeout, Duration.ofMillis(200), () -> failure);
     }
 }
