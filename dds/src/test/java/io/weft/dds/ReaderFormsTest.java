@@ -19,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
@@ -53,9 +52,7 @@ class ReaderFormsTest
             .dds(new DdsConfig(dir, List.of(new TopicConfig("engine", 3, QosLevel.VOLATILE_STORAGE, List.of(0),
                 List.of(), 64, 64, HISTORY)))).build();
         members = new Members(config);
-        final CompletableFuture<DomainParticipant> other = Async.open(() -> DomainParticipant.open(config.forMember(1)));
-        participants.add(DomainParticipant.open(config));
-        participants.add(other.get(60, TimeUnit.SECONDS));
+        participants.addAll(Async.openAll(config, DomainParticipant::open));
     }
 
     @AfterEach

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -343,16 +344,9 @@ class RuntimeTopicsTest
     private static void openThree(final WeftConfig config, final List<DomainParticipant> participants)
         throws Exception
     {
-        final List<CompletableFuture<DomainParticipant>> opening = new ArrayList<>();
-        for (int i = 0; i < 3; i++)
-        {
-            final WeftConfig c = config.forMember(i);
-            opening.add(Async.open(() -> DomainParticipant.open(c)));
-        }
-        for (final CompletableFuture<DomainParticipant> f : opening)
-        {
-            participants.add(f.get(60, TimeUnit.SECONDS));
-        }
+        participants.addAll(Async.openAll(List.of(0, 1, 2).stream()
+            .<Supplier<DomainParticipant>>map(i -> () -> DomainParticipant.open(config.forMember(i)))
+            .toList()));
     }
 
     /** The one deleted log of alarms in the member's graveyard. */

@@ -4,11 +4,9 @@ import io.weft.testkit.Async;
 import io.weft.testkit.Await;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /** Helpers of the in-JVM group tests: open members together, wait on a condition with a deadline. */
 final class InJvmGroups
@@ -22,17 +20,7 @@ final class InJvmGroups
     /** Opens every builder's member at once (each waits for the others) and returns them in order. */
     static List<Group> open(final List<GroupBuilder> builders) throws Exception
     {
-        final List<CompletableFuture<Group>> opening = new ArrayList<>();
-        for (final GroupBuilder b : builders)
-        {
-            opening.add(Async.open(b::open));
-        }
-        final List<Group> groups = new ArrayList<>();
-        for (final CompletableFuture<Group> f : opening)
-        {
-            groups.add(f.get(60, TimeUnit.SECONDS));
-        }
-        return groups;
+        return Async.openAll(builders.stream().<Supplier<Group>>map(b -> b::open).toList());
     }
 
     /** Waits up to 60 s (a view change on a loaded two-core machine) for {@code condition}, naming {@code what}. */

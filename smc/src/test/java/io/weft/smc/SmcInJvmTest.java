@@ -75,19 +75,16 @@ class SmcInJvmTest
     {
         final WeftConfig config = TestGroups.builder(kind, members).subgroups(List.of(
             new SubgroupConfig("s", List.of(), senders, 16, maxPayload, DeliveryMode.ORDERED))).smc(smc).build();
-        final List<CompletableFuture<Sst>> opening = new ArrayList<>();
         final List<Smc.Layout> layouts = new ArrayList<>();
         for (int i = 0; i < members; i++)
         {
-            final WeftConfig member = config.forMember(i);
-            final Smc.Layout layout = Smc.layout(member, SstLayout.builder());
-            layouts.add(layout);
-            opening.add(Async.open(() -> Sst.open(member, layout.sst())));
+            layouts.add(Smc.layout(config.forMember(i), SstLayout.builder()));
         }
+        final List<Sst> tables = Async.openAll(config, member -> Sst.open(member, layouts.get(member.rank()).sst()));
         final Members m = new Members();
         for (int i = 0; i < members; i++)
         {
-            final Sst sst = opening.get(i).get(40, TimeUnit.SECONDS);
+            final Sst sst = tables.get(i);
             m.tables.add(sst);
             final WeftConfig member = config.forMember(i);
             final PredicateThread thread = new PredicateThread("smc-test-" + i, member.idle(), sst.doorbell(), sst.passHost(),

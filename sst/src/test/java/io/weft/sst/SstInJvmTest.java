@@ -2,6 +2,7 @@ package io.weft.sst;
 
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
+import io.weft.testkit.Async;
 import io.weft.testkit.Await;
 import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
@@ -37,19 +38,7 @@ class SstInJvmTest
 
     private static List<Sst> openAll(final WeftConfig config) throws Exception
     {
-        // one thread per member: each open waits for the others (the common pool has one thread on 2 cores)
-        final List<CompletableFuture<Sst>> opening = new ArrayList<>();
-        for (int i = 0; i < config.group().size(); i++)
-        {
-            final WeftConfig member = config.forMember(i);
-            opening.add(io.weft.testkit.Async.open(() -> Sst.open(member, LAYOUT)));
-        }
-        final List<Sst> result = new ArrayList<>();
-        for (final CompletableFuture<Sst> f : opening)
-        {
-            result.add(f.get(40, TimeUnit.SECONDS));
-        }
-        return result;
+        return Async.openAll(config, member -> Sst.open(member, LAYOUT));
     }
 
     interface ThreeMembers

@@ -11,7 +11,6 @@ import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,17 +31,7 @@ class BeatLaneTest
         final WeftConfig config = TestGroups.config(TransportKind.TCP, 3);
         try (Members ignored = new Members(config))
         {
-            final CompletableFuture<?>[] opening = new CompletableFuture<?>[3];
-            for (int i = 0; i < 3; i++)
-            {
-                final WeftConfig member = config.forMember(i);
-                opening[i] = Async.open(() -> Sst.open(member, LAYOUT));
-            }
-            final Sst[] ssts = new Sst[3];
-            for (int i = 0; i < 3; i++)
-            {
-                ssts[i] = (Sst)opening[i].get(40, TimeUnit.SECONDS);
-            }
+            final Sst[] ssts = Async.openAll(config, member -> Sst.open(member, LAYOUT)).toArray(new Sst[0]);
             try
             {
                 final long before0 = ssts[0].lastHeardNanos(1);

@@ -18,7 +18,6 @@ import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -177,18 +176,7 @@ class HostedPassesTest
 
     private static List<Sst> openTwo(final WeftConfig config) throws Exception
     {
-        final List<CompletableFuture<Sst>> opening = new ArrayList<>();
-        for (int i = 0; i < 2; i++)
-        {
-            final WeftConfig member = config.forMember(i);
-            opening.add(Async.open(() -> Sst.open(member, LAYOUT)));
-        }
-        final List<Sst> result = new ArrayList<>();
-        for (final CompletableFuture<Sst> f : opening)
-        {
-            result.add(f.get(40, TimeUnit.SECONDS));
-        }
-        return result;
+        return Async.openAll(config, member -> Sst.open(member, LAYOUT));
     }
 
     private static void awaitUninterruptibly(final CountDownLatch latch)
