@@ -4,7 +4,6 @@ import io.weft.config.SmcConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,12 +39,8 @@ final class AblationCommand implements Callable<Integer>
         {
             return invalid;
         }
-        final List<BenchRunner.Row> rows = new ArrayList<>();
-        for (final Map.Entry<String, SmcConfig> e : ROWS.entrySet())
-        {
-            rows.add(BenchRunner.run(e.getKey(), options, e.getValue(), options.json ? System.err : System.out));
-        }
-        BenchRunner.print(rows, options.json, System.out);
+        final List<BenchRunner.Row> rows = BenchRunner.table(options, ROWS.entrySet().stream()
+            .map(e -> new BenchRunner.Spec(e.getKey(), e.getValue(), null)).toList());
         final BenchRunner.Row base = rows.getFirst();
         final BenchRunner.Row full = rows.getLast();
         if (base.failure() == null && full.failure() == null && !options.json)
@@ -53,6 +48,6 @@ final class AblationCommand implements Callable<Integer>
             System.out.printf(java.util.Locale.ROOT, "full Spindle vs baseline: %.2fx throughput, %.2fx fewer writes per message%n",
                 full.msgsPerSec() / base.msgsPerSec(), base.writesPerMsg() / full.writesPerMsg());
         }
-        return rows.stream().allMatch(r -> r.failure() == null) ? 0 : 1;
+        return BenchRunner.exitCode(rows);
     }
 }

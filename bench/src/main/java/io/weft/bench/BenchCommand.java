@@ -51,9 +51,6 @@ final class BenchCommand implements Callable<Integer>
         final SmcConfig smc = new SmcConfig(!noSendBatching, !noReceiveBatching, !noDeliveryBatching, !noNullSends,
             !noEarlyLockRelease, !eagerNulls, !eagerDelivered);
         final String name = smc.equals(SmcConfig.SPINDLE) ? "spindle" : smc.equals(SmcConfig.BASELINE) ? "baseline" : "custom";
-        final BenchRunner.Row row = BenchRunner.run(options.invoker ? name + "-invoker" : name, options, smc,
-            options.json ? System.err : System.out);
-        BenchRunner.print(List.of(row), options.json, System.out);
-        return row.failure() == null ? 0 : 1;
+        return BenchRunner.exitCode(BenchRunner.table(options, List.of(new BenchRunner.Spec(name, smc, null))));
     }
 }

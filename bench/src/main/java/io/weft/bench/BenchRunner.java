@@ -4,6 +4,7 @@ import io.weft.config.ConfigWriter;
 import io.weft.config.DeliveryMode;
 import io.weft.config.SmcConfig;
 import io.weft.config.DdsConfig;
+import io.weft.config.QosLevel;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TopicConfig;
 import io.weft.config.TransportKind;
@@ -11,7 +12,6 @@ import io.weft.config.WeftConfig;
 import io.weft.bench.steady.SteadyRun;
 
 
-import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -44,6 +44,34 @@ final class BenchRunner
                 deliveryBatch, (histograms == null ? "" : ",\"batch_histograms_member0\":\"" + histograms + "\"") +
                 (failure == null ? "" : ",\"failure\":\"" + failure + "\""));
         }
+    }
+
+    /** One row of a table: its name, its multicast switches, and its DDS QoS level (null: the Group API). */
+    record Spec(String name, SmcConfig smc, QosLevel qos)
+    {
+    }
+
+    /**
+     * Runs every row in order (in invoker mode named so), prints the table (JSON with {@code --json}, the progress
+     * then on stderr) and returns the rows.
+     */
+    static List<Row> table(final BenchOptions o, final List<Spec> specs) throws Exception
+    {
+        final List<Row> rows = new ArrayList<>();
+        for (final Spec spec : specs)
+        {
+            o.qos = spec.qos();
+            rows.add(run(o.invoker ? spec.name() + "-invoker" : spec.name(), o, spec.smc(),
+                o.json ? System.err : System.out));
+        }
+        print(rows, o.json, System.out);
+        return rows;
+    }
+
+    /** The exit code of a table: 0 when every row ran, 1 when one failed. */
+    static int exitCode(final List<Row> rows)
+    {
+        return rows.stream().allMatch(r -> r.failure() == null) ? 0 : 1;
     }
 
     static Row run(final String name, final BenchOptions o, final SmcConfig smc, final PrintStream log) throws Exception

@@ -44,7 +44,6 @@ final class DdsBenchCommand implements java.util.concurrent.Callable<Integer>
         {
             return invalid;
         }
-        final List<BenchRunner.Row> rows = new ArrayList<>();
         final List<QosLevel> levels = new ArrayList<>();
         levels.add(null);
         for (final String name : names)
@@ -58,15 +57,9 @@ final class DdsBenchCommand implements java.util.concurrent.Callable<Integer>
             System.out.println("warm-up " + LOGGED_WARMUP.toSeconds() + " s: logged storage is in steady state later " +
                 "than the other rows (--warmup sets it)");
         }
-        for (final QosLevel level : levels)
-        {
-            options.qos = level;
-            final String name = level == null ? "group-api" : "dds " + level.configName();
-            rows.add(BenchRunner.run(options.invoker ? name + "-invoker" : name, options, SmcConfig.SPINDLE,
-                options.json ? System.err : System.out));
-        }
-        BenchRunner.print(rows, options.json, System.out);
-        if (rows.stream().allMatch(r -> r.failure() == null) && !options.json)
+        final List<BenchRunner.Row> rows = BenchRunner.table(options, levels.stream().map(level -> new BenchRunner.Spec(
+            level == null ? "group-api" : "dds " + level.configName(), SmcConfig.SPINDLE, level)).toList());
+        if (BenchRunner.exitCode(rows) == 0 && !options.json)
         {
             final BenchRunner.Row api = rows.getFirst();
             for (final BenchRunner.Row r : rows.subList(1, rows.size()))
@@ -84,7 +77,7 @@ final class DdsBenchCommand implements java.util.concurrent.Callable<Integer>
                 printLogCeiling(rows.get(atomic).msgsPerSec());
             }
         }
-        return rows.stream().allMatch(r -> r.failure() == null) ? 0 : 1;
+        return BenchRunner.exitCode(rows);
     }
 
     /**
