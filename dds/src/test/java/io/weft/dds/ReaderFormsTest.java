@@ -65,8 +65,7 @@ class ReaderFormsTest
     @Test
     void iteratorGetsHistoryThenLiveSamplesAndEndsOnClose() throws Exception
     {
-        final DataWriter<String> writer = participants.get(0).createWriter(participants.get(0).topic("engine",
-            Codecs.utf8()));
+        final DataWriter<String> writer = engineWriter();
         final DomainParticipant reading = participants.get(1);
         final Topic<String> topic = reading.topic("engine", Codecs.utf8());
         writeAndAwait(writer, reading, 0, 20);
@@ -104,8 +103,7 @@ class ReaderFormsTest
     @Test
     void publisherSignalsSubscribersWithBackPressureAndCompletesOnClose() throws Exception
     {
-        final DataWriter<String> writer = participants.get(0).createWriter(participants.get(0).topic("engine",
-            Codecs.utf8()));
+        final DataWriter<String> writer = engineWriter();
         final DomainParticipant reading = participants.get(1);
         writeAndAwait(writer, reading, 0, 3);
         final SamplePublisher<String> publisher = reading.createPublisher(reading.topic("engine", Codecs.utf8()));
@@ -132,8 +130,7 @@ class ReaderFormsTest
     @Test
     void rawReaderGetsHistoryThenLiveBytesAndAllocatesNothingPerSample() throws Exception
     {
-        final DataWriter<String> writer = participants.get(0).createWriter(participants.get(0).topic("engine",
-            Codecs.utf8()));
+        final DataWriter<String> writer = engineWriter();
         final DomainParticipant reading = participants.get(1);
         writeAndAwait(writer, reading, 0, 20);
         final List<String> seen = new ArrayList<>();
@@ -194,6 +191,12 @@ class ReaderFormsTest
         assertThrows(IllegalArgumentException.class, () -> reading.createPublisher(reading.topic("engine",
             Codecs.utf8()), Runnable::run, 0));
         withListener.close();
+    }
+
+    /** Member 0's writer of the test's topic; member 1 reads it. */
+    private DataWriter<String> engineWriter()
+    {
+        return participants.get(0).createWriter(participants.get(0).topic("engine", Codecs.utf8()));
     }
 
     private static void writeAndAwait(final DataWriter<String> writer, final DomainParticipant reading, final int from,

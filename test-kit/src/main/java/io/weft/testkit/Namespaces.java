@@ -1,5 +1,7 @@
 package io.weft.testkit;
 
+import org.junit.jupiter.api.Assumptions;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -77,7 +79,14 @@ public final class Namespaces implements AutoCloseable
         }
     }
 
-    /** Whether this process may make namespaces (root and the ip tool). */
+    /** Skips the calling test, saying why, where this process may not make namespaces. */
+    public static void assumeAvailable()
+    {
+        final String why = unavailable();
+        Assumptions.assumeTrue(why == null, () -> "skipped: " + why);
+    }
+
+    /** Why this process may not make namespaces (it needs root and the ip tool), or null when it may. */
     public static String unavailable()
     {
         try
