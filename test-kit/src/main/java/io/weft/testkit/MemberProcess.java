@@ -18,6 +18,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class MemberProcess implements AutoCloseable
 {
+    /** What a HotSpot JVM prints before its threads on SIGQUIT. */
+    private static final String THREAD_DUMP = "Full thread dump";
+
     private final String name;
     private final Process process;
     private final Path log;
@@ -104,7 +107,45 @@ public final class MemberProcess implements AutoCloseable
                     "'; output:\n" + output());
             }
             return output.contains(text);
-        }, timeout, () -> name + " to print '" + text + "'; output:\n" + output());
+        }, timeout, () -> name + " to print '" + text + "'; output, with its threads at the deadline:\n" +
+            outputWithThreadDump());
+    }
+
+    /**
+     * The output after the JVM printed its threads (SIGQUIT): where a member that stopped making progress is stuck.
+     * A process that is gone, or prints no dump within five seconds, gives its output as it is.
+     */
+    public String outputWithThreadDump()
+    {
+        if (!process.isAlive())
+        {
+            return output();
+        }
+        try
+        {
+            final int dumps = dumps(output());
+            signal("QUIT");
+            Await.until(() -> dumps(output()) > dumps || !process.isAlive(), Duration.ofSeconds(5), "a thread dump");
+        }
+        catch (final IOException | InterruptedException | AssertionError ex)
+        {
+            if (ex instanceof InterruptedException)
+            {
+                Thread.currentThread().interrupt();
+            }
+            return output() + "\n<no thread dump: " + ex.getMessage() + ">";
+        }
+        return output();
+    }
+
+    private static int dumps(final String output)
+    {
+        int n = 0;
+        for (int i = output.indexOf(THREAD_DUMP); i >= 0; i = output.indexOf(THREAD_DUMP, i + 1))
+        {
+            n++;
+        }
+        return n;
     }
 
     /** kill -9. */
