@@ -9,6 +9,9 @@ import io.weft.config.TopicConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
+import io.weft.dds.Codecs;
+import io.weft.dds.DomainParticipant;
+import io.weft.dds.Topic;
 
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -42,6 +45,32 @@ public final class Avionics
 
     private Avionics()
     {
+    }
+
+    // The topics, each bound to its codec here once: writers and readers cannot disagree on a topic's encoding.
+
+    /** The aircraft's position (unordered): fixed-layout samples read in place. */
+    public static Topic<Position> position(final DomainParticipant participant)
+    {
+        return participant.topic(POSITION, Codecs.flyweight(Position::new));
+    }
+
+    /** Changes to the flight plan (atomic multicast: every display applies them in one order), as JSON. */
+    public static Topic<FlightPlanChange> flightPlan(final DomainParticipant participant)
+    {
+        return participant.topic(FLIGHT_PLAN, Codecs.json(FlightPlanChange.class));
+    }
+
+    /** Engine readings (volatile storage, keyed by engine): fixed-layout samples read in place. */
+    public static Topic<EngineReading> engine(final DomainParticipant participant)
+    {
+        return participant.topic(ENGINE, Codecs.flyweight(EngineReading::new));
+    }
+
+    /** The flight recorder's records (logged storage), as text. */
+    public static Topic<String> record(final DomainParticipant participant)
+    {
+        return participant.topic(RECORD, Codecs.utf8());
     }
 
     /** What member {@code id} does in the demo. */

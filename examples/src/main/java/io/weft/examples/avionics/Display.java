@@ -1,6 +1,5 @@
 package io.weft.examples.avionics;
 
-import io.weft.dds.Codecs;
 import io.weft.dds.DomainParticipant;
 
 import java.util.Arrays;
@@ -34,10 +33,10 @@ final class Display implements Role
     @Override
     public void attach(final DomainParticipant participant)
     {
-        participant.createReader(participant.topic(Avionics.POSITION, Codecs.flyweight(Position::new)),
+        participant.createReader(Avionics.position(participant),
             (p, info) -> position = String.format("#%d %.3f %.3f %,.0f ft hdg %03.0f", p.sequence(), p.latitude(),
                 p.longitude(), p.altitudeFeet(), p.heading()));
-        participant.createReader(participant.topic(Avionics.FLIGHT_PLAN, Codecs.json(FlightPlanChange.class)),
+        participant.createReader(Avionics.flightPlan(participant),
             (change, info) ->
             {
                 System.out.printf("PLAN %d %d in view %d%n", info.position(), change.sequence(),
@@ -50,7 +49,7 @@ final class Display implements Role
                     notifyAll();
                 }
             });
-        participant.createReader(participant.topic(Avionics.ENGINE, Codecs.flyweight(EngineReading::new)),
+        participant.createReader(Avionics.engine(participant),
             (e, info) ->
             {
                 synchronized (n1)

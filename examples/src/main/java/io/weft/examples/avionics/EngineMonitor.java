@@ -1,6 +1,5 @@
 package io.weft.examples.avionics;
 
-import io.weft.dds.Codecs;
 import io.weft.dds.DataWriter;
 import io.weft.dds.DomainParticipant;
 
@@ -15,7 +14,7 @@ final class EngineMonitor implements Role
     @Override
     public void attach(final DomainParticipant participant)
     {
-        writer = participant.createWriter(participant.topic(Avionics.ENGINE, Codecs.flyweight(EngineReading::new)));
+        writer = participant.createWriter(Avionics.engine(participant));
     }
 
     @Override

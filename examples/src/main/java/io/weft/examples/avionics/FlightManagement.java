@@ -1,6 +1,5 @@
 package io.weft.examples.avionics;
 
-import io.weft.dds.Codecs;
 import io.weft.dds.DataWriter;
 import io.weft.dds.DomainParticipant;
 
@@ -31,9 +30,8 @@ final class FlightManagement implements Role
     public void attach(final DomainParticipant participant)
     {
         this.participant = participant;
-        positionWriter = participant.createWriter(participant.topic(Avionics.POSITION, Codecs.flyweight(Position::new)));
-        planWriter = participant.createWriter(participant.topic(Avionics.FLIGHT_PLAN,
-            Codecs.json(FlightPlanChange.class)));
+        positionWriter = participant.createWriter(Avionics.position(participant));
+        planWriter = participant.createWriter(Avionics.flightPlan(participant));
     }
 
     @Override

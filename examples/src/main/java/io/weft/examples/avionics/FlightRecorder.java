@@ -2,7 +2,6 @@ package io.weft.examples.avionics;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.weft.dds.Codecs;
 import io.weft.dds.DataWriter;
 import io.weft.dds.DomainParticipant;
 import io.weft.dds.SampleInfo;
@@ -46,12 +45,12 @@ final class FlightRecorder implements Role
         final Timer position = latency(Avionics.POSITION);
         final Timer plan = latency(Avionics.FLIGHT_PLAN);
         final Timer engines = latency(Avionics.ENGINE);
-        participant.createReader(participant.topic(Avionics.POSITION, Codecs.flyweight(Position::new)), (p, info) ->
+        participant.createReader(Avionics.position(participant), (p, info) ->
         {
             measure(position, info);
             enqueue(p.toString(), Avionics.POSITION);
         });
-        participant.createReader(participant.topic(Avionics.FLIGHT_PLAN, Codecs.json(FlightPlanChange.class)),
+        participant.createReader(Avionics.flightPlan(participant),
             (change, info) ->
             {
                 measure(plan, info);
@@ -63,12 +62,12 @@ final class FlightRecorder implements Role
                     lastPlan = change.sequence();
                 }
             });
-        participant.createReader(participant.topic(Avionics.ENGINE, Codecs.flyweight(EngineReading::new)), (e, info) ->
+        participant.createReader(Avionics.engine(participant), (e, info) ->
         {
             measure(engines, info);
             enqueue(e.toString(), Avionics.ENGINE);
         });
-        writer = participant.createWriter(participant.topic(Avionics.RECORD, Codecs.utf8()));
+        writer = participant.createWriter(Avionics.record(participant));
     }
 
     private Timer latency(final String topic)
