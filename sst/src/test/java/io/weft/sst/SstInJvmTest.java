@@ -253,7 +253,7 @@ class SstInJvmTest
      * freed native objects and crash the process: a sender can commit while its group closes.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"shm", "rdma", "verbs"})
+    @ValueSource(strings = {"shm", "tcp", "rdma", "verbs"})
     void aPushAfterCloseIsRefused(final String transport) throws Exception
     {
         final WeftConfig config = config(transport, 2);

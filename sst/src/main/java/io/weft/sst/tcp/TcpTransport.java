@@ -174,14 +174,31 @@ public final class TcpTransport implements SstTransport
     @Override
     public void post(final int rowOffset, final int length, final int[] targets)
     {
+        ensureOpen();
         append(rowOffset, length, targets, writeWaitNanos);
     }
 
     @Override
     public void offer(final int rowOffset, final int length, final int[] targets)
     {
+        if (!running)
+        {
+            return; // a heartbeat that raced close(): the next one would supersede it anyway
+        }
         append(rowOffset, length, targets, 0);
-        flush();
+        writeQueued();
+    }
+
+    /**
+     * A push begun after {@link #close()} is refused, as on the other transports: its connections are closed, and
+     * the push would be dropped without a word.
+     */
+    private void ensureOpen()
+    {
+        if (!running)
+        {
+            throw new IllegalStateException("the tcp table of member " + config.memberId() + " is closed");
+        }
     }
 
     private void append(final int rowOffset, final int length, final int[] targets, final long waitNanos)
@@ -201,6 +218,12 @@ public final class TcpTransport implements SstTransport
     @Override
     public void flush()
     {
+        ensureOpen();
+        writeQueued();
+    }
+
+    private void writeQueued()
+    {
         for (final TcpConnection c : connections)
         {
             if (c != null && c.state == TcpConnection.State.ESTABLISHED && !c.flushPending())
@@ -213,6 +236,7 @@ public final class TcpTransport implements SstTransport
     @Override
     public CompletableFuture<Void> pushTracked(final int rowOffset, final int length, final int[] targets)
     {
+        ensureOpen();
         final List<CompletableFuture<Void>> all = new ArrayList<>(targets.length);
         for (final int t : targets)
         {
