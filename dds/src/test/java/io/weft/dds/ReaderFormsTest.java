@@ -208,7 +208,8 @@ class ReaderFormsTest
         }
         final var delivered = reading.group().meterRegistry().get("weft.dds.samples.delivered").tag("topic", "engine")
             .functionCounter();
-        Await.until(() -> delivered.count() >= to, () -> "member 1 to deliver " + to + ", delivered " + delivered.count());
+        Await.until(() -> delivered.count() >= to, () -> "member 1 to deliver " + to + ", delivered " +
+            delivered.count());
     }
 
     private static void awaitSize(final List<String> list, final int size)

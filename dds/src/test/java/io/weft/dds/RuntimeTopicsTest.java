@@ -114,8 +114,8 @@ class RuntimeTopicsTest
                 final List<String> al = alarmsRead.get(m);
                 final List<String> st = statusRead.get(m);
                 final int member = m;
-                Await.until(() -> al.size() == 100 && st.size() == 4, () -> "member " + member + " reads 100 alarms and 4 " +
-                    "statuses: " + al.size() + " and " + st);
+                Await.until(() -> al.size() == 100 && st.size() == 4,
+                    () -> "member " + member + " reads 100 alarms and 4 statuses: " + al.size() + " and " + st);
                 assertEquals(alarmsRead.get(0), al, "the same alarms in the same order");
                 assertEquals(List.of("s-46", "s-47", "s-48", "s-49"), st, "KEEP_LAST 4");
                 assertEquals(alarmsRead.get(0), logged(config.forMember(m)), "member " + m + "'s log holds every " +
@@ -144,8 +144,8 @@ class RuntimeTopicsTest
             final String winner = outcomes.get(0).startsWith("created") ? "left-wing" : "right-wing";
             for (final DomainParticipant p : participants)
             {
-                Await.until(() -> p.topics().equals(List.of("configured", "alarms", "status", winner)), "only " + winner +
-                    " at " + p.group().memberId() + ": " + p.topics());
+                Await.until(() -> p.topics().equals(List.of("configured", "alarms", "status", winner)),
+                    () -> "only " + winner + " at " + p.group().memberId() + ": " + p.topics());
             }
 
             // a later joiner gets the topics with its view, the log and the history by state transfer
@@ -154,7 +154,8 @@ class RuntimeTopicsTest
             assertEquals(List.of("configured", "alarms", "status", winner), joiner.topics());
             final List<String> joinerAlarms = read(joiner, "alarms");
             final List<String> joinerStatus = read(joiner, "status");
-            Await.until(() -> joinerAlarms.size() == 100 && joinerStatus.size() == 4, "the joiner reads the stored samples");
+            Await.until(() -> joinerAlarms.size() == 100 && joinerStatus.size() == 4,
+                "the joiner reads the stored samples");
             assertEquals(alarmsRead.get(0), joinerAlarms);
             assertEquals(statusRead.get(0), joinerStatus);
             w1.write("after-join");
@@ -165,7 +166,8 @@ class RuntimeTopicsTest
             participants.remove(2).close();
             for (final DomainParticipant p : participants)
             {
-                Await.until(() -> p.group().view().members().size() == 3, "member 2 removed at " + p.group().memberId());
+                Await.until(() -> p.group().view().members().size() == 3, "member 2 removed at " +
+                    p.group().memberId());
             }
             for (int i = 0; i < 20; i++)
             {
@@ -213,7 +215,8 @@ class RuntimeTopicsTest
             participants.remove(2).close();
             for (final DomainParticipant p : participants)
             {
-                Await.until(() -> p.group().view().members().size() == 2, "member 2 removed at " + p.group().memberId());
+                Await.until(() -> p.group().view().members().size() == 2, "member 2 removed at " +
+                    p.group().memberId());
             }
             final List<CompletableFuture<List<String>>> iterated = new ArrayList<>();
             final List<CompletableFuture<Void>> told = new ArrayList<>();

@@ -312,7 +312,8 @@ class SmcInJvmTest
                     "its delivered counter on its own (lazy lag " + Delivery.lazyLag(SmcConfig.SPINDLE, 16, 1) + ")");
             }
             send(m.subgroups.get(0), 1);
-            Await.until(() -> senderTable.counter(1, layout.delivered) >= 0 && senderTable.counter(2, layout.delivered) >= 0,
+            Await.until(
+                () -> senderTable.counter(1, layout.delivered) >= 0 && senderTable.counter(2, layout.delivered) >= 0,
                 "the delivered counters carried by the acknowledgements of the second message");
         }
     }
@@ -442,7 +443,8 @@ class SmcInJvmTest
             {
                 final long value = k;
                 send(m.subgroups.get(1), value);
-                Await.until(() -> m.delivered.get(1).contains(1_000_000L + value), "member 1's own delivery of " + value);
+                Await.until(() -> m.delivered.get(1).contains(1_000_000L + value), "member 1's own delivery of " +
+                    value);
                 send(zero, value); // delivered at member 0 before the fence
                 final long ticket = zero.requestFence();
                 assertEquals(k + 1, ticket, "tickets count up from 1");
@@ -483,7 +485,8 @@ class SmcInJvmTest
                 send(m.subgroups.get(1), k);
             }
             final SmcSubgroup leaver = m.subgroups.get(1);
-            Await.until(() -> leaver.received(1, 0) == 4 && leaver.received(1, 1) == 2, "member 1 receiving both senders");
+            Await.until(() -> leaver.received(1, 0) == 4 && leaver.received(1, 1) == 2,
+                "member 1 receiving both senders");
             assertTrue(!leaver.ownSendsDelivered(), "delivered though member 2 received nothing");
             leaver.wedge();
             leaver.deliverTrim(new long[] {4, 1});

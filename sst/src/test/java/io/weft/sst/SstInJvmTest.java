@@ -167,7 +167,8 @@ class SstInJvmTest
                 throw new AssertionError(failure);
             }
             assertTrue(s0.bool(0, FLAG), "the refused write left the value alone");
-            Await.until(() -> s1.bool(0, FLAG) && s1.counter(0, COUNT) == 7, "the first writer's flag and the free counter");
+            Await.until(() -> s1.bool(0, FLAG) && s1.counter(0, COUNT) == 7,
+                "the first writer's flag and the free counter");
         });
     }
 

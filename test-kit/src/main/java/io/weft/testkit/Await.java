@@ -28,7 +28,7 @@ public final class Await
         until(condition, DEFAULT_TIMEOUT, what);
     }
 
-    /** Waits up to {@link #DEFAULT_TIMEOUT}; {@code what} is asked only on failure (it may report the state reached). */
+    /** Waits up to {@link #DEFAULT_TIMEOUT}; {@code what} is asked only on failure (it may say the state reached). */
     public static void until(final BooleanSupplier condition, final Supplier<String> what)
     {
         until(condition, DEFAULT_TIMEOUT, DEFAULT_LONGEST_PAUSE, what);
@@ -52,8 +52,8 @@ public final class Await
      *
      * @throws AssertionError naming {@code what} when the deadline passes, or when the thread is interrupted
      */
-    public static void until(
-        final BooleanSupplier condition, final Duration timeout, final Duration longestPause, final Supplier<String> what)
+    public static void until(final BooleanSupplier condition, final Duration timeout, final Duration longestPause,
+        final Supplier<String> what)
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
         final long longest = Math.max(FIRST_PAUSE_NANOS, longestPause.toNanos());

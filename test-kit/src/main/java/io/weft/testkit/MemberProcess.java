@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class MemberProcess implements AutoCloseable
 {
-    /** What a HotSpot JVM prints before its threads on SIGQUIT. */
-    private static final String THREAD_DUMP = "Full thread dump";
+    /** What a HotSpot JVM prints after its threads on SIGQUIT: the end of the dump, which is written in pieces. */
+    private static final String THREAD_DUMP_END = "JNI global refs";
 
     private final String name;
     private final Process process;
@@ -141,7 +141,7 @@ public final class MemberProcess implements AutoCloseable
     private static int dumps(final String output)
     {
         int n = 0;
-        for (int i = output.indexOf(THREAD_DUMP); i >= 0; i = output.indexOf(THREAD_DUMP, i + 1))
+        for (int i = output.indexOf(THREAD_DUMP_END); i >= 0; i = output.indexOf(THREAD_DUMP_END, i + 1))
         {
             n++;
         }

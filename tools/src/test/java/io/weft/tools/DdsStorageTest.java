@@ -309,7 +309,7 @@ class DdsStorageTest
                 .map(Map.Entry::getValue).findFirst().orElse(List.of());
             final long target = count >= 0 ? count : only(reads, "-0-").getLast().position();
             return !mine.isEmpty() && (count >= 0 ? mine.size() >= count : mine.getLast().position() >= target);
-        }, Duration.ofSeconds(60), Duration.ofMillis(50), () -> member + " to read " + (count >= 0 ? count + " samples" :
-            "as far as member 0") + " of " + topic);
+        }, Duration.ofSeconds(60), Duration.ofMillis(50),
+            () -> member + " to read " + (count >= 0 ? count + " samples" : "as far as member 0") + " of " + topic);
     }
 }

@@ -219,7 +219,8 @@ class KvStoreGroupTest
                 final String expected = "v" + (2993 + (k - 2993 % 7 + 7) % 7);
                 assertEquals(expected, a.get(key));
                 // another member's copy: applied when it delivers the same batch
-                Await.until(() -> expected.equals(c.get(key)), () -> "member 2's copy of " + key + " to be " + expected);
+                Await.until(() -> expected.equals(c.get(key)), () -> "member 2's copy of " + key + " to be " +
+                    expected);
             }
             // nothing of the connection in the group any more: a pipeline of reads is answered here, sending nothing
             final long batchesBefore = batchesSent(a);

@@ -158,7 +158,8 @@ final class VsRun implements AutoCloseable
                 throw new AssertionError("member " + id + " ended without a view of " + members + ":\n" + p.output());
             }
             return false;
-        }, timeout, Duration.ofMillis(50), () -> "member " + id + " to install a view of " + members + ":\n" + p.output());
+        }, timeout, Duration.ofMillis(50), () -> "member " + id + " to install a view of " + members + "; output, " +
+            "with its threads at the deadline:\n" + p.outputWithThreadDump());
     }
 
     /** Waits until member {@code id} installed view {@code view}; returns when (its wall clock) and the members. */

@@ -33,9 +33,9 @@ final class Display implements Role
     @Override
     public void attach(final DomainParticipant participant)
     {
-        participant.createReader(Avionics.position(participant),
-            (p, info) -> position = String.format("#%d %.3f %.3f %,.0f ft hdg %03.0f", p.sequence(), p.latitude(),
-                p.longitude(), p.altitudeFeet(), p.heading()));
+        participant.createReader(Avionics.position(participant), (p, info) -> position = String.format(
+            "#%d %.3f %.3f %,.0f ft hdg %03.0f", p.sequence(), p.latitude(), p.longitude(), p.altitudeFeet(),
+            p.heading()));
         participant.createReader(Avionics.flightPlan(participant),
             (change, info) ->
             {
