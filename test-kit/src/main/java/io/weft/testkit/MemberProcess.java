@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * A member in its own JVM, started with this JVM's java, the test class path and the project's JVM flags
@@ -98,16 +99,28 @@ public final class MemberProcess implements AutoCloseable
     /** Waits until the output contains {@code text}; fails after the timeout or if the process exits first. */
     public void awaitOutput(final String text, final Duration timeout)
     {
+        awaitOutput(output -> output.contains(text), timeout, "'" + text + "'");
+    }
+
+    /**
+     * Waits until {@code seen} holds of the output ({@code what} names it in a failure); fails after the timeout,
+     * with the process's threads, or at once if the process exits first.
+     */
+    public void awaitOutput(final Predicate<String> seen, final Duration timeout, final String what)
+    {
         Await.until(() ->
         {
-            final String output = output();
-            if (!output.contains(text) && !process.isAlive() && !output().contains(text))
+            if (seen.test(output()))
             {
-                throw new AssertionError(name + " exited (" + process.exitValue() + ") before printing '" + text +
-                    "'; output:\n" + output());
+                return true;
             }
-            return output.contains(text);
-        }, timeout, () -> name + " to print '" + text + "'; output, with its threads at the deadline:\n" +
+            if (!process.isAlive() && !seen.test(output())) // it may have printed it just before it exited
+            {
+                throw new AssertionError(name + " exited (" + process.exitValue() + ") before printing " + what +
+                    "; output:\n" + output());
+            }
+            return false;
+        }, timeout, () -> name + " to print " + what + "; output, with its threads at the deadline:\n" +
             outputWithThreadDump());
     }
 
@@ -115,7 +128,7 @@ public final class MemberProcess implements AutoCloseable
      * The output after the JVM printed its threads (SIGQUIT): where a member that stopped making progress is stuck.
      * A process that is gone, or prints no dump within five seconds, gives its output as it is.
      */
-    public String outputWithThreadDump()
+    private String outputWithThreadDump()
     {
         if (!process.isAlive())
         {

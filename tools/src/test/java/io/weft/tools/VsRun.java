@@ -7,7 +7,6 @@ import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
-import io.weft.testkit.Await;
 import io.weft.testkit.MemberProcess;
 import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
@@ -142,24 +141,20 @@ final class VsRun implements AutoCloseable
     /** Waits until member {@code id} installed a view of exactly {@code members} (for example "[1, 2, 4]"). */
     void awaitMembers(final int id, final String members, final Duration timeout) throws Exception
     {
-        final MemberProcess p = live.get(id);
-        Await.until(() ->
+        live.get(id).awaitOutput(output -> hasView(output, members), timeout, "a view of " + members);
+    }
+
+    private static boolean hasView(final String output, final String members)
+    {
+        final Matcher m = VsMember.VIEW_LINE.matcher(output);
+        while (m.find())
         {
-            final Matcher m = VsMember.VIEW_LINE.matcher(p.output());
-            while (m.find())
+            if (("[" + m.group(3) + "]").equals(members))
             {
-                if (("[" + m.group(3) + "]").equals(members))
-                {
-                    return true;
-                }
+                return true;
             }
-            if (!p.isAlive())
-            {
-                throw new AssertionError("member " + id + " ended without a view of " + members + ":\n" + p.output());
-            }
-            return false;
-        }, timeout, Duration.ofMillis(50), () -> "member " + id + " to install a view of " + members + "; output, " +
-            "with its threads at the deadline:\n" + p.outputWithThreadDump());
+        }
+        return false;
     }
 
     /** Waits until member {@code id} installed view {@code view}; returns when (its wall clock) and the members. */
