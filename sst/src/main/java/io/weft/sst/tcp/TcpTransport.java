@@ -1,7 +1,5 @@
 package io.weft.sst.tcp;
 
-import io.weft.config.IdleConfig;
-import io.weft.config.IdleStrategyKind;
 import io.weft.config.MemberAddress;
 import io.weft.config.TcpOptions;
 import io.weft.config.WeftConfig;
@@ -135,7 +133,7 @@ public final class TcpTransport implements SstTransport
         this.ioThread = Thread.ofPlatform().name("weft-tcp-" + me.id()).daemon(true).unstarted(this::run);
         final boolean merged = options.threading().merged();
         this.doorbell = merged ? new SelectorDoorbell(selector, ioThread) : new ParkingDoorbell();
-        this.hosted = merged ? new HostedPasses(ioThread, selector::wakeup) : null;
+        this.hosted = merged ? new HostedPasses(ioThread, selector, doorbell) : null;
     }
 
     /** Listens, dials the lower ranks, and waits up to the connect timeout until every peer completed the handshake. */
@@ -189,10 +187,7 @@ public final class TcpTransport implements SstTransport
         writeQueued();
     }
 
-    /**
-     * A push begun after {@link #close()} is refused, as on the other transports: its connections are closed, and
-     * the push would be dropped without a word.
-     */
+    /** A push begun after {@link #close()} is refused, as on the other transports, rather than dropped unsent. */
     private void ensureOpen()
     {
         if (!running)
@@ -368,7 +363,7 @@ public final class TcpTransport implements SstTransport
                 }
                 else
                 {
-                    idle();
+                    hosted.idle(tasks);
                 }
                 if (round() && hosted == null)
                 {
@@ -419,43 +414,6 @@ public final class TcpTransport implements SstTransport
         selector.selectedKeys().clear();
         handshakes.expire();
         return applied;
-    }
-
-    /**
-     * A hosted pass found nothing to do: select at once (busy-spin), yield and select at once (yielding), or sleep in
-     * select (backoff). Backoff skips the spin and yield phases of a predicate thread: a spin here is a system call,
-     * and on two cores the spinning selector threads of three members took the cores their peers needed (one sender
-     * at 10k msgs/s, tcp: p50 277 us with the phases, 79-94 us without). The sleep re-checks the passes after
-     * announcing itself, so no ring is lost.
-     */
-    private void idle() throws IOException
-    {
-        final IdleConfig idle = hosted.idle();
-        if (idle.strategy() != IdleStrategyKind.BACKOFF)
-        {
-            if (idle.strategy() == IdleStrategyKind.YIELDING)
-            {
-                Thread.yield();
-            }
-            selector.selectNow();
-            return;
-        }
-        final int ticket = doorbell.prepareToSleep();
-        try
-        {
-            if (hosted.run() > 0 || !tasks.isEmpty())
-            {
-                selector.selectNow();
-                return;
-            }
-            hosted.asleep(true);
-            doorbell.sleep(ticket, idle.maxPark().toNanos());
-        }
-        finally
-        {
-            hosted.asleep(false);
-            doorbell.awake();
-        }
     }
 
     /** A hosted pass waits for room in a send buffer: read meanwhile, for the peer may be waiting for us to read. */
@@ -602,5 +560,4 @@ public final class TcpTransport implements SstTransport
             LOG.debug("closing selector", ex);
         }
     }
-
 }
