@@ -12,6 +12,8 @@ import io.weft.smc.BatchHandler;
 public interface SubgroupAddedListener
 {
     /**
+     * Sets up the added subgroup's deliveries at this member.
+     *
      * @param config     the subgroup as its creator asked for it (member and sender ids, window, payload, mode).
      * @param properties what the creator attached for the application (for example a DDS topic's QoS); may be empty.
      * @return the subgroup's batch delivery callback here, or null to receive nothing from it.

@@ -9,6 +9,10 @@ package io.weft.membership;
 @FunctionalInterface
 public interface SubgroupRemovedListener
 {
-    /** @param name the removed subgroup's name; a later request may add a subgroup of that name again. */
+    /**
+     * Releases what the removed subgroup's deliveries used at this member.
+     *
+     * @param name the removed subgroup's name; a later request may add a subgroup of that name again.
+     */
     void onSubgroupRemoved(String name);
 }
