@@ -3,10 +3,12 @@ package io.weft.testkit;
 import io.weft.config.MemberAddress;
 import io.weft.config.WeftConfig;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -17,7 +19,7 @@ import java.util.function.Supplier;
 public final class Async
 {
     /** How long a member may take to open: its peers' opens and the transport's connect timeout included. */
-    private static final long OPEN_TIMEOUT_SECONDS = 60;
+    private static final Duration OPEN_TIMEOUT = Duration.ofSeconds(60);
 
     private Async()
     {
@@ -54,22 +56,35 @@ public final class Async
 
     /**
      * Runs every opener at once and returns what they opened, in order. When one fails, the others that opened are
-     * closed before the failure is thrown, so a failed test leaves no member behind.
+     * closed before the failure is thrown, and one that opens after its deadline is closed when it does, so a failed
+     * test leaves no member behind.
      */
     public static <T> List<T> openAll(final List<? extends Supplier<T>> openers) throws Exception
     {
+        return openAll(openers, OPEN_TIMEOUT);
+    }
+
+    static <T> List<T> openAll(final List<? extends Supplier<T>> openers, final Duration timeout) throws Exception
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
         final List<CompletableFuture<T>> opening = new ArrayList<>();
         for (final Supplier<T> opener : openers)
         {
             opening.add(open(opener));
         }
         final List<T> opened = new ArrayList<>();
+        final List<CompletableFuture<T>> late = new ArrayList<>();
         Exception failure = null;
         for (final CompletableFuture<T> f : opening)
         {
             try
             {
-                opened.add(f.get(OPEN_TIMEOUT_SECONDS, TimeUnit.SECONDS));
+                opened.add(f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+            }
+            catch (final TimeoutException ex)
+            {
+                late.add(f);
+                failure = failure == null ? ex : failure;
             }
             catch (final Exception ex)
             {
@@ -78,22 +93,35 @@ public final class Async
         }
         if (failure != null)
         {
+            for (final CompletableFuture<T> f : late)
+            {
+                f.thenAccept(t -> close(t, null));
+            }
             for (final T t : opened)
             {
-                if (t instanceof AutoCloseable c)
-                {
-                    try
-                    {
-                        c.close();
-                    }
-                    catch (final Exception ex)
-                    {
-                        failure.addSuppressed(ex);
-                    }
-                }
+                close(t, failure);
             }
             throw failure;
         }
         return opened;
+    }
+
+    /** Closes {@code opened} if it can be closed; a failure to close is added to {@code failure}, if any. */
+    private static void close(final Object opened, final Exception failure)
+    {
+        if (opened instanceof AutoCloseable c)
+        {
+            try
+            {
+                c.close();
+            }
+            catch (final Exception ex)
+            {
+                if (failure != null)
+                {
+                    failure.addSuppressed(ex);
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,92 @@
+package io.weft.testkit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link Async#openAll}: what it opened, and that a failed open leaves nothing open behind it. */
+@Timeout(30)
+class AsyncTest
+{
+    /** Stands for a member: records whether it was closed. */
+    private static final class Opened implements AutoCloseable
+    {
+        final int rank;
+        volatile boolean closed;
+
+        Opened(final int rank)
+        {
+            this.rank = rank;
+        }
+
+        @Override
+        public void close()
+        {
+            closed = true;
+        }
+    }
+
+    @Test
+    void returnsWhatEveryOpenerOpenedInOrder() throws Exception
+    {
+        final List<Opened> opened = Async.openAll(List.<Supplier<Opened>>of(() -> new Opened(0), () -> new Opened(1)));
+        assertEquals(List.of(0, 1), opened.stream().map(o -> o.rank).toList());
+        assertFalse(opened.get(0).closed || opened.get(1).closed);
+    }
+
+    @Test
+    void aFailedOpenClosesTheOthersAndIsThrown()
+    {
+        final Opened first = new Opened(0);
+        final Opened third = new Opened(2);
+        final ExecutionException failure = assertThrows(ExecutionException.class, () -> Async.openAll(
+            List.<Supplier<Opened>>of(() -> first, () -> { throw new IllegalStateException("port in use"); },
+                () -> third)));
+        assertEquals("port in use", failure.getCause().getMessage());
+        assertTrue(first.closed && third.closed, "the members that opened are closed");
+    }
+
+    @Test
+    void anOpenPastTheDeadlineIsClosedWhenItCompletes() throws Exception
+    {
+        final CountDownLatch release = new CountDownLatch(1);
+        final Opened first = new Opened(0);
+        final Opened late = new Opened(1);
+        final Exception failure = assertThrows(Exception.class, () -> Async.openAll(List.<Supplier<Opened>>of(
+            () -> first,
+            () ->
+            {
+                awaitQuietly(release);
+                return late;
+            }), Duration.ofMillis(200)));
+        assertInstanceOf(TimeoutException.class, failure);
+        assertTrue(first.closed, "the member that opened in time is closed");
+        assertFalse(late.closed, "still opening");
+        release.countDown();
+        Await.until(() -> late.closed, Duration.ofSeconds(10), "the late member to be closed once it opened");
+    }
+
+    private static void awaitQuietly(final CountDownLatch latch)
+    {
+        try
+        {
+            latch.await();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
