@@ -47,15 +47,16 @@ interface RdmaEndpoint extends AutoCloseable
     /** Writes posted and not known complete. */
     int outstanding();
 
-    /** Writes posted to {@code rank} and not known complete. */
+    /** Writes posted to {@code rank} and not known complete, with every write to it before them. */
     int outstanding(int rank);
 
     /** How many writes have been posted to {@code rank}: a count that only grows. */
     long posted(int rank);
 
     /**
-     * How many writes to {@code rank} are known complete, or failed: once it reaches a value of {@link #posted}, the
-     * writes posted until then have landed, for writes to one peer complete in order.
+     * How many of the first writes to {@code rank} are known complete, or failed, each with all before it: once it
+     * reaches a value of {@link #posted}, the writes posted until then have landed, in whatever order the provider
+     * completed them (a verbs queue pair completes in order; a libfabric endpoint need not).
      */
     long completed(int rank);
 

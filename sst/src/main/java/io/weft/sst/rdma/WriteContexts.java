@@ -6,12 +6,19 @@ package io.weft.sst.rdma;
  * completes: a write that stays in flight (to a peer that died) keeps its context however many writes follow, and
  * its error is accounted to that peer, not to whichever write took the slot next. A target holds at most its share
  * of the contexts, so that writes to a peer that died cannot take those the live peers need (the peer that holds
- * its share is the one whose writes wait, and fail after a bound). Not thread-safe; allocates nothing.
+ * its share is the one whose writes wait, and fail after a bound).
+ * <p>
+ * A target's completed count is the prefix of its writes that all completed, not how many completions came: a
+ * reliable-datagram provider may complete a target's writes out of order, and a flush that waits for the writes
+ * posted before it must not return on a later write's completion while an earlier one is still in flight.
+ * Not thread-safe; allocates nothing.
  */
 final class WriteContexts
 {
     private final int[] free;
     private final int[] target;
+    private final long[] sequence; // context -> the index of its write among its target's
+    private final boolean[] done;  // per target, a ring of perTargetLimit: completed past that target's prefix
     private final long[] postedTo;
     private final long[] completedTo;
     private final int perTargetLimit;
@@ -23,6 +30,8 @@ final class WriteContexts
         this.perTargetLimit = perTargetLimit;
         free = new int[capacity];
         target = new int[capacity];
+        sequence = new long[capacity];
+        done = new boolean[targets * perTargetLimit];
         postedTo = new long[targets];
         completedTo = new long[targets];
         for (int i = 0; i < capacity; i++)
@@ -47,7 +56,7 @@ final class WriteContexts
     {
         final int c = free[--freeCount];
         target[c] = targetRank;
-        postedTo[targetRank]++;
+        sequence[c] = postedTo[targetRank]++;
     }
 
     /**
@@ -62,8 +71,16 @@ final class WriteContexts
             return -1;
         }
         target[context] = -1;
-        completedTo[t]++;
         free[freeCount++] = context;
+        // peek keeps a target's writes past its prefix below perTargetLimit, so their ring places are distinct
+        final int ring = t * perTargetLimit;
+        done[ring + (int)(sequence[context] % perTargetLimit)] = true;
+        int next;
+        while (done[next = ring + (int)(completedTo[t] % perTargetLimit)])
+        {
+            done[next] = false;
+            completedTo[t]++;
+        }
         return t;
     }
 
@@ -73,7 +90,7 @@ final class WriteContexts
         return free.length - freeCount;
     }
 
-    /** Writes in flight to {@code targetRank}. */
+    /** Writes to {@code targetRank} past its completed prefix: in flight, or completed after one that is. */
     int outstanding(final int targetRank)
     {
         return targetRank < postedTo.length ? (int)(postedTo[targetRank] - completedTo[targetRank]) : 0;
@@ -85,7 +102,7 @@ final class WriteContexts
         return postedTo[targetRank];
     }
 
-    /** Writes to {@code targetRank} completed (or failed) so far. */
+    /** The writes to {@code targetRank} that completed (or failed) with every write posted to it before them. */
     long completedTo(final int targetRank)
     {
         return completedTo[targetRank];

@@ -88,4 +88,46 @@ class WriteContextsTest
         }
         assertEquals(12, contexts.outstanding());
     }
+
+    /**
+     * A reliable-datagram provider may complete a target's writes out of order: the completed count moves only over
+     * writes that completed with all before them, so a flush waiting for the first write is not let go by the second.
+     */
+    @Test
+    void aLaterWritesCompletionDoesNotCountForAnEarlierOneStillInFlight()
+    {
+        final WriteContexts contexts = new WriteContexts(8, 2, 4);
+        final int[] taken = new int[3];
+        for (int i = 0; i < 3; i++)
+        {
+            taken[i] = contexts.peek(1);
+            contexts.posted(1);
+        }
+        assertEquals(1, contexts.completed(taken[1]));
+        assertEquals(1, contexts.completed(taken[2]));
+        assertEquals(0, contexts.completedTo(1), "the first write is still in flight");
+        assertEquals(3, contexts.outstanding(1));
+        assertEquals(1, contexts.outstanding());
+        taken[1] = contexts.peek(1); // a fourth write fits the share of 4; a fifth must wait for the first
+        contexts.posted(1);
+        assertEquals(-1, contexts.peek(1), "the target's writes past its completed prefix fill its share");
+        assertEquals(1, contexts.completed(taken[0]));
+        assertEquals(3, contexts.completedTo(1), "the first three all completed");
+        assertEquals(1, contexts.completed(taken[1]));
+        assertEquals(4, contexts.completedTo(1));
+        assertEquals(0, contexts.outstanding(1));
+        for (int round = 0; round < 50; round++) // the ring wraps many times, completions in reverse order
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                taken[i] = contexts.peek(1);
+                contexts.posted(1);
+            }
+            for (int i = 2; i >= 0; i--)
+            {
+                contexts.completed(taken[i]);
+                assertEquals(i == 0 ? 4 + 3 * (round + 1) : 4 + 3 * round, contexts.completedTo(1));
+            }
+        }
+    }
 }
