@@ -57,7 +57,8 @@ public final class Async
     /**
      * Runs every opener at once and returns what they opened, in order. When one fails, the others that opened are
      * closed before the failure is thrown, and one that opens after its deadline is closed when it does, so a failed
-     * test leaves no member behind.
+     * test leaves no member behind. Interrupted, it stops waiting (the members still opening are closed when they
+     * open), throws the {@link InterruptedException} and leaves the thread's interrupt flag set.
      */
     public static <T> List<T> openAll(final List<? extends Supplier<T>> openers) throws Exception
     {
@@ -81,8 +82,12 @@ public final class Async
             {
                 opened.add(f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
             }
-            catch (final TimeoutException ex)
+            catch (final TimeoutException | InterruptedException ex)
             {
+                if (ex instanceof InterruptedException)
+                {
+                    Thread.currentThread().interrupt(); // kept set: the members still opening are waited for no more
+                }
                 late.add(f);
                 failure = failure == null ? ex : failure;
             }

@@ -78,6 +78,34 @@ class AsyncTest
         Await.until(() -> late.closed, Duration.ofSeconds(10), "the late member to be closed once it opened");
     }
 
+    @Test
+    void anInterruptedOpenStopsWaitingAndClosesTheLateMembersWhenTheyOpen() throws Exception
+    {
+        final CountDownLatch release = new CountDownLatch(1);
+        final Opened first = new Opened(0);
+        final Opened late = new Opened(1);
+        final Thread caller = Thread.currentThread();
+        Thread.ofPlatform().start(() ->
+        {
+            Await.until(() -> caller.getState() == Thread.State.TIMED_WAITING, Duration.ofSeconds(10),
+                "openAll to wait for the late member");
+            caller.interrupt();
+        });
+        // the class's 30 s time bound fails this if openAll waits out its 60 s deadline after the interrupt
+        final Exception failure = assertThrows(Exception.class, () -> Async.openAll(List.<Supplier<Opened>>of(
+            () -> first,
+            () ->
+            {
+                awaitQuietly(release);
+                return late;
+            })));
+        assertInstanceOf(InterruptedException.class, failure);
+        assertTrue(Thread.interrupted(), "the interrupt flag is left set (and cleared here)");
+        assertTrue(first.closed, "the member that opened is closed");
+        release.countDown();
+        Await.until(() -> late.closed, Duration.ofSeconds(10), "the late member to be closed once it opened");
+    }
+
     private static void awaitQuietly(final CountDownLatch latch)
     {
         try
