@@ -24,14 +24,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 
 /**
  * Randomized fault injection: member processes multicast while, at random moments, members are killed (-9), frozen
@@ -64,7 +62,6 @@ import java.util.regex.Matcher;
     "checks the virtual-synchrony invariants after every step; exits 0 only if they all hold.")
 final class ChaosCommand implements Callable<Integer>
 {
-    private static final Duration SETTLE = Duration.ofSeconds(40);
     private static final int MESSAGE_SIZE = 1024;
     private static final int WINDOW = 400;
 
@@ -88,14 +85,9 @@ final class ChaosCommand implements Callable<Integer>
     boolean invoker;
 
     private final PrintStream out = System.out;
-    private final Map<Integer, Integer> live = new HashMap<>();   // member id -> process index
-    private final List<Integer> deadIds = new ArrayList<>();
-    private final List<Long> killToView = new ArrayList<>();
-    private final List<String> violations = new ArrayList<>();
-    private MemberProcesses processes;
-    private Namespaces ns;
-    private int partitions;
-    private int members;
+    private final ChaosMembers members = new ChaosMembers(out);
+    private ChaosPartition cut; // null: no partitions
+    private int viewZero; // members of view 0
     private Path file;
     private Path work;
     private int started;
@@ -111,25 +103,24 @@ final class ChaosCommand implements Callable<Integer>
         {
             return Weft.refuse(problem);
         }
-        members = group.members();
+        viewZero = group.members();
         final long s = seed == null ? new Random().nextLong() : seed;
         final Random random = new Random(s);
         final boolean ownDir = dir == null;
         final TransportKind kind = group.transport();
         work = ownDir ? Files.createTempDirectory("weft-chaos") : Files.createDirectories(dir);
         out.printf("chaos: seed %d, %s%s, %d members + 1 joiner, %d msgs/s each, %s; logs in %s%n", s,
-            kind.configName(), invoker ? " in invoker mode" : "", members, rate, duration, work);
+            kind.configName(), invoker ? " in invoker mode" : "", viewZero, rate, duration, work);
         final String noNamespaces = kind == TransportKind.SHM ? "shm has no network to cut" : Namespaces.unavailable();
         final Thread cleanup = Thread.ofPlatform().unstarted(this::closeNamespaces);
         try
         {
             if (noNamespaces == null)
             {
-                ns = Namespaces.claim("c");
+                cut = new ChaosPartition(viewZero + 1);
                 Runtime.getRuntime().addShutdownHook(cleanup);
             }
-            out.printf("chaos: partitions %s%n", ns == null ? "off: " + noNamespaces : "on: ids " + sideA() +
-                " in namespace " + ns.a + ", the others in " + ns.b);
+            out.printf("chaos: partitions %s%n", cut == null ? "off: " + noNamespaces : "on: " + cut);
             final WeftConfig config = config(kind);
             file = Files.writeString(work.resolve("group.conf"), ConfigWriter.render(config));
             try
@@ -144,38 +135,19 @@ final class ChaosCommand implements Callable<Integer>
         finally
         {
             closeNamespaces();
-            if (ns != null)
+            if (cut != null)
             {
                 Weft.removeShutdownHook(cleanup);
             }
         }
     }
 
-    private synchronized void closeNamespaces()
+    private void closeNamespaces()
     {
-        if (ns != null)
+        if (cut != null)
         {
-            ns.close();
+            cut.close();
         }
-    }
-
-    /**
-     * Ids that live in namespace A: the lower two thirds of the ids (the spare joiner's included), so that most
-     * views have a side with a majority to cut away the other.
-     */
-    private List<Integer> sideA()
-    {
-        final List<Integer> ids = new ArrayList<>();
-        for (int id = 0; inA(id); id++)
-        {
-            ids.add(id);
-        }
-        return ids;
-    }
-
-    private boolean inA(final int id)
-    {
-        return id < (2 * (members + 1) + 2) / 3;
     }
 
     private int run(final WeftConfig config, final Random random, final long s, final boolean ownDir) throws Exception
@@ -183,34 +155,35 @@ final class ChaosCommand implements Callable<Integer>
         try (PrintStream memberOutput = new PrintStream(Files.newOutputStream(work.resolve("members.out")), true);
              MemberProcesses p = new MemberProcesses(memberOutput))
         {
-            processes = p;
-            for (int id = 0; id < members; id++)
+            members.processes(p);
+            for (int id = 0; id < viewZero; id++)
             {
                 start(id, false);
             }
-            deadIds.add(members); // the spare id joins later
-            if (!settle("start"))
+            members.deadIds.add(viewZero); // the spare id joins later
+            if (!members.settle("start"))
             {
                 return report(s, ownDir);
             }
             final long end = System.nanoTime() + duration.toNanos();
             int step = 0;
-            while (System.nanoTime() < end && violations.isEmpty())
+            while (System.nanoTime() < end && members.violations.isEmpty())
             {
                 step++;
                 TimeUnit.MILLISECONDS.sleep(300 + random.nextInt(1200));
                 final String action = act(random);
-                if (!settle("step " + step + ": " + action))
+                if (!members.settle("step " + step + ": " + action))
                 {
                     break;
                 }
                 final List<VsCheck.Log> logs = VsCheck.read(work);
                 final List<String> found = VsCheck.check(logs);
                 out.printf("chaos: step %d: %s; view %d %s; invariants %s over %d logs%n", step, action,
-                    currentView(), new TreeSet<>(live.keySet()), found.isEmpty() ? "hold" : "VIOLATED", logs.size());
-                violations.addAll(found);
+                    members.currentView(), new TreeSet<>(members.live.keySet()), found.isEmpty() ? "hold" : "VIOLATED",
+                    logs.size());
+                members.violations.addAll(found);
             }
-            if (violations.isEmpty())
+            if (members.violations.isEmpty())
             {
                 finish();
             }
@@ -221,14 +194,14 @@ final class ChaosCommand implements Callable<Integer>
     private WeftConfig config(final TransportKind kind) throws IOException
     {
         final List<MemberAddress> book = new ArrayList<>();
-        final List<Integer> ports = LocalPorts.free(2 * (members + 1));
-        for (int id = 0; id <= members; id++)
+        final List<Integer> ports = LocalPorts.free(2 * (viewZero + 1));
+        for (int id = 0; id <= viewZero; id++)
         {
-            final String host = ns == null ? "127.0.0.1" : inA(id) ? ns.addressA : ns.addressB;
+            final String host = cut == null ? "127.0.0.1" : cut.host(id);
             book.add(new MemberAddress(id, host, ports.get(2 * id), ports.get(2 * id + 1)));
         }
         final List<Integer> initial = new ArrayList<>();
-        for (int id = 0; id < members; id++)
+        for (int id = 0; id < viewZero; id++)
         {
             initial.add(id);
         }
@@ -254,21 +227,20 @@ final class ChaosCommand implements Callable<Integer>
         {
             args.add("--invoker");
         }
-        final List<String> prefix = ns == null ? List.of() : ns.exec(inA(id) ? ns.a : ns.b);
+        final List<String> prefix = cut == null ? List.of() : cut.exec(id);
         // members check one writer per membership column (Sst#oneWriter): a second writer fails the run loudly
-        live.put(id, processes.startWith(prefix, "m" + id + "." + started++, Weft.class,
+        members.started(id, members.processes().startWith(prefix, "m" + id + "." + started++, Weft.class,
             List.of("-Dio.weft.sst.checkWriters=true"), args));
-        deadIds.remove(Integer.valueOf(id));
     }
 
     /** One random fault or membership change, keeping a majority of the current view alive. */
     private String act(final Random random) throws Exception
     {
-        final List<Integer> ids = new ArrayList<>(new TreeSet<>(live.keySet()));
+        final List<Integer> ids = new ArrayList<>(new TreeSet<>(members.live.keySet()));
         int roll = random.nextInt(15);
-        if (roll >= 13 && ns != null)
+        if (roll >= 13 && cut != null)
         {
-            final String partition = partition(random, ids, roll == 14);
+            final String partition = cut.partition(members, work, random, ids, roll == 14);
             if (partition != null)
             {
                 return partition;
@@ -279,9 +251,9 @@ final class ChaosCommand implements Callable<Integer>
         {
             return roll == 10 ? stallDuringKill(random, ids) : leaveWhileLeaderFrozen(random, ids);
         }
-        if (!deadIds.isEmpty() && (roll < 3 || ids.size() <= 3))
+        if (!members.deadIds.isEmpty() && (roll < 3 || ids.size() <= 3))
         {
-            final int id = deadIds.get(random.nextInt(deadIds.size()));
+            final int id = members.deadIds.get(random.nextInt(members.deadIds.size()));
             start(id, true);
             return "member " + id + " joins";
         }
@@ -297,52 +269,37 @@ final class ChaosCommand implements Callable<Integer>
             final int count = ids.size() >= 5 && random.nextInt(4) == 0 ? 2 : 1;
             Collections.shuffle(ids, random);
             final List<Integer> victims = new ArrayList<>(ids.subList(0, count));
-            final long at = System.currentTimeMillis();
-            for (final int v : victims)
-            {
-                processes.process(live.remove(v)).destroyForcibly();
-                deadIds.add(v);
-            }
-            pendingKill = at;
+            members.kill(victims);
             return "kill -9 " + victims;
         }
         if (roll < 8)
         {
             final int id = ids.get(random.nextInt(ids.size()));
             CommandFile.give(work, id, "leave");
-            final Process p = processes.process(live.remove(id));
-            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0)
-            {
-                violations.add("member " + id + " did not leave cleanly (exit " + (p.isAlive() ? "none" : p.exitValue()) + ")");
-            }
-            deadIds.add(id);
+            members.expectExit(members.remove(id), 0, "member " + id + " did not leave cleanly");
             return "member " + id + " leaves";
         }
         final int id = ids.get(random.nextInt(ids.size()));
-        final Process p = processes.process(live.remove(id));
-        signal("STOP", p.pid());
-        deadIds.add(id);
+        final Process p = members.remove(id);
+        ChaosMembers.signal("STOP", p.pid());
         final boolean burst = roll == 9;
         if (burst)
         {
-            for (final int other : live.keySet())
+            for (final int other : members.live.keySet())
             {
                 CommandFile.give(work, other, "burst " + WINDOW);
             }
         }
-        final boolean removed = settle("freeze " + id);
-        signal("CONT", p.pid());
-        if (removed && (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != VsMember.EXIT_STOPPED))
+        final boolean removed = members.settle("freeze " + id);
+        ChaosMembers.signal("CONT", p.pid());
+        if (removed)
         {
-            violations.add("frozen member " + id + " did not stop after it was resumed and found itself removed " +
-                "(exit " + (p.isAlive() ? "none" : p.exitValue()) + ")");
-            p.destroyForcibly();
+            members.expectExit(p, VsMember.EXIT_STOPPED, "frozen member " + id + " did not stop after it was " +
+                "resumed and found itself removed");
         }
         return "member " + id + " frozen past the failure timeout" + (burst ? " during a burst that fills the send " +
             "buffers to it" : "") + ", removed, resumed and stopped";
     }
-
-    private long pendingKill;
 
     /**
      * A member makes a runtime-subgroup {@code request} (add-subgroup or remove-subgroup) for {@code name}, recorded
@@ -354,12 +311,10 @@ final class ChaosCommand implements Callable<Integer>
         Collections.shuffle(ids, random);
         final int asker = ids.get(0);
         final int victim = ids.get(1);
-        askedBy.put(name, live.get(asker));
+        askedBy.put(name, members.live.get(asker));
         CommandFile.give(work, asker, request + " " + name);
         TimeUnit.MILLISECONDS.sleep(random.nextInt(200));
-        processes.process(live.remove(victim)).destroyForcibly();
-        deadIds.add(victim);
-        pendingKill = System.currentTimeMillis();
+        members.kill(List.of(victim));
         return "member " + asker + (askedBy == addedBy ? " adds" : " removes") + " subgroup " + name + " as member " +
             victim + " is killed -9";
     }
@@ -371,23 +326,20 @@ final class ChaosCommand implements Callable<Integer>
         final int stalled = ids.get(0);
         final int victim = ids.get(1);
         CommandFile.give(work, stalled, "stall-view 1500");
-        awaitLine(stalled, "member " + stalled + ": STALL armed");
-        processes.process(live.remove(victim)).destroyForcibly();
-        deadIds.add(victim);
-        pendingKill = System.currentTimeMillis();
+        members.awaitLine(stalled, "member " + stalled + ": STALL armed");
+        members.kill(List.of(victim));
         return "kill -9 [" + victim + "] with member " + stalled + "'s membership thread stalled 1.5 s in the view change";
     }
 
     /** A member leaves while the leader is frozen (under the failure timeout): the leave waits, known to all. */
     private String leaveWhileLeaderFrozen(final Random random, final List<Integer> ids) throws Exception
     {
-        final Matcher view = MemberViews.last(processes, live.get(ids.get(0)));
-        final int leader = Integer.parseInt(view.group(3).split(",")[0].trim());
+        final int leader = members.leader(ids.get(0));
         final List<Integer> others = new ArrayList<>(ids);
         others.remove(Integer.valueOf(leader));
         final int leaver = others.get(random.nextInt(others.size()));
-        final Process frozen = processes.process(live.get(leader));
-        signal("STOP", frozen.pid());
+        final Process frozen = members.process(leader);
+        ChaosMembers.signal("STOP", frozen.pid());
         try
         {
             CommandFile.give(work, leaver, "leave");
@@ -395,178 +347,19 @@ final class ChaosCommand implements Callable<Integer>
         }
         finally
         {
-            signal("CONT", frozen.pid());
+            ChaosMembers.signal("CONT", frozen.pid());
         }
-        final Process p = processes.process(live.remove(leaver));
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0)
-        {
-            violations.add("member " + leaver + " did not leave cleanly while leader " + leader + " was frozen (exit " +
-                (p.isAlive() ? "none" : p.exitValue()) + ")");
-        }
-        deadIds.add(leaver);
+        members.expectExit(members.remove(leaver), 0, "member " + leaver + " did not leave cleanly while leader " +
+            leader + " was frozen");
         return "member " + leaver + " leaves while leader " + leader + " is frozen for 0.8 s";
-    }
-
-    /**
-     * Cuts the link between the namespaces past the failure timeout. The side holding a majority of the view (with a
-     * leave in flight: of the members that stay) must install a view of its own and go on; every member of the other
-     * side must stop with the minority error. Returns null, having done nothing, when no side would hold a majority.
-     */
-    private String partition(final Random random, final List<Integer> ids, final boolean leaveInFlight) throws Exception
-    {
-        final List<Integer> a = ids.stream().filter(this::inA).toList();
-        final List<Integer> b = ids.stream().filter(id -> !inA(id)).toList();
-        final List<Integer> major = a.size() > b.size() ? a : b;
-        final List<Integer> minor = major == a ? b : a;
-        final int leader = Integer.parseInt(MemberViews.last(processes, live.get(ids.get(0))).group(3).split(",")[0].trim());
-        final List<Integer> leavers = major.stream().filter(id -> id != leader).toList();
-        final int staying = leaveInFlight ? ids.size() - 1 : ids.size();
-        if (minor.isEmpty() || 2 * (major.size() - (leaveInFlight ? 1 : 0)) <= staying ||
-            (leaveInFlight && (!major.contains(leader) || leavers.isEmpty())))
-        {
-            return null;
-        }
-        partitions++;
-        int leaver = -1;
-        final long begin = System.nanoTime();
-        try
-        {
-            if (leaveInFlight)
-            {
-                leaver = leavers.get(random.nextInt(leavers.size()));
-                final Process frozen = processes.process(live.get(leader));
-                signal("STOP", frozen.pid());
-                try
-                {
-                    CommandFile.give(work, leaver, "leave");
-                    TimeUnit.MILLISECONDS.sleep(500); // the leave flag reaches every member; the leader cannot act
-                    ns.cut();
-                    TimeUnit.MILLISECONDS.sleep(300);
-                }
-                finally
-                {
-                    signal("CONT", frozen.pid());
-                }
-            }
-            else
-            {
-                ns.cut();
-            }
-            final Map<Integer, Process> stopped = new HashMap<>();
-            for (final int id : minor)
-            {
-                stopped.put(id, processes.process(live.remove(id)));
-                deadIds.add(id);
-            }
-            final Process left = leaver < 0 ? null : processes.process(live.remove(leaver));
-            if (leaver >= 0)
-            {
-                deadIds.add(leaver);
-            }
-            settle("partition " + major + " | " + minor);
-            for (final Map.Entry<Integer, Process> m : stopped.entrySet())
-            {
-                final Process p = m.getValue();
-                if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != VsMember.EXIT_STOPPED)
-                {
-                    violations.add("member " + m.getKey() + " on the minority side did not stop with the minority " +
-                        "error (exit " + (p.isAlive() ? "none" : p.exitValue()) + ")");
-                    p.destroyForcibly();
-                }
-            }
-            if (left != null && (!left.waitFor(60, TimeUnit.SECONDS) || left.exitValue() != 0))
-            {
-                violations.add("member " + leaver + " did not leave cleanly during the partition (exit " +
-                    (left.isAlive() ? "none" : left.exitValue()) + ")");
-                left.destroyForcibly();
-            }
-        }
-        finally
-        {
-            ns.heal();
-        }
-        return String.format("partition %s | %s%s, majority on in %d ms, minority stopped, healed", major, minor,
-            leaver < 0 ? "" : " with member " + leaver + "'s leave in flight (leader " + leader + " frozen)",
-            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin));
-    }
-
-    private void awaitLine(final int id, final String text) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (processes.lines(live.get(id)).stream().noneMatch(l -> l.contains(text)))
-        {
-            if (System.nanoTime() > deadline)
-            {
-                violations.add("member " + id + " did not print '" + text + "' within 10 s");
-                return;
-            }
-            TimeUnit.MILLISECONDS.sleep(10);
-        }
-    }
-
-    private static void signal(final String signal, final long pid) throws Exception
-    {
-        new ProcessBuilder("kill", "-" + signal, String.valueOf(pid)).inheritIO().start().waitFor();
-    }
-
-    /** Waits until every live member installed the same view, made of exactly the live members. */
-    private boolean settle(final String what) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + SETTLE.toNanos();
-        while (System.nanoTime() < deadline)
-        {
-            long view = -1;
-            boolean same = true;
-            long latest = 0;
-            for (final Map.Entry<Integer, Integer> m : live.entrySet())
-            {
-                final Matcher v = MemberViews.last(processes, m.getValue());
-                if (v == null || !MemberViews.ids(v.group(3)).equals(new TreeSet<>(live.keySet())) ||
-                    (view >= 0 && Long.parseLong(v.group(2)) != view))
-                {
-                    same = false;
-                    break;
-                }
-                view = Long.parseLong(v.group(2));
-                latest = Math.max(latest, Long.parseLong(v.group(4)));
-            }
-            if (same)
-            {
-                if (pendingKill > 0)
-                {
-                    killToView.add(latest - pendingKill);
-                    out.printf("chaos: %s: kill -9 to new view installed everywhere in %d ms%n", what,
-                        killToView.getLast());
-                    pendingKill = 0;
-                }
-                return true;
-            }
-            for (final int id : List.copyOf(live.keySet()))
-            {
-                final Process p = processes.process(live.get(id));
-                if (!p.isAlive())
-                {
-                    violations.add(what + ": member " + id + " exited " + p.exitValue() + " unexpectedly");
-                    return false;
-                }
-            }
-            TimeUnit.MILLISECONDS.sleep(50);
-        }
-        violations.add(what + ": the view did not settle on " + new TreeSet<>(live.keySet()) + " within " + SETTLE);
-        return false;
-    }
-
-    private long currentView()
-    {
-        final Matcher m = live.isEmpty() ? null : MemberViews.last(processes, live.values().iterator().next());
-        return m == null ? -1 : Long.parseLong(m.group(2));
     }
 
     /** Ends every live member together; checks equal final states, the invariants and no loss. */
     private void finish() throws Exception
     {
-        violations.addAll(ChaosEnd.check(processes, live, started, work, out));
-        violations.addAll(ChaosEnd.runtimeSubgroups(processes, live, addedBy, removedBy, out));
+        final MemberProcesses processes = members.processes();
+        members.violations.addAll(ChaosEnd.check(processes, members.live, started, work, out));
+        members.violations.addAll(ChaosEnd.runtimeSubgroups(processes, members.live, addedBy, removedBy, out));
     }
 
     private int report(final long s, final boolean ownDir) throws IOException
@@ -574,17 +367,18 @@ final class ChaosCommand implements Callable<Integer>
         long fullBuffers = 0;
         for (int i = 0; i < started; i++)
         {
-            fullBuffers += processes.lines(i).stream().filter(l -> l.contains("the peer took no data for")).count();
+            fullBuffers += members.processes().lines(i).stream().filter(l -> l.contains("the peer took no data for"))
+                .count();
         }
         out.printf("chaos: %d partitions; %d failures found by a push that waited a failure timeout on a full send " +
-            "buffer%n", partitions, fullBuffers);
-        if (!killToView.isEmpty())
+            "buffer%n", cut == null ? 0 : cut.partitions(), fullBuffers);
+        if (!members.killToView.isEmpty())
         {
-            final List<Long> sorted = killToView.stream().sorted().toList();
+            final List<Long> sorted = members.killToView.stream().sorted().toList();
             out.printf("chaos: kill -9 to new view installed everywhere: %d kills, median %d ms, max %d ms%n",
                 sorted.size(), sorted.get(sorted.size() / 2), sorted.getLast());
         }
-        if (violations.isEmpty())
+        if (members.violations.isEmpty())
         {
             out.printf("chaos: OK: every invariant held (seed %d)%n", s);
             if (ownDir)
@@ -594,7 +388,7 @@ final class ChaosCommand implements Callable<Integer>
             return 0;
         }
         out.printf("chaos: FAILED (seed %d; replay with --seed %d; logs kept in %s):%n", s, s, work);
-        violations.forEach(v -> out.println("  " + v));
+        members.violations.forEach(v -> out.println("  " + v));
         return 1;
     }
 }
