@@ -249,7 +249,7 @@ public final class RdmaTransport implements SstTransport
                     Thread.yield();
                 }
             }
-            control.ring(written);
+            ring(written);
         }
         finally
         {
@@ -303,7 +303,7 @@ public final class RdmaTransport implements SstTransport
             }
             endpoint.progress(onWriteError);
         }
-        control.ring(mine);
+        ring(mine);
     }
 
     /**
@@ -315,7 +315,33 @@ public final class RdmaTransport implements SstTransport
     {
         if (!running)
         {
-            throw new IllegalStateException("the rdma table of member " + context.config().memberId() + " is closed");
+            throw closed();
+        }
+    }
+
+    private IllegalStateException closed()
+    {
+        return new IllegalStateException("the rdma table of member " + context.config().memberId() + " is closed");
+    }
+
+    /**
+     * Rings {@code targets} over the control channel. {@link #close()} closes that channel before it takes the lock
+     * (a ring blocked on it fails rather than holding the close up), so a flush racing the close is told that this
+     * rdma table is closed, not that a tcp table is (the control channel's, which the application never opened).
+     */
+    private void ring(final boolean[] targets)
+    {
+        try
+        {
+            control.ring(targets);
+        }
+        catch (final IllegalStateException ex)
+        {
+            if (!running)
+            {
+                throw (IllegalStateException)closed().initCause(ex);
+            }
+            throw ex;
         }
     }
 
