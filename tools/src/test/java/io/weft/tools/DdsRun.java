@@ -10,7 +10,6 @@ import io.weft.dds.DomainParticipant;
 import io.weft.dds.LoggedSample;
 import io.weft.dds.SampleLog;
 import io.weft.testkit.MemberProcess;
-import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
 
 import java.io.IOException;
@@ -41,10 +40,8 @@ final class DdsRun implements AutoCloseable
 
     final WeftConfig config;
     final Path dir;
-    private final Path file;
-    private final Members members;
-    private final Map<Integer, MemberProcess> live = new HashMap<>();
-    private int started;
+    private final RunMembers members;
+    private final Map<Integer, MemberProcess> live;
 
     DdsRun(final TransportKind kind, final int addressBook, final List<Integer> initialView, final Path dir,
         final List<TopicConfig> topics)
@@ -53,23 +50,13 @@ final class DdsRun implements AutoCloseable
             .membership(new MembershipConfig(initialView, VsRun.SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(60)))
             .dds(new DdsConfig(dir.resolve("logs"), topics)).build();
         this.dir = dir;
-        this.file = TestGroups.write(config, dir);
-        this.members = new Members(config);
+        this.members = new RunMembers(config, dir);
+        this.live = members.live;
     }
 
     MemberProcess start(final int id, final boolean join, final String... extra)
     {
-        final List<String> args = new ArrayList<>(List.of("dds-member", "--config", file.toString(), "--member",
-            String.valueOf(id), "--dir", dir.toString()));
-        if (join)
-        {
-            args.add("--join");
-        }
-        args.addAll(List.of(extra));
-        final MemberProcess p = members.add(MemberProcess.start("dds" + id + "-" + started++, dir, Weft.class,
-            args.toArray(String[]::new)));
-        live.put(id, p);
-        return p;
+        return members.start("dds-member", id, join, List.of(), extra);
     }
 
     MemberProcess process(final int id)
@@ -84,7 +71,7 @@ final class DdsRun implements AutoCloseable
 
     void command(final int id, final String command) throws IOException
     {
-        CommandFile.give(dir, id, command);
+        members.command(id, command);
     }
 
     /** Tells every live member to end, in id order, and checks that each exits 0. */

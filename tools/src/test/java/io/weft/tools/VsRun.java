@@ -8,7 +8,6 @@ import io.weft.config.TransportKind;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
 import io.weft.testkit.MemberProcess;
-import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
 import io.weft.testkit.VsCheck;
 
@@ -32,10 +31,9 @@ final class VsRun implements AutoCloseable
     final WeftConfig config;
     final Path dir;
     final Path file;
-    private final Members members;
-    private final Map<Integer, MemberProcess> live = new HashMap<>();
+    private final RunMembers members;
+    private final Map<Integer, MemberProcess> live;
     private final List<MemberProcess> ended = new ArrayList<>();
-    private int started;
 
     VsRun(final TransportKind kind, final int addressBook, final List<Integer> initialView, final Path dir)
     {
@@ -81,23 +79,14 @@ final class VsRun implements AutoCloseable
                 runtimeSubgroups));
         this.config = (smc == null ? b : b.smc(smc)).build(); // null: the reference configuration's switches
         this.dir = dir;
-        this.file = TestGroups.write(config, dir);
-        this.members = new Members(config);
+        this.members = new RunMembers(config, dir);
+        this.file = members.file;
+        this.live = members.live;
     }
 
     MemberProcess start(final int id, final boolean join, final String... extra)
     {
-        final List<String> args = new ArrayList<>(List.of("vs-member", "--config", file.toString(), "--member",
-            String.valueOf(id), "--dir", dir.toString(), "--rate", "400", "--timeout", "PT4M"));
-        if (join)
-        {
-            args.add("--join");
-        }
-        args.addAll(List.of(extra));
-        final MemberProcess p = members.add(MemberProcess.start("vs" + id + "-" + started++, dir, Weft.class,
-            args.toArray(String[]::new)));
-        live.put(id, p);
-        return p;
+        return members.start("vs-member", id, join, List.of("--rate", "400", "--timeout", "PT4M"), extra);
     }
 
     /** Starts members {@code 0..count-1} of view 0 (with {@code extra} arguments) and waits until each is ready. */
@@ -176,7 +165,7 @@ final class VsRun implements AutoCloseable
     /** Tells a member to stop sending and then end (with everyone else told the same) or leave. */
     void command(final int id, final String command) throws IOException
     {
-        CommandFile.give(dir, id, command);
+        members.command(id, command);
     }
 
     /** Waits for a member's exit with code 0 after a command; it no longer counts as live. */
