@@ -47,16 +47,26 @@ class SstInJvmTest
         void run(Sst s0, Sst s1, Sst s2) throws Exception;
     }
 
+    interface OpenMembers
+    {
+        void run(List<Sst> ssts) throws Exception;
+    }
+
     /** Opens three members over {@code transport}, runs {@code test}, closes them (also on failure). */
     private static void withThree(final String transport, final ThreeMembers test) throws Exception
     {
-        final WeftConfig config = config(transport, 3);
+        withMembers(config(transport, 3), ssts -> test.run(ssts.get(0), ssts.get(1), ssts.get(2)));
+    }
+
+    /** Opens every member of {@code config}, runs {@code test}, closes them (also on failure; a second close is none). */
+    private static void withMembers(final WeftConfig config, final OpenMembers test) throws Exception
+    {
         try (Members ignored = new Members(config))
         {
             final List<Sst> ssts = openAll(config);
             try
             {
-                test.run(ssts.get(0), ssts.get(1), ssts.get(2));
+                test.run(ssts);
             }
             finally
             {
@@ -202,35 +212,24 @@ class SstInJvmTest
     @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
     void misuseIsRefused(final TransportKind kind) throws Exception
     {
-        final WeftConfig config = TestGroups.config(kind, 2);
-        try (Members ignored = new Members(config))
+        withMembers(TestGroups.config(kind, 2), ssts ->
         {
-            final List<Sst> ssts = openAll(config);
-            try
-            {
-                final Sst s0 = ssts.get(0);
-                assertThrows(IndexOutOfBoundsException.class, () -> s0.push(LAYOUT.rowSize() - 8, 16, s0.others()));
-                assertThrows(IndexOutOfBoundsException.class, () -> s0.push(-8, 8, s0.others()));
-                assertThrows(IllegalArgumentException.class, () -> s0.push(0, 8, new int[] {0}));
-                assertThrows(IllegalArgumentException.class, () -> s0.push(0, 8, new int[] {5}));
-                assertThrows(IndexOutOfBoundsException.class, () -> s0.counter(2, COUNT));
-                assertThrows(IllegalArgumentException.class, () -> s0.freeze(0));
-            }
-            finally
-            {
-                ssts.forEach(Sst::close);
-            }
-        }
+            final Sst s0 = ssts.get(0);
+            assertThrows(IndexOutOfBoundsException.class, () -> s0.push(LAYOUT.rowSize() - 8, 16, s0.others()));
+            assertThrows(IndexOutOfBoundsException.class, () -> s0.push(-8, 8, s0.others()));
+            assertThrows(IllegalArgumentException.class, () -> s0.push(0, 8, new int[] {0}));
+            assertThrows(IllegalArgumentException.class, () -> s0.push(0, 8, new int[] {5}));
+            assertThrows(IndexOutOfBoundsException.class, () -> s0.counter(2, COUNT));
+            assertThrows(IllegalArgumentException.class, () -> s0.freeze(0));
+        });
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp", "rdma", "verbs"})
     void closingAMemberIsReportedToTheOthers(final String transport) throws Exception
     {
-        final WeftConfig config = config(transport, 2);
-        try (Members ignored = new Members(config))
+        withMembers(config(transport, 2), ssts ->
         {
-            final List<Sst> ssts = openAll(config);
             final List<String> failures = new CopyOnWriteArrayList<>();
             ssts.get(0).addFailureListener((rank, reason) -> failures.add(rank + ": " + reason));
             ssts.get(1).close();
@@ -246,8 +245,7 @@ class SstInJvmTest
             final ExecutionException ex = assertThrows(ExecutionException.class,
                 () -> s0.pushTracked(0, 8, s0.others()).get(10, TimeUnit.SECONDS));
             assertTrue(ex.getCause() instanceof TransportException, ex.toString());
-            s0.close();
-        }
+        });
     }
 
     /**
@@ -258,17 +256,14 @@ class SstInJvmTest
     @ValueSource(strings = {"shm", "tcp", "rdma", "verbs"})
     void aPushAfterCloseIsRefused(final String transport) throws Exception
     {
-        final WeftConfig config = config(transport, 2);
-        try (Members ignored = new Members(config))
+        withMembers(config(transport, 2), ssts ->
         {
-            final List<Sst> ssts = openAll(config);
             final Sst s0 = ssts.get(0);
             s0.close();
             final IllegalStateException ex = assertThrows(IllegalStateException.class, () -> s0.push(COUNT, s0.others()));
             assertTrue(ex.getMessage().contains("closed"), ex.getMessage());
             assertThrows(IllegalStateException.class, () -> s0.pushTracked(0, 8, s0.others()));
-            ssts.get(1).close();
-        }
+        });
     }
 
     /**
@@ -280,10 +275,8 @@ class SstInJvmTest
     @ValueSource(strings = {"shm", "tcp", "rdma", "verbs"})
     void pushesRacingACloseFailNamingThisTable(final String transport) throws Exception
     {
-        final WeftConfig config = config(transport, 2);
-        try (Members ignored = new Members(config))
+        withMembers(config(transport, 2), ssts ->
         {
-            final List<Sst> ssts = openAll(config);
             final Sst s0 = ssts.get(0);
             final java.util.concurrent.atomic.AtomicLong pushes = new java.util.concurrent.atomic.AtomicLong();
             final java.util.concurrent.atomic.AtomicReference<Throwable> failure =
@@ -313,8 +306,7 @@ class SstInJvmTest
             final String own = transport.equals("shm") ? "closed" :
                 "the " + (transport.equals("verbs") ? "rdma" : transport) + " table of member 0 is closed";
             assertTrue(t.getMessage().contains(own), t.getMessage());
-            ssts.get(1).close();
-        }
+        });
     }
 
     /** Member 0 of a group of {@code size} over {@code kind} that waits {@code timeout} for the others to connect. */
