@@ -47,8 +47,8 @@ final class SstDemoCommand implements Callable<Integer>
     private int run(final TransportKind kind, final int members) throws Exception
     {
         final String group = "sst-demo-" + ProcessHandle.current().pid();
-        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(group).members(LocalGroups.loopbackMembers(members))
-            .transport(kind).rdma(rdma.options()).build();
+        final WeftConfig config = WeftConfig.builder().memberId(0).groupName(group)
+            .members(LocalGroups.loopbackMembers(members)).transport(kind).rdma(rdma.options()).build();
         final Path dir = Files.createTempDirectory("weft-sst-demo");
         final Path file = Files.writeString(dir.resolve("group.conf"), ConfigWriter.render(config));
         final long count = options.count;
@@ -72,9 +72,10 @@ final class SstDemoCommand implements Callable<Integer>
                 return SstMember.EXIT_TIMEOUT;
             }
             final boolean ok = Arrays.stream(codes).allMatch(c -> c == 0);
-            System.out.printf("sst-demo: %s in %.2fs, member exit codes %s%n", ok ? "OK: every member saw every " +
-                "other's " + (options.workload == SstMember.Workload.counter ? "counter rise monotonically to exactly " +
-                count : count + " guarded payloads intact") : "FAILED", seconds, Arrays.toString(codes));
+            final String saw = options.workload == SstMember.Workload.counter ?
+                "counter rise monotonically to exactly " + count : count + " guarded payloads intact";
+            System.out.printf("sst-demo: %s in %.2fs, member exit codes %s%n",
+                ok ? "OK: every member saw every other's " + saw : "FAILED", seconds, Arrays.toString(codes));
             return ok ? 0 : Arrays.stream(codes).filter(c -> c != 0).findFirst().orElse(1);
         }
         finally
