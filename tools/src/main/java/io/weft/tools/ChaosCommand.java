@@ -120,7 +120,7 @@ final class ChaosCommand implements Callable<Integer>
                 cut = new ChaosPartition(viewZero + 1);
                 Runtime.getRuntime().addShutdownHook(cleanup);
             }
-            out.printf("chaos: partitions %s%n", cut == null ? "off: " + noNamespaces : "on: " + cut);
+            out.printf("chaos: partitions %s%n", cut == null ? "off: " + noNamespaces : "on: " + cut.sides());
             final WeftConfig config = config(kind);
             file = Files.writeString(work.resolve("group.conf"), ConfigWriter.render(config));
             try

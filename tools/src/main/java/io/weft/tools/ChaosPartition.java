@@ -50,8 +50,8 @@ final class ChaosPartition implements AutoCloseable
         return partitions;
     }
 
-    @Override
-    public String toString()
+    /** Which ids live in which namespace, for the run's log. */
+    String sides()
     {
         final List<Integer> a = new ArrayList<>();
         for (int id = 0; inA(id); id++)

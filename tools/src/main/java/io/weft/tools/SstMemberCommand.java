@@ -19,9 +19,10 @@ final class SstMemberCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        if (options.problem() != null)
+        final String problem = options.problem();
+        if (problem != null)
         {
-            return Weft.refuse(options.problem());
+            return Weft.refuse(problem);
         }
         final WeftConfig c = member.load();
         return new SstMember(c, options.workload, options.count, options.timeout, System.out).run();
