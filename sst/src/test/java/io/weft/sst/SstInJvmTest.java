@@ -19,6 +19,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -58,7 +60,7 @@ class SstInJvmTest
         withMembers(config(transport, 3), ssts -> test.run(ssts.get(0), ssts.get(1), ssts.get(2)));
     }
 
-    /** Opens every member of {@code config}, runs {@code test}, closes them (also on failure; a second close is none). */
+    /** Opens every member of {@code config}, runs {@code test}, closes them (also on failure; twice is harmless). */
     private static void withMembers(final WeftConfig config, final OpenMembers test) throws Exception
     {
         try (Members ignored = new Members(config))
@@ -278,9 +280,8 @@ class SstInJvmTest
         withMembers(config(transport, 2), ssts ->
         {
             final Sst s0 = ssts.get(0);
-            final java.util.concurrent.atomic.AtomicLong pushes = new java.util.concurrent.atomic.AtomicLong();
-            final java.util.concurrent.atomic.AtomicReference<Throwable> failure =
-                new java.util.concurrent.atomic.AtomicReference<>();
+            final AtomicLong pushes = new AtomicLong();
+            final AtomicReference<Throwable> failure = new AtomicReference<>();
             final Thread pusher = Thread.ofPlatform().start(() ->
             {
                 try

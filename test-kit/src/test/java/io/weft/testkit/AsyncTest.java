@@ -64,13 +64,8 @@ class AsyncTest
         final CountDownLatch release = new CountDownLatch(1);
         final Opened first = new Opened(0);
         final Opened late = new Opened(1);
-        final Exception failure = assertThrows(Exception.class, () -> Async.openAll(List.<Supplier<Opened>>of(
-            () -> first,
-            () ->
-            {
-                awaitQuietly(release);
-                return late;
-            }), Duration.ofMillis(200)));
+        final Exception failure = assertThrows(Exception.class,
+            () -> Async.openAll(openers(first, late, release), Duration.ofMillis(200)));
         assertInstanceOf(TimeoutException.class, failure);
         assertTrue(first.closed, "the member that opened in time is closed");
         assertFalse(late.closed, "still opening");
@@ -92,13 +87,7 @@ class AsyncTest
             caller.interrupt();
         });
         // the class's 30 s time bound fails this if openAll waits out its 60 s deadline after the interrupt
-        final Exception failure = assertThrows(Exception.class, () -> Async.openAll(List.<Supplier<Opened>>of(
-            () -> first,
-            () ->
-            {
-                awaitQuietly(release);
-                return late;
-            })));
+        final Exception failure = assertThrows(Exception.class, () -> Async.openAll(openers(first, late, release)));
         assertInstanceOf(InterruptedException.class, failure);
         assertTrue(Thread.interrupted(), "the interrupt flag is left set (and cleared here)");
         assertTrue(first.closed, "the member that opened is closed");
@@ -106,15 +95,20 @@ class AsyncTest
         Await.until(() -> late.closed, Duration.ofSeconds(10), "the late member to be closed once it opened");
     }
 
-    private static void awaitQuietly(final CountDownLatch latch)
+    /** {@code first} opens at once; {@code late} once {@code release} is counted down. */
+    private static List<Supplier<Opened>> openers(final Opened first, final Opened late, final CountDownLatch release)
     {
-        try
+        return List.of(() -> first, () ->
         {
-            latch.await();
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
+            try
+            {
+                release.await();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+            return late;
+        });
     }
 }
