@@ -117,9 +117,10 @@ class SstInJvmTest
             s0.setCounter(ARRAY, 2, 99);
             s0.setBool(FLAG, true);
             s0.push(0, LAYOUT.column("array").offsetOf(2) + 8, new int[] {1}); // only member 1
-            Await.until(() -> s1.counter(0, COUNT) == 7, "member 1 sees the counter");
-            assertEquals(99, s1.counter(0, ARRAY, 2));
-            assertTrue(s1.bool(0, FLAG));
+            // one push: its bytes may become visible in any order (protocol.md, ordering contract 3), so wait for all
+            Await.until(() -> s1.counter(0, COUNT) == 7 && s1.counter(0, ARRAY, 2) == 99 && s1.bool(0, FLAG),
+                "member 1 sees the counter, the array element and the flag");
+            // the payload went in an earlier push: applied before the one just seen (contract 1)
             assertEquals(1007, s1.segment().get(ValueLayout.JAVA_LONG, s1.offset(0, PAYLOAD, 0) + 56));
             Await.until(() -> s2.segment().get(ValueLayout.JAVA_LONG, s2.offset(0, PAYLOAD, 0)) == 1000,
                 "member 2 sees the payload");
