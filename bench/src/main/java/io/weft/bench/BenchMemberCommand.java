@@ -3,7 +3,6 @@ package io.weft.bench;
 import io.weft.bench.steady.Deliveries;
 import io.weft.bench.steady.Payload;
 import io.weft.bench.steady.SteadyClock;
-import io.weft.config.ConfigLoader;
 import io.weft.config.WeftConfig;
 import io.weft.dds.Codecs;
 import io.weft.dds.DataWriter;
@@ -17,14 +16,15 @@ import io.weft.predicates.PassInvoker;
 import io.weft.smc.BatchStats;
 import io.weft.smc.Claim;
 import io.weft.smc.Message;
+import io.weft.tools.AppWork;
+import io.weft.tools.MemberOptions;
 import org.agrona.concurrent.UnsafeBuffer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -37,11 +37,8 @@ import java.util.concurrent.TimeUnit;
 @Command(name = "bench-member", hidden = true, description = "One member of a bench run (started by weft bench).")
 final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
 {
-    @Option(names = "--config", required = true)
-    Path config;
-
-    @Option(names = "--member", required = true)
-    int member;
+    @Mixin
+    MemberOptions member = new MemberOptions();
 
     @Option(names = "--size", required = true)
     int size;
@@ -52,11 +49,8 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
     @Option(names = "--measure-ns", required = true)
     long measureNanos;
 
-    @Option(names = "--delay-us", defaultValue = "0")
-    long delayMicros;
-
-    @Option(names = "--callback-us", defaultValue = "0")
-    long callbackMicros;
+    @Mixin
+    AppWork work = new AppWork();
 
     @Option(names = "--active-senders", required = true)
     int activeSenders;
@@ -82,9 +76,9 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        final WeftConfig c = ConfigLoader.load(config, Map.of("weft.member.id", member));
-        deliveries = new Deliveries(member, c.group().members().size(), activeSenders);
-        final long callbackNanos = callbackMicros * 1000;
+        final WeftConfig c = member.load();
+        deliveries = new Deliveries(member.id, c.group().members().size(), activeSenders);
+        final long callbackNanos = work.callbackNanos();
         final DomainParticipant participant;
         final Group group;
         final Subgroup s;
@@ -122,7 +116,7 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         if (passes != null ? !passes.invokeUntil(() -> complete.getCount() == 0, System.nanoTime() + endWait) :
             !complete.await(endWait, TimeUnit.NANOSECONDS))
         {
-            System.out.println("bench member " + member + ": END did not arrive from every sender within 60 s");
+            System.out.println("bench member " + member.id + ": END did not arrive from every sender within 60 s");
         }
         if (passes != null)
         {
@@ -142,7 +136,7 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         batch(extra, "delivery", s.deliveryBatches());
         synchronized (this)
         {
-            System.out.println(clock.report(member, size, sent, deliveries, extra.toString()));
+            System.out.println(clock.report(member.id, size, sent, deliveries, extra.toString()));
         }
         // Without null-sends the pads a sender sent after the others stopped padding are never delivered (nothing
         // follows them), so finish cannot see its own sends delivered and waits out its timeout: 30 s per member
@@ -227,7 +221,7 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         {
             complete.countDown();
         }
-        spin(callbackNanos);
+        AppWork.busy(callbackNanos);
     }
 
     private synchronized void onMessage(final Message m, final long callbackNanos)
@@ -237,25 +231,13 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         {
             complete.countDown();
         }
-        spin(callbackNanos);
-    }
-
-    private static void spin(final long nanos)
-    {
-        if (nanos > 0)
-        {
-            final long until = System.nanoTime() + nanos;
-            while (System.nanoTime() < until)
-            {
-                Thread.onSpinWait();
-            }
-        }
+        AppWork.busy(callbackNanos);
     }
 
     private long send(final Slots slots, final SteadyClock clock)
     {
         final UnsafeBuffer slot = new UnsafeBuffer(0, 0);
-        final long delayNanos = delayMicros * 1000;
+        final long delayNanos = work.delayNanos();
         final long interval = rate > 0 ? 1_000_000_000L / rate : 0;
         long i = 0;
         while (clock.sending())
@@ -269,7 +251,7 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
                 clock.pace(i, interval);
             }
             slot.wrap(slots.claim(size), size);
-            Payload.write(slot, 0, size, Payload.KIND_DATA, member, i, System.nanoTime());
+            Payload.write(slot, 0, size, Payload.KIND_DATA, member.id, i, System.nanoTime());
             if (i == corruptMessage)
             {
                 slot.putByte(size - 1, (byte)~slot.getByte(size - 1));
@@ -280,17 +262,10 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
             {
                 passes.invoke(); // push a batch, acknowledge and deliver what arrived: no other thread does
             }
-            if (delayNanos > 0)
-            {
-                final long until = System.nanoTime() + delayNanos;
-                while (System.nanoTime() < until)
-                {
-                    Thread.onSpinWait();
-                }
-            }
+            AppWork.busy(delayNanos);
         }
         slot.wrap(slots.claim(Payload.HEADER_LENGTH), Payload.HEADER_LENGTH);
-        Payload.write(slot, 0, Payload.HEADER_LENGTH, Payload.KIND_END, member, i, System.nanoTime());
+        Payload.write(slot, 0, Payload.HEADER_LENGTH, Payload.KIND_END, member.id, i, System.nanoTime());
         slots.commit(Payload.HEADER_LENGTH);
         if (passes != null)
         {
@@ -310,7 +285,7 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
         while (complete.getCount() > 0)
         {
             slot.wrap(slots.claim(Payload.HEADER_LENGTH), Payload.HEADER_LENGTH);
-            Payload.write(slot, 0, Payload.HEADER_LENGTH, Payload.KIND_PAD, member, i++, System.nanoTime());
+            Payload.write(slot, 0, Payload.HEADER_LENGTH, Payload.KIND_PAD, member.id, i++, System.nanoTime());
             slots.commit(Payload.HEADER_LENGTH);
             if (passes != null)
             {

@@ -45,14 +45,11 @@ final class BenchOptions
     @Mixin
     SteadyOptions steady = new SteadyOptions();
 
-    @Option(names = "--delay-us", defaultValue = "0", description = "Delayed senders busy-wait this long after each send.")
-    long delayMicros;
+    @Mixin
+    io.weft.tools.AppWork work = new io.weft.tools.AppWork();
 
     @Option(names = "--delayed", defaultValue = "one", description = "Which senders --delay-us applies to: one or half.")
     String delayed;
-
-    @Option(names = "--callback-us", defaultValue = "0", description = "Busy-wait this long in every delivery callback.")
-    long callbackMicros;
 
     @Option(names = "--rate", defaultValue = "0", description = "Messages per second per sender; 0: flat out (default).")
     long rate;
@@ -119,7 +116,8 @@ final class BenchOptions
         {
             return "--window must be in 1..100000, or 0 for auto, was " + window;
         }
-        return steady.validate();
+        final String problem = work.problem();
+        return problem != null ? problem : steady.validate();
     }
 
     /** The window: {@code --window}, or what {@code window = auto} gives for the transport and max-payload. */

@@ -147,7 +147,7 @@ final class BenchRunner
         }
         final WeftConfig config = builder.build();
         final Path file = Files.writeString(dir.resolve("bench.conf"), ConfigWriter.render(config));
-        final int delayedCount = o.delayMicros <= 0 ? 0 : o.delayed.equals("one") ? 1 : Math.max(1, senders / 2);
+        final int delayedCount = o.work.delayMicros() <= 0 ? 0 : o.delayed.equals("one") ? 1 : Math.max(1, senders / 2);
         try
         {
             final List<SteadyRun.Member> members = new ArrayList<>();
@@ -158,7 +158,7 @@ final class BenchRunner
                 final List<String> args = new ArrayList<>(List.of("bench-member", "--config", file.toString(), "--member",
                     String.valueOf(i), "--size", String.valueOf(o.size), "--warmup-ns", String.valueOf(o.steady.warmup.toNanos()),
                     "--measure-ns", String.valueOf(o.steady.measure.toNanos()), "--delay-us",
-                    String.valueOf(delayed ? o.delayMicros : 0), "--callback-us", String.valueOf(o.callbackMicros),
+                    String.valueOf(delayed ? o.work.delayMicros() : 0), "--callback-us", String.valueOf(o.work.callbackMicros()),
                     "--active-senders", String.valueOf(senders), "--rate", String.valueOf(rate)));
                 if (o.qos != null)
                 {

@@ -128,14 +128,7 @@ final class DeliveryCheck
         {
             violation("message of unknown kind " + kind + " from member " + sender);
         }
-        if (callbackDelayNanos > 0)
-        {
-            final long until = System.nanoTime() + callbackDelayNanos;
-            while (System.nanoTime() < until)
-            {
-                Thread.onSpinWait();
-            }
-        }
+        AppWork.busy(callbackDelayNanos);
     }
 
     private boolean isActive(final int sender)

@@ -173,14 +173,7 @@ final class McMember
                 return;
             }
             counter++;
-            if (options.delayNanos() > 0)
-            {
-                final long until = System.nanoTime() + options.delayNanos();
-                while (System.nanoTime() < until)
-                {
-                    Thread.onSpinWait();
-                }
-            }
+            AppWork.busy(options.delayNanos());
         }
         DeliveryCheck.fill(buf, size, me, counter, DeliveryCheck.END);
         sendOne(s, buf, size);

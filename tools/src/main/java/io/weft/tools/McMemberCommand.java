@@ -24,9 +24,6 @@ final class McMemberCommand implements Callable<Integer>
     @Option(names = "--size", defaultValue = "128", description = "Message size in bytes (default ${DEFAULT-VALUE}).")
     int size;
 
-    @Option(names = "--delay-us", defaultValue = "0", description = "Busy-wait this long after each send (a slow sender).")
-    long delayMicros;
-
     @Option(names = "--silent", defaultValue = "", description = "Comma-separated ids of declared senders that never send.")
     String silent;
 
@@ -36,8 +33,8 @@ final class McMemberCommand implements Callable<Integer>
     @Option(names = "--quiescence", description = "After the run, check that no null is sent for a second.")
     boolean quiescence;
 
-    @Option(names = "--callback-us", defaultValue = "0", description = "Busy-wait this long in every delivery callback.")
-    long callbackMicros;
+    @Mixin
+    AppWork work = new AppWork();
 
     @Option(names = "--report", description = "Print throughput and latency every second.")
     boolean report;
@@ -52,9 +49,10 @@ final class McMemberCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        if (size < 1)
+        final String problem = size < 1 ? "--size must be at least 1, was " + size : work.problem();
+        if (problem != null)
         {
-            System.err.println("weft: --size must be at least 1, was " + size);
+            System.err.println("weft: " + problem);
             return Weft.EXIT_CONFIG;
         }
         final WeftConfig c = member.load();
@@ -64,8 +62,8 @@ final class McMemberCommand implements Callable<Integer>
                 "; a multicast member needs at least one subgroup");
             return Weft.EXIT_CONFIG;
         }
-        return new McMember(c, new McMember.Options(messages, duration, size, delayMicros * 1000,
+        return new McMember(c, new McMember.Options(messages, duration, size, work.delayNanos(),
             McMember.parseIds(silent), idleSubgroups.isBlank() ? java.util.Set.of() : java.util.Set.of(idleSubgroups.split(",")),
-            callbackMicros * 1000, report, quiescence, timeout, invoker), System.out).run();
+            work.callbackNanos(), report, quiescence, timeout, invoker), System.out).run();
     }
 }
