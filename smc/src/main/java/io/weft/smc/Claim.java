@@ -62,7 +62,12 @@ public final class Claim
 
     /**
      * Publishes the message with {@code length} payload bytes. A commit shorter than the claim gives the unused
-     * bytes back to the ring, unless this thread or another claimed again before it.
+     * bytes back to the ring, unless this thread or another claimed again before it. In an ordered subgroup, a claim
+     * committed while its view changes is sent again in the next view, like the member's other messages left outside
+     * the trim (an unordered subgroup sends at most once across a view change).
+     *
+     * @throws IllegalStateException if the view the claim was made in ended and its view change gave up waiting for
+     *     this commit (2 s): the message was not sent, and can be sent again in the new view
      */
     public void commit(final int length)
     {
@@ -79,7 +84,10 @@ public final class Claim
         o.commit(this, length, false);
     }
 
-    /** Gives the slot back: it is sent as a null, which keeps the order intact and is never delivered. */
+    /**
+     * Gives the slot back: it is sent as a null, which keeps the order intact and is never delivered. After the view
+     * change gave up waiting for the claim, nothing is sent.
+     */
     public void abort()
     {
         if (owner == null)

@@ -56,7 +56,6 @@ final class SenderRing
     private final ClaimWait waits;
     private volatile boolean wedged;
     private long deliveredAtWedge; // under the lock
-    private volatile long abandonedFrom = Long.MAX_VALUE;
     private volatile boolean closed;
     /**
      * Where targets read my row in place, or posts copy the row when made (tcp), a committing thread that finds the
@@ -190,11 +189,6 @@ final class SenderRing
 
     void commit(final Claim claim, final int length, final boolean asNull)
     {
-        if (wedged)
-        {
-            commitWedged(claim, length, asNull);
-            return;
-        }
         final int extent = SlotHeader.extent(length);
         if (extent < SlotHeader.extent(claim.capacity))
         {
@@ -225,35 +219,26 @@ final class SenderRing
         }
     }
 
-    /**
-     * A commit during a view change, under the lock that {@link #undelivered} takes: a claim the view change gave up
-     * waiting for is refused loudly rather than dropped. (A committer that read {@code wedged} as false and then
-     * stalled for the whole wait, 2 s, before its next store is the one case this does not cover.)
-     */
-    private void commitWedged(final Claim claim, final int length, final boolean asNull)
-    {
-        lock.lock();
-        try
-        {
-            if (claim.slot >= abandonedFrom)
-            {
-                throw new IllegalStateException("subgroup " + name + ": message " + claim.index + " was committed " +
-                    "after the view it was claimed in had ended (a view change waits at most 2 s for open claims); " +
-                    "it was NOT sent: send it again");
-            }
-            publishCommit(claim, length, asNull);
-        }
-        finally
-        {
-            lock.unlock();
-        }
-    }
-
     private void publishCommit(final Claim claim, final int length, final boolean asNull)
     {
         header.committed(claim.offset - SlotHeader.SIZE, length, asNull, System.nanoTime());
-        // the header and payload above happen-before the publish
-        READY.setRelease(ready, space.entry(claim.slot), claim.slot + 1);
+        // A compare-and-set, not a release store: a view change that gives up waiting for this claim marks its flag
+        // abandoned with a compare-and-set too, so exactly one of them wins however long this thread stalled since
+        // its claim. Either the message is sent again in the next view, or this commit is refused. The only other
+        // writer of this flag is that view change, so a failed set means it won. The set has volatile semantics:
+        // the header and payload above happen-before the publish.
+        final int entry = space.entry(claim.slot);
+        final long open = (long)READY.getAcquire(ready, entry);
+        if (open == abandoned(claim.slot) || !READY.compareAndSet(ready, entry, open, claim.slot + 1))
+        {
+            if (asNull)
+            {
+                return; // an abort: not sending is what it asked for
+            }
+            throw new IllegalStateException("subgroup " + name + ": message " + claim.index + " was committed " +
+                "after the view it was claimed in had ended (a view change waits at most 2 s for open claims); " +
+                "it was NOT sent: send it again");
+        }
         if (publishOnCommit && predicates.isAsleep() && (readsInPlace || claim.slot == 0 ||
             receivedByAll(claim.slot - 1)))
         {
@@ -519,11 +504,10 @@ final class SenderRing
         lock.lock();
         try
         {
-            abandonedFrom = firstOpenSlot(); // later commits of these claims throw instead of vanishing
             final long claimed = counts.claimedSlots();
             for (long slot = space.freed(); slot < claimed; slot++) // a freed record was delivered everywhere
             {
-                if ((long)READY.getAcquire(ready, space.entry(slot)) != slot + 1)
+                if (!committedElseAbandon(slot))
                 {
                     continue;
                 }
@@ -543,18 +527,23 @@ final class SenderRing
         return out;
     }
 
-    /** Under the lock: the first claimed slot not committed yet, or {@link Long#MAX_VALUE}. */
-    private long firstOpenSlot()
+    /**
+     * Under the lock, wedged: whether record {@code slot} is committed. If not, it is marked abandoned, and its commit
+     * will be refused (see {@link #publishCommit}); a commit that wins the race makes this true.
+     */
+    private boolean committedElseAbandon(final long slot)
     {
-        final long claimed = counts.claimedSlots();
-        for (long slot = space.freed(); slot < claimed; slot++)
-        {
-            if ((long)READY.getAcquire(ready, space.entry(slot)) != slot + 1)
-            {
-                return slot;
-            }
-        }
-        return Long.MAX_VALUE;
+        final int entry = space.entry(slot);
+        final long v = (long)READY.getAcquire(ready, entry);
+        // a failed set means the committer set slot + 1 meanwhile, with volatile semantics: its payload is visible
+        return v == slot + 1 ||
+            (v != abandoned(slot) && !READY.compareAndSet(ready, entry, v, abandoned(slot)));
+    }
+
+    /** The ready flag of record {@code slot} once a view change gave up on its claim: no lap's ready value. */
+    private static long abandoned(final long slot)
+    {
+        return -slot - 1;
     }
 
     private boolean allClaimsCommitted()
@@ -562,7 +551,15 @@ final class SenderRing
         lock.lock();
         try
         {
-            return firstOpenSlot() == Long.MAX_VALUE;
+            final long claimed = counts.claimedSlots();
+            for (long slot = space.freed(); slot < claimed; slot++)
+            {
+                if ((long)READY.getAcquire(ready, space.entry(slot)) != slot + 1)
+                {
+                    return false;
+                }
+            }
+            return true;
         }
         finally
         {

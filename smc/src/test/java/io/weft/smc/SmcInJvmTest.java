@@ -19,20 +19,25 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The multicast of one subgroup with several members in one JVM over shm: fast coverage of the sender ring, the
- * receive cursor, delivery and null-sends. The multi-process proofs (kill -9, tcp, ablation) live in examples.
+ * receive cursor, delivery and null-sends. The multi-process proofs (kill -9, tcp, ablation) live in tools.
  */
 @Timeout(90)
 class SmcInJvmTest
@@ -512,6 +517,76 @@ class SmcInJvmTest
             final long[][] left = m.subgroups.get(0).fencesLeft();
             assertEquals(List.of(2L), List.of(left[0][0]), "the fence left to ask again in the next view");
             assertEquals(1, left[0].length);
+        }
+    }
+
+    /**
+     * A view change that gives up waiting for open claims races their commits: each claim is either committed and
+     * among the messages sent again in the next view, or refused; never both, never neither. A committer that had
+     * checked for the wedge just before it came, then stalled past the view change's wait, used to return normally
+     * with its message dropped. Here threads of their own commit while the wedge and the collection run, in rounds;
+     * afterwards a claim the view change gave up on is refused on commit, and its abort sends nothing and succeeds.
+     */
+    @Test
+    void aCommitRacingAViewChangeThatGivesUpIsEitherSentAgainOrRefused() throws Exception
+    {
+        final int racing = 6;
+        final int[] outcomes = new int[2]; // [refused, sent again]
+        try (ExecutorService committers = Executors.newFixedThreadPool(racing))
+        {
+            for (int round = 0; round < 20; round++)
+            {
+                try (Members m = open(2, List.of(0), SmcConfig.SPINDLE, null))
+                {
+                    final SmcSubgroup s = m.subgroups.get(0);
+                    final Claim[] claims = new Claim[racing + 2];
+                    for (int k = 0; k < claims.length; k++)
+                    {
+                        claims[k] = new Claim();
+                        assertTrue(s.tryClaim(8, claims[k]) >= 0, "claim " + k);
+                        claims[k].segment().set(ValueLayout.JAVA_LONG_UNALIGNED, claims[k].offset(), 100L + k);
+                    }
+                    final CountDownLatch go = new CountDownLatch(1);
+                    final List<Future<Boolean>> commits = new ArrayList<>();
+                    for (int k = 0; k < racing; k++)
+                    {
+                        final Claim claim = claims[k];
+                        commits.add(committers.submit(() -> commitUnlessRefused(claim, go)));
+                    }
+                    go.countDown();
+                    s.wedge();
+                    final List<Long> again = s.undelivered(-1, 0).stream()
+                        .map(bytes -> ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.nativeOrder()).getLong())
+                        .toList();
+                    for (int k = 0; k < racing; k++)
+                    {
+                        final boolean committed = commits.get(k).get(20, TimeUnit.SECONDS);
+                        assertEquals(committed, again.contains(100L + k), "round " + round + ", claim " + k +
+                            (committed ? ": committed but not sent again " : ": refused but sent again ") + again);
+                        outcomes[committed ? 1 : 0]++;
+                    }
+                    assertThrows(IllegalStateException.class, () -> claims[racing].commit(8), "a commit given up on");
+                    claims[racing + 1].abort();
+                    assertEquals(again.size(), new java.util.HashSet<>(again).size(), "sent again twice: " + again);
+                }
+            }
+        }
+        System.out.println("racing commits: " + outcomes[1] + " sent again, " + outcomes[0] + " refused");
+    }
+
+    /** Waits for {@code go}, then commits: true if the commit returned, false if it was refused as not sent. */
+    private static boolean commitUnlessRefused(final Claim claim, final CountDownLatch go) throws InterruptedException
+    {
+        go.await();
+        try
+        {
+            claim.commit(8);
+            return true;
+        }
+        catch (final IllegalStateException ex)
+        {
+            assertTrue(ex.getMessage().contains("it was NOT sent"), ex.getMessage());
+            return false;
         }
     }
 }

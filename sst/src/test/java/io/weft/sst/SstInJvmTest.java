@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Fast coverage of the table API with several members in one JVM; the multi-process proofs live in examples. */
+/** Fast coverage of the table API with several members in one JVM; the multi-process proofs live in tools. */
 @Timeout(60)
 class SstInJvmTest
 {

@@ -8,10 +8,12 @@ import picocli.CommandLine.Option;
  */
 public final class AppWork
 {
-    @Option(names = "--delay-us", defaultValue = "0", description = "Busy-wait this long after each send (a slow sender).")
+    @Option(names = "--delay-us", defaultValue = "0",
+        description = "Busy-wait this long after each send (a slow sender).")
     long delayMicros;
 
-    @Option(names = "--callback-us", defaultValue = "0", description = "Busy-wait this long in every delivery callback.")
+    @Option(names = "--callback-us", defaultValue = "0",
+        description = "Busy-wait this long in every delivery callback.")
     long callbackMicros;
 
     public long delayMicros()
