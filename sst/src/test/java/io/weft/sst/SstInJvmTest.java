@@ -263,7 +263,8 @@ class SstInJvmTest
         {
             final Sst s0 = ssts.get(0);
             s0.close();
-            final IllegalStateException ex = assertThrows(IllegalStateException.class, () -> s0.push(COUNT, s0.others()));
+            final IllegalStateException ex = assertThrows(IllegalStateException.class,
+                () -> s0.push(COUNT, s0.others()));
             assertTrue(ex.getMessage().contains("closed"), ex.getMessage());
             assertThrows(IllegalStateException.class, () -> s0.pushTracked(0, 8, s0.others()));
         });

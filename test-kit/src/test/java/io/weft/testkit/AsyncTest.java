@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -15,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /** {@link Async#openAll}: what it opened, and that a failed open leaves nothing open behind it. */
 @Timeout(30)
@@ -80,14 +82,26 @@ class AsyncTest
         final Opened first = new Opened(0);
         final Opened late = new Opened(1);
         final Thread caller = Thread.currentThread();
+        final AtomicReference<Throwable> interrupterFailed = new AtomicReference<>();
         Thread.ofPlatform().start(() ->
         {
-            Await.until(() -> caller.getState() == Thread.State.TIMED_WAITING, Duration.ofSeconds(10),
-                "openAll to wait for the late member");
+            try
+            {
+                Await.until(() -> caller.getState() == Thread.State.TIMED_WAITING, Duration.ofSeconds(10),
+                    "openAll to wait for the late member");
+            }
+            catch (final Throwable t)
+            {
+                interrupterFailed.set(t); // reported below; without the interrupt the class's time bound would hide it
+            }
             caller.interrupt();
         });
         // the class's 30 s time bound fails this if openAll waits out its 60 s deadline after the interrupt
         final Exception failure = assertThrows(Exception.class, () -> Async.openAll(openers(first, late, release)));
+        if (interrupterFailed.get() != null)
+        {
+            fail("the interrupting thread failed", interrupterFailed.get());
+        }
         assertInstanceOf(InterruptedException.class, failure);
         assertTrue(Thread.interrupted(), "the interrupt flag is left set (and cleared here)");
         assertTrue(first.closed, "the member that opened is closed");
