@@ -69,23 +69,30 @@ public final class DataWriter<T>
     /** Writes {@code sample}, waiting up to {@code timeout} for a slot; false if none freed in time. */
     public boolean write(final T sample, final Duration timeout)
     {
-        final Loan loan = loan(timeout);
-        if (loan == null)
+        while (true)
         {
-            return false;
+            final Loan loan = loan(timeout);
+            if (loan == null)
+            {
+                return false;
+            }
+            final int length;
+            try
+            {
+                length = topic.codec().encode(sample, loan.segment(), loan.offset(), loan.capacity());
+            }
+            catch (final RuntimeException ex)
+            {
+                loan.abort();
+                throw ex;
+            }
+            if (loan.tryCommit(length))
+            {
+                return true;
+            }
+            // this thread stalled past a view change's 2 s wait for the loan: nothing was sent; write it in the new
+            // view (each round needs such a stall, so this does not spin)
         }
-        final int length;
-        try
-        {
-            length = topic.codec().encode(sample, loan.segment(), loan.offset(), loan.capacity());
-        }
-        catch (final RuntimeException ex)
-        {
-            loan.abort();
-            throw ex;
-        }
-        loan.commit(length);
-        return true;
     }
 
     /**

@@ -51,8 +51,21 @@ public final class Loan
      *
      * @throws IllegalArgumentException the topic keeps its history per key and the sample ends before its key (the
      *                                  slot is given back unsent).
+     * @throws IllegalStateException    the view the loan was made in ended, and its view change gave up waiting for
+     *                                  this commit (2 s): the sample was not sent ({@link DataWriter#write} writes it
+     *                                  again in the new view by itself).
      */
     public void commit(final int length)
+    {
+        if (!tryCommit(length))
+        {
+            throw new IllegalStateException(topic + ": the sample was written after the view it was lent in had ended " +
+                "(a view change waits at most 2 s for open loans); it was NOT sent: write it again");
+        }
+    }
+
+    /** {@link #commit}, returning false where a view change gave up waiting for this loan: nothing was sent. */
+    boolean tryCommit(final int length)
     {
         if (length < keyEnd)
         {
@@ -60,8 +73,12 @@ public final class Loan
             throw new IllegalArgumentException(topic + ": a sample of " + length + " bytes ends before its key (bytes " +
                 topic.config().key().offset() + ".." + (keyEnd - 1) + ", weft.dds.topics[].key); not written");
         }
-        claim.commit(length);
+        if (!claim.tryCommit(length))
+        {
+            return false;
+        }
         written.incrementAndGet();
+        return true;
     }
 
     /** Gives the slot back unsent. */

@@ -71,6 +71,21 @@ public final class Claim
      */
     public void commit(final int length)
     {
+        final SmcSubgroup o = owner; // tryCommit() forgets it
+        if (!tryCommit(length))
+        {
+            throw new IllegalStateException("subgroup " + o.name() + ": message " + index + " was committed " +
+                "after the view it was claimed in had ended (a view change waits at most 2 s for open claims); " +
+                "it was NOT sent: send it again");
+        }
+    }
+
+    /**
+     * Like {@link #commit}, but returns false instead of throwing where the view change gave up waiting for this
+     * claim: nothing was sent, and the caller can claim again (in the new view) and send the message there.
+     */
+    public boolean tryCommit(final int length)
+    {
         if (owner == null)
         {
             throw new IllegalStateException("claim already committed or aborted");
@@ -81,7 +96,7 @@ public final class Claim
         }
         final SmcSubgroup o = owner;
         owner = null;
-        o.commit(this, length, false);
+        return o.commit(this, length, false);
     }
 
     /**
@@ -96,6 +111,6 @@ public final class Claim
         }
         final SmcSubgroup o = owner;
         owner = null;
-        o.commit(this, 0, true);
+        o.commit(this, 0, true); // false (a view change gave up on the claim) also means nothing is sent
     }
 }

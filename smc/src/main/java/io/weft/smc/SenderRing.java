@@ -187,14 +187,15 @@ final class SenderRing
         return waits;
     }
 
-    void commit(final Claim claim, final int length, final boolean asNull)
+    /** Publishes the claim; false if a view change gave up waiting for it first: then nothing is sent. */
+    boolean commit(final Claim claim, final int length, final boolean asNull)
     {
         final int extent = SlotHeader.extent(length);
         if (extent < SlotHeader.extent(claim.capacity))
         {
             giveBack(claim, extent);
         }
-        publishCommit(claim, length, asNull);
+        return publishCommit(claim, length, asNull);
     }
 
     /**
@@ -219,25 +220,19 @@ final class SenderRing
         }
     }
 
-    private void publishCommit(final Claim claim, final int length, final boolean asNull)
+    private boolean publishCommit(final Claim claim, final int length, final boolean asNull)
     {
         header.committed(claim.offset - SlotHeader.SIZE, length, asNull, System.nanoTime());
         // A compare-and-set, not a release store: a view change that gives up waiting for this claim marks its flag
         // abandoned with a compare-and-set too, so exactly one of them wins however long this thread stalled since
-        // its claim. Either the message is sent again in the next view, or this commit is refused. The only other
+        // its claim. Either the message is sent again in the next view, or this commit returns false. The only other
         // writer of this flag is that view change, so a failed set means it won. The set has volatile semantics:
         // the header and payload above happen-before the publish.
         final int entry = space.entry(claim.slot);
         final long open = (long)READY.getAcquire(ready, entry);
         if (open == abandoned(claim.slot) || !READY.compareAndSet(ready, entry, open, claim.slot + 1))
         {
-            if (asNull)
-            {
-                return; // an abort: not sending is what it asked for
-            }
-            throw new IllegalStateException("subgroup " + name + ": message " + claim.index + " was committed " +
-                "after the view it was claimed in had ended (a view change waits at most 2 s for open claims); " +
-                "it was NOT sent: send it again");
+            return false;
         }
         if (publishOnCommit && predicates.isAsleep() && (readsInPlace || claim.slot == 0 ||
             receivedByAll(claim.slot - 1)))
@@ -245,6 +240,7 @@ final class SenderRing
             publisher.publishFromCommitter();
         }
         predicates.wakeInProcess(); // my own receive trigger acknowledges the message; it also pads with nulls
+        return true;
     }
 
     private void checkSend(final int length)
@@ -495,7 +491,7 @@ final class SenderRing
         {
             if (System.nanoTime() > deadline)
             {
-                LOG.warn("subgroup {}: a claim stayed open during a view change; its commit will be refused", name);
+                LOG.warn("subgroup {}: a claim stayed open during a view change; it is not sent in this view", name);
                 break;
             }
             LockSupport.parkNanos(100_000);

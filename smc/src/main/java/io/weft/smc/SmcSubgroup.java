@@ -164,12 +164,12 @@ public final class SmcSubgroup
     public long send(final byte[] bytes, final int offset, final int length, final Claim claim, final long timeoutNanos)
     {
         final long index = claim(length, claim, timeoutNanos);
-        if (index >= 0)
+        if (index < 0)
         {
-            claim.put(0, bytes, offset, length);
-            claim.commit(length);
+            return index;
         }
-        return index;
+        claim.put(0, bytes, offset, length);
+        return claim.tryCommit(length) ? index : WEDGED; // WEDGED: nothing sent, the caller sends in the next view
     }
 
     /** Sets the callback of this member's read fences; set it before the first fence is asked. */
@@ -299,9 +299,9 @@ public final class SmcSubgroup
         pushes.flush();
     }
 
-    void commit(final Claim claim, final int length, final boolean asNull)
+    boolean commit(final Claim claim, final int length, final boolean asNull)
     {
-        ring.commit(claim, length, asNull);
+        return ring.commit(claim, length, asNull);
     }
 
     // ---- receive and delivery triggers ----------------------------------------------------------------------------

@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -525,7 +526,8 @@ class SmcInJvmTest
      * among the messages sent again in the next view, or refused; never both, never neither. A committer that had
      * checked for the wedge just before it came, then stalled past the view change's wait, used to return normally
      * with its message dropped. Here threads of their own commit while the wedge and the collection run, in rounds;
-     * afterwards a claim the view change gave up on is refused on commit, and its abort sends nothing and succeeds.
+     * afterwards a claim the view change gave up on is refused on commit, tryCommit says so with false, and an abort
+     * sends nothing and succeeds.
      */
     @Test
     void aCommitRacingAViewChangeThatGivesUpIsEitherSentAgainOrRefused() throws Exception
@@ -539,7 +541,7 @@ class SmcInJvmTest
                 try (Members m = open(2, List.of(0), SmcConfig.SPINDLE, null))
                 {
                     final SmcSubgroup s = m.subgroups.get(0);
-                    final Claim[] claims = new Claim[racing + 2];
+                    final Claim[] claims = new Claim[racing + 3];
                     for (int k = 0; k < claims.length; k++)
                     {
                         claims[k] = new Claim();
@@ -567,6 +569,7 @@ class SmcInJvmTest
                     }
                     assertThrows(IllegalStateException.class, () -> claims[racing].commit(8), "a commit given up on");
                     claims[racing + 1].abort();
+                    assertFalse(claims[racing + 2].tryCommit(8), "tryCommit of a claim given up on");
                     assertEquals(again.size(), new java.util.HashSet<>(again).size(), "sent again twice: " + again);
                 }
             }
