@@ -59,8 +59,8 @@ public final class Loan
     {
         if (!tryCommit(length))
         {
-            throw new IllegalStateException(topic + ": the sample was written after the view it was lent in had ended " +
-                "(a view change waits at most 2 s for open loans); it was NOT sent: write it again");
+            throw new IllegalStateException(topic + ": the sample was written after the view it was lent in had " +
+                "ended (a view change waits at most 2 s for open loans); it was NOT sent: write it again");
         }
     }
 
