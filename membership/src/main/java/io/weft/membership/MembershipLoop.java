@@ -344,19 +344,23 @@ final class MembershipLoop implements Runnable
         return counts;
     }
 
-    /** Per subgroup this member is in: its messages outside the trim and its fences that did not pass. */
+    /**
+     * Per subgroup this member is in: its messages to send again (ordered: outside the trim; unordered: never
+     * published) and its fences that did not pass.
+     */
     private Map<String, Carried> carriedOver(final Epoch old)
     {
         final Map<String, Carried> carried = new HashMap<>();
         old.smc.subgroups().forEach((name, g) ->
         {
-            final long[] trim = viewChange.trim(name);
+            final boolean ordered = g.isOrdered();
+            final long[] trim = viewChange.trim(name); // unordered: empty, delivered on receipt with nothing to agree
             final int sender = indexOf(g.senderIds(), config.memberId());
-            final boolean sends = trim != null && sender >= 0 && trim.length > sender;
-            final List<byte[]> messages = sends ? g.undelivered(trim[sender], RESEND_WAIT_NANOS) : List.of();
-            final long[][] fences = g.hasMember(old.myRank()) && g.isOrdered() ? g.fencesLeft() : new long[2][0];
-            carried.put(name, new Carried(sends ? trim[sender] + 1 : 0, messages, fences[0], fences[1],
-                g.lastFenceTicket()));
+            final boolean sends = trim != null && sender >= 0 && (!ordered || trim.length > sender);
+            final long trimmedTo = sends && ordered ? trim[sender] : -1;
+            final List<byte[]> messages = sends ? g.undelivered(trimmedTo, RESEND_WAIT_NANOS) : List.of();
+            final long[][] fences = g.hasMember(old.myRank()) && ordered ? g.fencesLeft() : new long[2][0];
+            carried.put(name, new Carried(trimmedTo + 1, messages, fences[0], fences[1], g.lastFenceTicket()));
         });
         return carried;
     }

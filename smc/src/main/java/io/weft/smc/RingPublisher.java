@@ -166,6 +166,20 @@ final class RingPublisher
         }
     }
 
+    /** How many slots were published; after {@link #wedge()}, final. */
+    long publishedSlots()
+    {
+        lock.lock();
+        try
+        {
+            return publishedSlots;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
     /** From now on nothing is published; a publish in progress finishes first. */
     void wedge()
     {

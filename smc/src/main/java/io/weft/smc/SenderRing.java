@@ -482,7 +482,7 @@ final class SenderRing
     /** See {@link SmcSubgroup#undelivered}. */
     List<byte[]> undelivered(final long trimmedTo, final long timeoutNanos)
     {
-        if (mySender < 0 || !ordered)
+        if (mySender < 0)
         {
             return List.of();
         }
@@ -501,7 +501,9 @@ final class SenderRing
         try
         {
             final long claimed = counts.claimedSlots();
-            for (long slot = space.freed(); slot < claimed; slot++) // a freed record was delivered everywhere
+            // a freed record was delivered everywhere; unordered, a published one may have been delivered somewhere
+            final long first = ordered ? space.freed() : publisher.publishedSlots();
+            for (long slot = first; slot < claimed; slot++)
             {
                 if (!committedElseAbandon(slot))
                 {

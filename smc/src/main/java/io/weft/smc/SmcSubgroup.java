@@ -490,9 +490,11 @@ public final class SmcSubgroup
     }
 
     /**
-     * After a wedge: the payloads of this member's own messages with an index above {@code trimmedTo}, in order,
-     * committed but never delivered; they are sent again in the next view. Waits, up to {@code timeoutNanos}, for
-     * claims still open to be committed or aborted.
+     * After a wedge: the payloads of this member's own messages to send again in the next view, in order. Ordered:
+     * those with an index above {@code trimmedTo}, committed but never delivered. Unordered: those committed but never
+     * published, which no member can have delivered (a published one may have been, so it is not sent again; pass -1).
+     * Waits, up to {@code timeoutNanos}, for claims still open to be committed or aborted; a later commit of those is
+     * refused.
      */
     public List<byte[]> undelivered(final long trimmedTo, final long timeoutNanos)
     {
