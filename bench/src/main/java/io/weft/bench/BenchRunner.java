@@ -158,7 +158,8 @@ final class BenchRunner
                 final List<String> args = new ArrayList<>(List.of("bench-member", "--config", file.toString(), "--member",
                     String.valueOf(i), "--size", String.valueOf(o.size), "--warmup-ns", String.valueOf(o.steady.warmup.toNanos()),
                     "--measure-ns", String.valueOf(o.steady.measure.toNanos()), "--delay-us",
-                    String.valueOf(delayed ? o.work.delayMicros() : 0), "--callback-us", String.valueOf(o.work.callbackMicros()),
+                    String.valueOf(delayed ? o.work.delayMicros() : 0), "--callback-us",
+                    String.valueOf(o.work.callbackMicros()),
                     "--active-senders", String.valueOf(senders), "--rate", String.valueOf(rate)));
                 if (o.qos != null)
                 {

@@ -26,8 +26,9 @@ class BenchArgumentsTest
         "--delayed=all    | --delayed must be one or half, was all",
         "--size=8         | --size must be in",
         "--window=-1      | --window must be in 1..100000, or 0 for auto, was -1",
-        "--delay-us=-1    | --delay-us must be at least 0, was -1",
-        "--callback-us=-5 | --callback-us must be at least 0, was -5"})
+        "--delay-us=-1    | --delay-us must be in 0..10000000, was -1",
+        "--callback-us=-5 | --callback-us must be in 0..10000000, was -5",
+        "--callback-us=10000001 | --callback-us must be in 0..10000000, was 10000001"})
     void aBadArgumentIsRefusedNamingIt(final String argument, final String error)
     {
         final PrintStream out = System.out;

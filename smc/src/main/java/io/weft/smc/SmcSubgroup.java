@@ -153,14 +153,15 @@ public final class SmcSubgroup
     /**
      * Copies {@code length} bytes and sends them.
      *
-     * @return the message index, or {@link #BACK_PRESSURED}.
+     * @return the message index, {@link #BACK_PRESSURED}, or {@link #WEDGED} during a view change (also when the
+     *     view change gave up waiting for this send's commit): nothing was sent, send it in the next view.
      */
     public long send(final byte[] bytes, final int offset, final int length, final Claim claim)
     {
         return send(bytes, offset, length, claim, 0);
     }
 
-    /** Copies and sends, waiting up to {@code timeoutNanos} for a free slot. */
+    /** Copies and sends, waiting up to {@code timeoutNanos} for a free slot; returns as the send above. */
     public long send(final byte[] bytes, final int offset, final int length, final Claim claim, final long timeoutNanos)
     {
         final long index = claim(length, claim, timeoutNanos);

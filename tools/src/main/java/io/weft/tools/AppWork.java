@@ -8,6 +8,8 @@ import picocli.CommandLine.Option;
  */
 public final class AppWork
 {
+    private static final long MAX_MICROS = 10_000_000; // 10 s of work per message is a stalled member, not a load
+
     @Option(names = "--delay-us", defaultValue = "0",
         description = "Busy-wait this long after each send (a slow sender).")
     long delayMicros;
@@ -39,11 +41,12 @@ public final class AppWork
     /** What is wrong with the options, or null. */
     public String problem()
     {
-        if (delayMicros < 0)
+        if (delayMicros < 0 || delayMicros > MAX_MICROS)
         {
-            return "--delay-us must be at least 0, was " + delayMicros;
+            return "--delay-us must be in 0.." + MAX_MICROS + ", was " + delayMicros;
         }
-        return callbackMicros < 0 ? "--callback-us must be at least 0, was " + callbackMicros : null;
+        return callbackMicros < 0 || callbackMicros > MAX_MICROS ?
+            "--callback-us must be in 0.." + MAX_MICROS + ", was " + callbackMicros : null;
     }
 
     /** Holds the calling thread for {@code nanos} (none when 0), as application work on that thread would. */
