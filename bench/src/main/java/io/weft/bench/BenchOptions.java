@@ -77,12 +77,7 @@ final class BenchOptions
     Integer invalid()
     {
         final String problem = validate();
-        if (problem == null)
-        {
-            return null;
-        }
-        System.err.println("weft: " + problem);
-        return io.weft.tools.Weft.EXIT_CONFIG;
+        return problem == null ? null : io.weft.tools.Weft.refuse(problem);
     }
 
     private String validate()

@@ -92,8 +92,7 @@ final class CompareCommand implements Callable<Integer>
         final String problem = validate();
         if (problem != null)
         {
-            System.err.println("weft: " + problem);
-            return io.weft.tools.Weft.EXIT_CONFIG;
+            return io.weft.tools.Weft.refuse(problem);
         }
         final PrintStream log = steady.verbose ? System.err : QUIET;
         final Set<Integer> limitSizes = new TreeSet<>();

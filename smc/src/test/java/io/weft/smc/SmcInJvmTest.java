@@ -20,7 +20,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -558,7 +560,7 @@ class SmcInJvmTest
                     go.countDown();
                     s.wedge();
                     final List<Long> again = s.undelivered(-1, 0).stream()
-                        .map(bytes -> ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.nativeOrder()).getLong())
+                        .map(bytes -> ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder()).getLong())
                         .toList();
                     for (int k = 0; k < racing; k++)
                     {
@@ -570,7 +572,7 @@ class SmcInJvmTest
                     assertThrows(IllegalStateException.class, () -> claims[racing].commit(8), "a commit given up on");
                     claims[racing + 1].abort();
                     assertFalse(claims[racing + 2].tryCommit(8), "tryCommit of a claim given up on");
-                    assertEquals(again.size(), new java.util.HashSet<>(again).size(), "sent again twice: " + again);
+                    assertEquals(again.size(), new HashSet<>(again).size(), "sent again twice: " + again);
                 }
             }
         }

@@ -52,8 +52,7 @@ final class McMemberCommand implements Callable<Integer>
         final String problem = size < 1 ? "--size must be at least 1, was " + size : work.problem();
         if (problem != null)
         {
-            System.err.println("weft: " + problem);
-            return Weft.EXIT_CONFIG;
+            return Weft.refuse(problem);
         }
         final WeftConfig c = member.load();
         if (c.subgroups().isEmpty())
