@@ -1,7 +1,5 @@
 package io.weft.membership;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
 import io.weft.config.GroupConfig;
 import io.weft.config.MemberAddress;
 import io.weft.config.MembershipConfig;
@@ -64,7 +62,7 @@ final class Epoch implements AutoCloseable, MembershipTable
      * {@code invoker} (or null), the passes run in its {@link PassInvoker#invoke()}. In a later view, a member
      * found gone while the table opens is reported failed at once (see {@link GoneProbe}).
      */
-    static Epoch open(final WeftConfig base, final View view, final MeterRegistry registry, final SmcTotals totals,
+    static Epoch open(final WeftConfig base, final View view, final EpochTotals epochTotals, final SmcTotals totals,
         final PassInvoker invoker, final Consumer<String> onMinority, final Runnable onSuspect)
     {
         final WeftConfig config = invoker == null ? configFor(base, view) : readingSelector(configFor(base, view));
@@ -80,15 +78,12 @@ final class Epoch implements AutoCloseable, MembershipTable
             Sst.openTolerating(config, layout.sst(), new GoneProbe(config.group(), view));
         try
         {
-            // the table's meters count this view; they are removed with it and the next view registers its own
-            final List<io.micrometer.core.instrument.Meter> meters =
-                sst.bindTo(registry, Tags.of("member", String.valueOf(config.memberId())));
             final PredicateThread predicates = new PredicateThread("member-" + config.memberId() + "-v" + view.id(),
-                config.idle(), sst.doorbell(), invoker != null ? invoker.hostFor(sst.doorbell()) : sst.passHost(),
-                registry);
+                config.idle(), sst.doorbell(), invoker != null ? invoker.hostFor(sst.doorbell()) : sst.passHost());
             final Smc smc = Smc.start(config, layout, sst, predicates, totals);
             final Epoch epoch = new Epoch(view, config, layout, sst, predicates, smc, onMinority, onSuspect);
-            epoch.onClose = () -> meters.forEach(registry::remove);
+            epochTotals.open(sst, predicates);
+            epoch.onClose = () -> epochTotals.closed(sst);
             return epoch;
         }
         catch (final RuntimeException ex)

@@ -325,22 +325,22 @@ public final class Group implements AutoCloseable
         return registry;
     }
 
-    /** One-sided writes posted by this member in the current view (one per target of each push). */
+    /** One-sided writes this member posted in all its views (one per target of each push): {@code weft.sst.writes}. */
     public long writesPosted()
     {
-        return current.epoch().sst.writesPosted();
+        return membership.epochTotals().total(EpochTotals.Count.WRITES);
     }
 
-    /** Bytes this member has written to other members' tables. */
+    /** Bytes this member wrote to other members' tables in all its views: {@code weft.sst.bytes}. */
     public long bytesPushed()
     {
-        return current.epoch().sst.bytesPushed();
+        return membership.epochTotals().total(EpochTotals.Count.BYTES);
     }
 
-    /** Nanoseconds the current view's predicate thread spent in passes that did work. */
+    /** Nanoseconds this member's predicate threads spent in passes that did work, in all its views. */
     public long predicateBusyNanos()
     {
-        return current.epoch().predicates.busyNanos();
+        return membership.epochTotals().total(EpochTotals.Count.BUSY_NANOS);
     }
 
     /** True once the group was closed, left or stopped. */

@@ -1,6 +1,5 @@
 package io.weft.membership;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.weft.config.WeftConfig;
 import io.weft.predicates.PassInvoker;
 import io.weft.predicates.ProtocolThread;
@@ -34,9 +33,9 @@ final class MembershipLoop implements Runnable
     private static final long PARK_IDLE_NANOS = 5_000_000L;
 
     private final WeftConfig config;
-    private final MeterRegistry registry;
     private final PassInvoker invoker; // null: a predicate thread per view
     private final SmcTotals smcTotals;
+    private final EpochTotals epochTotals;
     private final Map<String, DeliveryHandler> handlers;
     private final Map<String, BatchHandler> batchHandlers;
     private final Map<String, FenceHandler> fenceHandlers;
@@ -53,9 +52,9 @@ final class MembershipLoop implements Runnable
     MembershipLoop(final GroupBuilder b, final CurrentView current)
     {
         this.config = b.config();
-        this.registry = b.registry();
         this.invoker = b.invoker();
-        this.smcTotals = new SmcTotals(registry);
+        this.smcTotals = new SmcTotals(b.registry());
+        this.epochTotals = new EpochTotals(b.registry(), config.memberId());
         this.handlers = Map.copyOf(b.handlers());
         this.batchHandlers = Map.copyOf(b.batchHandlers());
         this.fenceHandlers = Map.copyOf(b.fenceHandlers());
@@ -72,6 +71,12 @@ final class MembershipLoop implements Runnable
     JoinDesk desk()
     {
         return desk;
+    }
+
+    /** This member's table and predicate-thread counts over all its views. */
+    EpochTotals epochTotals()
+    {
+        return epochTotals;
     }
 
     RuntimeSubgroups runtime()
@@ -148,7 +153,7 @@ final class MembershipLoop implements Runnable
     Epoch openEpoch(final View view)
     {
         final Epoch[] holder = new Epoch[1];
-        final Epoch e = Epoch.open(runtime.base(config), view, registry, smcTotals, invoker,
+        final Epoch e = Epoch.open(runtime.base(config), view, epochTotals, smcTotals, invoker,
             message -> onMinority(holder[0], message), this::wake);
         holder[0] = e;
         e.smc.subgroups().forEach((name, engine) ->

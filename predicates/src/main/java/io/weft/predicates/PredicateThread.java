@@ -1,9 +1,5 @@
 package io.weft.predicates;
 
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Meter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
 import io.weft.config.Doorbell;
 import io.weft.config.IdleConfig;
 import io.weft.config.IdleStrategyKind;
@@ -13,7 +9,6 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -35,7 +30,7 @@ import java.util.function.Consumer;
  * work (the tcp selector thread where cores are scarce) and idles as the host does.
  *
  * <pre>{@code
- * PredicateThread thread = new PredicateThread("member-0", config.idle(), new ParkingDoorbell(), registry);
+ * PredicateThread thread = new PredicateThread("member-0", config.idle(), new ParkingDoorbell());
  * thread.register("deliver", PredicateKind.RECURRENT, () -> stable() > delivered(), this::deliverBatch);
  * thread.start();
  * ...
@@ -62,8 +57,6 @@ public final class PredicateThread implements AutoCloseable
     private final PassHost host;
     private final ConcurrentLinkedQueue<PredicateHandle> pending = new ConcurrentLinkedQueue<>();
     private final Thread thread; // null when hosted
-    private final MeterRegistry registry;
-    private final List<Meter> meters;
     private volatile Consumer<Throwable> errorHandler;
     private volatile Runnable afterPass;
     private volatile boolean running;
@@ -81,15 +74,13 @@ public final class PredicateThread implements AutoCloseable
     private int size;
 
     /** A predicate thread of its own, waiting as {@code idle} says and woken by {@code doorbell}. */
-    public PredicateThread(final String name, final IdleConfig idle, final Doorbell doorbell,
-        final MeterRegistry registry)
+    public PredicateThread(final String name, final IdleConfig idle, final Doorbell doorbell)
     {
-        this(name, idle, doorbell, null, registry);
+        this(name, idle, doorbell, null);
     }
 
     /** A predicate thread whose passes run on {@code host}'s thread when it is not null. */
-    public PredicateThread(final String name, final IdleConfig idle, final Doorbell doorbell, final PassHost host,
-        final MeterRegistry registry)
+    public PredicateThread(final String name, final IdleConfig idle, final Doorbell doorbell, final PassHost host)
     {
         this.name = Objects.requireNonNull(name, "name");
         this.host = host;
@@ -98,16 +89,6 @@ public final class PredicateThread implements AutoCloseable
         this.yieldAfterWork = idle.yieldAfterWork().yields();
         this.doorbell = Objects.requireNonNull(doorbell, "doorbell");
         this.errorHandler = ex -> LOG.error("{}: trigger failed", name, ex);
-        final Tags tags = Tags.of("thread", name);
-        this.registry = registry;
-        // a thread's meters go with it (close): a member opens a thread per view, each named for its view
-        this.meters = List.of(
-            FunctionCounter.builder("weft.predicates.passes", this, t -> t.count(PASSES)).tags(tags)
-                .description("passes over all predicates").register(registry),
-            FunctionCounter.builder("weft.predicates.triggers", this, t -> t.count(TRIGGERS)).tags(tags)
-                .description("triggers fired").register(registry),
-            FunctionCounter.builder("weft.predicates.busy", this, t -> t.busyNanos() / 1e9).tags(tags)
-                .baseUnit("seconds").description("time spent running triggers").register(registry));
         this.thread = host != null ? null :
             Thread.ofPlatform().name("weft-predicates-" + name).daemon(true).unstarted(this::run);
     }
@@ -204,6 +185,18 @@ public final class PredicateThread implements AutoCloseable
         return count(BUSY);
     }
 
+    /** Passes run so far (empty ones included). */
+    public long passes()
+    {
+        return count(PASSES);
+    }
+
+    /** Triggers fired so far. */
+    public long triggers()
+    {
+        return count(TRIGGERS);
+    }
+
     private long count(final int at)
     {
         return (long)COUNT.getOpaque(counts, at);
@@ -219,7 +212,6 @@ public final class PredicateThread implements AutoCloseable
     @Override
     public void close()
     {
-        meters.forEach(registry::remove);
         running = false;
         if (host != null)
         {

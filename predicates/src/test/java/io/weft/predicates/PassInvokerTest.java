@@ -1,6 +1,5 @@
 package io.weft.predicates;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.weft.config.IdleConfig;
 import io.weft.config.IdleStrategyKind;
 import io.weft.config.ParkingDoorbell;
@@ -29,7 +28,6 @@ class PassInvokerTest
     private static final IdleConfig IDLE = new IdleConfig(IdleStrategyKind.BACKOFF, 10, 2, Duration.ofMillis(5),
         YieldAfterWork.NEVER);
 
-    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final PassInvoker invoker = new PassInvoker("member 7", IDLE);
 
     private PredicateThread hosted(final String name)
@@ -40,7 +38,7 @@ class PassInvokerTest
     /** View {@code name} whose passes {@code on} runs, woken by {@code doorbell}. */
     private PredicateThread hosted(final String name, final PassInvoker on, final io.weft.config.Doorbell doorbell)
     {
-        return new PredicateThread(name, IDLE, doorbell, on.hostFor(doorbell), registry);
+        return new PredicateThread(name, IDLE, doorbell, on.hostFor(doorbell));
     }
 
     /** An invoker that parks at once when idle, for up to 30 s: only a wake-up ends its park in a test's time. */

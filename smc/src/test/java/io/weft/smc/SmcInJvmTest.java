@@ -95,8 +95,7 @@ class SmcInJvmTest
             final Sst sst = tables.get(i);
             m.tables.add(sst);
             final WeftConfig member = config.forMember(i);
-            final PredicateThread thread = new PredicateThread("smc-test-" + i, member.idle(), sst.doorbell(), sst.passHost(),
-                new SimpleMeterRegistry());
+            final PredicateThread thread = new PredicateThread("smc-test-" + i, member.idle(), sst.doorbell(), sst.passHost());
             final SimpleMeterRegistry registry = new SimpleMeterRegistry();
             m.registries.add(registry);
             final SmcSubgroup s = Smc.start(member, layouts.get(i), sst, thread, new SmcTotals(registry)).subgroup("s");

@@ -13,10 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntPredicate;
 
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
-
 /**
  * The shared state table (protocol section 2): one row per member, every member holding a full local copy, only the
  * owner writing its row and pushing byte ranges of it to other members.
@@ -310,16 +306,6 @@ public final class Sst implements AutoCloseable
     public long bytesPushed()
     {
         return bytes.sum();
-    }
-
-    /** Registers {@code weft.sst.writes} and {@code weft.sst.bytes} (pushes posted, bytes pushed). */
-    public java.util.List<io.micrometer.core.instrument.Meter> bindTo(final MeterRegistry registry, final Tags tags)
-    {
-        return java.util.List.of(
-            FunctionCounter.builder("weft.sst.writes", this, Sst::writesPosted).tags(tags)
-                .description("one-sided writes posted (one per target of each push)").register(registry),
-            FunctionCounter.builder("weft.sst.bytes", this, Sst::bytesPushed).tags(tags).baseUnit("bytes")
-                .description("bytes pushed to other members").register(registry));
     }
 
     /** Pushes a range of my row and completes when every live target applied it (or fails if one fails first). */

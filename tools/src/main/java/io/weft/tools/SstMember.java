@@ -1,6 +1,5 @@
 package io.weft.tools;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.weft.config.WeftConfig;
 import io.weft.predicates.PredicateKind;
 import io.weft.predicates.PredicateThread;
@@ -104,9 +103,8 @@ public final class SstMember
     {
         final long started = System.nanoTime();
         sst = Sst.open(config, layout);
-        final SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (PredicateThread predicates = new PredicateThread("member-" + config.memberId(), config.idle(),
-            sst.doorbell(), sst.passHost(), registry))
+            sst.doorbell(), sst.passHost()))
         {
             sst.addFailureListener((rank, reason) ->
             {
@@ -146,9 +144,8 @@ public final class SstMember
             predicates.wake();
             final boolean done = allFinished.await(remaining(started), TimeUnit.NANOSECONDS);
             final double seconds = (System.nanoTime() - started) / 1e9;
-            say("member %d: passes=%.0f triggers=%.0f busy=%.3fs%n", config.memberId(),
-                registry.get("weft.predicates.passes").functionCounter().count(),
-                registry.get("weft.predicates.triggers").functionCounter().count(), predicates.busyNanos() / 1e9);
+            say("member %d: passes=%d triggers=%d busy=%.3fs%n", config.memberId(), predicates.passes(),
+                predicates.triggers(), predicates.busyNanos() / 1e9);
             reportFailedRows();
             if (!done)
             {

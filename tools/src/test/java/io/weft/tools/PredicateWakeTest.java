@@ -1,6 +1,5 @@
 package io.weft.tools;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.weft.config.IdleConfig;
 import io.weft.config.IdleStrategyKind;
 import io.weft.config.TransportKind;
@@ -57,7 +56,7 @@ class PredicateWakeTest
                 file.toString(), "1", go.toString()));
             try (Sst sst = Sst.open(group.forMember(0), LAYOUT);
                 PredicateThread thread = new PredicateThread("m0", new IdleConfig(IdleStrategyKind.BACKOFF, 200, 50,
-                    Duration.ofHours(1), YieldAfterWork.AUTO), sst.doorbell(), sst.passHost(), new SimpleMeterRegistry()))
+                    Duration.ofHours(1), YieldAfterWork.AUTO), sst.doorbell(), sst.passHost()))
             {
                 final CountDownLatch fired = new CountDownLatch(1);
                 thread.register("echo", PredicateKind.ONE_TIME, () -> sst.counter(1, VALUE) == 42, () ->

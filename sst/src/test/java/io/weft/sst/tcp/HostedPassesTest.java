@@ -1,6 +1,5 @@
 package io.weft.sst.tcp;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.weft.config.TcpOptions;
 import io.weft.config.TcpThreading;
 import io.weft.config.TransportKind;
@@ -39,7 +38,6 @@ class HostedPassesTest
     private static final Column SEQ = LAYOUT.column("seq");
     private static final Column PAYLOAD = LAYOUT.column("payload");
 
-    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     @Test
     void theSelectorThreadRunsThePassesAndReadsOnWithoutThem() throws Exception
@@ -171,7 +169,7 @@ class HostedPassesTest
     /** The predicate thread of {@code sst} as a member builds it: on the transport's pass host when there is one. */
     private PredicateThread hosted(final String name, final Sst sst, final WeftConfig config)
     {
-        return new PredicateThread(name, config.idle(), sst.doorbell(), sst.passHost(), registry);
+        return new PredicateThread(name, config.idle(), sst.doorbell(), sst.passHost());
     }
 
     private static List<Sst> openTwo(final WeftConfig config) throws Exception
