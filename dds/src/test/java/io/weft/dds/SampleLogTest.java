@@ -1,5 +1,6 @@
 package io.weft.dds;
 
+import io.weft.testkit.Await;
 import io.weft.testkit.MemberProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -256,23 +258,32 @@ class SampleLogTest
         {
             final byte[] s = new byte[2048];
             java.util.Arrays.fill(s, (byte)7);
+            final AtomicLong reads = new AtomicLong();
             final Thread appender = Thread.ofPlatform().start(() ->
             {
-                for (int i = 0; i < 20_000; i++)
+                for (int chunk = 0; chunk < 20; chunk++)
                 {
-                    log.append(1, i, s, s.length);
+                    final long before = reads.get();
+                    final int at = chunk;
+                    for (int i = at * 1_000; i < (at + 1) * 1_000; i++)
+                    {
+                        log.append(1, i, s, s.length);
+                    }
+                    // the next chunk once the reader read again: both threads work on every chunk, however busy the
+                    // two cores are (the reader used to be descheduled for the whole run now and then)
+                    Await.until(() -> reads.get() > before, "a read during chunk " + at);
                 }
             });
-            long reads = 0;
             long seen = 0;
-            while (appender.isAlive() || reads == 0)
+            while (appender.isAlive())
             {
                 seen = Math.max(seen, log.read(0, e -> { }));
-                reads++;
+                reads.incrementAndGet();
             }
             appender.join();
-            assertEquals(20_000, log.read(0, e -> { }));
-            assertTrue(reads > 1, "the reader ran beside the appender " + reads + " times, up to entry " + seen);
+            assertEquals(20_000, log.read(0, e -> { }), "every entry appended, each read intact (last read up to " +
+                seen + ")");
+            assertTrue(reads.get() >= 20, "the reader ran beside the appender " + reads + " times");
         }
     }
 
