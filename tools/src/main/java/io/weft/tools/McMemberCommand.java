@@ -57,12 +57,12 @@ final class McMemberCommand implements Callable<Integer>
         final WeftConfig c = member.load();
         if (c.subgroups().isEmpty())
         {
-            System.err.println("weft: configuration error: weft.subgroups is empty in " + member.file +
+            return Weft.refuse("configuration error: weft.subgroups is empty in " + member.file +
                 "; a multicast member needs at least one subgroup");
-            return Weft.EXIT_CONFIG;
         }
         return new McMember(c, new McMember.Options(messages, duration, size, work.delayNanos(),
-            McMember.parseIds(silent), idleSubgroups.isBlank() ? java.util.Set.of() : java.util.Set.of(idleSubgroups.split(",")),
+            McMember.parseIds(silent),
+            idleSubgroups.isBlank() ? java.util.Set.of() : java.util.Set.of(idleSubgroups.split(",")),
             work.callbackNanos(), report, quiescence, timeout, invoker), System.out).run();
     }
 }
