@@ -505,6 +505,10 @@ public final class DomainParticipant implements AutoCloseable
         return all;
     }
 
+    /**
+     * Leaves abruptly (see {@link Group#close}) and closes the topics' stores. The group's and the topics' meters leave
+     * the registry, so that a participant created again with the registry counts in meters of its own.
+     */
     @Override
     public void close()
     {
@@ -512,6 +516,8 @@ public final class DomainParticipant implements AutoCloseable
         if (g != null)
         {
             g.close();
+            metered.forEach(name -> TopicMeters.remove(g.meterRegistry(), name));
+            metered.clear();
         }
         synchronized (states)
         {

@@ -1,10 +1,13 @@
 package io.weft.membership;
 
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.weft.predicates.PredicateThread;
 import io.weft.sst.Sst;
+
+import java.util.List;
 
 /**
  * This member's table and predicate-thread counts over all its views, and their meters ({@code weft.sst.writes},
@@ -44,26 +47,35 @@ final class EpochTotals
         }
     }
 
+    private final MeterRegistry registry;
+    private final List<Meter> meters;
     // replaced whole (never changed in place): a reader sees a view's counts either live or folded, never both
     private volatile Counts counts = new Counts(new long[COUNTS.length], null, null);
 
     EpochTotals(final MeterRegistry registry, final int memberId)
     {
         final Tags tags = Tags.of("member", String.valueOf(memberId));
-        counter(registry, tags, "weft.sst.writes", Count.WRITES,
-            "one-sided writes posted (one per target of each push)");
-        FunctionCounter.builder("weft.sst.bytes", this, t -> t.total(Count.BYTES)).tags(tags).baseUnit("bytes")
-            .description("bytes pushed to other members").register(registry);
-        counter(registry, tags, "weft.predicates.passes", Count.PASSES, "passes over all predicates");
-        counter(registry, tags, "weft.predicates.triggers", Count.TRIGGERS, "triggers fired");
-        FunctionCounter.builder("weft.predicates.busy", this, t -> t.total(Count.BUSY_NANOS) / 1e9).tags(tags)
-            .baseUnit("seconds").description("time spent in passes that fired a trigger").register(registry);
+        this.registry = registry;
+        this.meters = List.of(
+            counter(tags, "weft.sst.writes", Count.WRITES, "one-sided writes posted (one per target of each push)"),
+            FunctionCounter.builder("weft.sst.bytes", this, t -> t.total(Count.BYTES)).tags(tags).baseUnit("bytes")
+                .description("bytes pushed to other members").register(registry),
+            counter(tags, "weft.predicates.passes", Count.PASSES, "passes over all predicates"),
+            counter(tags, "weft.predicates.triggers", Count.TRIGGERS, "triggers fired"),
+            FunctionCounter.builder("weft.predicates.busy", this, t -> t.total(Count.BUSY_NANOS) / 1e9).tags(tags)
+                .baseUnit("seconds").description("time spent in passes that fired a trigger").register(registry));
     }
 
-    private void counter(final MeterRegistry registry, final Tags tags, final String name, final Count count,
-        final String description)
+    private Meter counter(final Tags tags, final String name, final Count count, final String description)
     {
-        FunctionCounter.builder(name, this, t -> t.total(count)).tags(tags).description(description).register(registry);
+        return FunctionCounter.builder(name, this, t -> t.total(count)).tags(tags).description(description)
+            .register(registry);
+    }
+
+    /** The group closed: its meters leave the registry, so that a group opened again registers its own. */
+    void close()
+    {
+        meters.forEach(registry::remove);
     }
 
     /** {@code count} over every view so far, the open one included. */

@@ -400,7 +400,10 @@ public final class Group implements AutoCloseable
         return invoker;
     }
 
-    /** Leaves abruptly: the others see this member as failed and remove it. */
+    /**
+     * Leaves abruptly: the others see this member as failed and remove it. This member's meters leave its registry,
+     * so that a group opened again with the registry counts from zero in meters of its own.
+     */
     @Override
     public void close()
     {
@@ -431,6 +434,7 @@ public final class Group implements AutoCloseable
         {
             e.close();
         }
+        membership.removeMeters();
     }
 
     /**

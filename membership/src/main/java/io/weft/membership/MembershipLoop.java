@@ -79,6 +79,13 @@ final class MembershipLoop implements Runnable
         return epochTotals;
     }
 
+    /** The group closed: this member's meters leave the registry (a group opened again registers its own). */
+    void removeMeters()
+    {
+        smcTotals.close();
+        epochTotals.close();
+    }
+
     RuntimeSubgroups runtime()
     {
         return runtime;

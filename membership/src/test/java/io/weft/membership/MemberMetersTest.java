@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A member's table and predicate-thread meters count over its views: one series each, tagged with the member, that
  * goes on across a view change. They used to be registered per view, so they started again from zero at every view
- * change and the predicate thread's were a new series per view (tagged with the view's thread name).
+ * change and the predicate thread's were a new series per view (tagged with the view's thread name). A closed
+ * group's meters leave the registry: a group opened again with it used to be handed the closed group's meters.
  */
 @Timeout(60)
 class MemberMetersTest
@@ -76,6 +77,34 @@ class MemberMetersTest
             assertTrue(groups.get(0).writesPosted() >= (long)after[0], "Group.writesPosted counts all views");
             groups.get(0).close();
             groups.get(1).close();
+        }
+    }
+
+    @Test
+    void aGroupOpenedAgainWithTheRegistryCountsInMetersOfItsOwn() throws Exception
+    {
+        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 3)
+            .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64))).build();
+        final List<MeterRegistry> registries = List.of(new SimpleMeterRegistry(), new SimpleMeterRegistry(),
+            new SimpleMeterRegistry());
+        final MeterRegistry registry = registries.get(0);
+        try (Members ignored = new Members(config))
+        {
+            for (final int messages : new int[] {100, 10})
+            {
+                final List<GroupBuilder> builders = new ArrayList<>();
+                for (int i = 0; i < 3; i++)
+                {
+                    builders.add(Group.builder(config.forMember(i)).meterRegistry(registries.get(i)));
+                }
+                final List<Group> groups = InJvmGroups.open(builders);
+                send(groups.get(0), messages);
+                InJvmGroups.await(() -> registry.get("weft.smc.delivered").tag("subgroup", "all").functionCounter()
+                    .count() == messages, "member 0 counts its " + messages + " deliveries");
+                groups.forEach(Group::close);
+                assertEquals(List.of(), registry.getMeters().stream().map(m -> m.getId().getName())
+                    .filter(name -> name.startsWith("weft.")).toList(), "a closed group's meters are gone");
+            }
         }
     }
 

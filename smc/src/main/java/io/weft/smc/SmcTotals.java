@@ -33,6 +33,16 @@ public final class SmcTotals
         return subgroups.computeIfAbsent(subgroup, name -> new Subgroup(name, registry)).next();
     }
 
+    /**
+     * The group closed: its meters leave the registry. A group opened again with the same registry then registers
+     * meters of its own; it would otherwise be handed these, which read this group's counts.
+     */
+    public void close()
+    {
+        registry.getMeters().stream().filter(m -> m.getId().getName().startsWith("weft.smc.") &&
+            subgroups.containsKey(m.getId().getTag("subgroup"))).toList().forEach(registry::remove);
+    }
+
     /** One subgroup's totals: closed views' sums plus the current view's meters. */
     private static final class Subgroup
     {
