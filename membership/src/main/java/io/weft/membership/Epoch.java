@@ -13,7 +13,6 @@ import io.weft.predicates.PassInvoker;
 import io.weft.predicates.PredicateThread;
 import io.weft.smc.Smc;
 import io.weft.smc.SmcSubgroup;
-import io.weft.smc.SmcTotals;
 import io.weft.sst.Column;
 import io.weft.sst.Sst;
 import io.weft.sst.SstLayout;
@@ -62,8 +61,8 @@ final class Epoch implements AutoCloseable, MembershipTable
      * {@code invoker} (or null), the passes run in its {@link PassInvoker#invoke()}. In a later view, a member
      * found gone while the table opens is reported failed at once (see {@link GoneProbe}).
      */
-    static Epoch open(final WeftConfig base, final View view, final EpochTotals epochTotals, final SmcTotals totals,
-        final PassInvoker invoker, final Consumer<String> onMinority, final Runnable onSuspect)
+    static Epoch open(final WeftConfig base, final View view, final EpochTotals totals, final PassInvoker invoker,
+        final Consumer<String> onMinority, final Runnable onSuspect)
     {
         final WeftConfig config = invoker == null ? configFor(base, view) : readingSelector(configFor(base, view));
         final Map<String, Integer> senders = new LinkedHashMap<>();
@@ -80,10 +79,10 @@ final class Epoch implements AutoCloseable, MembershipTable
         {
             final PredicateThread predicates = new PredicateThread("member-" + config.memberId() + "-v" + view.id(),
                 config.idle(), sst.doorbell(), invoker != null ? invoker.hostFor(sst.doorbell()) : sst.passHost());
-            final Smc smc = Smc.start(config, layout, sst, predicates, totals);
+            final Smc smc = Smc.start(config, layout, sst, predicates, totals.smc());
             final Epoch epoch = new Epoch(view, config, layout, sst, predicates, smc, onMinority, onSuspect);
-            epochTotals.open(sst, predicates);
-            epoch.onClose = () -> epochTotals.closed(sst);
+            totals.open(sst, predicates);
+            epoch.onClose = () -> totals.closed(sst);
             return epoch;
         }
         catch (final RuntimeException ex)

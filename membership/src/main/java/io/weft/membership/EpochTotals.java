@@ -5,16 +5,18 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.weft.predicates.PredicateThread;
+import io.weft.smc.SmcTotals;
 import io.weft.sst.Sst;
 
 import java.util.List;
 
 /**
- * This member's table and predicate-thread counts over all its views, and their meters ({@code weft.sst.writes},
- * {@code weft.sst.bytes}, {@code weft.predicates.passes|triggers|busy}, tagged with the member id), registered once.
- * Every view has a table and a predicate thread of its own, whose counts start at zero. When a view's epoch closes,
- * its final counts join the sums of the closed views, so a meter never goes back and keeps one series for the
- * member's whole life (per-view meters reset at every view change and named a new series per view).
+ * This member's meters over all its views, registered once: the multicast's ({@link SmcTotals}), and the table's
+ * and predicate thread's counted here ({@code weft.sst.writes}, {@code weft.sst.bytes},
+ * {@code weft.predicates.passes|triggers|busy}, tagged with the member id). Every view has a table and a predicate
+ * thread of its own, whose counts start at zero. When a view's epoch closes, its final counts join the sums of the
+ * closed views, so a meter never goes back and keeps one series for the member's whole life (per-view meters reset at
+ * every view change and named a new series per view).
  */
 final class EpochTotals
 {
@@ -49,6 +51,7 @@ final class EpochTotals
 
     private final MeterRegistry registry;
     private final List<Meter> meters;
+    private final SmcTotals smc;
     // replaced whole (never changed in place): a reader sees a view's counts either live or folded, never both
     private volatile Counts counts = new Counts(new long[COUNTS.length], null, null);
 
@@ -56,6 +59,7 @@ final class EpochTotals
     {
         final Tags tags = Tags.of("member", String.valueOf(memberId));
         this.registry = registry;
+        this.smc = new SmcTotals(registry);
         this.meters = List.of(
             counter(tags, "weft.sst.writes", Count.WRITES, "one-sided writes posted (one per target of each push)"),
             FunctionCounter.builder("weft.sst.bytes", this, t -> t.total(Count.BYTES)).tags(tags).baseUnit("bytes")
@@ -72,10 +76,17 @@ final class EpochTotals
             .register(registry);
     }
 
+    /** The multicast's meters. */
+    SmcTotals smc()
+    {
+        return smc;
+    }
+
     /** The group closed: its meters leave the registry, so that a group opened again registers its own. */
     void close()
     {
         meters.forEach(registry::remove);
+        smc.close();
     }
 
     /** {@code count} over every view so far, the open one included. */

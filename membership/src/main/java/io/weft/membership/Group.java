@@ -44,6 +44,7 @@ public final class Group implements AutoCloseable
     private final Map<String, Subgroup> added = new java.util.concurrent.ConcurrentHashMap<>(); // at run time
     private final Subgroup channel = new Subgroup(this, io.weft.config.MembershipConfig.RUNTIME_CHANNEL);
     private final CurrentView current = new CurrentView();
+    private final EpochTotals totals; // the member's meters, over all its views
     private final MembershipLoop membership;
     private final AtomicBoolean released = new AtomicBoolean();
     private final PassInvoker invoker; // null: a predicate thread runs the passes
@@ -59,7 +60,8 @@ public final class Group implements AutoCloseable
         {
             subgroups.put(sg.name(), new Subgroup(this, sg.name()));
         }
-        this.membership = new MembershipLoop(b, current);
+        this.totals = new EpochTotals(registry, config.memberId());
+        this.membership = new MembershipLoop(b, current, totals);
         this.invoker = b.invoker();
         this.departure = new Departure(this, current, membership);
         membership.runtime().afterRemoval(added::remove); // a handle taken later names the removal
@@ -328,19 +330,19 @@ public final class Group implements AutoCloseable
     /** One-sided writes this member posted in all its views (one per target of each push): {@code weft.sst.writes}. */
     public long writesPosted()
     {
-        return membership.epochTotals().total(EpochTotals.Count.WRITES);
+        return totals.total(EpochTotals.Count.WRITES);
     }
 
     /** Bytes this member wrote to other members' tables in all its views: {@code weft.sst.bytes}. */
     public long bytesPushed()
     {
-        return membership.epochTotals().total(EpochTotals.Count.BYTES);
+        return totals.total(EpochTotals.Count.BYTES);
     }
 
     /** Nanoseconds this member's predicate threads spent in passes that did work, in all its views. */
     public long predicateBusyNanos()
     {
-        return membership.epochTotals().total(EpochTotals.Count.BUSY_NANOS);
+        return totals.total(EpochTotals.Count.BUSY_NANOS);
     }
 
     /** True once the group was closed, left or stopped. */
@@ -400,10 +402,7 @@ public final class Group implements AutoCloseable
         return invoker;
     }
 
-    /**
-     * Leaves abruptly: the others see this member as failed and remove it. This member's meters leave its registry,
-     * so that a group opened again with the registry counts from zero in meters of its own.
-     */
+    /** Leaves abruptly: the others see this member as failed and remove it. Its meters leave the registry. */
     @Override
     public void close()
     {
@@ -434,7 +433,7 @@ public final class Group implements AutoCloseable
         {
             e.close();
         }
-        membership.removeMeters();
+        totals.close();
     }
 
     /**

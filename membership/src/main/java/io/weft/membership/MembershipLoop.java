@@ -8,7 +8,6 @@ import io.weft.smc.Claim;
 import io.weft.smc.DeliveryHandler;
 import io.weft.smc.FenceHandler;
 import io.weft.smc.SmcSubgroup;
-import io.weft.smc.SmcTotals;
 import io.weft.sst.FailureListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,8 +33,7 @@ final class MembershipLoop implements Runnable
 
     private final WeftConfig config;
     private final PassInvoker invoker; // null: a predicate thread per view
-    private final SmcTotals smcTotals;
-    private final EpochTotals epochTotals;
+    private final EpochTotals totals;
     private final Map<String, DeliveryHandler> handlers;
     private final Map<String, BatchHandler> batchHandlers;
     private final Map<String, FenceHandler> fenceHandlers;
@@ -49,12 +47,11 @@ final class MembershipLoop implements Runnable
     private final Thread thread;
     private volatile ViewChange viewChange;
 
-    MembershipLoop(final GroupBuilder b, final CurrentView current)
+    MembershipLoop(final GroupBuilder b, final CurrentView current, final EpochTotals totals)
     {
         this.config = b.config();
         this.invoker = b.invoker();
-        this.smcTotals = new SmcTotals(b.registry());
-        this.epochTotals = new EpochTotals(b.registry(), config.memberId());
+        this.totals = totals;
         this.handlers = Map.copyOf(b.handlers());
         this.batchHandlers = Map.copyOf(b.batchHandlers());
         this.fenceHandlers = Map.copyOf(b.fenceHandlers());
@@ -71,19 +68,6 @@ final class MembershipLoop implements Runnable
     JoinDesk desk()
     {
         return desk;
-    }
-
-    /** This member's table and predicate-thread counts over all its views. */
-    EpochTotals epochTotals()
-    {
-        return epochTotals;
-    }
-
-    /** The group closed: this member's meters leave the registry (a group opened again registers its own). */
-    void removeMeters()
-    {
-        smcTotals.close();
-        epochTotals.close();
     }
 
     RuntimeSubgroups runtime()
@@ -160,7 +144,7 @@ final class MembershipLoop implements Runnable
     Epoch openEpoch(final View view)
     {
         final Epoch[] holder = new Epoch[1];
-        final Epoch e = Epoch.open(runtime.base(config), view, epochTotals, smcTotals, invoker,
+        final Epoch e = Epoch.open(runtime.base(config), view, totals, invoker,
             message -> onMinority(holder[0], message), this::wake);
         holder[0] = e;
         e.smc.subgroups().forEach((name, engine) ->
