@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiFunction;
 
 /**
  * Loads a {@link WeftConfig} from a HOCON file. Precedence, highest first: explicit overrides (the command line),
@@ -352,14 +353,7 @@ public final class ConfigLoader
 
     private static String string(final Config c, final String path, final String key)
     {
-        try
-        {
-            return c.getString(path);
-        }
-        catch (final ConfigException.WrongType ex)
-        {
-            throw new WeftConfigException(key, c.getValue(path).unwrapped(), "must be a string");
-        }
+        return typed(c, path, key, Config::getString, "must be a string");
     }
 
     private static int intValue(final Config c, final String key)
@@ -369,40 +363,18 @@ public final class ConfigLoader
 
     private static int intValue(final Config c, final String path, final String key)
     {
-        try
-        {
-            return c.getInt(path);
-        }
-        catch (final ConfigException.WrongType ex)
-        {
-            throw new WeftConfigException(key, c.getValue(path).unwrapped(),
-                path.equals("window") ? "must be auto or a whole number" : "must be a whole number");
-        }
+        return typed(c, path, key, Config::getInt,
+            path.equals("window") ? "must be auto or a whole number" : "must be a whole number");
     }
 
     private static boolean bool(final Config c, final String key)
     {
-        try
-        {
-            return c.getBoolean(key);
-        }
-        catch (final ConfigException.WrongType ex)
-        {
-            throw new WeftConfigException(key, c.getValue(key).unwrapped(), "must be true or false");
-        }
+        return typed(c, key, key, Config::getBoolean, "must be true or false");
     }
 
     private static Duration duration(final Config c, final String key)
     {
-        try
-        {
-            return c.getDuration(key);
-        }
-        catch (final ConfigException.WrongType | ConfigException.BadValue ex)
-        {
-            throw new WeftConfigException(key, c.getValue(key).unwrapped(),
-                "must be a duration such as 250ms, 2s or 1m");
-        }
+        return typed(c, key, key, Config::getDuration, "must be a duration such as 250ms, 2s or 1m");
     }
 
     private static int bytes(final Config c, final String key)
@@ -412,18 +384,25 @@ public final class ConfigLoader
 
     private static int bytes(final Config c, final String path, final String key)
     {
+        final long value = typed(c, path, key, Config::getBytes, "must be a size such as 512 KiB or 8 MiB");
+        if (value > Integer.MAX_VALUE)
+        {
+            throw new WeftConfigException(key, value, "must be below 2 GiB");
+        }
+        return (int)value;
+    }
+
+    /** The value at {@code path} read by {@code getter}; one of another type is refused as {@code key}. */
+    private static <T> T typed(final Config c, final String path, final String key,
+        final BiFunction<Config, String, T> getter, final String mustBe)
+    {
         try
         {
-            final long value = c.getBytes(path);
-            if (value > Integer.MAX_VALUE)
-            {
-                throw new WeftConfigException(key, value, "must be below 2 GiB");
-            }
-            return (int)value;
+            return getter.apply(c, path);
         }
         catch (final ConfigException.WrongType | ConfigException.BadValue ex)
         {
-            throw new WeftConfigException(key, c.getValue(path).unwrapped(), "must be a size such as 512 KiB or 8 MiB");
+            throw new WeftConfigException(key, c.getValue(path).unwrapped(), mustBe);
         }
     }
 }

@@ -117,6 +117,16 @@ class ConfigLoaderTest
     }
 
     @Test
+    void everyTypeOfValueIsCheckedAndNamed() throws IOException
+    {
+        assertRefused("idle.max-spins = many", "weft.idle.max-spins", "\"many\": must be a whole number");
+        assertRefused("transport.tcp.no-delay = maybe", "weft.transport.tcp.no-delay", "must be true or false");
+        assertRefused("group.name = [a, b]", "weft.group.name", "must be a string");
+        assertRefused("transport.tcp.send-buffer = huge", "weft.transport.tcp.send-buffer", "must be a size such as");
+        assertRefused("transport.tcp.send-buffer = 3 GiB", "weft.transport.tcp.send-buffer", "must be below 2 GiB");
+    }
+
+    @Test
     void outOfRangeValueIsNamedWithWhatIsAllowed() throws IOException
     {
         final Path file = write("weft { member.id = 0, group.members = [ { id = 0, host = \"127.0.0.1\", " +
