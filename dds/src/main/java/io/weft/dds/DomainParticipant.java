@@ -96,7 +96,7 @@ public final class DomainParticipant implements AutoCloseable
                 }
                 if (metered.add(name))
                 {
-                    TopicMeters.register(g.meterRegistry(), name, state, written.get(name));
+                    TopicMeters.register(g.meterRegistry(), config.memberId(), name, state, written.get(name));
                 }
             });
         }
@@ -184,7 +184,7 @@ public final class DomainParticipant implements AutoCloseable
         }
         if (metered.remove(name))
         {
-            TopicMeters.remove(group().meterRegistry(), name);
+            TopicMeters.remove(group().meterRegistry(), config.memberId(), name);
         }
         if (state == null)
         {
@@ -213,7 +213,10 @@ public final class DomainParticipant implements AutoCloseable
         return builder(config).open();
     }
 
-    /** A participant that joins a running domain, receiving the stored topics' state first (see {@link GroupBuilder#join}). */
+    /**
+     * A participant that joins a running domain, receiving the stored topics' state first (see
+     * {@link GroupBuilder#join}).
+     */
     public static DomainParticipant join(final WeftConfig config)
     {
         return builder(config).join();
@@ -516,7 +519,7 @@ public final class DomainParticipant implements AutoCloseable
         if (g != null)
         {
             g.close();
-            metered.forEach(name -> TopicMeters.remove(g.meterRegistry(), name));
+            metered.forEach(name -> TopicMeters.remove(g.meterRegistry(), config.memberId(), name));
             metered.clear();
         }
         synchronized (states)

@@ -10,7 +10,7 @@ import io.weft.config.QosLevel;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A topic's meters in the group's registry, tagged with the topic and its QoS level. */
+/** A topic's meters in the group's registry, tagged with the member, the topic and its QoS level. */
 final class TopicMeters
 {
     private static final String PREFIX = "weft.dds.";
@@ -19,10 +19,11 @@ final class TopicMeters
     {
     }
 
-    static void register(final MeterRegistry registry, final String name, final TopicState state,
+    static void register(final MeterRegistry registry, final int member, final String name, final TopicState state,
         final AtomicLong written)
     {
-        final Tags tags = Tags.of("topic", name, "qos", state.config.qos().configName());
+        final Tags tags = Tags.of("member", String.valueOf(member), "topic", name, "qos",
+            state.config.qos().configName());
         FunctionCounter.builder(PREFIX + "samples.written", written, AtomicLong::get).tags(tags)
             .description("samples this member wrote to the topic").register(registry);
         FunctionCounter.builder(PREFIX + "samples.delivered", state, TopicState::delivered).tags(tags)
@@ -36,10 +37,11 @@ final class TopicMeters
     }
 
     /** A deleted topic's meters leave the registry: a topic created again under the name starts from zero. */
-    static void remove(final MeterRegistry registry, final String name)
+    static void remove(final MeterRegistry registry, final int member, final String name)
     {
         final List<Meter> mine = registry.getMeters().stream().filter(m -> m.getId().getName().startsWith(PREFIX) &&
-            name.equals(m.getId().getTag("topic"))).toList();
+            name.equals(m.getId().getTag("topic")) && String.valueOf(member).equals(m.getId().getTag("member")))
+            .toList();
         mine.forEach(registry::remove);
     }
 }

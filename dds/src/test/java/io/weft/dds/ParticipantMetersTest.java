@@ -53,6 +53,7 @@ class ParticipantMetersTest
                 final MeterRegistry reading = registries.get(1);
                 Await.until(() -> reading.get("weft.dds.samples.delivered").tag("topic", "engine").functionCounter()
                     .count() == samples, () -> "member 1 counts the " + samples + " samples it delivered");
+                assertEquals("1", reading.get("weft.dds.samples.delivered").meter().getId().getTag("member"));
                 participants.forEach(DomainParticipant::close);
                 for (final MeterRegistry registry : registries)
                 {

@@ -59,7 +59,7 @@ final class EpochTotals
     {
         final Tags tags = Tags.of("member", String.valueOf(memberId));
         this.registry = registry;
-        this.smc = new SmcTotals(registry);
+        this.smc = new SmcTotals(registry, tags);
         this.meters = List.of(
             counter(tags, "weft.sst.writes", Count.WRITES, "one-sided writes posted (one per target of each push)"),
             FunctionCounter.builder("weft.sst.bytes", this, t -> t.total(Count.BYTES)).tags(tags).baseUnit("bytes")

@@ -3,9 +3,12 @@ package io.weft.smc;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -19,18 +22,20 @@ import java.util.function.ToLongFunction;
 public final class SmcTotals
 {
     private final MeterRegistry registry;
+    private final Tags member;
     private final Map<String, Subgroup> subgroups = new ConcurrentHashMap<>();
 
-    /** Totals whose meters are registered in {@code registry}. */
-    public SmcTotals(final MeterRegistry registry)
+    /** Totals whose meters are registered in {@code registry}, tagged with {@code member} and their subgroup. */
+    public SmcTotals(final MeterRegistry registry, final Tags member)
     {
         this.registry = registry;
+        this.member = member;
     }
 
     /** The meters of {@code subgroup} for a new view; the previous view's counts become part of the totals. */
     SmcMeters next(final String subgroup)
     {
-        return subgroups.computeIfAbsent(subgroup, name -> new Subgroup(name, registry)).next();
+        return subgroups.computeIfAbsent(subgroup, name -> new Subgroup(registry, member.and("subgroup", name))).next();
     }
 
     /**
@@ -39,8 +44,7 @@ public final class SmcTotals
      */
     public void close()
     {
-        registry.getMeters().stream().filter(m -> m.getId().getName().startsWith("weft.smc.") &&
-            subgroups.containsKey(m.getId().getTag("subgroup"))).toList().forEach(registry::remove);
+        subgroups.values().forEach(s -> s.meters.forEach(registry::remove));
     }
 
     /** One subgroup's totals: closed views' sums plus the current view's meters. */
@@ -49,20 +53,21 @@ public final class SmcTotals
         private final long[] closed = new long[Field.values().length];
         private final long[] closedMax = new long[3]; // send, receive, delivery
         private SmcMeters current = new SmcMeters();
+        private final List<Meter> meters = new ArrayList<>(); // registered once, in the constructor
 
-        Subgroup(final String subgroup, final MeterRegistry registry)
+        Subgroup(final MeterRegistry registry, final Tags tags)
         {
-            final Tags tags = Tags.of("subgroup", subgroup);
             batchMeters(registry, tags, "send", Field.SEND_BATCHES, "messages published per send push");
-            batchMeters(registry, tags, "receive", Field.RECEIVE_BATCHES, "messages consumed per sender per receive pass");
+            batchMeters(registry, tags, "receive", Field.RECEIVE_BATCHES,
+                "messages consumed per sender per receive pass");
             batchMeters(registry, tags, "delivery", Field.DELIVERY_BATCHES, "messages delivered per delivery pass");
             counter(registry, tags, "weft.smc.nulls", Field.NULLS, "null messages sent");
             counter(registry, tags, "weft.smc.delivered", Field.DELIVERED, "messages delivered");
             counter(registry, tags, "weft.smc.committer.publishes", Field.COMMITTER_PUBLISHES,
                 "pushes made by a committing thread, with no wake-up of the predicate thread");
-            FunctionTimer.builder("weft.smc.latency", this, s -> s.total(Field.LATENCY_COUNT),
+            meters.add(FunctionTimer.builder("weft.smc.latency", this, s -> s.total(Field.LATENCY_COUNT),
                     s -> s.total(Field.LATENCY_NANOS), TimeUnit.NANOSECONDS).tags(tags)
-                .description("commit to delivery of this member's own messages").register(registry);
+                .description("commit to delivery of this member's own messages").register(registry));
         }
 
         /** weft.smc.batch.KIND.batches and .messages (their ratio is the mean batch) and .max. */
@@ -72,15 +77,15 @@ public final class SmcTotals
             final String name = "weft.smc.batch." + kind;
             counter(registry, tags, name + ".batches", batches, description);
             counter(registry, tags, name + ".messages", Field.values()[batches.ordinal() + 1], description);
-            Gauge.builder(name + ".max", this, s -> s.max(batches)).tags(tags).description(description)
-                .register(registry);
+            meters.add(Gauge.builder(name + ".max", this, s -> s.max(batches)).tags(tags).description(description)
+                .register(registry));
         }
 
         private void counter(final MeterRegistry registry, final Tags tags, final String name, final Field field,
             final String description)
         {
-            FunctionCounter.builder(name, this, s -> s.total(field)).tags(tags).description(description)
-                .register(registry);
+            meters.add(FunctionCounter.builder(name, this, s -> s.total(field)).tags(tags).description(description)
+                .register(registry));
         }
 
         synchronized SmcMeters next()

@@ -1,5 +1,6 @@
 package io.weft.smc;
 
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.weft.config.DeliveryMode;
 import io.weft.config.SmcConfig;
@@ -98,7 +99,7 @@ class SmcInJvmTest
             final PredicateThread thread = new PredicateThread("smc-test-" + i, member.idle(), sst.doorbell(), sst.passHost());
             final SimpleMeterRegistry registry = new SimpleMeterRegistry();
             m.registries.add(registry);
-            final SmcSubgroup s = Smc.start(member, layouts.get(i), sst, thread, new SmcTotals(registry)).subgroup("s");
+            final SmcSubgroup s = Smc.start(member, layouts.get(i), sst, thread, new SmcTotals(registry, Tags.empty())).subgroup("s");
             final List<Long> log = new CopyOnWriteArrayList<>();
             final int me = i;
             s.onDelivery(msg ->

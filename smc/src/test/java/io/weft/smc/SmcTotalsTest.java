@@ -1,13 +1,20 @@
 package io.weft.smc;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** A subgroup's meters are registered once and count over every view, not only the first. */
+/**
+ * A subgroup's meters are registered once, tagged with their member, and count over every view, not only the first;
+ * they leave the registry when the group closes.
+ */
 @Timeout(10)
 class SmcTotalsTest
 {
@@ -15,7 +22,7 @@ class SmcTotalsTest
     void countsOfEveryViewAddUp()
     {
         final MeterRegistry registry = new SimpleMeterRegistry();
-        final SmcTotals totals = new SmcTotals(registry);
+        final SmcTotals totals = new SmcTotals(registry, Tags.of("member", "0"));
         final SmcMeters first = totals.next("s");
         first.delivered(5);
         first.nulls(2);
@@ -34,6 +41,14 @@ class SmcTotalsTest
         assertEquals(5, registry.get("weft.smc.latency").tag("subgroup", "s").functionTimer().count());
         assertEquals(7, count(registry, "weft.smc.delivered", "other"));
         assertEquals(1, registry.find("weft.smc.delivered").tag("subgroup", "s").meters().size());
+        assertEquals("0", registry.get("weft.smc.delivered").tag("subgroup", "s").meter().getId().getTag("member"));
+
+        final SmcTotals otherMember = new SmcTotals(registry, Tags.of("member", "1"));
+        otherMember.next("s").delivered(2);
+        totals.close(); // the group closed: its meters go, another member's in the same registry stay
+        assertEquals(List.of(2.0), registry.getMeters().stream()
+            .filter(m -> m.getId().getName().equals("weft.smc.delivered")).map(m -> ((FunctionCounter)m).count())
+            .toList());
     }
 
     private static double count(final MeterRegistry registry, final String name, final String subgroup)
