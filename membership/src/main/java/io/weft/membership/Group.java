@@ -3,10 +3,8 @@ package io.weft.membership;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.weft.config.MemberAddress;
 import io.weft.config.SubgroupConfig;
-import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
 import io.weft.predicates.PassInvoker;
-import io.weft.predicates.ProtocolThread;
 import io.weft.smc.Claim;
 import io.weft.smc.SmcSubgroup;
 
@@ -49,6 +47,7 @@ public final class Group implements AutoCloseable
     private final AtomicBoolean released = new AtomicBoolean();
     private final PassInvoker invoker; // null: a predicate thread runs the passes
     private final Departure departure;
+    private final ViewSends sends;
     private ControlServer control;
 
     /** Builds the member's parts; nothing connects and no thread starts until {@link #start}. */
@@ -64,6 +63,7 @@ public final class Group implements AutoCloseable
         this.membership = new MembershipLoop(b, current, totals);
         this.invoker = b.invoker();
         this.departure = new Departure(this, current, membership);
+        this.sends = new ViewSends(this, current);
         membership.runtime().afterRemoval(added::remove); // a handle taken later names the removal
     }
 
@@ -476,110 +476,19 @@ public final class Group implements AutoCloseable
     long send(final String name, final byte[] bytes, final int offset, final int length, final Claim claim,
         final long timeoutNanos)
     {
-        return offer(name, Offer.SEND, bytes, offset, length, claim, timeoutNanos);
+        return sends.offer(name, ViewSends.Offer.SEND, bytes, offset, length, claim, timeoutNanos);
     }
 
     /** Claims a slot in the current view, waiting (or failing fast, as configured) while the view changes. */
     long claim(final String name, final int length, final Claim claim, final long timeoutNanos)
     {
-        return offer(name, Offer.CLAIM, null, 0, length, claim, timeoutNanos);
-    }
-
-    private enum Offer
-    {
-        SEND, CLAIM, FENCE
-    }
-
-    private long offer(final String name, final Offer offer, final byte[] bytes, final int offset,
-        final int length, final Claim claim, final long timeoutNanos)
-    {
-        ProtocolThread.refuseWait(name, offer == Offer.SEND ? "send" : offer == Offer.CLAIM ? "claim" : "fence",
-            timeoutNanos); // constants: no string built per send
-        final long first = attempt(name, offer, bytes, offset, length, claim, 0);
-        if (first >= 0)
-        {
-            return first; // a free slot: the common case reads no clock
-        }
-        final long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
-        final PassInvoker here = timeoutNanos > 0 ? invokerHere() : null;
-        if (here != null)
-        {
-            return offerInvoking(here, name, offer, bytes, offset, length, claim, deadline);
-        }
-        long wait = timeoutNanos; // the whole timeout at first: a protocol thread's refusal names what it was given
-        while (true)
-        {
-            final Epoch e = current.epoch();
-            final long index = attempt(name, offer, bytes, offset, length, claim, Math.max(0, wait));
-            if (index != SmcSubgroup.WEDGED)
-            {
-                return index;
-            }
-            if (!awaitNextView(e, name, deadline))
-            {
-                return SmcSubgroup.BACK_PRESSURED;
-            }
-            wait = deadline - System.nanoTime();
-        }
-    }
-
-    /** On the invoker's owner, which alone runs the passes that free a slot or change the view: tries between passes. */
-    private long offerInvoking(final PassInvoker here, final String name, final Offer offer, final byte[] bytes,
-        final int offset, final int length, final Claim claim, final long deadline)
-    {
-        int idle = 0;
-        while (true)
-        {
-            final Epoch e = current.epoch();
-            final long index = attempt(name, offer, bytes, offset, length, claim, 0);
-            if (index >= 0)
-            {
-                return index;
-            }
-            if (index == SmcSubgroup.WEDGED && config.membership().sendDuringViewChange() == ViewChangeSends.FAIL)
-            {
-                awaitNextView(e, name, deadline); // throws, as configured
-            }
-            if (System.nanoTime() - deadline >= 0)
-            {
-                return SmcSubgroup.BACK_PRESSURED;
-            }
-            idle = here.invokeOrIdle(idle);
-        }
+        return sends.offer(name, ViewSends.Offer.CLAIM, null, 0, length, claim, timeoutNanos);
     }
 
     /** Asks for a read fence in the current view, waiting (or failing fast, as configured) while the view changes. */
     long fence(final String name, final long timeoutNanos)
     {
-        return offer(name, Offer.FENCE, null, 0, 0, null, timeoutNanos);
-    }
-
-    private long attempt(final String name, final Offer offer, final byte[] bytes, final int offset,
-        final int length, final Claim claim, final long waitNanos)
-    {
-        final SmcSubgroup engine = engine(name);
-        return switch (offer)
-        {
-            case SEND -> engine.send(bytes, offset, length, claim, waitNanos);
-            case CLAIM -> engine.claim(length, claim, waitNanos);
-            case FENCE -> engine.requestFence(); // never waits: BACK_PRESSURED only with 64 fences not passed
-        };
-    }
-
-    /** Waits until a view after {@code e} is installed; false on timeout. Fails fast if so configured. */
-    private boolean awaitNextView(final Epoch e, final String name, final long deadline)
-    {
-        if (config.membership().sendDuringViewChange() == ViewChangeSends.FAIL)
-        {
-            throw new ViewChangeException("subgroup " + name + ": a view change of " + e.view + " is in progress; " +
-                "nothing was sent, send again");
-        }
-        if (!current.awaitNextView(e, deadline))
-        {
-            return false;
-        }
-        checkOpen(name);
-        return true;
+        return sends.offer(name, ViewSends.Offer.FENCE, null, 0, 0, null, timeoutNanos);
     }
 
     void checkOpen(final String name)
