@@ -41,12 +41,13 @@ public final class AppWork
     /** What is wrong with the options, or null. */
     public String problem()
     {
-        if (delayMicros < 0 || delayMicros > MAX_MICROS)
-        {
-            return "--delay-us must be in 0.." + MAX_MICROS + ", was " + delayMicros;
-        }
-        return callbackMicros < 0 || callbackMicros > MAX_MICROS ?
-            "--callback-us must be in 0.." + MAX_MICROS + ", was " + callbackMicros : null;
+        final String delay = outOfRange("--delay-us", delayMicros);
+        return delay != null ? delay : outOfRange("--callback-us", callbackMicros);
+    }
+
+    private static String outOfRange(final String option, final long micros)
+    {
+        return micros < 0 || micros > MAX_MICROS ? option + " must be in 0.." + MAX_MICROS + ", was " + micros : null;
     }
 
     /** Holds the calling thread for {@code nanos} (none when 0), as application work on that thread would. */
