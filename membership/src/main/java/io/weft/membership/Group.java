@@ -65,6 +65,7 @@ public final class Group implements AutoCloseable
         this.departure = new Departure(this, current, membership);
         this.sends = new ViewSends(this, current);
         membership.runtime().afterRemoval(added::remove); // a handle taken later names the removal
+        membership.runtime().afterRemoval(totals.smc()::remove);
     }
 
     /** Builds a member and brings it into its first view: view 0, or the view {@code admission} admitted it to. */

@@ -1,5 +1,9 @@
 package io.weft.membership;
 
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.weft.config.DeliveryMode;
 import io.weft.config.MembershipConfig;
 import io.weft.config.SubgroupConfig;
@@ -29,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Subgroups added while the group runs (tcp, members in one JVM): every member is told of each addition once, in
  * the same order, before its first delivery; the new subgroup delivers the same sequence everywhere; two members
  * asking for one name with different configurations get one subgroup and one clear refusal; a joiner is told of
- * every added subgroup with its view and receives from them; bad requests are refused before anything is sent.
+ * every added subgroup with its view and receives from them; a removed subgroup's meters leave the registry; bad
+ * requests are refused before anything is sent.
  */
 @Timeout(120)
 class RuntimeSubgroupsTest
@@ -44,6 +49,8 @@ class RuntimeSubgroupsTest
     private final Map<Integer, List<String>> told = new ConcurrentHashMap<>();
     /** Per member: the values it delivered on orders. */
     private final Map<Integer, List<Long>> orders = new ConcurrentHashMap<>();
+    /** Per member: its meters. */
+    private final Map<Integer, MeterRegistry> registries = new ConcurrentHashMap<>();
 
     @Test
     void subgroupsAddedAtRunTimeReachEveryMemberAndJoiners() throws Exception
@@ -161,6 +168,8 @@ class RuntimeSubgroupsTest
                     final IllegalArgumentException gone = assertThrows(IllegalArgumentException.class,
                         () -> g.subgroup("orders"));
                     assertTrue(gone.getMessage().contains("removed at run time"), gone.getMessage());
+                    assertEquals(List.of(), ordersMeters(g.memberId()), "member " + g.memberId() + "'s meters of " +
+                        "the removed subgroup left its registry");
                 }
                 final IllegalStateException configured = assertThrows(IllegalStateException.class,
                     () -> groups.get(1).removeSubgroup("all", Duration.ofSeconds(5)));
@@ -182,6 +191,11 @@ class RuntimeSubgroupsTest
                 }
                 send(groups.get(1), 5_000, 100);
                 awaitOrders(List.of(0, 1, 2, 3), 100);
+                for (final Group g : groups) // the subgroup of the same name counts from zero
+                {
+                    InJvmGroups.await(() -> delivered(g.memberId()) >= 100, "member " + g.memberId() + " counted");
+                    assertEquals(100, delivered(g.memberId()), "member " + g.memberId() + "'s orders delivered");
+                }
             }
             finally
             {
@@ -206,7 +220,8 @@ class RuntimeSubgroupsTest
         final int me = config.memberId();
         told.put(me, new CopyOnWriteArrayList<>());
         orders.put(me, new CopyOnWriteArrayList<>());
-        return Group.builder(config).onSubgroupRemoved(name -> told.get(me).add("-" + name)).onSubgroupAdded(
+        registries.put(me, new SimpleMeterRegistry());
+        return Group.builder(config).meterRegistry(registries.get(me)).onSubgroupRemoved(name -> told.get(me).add("-" + name)).onSubgroupAdded(
             (sg, properties) ->
         {
             told.get(me).add(sg.name() + ":" + properties);
@@ -235,6 +250,19 @@ class RuntimeSubgroupsTest
         {
             throw new IllegalStateException(ex);
         }
+    }
+
+    private List<Meter.Id> ordersMeters(final int member)
+    {
+        return registries.get(member).getMeters().stream().map(Meter::getId)
+            .filter(id -> "orders".equals(id.getTag("subgroup"))).toList();
+    }
+
+    private double delivered(final int member)
+    {
+        final FunctionCounter c = registries.get(member).find("weft.smc.delivered").tag("subgroup", "orders")
+            .functionCounter();
+        return c == null ? 0 : c.count();
     }
 
     private static void send(final Group g, final long first, final int n)

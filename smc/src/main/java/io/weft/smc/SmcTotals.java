@@ -39,6 +39,19 @@ public final class SmcTotals
     }
 
     /**
+     * {@code subgroup} was removed at run time, after its last delivery: its meters leave the registry, and a subgroup
+     * added again with its name counts from zero.
+     */
+    public void remove(final String subgroup)
+    {
+        final Subgroup gone = subgroups.remove(subgroup);
+        if (gone != null)
+        {
+            gone.meters.forEach(registry::remove);
+        }
+    }
+
+    /**
      * The group closed: its meters leave the registry. A group opened again with the same registry then registers
      * meters of its own; it would otherwise be handed these, which read this group's counts.
      */
