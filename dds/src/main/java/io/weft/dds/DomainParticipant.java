@@ -1,5 +1,6 @@
 package io.weft.dds;
 
+import io.micrometer.core.instrument.Meter;
 import io.weft.config.QosLevel;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TopicConfig;
@@ -49,7 +50,7 @@ public final class DomainParticipant implements AutoCloseable
     private final Map<String, String> incarnations = new ConcurrentHashMap<>(); // of the topics created at run time
     private final Set<String> deleted = ConcurrentHashMap.newKeySet(); // deleted, not created again
     private final Map<String, String> refused = new ConcurrentHashMap<>(); // topic -> why, decided in agreed order
-    private final Set<String> metered = ConcurrentHashMap.newKeySet();
+    private final Map<String, List<Meter>> metered = new ConcurrentHashMap<>(); // each topic's, as registered
     private volatile Group group;
 
     DomainParticipant(final WeftConfig config, final GroupBuilder builder, final Map<String, TopicState> states)
@@ -94,10 +95,8 @@ public final class DomainParticipant implements AutoCloseable
                 {
                     state.attach(g.subgroup(state.config.subgroupName()));
                 }
-                if (metered.add(name))
-                {
-                    TopicMeters.register(g.meterRegistry(), config.memberId(), name, state, written.get(name));
-                }
+                metered.computeIfAbsent(name,
+                    n -> TopicMeters.register(g.meterRegistry(), config.memberId(), n, state, written.get(n)));
             });
         }
     }
@@ -182,10 +181,7 @@ public final class DomainParticipant implements AutoCloseable
         {
             state = states.remove(name);
         }
-        if (metered.remove(name))
-        {
-            TopicMeters.remove(group().meterRegistry(), config.memberId(), name);
-        }
+        unregister(group(), metered.remove(name)); // a topic created again under the name starts from zero
         if (state == null)
         {
             return;
@@ -519,12 +515,19 @@ public final class DomainParticipant implements AutoCloseable
         if (g != null)
         {
             g.close();
-            metered.forEach(name -> TopicMeters.remove(g.meterRegistry(), config.memberId(), name));
-            metered.clear();
+            metered.keySet().forEach(name -> unregister(g, metered.remove(name)));
         }
         synchronized (states)
         {
             states.values().forEach(TopicState::close);
+        }
+    }
+
+    private static void unregister(final Group g, final List<Meter> meters)
+    {
+        if (meters != null)
+        {
+            meters.forEach(g.meterRegistry()::remove);
         }
     }
 

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.weft.config.QosLevel;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -19,29 +20,24 @@ final class TopicMeters
     {
     }
 
-    static void register(final MeterRegistry registry, final int member, final String name, final TopicState state,
-        final AtomicLong written)
+    /** Registers the topic's meters, and returns them: they leave the registry with the topic (or participant). */
+    static List<Meter> register(final MeterRegistry registry, final int member, final String name,
+        final TopicState state, final AtomicLong written)
     {
         final Tags tags = Tags.of("member", String.valueOf(member), "topic", name, "qos",
             state.config.qos().configName());
-        FunctionCounter.builder(PREFIX + "samples.written", written, AtomicLong::get).tags(tags)
-            .description("samples this member wrote to the topic").register(registry);
-        FunctionCounter.builder(PREFIX + "samples.delivered", state, TopicState::delivered).tags(tags)
-            .description("samples of the topic delivered at this member").register(registry);
+        final List<Meter> meters = new ArrayList<>(3);
+        meters.add(FunctionCounter.builder(PREFIX + "samples.written", written, AtomicLong::get).tags(tags)
+            .description("samples this member wrote to the topic").register(registry));
+        meters.add(FunctionCounter.builder(PREFIX + "samples.delivered", state, TopicState::delivered).tags(tags)
+            .description("samples of the topic delivered at this member").register(registry));
         if (state.config.qos() == QosLevel.LOGGED_STORAGE)
         {
-            Gauge.builder(PREFIX + "durability.lag", state, s -> s.delivered() - Math.max(0, s.persistedFrontier()))
+            meters.add(Gauge.builder(PREFIX + "durability.lag", state,
+                    s -> s.delivered() - Math.max(0, s.persistedFrontier()))
                 .tags(tags).description("samples delivered here that are not yet in every member's log")
-                .register(registry);
+                .register(registry));
         }
-    }
-
-    /** A deleted topic's meters leave the registry: a topic created again under the name starts from zero. */
-    static void remove(final MeterRegistry registry, final int member, final String name)
-    {
-        final List<Meter> mine = registry.getMeters().stream().filter(m -> m.getId().getName().startsWith(PREFIX) &&
-            name.equals(m.getId().getTag("topic")) && String.valueOf(member).equals(m.getId().getTag("member")))
-            .toList();
-        mine.forEach(registry::remove);
+        return List.copyOf(meters);
     }
 }
