@@ -8,9 +8,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
@@ -23,7 +23,8 @@ public final class SmcTotals
 {
     private final MeterRegistry registry;
     private final Tags member;
-    private final Map<String, Subgroup> subgroups = new ConcurrentHashMap<>();
+    private final Map<String, Subgroup> subgroups = new HashMap<>(); // guarded by this
+    private boolean closed;
 
     /** Totals whose meters are registered in {@code registry}, tagged with {@code member} and their subgroup. */
     public SmcTotals(final MeterRegistry registry, final Tags member)
@@ -32,9 +33,16 @@ public final class SmcTotals
         this.member = member;
     }
 
-    /** The meters of {@code subgroup} for a new view; the previous view's counts become part of the totals. */
-    SmcMeters next(final String subgroup)
+    /**
+     * The meters of {@code subgroup} for a new view; the previous view's counts become part of the totals. After
+     * {@link #close} (a view opening late, while the group closes) the meters count but are not registered.
+     */
+    synchronized SmcMeters next(final String subgroup)
     {
+        if (closed)
+        {
+            return new SmcMeters();
+        }
         return subgroups.computeIfAbsent(subgroup, name -> new Subgroup(registry, member.and("subgroup", name))).next();
     }
 
@@ -42,7 +50,7 @@ public final class SmcTotals
      * {@code subgroup} was removed at run time, after its last delivery: its meters leave the registry, and a subgroup
      * added again with its name counts from zero.
      */
-    public void remove(final String subgroup)
+    public synchronized void remove(final String subgroup)
     {
         final Subgroup gone = subgroups.remove(subgroup);
         if (gone != null)
@@ -55,8 +63,9 @@ public final class SmcTotals
      * The group closed: its meters leave the registry. A group opened again with the same registry then registers
      * meters of its own; it would otherwise be handed these, which read this group's counts.
      */
-    public void close()
+    public synchronized void close()
     {
+        closed = true;
         subgroups.values().forEach(s -> s.meters.forEach(registry::remove));
     }
 

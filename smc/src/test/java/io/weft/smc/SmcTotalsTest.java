@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * A subgroup's meters are registered once, tagged with their member, and count over every view, not only the first;
- * they leave the registry when the group closes.
+ * they leave the registry when their subgroup is removed or the group closes, and a closed group registers no more.
  */
 @Timeout(10)
 class SmcTotalsTest
@@ -49,6 +49,28 @@ class SmcTotalsTest
         assertEquals(List.of(2.0), registry.getMeters().stream()
             .filter(m -> m.getId().getName().equals("weft.smc.delivered")).map(m -> ((FunctionCounter)m).count())
             .toList());
+    }
+
+    @Test
+    void aRemovedSubgroupsMetersLeaveAndAClosedGroupRegistersNoMore()
+    {
+        final MeterRegistry registry = new SimpleMeterRegistry();
+        final SmcTotals totals = new SmcTotals(registry, Tags.of("member", "0"));
+        totals.next("s").delivered(5);
+        totals.next("kept").delivered(1);
+        totals.remove("s"); // removed at run time, after its last delivery
+        assertEquals(List.of("kept"), subgroupsMetered(registry));
+        totals.next("s").delivered(2); // added again under the name: counts from zero
+        assertEquals(2, count(registry, "weft.smc.delivered", "s"));
+
+        totals.close();
+        totals.next("late").delivered(3); // a view opening while the group closes
+        assertEquals(List.of(), subgroupsMetered(registry));
+    }
+
+    private static List<String> subgroupsMetered(final MeterRegistry registry)
+    {
+        return registry.getMeters().stream().map(m -> m.getId().getTag("subgroup")).distinct().sorted().toList();
     }
 
     private static double count(final MeterRegistry registry, final String name, final String subgroup)
