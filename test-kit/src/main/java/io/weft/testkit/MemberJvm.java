@@ -51,14 +51,19 @@ public final class MemberJvm
     }
 
     /**
-     * Appends a member's AOT options, {@code -cp} and its class path to {@code command}, which ends with the JVM's
-     * {@code flags}; pass the started process to {@link #started(Process)}.
+     * A member's command line: {@code prefix}, this JVM's {@code java}, the {@code flags}, the parent watch, the AOT
+     * options and the class path, then {@code main} and its {@code args}. Pass the started process to
+     * {@link #started(Process)}.
      *
      * @param mayRecord whether this member may be the one that records (the cache is created with its flags).
      */
-    public static synchronized void addClassPath(final List<String> command, final List<String> flags,
-        final boolean mayRecord)
+    public static synchronized List<String> command(final List<String> prefix, final List<String> flags,
+        final Class<?> main, final List<String> args, final boolean mayRecord)
     {
+        final List<String> command = new ArrayList<>(prefix);
+        command.add(java());
+        command.addAll(flags);
+        ParentWatch.addTo(command);
         init();
         advance();
         if (stage == Stage.READY)
@@ -75,9 +80,12 @@ public final class MemberJvm
         }
         command.add("-cp");
         command.add(classPath);
+        command.add(main.getName());
+        command.addAll(args);
+        return command;
     }
 
-    /** The process started with the command {@link #addClassPath} completed last. */
+    /** The process started with the command {@link #command} built last. */
     public static synchronized void started(final Process process)
     {
         if (recorderPending)
@@ -193,7 +201,7 @@ public final class MemberJvm
         }
     }
 
-    static String java()
+    private static String java()
     {
         return ProcessHandle.current().info().command()
             .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());

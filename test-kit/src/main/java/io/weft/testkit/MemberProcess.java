@@ -50,14 +50,7 @@ public final class MemberProcess implements AutoCloseable
         }
         flags.add("-Xmx256m");
         flags.add("-XX:+UseSerialGC");
-        final List<String> command = new ArrayList<>(prefix);
-        command.add(MemberJvm.java());
-        command.addAll(flags);
-        ParentWatch.addTo(command);
-        MemberJvm.addClassPath(command, flags, true);
-        command.add(main.getName());
-        command.addAll(Arrays.asList(args));
-        final MemberProcess member = run(name, dir, command);
+        final MemberProcess member = run(name, dir, MemberJvm.command(prefix, flags, main, Arrays.asList(args), true));
         MemberJvm.started(member.process);
         return member;
     }

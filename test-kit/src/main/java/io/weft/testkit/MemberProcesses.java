@@ -72,16 +72,9 @@ public final class MemberProcesses implements AutoCloseable
             }
         }
         flags.addAll(jvmArgs);
-        final List<String> command = new ArrayList<>(prefix);
-        command.add(MemberJvm.java());
-        command.addAll(flags);
-        ParentWatch.addTo(command);
-        MemberJvm.addClassPath(command, flags, false);
-        command.add(main.getName());
-        command.addAll(args);
         try
         {
-            final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            final Process p = new ProcessBuilder(MemberJvm.command(prefix, flags, main, args, false)).redirectErrorStream(true).start();
             MemberJvm.started(p);
             processes.add(p);
             final List<String> captured = java.util.Collections.synchronizedList(new ArrayList<>());
