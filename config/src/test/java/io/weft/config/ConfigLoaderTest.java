@@ -55,7 +55,7 @@ class ConfigLoaderTest
     @Test
     void systemPropertiesOverrideTheFileAndOverridesWinOverBoth() throws IOException
     {
-        final Path file = write("weft { member.id = 0, group.members = " + oneMember() + ", idle.max-spins = 5 }");
+        final Path file = write(oneMemberWith("idle.max-spins = 5"));
         System.setProperty("weft.idle.max-spins", "7");
         try
         {
@@ -92,8 +92,7 @@ class ConfigLoaderTest
     @Test
     void unknownKeyIsNamed() throws IOException
     {
-        final Path file = write("weft { member.id = 0, group.members = " + oneMember() + ", transport.knd = tcp }");
-        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
+        final WeftConfigException ex = refused(oneMemberWith("transport.knd = tcp"));
         assertEquals("weft.transport.knd", ex.key());
         assertTrue(ex.getMessage().contains("unknown key"), ex.getMessage());
     }
@@ -101,17 +100,15 @@ class ConfigLoaderTest
     @Test
     void unknownKeyInsideAMemberIsNamed() throws IOException
     {
-        final Path file = write("weft { member.id = 0, group.members = [ { id = 0, host = \"127.0.0.1\", " +
-            "sst-port = 7000, control-port = 7001, colour = red } ] }");
-        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
+        final WeftConfigException ex = refused("weft { member.id = 0, group.members = [ { id = 0, " +
+            "host = \"127.0.0.1\", sst-port = 7000, control-port = 7001, colour = red } ] }");
         assertEquals("weft.group.members[0].colour", ex.key());
     }
 
     @Test
     void wrongTypeIsNamed() throws IOException
     {
-        final Path file = write("weft { member.id = 0, group.members = " + oneMember() + ", idle.max-park = lots }");
-        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
+        final WeftConfigException ex = refused(oneMemberWith("idle.max-park = lots"));
         assertEquals("weft.idle.max-park", ex.key());
         assertTrue(ex.getMessage().contains("\"lots\"") && ex.getMessage().contains("duration"), ex.getMessage());
     }
@@ -129,9 +126,8 @@ class ConfigLoaderTest
     @Test
     void outOfRangeValueIsNamedWithWhatIsAllowed() throws IOException
     {
-        final Path file = write("weft { member.id = 0, group.members = [ { id = 0, host = \"127.0.0.1\", " +
-            "sst-port = 70000, control-port = 7001 } ] }");
-        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
+        final WeftConfigException ex = refused("weft { member.id = 0, group.members = [ { id = 0, " +
+            "host = \"127.0.0.1\", sst-port = 70000, control-port = 7001 } ] }");
         assertEquals("weft.group.members[].sst-port", ex.key());
         assertTrue(ex.getMessage().contains("70000") && ex.getMessage().contains("1..65535"), ex.getMessage());
     }
@@ -139,8 +135,7 @@ class ConfigLoaderTest
     /** A member's file with {@code setting} is refused, the error naming {@code key} and containing {@code allowed}. */
     private void assertRefused(final String setting, final String key, final String allowed) throws IOException
     {
-        final Path file = write("weft { member.id = 0, group.members = " + oneMember() + ", " + setting + " }");
-        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
+        final WeftConfigException ex = refused(oneMemberWith(setting));
         assertEquals(key, ex.key());
         assertTrue(ex.getMessage().contains(allowed), ex.getMessage());
     }
@@ -168,8 +163,7 @@ class ConfigLoaderTest
     {
         assertRefused("transport.rdma.backend = psm", "weft.transport.rdma.backend", "libfabric, verbs");
         assertRefused("transport.rdma.verbs.port = 0", "weft.transport.rdma.verbs.port", "1 .. 255");
-        final WeftConfigException device = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(
-            write("weft { member.id = 0, group.members = " + oneMember() + ", transport.rdma.verbs.device = \"a b\" }")));
+        final WeftConfigException device = refused(oneMemberWith("transport.rdma.verbs.device = \"a b\""));
         assertEquals("weft.transport.rdma.verbs.device", device.key());
         final WeftConfig ok = ConfigLoader.load(write("weft { member.id = 0, group.members = " + oneMember() +
             ", transport.rdma { backend = verbs, verbs { device = mlx5_0, port = 2, gid-index = 3 } } }"));
@@ -180,8 +174,7 @@ class ConfigLoaderTest
     @Test
     void memberIdMustBeInTheGroup() throws IOException
     {
-        final Path file = write("weft { group.members = " + oneMember() + " }");
-        final WeftConfigException ex = assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
+        final WeftConfigException ex = refused("weft { group.members = " + oneMember() + " }");
         assertEquals("weft.member.id", ex.key());
     }
 
@@ -237,6 +230,19 @@ class ConfigLoaderTest
     private static String oneMember()
     {
         return "[ { id = 0, host = \"127.0.0.1\", sst-port = 7000, control-port = 7001 } ]";
+    }
+
+    /** A one-member configuration with {@code setting} added. */
+    private static String oneMemberWith(final String setting)
+    {
+        return "weft { member.id = 0, group.members = " + oneMember() + ", " + setting + " }";
+    }
+
+    /** The loader's refusal of a file holding {@code text}. */
+    private WeftConfigException refused(final String text) throws IOException
+    {
+        final Path file = write(text);
+        return assertThrows(WeftConfigException.class, () -> ConfigLoader.load(file));
     }
 
     private Path write(final String text) throws IOException

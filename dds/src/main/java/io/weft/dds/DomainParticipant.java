@@ -181,7 +181,7 @@ public final class DomainParticipant implements AutoCloseable
         {
             state = states.remove(name);
         }
-        unregister(group(), metered.remove(name)); // a topic created again under the name starts from zero
+        unregister(metered.remove(name)); // a topic created again under the name starts from zero
         if (state == null)
         {
             return;
@@ -515,7 +515,7 @@ public final class DomainParticipant implements AutoCloseable
         if (g != null)
         {
             g.close();
-            metered.keySet().forEach(name -> unregister(g, metered.remove(name)));
+            metered.keySet().forEach(name -> unregister(metered.remove(name)));
         }
         synchronized (states)
         {
@@ -523,11 +523,12 @@ public final class DomainParticipant implements AutoCloseable
         }
     }
 
-    private static void unregister(final Group g, final List<Meter> meters)
+    /** A topic's meters leave the registry; none (null) when it has none, as before the participant is enabled. */
+    private void unregister(final List<Meter> meters)
     {
         if (meters != null)
         {
-            meters.forEach(g.meterRegistry()::remove);
+            meters.forEach(group().meterRegistry()::remove);
         }
     }
 

@@ -74,7 +74,8 @@ public final class MemberProcesses implements AutoCloseable
         flags.addAll(jvmArgs);
         try
         {
-            final Process p = new ProcessBuilder(MemberJvm.command(prefix, flags, main, args, false)).redirectErrorStream(true).start();
+            final Process p = new ProcessBuilder(MemberJvm.command(prefix, flags, main, args, false))
+                .redirectErrorStream(true).start();
             MemberJvm.started(p);
             processes.add(p);
             final List<String> captured = java.util.Collections.synchronizedList(new ArrayList<>());
