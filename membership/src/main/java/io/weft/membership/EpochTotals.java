@@ -11,12 +11,12 @@ import io.weft.sst.Sst;
 import java.util.List;
 
 /**
- * This member's meters over all its views, registered once: the multicast's ({@link SmcTotals}), and the table's
- * and predicate thread's counted here ({@code weft.sst.writes}, {@code weft.sst.bytes},
- * {@code weft.predicates.passes|triggers|busy}, tagged with the member id). Every view has a table and a predicate
- * thread of its own, whose counts start at zero. When a view's epoch closes, its final counts join the sums of the
- * closed views, so a meter never goes back and keeps one series for the member's whole life (per-view meters reset at
- * every view change and named a new series per view).
+ * This member's meters over all its views, registered once: the multicast's ({@link SmcTotals}), the views'
+ * ({@link MembershipMeters}), and the table's and predicate thread's counted here ({@code weft.sst.writes},
+ * {@code weft.sst.bytes}, {@code weft.predicates.passes|triggers|busy}, tagged with the member id). Every view has a
+ * table and a predicate thread of its own, whose counts start at zero. When a view's epoch closes, its final counts
+ * join the sums of the closed views, so a meter never goes back and keeps one series for the member's whole life
+ * (per-view meters reset at every view change and named a new series per view).
  */
 final class EpochTotals
 {
@@ -52,6 +52,7 @@ final class EpochTotals
     private final MeterRegistry registry;
     private final List<Meter> meters;
     private final SmcTotals smc;
+    private final MembershipMeters membership;
     // replaced whole (never changed in place): a reader sees a view's counts either live or folded, never both
     private volatile Counts counts = new Counts(new long[COUNTS.length], null, null);
 
@@ -60,6 +61,7 @@ final class EpochTotals
         final Tags tags = Tags.of("member", String.valueOf(memberId));
         this.registry = registry;
         this.smc = new SmcTotals(registry, tags);
+        this.membership = new MembershipMeters(registry, tags);
         this.meters = List.of(
             counter(tags, "weft.sst.writes", Count.WRITES, "one-sided writes posted (one per target of each push)"),
             FunctionCounter.builder("weft.sst.bytes", this, t -> t.total(Count.BYTES)).tags(tags).baseUnit("bytes")
@@ -82,11 +84,18 @@ final class EpochTotals
         return smc;
     }
 
+    /** The views' meters. */
+    MembershipMeters membership()
+    {
+        return membership;
+    }
+
     /** The group closed: its meters leave the registry, so that a group opened again registers its own. */
     void close()
     {
         meters.forEach(registry::remove);
         smc.close();
+        membership.close();
     }
 
     /** {@code count} over every view so far, the open one included. */

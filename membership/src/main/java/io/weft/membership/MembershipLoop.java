@@ -182,8 +182,10 @@ final class MembershipLoop implements Runnable
     {
         final Claim claim = new Claim();
         carried.forEach((name, c) -> carry(e, name, c, claim));
+        final ViewChange last = viewChange;
         viewChange = new ViewChange(e, invoker, desk::waiting, runtime::pending);
         current.install(e); // first: a listener may use the group's subgroups in the new view; nothing is delivered yet
+        totals.membership().installed(e.view, last == null ? 0 : last.wedgedNanos());
         for (final ViewListener l : viewListeners)
         {
             try

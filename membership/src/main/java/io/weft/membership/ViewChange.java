@@ -68,6 +68,7 @@ final class ViewChange
     private ChangeList committed;
     private boolean takeoverDone;
     private boolean wedged;
+    private long wedgedNanos;
     private boolean doneSet;
 
     ViewChange(final Epoch epoch, final PassInvoker invoker, final Supplier<java.util.List<Integer>> joiners,
@@ -86,6 +87,12 @@ final class ViewChange
     boolean inProgress()
     {
         return wedged;
+    }
+
+    /** When this member wedged ({@link System#nanoTime}); 0 if it has not. */
+    long wedgedNanos()
+    {
+        return wedged ? wedgedNanos : 0;
     }
 
     boolean isLeader()
@@ -272,6 +279,7 @@ final class ViewChange
         sst.setBool(cols.wedged, true);
         sst.push(cols.wedged, sst.others());
         wedged = true;
+        wedgedNanos = System.nanoTime();
         LOG.info("member {} wedged view {}", e.idAt(me), e.view.id());
     }
 
