@@ -15,14 +15,15 @@ import java.util.function.ToDoubleFunction;
  * This member's view of the group, for operators: the view installed here and its size, the members the installed
  * views admitted, saw leave and removed as failed, and how long each view change stopped the multicast here (from
  * this member's wedge to the next view's install). Counted from the agreed views, so every member that installed the
- * same views reads the same counts. Updated on the membership thread, once per view.
+ * same views reads the same counts. Updated once per view.
  */
 final class MembershipMeters
 {
     private final MeterRegistry registry;
     private final List<Meter> meters;
     private final Timer change;
-    // written by the membership thread only; volatile for the registry's readers
+    // written by the thread that installs a view: the opening thread the first, then the membership thread (started
+    // after it); volatile for the registry's readers
     private volatile View installed;
     private volatile long joined;
     private volatile long left;

@@ -24,6 +24,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -81,6 +83,7 @@ class AvionicsDemoTest
                 awaitTrue(() -> number(js, "return window.weftDashboard.timeline.filter(e => e.failed.includes(1))" +
                     ".length") == 1, Duration.ofSeconds(10), "the page's state has no view without display 1");
                 screenshot(browser);
+                assertMembershipScrape(url);
                 final String chips = browser.findElement(By.id("members")).getText();
                 assertTrue(!chips.contains("display-1") || browser.findElement(By.id("timeline")).getText()
                     .contains("joined 1"), "the failed display is still shown as a member: " + chips);
@@ -108,6 +111,24 @@ class AvionicsDemoTest
         final HttpResponse<String> missing = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
             URI.create(url + "nothing-here")).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(404, missing.statusCode());
+    }
+
+    /** The recorder's membership meters saw the kill: a view removed a member as failed, and a timed view change. */
+    private static void assertMembershipScrape(final String url) throws Exception
+    {
+        final String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "metrics"))
+            .build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertTrue(scraped(body, "weft_membership_failed_total") >= 1, body);
+        assertTrue(scraped(body, "weft_membership_view_change_seconds_count") >= 1, body);
+        assertTrue(scraped(body, "weft_membership_view") >= 1, body);
+    }
+
+    /** The value of the one series of {@code name} in a Prometheus scrape. */
+    private static double scraped(final String body, final String name)
+    {
+        final Matcher m = Pattern.compile("^" + name + "\\{[^}]*} (\\S+)$", Pattern.MULTILINE).matcher(body);
+        assertTrue(m.find(), name + " missing from the scrape");
+        return Double.parseDouble(m.group(1));
     }
 
     private static void screenshot(final ChromeDriver browser) throws Exception
