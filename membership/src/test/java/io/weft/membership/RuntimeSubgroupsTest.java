@@ -221,8 +221,8 @@ class RuntimeSubgroupsTest
         told.put(me, new CopyOnWriteArrayList<>());
         orders.put(me, new CopyOnWriteArrayList<>());
         registries.put(me, new SimpleMeterRegistry());
-        return Group.builder(config).meterRegistry(registries.get(me)).onSubgroupRemoved(name -> told.get(me).add("-" + name)).onSubgroupAdded(
-            (sg, properties) ->
+        return Group.builder(config).meterRegistry(registries.get(me))
+            .onSubgroupRemoved(name -> told.get(me).add("-" + name)).onSubgroupAdded((sg, properties) ->
         {
             told.get(me).add(sg.name() + ":" + properties);
             return sg.name().equals("orders") ? batch ->
