@@ -515,7 +515,8 @@ public final class DomainParticipant implements AutoCloseable
         if (g != null)
         {
             g.close();
-            metered.keySet().forEach(name -> unregister(metered.remove(name)));
+            metered.values().forEach(this::unregister);
+            metered.clear();
         }
         synchronized (states)
         {

@@ -92,7 +92,7 @@ final class ViewChange
     /** When this member wedged ({@link System#nanoTime}); 0 if it has not. */
     long wedgedNanos()
     {
-        return wedged ? wedgedNanos : 0;
+        return wedgedNanos;
     }
 
     boolean isLeader()

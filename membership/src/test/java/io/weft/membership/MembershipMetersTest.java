@@ -100,9 +100,9 @@ class MembershipMetersTest
         {
             final MeterRegistry r = registries.get(m);
             final String who = "member " + m + ": ";
-            assertEquals(joined, r.get("weft.membership.joined").functionCounter().count(), who + "joined");
-            assertEquals(left, r.get("weft.membership.left").functionCounter().count(), who + "left");
-            assertEquals(failed, r.get("weft.membership.failed").functionCounter().count(), who + "failed");
+            assertEquals(joined, r.get("weft.membership.joined").counter().count(), who + "joined");
+            assertEquals(left, r.get("weft.membership.left").counter().count(), who + "left");
+            assertEquals(failed, r.get("weft.membership.failed").counter().count(), who + "failed");
             assertEquals(changes, r.get("weft.membership.view.change").timer().count(), who + "view changes");
         }
     }

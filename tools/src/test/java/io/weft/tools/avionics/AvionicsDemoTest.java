@@ -100,24 +100,26 @@ class AvionicsDemoTest
 
     private static void assertPrometheusScrape(final String url) throws Exception
     {
-        final HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create(url + "metrics")).build(), HttpResponse.BodyHandlers.ofString());
+        final HttpResponse<String> metrics = get(url + "metrics");
         assertEquals(200, metrics.statusCode());
         for (final String meter : List.of("weft_dds_samples_delivered_total{", "weft_smc_batch_delivery_messages_total{",
             "weft_dds_durability_lag{", "avionics_latency_seconds{"))
         {
             assertTrue(metrics.body().contains(meter), meter + " missing from the scrape:\n" + metrics.body());
         }
-        final HttpResponse<String> missing = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-            URI.create(url + "nothing-here")).build(), HttpResponse.BodyHandlers.ofString());
-        assertEquals(404, missing.statusCode());
+        assertEquals(404, get(url + "nothing-here").statusCode());
+    }
+
+    private static HttpResponse<String> get(final String url) throws Exception
+    {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(),
+            HttpResponse.BodyHandlers.ofString());
     }
 
     /** The recorder's membership meters saw the kill: a view removed a member as failed, and a timed view change. */
     private static void assertMembershipScrape(final String url) throws Exception
     {
-        final String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "metrics"))
-            .build(), HttpResponse.BodyHandlers.ofString()).body();
+        final String body = get(url + "metrics").body();
         assertTrue(scraped(body, "weft_membership_failed_total") >= 1, body);
         assertTrue(scraped(body, "weft_membership_view_change_seconds_count") >= 1, body);
         assertTrue(scraped(body, "weft_membership_view") >= 1, body);
