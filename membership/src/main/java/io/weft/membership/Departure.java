@@ -92,8 +92,10 @@ final class Departure
         {
             pause(1);
         }
+        // the deadline with stable messages still undelivered here is a timeout too
+        final boolean caughtUp = all && !announced.ifOpen(e -> !caughtUp(e));
         group.close();
-        return all && delivered;
+        return caughtUp && delivered;
     }
 
     /** Waits about {@code millis}: asleep, or running the passes on the invoker's owner. */

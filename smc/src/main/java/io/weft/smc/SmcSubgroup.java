@@ -405,10 +405,13 @@ public final class SmcSubgroup
         return sst.counter(rank, layout.received, sender);
     }
 
-    /** True when everything stable has been delivered here (unordered: always). */
+    /**
+     * True when everything stable has been delivered here (unordered, or this member outside the subgroup: always). On
+     * shm a member outside the subgroup still sees its members' counters (it maps every row), but delivers nothing.
+     */
     public boolean caughtUp()
     {
-        return !ordered || ring.isWedged() || ring.isClosed() || delivery.caughtUp();
+        return myMember < 0 || !ordered || ring.isWedged() || ring.isClosed() || delivery.caughtUp();
     }
 
     /**

@@ -27,6 +27,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class McMember
 {
+    /** Ends the RESULT line when {@link Group#finish} returned false. */
+    static final String FINISH_FAILED =
+        " (finish returned false: not every member finished, or deliveries were owed here)";
+
     record Options(long messages, Duration duration, int size, long delayNanos, Set<Integer> silent,
         Set<String> idleSubgroups, long callbackNanos, boolean report, boolean quiescence, Duration timeout,
         boolean invoker)
@@ -149,7 +153,7 @@ final class McMember
             return SstMember.EXIT_TIMEOUT;
         }
         say("member %d: RESULT %s violations=%d in %.2fs%s%n", me, violations == 0 ? "ok" : "VIOLATED", violations,
-            seconds, left ? "" : " (some members did not finish)");
+            seconds, left ? "" : FINISH_FAILED);
         return violations > 0 ? SstMember.EXIT_VIOLATION : memberFailed.get() ? SstMember.EXIT_MEMBER_FAILED : SstMember.EXIT_OK;
     }
 

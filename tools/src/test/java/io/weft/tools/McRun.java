@@ -70,6 +70,7 @@ final class McRun
                 run.outputs.add(out);
                 assertEquals(0, code, m.name() + " exited " + code + ":\n" + out);
                 assertTrue(out.contains("RESULT ok violations=0"), out);
+                assertFalse(out.contains(McMember.FINISH_FAILED), m.name() + "'s finish returned false:\n" + out);
                 final Matcher matcher = HASH.matcher(out);
                 while (matcher.find())
                 {
