@@ -5,7 +5,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /** One member of a multicast run; {@code demo} starts these, and they can be started by hand from a sample file. */
@@ -46,6 +49,10 @@ final class McMemberCommand implements Callable<Integer>
     @Option(names = "--timeout", defaultValue = "PT5M", description = "Give up after this long (default ${DEFAULT-VALUE}).")
     Duration timeout;
 
+    @Option(names = "--then", split = ",", description = "Comma-separated configuration files of further groups: " +
+        "the same run in each, one after another in this process, until one fails (tests: one JVM for many groups).")
+    List<Path> then = List.of();
+
     @Override
     public Integer call() throws Exception
     {
@@ -54,15 +61,28 @@ final class McMemberCommand implements Callable<Integer>
         {
             return Weft.refuse(problem);
         }
-        final WeftConfig c = member.load();
-        if (c.subgroups().isEmpty())
+        final List<Path> files = new ArrayList<>(List.of(member.file));
+        files.addAll(then);
+        final List<WeftConfig> configs = new ArrayList<>();
+        for (final Path file : files)
         {
-            return Weft.refuse("configuration error: weft.subgroups is empty in " + member.file +
-                "; a multicast member needs at least one subgroup");
+            final WeftConfig c = member.load(file); // every file checked before the first group opens
+            if (c.subgroups().isEmpty())
+            {
+                return Weft.refuse("configuration error: weft.subgroups is empty in " + file +
+                    "; a multicast member needs at least one subgroup");
+            }
+            configs.add(c);
         }
-        return new McMember(c, new McMember.Options(messages, duration, size, work.delayNanos(),
+        final McMember.Options options = new McMember.Options(messages, duration, size, work.delayNanos(),
             McMember.parseIds(silent),
             idleSubgroups.isBlank() ? java.util.Set.of() : java.util.Set.of(idleSubgroups.split(",")),
-            work.callbackNanos(), report, quiescence, timeout, invoker), System.out).run();
+            work.callbackNanos(), report, quiescence, timeout, invoker);
+        int code = SstMember.EXIT_OK;
+        for (int i = 0; i < configs.size() && code == SstMember.EXIT_OK; i++)
+        {
+            code = new McMember(configs.get(i), options, System.out).run();
+        }
+        return code;
     }
 }

@@ -19,6 +19,12 @@ public final class MemberOptions
     /** The configuration in {@link #file} with this member's id; a bad file stops here with a clear error. */
     public WeftConfig load()
     {
-        return ConfigLoader.load(file, Map.of("weft.member.id", id));
+        return load(file);
+    }
+
+    /** The configuration in {@code other} with this member's id: another group of the same member. */
+    public WeftConfig load(final Path other)
+    {
+        return ConfigLoader.load(other, Map.of("weft.member.id", id));
     }
 }

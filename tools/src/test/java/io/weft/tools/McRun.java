@@ -50,8 +50,42 @@ final class McRun
         return runEach(config, dir, TestGroups.write(config, dir), each);
     }
 
+    /**
+     * Runs the groups of {@code configs} one after another in the same member processes ({@code mc-member --then}):
+     * one JVM start per member for them all. Every member must end every run ok. Name each group's subgroups apart
+     * to tell their deliveries apart.
+     */
+    static McRun runInSequence(final List<WeftConfig> configs, final Path dir, final String... args) throws Exception
+    {
+        final List<String> files = configs.stream().map(c -> TestGroups.write(c, dir).toString()).toList();
+        final List<String> each = new ArrayList<>(Arrays.asList(args));
+        if (files.size() > 1)
+        {
+            each.addAll(List.of("--then", String.join(",", files.subList(1, files.size()))));
+        }
+        final String[][] all = new String[configs.getFirst().group().size()][];
+        Arrays.fill(all, each.toArray(String[]::new));
+        try
+        {
+            return runEach(configs.getFirst(), dir, Path.of(files.getFirst()), all, configs.size());
+        }
+        finally
+        {
+            for (final WeftConfig c : configs)
+            {
+                Members.deleteShmFiles(c);
+            }
+        }
+    }
+
     /** Starts member i with {@code args[i]}, waits, and requires exit code 0 from each. */
     static McRun runEach(final WeftConfig config, final Path dir, final Path file, final String[][] args) throws Exception
+    {
+        return runEach(config, dir, file, args, 1);
+    }
+
+    private static McRun runEach(final WeftConfig config, final Path dir, final Path file, final String[][] args,
+        final int runs) throws Exception
     {
         final McRun run = new McRun();
         try (Members members = new Members(config))
@@ -65,11 +99,11 @@ final class McRun
             }
             for (final MemberProcess m : members.processes())
             {
-                final int code = m.awaitExit(Duration.ofMinutes(4));
+                final int code = m.awaitExit(Duration.ofMinutes(3L + runs));
                 final String out = m.output();
                 run.outputs.add(out);
                 assertEquals(0, code, m.name() + " exited " + code + ":\n" + out);
-                assertTrue(out.contains("RESULT ok violations=0"), out);
+                assertEquals(runs, out.split("RESULT ok violations=0", -1).length - 1, out);
                 assertFalse(out.contains(McMember.FINISH_FAILED), m.name() + "'s finish returned false:\n" + out);
                 final Matcher matcher = HASH.matcher(out);
                 while (matcher.find())
