@@ -93,9 +93,9 @@ final class Departure
             pause(1);
         }
         // the deadline with stable messages still undelivered here is a timeout too
-        final boolean caughtUp = all && !announced.ifOpen(e -> !caughtUp(e));
+        final boolean stableDelivered = all && !announced.ifOpen(e -> !caughtUp(e));
         group.close();
-        return caughtUp && delivered;
+        return stableDelivered && delivered;
     }
 
     /** Waits about {@code millis}: asleep, or running the passes on the invoker's owner. */
