@@ -42,7 +42,8 @@ final class Epoch implements AutoCloseable, MembershipTable
     private boolean closed;
 
     private Epoch(final View view, final WeftConfig config, final Smc.Layout layout, final Sst sst,
-        final PredicateThread predicates, final Smc smc, final Consumer<String> onMinority, final Runnable onSuspect)
+        final PredicateThread predicates, final Smc smc, final Consumer<String> onMinority,
+        final java.util.function.LongConsumer onSuspect)
     {
         this.view = view;
         this.config = config;
@@ -80,7 +81,11 @@ final class Epoch implements AutoCloseable, MembershipTable
             final PredicateThread predicates = new PredicateThread("member-" + config.memberId() + "-v" + view.id(),
                 config.idle(), sst.doorbell(), invoker != null ? invoker.hostFor(sst.doorbell()) : sst.passHost());
             final Smc smc = Smc.start(config, layout, sst, predicates, totals.smc());
-            final Epoch epoch = new Epoch(view, config, layout, sst, predicates, smc, onMinority, onSuspect);
+            final Epoch epoch = new Epoch(view, config, layout, sst, predicates, smc, onMinority, silence ->
+            {
+                totals.membership().suspected(silence);
+                onSuspect.run();
+            });
             totals.open(sst, predicates);
             epoch.onClose = () -> totals.closed(sst);
             return epoch;

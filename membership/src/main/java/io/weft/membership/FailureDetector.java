@@ -41,7 +41,7 @@ final class FailureDetector implements AutoCloseable
     private final Column suspected;
     private final java.util.function.IntPredicate departing;
     private final java.util.function.IntPredicate abstains;
-    private final Runnable onSuspect;
+    private final java.util.function.LongConsumer onSuspect;
     private final List<Integer> memberIds;
     private final long intervalNanos;
     private final double timeoutMillis;
@@ -50,7 +50,8 @@ final class FailureDetector implements AutoCloseable
     private final Consumer<String> onMinority;
     private final PhiAccrual[] detectors;
     private final long[] lastBeat;
-    private final long[] lastChange;
+    // last sign of life per rank: written by this detector's thread, read by suspicions on the transport's threads
+    private final java.util.concurrent.atomic.AtomicLongArray lastChange;
     private final boolean[] suspectedByMe;
     private final Thread thread;
     private volatile boolean running = true;
@@ -63,7 +64,8 @@ final class FailureDetector implements AutoCloseable
     FailureDetector(final Sst sst, final Column heartbeat, final Column suspected,
         final java.util.function.IntPredicate departing, final java.util.function.IntPredicate abstains,
         final List<Integer> memberIds, final FailureConfig config,
-        final java.time.Duration startGrace, final Consumer<String> onMinority, final Runnable onSuspect)
+        final java.time.Duration startGrace, final Consumer<String> onMinority,
+        final java.util.function.LongConsumer onSuspect)
     {
         this.graceMillis = startGrace.toMillis();
         this.sst = sst;
@@ -86,7 +88,7 @@ final class FailureDetector implements AutoCloseable
         }
         this.lastBeat = new long[rows];
         java.util.Arrays.fill(lastBeat, -1);
-        this.lastChange = new long[rows];
+        this.lastChange = new java.util.concurrent.atomic.AtomicLongArray(rows);
         this.suspectedByMe = new boolean[rows];
         this.thread = Thread.ofPlatform().name("weft-fd-" + memberIds.get(sst.myRank())).daemon(true).unstarted(this::run);
         // the transport's own reports (process exit, broken connection) are suspicions too
@@ -111,7 +113,10 @@ final class FailureDetector implements AutoCloseable
     void start()
     {
         final long now = System.nanoTime();
-        java.util.Arrays.fill(lastChange, now);
+        for (int r = 0; r < lastChange.length(); r++)
+        {
+            lastChange.set(r, now);
+        }
         thread.start();
         final boolean report;
         synchronized (this)
@@ -200,19 +205,19 @@ final class FailureDetector implements AutoCloseable
             {
                 if (lastBeat[r] >= 0)
                 {
-                    detectors[r].sample(TimeUnit.NANOSECONDS.toMicros(now - lastChange[r]) / 1000.0);
+                    detectors[r].sample(TimeUnit.NANOSECONDS.toMicros(now - lastChange.get(r)) / 1000.0);
                 }
                 lastBeat[r] = seen;
-                lastChange[r] = now;
+                lastChange.set(r, now);
                 continue;
             }
             final long heard = sst.lastHeardNanos(r);
-            if (heard != Long.MIN_VALUE && heard - lastChange[r] > 0)
+            if (heard != Long.MIN_VALUE && heard - lastChange.get(r) > 0)
             {
-                lastChange[r] = heard; // its beats or data are arriving: alive, its heartbeat queued behind data
+                lastChange.set(r, heard); // its beats or data are arriving: alive, its heartbeat queued behind data
                 continue;
             }
-            final double silence = TimeUnit.NANOSECONDS.toMicros(now - lastChange[r]) / 1000.0;
+            final double silence = TimeUnit.NANOSECONDS.toMicros(now - lastChange.get(r)) / 1000.0;
             if (lastBeat[r] < 0 && silence < timeoutMillis + graceMillis)
             {
                 continue; // never heard yet: it may still be connecting to the others of a new view
@@ -246,10 +251,14 @@ final class FailureDetector implements AutoCloseable
         return suspectedByMe[rank];
     }
 
-    /** Records a suspicion once: own row, push, freeze (which tells the failure listeners), majority check. */
+    /**
+     * Records a suspicion once: own row, push, freeze (which tells the failure listeners), majority check. Tells
+     * {@code onSuspect} how long the member had been silent here (-1 before detection started).
+     */
     void suspect(final int rank, final String reason)
     {
         final int count;
+        final boolean detecting;
         synchronized (this)
         {
             if (suspectedByMe[rank] || rank == sst.myRank())
@@ -258,12 +267,14 @@ final class FailureDetector implements AutoCloseable
             }
             suspectedByMe[rank] = true;
             count = suspectedCount();
+            detecting = started;
         }
+        final long silence = detecting ? System.nanoTime() - lastChange.get(rank) : -1;
         LOG.warn("suspecting member {}: {}", memberIds.get(rank), reason);
         // before the membership thread is woken: it must not act in a minority
         final boolean becameMinority = markMinority(ViewChangeRules.lostMajority(count, voters()));
         sst.freeze(rank, reason);
-        onSuspect.run();
+        onSuspect.accept(silence);
         if (becameMinority && started())
         {
             reportMinority(count); // else start() reports it

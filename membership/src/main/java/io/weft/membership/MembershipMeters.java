@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
  * This member's view of the group, for operators: the view installed here and its size, the members the installed
  * views admitted, saw leave and removed as failed, and how long each view change stopped the multicast here (from
  * this member's wedge to the next view's install). Counted from the agreed views, so every member that installed the
- * same views reads the same counts. Updated once per view.
+ * same views reads the same counts. Updated once per view, and once per member this member suspects (how long it had
+ * heard nothing from it: the failure detection that comes before the view change).
  */
 final class MembershipMeters
 {
@@ -23,6 +24,7 @@ final class MembershipMeters
     private final Counter left;
     private final Counter failed;
     private final Timer change;
+    private final Timer silence;
     private final List<Meter> meters;
     // written by the thread that installs a view: the opening thread the first, then the membership thread (started
     // after it); volatile for the registry's readers
@@ -41,7 +43,10 @@ final class MembershipMeters
         this.change = Timer.builder("weft.membership.view.change").tags(tags)
             .description("this member's wedge to its install of the next view: how long its multicast stopped")
             .register(registry);
-        this.meters = List.of(joined, left, failed, change,
+        this.silence = Timer.builder("weft.membership.suspicion.silence").tags(tags)
+            .description("how long this member had heard nothing from a member it suspected, when it suspected it: " +
+                "the failure detection before a view change").register(registry);
+        this.meters = List.of(joined, left, failed, change, silence,
             Gauge.builder("weft.membership.view", this, m -> m.installed == null ? -1 : m.installed.id()).tags(tags)
                 .description("id of the view installed here (-1 before the first)").register(registry),
             Gauge.builder("weft.membership.members", this, m -> m.installed == null ? 0 : m.installed.members().size())
@@ -65,6 +70,18 @@ final class MembershipMeters
             change.record(System.nanoTime() - wedgedNanos, TimeUnit.NANOSECONDS);
         }
         installed = view;
+    }
+
+    /**
+     * This member suspected another that it had not heard from for {@code silenceNanos} (-1: not known). On the
+     * failure detector's thread or a transport's (the timer takes concurrent records).
+     */
+    void suspected(final long silenceNanos)
+    {
+        if (silenceNanos >= 0)
+        {
+            silence.record(silenceNanos, TimeUnit.NANOSECONDS);
+        }
     }
 
     /** The group closed: the meters leave the registry. */

@@ -61,12 +61,14 @@ class EarlyMinorityTest
                 Await.until(() -> lost.size() >= 2, () -> "member 0 to see members 1 and 2 go, saw " + lost);
                 final MembershipColumns columns = new MembershipColumns(layout, List.of());
                 final List<String> reports = new CopyOnWriteArrayList<>();
+                final List<Long> silences = new CopyOnWriteArrayList<>();
                 final FailureDetector detector = new FailureDetector(s0, columns.heartbeat, columns.suspected,
                     r -> false, r -> false, List.of(0, 1, 2), config.failure(), config.transport().connectTimeout(),
-                    reports::add, () -> { });
+                    reports::add, silences::add);
                 try
                 {
                     assertTrue(detector.suspects(1) && detector.suspects(2), "the earlier failures are suspicions");
+                    assertEquals(List.of(-1L, -1L), silences, "no silence is measured before detection starts");
                     assertEquals(List.of(), reports, "nothing is reported before the view is installed");
                     detector.start();
                     assertEquals(1, reports.size(), reports.toString());

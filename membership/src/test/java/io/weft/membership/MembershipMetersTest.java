@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The views' meters (tcp, members in one JVM): the view installed here and its size, the members the views admitted,
  * saw leave and removed as failed, and one timed view change per view after the first, the same at every member that
- * installed the same views. A joiner's first view counts nothing.
+ * installed the same views. A joiner's first view counts nothing. A member's suspicion of the one that closed
+ * abruptly is timed.
  */
 @Timeout(120)
 class MembershipMetersTest
@@ -65,6 +66,8 @@ class MembershipMetersTest
                 groups.get(2).close(); // abruptly: the others remove it as failed
                 awaitView(List.of(0, 1), 3, 2);
                 assertCounts(List.of(0, 1), 1, 1, 1, 3);
+                // the survivor that started the change suspected member 2 first, and timed how long it was silent
+                assertTrue(silences(0) + silences(1) >= 1, "no suspicion of member 2 was timed");
                 final Timer change = registries.get(0).get("weft.membership.view.change").timer();
                 assertTrue(change.totalTime(TimeUnit.NANOSECONDS) > 0, "the view changes took time");
                 assertEquals("0", change.getId().getTag("member"));
@@ -91,6 +94,11 @@ class MembershipMetersTest
                 "member " + m + "'s meters show view " + id);
             assertEquals(size, r.get("weft.membership.members").gauge().value(), "member " + m + "'s view size");
         }
+    }
+
+    private long silences(final int member)
+    {
+        return registries.get(member).get("weft.membership.suspicion.silence").timer().count();
     }
 
     private void assertCounts(final List<Integer> members, final long joined, final long left, final long failed,
