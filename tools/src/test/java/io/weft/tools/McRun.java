@@ -45,9 +45,7 @@ final class McRun
     /** Starts every member with the same extra arguments, waits, and requires exit code 0 from each. */
     static McRun run(final WeftConfig config, final Path dir, final String... args) throws Exception
     {
-        final String[][] each = new String[config.group().size()][];
-        Arrays.fill(each, args);
-        return runEach(config, dir, TestGroups.write(config, dir), each);
+        return runInSequence(List.of(config), dir, args);
     }
 
     /**
