@@ -88,7 +88,7 @@ class RdmaTransportTest
     @ValueSource(strings = {"tcp;ofi_rxm", "shm", VERBS})
     void aReaderThatSeesGuardGReadsPayloadG(final String choice) throws Exception
     {
-        sst(choice, "guarded", 5_000); // 10,000 rounds took 27-42 s per provider over soft RDMA
+        sst(choice, "guarded", 5_000); // about 10 s per libfabric provider here
     }
 
     @ParameterizedTest

@@ -353,7 +353,8 @@ public final class TcpTransport implements SstTransport
             while (running)
             {
                 handshakes.dialDue();
-                if (hosted == null || !hosted.hosting())
+                final boolean hosting = hosted != null && hosted.hosting();
+                if (!hosting)
                 {
                     selector.select(50);
                 }
@@ -365,7 +366,8 @@ public final class TcpTransport implements SstTransport
                 {
                     hosted.idle(tasks);
                 }
-                if (round() && hosted == null)
+                // passes this thread does not run (a predicate thread, an invoker, the rdma control's) must be woken
+                if (round() && !hosting)
                 {
                     doorbell.ring();
                 }
