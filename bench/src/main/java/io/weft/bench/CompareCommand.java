@@ -36,9 +36,13 @@ final class CompareCommand implements Callable<Integer>
 {
     private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
     private static final int MEMBERS = 3;
-    /** weft-shm-invoker: Weft on shm in invoker mode (each member's sending thread runs its passes); not a default. */
+    /**
+     * Not defaults: weft-shm-invoker and weft-tcp-invoker, Weft in invoker mode (each member's sending thread runs its
+     * passes); weft-rdma, Weft over the rdma transport with libfabric's {@code tcp;ofi_rxm} provider (software RDMA
+     * through loopback tcp, like weft-tcp; {@code bench --transport rdma} chooses other providers and backends).
+     */
     private static final List<String> SYSTEMS = List.of("weft-shm", "weft-tcp", "jgroups-tcp", "aeron-udp", "aeron-ipc",
-        "weft-shm-invoker");
+        "weft-shm-invoker", "weft-tcp-invoker", "weft-rdma");
 
     @picocli.CommandLine.Mixin
     SteadyOptions steady = new SteadyOptions();
@@ -50,7 +54,7 @@ final class CompareCommand implements Callable<Integer>
     String[] patterns;
 
     @Option(names = "--systems", defaultValue = "weft-shm,weft-tcp,jgroups-tcp,aeron-udp,aeron-ipc", split = ",",
-        description = "Systems to run (default: all but weft-shm-invoker, Weft on shm in invoker mode).")
+        description = "Systems to run (default: all but weft-shm-invoker, weft-tcp-invoker and weft-rdma).")
     String[] systems;
 
     @Option(names = "--rates", defaultValue = "1000,10000", split = ",",
@@ -156,6 +160,10 @@ final class CompareCommand implements Callable<Integer>
             {
                 return "--systems: unknown system " + s + ", known: " + String.join(", ", SYSTEMS);
             }
+        }
+        if (Arrays.asList(systems).contains("weft-rdma") && !io.weft.sst.rdma.RdmaTransport.libfabricInstalled())
+        {
+            return "--systems weft-rdma needs libfabric (Debian: apt-get install libfabric1), which does not load here";
         }
         for (final String p : patterns)
         {
