@@ -84,7 +84,7 @@ class PredicateWakeTest
                     fired.countDown();
                 });
                 thread.start();
-                final Thread owner = invoker ? Thread.ofPlatform().name("m0-invoker").start(() ->
+                final Thread owner = invoker ? Thread.ofPlatform().name("m0-invoker").daemon(true).start(() ->
                     passInvoker.invokeUntil(stop::get, System.nanoTime() + TimeUnit.MINUTES.toNanos(2))) : null;
                 try
                 {
