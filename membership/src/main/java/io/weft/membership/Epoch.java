@@ -23,6 +23,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+import java.util.function.Predicate;
 
 /**
  * Everything that lives for exactly one view: its table (fresh per view, named after the view so that tables of two
@@ -43,7 +45,7 @@ final class Epoch implements AutoCloseable, MembershipTable
 
     private Epoch(final View view, final WeftConfig config, final Smc.Layout layout, final Sst sst,
         final PredicateThread predicates, final Smc smc, final Consumer<String> onMinority,
-        final java.util.function.LongConsumer onSuspect)
+        final LongConsumer onSuspect)
     {
         this.view = view;
         this.config = config;
@@ -333,7 +335,7 @@ final class Epoch implements AutoCloseable, MembershipTable
      * {@code test} of this epoch, or false once it is closed: a departing member's waits read views that a view change
      * closes under them, and the table is freed on close. Under the monitor {@link #close} takes, as above.
      */
-    synchronized boolean ifOpen(final java.util.function.Predicate<Epoch> test)
+    synchronized boolean ifOpen(final Predicate<Epoch> test)
     {
         return !closed && test.test(this);
     }

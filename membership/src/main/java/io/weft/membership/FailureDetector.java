@@ -6,10 +6,16 @@ import io.weft.sst.Sst;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.IntPredicate;
+import java.util.function.LongConsumer;
 
 /**
  * Failure detection and suspicion (protocol sections 6 and 7.1-7.2), on its own thread so that neither data traffic
@@ -39,9 +45,9 @@ final class FailureDetector implements AutoCloseable
     private final Sst sst;
     private final Column heartbeat;
     private final Column suspected;
-    private final java.util.function.IntPredicate departing;
-    private final java.util.function.IntPredicate abstains;
-    private final java.util.function.LongConsumer onSuspect;
+    private final IntPredicate departing;
+    private final IntPredicate abstains;
+    private final LongConsumer onSuspect;
     private final List<Integer> memberIds;
     private final long intervalNanos;
     private final double timeoutMillis;
@@ -51,7 +57,7 @@ final class FailureDetector implements AutoCloseable
     private final PhiAccrual[] detectors;
     private final long[] lastBeat;
     // last sign of life per rank: written by this detector's thread, read by suspicions on the transport's threads
-    private final java.util.concurrent.atomic.AtomicLongArray lastChange;
+    private final AtomicLongArray lastChange;
     private final boolean[] suspectedByMe;
     private final Thread thread;
     private volatile boolean running = true;
@@ -62,10 +68,10 @@ final class FailureDetector implements AutoCloseable
     private long beat;
 
     FailureDetector(final Sst sst, final Column heartbeat, final Column suspected,
-        final java.util.function.IntPredicate departing, final java.util.function.IntPredicate abstains,
+        final IntPredicate departing, final IntPredicate abstains,
         final List<Integer> memberIds, final FailureConfig config,
-        final java.time.Duration startGrace, final Consumer<String> onMinority,
-        final java.util.function.LongConsumer onSuspect)
+        final Duration startGrace, final Consumer<String> onMinority,
+        final LongConsumer onSuspect)
     {
         this.graceMillis = startGrace.toMillis();
         this.sst = sst;
@@ -87,8 +93,8 @@ final class FailureDetector implements AutoCloseable
             detectors[r] = new PhiAccrual(interval, Math.max(1.0, interval / 2));
         }
         this.lastBeat = new long[rows];
-        java.util.Arrays.fill(lastBeat, -1);
-        this.lastChange = new java.util.concurrent.atomic.AtomicLongArray(rows);
+        Arrays.fill(lastBeat, -1);
+        this.lastChange = new AtomicLongArray(rows);
         this.suspectedByMe = new boolean[rows];
         this.thread = Thread.ofPlatform().name("weft-fd-" + memberIds.get(sst.myRank())).daemon(true).unstarted(this::run);
         // the transport's own reports (process exit, broken connection) are suspicions too
@@ -225,7 +231,7 @@ final class FailureDetector implements AutoCloseable
             final double phi = detectors[r].phi(silence);
             if (silence >= timeoutMillis && phi >= PHI_THRESHOLD)
             {
-                suspect(r, String.format(java.util.Locale.ROOT, "no heartbeat for %.0f ms (phi %.1f, mean interval %.0f ms)",
+                suspect(r, String.format(Locale.ROOT, "no heartbeat for %.0f ms (phi %.1f, mean interval %.0f ms)",
                     silence, phi, detectors[r].mean()));
             }
         }
