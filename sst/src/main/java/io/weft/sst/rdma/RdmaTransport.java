@@ -13,7 +13,6 @@ import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -34,12 +33,15 @@ import java.util.concurrent.locks.ReentrantLock;
  *     <li>Ordering (payload before guard): libfabric endpoints are opened with FI_ORDER_WAW (a provider without it is
  *     refused at set-up); an RC queue pair executes its writes in order. Either way writes from one member to one
  *     target land in the order they were posted.</li>
- *     <li>Wake-up: {@link #flush()} waits until its writes have completed (libfabric FI_DELIVERY_COMPLETE: visible
- *     at the target; verbs: the completion of the last write to each target, acknowledged by the target's NIC), then
- *     bumps a ring counter in the control table of each target it wrote to, which rings the target's doorbell. (With
- *     hardware, remote CQ data or write-with-immediate would do this without the control channel; not built.)</li>
- *     <li>Progress: a progress thread reaps completions and, for MANUAL-progress providers such as tcp;ofi_rxm and
- *     shm, is what makes peers' writes land here; it backs off to parking when idle.</li>
+ *     <li>Wake-up: a target is rung once the writes flushed to it have completed (libfabric FI_DELIVERY_COMPLETE:
+ *     visible at the target; verbs: the completion of the last write to it, acknowledged by the target's NIC): a ring
+ *     counter in the target's control table is bumped, which rings its doorbell. {@link #flush()} does not wait for
+ *     that: it rings what has completed by then and leaves the rest to the progress thread, so the flushing thread
+ *     (the predicate thread, a committer) goes on while the writes are in flight. (With hardware, remote CQ data or
+ *     write-with-immediate would wake the target without the control channel; not built.)</li>
+ *     <li>Progress: a progress thread reaps completions, rings the targets whose flushed writes completed, and, for
+ *     MANUAL-progress providers such as tcp;ofi_rxm and shm, is what makes peers' writes land here; it yields while
+ *     rings are owed, parks 20 us between polls while other writes are in flight and 200 us when idle.</li>
  * </ul>
  */
 public final class RdmaTransport implements SstTransport
@@ -47,7 +49,8 @@ public final class RdmaTransport implements SstTransport
     private static final Logger LOG = LoggerFactory.getLogger(RdmaTransport.class);
     private static final long FLUSH_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long POST_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
-    private static final long SLOW_FLUSH_MICROS = 2_000;
+    private static final long RING_SPIN_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    private static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final TransportContext context;
     private final int rows;
@@ -62,6 +65,15 @@ public final class RdmaTransport implements SstTransport
     private final long[] peerBase;
     private final boolean[] frozen;
     private final boolean[] written;
+    /** Per target, under the lock: {@link RdmaEndpoint#posted} at its last flush; a ring is owed up to there. */
+    private final long[] flushedTo;
+    /** Per target, under the lock: {@link RdmaEndpoint#completed} when it was last rung. */
+    private final long[] rungTo;
+    /** Per target, under the lock: when its owed ring last came closer (a completion), for the stall bound. */
+    private final long[] progressedAt;
+    private final boolean[] ringNow;
+    /** Under the lock: rings sent by {@link #ringCompleted}, so that the progress thread sees its waits progress. */
+    private long ringsSent;
     private final ReentrantLock fabricLock = new ReentrantLock();
     private final java.util.function.IntConsumer onWriteError = this::writeFailed;
     private final Thread progressThread;
@@ -82,6 +94,10 @@ public final class RdmaTransport implements SstTransport
         this.peerBase = new long[rows];
         this.frozen = new boolean[rows];
         this.written = new boolean[rows];
+        this.flushedTo = new long[rows];
+        this.rungTo = new long[rows];
+        this.progressedAt = new long[rows];
+        this.ringNow = new boolean[rows];
         final MemberAddress me = config.group().members().get(myRank);
         final RdmaOptions rdma = config.transport().rdma();
         try
@@ -192,7 +208,7 @@ public final class RdmaTransport implements SstTransport
                         yieldLock(); // a frozen target: heartbeats, its freeze and progress go on meanwhile
                         if (!running)
                         {
-                            return; // closed meanwhile, as in awaitSlowly
+                            return; // closed meanwhile: the endpoint is gone
                         }
                     }
                 }
@@ -211,10 +227,9 @@ public final class RdmaTransport implements SstTransport
     }
 
     /**
-     * Waits until every write posted so far to a live target is visible there, then rings the targets written to.
-     * The wait holds the lock for {@value #SLOW_FLUSH_MICROS} us at most. Past that a target has stalled (a frozen
-     * member's writes never complete), and the wait goes on without the lock ({@link #awaitSlowly}): held, it stopped
-     * the heartbeats and the freeze of the stalled member, and the live members took each other for failed.
+     * Asks for the completion of every write posted since the last flush and owes each target written to a ring
+     * once they have completed there. Rings what has completed already; the progress thread rings the rest, so a
+     * target that is slow or stalled (a frozen member's writes never complete) holds up nobody's flush.
      */
     @Override
     public void flush()
@@ -223,87 +238,78 @@ public final class RdmaTransport implements SstTransport
         try
         {
             ensureOpen();
-            final long start = System.nanoTime();
+            final long now = System.nanoTime();
+            boolean flushed = false;
             for (int t = 0; t < rows; t++)
             {
-                if (written[t] && !frozen[t])
+                if (written[t])
                 {
-                    endpoint.requestCompletion(t);
+                    written[t] = false;
+                    if (!frozen[t])
+                    {
+                        endpoint.requestCompletion(t);
+                        if (flushedTo[t] == rungTo[t])
+                        {
+                            progressedAt[t] = now; // newly owed: its stall bound starts here
+                        }
+                        flushedTo[t] = endpoint.posted(t);
+                        flushed = true;
+                    }
                 }
             }
-            int spins = 0;
-            while (pendingToLiveTarget() >= 0)
+            if (!flushed)
             {
-                endpoint.progress(onWriteError);
-                if (pendingToLiveTarget() < 0)
-                {
-                    break;
-                }
-                if (System.nanoTime() - start > TimeUnit.MICROSECONDS.toNanos(SLOW_FLUSH_MICROS))
-                {
-                    awaitSlowly(start);
-                    return;
-                }
-                if (++spins > 50)
-                {
-                    Thread.yield();
-                }
+                return;
             }
-            ring(written);
+            endpoint.progress(onWriteError);
+            ringCompleted(now);
         }
         finally
         {
             fabricLock.unlock();
         }
+        LockSupport.unpark(progressThread); // polls for the rest at once, not after its idle park
     }
 
     /**
-     * Under the lock, which it gives up while it parks: waits for the writes posted before now (later ones are their
-     * flushers' to wait for, so a busy peer cannot keep this wait going), then rings the targets written before now.
-     * A target whose writes have not completed {@code FLUSH_TIMEOUT_NANOS} after {@code start} fails.
+     * Under the lock: rings each live target whose completions have advanced past its last ring while a ring is
+     * owed to it (a prefix of the flushed writes is visible there: pushes to one target land in order). A target
+     * whose owed writes made no progress for {@code FLUSH_TIMEOUT_NANOS} fails, rather than waiting forever. Returns
+     * whether a ring is still owed.
      */
-    private void awaitSlowly(final long start)
+    private boolean ringCompleted(final long now)
     {
-        final boolean[] mine = written.clone(); // the slow path allocates: it is taken when a target has stalled
-        Arrays.fill(written, false);
-        final long[] awaited = new long[rows];
+        boolean owed = false;
+        boolean ring = false;
         for (int t = 0; t < rows; t++)
         {
-            awaited[t] = endpoint.posted(t);
-        }
-        while (true)
-        {
-            int waiting = -1;
-            for (int t = 0; t < rows && waiting < 0; t++)
+            if (frozen[t] || rungTo[t] >= flushedTo[t])
             {
-                waiting = !frozen[t] && endpoint.completed(t) < awaited[t] ? t : -1;
-            }
-            if (waiting < 0)
-            {
-                break;
-            }
-            if (System.nanoTime() - start > FLUSH_TIMEOUT_NANOS)
-            {
-                frozen[waiting] = true; // its writes stay incomplete: a failure, rather than a hang
-                context.failures().onMemberFailure(waiting, "rdma writes to it not completed within 10 s");
                 continue;
             }
-            fabricLock.unlock();
-            try
+            final long completed = endpoint.completed(t);
+            if (completed > rungTo[t])
             {
-                LockSupport.parkNanos(50_000);
+                rungTo[t] = completed;
+                progressedAt[t] = now;
+                ringNow[t] = true;
+                ring = true;
             }
-            finally
+            else if (now - progressedAt[t] > FLUSH_TIMEOUT_NANOS)
             {
-                fabricLock.lock();
+                frozen[t] = true; // its writes stay incomplete: a failure, rather than a hang
+                context.failures().onMemberFailure(t, "rdma writes to it not completed within " +
+                    TimeUnit.NANOSECONDS.toSeconds(FLUSH_TIMEOUT_NANOS) + " s");
+                continue;
             }
-            if (!running)
-            {
-                return; // closed meanwhile: the endpoint is gone, and so is the view these writes were for
-            }
-            endpoint.progress(onWriteError);
+            owed |= rungTo[t] < flushedTo[t];
         }
-        ring(mine);
+        if (ring)
+        {
+            ring(ringNow);
+            ringsSent++;
+        }
+        return owed;
     }
 
     /**
@@ -395,19 +401,6 @@ public final class RdmaTransport implements SstTransport
         }
     }
 
-    /** A live target with writes not yet complete, or -1. */
-    private int pendingToLiveTarget()
-    {
-        for (int t = 0; t < rows; t++)
-        {
-            if (!frozen[t] && endpoint.outstanding(t) > 0)
-            {
-                return t;
-            }
-        }
-        return -1;
-    }
-
     private void writeFailed(final int rank)
     {
         if (!frozen[rank])
@@ -421,7 +414,8 @@ public final class RdmaTransport implements SstTransport
     public CompletableFuture<Void> pushTracked(final int rowOffset, final int length, final int[] targets)
     {
         post(rowOffset, length, targets);
-        flush(); // delivery complete: visible at every target that did not fail
+        flush();
+        awaitRung(targets); // delivery complete: visible at every target that did not fail
         return SstTransport.appliedUnlessFrozen(targets, frozen);
     }
 
@@ -450,27 +444,82 @@ public final class RdmaTransport implements SstTransport
     private void progressLoop()
     {
         long idle = 0;
+        long owedSince = 0;
         while (running)
         {
             final int before;
+            final boolean owed;
+            final boolean rang;
             fabricLock.lock();
             try
             {
+                final long sent = ringsSent;
                 before = endpoint.outstanding();
                 endpoint.progress(onWriteError);
+                owed = running && ringCompleted(System.nanoTime());
+                rang = ringsSent != sent;
             }
-            catch (final TransportException ex)
+            catch (final TransportException | IllegalStateException ex)
             {
-                LOG.error("rdma progress failed", ex);
+                if (running)
+                {
+                    LOG.error("rdma progress failed", ex); // a ring that found the control channel closed, too
+                }
                 return;
             }
             finally
             {
                 fabricLock.unlock();
             }
-            // manual progress: peers' writes land only while this polls; poll often, park longer when idle
-            idle = before > 0 ? 0 : idle + 1;
-            LockSupport.parkNanos(idle < 100 ? 20_000 : 200_000);
+            // a flusher's target waits for its ring: poll at once for a while after the last ring, as the flusher used
+            // to; then park, and poll often while writes are in flight (manual progress: peers' writes land only while
+            // this polls)
+            owedSince = !owed ? 0 : owedSince == 0 || rang ? System.nanoTime() : owedSince;
+            idle = before > 0 || owed ? 0 : idle + 1;
+            if (owed && System.nanoTime() - owedSince < RING_SPIN_NANOS)
+            {
+                Thread.yield();
+            }
+            else
+            {
+                LockSupport.parkNanos(idle < 100 ? 20_000 : 200_000);
+            }
+        }
+    }
+
+    /**
+     * Waits, without the lock, until the rings owed to {@code targets} (null: every target) have been sent or their
+     * targets failed; at most {@code FLUSH_TIMEOUT_NANOS} for a tracked push, {@code DRAIN_NANOS} at close.
+     */
+    private void awaitRung(final int[] targets)
+    {
+        final long deadline = System.nanoTime() + (targets == null ? DRAIN_NANOS : FLUSH_TIMEOUT_NANOS);
+        while (running && System.nanoTime() - deadline < 0 && owed(targets))
+        {
+            LockSupport.unpark(progressThread);
+            LockSupport.parkNanos(50_000);
+        }
+    }
+
+    private boolean owed(final int[] targets)
+    {
+        fabricLock.lock();
+        try
+        {
+            final int n = targets == null ? rows : targets.length;
+            for (int i = 0; i < n; i++)
+            {
+                final int t = targets == null ? i : targets[i];
+                if (!frozen[t] && rungTo[t] < flushedTo[t])
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+        finally
+        {
+            fabricLock.unlock();
         }
     }
 
@@ -481,6 +530,7 @@ public final class RdmaTransport implements SstTransport
         {
             return;
         }
+        awaitRung(null); // the last flushes land and are rung, a stalled target for a bounded time only
         running = false;
         LockSupport.unpark(progressThread);
         try
