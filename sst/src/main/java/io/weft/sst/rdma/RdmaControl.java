@@ -87,9 +87,13 @@ final class RdmaControl implements AutoCloseable
             LONG.setRelease(controlTable, row + KEYS + 8L * r, endpoint.key(r));
         }
         LONG.setRelease(controlTable, row + BASE, tableBase);
-        LONG.setRelease(controlTable, row + NAME_LENGTH, (long)name.length); // last: it guards the others
         final int[] others = others();
-        control.post(0, CONTROL.rowSize(), others);
+        // the guard in a push of its own, after the push of what it guards: within one push a peer may see bytes in
+        // any order, and could read the length before the name had landed and hand fi_av_insert part of a name (a
+        // member stopped with "fi_av_insert ... failed" once in chaos over rdma)
+        control.post((int)BASE, CONTROL.rowSize() - (int)BASE, others);
+        LONG.setRelease(controlTable, row + NAME_LENGTH, (long)name.length);
+        control.post((int)NAME_LENGTH, 8, others);
         control.flush();
         // two connect timeouts: a live peer may have spent one in its control channel's open, waiting for a member
         // that died before connecting to it but after connecting to this member (which so saw it fail at once)
