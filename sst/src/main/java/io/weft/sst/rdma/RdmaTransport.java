@@ -228,8 +228,8 @@ public final class RdmaTransport implements SstTransport
 
     /**
      * Asks for the completion of every write posted since the last flush and owes each target written to a ring
-     * once they have completed there. Rings what has completed already; the progress thread rings the rest, so a
-     * target that is slow or stalled (a frozen member's writes never complete) holds up nobody's flush.
+     * once they have completed there. Rings what has completed already; the progress thread rings the rest. The
+     * flush waits for the flushes before it ({@link #awaitEarlierFlushes}), not for itself.
      */
     @Override
     public void flush()
@@ -237,6 +237,8 @@ public final class RdmaTransport implements SstTransport
         fabricLock.lock();
         try
         {
+            ensureOpen();
+            awaitEarlierFlushes();
             ensureOpen();
             final long now = System.nanoTime();
             boolean flushed = false;
@@ -269,6 +271,38 @@ public final class RdmaTransport implements SstTransport
             fabricLock.unlock();
         }
         LockSupport.unpark(progressThread); // polls for the rest at once, not after its idle park
+    }
+
+    /**
+     * Under the lock, which it gives up while it parks: waits until the writes of the flushes before this one have
+     * been rung at every live target, so that a flush overlaps the round trip of the one before it, not more. A
+     * stalled target then holds two flushes' writes at most: unbounded, they filled the provider's queue and the
+     * live members' heartbeats found no room (chaos: members of a majority took each other for failed during a
+     * partition). Spins (yielding) for up to 2 ms, then parks 50 us at a time; later flushes are their flushers' to
+     * wait for, so a busy peer cannot keep this wait going.
+     */
+    private void awaitEarlierFlushes()
+    {
+        final long start = System.nanoTime();
+        int spins = 0;
+        for (int t = 0; t < rows; t++)
+        {
+            final long mark = flushedTo[t];
+            while (running && !frozen[t] && rungTo[t] < mark)
+            {
+                endpoint.progress(onWriteError);
+                final long now = System.nanoTime();
+                ringCompleted(now);
+                if (now - start >= RING_SPIN_NANOS)
+                {
+                    parkUnlocked();
+                }
+                else if (++spins > 50)
+                {
+                    Thread.yield();
+                }
+            }
+        }
     }
 
     /**
@@ -364,6 +398,20 @@ public final class RdmaTransport implements SstTransport
         try
         {
             Thread.yield();
+        }
+        finally
+        {
+            fabricLock.lock();
+        }
+    }
+
+    /** Gives the lock up for 50 us while this thread waits for a stalled target: heartbeats and freezes go on. */
+    private void parkUnlocked()
+    {
+        fabricLock.unlock();
+        try
+        {
+            LockSupport.parkNanos(50_000);
         }
         finally
         {
