@@ -36,9 +36,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *     <li>Wake-up: a target is rung once the writes flushed to it have completed (libfabric FI_DELIVERY_COMPLETE:
  *     visible at the target; verbs: the completion of the last write to it, acknowledged by the target's NIC): a ring
  *     counter in the target's control table is bumped, which rings its doorbell. {@link #flush()} does not wait for
- *     that: it rings what has completed by then and leaves the rest to the progress thread, so the flushing thread
- *     (the predicate thread, a committer) goes on while the writes are in flight. (With hardware, remote CQ data or
- *     write-with-immediate would wake the target without the control channel; not built.)</li>
+ *     its own writes: it rings what has completed by then and leaves the rest to the progress thread, so the flushing
+ *     thread (the predicate thread, a committer) goes on while they are in flight; it waits for the flushes before
+ *     it. (With hardware, remote CQ data or write-with-immediate would wake the target without the control channel;
+ *     not built.)</li>
  *     <li>Progress: a progress thread reaps completions, rings the targets whose flushed writes completed, and, for
  *     MANUAL-progress providers such as tcp;ofi_rxm and shm, is what makes peers' writes land here; it yields while
  *     rings are owed, parks 20 us between polls while other writes are in flight and 200 us when idle.</li>
@@ -276,10 +277,10 @@ public final class RdmaTransport implements SstTransport
     /**
      * Under the lock, which it gives up while it parks: waits until the writes of the flushes before this one have
      * been rung at every live target, so that a flush overlaps the round trip of the one before it, not more. A
-     * stalled target then holds two flushes' writes at most: unbounded, they filled the provider's queue and the
-     * live members' heartbeats found no room (chaos: members of a majority took each other for failed during a
-     * partition). Spins (yielding) for up to 2 ms, then parks 50 us at a time; later flushes are their flushers' to
-     * wait for, so a busy peer cannot keep this wait going.
+     * stalled target then holds two flushes' writes at most. Unbounded, the members of a majority took each other
+     * for failed during a partition in chaos, their heartbeats stopped (probably the provider's queue full of writes
+     * to the partitioned members). Spins (yielding) for up to 2 ms, then parks 50 us at a time; later flushes are
+     * their flushers' to wait for, so a busy peer cannot keep this wait going.
      */
     private void awaitEarlierFlushes()
     {
