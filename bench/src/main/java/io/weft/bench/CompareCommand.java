@@ -6,6 +6,7 @@ import io.weft.bench.peers.JGroupsMember;
 import io.weft.bench.steady.LoopbackPorts;
 import io.weft.bench.steady.SteadyRun;
 import io.weft.config.SmcConfig;
+import io.weft.tools.RdmaChoice;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -161,9 +162,11 @@ final class CompareCommand implements Callable<Integer>
                 return "--systems: unknown system " + s + ", known: " + String.join(", ", SYSTEMS);
             }
         }
-        if (Arrays.asList(systems).contains("weft-rdma") && !io.weft.sst.rdma.RdmaTransport.libfabricInstalled())
+        final String noRdma = Arrays.asList(systems).contains("weft-rdma") ?
+            RdmaChoice.libfabricMissing("--systems weft-rdma") : null;
+        if (noRdma != null)
         {
-            return "--systems weft-rdma needs libfabric (Debian: apt-get install libfabric1), which does not load here";
+            return noRdma;
         }
         for (final String p : patterns)
         {

@@ -98,7 +98,7 @@ final class ChaosCommand implements Callable<Integer>
     public Integer call() throws Exception
     {
         final String problem = group.problem() != null ? group.problem() : rate < 1 ? "--rate must be at least 1, was "
-            + rate : group.transport() == TransportKind.RDMA ? RdmaChoice.libfabricMissing() : null;
+            + rate : group.transport() == TransportKind.RDMA ? RdmaChoice.libfabricMissing("--transport rdma") : null;
         if (problem != null)
         {
             return Weft.refuse(problem);

@@ -31,10 +31,10 @@ public final class RdmaChoice
         return new RdmaOptions(RdmaBackend.parse("--backend", backend), provider, verbs);
     }
 
-    /** Why the libfabric backend cannot run here, or null when libfabric loads. */
-    public static String libfabricMissing()
+    /** Why {@code choice} (the option that asks for rdma) cannot run here, or null when libfabric loads. */
+    public static String libfabricMissing(final String choice)
     {
         return io.weft.sst.rdma.RdmaTransport.libfabricInstalled() ? null :
-            "--transport rdma needs libfabric (Debian: apt-get install libfabric1), which does not load here";
+            choice + " needs libfabric (Debian: apt-get install libfabric1), which does not load here";
     }
 }

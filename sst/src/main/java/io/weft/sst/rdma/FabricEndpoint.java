@@ -357,12 +357,6 @@ final class FabricEndpoint implements RdmaEndpoint
     }
 
     @Override
-    public int outstanding(final int target)
-    {
-        return inFlight.outstanding(target);
-    }
-
-    @Override
     public long posted(final int rank)
     {
         return inFlight.postedTo(rank);

@@ -47,9 +47,6 @@ interface RdmaEndpoint extends AutoCloseable
     /** Writes posted and not known complete. */
     int outstanding();
 
-    /** Writes posted to {@code rank} and not known complete, with every write to it before them. */
-    int outstanding(int rank);
-
     /** How many writes have been posted to {@code rank}: a count that only grows. */
     long posted(int rank);
 

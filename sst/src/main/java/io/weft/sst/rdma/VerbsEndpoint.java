@@ -407,12 +407,6 @@ final class VerbsEndpoint implements RdmaEndpoint
     }
 
     @Override
-    public int outstanding(final int rank)
-    {
-        return failed[rank] ? 0 : (int)(posted[rank] - completed[rank]);
-    }
-
-    @Override
     public long posted(final int rank)
     {
         return posted[rank];
