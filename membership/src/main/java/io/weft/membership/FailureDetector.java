@@ -198,7 +198,7 @@ final class FailureDetector implements AutoCloseable
         }
         sst.setCounter(heartbeat, ++beat);
         sst.offer(heartbeat, sst.others()); // never waits behind data queued for a frozen peer: skips it
-        sst.beat(sst.others()); // tcp: a datagram beside the connection, which data queued on it cannot delay
+        sst.beat(sst.others()); // tcp, rdma: a udp datagram, which data queued for the peer cannot delay
 
         for (final int r : sst.others())
         {

@@ -67,16 +67,16 @@ public interface SstTransport extends AutoCloseable
     }
 
     /**
-     * Sends each target a sign of life that data queued for it cannot delay, where pushes can queue (tcp: a udp
-     * datagram); it shows in the target's {@link #lastHeardNanos}. Never waits. A no-op where pushes never queue.
+     * Sends each target a sign of life that data queued for it cannot delay, where pushes can queue (tcp and rdma: a
+     * udp datagram); it shows in the target's {@link #lastHeardNanos}. Never waits. A no-op where pushes never queue.
      */
     default void beat(final int[] targets)
     {
     }
 
     /**
-     * When bytes or a {@link #beat} from {@code rank} last arrived ({@link System#nanoTime()}), for transports where a heartbeat can
-     * queue behind data (tcp): arriving data proves the peer alive as well as its heartbeat would.
+     * When bytes or a {@link #beat} from {@code rank} last arrived ({@link System#nanoTime()}), for transports where a
+     * heartbeat can queue behind data (tcp, rdma): arriving data proves the peer alive as well as its heartbeat would.
      * {@link Long#MIN_VALUE} where pushes never queue.
      */
     default long lastHeardNanos(final int rank)

@@ -211,6 +211,31 @@ class SstInJvmTest
         });
     }
 
+    /**
+     * A beat alone, with no push, is a sign of life at its target and at no one else, and never writes the table. On
+     * rdma it goes over the control channel's udp socket, beside the writes. (Strangers' datagrams: TcpBadInputTest;
+     * beats on a stalled link: FailureDetectionTest.)
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "rdma", "verbs"})
+    void aBeatIsHeardByItsTargetWithoutAnyPush(final String transport) throws Exception
+    {
+        withThree(transport, (s0, s1, s2) ->
+        {
+            final long before0 = s0.lastHeardNanos(1);
+            final long before2 = s2.lastHeardNanos(1);
+            Await.until(() ->
+            {
+                s1.beat(new int[] {0});
+                return s0.lastHeardNanos(1) != before0;
+            }, "member 0 to hear member 1's beat");
+            assertTrue(s0.lastHeardNanos(1) - (System.nanoTime() - TimeUnit.SECONDS.toNanos(20)) > 0);
+            assertEquals(before2, s2.lastHeardNanos(1), "member 2 was not a target of the beat");
+            assertEquals(-1, s2.counter(1, COUNT), "a beat never writes the table");
+            assertEquals(-1, s0.counter(1, COUNT), "a beat never writes the table");
+        });
+    }
+
     @ParameterizedTest
     @EnumSource(value = TransportKind.class, names = {"SHM", "TCP"})
     void misuseIsRefused(final TransportKind kind) throws Exception

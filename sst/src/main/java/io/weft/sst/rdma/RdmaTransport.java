@@ -27,7 +27,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *     <li>Set-up and liveness go over a small tcp table on the member's sst-port ({@link RdmaControl}): after its
  *     handshake every member publishes its backend, address (libfabric endpoint name; verbs LID, GID and queue-pair
  *     numbers), table base and, per peer, the key of the row that peer writes into (every row is registered on its
- *     own); losing that connection is a member failure, like an error completion of a write to it.</li>
+ *     own); losing that connection is a member failure, like an error completion of a write to it. Its udp beats
+ *     and rings are signs of life that no rdma write queued in the provider can delay ({@link #beat}).</li>
  *     <li>Freezing a member withdraws its row's registration here, so its later writes fail at its end and land
  *     nowhere: a suspected member that still runs cannot change what the view change reads of it.</li>
  *     <li>Ordering (payload before guard): libfabric endpoints are opened with FI_ORDER_WAW (a provider without it is
@@ -488,6 +489,23 @@ public final class RdmaTransport implements SstTransport
     public Doorbell doorbell()
     {
         return control.doorbell();
+    }
+
+    /**
+     * A udp datagram per target from the control channel ({@code BeatLane}): the heartbeat column is an rdma write,
+     * which writes queued in the provider ahead of it can delay or, with the queue full, keep from being posted.
+     */
+    @Override
+    public void beat(final int[] targets)
+    {
+        control.beat(targets);
+    }
+
+    /** When the control channel last heard from {@code rank}: its beats and rings. */
+    @Override
+    public long lastHeardNanos(final int rank)
+    {
+        return control.lastHeardNanos(rank);
     }
 
     private void progressLoop()
