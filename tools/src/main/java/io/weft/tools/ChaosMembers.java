@@ -157,12 +157,55 @@ final class ChaosMembers
                 if (!p.isAlive())
                 {
                     violations.add(what + ": member " + id + " exited " + p.exitValue() + " unexpectedly");
+                    dumpThreads();
                     return false;
                 }
             }
             TimeUnit.MILLISECONDS.sleep(50);
         }
         violations.add(what + ": the view did not settle on " + new TreeSet<>(live.keySet()) + " within " + SETTLE);
+        dumpThreads();
         return false;
+    }
+
+    /**
+     * Sends SIGQUIT to every live member, whose JVM then prints a thread dump into members.out, and waits up to 10 s
+     * for the dumps to end ("JNI global refs", HotSpot's last line): what each was waiting on when the step failed.
+     */
+    private void dumpThreads() throws InterruptedException
+    {
+        final Map<Integer, Integer> from = new HashMap<>(); // process index -> its lines before the signal
+        for (final int index : live.values())
+        {
+            final Process p = processes.process(index);
+            if (p.isAlive())
+            {
+                from.put(index, processes.lines(index).size());
+                try
+                {
+                    signal("QUIT", p.pid());
+                }
+                catch (final Exception ex)
+                {
+                    out.printf("chaos: no thread dump of process %d: %s%n", p.pid(), ex);
+                }
+            }
+        }
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        for (final Map.Entry<Integer, Integer> f : from.entrySet())
+        {
+            while (System.nanoTime() < deadline && processes.process(f.getKey()).isAlive() &&
+                !dumped(f.getKey(), f.getValue()))
+            {
+                TimeUnit.MILLISECONDS.sleep(20);
+            }
+        }
+        out.printf("chaos: thread dumps of the live members %s are in members.out%n", new TreeSet<>(live.keySet()));
+    }
+
+    private boolean dumped(final int index, final int from)
+    {
+        final List<String> lines = processes.lines(index);
+        return lines.subList(from, lines.size()).stream().anyMatch(l -> l.contains("JNI global refs"));
     }
 }
