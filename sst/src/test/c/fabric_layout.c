@@ -27,6 +27,7 @@ int main(void)
     P("FI_DOMAIN_ATTR_THREADING", offsetof(struct fi_domain_attr, threading));
     P("FI_DOMAIN_ATTR_DATA_PROGRESS", offsetof(struct fi_domain_attr, data_progress));
     P("FI_DOMAIN_ATTR_MR_KEY_SIZE", offsetof(struct fi_domain_attr, mr_key_size));
+    P("FI_DOMAIN_ATTR_CQ_DATA_SIZE", offsetof(struct fi_domain_attr, cq_data_size));
     P("FI_FABRIC_ATTR_PROV_NAME", offsetof(struct fi_fabric_attr, prov_name));
     P("FI_FABRIC_ATTR_NAME", offsetof(struct fi_fabric_attr, name));
     P("FID_OPS", offsetof(struct fid, ops));
@@ -47,6 +48,7 @@ int main(void)
     P("FID_EP_CM", offsetof(struct fid_ep, cm));
     P("FI_OPS_RMA_WRITE", offsetof(struct fi_ops_rma, write));
     P("FI_OPS_RMA_WRITEMSG", offsetof(struct fi_ops_rma, writemsg));
+    P("FI_OPS_RMA_WRITEDATA", offsetof(struct fi_ops_rma, writedata));
     P("FI_OPS_CM_GETNAME", offsetof(struct fi_ops_cm, getname));
     P("FID_AV_OPS", offsetof(struct fid_av, ops));
     P("FI_OPS_AV_INSERT", offsetof(struct fi_ops_av, insert));
@@ -54,6 +56,7 @@ int main(void)
     P("FI_OPS_CQ_READ", offsetof(struct fi_ops_cq, read));
     P("FI_OPS_CQ_READERR", offsetof(struct fi_ops_cq, readerr));
     P("FI_CQ_ATTR_SIZE", sizeof(struct fi_cq_attr));
+    P("FI_CQ_ATTR_ENTRIES", offsetof(struct fi_cq_attr, size));
     P("FI_CQ_ATTR_FORMAT", offsetof(struct fi_cq_attr, format));
     P("FI_CQ_ATTR_WAIT_OBJ", offsetof(struct fi_cq_attr, wait_obj));
     P("FI_AV_ATTR_SIZE", sizeof(struct fi_av_attr));
@@ -62,12 +65,15 @@ int main(void)
     P("FI_CQ_ERR_ENTRY_ERR", offsetof(struct fi_cq_err_entry, err));
     P("FI_CQ_ERR_ENTRY_PROV_ERRNO", offsetof(struct fi_cq_err_entry, prov_errno));
     P("FI_CQ_ERR_ENTRY_OP_CONTEXT", offsetof(struct fi_cq_err_entry, op_context));
-    P("FI_CQ_ENTRY_SIZE", sizeof(struct fi_cq_entry));
+    P("FI_CQ_DATA_ENTRY_SIZE", sizeof(struct fi_cq_data_entry));
+    P("FI_CQ_DATA_ENTRY_OP_CONTEXT", offsetof(struct fi_cq_data_entry, op_context));
+    P("FI_CQ_DATA_ENTRY_FLAGS", offsetof(struct fi_cq_data_entry, flags));
     P("FI_RMA", FI_RMA);
     P("FI_WRITE", FI_WRITE);
     P("FI_REMOTE_WRITE", FI_REMOTE_WRITE);
     P("FI_TRANSMIT", FI_TRANSMIT);
     P("FI_RECV", FI_RECV);
+    P("FI_REMOTE_CQ_DATA", FI_REMOTE_CQ_DATA);
     P("FI_SELECTIVE_COMPLETION", FI_SELECTIVE_COMPLETION);
     P("FI_CONTEXT", FI_CONTEXT);
     P("FI_EP_RDM", FI_EP_RDM);
@@ -77,7 +83,7 @@ int main(void)
     P("FI_MR_ALLOCATED", FI_MR_ALLOCATED);
     P("FI_MR_PROV_KEY", FI_MR_PROV_KEY);
     P("FI_MR_ENDPOINT", FI_MR_ENDPOINT);
-    P("FI_CQ_FORMAT_CONTEXT", FI_CQ_FORMAT_CONTEXT);
+    P("FI_CQ_FORMAT_DATA", FI_CQ_FORMAT_DATA);
     P("FI_AV_TABLE", FI_AV_TABLE);
     P("FI_ENABLE", FI_ENABLE);
     P("FI_VERSION_1_17", FI_VERSION(1, 17));

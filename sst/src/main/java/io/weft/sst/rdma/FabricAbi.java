@@ -22,6 +22,7 @@ final class FabricAbi
     static final long FI_DOMAIN_ATTR_THREADING = 16;
     static final long FI_DOMAIN_ATTR_DATA_PROGRESS = 24;
     static final long FI_DOMAIN_ATTR_MR_KEY_SIZE = 40;
+    static final long FI_DOMAIN_ATTR_CQ_DATA_SIZE = 48;
     static final long FI_FABRIC_ATTR_PROV_NAME = 16;
     static final long FI_FABRIC_ATTR_NAME = 8;
     static final long FID_OPS = 16;
@@ -42,6 +43,7 @@ final class FabricAbi
     static final long FID_EP_CM = 32;
     static final long FI_OPS_RMA_WRITE = 32;
     static final long FI_OPS_RMA_WRITEMSG = 48;
+    static final long FI_OPS_RMA_WRITEDATA = 64;
     static final long FI_OPS_CM_GETNAME = 16;
     static final long FID_AV_OPS = 24;
     static final long FI_OPS_AV_INSERT = 8;
@@ -49,6 +51,7 @@ final class FabricAbi
     static final long FI_OPS_CQ_READ = 8;
     static final long FI_OPS_CQ_READERR = 24;
     static final long FI_CQ_ATTR_SIZE = 40;
+    static final long FI_CQ_ATTR_ENTRIES = 0;
     static final long FI_CQ_ATTR_FORMAT = 16;
     static final long FI_CQ_ATTR_WAIT_OBJ = 20;
     static final long FI_AV_ATTR_SIZE = 48;
@@ -57,12 +60,15 @@ final class FabricAbi
     static final long FI_CQ_ERR_ENTRY_ERR = 56;
     static final long FI_CQ_ERR_ENTRY_PROV_ERRNO = 60;
     static final long FI_CQ_ERR_ENTRY_OP_CONTEXT = 0;
-    static final long FI_CQ_ENTRY_SIZE = 8;
+    static final long FI_CQ_DATA_ENTRY_SIZE = 40;
+    static final long FI_CQ_DATA_ENTRY_OP_CONTEXT = 0;
+    static final long FI_CQ_DATA_ENTRY_FLAGS = 8;
     static final long FI_RMA = 4;
     static final long FI_WRITE = 512;
     static final long FI_REMOTE_WRITE = 8192;
     static final long FI_TRANSMIT = 2048;
     static final long FI_RECV = 1024;
+    static final long FI_REMOTE_CQ_DATA = 131072;
     static final long FI_SELECTIVE_COMPLETION = 576460752303423488L;
     static final long FI_CONTEXT = 576460752303423488L;
     static final long FI_EP_RDM = 3;
@@ -72,7 +78,7 @@ final class FabricAbi
     static final long FI_MR_ALLOCATED = 32;
     static final long FI_MR_PROV_KEY = 64;
     static final long FI_MR_ENDPOINT = 512;
-    static final long FI_CQ_FORMAT_CONTEXT = 1;
+    static final long FI_CQ_FORMAT_DATA = 3;
     static final long FI_AV_TABLE = 2;
     static final long FI_ENABLE = 6;
     static final long FI_VERSION_1_17 = 65553;

@@ -15,7 +15,10 @@ import static io.weft.sst.rdma.FabricAbi.*;
  * member needs to write its row into the others' copies. Set up with hints for RDM endpoints, FI_RMA, write-after-
  * write ordering (so a guard written after its payload is never seen first) and delivery-complete completions (so a
  * completed write is visible at the target). Both memory-registration styles work: mr_mode 0 (offsets, our key) and
- * VIRT_ADDR | PROV_KEY | LOCAL | ALLOCATED (hardware). Not thread-safe: {@link RdmaTransport} serialises calls.
+ * VIRT_ADDR | PROV_KEY | LOCAL | ALLOCATED (hardware). Where the provider carries remote CQ data (cq_data_size > 0:
+ * tcp;ofi_rxm, shm, verbs;ofi_rxm) every write is an fi_writedata, which leaves an entry in the target's completion
+ * queue once the bytes are visible there, so the target wakes itself ({@link #wakesTargets()}). Not thread-safe:
+ * {@link RdmaTransport} serialises calls.
  */
 final class FabricEndpoint implements RdmaEndpoint
 {
@@ -23,12 +26,16 @@ final class FabricEndpoint implements RdmaEndpoint
     static final int CONTEXTS = 4096;
     private static final int CONTEXT_SIZE = 32;
     private static final int CQ_BATCH = 64;
+    /** Own completions (one per context) and peers' remote CQ data: every write in flight to here, bounded likewise. */
+    private static final long CQ_ENTRIES = 4L * CONTEXTS;
 
     private final Fabric lib;
     private final Arena arena = Arena.ofShared();
     final String provider;
     final boolean virtAddr;
     final boolean manualProgress;
+    /** Whether writes carry remote CQ data: the target learns of each from its own completion queue. */
+    final boolean remoteData;
     private MemorySegment info = MemorySegment.NULL;
     private MemorySegment fabric = MemorySegment.NULL;
     private MemorySegment domain = MemorySegment.NULL;
@@ -45,6 +52,7 @@ final class FabricEndpoint implements RdmaEndpoint
     private final MemorySegment cqEntries;
     private final MemorySegment errEntry;
     private MethodHandle write;
+    private MethodHandle writeData;
     private MethodHandle cqRead;
     private MethodHandle cqReadErr;
 
@@ -63,7 +71,7 @@ final class FabricEndpoint implements RdmaEndpoint
         this.provider = provider;
         this.contexts = arena.allocate((long)CONTEXTS * CONTEXT_SIZE, 64);
         this.inFlight = new WriteContexts(CONTEXTS, rows, CONTEXTS / Math.max(1, rows - 1));
-        this.cqEntries = arena.allocate(CQ_BATCH * FI_CQ_ENTRY_SIZE, 8);
+        this.cqEntries = arena.allocate(CQ_BATCH * FI_CQ_DATA_ENTRY_SIZE, 8);
         this.errEntry = arena.allocate(FI_CQ_ERR_ENTRY_SIZE, 8);
         try
         {
@@ -73,6 +81,7 @@ final class FabricEndpoint implements RdmaEndpoint
             final int mrMode = Fabric.i32(domainAttr, FI_DOMAIN_ATTR_MR_MODE);
             this.virtAddr = (mrMode & FI_MR_VIRT_ADDR) != 0;
             this.manualProgress = Fabric.i32(domainAttr, FI_DOMAIN_ATTR_DATA_PROGRESS) == FI_PROGRESS_MANUAL;
+            this.remoteData = Fabric.u64(domainAttr, FI_DOMAIN_ATTR_CQ_DATA_SIZE) > 0;
             final boolean providerKey = (mrMode & FI_MR_PROV_KEY) != 0;
             JvmSignals.preserve(() ->
             {
@@ -191,7 +200,8 @@ final class FabricEndpoint implements RdmaEndpoint
                 .invokeExact(fabric, info, out, MemorySegment.NULL));
             domain = out.get(ValueLayout.ADDRESS, 0);
             final MemorySegment cqAttr = call.allocate(FI_CQ_ATTR_SIZE, 8);
-            Fabric.setI32(cqAttr, FI_CQ_ATTR_FORMAT, (int)FI_CQ_FORMAT_CONTEXT);
+            Fabric.setU64(cqAttr, FI_CQ_ATTR_ENTRIES, CQ_ENTRIES);
+            Fabric.setI32(cqAttr, FI_CQ_ATTR_FORMAT, (int)FI_CQ_FORMAT_DATA); // flags tell peers' writes from ours
             check("fi_cq_open", (int)Fabric.op(domain, FID_DOMAIN_OPS, FI_OPS_DOMAIN_CQ_OPEN, Fabric.OPEN4)
                 .invokeExact(domain, cqAttr, out, MemorySegment.NULL));
             cq = out.get(ValueLayout.ADDRESS, 0);
@@ -220,6 +230,7 @@ final class FabricEndpoint implements RdmaEndpoint
             }
             desc = Fabric.ptr(mrs[myRank], FID_MR_MEM_DESC);
             write = Fabric.op(ep, FID_EP_RMA, FI_OPS_RMA_WRITE, Fabric.WRITE);
+            writeData = Fabric.op(ep, FID_EP_RMA, FI_OPS_RMA_WRITEDATA, Fabric.WRITEDATA);
             cqRead = Fabric.op(cq, FID_CQ_OPS, FI_OPS_CQ_READ, Fabric.CQ_READ);
             cqReadErr = Fabric.op(cq, FID_CQ_OPS, FI_OPS_CQ_READERR, Fabric.CQ_READERR);
         }
@@ -309,9 +320,10 @@ final class FabricEndpoint implements RdmaEndpoint
     }
 
     /**
-     * One fi_write; {@code remoteAddress} is an offset, or a virtual address under FI_MR_VIRT_ADDR. No room means
-     * -FI_EAGAIN from the provider, every operation context in use, or the target holding its share of them. Every
-     * write reports its completion (FI_DELIVERY_COMPLETE: visible at the target).
+     * One fi_write, or fi_writedata where the provider carries remote CQ data; {@code remoteAddress} is an offset, or
+     * a virtual address under FI_MR_VIRT_ADDR. No room means -FI_EAGAIN from the provider, every operation context in
+     * use, or the target holding its share of them. Every write reports its completion (FI_DELIVERY_COMPLETE: visible
+     * at the target).
      */
     @Override
     public boolean write(final long localAddress, final int length, final int targetRank, final long remoteAddress,
@@ -326,7 +338,11 @@ final class FabricEndpoint implements RdmaEndpoint
         final long rc;
         try
         {
-            rc = (long)write.invokeExact(ep, localAddress, (long)length, desc, peers[targetRank], remoteAddress, remoteKey, context);
+            rc = remoteData
+                ? (long)writeData.invokeExact(ep, localAddress, (long)length, desc, 0L, peers[targetRank], remoteAddress,
+                    remoteKey, context)
+                : (long)write.invokeExact(ep, localAddress, (long)length, desc, peers[targetRank], remoteAddress,
+                    remoteKey, context);
         }
         catch (final Throwable t)
         {
@@ -379,13 +395,21 @@ final class FabricEndpoint implements RdmaEndpoint
         return inFlight.completed((int)index);
     }
 
+    @Override
+    public boolean wakesTargets()
+    {
+        return remoteData;
+    }
+
     /**
      * Drives progress (for manual-progress providers this is also what lets peers' writes land here) and reaps
-     * completions; error completions name the target that failed.
+     * completions: this member's writes by their contexts, peers' writes by their remote CQ data. Error completions
+     * name the target that failed.
      */
     @Override
-    public void progress(final IntConsumer failedTarget)
+    public boolean progress(final IntConsumer failedTarget)
     {
+        boolean landed = false;
         try
         {
             while (true)
@@ -393,9 +417,16 @@ final class FabricEndpoint implements RdmaEndpoint
                 final long n = (long)cqRead.invokeExact(cq, cqEntries, (long)CQ_BATCH);
                 if (n > 0)
                 {
-                    for (int i = 0; i < n; i++)
+                    for (long e = 0; e < n * FI_CQ_DATA_ENTRY_SIZE; e += FI_CQ_DATA_ENTRY_SIZE)
                     {
-                        completed(cqEntries.getAtIndex(ValueLayout.JAVA_LONG, i));
+                        if ((cqEntries.get(ValueLayout.JAVA_LONG, e + FI_CQ_DATA_ENTRY_FLAGS) & FI_REMOTE_CQ_DATA) != 0)
+                        {
+                            landed = true; // a peer's write, visible here
+                        }
+                        else
+                        {
+                            completed(cqEntries.get(ValueLayout.JAVA_LONG, e + FI_CQ_DATA_ENTRY_OP_CONTEXT));
+                        }
                     }
                     continue;
                 }
@@ -412,7 +443,7 @@ final class FabricEndpoint implements RdmaEndpoint
                     }
                     continue;
                 }
-                return; // -FI_EAGAIN: nothing more now
+                return landed; // -FI_EAGAIN: nothing more now
             }
         }
         catch (final Throwable t)
@@ -425,7 +456,8 @@ final class FabricEndpoint implements RdmaEndpoint
     public String describe()
     {
         return "libfabric provider " + provider + ", " + (virtAddr ? "virtual addresses" : "offsets") + ", " +
-            (manualProgress ? "manual" : "auto") + " progress";
+            (manualProgress ? "manual" : "auto") + " progress, " + (remoteData ? "targets woken by remote CQ data" :
+            "targets rung over the control channel");
     }
 
     @Override

@@ -57,8 +57,17 @@ interface RdmaEndpoint extends AutoCloseable
      */
     long completed(int rank);
 
-    /** Reaps completions (and, for manual-progress providers, lets peers' writes land); reports failed ranks. */
-    void progress(IntConsumer failedRank);
+    /**
+     * Reaps completions (and, for manual-progress providers, lets peers' writes land); reports failed ranks. Returns
+     * whether a peer's write that wakes this member landed ({@link #wakesTargets()} at the peer).
+     */
+    boolean progress(IntConsumer failedRank);
+
+    /**
+     * Whether each write tells its target that it landed, in the target's own completions (libfabric's remote CQ
+     * data), so that no ring over the control channel is needed.
+     */
+    boolean wakesTargets();
 
     /** One line for the log: interface, device or provider, addressing, progress. */
     String describe();

@@ -34,13 +34,14 @@ import java.util.concurrent.locks.ReentrantLock;
  *     <li>Ordering (payload before guard): libfabric endpoints are opened with FI_ORDER_WAW (a provider without it is
  *     refused at set-up); an RC queue pair executes its writes in order. Either way writes from one member to one
  *     target land in the order they were posted.</li>
- *     <li>Wake-up: a target is rung once the writes flushed to it have completed (libfabric FI_DELIVERY_COMPLETE:
- *     visible at the target; verbs: the completion of the last write to it, acknowledged by the target's NIC): a ring
- *     counter in the target's control table is bumped, which rings its doorbell. {@link #flush()} does not wait for
- *     its own writes: it rings what has completed by then and leaves the rest to the progress thread, so the flushing
+ *     <li>Wake-up: where the libfabric provider carries remote CQ data, each write leaves an entry in the target's
+ *     completion queue once its bytes are visible there, and the target's progress thread rings its own doorbell.
+ *     Otherwise (verbs) a target is rung once the writes flushed to it have completed (the completion of the last
+ *     write to it, acknowledged by the target's NIC): a ring counter in the target's control table is bumped, which
+ *     rings its doorbell. Either way {@link #flush()} does not wait for its own writes' completions (libfabric
+ *     FI_DELIVERY_COMPLETE: visible at the target): the progress thread counts them (and rings), so the flushing
  *     thread (the predicate thread, a committer) goes on while they are in flight; it waits for the flushes before
- *     it. (With hardware, remote CQ data or write-with-immediate would wake the target without the control channel;
- *     not built.)</li>
+ *     it.</li>
  *     <li>Progress: a progress thread reaps completions, rings the targets whose flushed writes completed, and, for
  *     MANUAL-progress providers such as tcp;ofi_rxm and shm, is what makes peers' writes land here; it yields while
  *     rings are owed, parks 20 us between polls while other writes are in flight and 200 us when idle.</li>
@@ -63,13 +64,19 @@ public final class RdmaTransport implements SstTransport
     private final MemorySegment table;
     private final RdmaEndpoint endpoint;
     private final RdmaControl control;
+    private final Doorbell doorbell;
+    /** Whether targets are rung over the control channel: writes that wake their targets themselves need no ring. */
+    private final boolean ringsTargets;
     private final long[] peerKey;
     private final long[] peerBase;
     private final boolean[] frozen;
     private final boolean[] written;
     /** Per target, under the lock: {@link RdmaEndpoint#posted} at its last flush; a ring is owed up to there. */
     private final long[] flushedTo;
-    /** Per target, under the lock: {@link RdmaEndpoint#completed} when it was last rung. */
+    /**
+     * Per target, under the lock: {@link RdmaEndpoint#completed} when it was last rung (where writes wake their
+     * targets themselves, when their completions were last counted).
+     */
     private final long[] rungTo;
     /** Per target, under the lock: when its owed ring last came closer (a completion), for the stall bound. */
     private final long[] progressedAt;
@@ -127,6 +134,8 @@ public final class RdmaTransport implements SstTransport
             arena.close();
             throw ex;
         }
+        this.doorbell = control.doorbell();
+        this.ringsTargets = !endpoint.wakesTargets();
         this.progressThread = Thread.ofPlatform().name("weft-rdma-" + me.id()).daemon(true).unstarted(this::progressLoop);
     }
 
@@ -195,7 +204,7 @@ public final class RdmaTransport implements SstTransport
                 long deadline = 0;
                 while (!frozen[t] && !endpoint.write(local, length, t, remote, peerKey[t]))
                 {
-                    endpoint.progress(onWriteError); // the provider's queue is full: let it drain
+                    progress(); // the provider's queue is full: let it drain
                     if (++tries > 100)
                     {
                         // a peer that is gone never takes the write: a failure after a bound, never a hang
@@ -265,7 +274,7 @@ public final class RdmaTransport implements SstTransport
             {
                 return;
             }
-            endpoint.progress(onWriteError);
+            progress();
             ringCompleted(now);
         }
         finally
@@ -292,7 +301,7 @@ public final class RdmaTransport implements SstTransport
             final long mark = flushedTo[t];
             while (running && !frozen[t] && rungTo[t] < mark)
             {
-                endpoint.progress(onWriteError);
+                progress();
                 final long now = System.nanoTime();
                 ringCompleted(now);
                 if (now - start >= RING_SPIN_NANOS)
@@ -305,6 +314,17 @@ public final class RdmaTransport implements SstTransport
                 }
             }
         }
+    }
+
+    /** Under the lock: reaps completions; a peer's write that wakes this member rings its doorbell. */
+    private boolean progress()
+    {
+        final boolean landed = endpoint.progress(onWriteError);
+        if (landed)
+        {
+            doorbell.ring();
+        }
+        return landed;
     }
 
     /**
@@ -328,7 +348,7 @@ public final class RdmaTransport implements SstTransport
             {
                 rungTo[t] = completed;
                 progressedAt[t] = now;
-                ringNow[t] = true;
+                ringNow[t] = ringsTargets;
                 ring = true;
             }
             else if (now - progressedAt[t] > FLUSH_TIMEOUT_NANOS)
@@ -342,7 +362,10 @@ public final class RdmaTransport implements SstTransport
         }
         if (ring)
         {
-            ring(ringNow);
+            if (ringsTargets)
+            {
+                ring(ringNow);
+            }
             ringsSent++;
         }
         return owed;
@@ -443,7 +466,7 @@ public final class RdmaTransport implements SstTransport
                     endpoint.requestCompletion(t);
                 }
             }
-            endpoint.progress(onWriteError);
+            progress();
         }
         finally
         {
@@ -488,7 +511,7 @@ public final class RdmaTransport implements SstTransport
     @Override
     public Doorbell doorbell()
     {
-        return control.doorbell();
+        return doorbell;
     }
 
     /**
@@ -515,6 +538,7 @@ public final class RdmaTransport implements SstTransport
         while (running)
         {
             final int before;
+            final boolean landed;
             final boolean owed;
             final boolean rang;
             fabricLock.lock();
@@ -522,7 +546,7 @@ public final class RdmaTransport implements SstTransport
             {
                 final long sent = ringsSent;
                 before = endpoint.outstanding();
-                endpoint.progress(onWriteError);
+                landed = progress();
                 owed = running && ringCompleted(System.nanoTime());
                 rang = ringsSent != sent;
             }
@@ -542,7 +566,7 @@ public final class RdmaTransport implements SstTransport
             // to; then park, and poll often while writes are in flight (manual progress: peers' writes land only while
             // this polls)
             owedSince = !owed ? 0 : owedSince == 0 || rang ? System.nanoTime() : owedSince;
-            idle = before > 0 || owed ? 0 : idle + 1;
+            idle = before > 0 || owed || landed ? 0 : idle + 1;
             if (owed && System.nanoTime() - owedSince < RING_SPIN_NANOS)
             {
                 Thread.yield();

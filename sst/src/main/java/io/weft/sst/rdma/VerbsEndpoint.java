@@ -429,8 +429,15 @@ final class VerbsEndpoint implements RdmaEndpoint
         }
     }
 
+    /** RC writes without immediate data: the target is rung over the control channel. */
     @Override
-    public void progress(final IntConsumer failedRank)
+    public boolean wakesTargets()
+    {
+        return false;
+    }
+
+    @Override
+    public boolean progress(final IntConsumer failedRank)
     {
         int n;
         while ((n = completions.poll(wrIds, statuses)) > 0)
@@ -467,6 +474,7 @@ final class VerbsEndpoint implements RdmaEndpoint
                 failedRank.accept(r);
             }
         }
+        return false;
     }
 
     @Override
