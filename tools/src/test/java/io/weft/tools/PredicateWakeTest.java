@@ -38,7 +38,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ({@code threading = merged}) or by an application thread in invoker mode. The park bound is an hour, so only the
  * doorbell can wake them in time. Until 2026-11-29 a merged tcp selector thread rang nobody when it hosted no passes:
  * passes in invoker mode, and every rdma member's passes (the rdma control channel is a tcp table, merged where cores
- * are scarce) slept until {@code weft.idle.max-park} (100 ms by default) after a push landed.
+ * are scarce) slept until {@code weft.idle.max-park} (100 ms by default) after a push landed. Over libfabric an rdma
+ * member is now woken by its own progress thread, which reaps the remote CQ data of a peer's write, with or without
+ * an invoker.
  */
 @Timeout(120)
 class PredicateWakeTest
@@ -54,7 +56,7 @@ class PredicateWakeTest
 
     @ParameterizedTest(name = "{0}, tcp threading {1}, invoker {2}")
     @CsvSource({"SHM, AUTO, false", "TCP, MERGED, false", "TCP, SEPARATE, false", "TCP, MERGED, true",
-        "RDMA, MERGED, false"})
+        "RDMA, MERGED, false", "RDMA, MERGED, true"})
     void idlePassesAreCheapAndAPushFromAnotherProcessWakesThem(final TransportKind kind, final TcpThreading threading,
         final boolean invoker) throws Exception
     {
