@@ -81,7 +81,10 @@ public final class RdmaTransport implements SstTransport
     /** Per target, under the lock: when its owed ring last came closer (a completion), for the stall bound. */
     private final long[] progressedAt;
     private final boolean[] ringNow;
-    /** Under the lock: rings sent by {@link #ringCompleted}, so that the progress thread sees its waits progress. */
+    /**
+     * Under the lock: how often {@link #ringCompleted} found completions advanced (and rang, where it rings), so that
+     * the progress thread sees its waits progress.
+     */
     private long ringsSent;
     private final ReentrantLock fabricLock = new ReentrantLock();
     private final java.util.function.IntConsumer onWriteError = this::writeFailed;
@@ -330,8 +333,9 @@ public final class RdmaTransport implements SstTransport
     /**
      * Under the lock: rings each live target whose completions have advanced past its last ring while a ring is
      * owed to it (a prefix of the flushed writes is visible there: pushes to one target land in order). A target
-     * whose owed writes made no progress for {@code FLUSH_TIMEOUT_NANOS} fails, rather than waiting forever. Returns
-     * whether a ring is still owed.
+     * whose owed writes made no progress for {@code FLUSH_TIMEOUT_NANOS} fails, rather than waiting forever. Where
+     * writes wake their targets themselves it only counts the completions, which the next flush waits for. Returns
+     * whether a ring (a completion) is still owed.
      */
     private boolean ringCompleted(final long now)
     {
@@ -562,9 +566,9 @@ public final class RdmaTransport implements SstTransport
             {
                 fabricLock.unlock();
             }
-            // a flusher's target waits for its ring: poll at once for a while after the last ring, as the flusher used
-            // to; then park, and poll often while writes are in flight (manual progress: peers' writes land only while
-            // this polls)
+            // the next flush waits for the completions owed (and, where targets are rung, the targets for their ring):
+            // poll at once for a while after the last one counted, as the flusher used to; then park, and poll often
+            // while writes are in flight or arrive (manual progress: peers' writes land only while this polls)
             owedSince = !owed ? 0 : owedSince == 0 || rang ? System.nanoTime() : owedSince;
             idle = before > 0 || owed || landed ? 0 : idle + 1;
             if (owed && System.nanoTime() - owedSince < RING_SPIN_NANOS)
