@@ -325,6 +325,8 @@ public final class RdmaTransport implements SstTransport
         final boolean landed = endpoint.progress(onWriteError);
         if (landed)
         {
+            // the provider placed the bytes before it queued their entry, which this thread has read; the ring (a
+            // volatile sequence, acquired by the woken thread) carries that order on to the predicate thread
             doorbell.ring();
         }
         return landed;
