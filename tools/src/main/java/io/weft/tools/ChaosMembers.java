@@ -102,13 +102,29 @@ final class ChaosMembers
     /** Waits up to 10 s for live member {@code id} to print a line holding {@code text}; a violation if it does not. */
     void awaitLine(final int id, final String text) throws InterruptedException
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (processes.lines(live.get(id)).stream().noneMatch(l -> l.contains(text)))
+        if (!printed(live.get(id), 0, text, System.nanoTime() + TimeUnit.SECONDS.toNanos(10)))
         {
-            if (System.nanoTime() > deadline)
+            violations.add("member " + id + " did not print '" + text + "' within 10 s");
+        }
+    }
+
+    /**
+     * Waits until the process of index {@code index} prints, from its line {@code from} on, a line holding
+     * {@code text}; false if it does not by {@code deadline} ({@link System#nanoTime()}) or exits first.
+     */
+    private boolean printed(final int index, final int from, final String text, final long deadline)
+        throws InterruptedException
+    {
+        while (true)
+        {
+            final List<String> lines = processes.lines(index);
+            if (lines.subList(from, lines.size()).stream().anyMatch(l -> l.contains(text)))
             {
-                violations.add("member " + id + " did not print '" + text + "' within 10 s");
-                return;
+                return true;
+            }
+            if (System.nanoTime() > deadline || !processes.process(index).isAlive())
+            {
+                return false;
             }
             TimeUnit.MILLISECONDS.sleep(10);
         }
@@ -194,18 +210,8 @@ final class ChaosMembers
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         for (final Map.Entry<Integer, Integer> f : from.entrySet())
         {
-            while (System.nanoTime() < deadline && processes.process(f.getKey()).isAlive() &&
-                !dumped(f.getKey(), f.getValue()))
-            {
-                TimeUnit.MILLISECONDS.sleep(20);
-            }
+            printed(f.getKey(), f.getValue(), "JNI global refs", deadline);
         }
         out.printf("chaos: thread dumps of the live members %s are in members.out%n", new TreeSet<>(live.keySet()));
-    }
-
-    private boolean dumped(final int index, final int from)
-    {
-        final List<String> lines = processes.lines(index);
-        return lines.subList(from, lines.size()).stream().anyMatch(l -> l.contains("JNI global refs"));
     }
 }

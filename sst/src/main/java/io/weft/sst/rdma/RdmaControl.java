@@ -17,8 +17,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The rdma transport's control channel: a small tcp table on the member's sst-port. It carries the set-up (each
  * member's backend, endpoint address, table base and per-peer row keys, then a barrier), the liveness of the members
- * (losing the connection is a member failure; its udp beats are heartbeats beside the rdma writes) and the rings that
- * wake a target once a flush's writes are visible there.
+ * (losing the connection is a member failure; its udp beats are heartbeats beside the rdma writes) and, where writes
+ * carry no remote CQ data (verbs), the rings that wake a target once a flush's writes are visible there.
  */
 final class RdmaControl implements AutoCloseable
 {

@@ -42,9 +42,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *     FI_DELIVERY_COMPLETE: visible at the target): the progress thread counts them (and rings), so the flushing
  *     thread (the predicate thread, a committer) goes on while they are in flight; it waits for the flushes before
  *     it.</li>
- *     <li>Progress: a progress thread reaps completions, rings the targets whose flushed writes completed, and, for
- *     MANUAL-progress providers such as tcp;ofi_rxm and shm, is what makes peers' writes land here; it yields while
- *     rings are owed, parks 20 us between polls while other writes are in flight and 200 us when idle.</li>
+ *     <li>Progress: a progress thread reaps completions (counting this member's, ringing targets where they are
+ *     rung, and waking this member for peers' remote CQ data) and, for MANUAL-progress providers such as
+ *     tcp;ofi_rxm and shm, is what makes peers' writes land here; it yields while completions are owed, parks 20 us
+ *     between polls while writes are in flight or arrive and 200 us when idle.</li>
  * </ul>
  */
 public final class RdmaTransport implements SstTransport
@@ -241,9 +242,10 @@ public final class RdmaTransport implements SstTransport
     }
 
     /**
-     * Asks for the completion of every write posted since the last flush and owes each target written to a ring
-     * once they have completed there. Rings what has completed already; the progress thread rings the rest. The
-     * flush waits for the flushes before it ({@link #awaitEarlierFlushes}), not for itself.
+     * Asks for the completion of every write posted since the last flush; each target written to is owed their
+     * completions (and, where targets are rung, a ring once they have completed there). Counts and rings what has
+     * completed already; the progress thread does the rest. The flush waits for the flushes before it
+     * ({@link #awaitEarlierFlushes}), not for itself.
      */
     @Override
     public void flush()
