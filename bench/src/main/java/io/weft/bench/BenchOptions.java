@@ -34,9 +34,9 @@ final class BenchOptions
         description = "shm: pushes copy into each target's file instead of zero copy (weft.transport.shm.zero-copy = false).")
     boolean shmCopy;
 
-    @Option(names = "--tcp-threading", defaultValue = "auto", converter = TcpThreadingConverter.class,
+    @Option(names = "--tcp-threading", defaultValue = "auto", converter = TransportThreadingConverter.class,
         description = "tcp: separate, merged or auto (weft.transport.tcp.threading; default ${DEFAULT-VALUE}).")
-    io.weft.config.TcpThreading tcpThreading = io.weft.config.TcpThreading.AUTO;
+    io.weft.config.TransportThreading tcpThreading = io.weft.config.TransportThreading.AUTO;
 
     @Option(names = "--invoker", description = "Invoker mode: each member's sending thread runs its predicate passes " +
         "(Group.builder().useInvoker()) instead of a predicate thread.")
@@ -64,12 +64,12 @@ final class BenchOptions
     long corruptMessage = -1;
 
     /** Spelled as in configuration files, with the error the configuration loader gives. */
-    static final class TcpThreadingConverter implements picocli.CommandLine.ITypeConverter<io.weft.config.TcpThreading>
+    static final class TransportThreadingConverter implements picocli.CommandLine.ITypeConverter<io.weft.config.TransportThreading>
     {
         @Override
-        public io.weft.config.TcpThreading convert(final String value)
+        public io.weft.config.TransportThreading convert(final String value)
         {
-            return io.weft.config.TcpThreading.parse("--tcp-threading", value);
+            return io.weft.config.TransportThreading.parse("--tcp-threading", value);
         }
     }
 

@@ -119,11 +119,12 @@ public final class ConfigLoader
             bytes(c, "weft.transport.tcp.send-buffer"),
             bytes(c, "weft.transport.tcp.socket-buffer"),
             bool(c, "weft.transport.tcp.no-delay"),
-            TcpThreading.parse("weft.transport.tcp.threading", string(c, "weft.transport.tcp.threading")));
+            TransportThreading.parse("weft.transport.tcp.threading", string(c, "weft.transport.tcp.threading")));
         b.rdma = new RdmaOptions(RdmaBackend.parse("weft.transport.rdma.backend", string(c, "weft.transport.rdma.backend")),
             string(c, "weft.transport.rdma.provider"),
             new VerbsOptions(string(c, "weft.transport.rdma.verbs.library"), string(c, "weft.transport.rdma.verbs.device"),
-                intValue(c, "weft.transport.rdma.verbs.port"), intValue(c, "weft.transport.rdma.verbs.gid-index")));
+                intValue(c, "weft.transport.rdma.verbs.port"), intValue(c, "weft.transport.rdma.verbs.gid-index")),
+            TransportThreading.parse("weft.transport.rdma.threading", string(c, "weft.transport.rdma.threading")));
         b.idle = new IdleConfig(
             IdleStrategyKind.parse("weft.idle.strategy", string(c, "weft.idle.strategy")),
             intValue(c, "weft.idle.max-spins"),

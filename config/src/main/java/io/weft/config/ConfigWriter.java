@@ -61,6 +61,7 @@ public final class ConfigWriter
                     port = %d
                     gid-index = %d
                   }
+                  threading = %s
                 }
               }
               idle {
@@ -107,6 +108,7 @@ public final class ConfigWriter
             c.transport().tcp().threading().configName(),
             c.transport().rdma().backend().configName(), c.transport().rdma().provider(), c.transport().rdma().verbs().library(),
             c.transport().rdma().verbs().device(), c.transport().rdma().verbs().port(), c.transport().rdma().verbs().gidIndex(),
+            c.transport().rdma().threading().configName(),
             c.idle().strategy().configName(), c.idle().maxSpins(), c.idle().maxYields(), c.idle().maxPark().toNanos() / 1000,
             c.idle().yieldAfterWork().configName(),
             c.failure().heartbeatInterval().toMillis(), c.failure().failureTimeout().toMillis(), subgroups,

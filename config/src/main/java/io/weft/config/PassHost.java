@@ -6,9 +6,10 @@ import java.util.function.IntSupplier;
 
 /**
  * A thread of another component that runs the predicate passes between its own work, in place of a predicate thread
- * of their own (like an Aeron agent driven by an invoker): the tcp transport's selector thread where cores are
- * scarce, so that an arriving push and the trigger it enables run on one thread without a wake-up between them. The
- * host's wait for I/O is the predicate thread's sleep, and the {@link Doorbell} a sender rings interrupts it.
+ * of their own (like an Aeron agent driven by an invoker): the tcp transport's selector thread or the rdma transport's
+ * progress thread where cores are scarce, so that an arriving push and the trigger it enables run on one thread
+ * without a wake-up between them. The host's wait for I/O is the predicate thread's sleep, and the {@link Doorbell} a
+ * sender rings interrupts it.
  */
 public interface PassHost
 {

@@ -8,7 +8,7 @@ package io.weft.config;
  * @param noDelay           disable Nagle's algorithm (pushes are latency sensitive).
  * @param threading         whether the selector thread also runs the predicates.
  */
-public record TcpOptions(int sendBufferBytes, int socketBufferBytes, boolean noDelay, TcpThreading threading)
+public record TcpOptions(int sendBufferBytes, int socketBufferBytes, boolean noDelay, TransportThreading threading)
 {
     public static final int MIN_SEND_BUFFER = 64 * 1024;
     public static final int MAX_SEND_BUFFER = 1 << 30;
@@ -21,6 +21,6 @@ public record TcpOptions(int sendBufferBytes, int socketBufferBytes, boolean noD
         WeftConfigException.check(socketBufferBytes >= 4096 && socketBufferBytes <= (64 << 20),
             "weft.transport.tcp.socket-buffer", socketBufferBytes, "must be between 4 KiB and 64 MiB");
         WeftConfigException.check(threading != null, "weft.transport.tcp.threading", null,
-            "must be one of " + ConfigNames.allowed(TcpThreading.values()));
+            "must be one of " + ConfigNames.allowed(TransportThreading.values()));
     }
 }

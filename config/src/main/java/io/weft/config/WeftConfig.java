@@ -195,7 +195,7 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
         }
 
         /** Keeps the other tcp options. */
-        public Builder tcpThreading(final TcpThreading threading)
+        public Builder tcpThreading(final TransportThreading threading)
         {
             this.tcp = new TcpOptions(tcp.sendBufferBytes(), tcp.socketBufferBytes(), tcp.noDelay(), threading);
             return this;

@@ -47,7 +47,8 @@ class ConfigLoaderTest
             .subgroups(java.util.List.of(SubgroupConfig.allMembers("all", 50, 128),
                 new SubgroupConfig("pair", java.util.List.of(1, 2), java.util.List.of(2), 8, 10240, DeliveryMode.UNORDERED)))
             .smc(new SmcConfig(true, false, true, false, true, false, false))
-            .rdma(RdmaOptions.verbs(new VerbsOptions("/opt/rdma-core/lib/libibverbs.so.1", "mlx5_1", 2, 3))).build();
+            .rdma(RdmaOptions.verbs(new VerbsOptions("/opt/rdma-core/lib/libibverbs.so.1", "mlx5_1", 2, 3))
+                .withThreading(TransportThreading.MERGED)).build();
         final Path file = Files.writeString(dir.resolve("c.conf"), ConfigWriter.render(c));
         assertEquals(c, ConfigLoader.load(file));
     }
@@ -163,6 +164,7 @@ class ConfigLoaderTest
     {
         assertRefused("transport.rdma.backend = psm", "weft.transport.rdma.backend", "libfabric, verbs");
         assertRefused("transport.rdma.verbs.port = 0", "weft.transport.rdma.verbs.port", "1 .. 255");
+        assertRefused("transport.rdma.threading = shared", "weft.transport.rdma.threading", "separate, merged, auto");
         final WeftConfigException device = refused(oneMemberWith("transport.rdma.verbs.device = \"a b\""));
         assertEquals("weft.transport.rdma.verbs.device", device.key());
         final WeftConfig ok = ConfigLoader.load(write("weft { member.id = 0, group.members = " + oneMember() +

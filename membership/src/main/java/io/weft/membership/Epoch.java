@@ -5,7 +5,7 @@ import io.weft.config.MemberAddress;
 import io.weft.config.MembershipConfig;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TcpOptions;
-import io.weft.config.TcpThreading;
+import io.weft.config.TransportThreading;
 import io.weft.config.TransportConfig;
 import io.weft.config.WeftConfig;
 import io.weft.config.WeftConfigException;
@@ -139,14 +139,18 @@ final class Epoch implements AutoCloseable, MembershipTable
             new MembershipConfig(List.of(), m.secret(), m.sendDuringViewChange(), m.joinTimeout()), base.dds());
     }
 
-    /** With an invoker, a tcp selector thread only reads: the passes run on the application's thread. */
+    /**
+     * With an invoker, a tcp selector thread only reads and an rdma progress thread only polls: the passes run on the
+     * application's thread.
+     */
     private static WeftConfig readingSelector(final WeftConfig c)
     {
         final TransportConfig t = c.transport();
         final TcpOptions tcp = new TcpOptions(t.tcp().sendBufferBytes(), t.tcp().socketBufferBytes(), t.tcp().noDelay(),
-            TcpThreading.SEPARATE);
+            TransportThreading.SEPARATE);
         return new WeftConfig(c.memberId(), c.group(), new TransportConfig(t.kind(), t.connectTimeout(), t.shm(), tcp,
-            t.rdma()), c.idle(), c.failure(), c.subgroups(), c.smc(), c.membership(), c.dds());
+            t.rdma().withThreading(TransportThreading.SEPARATE)), c.idle(), c.failure(), c.subgroups(), c.smc(),
+            c.membership(), c.dds());
     }
 
     /**

@@ -111,7 +111,7 @@ public interface SstTransport extends AutoCloseable
 
     /**
      * The thread that runs this member's predicate passes in place of a predicate thread of their own, or null for
-     * a predicate thread (tcp with {@code threading = merged}: its selector thread).
+     * a predicate thread (with {@code threading = merged}: tcp's selector thread, rdma's progress thread).
      */
     default PassHost passHost()
     {

@@ -6,7 +6,7 @@ import io.weft.config.MemberAddress;
 import io.weft.config.MembershipConfig;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TcpOptions;
-import io.weft.config.TcpThreading;
+import io.weft.config.TransportThreading;
 import io.weft.config.TransportKind;
 import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
@@ -207,7 +207,7 @@ final class ChaosCommand implements Callable<Integer>
         }
         return WeftConfig.builder().memberId(0).groupName("chaos" + Long.toHexString(System.nanoTime() & 0xffffff))
             .members(book).transport(kind).connectTimeout(Duration.ofSeconds(30))
-            .tcp(new TcpOptions(TcpOptions.MIN_SEND_BUFFER, 32 * 1024, true, TcpThreading.AUTO))
+            .tcp(new TcpOptions(TcpOptions.MIN_SEND_BUFFER, 32 * 1024, true, TransportThreading.AUTO))
             .subgroups(List.of(SubgroupConfig.allMembers("all", WINDOW, MESSAGE_SIZE)))
             .membership(new MembershipConfig(initial, "chaos-secret-" + Long.toHexString(new Random().nextLong()),
                 ViewChangeSends.WAIT, Duration.ofSeconds(60), true))

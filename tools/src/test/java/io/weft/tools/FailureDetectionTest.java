@@ -121,7 +121,7 @@ class FailureDetectionTest
     {
         final WeftConfig config = TestGroups.builder(TransportKind.TCP, 3)
             .tcp(new io.weft.config.TcpOptions(io.weft.config.TcpOptions.MIN_SEND_BUFFER, 4096, true,
-                io.weft.config.TcpThreading.AUTO))
+                io.weft.config.TransportThreading.AUTO))
             .subgroups(List.of(SubgroupConfig.allMembers("g", 400, 1024))).smc(SmcConfig.SPINDLE).build();
         try (Members members = start(config, 1024))
         {

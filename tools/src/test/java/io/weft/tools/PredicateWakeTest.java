@@ -2,7 +2,7 @@ package io.weft.tools;
 
 import io.weft.config.IdleConfig;
 import io.weft.config.IdleStrategyKind;
-import io.weft.config.TcpThreading;
+import io.weft.config.TransportThreading;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
 import io.weft.config.YieldAfterWork;
@@ -34,13 +34,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * An idle member's predicate passes, parked on its transport's doorbell, cost under 5% of a core, and a push from
- * another member process still wakes them: run by a predicate thread of their own, by the tcp selector thread
- * ({@code threading = merged}) or by an application thread in invoker mode. The park bound is an hour, so only the
- * doorbell can wake them in time. Until 2026-11-29 a merged tcp selector thread rang nobody when it hosted no passes:
- * passes in invoker mode, and every rdma member's passes (the rdma control channel is a tcp table, merged where cores
- * are scarce) slept until {@code weft.idle.max-park} (100 ms by default) after a push landed. Over libfabric an rdma
- * member is now woken by its own progress thread, which reaps the remote CQ data of a peer's write, with or without
- * an invoker.
+ * another member process still wakes them: run by a predicate thread of their own, by the tcp selector thread or the
+ * rdma progress thread ({@code threading = merged}) or by an application thread in invoker mode. The park bound is an
+ * hour, so only the doorbell (or, for the rdma progress thread, its next poll) can wake them in time. Until 2026-11-29
+ * a merged tcp selector thread rang nobody when it hosted no passes: passes in invoker mode, and every rdma member's
+ * passes (the rdma control channel is a tcp table, merged where cores are scarce) slept until
+ * {@code weft.idle.max-park} (100 ms by default) after a push landed. Over libfabric an rdma member is now woken by
+ * its own progress thread, which reaps the remote CQ data of a peer's write, or runs the passes itself.
  */
 @Timeout(120)
 class PredicateWakeTest
@@ -54,16 +54,16 @@ class PredicateWakeTest
     @TempDir
     Path dir;
 
-    @ParameterizedTest(name = "{0}, tcp threading {1}, invoker {2}")
+    @ParameterizedTest(name = "{0}, threading {1}, invoker {2}")
     @CsvSource({"SHM, AUTO, false", "TCP, MERGED, false", "TCP, SEPARATE, false", "TCP, MERGED, true",
-        "RDMA, MERGED, false", "RDMA, MERGED, true"})
-    void idlePassesAreCheapAndAPushFromAnotherProcessWakesThem(final TransportKind kind, final TcpThreading threading,
+        "RDMA, MERGED, false", "RDMA, SEPARATE, false", "RDMA, MERGED, true"})
+    void idlePassesAreCheapAndAPushFromAnotherProcessWakesThem(final TransportKind kind, final TransportThreading threading,
         final boolean invoker) throws Exception
     {
         final WeftConfig.Builder builder = TestGroups.builder(kind, 2).tcpThreading(threading);
         if (kind == TransportKind.RDMA)
         {
-            builder.rdma(RdmaTransportTest.rdma("tcp;ofi_rxm"));
+            builder.rdma(RdmaTransportTest.rdma("tcp;ofi_rxm").withThreading(threading));
         }
         final WeftConfig group = builder.build();
         final Path file = TestGroups.write(group, dir);
@@ -99,7 +99,11 @@ class PredicateWakeTest
                     final long wall0 = System.nanoTime();
                     Thread.sleep(2000);
                     final double share = (double)(mx.getThreadCpuTime(tid) - cpu0) / (System.nanoTime() - wall0);
-                    assertTrue(share < 0.05, "idle passes used " + share * 100 + "% of a core");
+                    // the rdma progress thread polls its completion queue every 200 us when idle (a peer's write
+                    // lands only while it polls): about 10% of a core here with or without the passes (measured over
+                    // one run: 228 ms separate, 254 ms merged), so hosting them may not add a spinning loop's cost
+                    final double bound = kind == TransportKind.RDMA && threading.merged() && !invoker ? 0.25 : 0.05;
+                    assertTrue(share < bound, "idle passes used " + share * 100 + "% of a core");
 
                     Files.createFile(go);
                     assertTrue(fired.await(20, TimeUnit.SECONDS), "the push did not wake the parked passes");

@@ -3,7 +3,7 @@ package io.weft.tools;
 import io.weft.config.DeliveryMode;
 import io.weft.config.SmcConfig;
 import io.weft.config.SubgroupConfig;
-import io.weft.config.TcpThreading;
+import io.weft.config.TransportThreading;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
 import io.weft.testkit.TestGroups;
@@ -30,9 +30,12 @@ class TotalOrderTest
 
     static Stream<Arguments> cases()
     {
-        // tcp both ways: the selector thread running the passes (merged) or beside a predicate thread
-        return Stream.of(Arguments.of(TransportKind.SHM, TcpThreading.AUTO),
-            Arguments.of(TransportKind.TCP, TcpThreading.MERGED), Arguments.of(TransportKind.TCP, TcpThreading.SEPARATE));
+        // tcp and rdma both ways: the selector (progress) thread running the passes (merged) or beside a predicate
+        // thread
+        return Stream.of(Arguments.of(TransportKind.SHM, TransportThreading.AUTO),
+            Arguments.of(TransportKind.TCP, TransportThreading.MERGED), Arguments.of(TransportKind.TCP, TransportThreading.SEPARATE),
+            Arguments.of(TransportKind.RDMA, TransportThreading.MERGED),
+            Arguments.of(TransportKind.RDMA, TransportThreading.SEPARATE));
     }
 
     static List<Integer> senders(final String pattern)
@@ -52,7 +55,7 @@ class TotalOrderTest
      */
     @ParameterizedTest(name = "{0} ({1})")
     @MethodSource("cases")
-    void everyMemberDeliversTheIdenticalSequenceInEverySubgroup(final TransportKind kind, final TcpThreading threading)
+    void everyMemberDeliversTheIdenticalSequenceInEverySubgroup(final TransportKind kind, final TransportThreading threading)
         throws Exception
     {
         final int perSender = 4000;
@@ -65,8 +68,13 @@ class TotalOrderTest
                     DeliveryMode.ORDERED));
             }
         }
-        final WeftConfig config = TestGroups.builder(kind, 3).tcpThreading(threading).smc(SmcConfig.SPINDLE)
-            .subgroups(subgroups).build();
+        final WeftConfig.Builder builder = TestGroups.builder(kind, 3).tcpThreading(threading).smc(SmcConfig.SPINDLE)
+            .subgroups(subgroups);
+        if (kind == TransportKind.RDMA)
+        {
+            builder.rdma(RdmaTransportTest.rdma("tcp;ofi_rxm").withThreading(threading));
+        }
+        final WeftConfig config = builder.build();
         final McRun run = McRun.run(config, dir, "--messages", String.valueOf(perSender), "--size", "10240");
         for (final SubgroupConfig sg : subgroups)
         {

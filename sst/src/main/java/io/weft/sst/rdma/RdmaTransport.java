@@ -4,6 +4,8 @@ import io.weft.config.MemberAddress;
 import io.weft.config.RdmaOptions;
 import io.weft.config.WeftConfig;
 import io.weft.config.Doorbell;
+import io.weft.config.PassHost;
+import io.weft.sst.HostedPasses;
 import io.weft.sst.Sst;
 import io.weft.sst.SstTransport;
 import io.weft.sst.TransportContext;
@@ -17,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * The table over one-sided RDMA writes, through libfabric ({@link FabricEndpoint}) or libibverbs
@@ -45,7 +48,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *     <li>Progress: a progress thread reaps completions (counting this member's, ringing targets where they are
  *     rung, and waking this member for peers' remote CQ data) and, for MANUAL-progress providers such as
  *     tcp;ofi_rxm and shm, is what makes peers' writes land here; it yields while completions are owed, parks 20 us
- *     between polls while writes are in flight or arrive and 200 us when idle.</li>
+ *     between polls while writes are in flight or arrive and 200 us when idle. With {@code threading = merged} (the
+ *     default where cores are scarce) it also runs the predicate passes between its polls ({@link HostedPasses}), so
+ *     that a peer's write it reaps and the trigger that write enables run with no wake-up of another thread between
+ *     them; its parks are then sleeps on the doorbell, which a committing sender rings.</li>
  * </ul>
  */
 public final class RdmaTransport implements SstTransport
@@ -55,6 +61,7 @@ public final class RdmaTransport implements SstTransport
     private static final long POST_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long RING_SPIN_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final BooleanSupplier NOTHING_QUEUED = () -> false;
 
     private final TransportContext context;
     private final int rows;
@@ -90,6 +97,8 @@ public final class RdmaTransport implements SstTransport
     private final ReentrantLock fabricLock = new ReentrantLock();
     private final java.util.function.IntConsumer onWriteError = this::writeFailed;
     private final Thread progressThread;
+    /** The predicate passes the progress thread runs between its polls; null unless {@code threading} is merged. */
+    private final HostedPasses hosted;
     private volatile boolean running = true;
 
     private RdmaTransport(final TransportContext context)
@@ -141,6 +150,8 @@ public final class RdmaTransport implements SstTransport
         this.doorbell = control.doorbell();
         this.ringsTargets = !endpoint.wakesTargets();
         this.progressThread = Thread.ofPlatform().name("weft-rdma-" + me.id()).daemon(true).unstarted(this::progressLoop);
+        this.hosted = rdma.threading().merged() ?
+            new HostedPasses(progressThread, doorbell, () -> LockSupport.unpark(progressThread)) : null;
     }
 
     /** Opens the endpoint, exchanges addresses over the control channel and waits until every peer is known. */
@@ -522,6 +533,12 @@ public final class RdmaTransport implements SstTransport
         return doorbell;
     }
 
+    @Override
+    public PassHost passHost()
+    {
+        return hosted;
+    }
+
     /**
      * A udp datagram per target from the control channel ({@code BeatLane}): the heartbeat column is an rdma write,
      * which writes queued in the provider ahead of it can delay or, with the queue full, keep from being posted.
@@ -570,19 +587,47 @@ public final class RdmaTransport implements SstTransport
             {
                 fabricLock.unlock();
             }
+            // hosted passes run outside the lock (they post and flush): what just landed is delivered on this thread
+            final int fired = hosted != null ? hosted.run() : 0;
             // the next flush waits for the completions owed (and, where targets are rung, the targets for their ring):
             // poll at once for a while after the last one counted, as the flusher used to; then park, and poll often
             // while writes are in flight or arrive (manual progress: peers' writes land only while this polls)
             owedSince = !owed ? 0 : owedSince == 0 || rang ? System.nanoTime() : owedSince;
-            idle = before > 0 || owed || landed ? 0 : idle + 1;
-            if (owed && System.nanoTime() - owedSince < RING_SPIN_NANOS)
+            idle = before > 0 || owed || landed || fired > 0 ? 0 : idle + 1;
+            if (fired > 0)
+            {
+                if (hosted.idle().yieldAfterWork().yields())
+                {
+                    Thread.yield();
+                }
+            }
+            else if (owed && System.nanoTime() - owedSince < RING_SPIN_NANOS)
             {
                 Thread.yield();
             }
             else
             {
-                LockSupport.parkNanos(idle < 100 ? 20_000 : 200_000);
+                pause(idle < 100 ? 20_000 : 200_000);
             }
+        }
+    }
+
+    /**
+     * The progress thread between polls: parks, or with hosted passes waits as their idle settings say, a sleep on the
+     * doorbell that a sender's ring ends at once (its commit is then posted from here).
+     */
+    private void pause(final long nanos)
+    {
+        if (hosted == null || !hosted.hosting())
+        {
+            LockSupport.parkNanos(nanos);
+            return;
+        }
+        switch (hosted.idle().strategy())
+        {
+            case BUSY_SPIN -> Thread.onSpinWait();
+            case YIELDING -> Thread.yield();
+            case BACKOFF -> hosted.sleep(NOTHING_QUEUED, Math.min(nanos, hosted.idle().maxPark().toNanos()));
         }
     }
 
@@ -595,8 +640,30 @@ public final class RdmaTransport implements SstTransport
         final long deadline = System.nanoTime() + (targets == null ? DRAIN_NANOS : FLUSH_TIMEOUT_NANOS);
         while (running && System.nanoTime() - deadline < 0 && owed(targets))
         {
-            LockSupport.unpark(progressThread);
-            LockSupport.parkNanos(50_000);
+            if (Thread.currentThread() == progressThread)
+            {
+                reap(); // a hosted pass that waits: nobody else polls for it
+                Thread.yield();
+            }
+            else
+            {
+                LockSupport.unpark(progressThread);
+                LockSupport.parkNanos(50_000);
+            }
+        }
+    }
+
+    private void reap()
+    {
+        fabricLock.lock();
+        try
+        {
+            progress();
+            ringCompleted(System.nanoTime());
+        }
+        finally
+        {
+            fabricLock.unlock();
         }
     }
 
@@ -634,7 +701,10 @@ public final class RdmaTransport implements SstTransport
         LockSupport.unpark(progressThread);
         try
         {
-            progressThread.join(5000);
+            if (Thread.currentThread() != progressThread) // closed from a hosted pass: its loop ends after the pass
+            {
+                progressThread.join(5000);
+            }
         }
         catch (final InterruptedException ex)
         {

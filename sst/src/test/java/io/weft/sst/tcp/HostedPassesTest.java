@@ -1,7 +1,7 @@
 package io.weft.sst.tcp;
 
 import io.weft.config.TcpOptions;
-import io.weft.config.TcpThreading;
+import io.weft.config.TransportThreading;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
 import io.weft.predicates.PredicateKind;
@@ -42,7 +42,7 @@ class HostedPassesTest
     @Test
     void theSelectorThreadRunsThePassesAndReadsOnWithoutThem() throws Exception
     {
-        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 2).tcpThreading(TcpThreading.MERGED).build();
+        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 2).tcpThreading(TransportThreading.MERGED).build();
         final List<Sst> tables = openTwo(config);
         try (PredicateThread p0 = hosted("m0", tables.get(0), config);
             PredicateThread p1 = hosted("m1", tables.get(1), config))
@@ -87,7 +87,7 @@ class HostedPassesTest
     @Test
     void aLongPassIsNoEvidenceAgainstThePeers() throws Exception
     {
-        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 2).tcpThreading(TcpThreading.MERGED).build();
+        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 2).tcpThreading(TransportThreading.MERGED).build();
         final long interval = config.failure().heartbeatInterval().toNanos();
         final List<Sst> tables = openTwo(config);
         try (PredicateThread p1 = hosted("m1", tables.get(1), config))
@@ -128,7 +128,7 @@ class HostedPassesTest
     void passesPushingIntoEachOthersFullBuffersKeepReading() throws Exception
     {
         final WeftConfig config = TestGroups.builder(TransportKind.TCP, 2)
-            .tcp(new TcpOptions(TcpOptions.MIN_SEND_BUFFER, 64 * 1024, true, TcpThreading.MERGED)).build();
+            .tcp(new TcpOptions(TcpOptions.MIN_SEND_BUFFER, 64 * 1024, true, TransportThreading.MERGED)).build();
         final List<Sst> tables = openTwo(config);
         final List<String> failures = new CopyOnWriteArrayList<>();
         tables.forEach(t -> t.addFailureListener((rank, reason) -> failures.add(rank + ": " + reason)));

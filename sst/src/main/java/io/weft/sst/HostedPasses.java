@@ -1,24 +1,22 @@
-package io.weft.sst.tcp;
+package io.weft.sst;
 
 import io.weft.config.Doorbell;
 import io.weft.config.IdleConfig;
-import io.weft.config.IdleStrategyKind;
 import io.weft.config.PassHost;
 
-import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.channels.Selector;
 import java.time.Duration;
-import java.util.Queue;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 
 /**
- * The predicate passes run by the tcp selector thread between its reads ({@code threading = merged}): an arriving
+ * The predicate passes run by a transport's own thread between its rounds ({@code threading = merged}): the tcp
+ * selector thread between its reads, the rdma progress thread between its polls of the completion queue. An arriving
  * push is applied and the trigger it enables runs on one thread, with no wake-up between them.
  */
-final class HostedPasses implements PassHost
+public final class HostedPasses implements PassHost
 {
     private static final VarHandle SINCE;
 
@@ -35,8 +33,8 @@ final class HostedPasses implements PassHost
     }
 
     private final Thread thread;
-    private final Selector selector;
     private final Doorbell doorbell;
+    private final Runnable wakeHost;
     /** Held by the selector thread while a pass runs: {@link #unhost} waits on it for the running pass. */
     private final ReentrantLock passing = new ReentrantLock();
     private volatile IntSupplier pass;
@@ -45,11 +43,15 @@ final class HostedPasses implements PassHost
     @SuppressWarnings("unused") // accessed through SINCE: clock at the running pass's start, 0 between passes
     private long passSince;
 
-    HostedPasses(final Thread thread, final Selector selector, final Doorbell doorbell)
+    /**
+     * Passes for {@code thread}, which sleeps on {@code doorbell} when idle; {@code wakeHost} interrupts its wait for
+     * I/O (a selector's wake-up), so that passes handed over start at once.
+     */
+    public HostedPasses(final Thread thread, final Doorbell doorbell, final Runnable wakeHost)
     {
         this.thread = thread;
-        this.selector = selector;
         this.doorbell = doorbell;
+        this.wakeHost = wakeHost;
     }
 
     @Override
@@ -63,7 +65,7 @@ final class HostedPasses implements PassHost
     {
         this.idle = idle;
         this.pass = pass;
-        selector.wakeup();
+        wakeHost.run();
     }
 
     @Override
@@ -80,18 +82,19 @@ final class HostedPasses implements PassHost
     }
 
     /** Whether the calling thread runs a pass now. */
-    boolean inPass()
+    public boolean inPass()
     {
         return passing.isHeldByCurrentThread();
     }
 
-    boolean hosting()
+    /** Whether passes are handed over (from {@link #host} to {@link #unhost}). */
+    public boolean hosting()
     {
         return pass != null;
     }
 
-    /** Selector thread: runs one pass if one is hosted; the number of triggers it fired. */
-    int run()
+    /** The host's thread: runs one pass if one is hosted; the number of triggers it fired. */
+    public int run()
     {
         if (pass == null)
         {
@@ -115,35 +118,29 @@ final class HostedPasses implements PassHost
         }
     }
 
-    /**
-     * Selector thread, after a pass found nothing to do: select at once (busy-spin), yield and select at once
-     * (yielding), or sleep in select (backoff). Backoff skips the spin and yield phases of a predicate thread: a spin
-     * here is a system call, and on two cores the spinning selector threads of three members took the cores their
-     * peers needed (one sender at 10k msgs/s, tcp: p50 277 us with the phases, 79-94 us without). The sleep re-checks
-     * the passes and the selector thread's {@code tasks} after announcing itself, so no ring is lost.
-     */
-    void idle(final Queue<Runnable> tasks) throws IOException
+    /** How the passes' owner wants an idle host to wait (spin, yield or sleep), as it was handed over. */
+    public IdleConfig idle()
     {
-        final IdleConfig idle = this.idle;
-        if (idle.strategy() != IdleStrategyKind.BACKOFF)
-        {
-            if (idle.strategy() == IdleStrategyKind.YIELDING)
-            {
-                Thread.yield();
-            }
-            selector.selectNow();
-            return;
-        }
+        return idle;
+    }
+
+    /**
+     * The host's thread, after a pass found nothing to do: announces its sleep, then runs a pass once more and asks
+     * {@code pending} whether its own work is queued, and sleeps on the doorbell for at most {@code maxNanos} only if
+     * neither found work, so no ring is lost. Returns whether it slept.
+     */
+    public boolean sleep(final BooleanSupplier pending, final long maxNanos)
+    {
         final int ticket = doorbell.prepareToSleep();
         try
         {
-            if (run() > 0 || !tasks.isEmpty())
+            if (run() > 0 || pending.getAsBoolean())
             {
-                selector.selectNow();
-                return;
+                return false;
             }
             asleep = true;
-            doorbell.sleep(ticket, idle.maxPark().toNanos());
+            doorbell.sleep(ticket, maxNanos);
+            return true;
         }
         finally
         {
@@ -153,7 +150,7 @@ final class HostedPasses implements PassHost
     }
 
     /** Whether the running pass began more than {@code nanos} before {@code now}: the selector has read nothing since. */
-    boolean passLongerThan(final long now, final long nanos)
+    public boolean passLongerThan(final long now, final long nanos)
     {
         final long since = (long)SINCE.getOpaque(this);
         return since != 0 && now - since > nanos;
