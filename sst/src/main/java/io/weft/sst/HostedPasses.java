@@ -35,7 +35,7 @@ public final class HostedPasses implements PassHost
     private final Thread thread;
     private final Doorbell doorbell;
     private final Runnable wakeHost;
-    /** Held by the selector thread while a pass runs: {@link #unhost} waits on it for the running pass. */
+    /** Held by the host's thread while a pass runs: {@link #unhost} waits on it for the running pass. */
     private final ReentrantLock passing = new ReentrantLock();
     private volatile IntSupplier pass;
     private volatile IdleConfig idle;
@@ -149,7 +149,7 @@ public final class HostedPasses implements PassHost
         }
     }
 
-    /** Whether the running pass began more than {@code nanos} before {@code now}: the selector has read nothing since. */
+    /** Whether the running pass began more than {@code nanos} before {@code now}: the host has read nothing since. */
     public boolean passLongerThan(final long now, final long nanos)
     {
         final long since = (long)SINCE.getOpaque(this);
