@@ -67,7 +67,7 @@ final class Epoch implements AutoCloseable, MembershipTable
     static Epoch open(final WeftConfig base, final View view, final EpochTotals totals, final PassInvoker invoker,
         final Consumer<String> onMinority, final Runnable onSuspect)
     {
-        final WeftConfig config = invoker == null ? configFor(base, view) : readingSelector(configFor(base, view));
+        final WeftConfig config = invoker == null ? configFor(base, view) : invokerRunsPasses(configFor(base, view));
         final Map<String, Integer> senders = new LinkedHashMap<>();
         for (final SubgroupConfig sg : config.subgroups())
         {
@@ -143,7 +143,7 @@ final class Epoch implements AutoCloseable, MembershipTable
      * With an invoker, a tcp selector thread only reads and an rdma progress thread only polls: the passes run on the
      * application's thread.
      */
-    private static WeftConfig readingSelector(final WeftConfig c)
+    private static WeftConfig invokerRunsPasses(final WeftConfig c)
     {
         final TransportConfig t = c.transport();
         final TcpOptions tcp = new TcpOptions(t.tcp().sendBufferBytes(), t.tcp().socketBufferBytes(), t.tcp().noDelay(),

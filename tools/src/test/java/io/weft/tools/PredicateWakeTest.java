@@ -101,8 +101,8 @@ class PredicateWakeTest
                     final double share = (double)(mx.getThreadCpuTime(tid) - cpu0) / (System.nanoTime() - wall0);
                     // the rdma progress thread polls its completion queue every 200 us when idle (a peer's write
                     // lands only while it polls): about 10% of a core here with or without the passes (measured over
-                    // one run: 228 ms separate, 254 ms merged), so hosting them may not add a spinning loop's cost
-                    final double bound = kind == TransportKind.RDMA && threading.merged() && !invoker ? 0.25 : 0.05;
+                    // one run: 228 ms separate, 254 ms merged); hosting them must not make it a spinning loop (a core)
+                    final double bound = kind == TransportKind.RDMA && threading.merged() && !invoker ? 0.5 : 0.05;
                     assertTrue(share < bound, "idle passes used " + share * 100 + "% of a core");
 
                     Files.createFile(go);
