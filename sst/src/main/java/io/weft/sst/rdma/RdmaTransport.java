@@ -596,7 +596,7 @@ public final class RdmaTransport implements SstTransport
             idle = before > 0 || owed || landed || fired > 0 ? 0 : idle + 1;
             if (fired > 0)
             {
-                if (hosted.idle().yieldAfterWork().yields())
+                if (hosted.yieldsAfterWork())
                 {
                     Thread.yield();
                 }
@@ -623,12 +623,7 @@ public final class RdmaTransport implements SstTransport
             LockSupport.parkNanos(nanos);
             return;
         }
-        switch (hosted.idle().strategy())
-        {
-            case BUSY_SPIN -> Thread.onSpinWait();
-            case YIELDING -> Thread.yield();
-            case BACKOFF -> hosted.sleep(NOTHING_QUEUED, Math.min(nanos, hosted.idle().maxPark().toNanos()));
-        }
+        hosted.idle(NOTHING_QUEUED, nanos);
     }
 
     /**

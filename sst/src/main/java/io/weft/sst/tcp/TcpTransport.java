@@ -5,8 +5,6 @@ import io.weft.config.TcpOptions;
 import io.weft.config.WeftConfig;
 import io.weft.config.Doorbell;
 import io.weft.config.ParkingDoorbell;
-import io.weft.config.IdleConfig;
-import io.weft.config.IdleStrategyKind;
 import io.weft.config.PassHost;
 import io.weft.sst.HostedPasses;
 import io.weft.sst.Sst;
@@ -391,25 +389,10 @@ public final class TcpTransport implements SstTransport
         }
     }
 
-    /**
-     * After a hosted pass found nothing to do: select at once (busy-spin), yield and select at once (yielding), or
-     * sleep in select (backoff). Backoff skips the spin and yield phases of a predicate thread: a spin here is a system
-     * call, and on two cores the spinning selector threads of three members took the cores their peers needed (one
-     * sender at 10k msgs/s, tcp: p50 277 us with the phases, 79-94 us without). The sleep re-checks the passes and
-     * the task queue after announcing itself, so no ring is lost.
-     */
+    /** After a hosted pass found nothing to do: waits as the passes' idle settings say, asleep in select. */
     private void idle() throws IOException
     {
-        final IdleConfig idle = hosted.idle();
-        if (idle.strategy() != IdleStrategyKind.BACKOFF)
-        {
-            if (idle.strategy() == IdleStrategyKind.YIELDING)
-            {
-                Thread.yield();
-            }
-            selector.selectNow();
-        }
-        else if (!hosted.sleep(tasksQueued, idle.maxPark().toNanos()))
+        if (!hosted.idle(tasksQueued, Long.MAX_VALUE))
         {
             selector.selectNow();
         }
