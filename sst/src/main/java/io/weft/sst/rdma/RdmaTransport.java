@@ -5,7 +5,6 @@ import io.weft.config.RdmaOptions;
 import io.weft.config.WeftConfig;
 import io.weft.config.Doorbell;
 import io.weft.config.PassHost;
-import io.weft.sst.HostedPasses;
 import io.weft.sst.Sst;
 import io.weft.sst.SstTransport;
 import io.weft.sst.TransportContext;
@@ -19,7 +18,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BooleanSupplier;
 
 /**
  * The table over one-sided RDMA writes, through libfabric ({@link FabricEndpoint}) or libibverbs
@@ -45,23 +43,17 @@ import java.util.function.BooleanSupplier;
  *     FI_DELIVERY_COMPLETE: visible at the target): the progress thread counts them (and rings), so the flushing
  *     thread (the predicate thread, a committer) goes on while they are in flight; it waits for the flushes before
  *     it.</li>
- *     <li>Progress: a progress thread reaps completions (counting this member's, ringing targets where they are
- *     rung, and waking this member for peers' remote CQ data) and, for MANUAL-progress providers such as
- *     tcp;ofi_rxm and shm, is what makes peers' writes land here; it yields while completions are owed, parks 20 us
- *     between polls while writes are in flight or arrive and 200 us when idle. With {@code threading = merged} (the
- *     default where cores are scarce) it also runs the predicate passes between its polls ({@link HostedPasses}), so
- *     that a peer's write it reaps and the trigger that write enables run with no wake-up of another thread between
- *     them; its parks are then sleeps on the doorbell, which a committing sender rings.</li>
+ *     <li>Progress: a {@link ProgressThread} reaps completions (counting this member's, ringing targets where they
+ *     are rung ({@link RingLedger}), and waking this member for peers' remote CQ data) and, for MANUAL-progress
+ *     providers such as tcp;ofi_rxm and shm, is what makes peers' writes land here. With {@code threading = merged}
+ *     (the default where cores are scarce) it also runs the predicate passes between its polls.</li>
  * </ul>
  */
 public final class RdmaTransport implements SstTransport
 {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaTransport.class);
-    private static final long FLUSH_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long POST_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
-    private static final long RING_SPIN_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final BooleanSupplier NOTHING_QUEUED = () -> false;
 
     private final TransportContext context;
     private final int rows;
@@ -73,32 +65,15 @@ public final class RdmaTransport implements SstTransport
     private final RdmaEndpoint endpoint;
     private final RdmaControl control;
     private final Doorbell doorbell;
-    /** Whether targets are rung over the control channel: writes that wake their targets themselves need no ring. */
-    private final boolean ringsTargets;
     private final long[] peerKey;
     private final long[] peerBase;
     private final boolean[] frozen;
     private final boolean[] written;
-    /** Per target, under the lock: {@link RdmaEndpoint#posted} at its last flush; a ring is owed up to there. */
-    private final long[] flushedTo;
-    /**
-     * Per target, under the lock: {@link RdmaEndpoint#completed} when it was last rung (where writes wake their
-     * targets themselves, when their completions were last counted).
-     */
-    private final long[] rungTo;
-    /** Per target, under the lock: when its owed ring last came closer (a completion), for the stall bound. */
-    private final long[] progressedAt;
-    private final boolean[] ringNow;
-    /**
-     * Under the lock: how often {@link #ringCompleted} found completions advanced (and rang, where it rings), so that
-     * the progress thread sees its waits progress.
-     */
-    private long ringsSent;
+    /** Under the lock: what the flushes owe each target, and how far it has been rung. */
+    private final RingLedger ledger;
     private final ReentrantLock fabricLock = new ReentrantLock();
     private final java.util.function.IntConsumer onWriteError = this::writeFailed;
-    private final Thread progressThread;
-    /** The predicate passes the progress thread runs between its polls; null unless {@code threading} is merged. */
-    private final HostedPasses hosted;
+    private final ProgressThread progress;
     private volatile boolean running = true;
 
     private RdmaTransport(final TransportContext context)
@@ -116,10 +91,6 @@ public final class RdmaTransport implements SstTransport
         this.peerBase = new long[rows];
         this.frozen = new boolean[rows];
         this.written = new boolean[rows];
-        this.flushedTo = new long[rows];
-        this.rungTo = new long[rows];
-        this.progressedAt = new long[rows];
-        this.ringNow = new boolean[rows];
         final MemberAddress me = config.group().members().get(myRank);
         final RdmaOptions rdma = config.transport().rdma();
         try
@@ -148,10 +119,9 @@ public final class RdmaTransport implements SstTransport
             throw ex;
         }
         this.doorbell = control.doorbell();
-        this.ringsTargets = !endpoint.wakesTargets();
-        this.progressThread = Thread.ofPlatform().name("weft-rdma-" + me.id()).daemon(true).unstarted(this::progressLoop);
-        this.hosted = rdma.threading().merged() ?
-            new HostedPasses(progressThread, doorbell, () -> LockSupport.unpark(progressThread)) : null;
+        this.ledger = new RingLedger(endpoint, frozen, context.failures(), this::ring);
+        this.progress = new ProgressThread("weft-rdma-" + me.id(), this::poll,
+            rdma.threading().merged() ? doorbell : null);
     }
 
     /** Opens the endpoint, exchanges addresses over the control channel and waits until every peer is known. */
@@ -167,7 +137,7 @@ public final class RdmaTransport implements SstTransport
             t.close();
             throw ex;
         }
-        t.progressThread.start();
+        t.progress.start();
         LOG.info("rdma table of group {} open: member {} rank {}, {} rows of {} bytes, {}",
             context.config().group().name(), context.config().memberId(), t.myRank, t.rows, t.rowSize,
             t.endpoint.describe());
@@ -219,7 +189,7 @@ public final class RdmaTransport implements SstTransport
                 long deadline = 0;
                 while (!frozen[t] && !endpoint.write(local, length, t, remote, peerKey[t]))
                 {
-                    progress(); // the provider's queue is full: let it drain
+                    reapLocked(); // the provider's queue is full: let it drain
                     if (++tries > 100)
                     {
                         // a peer that is gone never takes the write: a failure after a bound, never a hang
@@ -277,11 +247,7 @@ public final class RdmaTransport implements SstTransport
                     if (!frozen[t])
                     {
                         endpoint.requestCompletion(t);
-                        if (flushedTo[t] == rungTo[t])
-                        {
-                            progressedAt[t] = now; // newly owed: its stall bound starts here
-                        }
-                        flushedTo[t] = endpoint.posted(t);
+                        ledger.flushed(t, now);
                         flushed = true;
                     }
                 }
@@ -290,14 +256,14 @@ public final class RdmaTransport implements SstTransport
             {
                 return;
             }
-            progress();
-            ringCompleted(now);
+            reapLocked();
+            ledger.advance(now);
         }
         finally
         {
             fabricLock.unlock();
         }
-        LockSupport.unpark(progressThread); // polls for the rest at once, not after its idle park
+        progress.wake(); // polls for the rest at once, not after its idle park
     }
 
     /**
@@ -314,13 +280,13 @@ public final class RdmaTransport implements SstTransport
         int spins = 0;
         for (int t = 0; t < rows; t++)
         {
-            final long mark = flushedTo[t];
-            while (running && !frozen[t] && rungTo[t] < mark)
+            final long mark = ledger.flushedTo(t);
+            while (running && ledger.owes(t, mark))
             {
-                progress();
+                reapLocked();
                 final long now = System.nanoTime();
-                ringCompleted(now);
-                if (now - start >= RING_SPIN_NANOS)
+                ledger.advance(now);
+                if (now - start >= ProgressThread.RING_SPIN_NANOS)
                 {
                     parkUnlocked();
                 }
@@ -333,7 +299,7 @@ public final class RdmaTransport implements SstTransport
     }
 
     /** Under the lock: reaps completions; a peer's write that wakes this member rings its doorbell. */
-    private boolean progress()
+    private boolean reapLocked()
     {
         final boolean landed = endpoint.progress(onWriteError);
         if (landed)
@@ -343,51 +309,6 @@ public final class RdmaTransport implements SstTransport
             doorbell.ring();
         }
         return landed;
-    }
-
-    /**
-     * Under the lock: rings each live target whose completions have advanced past its last ring while a ring is
-     * owed to it (a prefix of the flushed writes is visible there: pushes to one target land in order). A target
-     * whose owed writes made no progress for {@code FLUSH_TIMEOUT_NANOS} fails, rather than waiting forever. Where
-     * writes wake their targets themselves it only counts the completions, which the next flush waits for. Returns
-     * whether a ring (a completion) is still owed.
-     */
-    private boolean ringCompleted(final long now)
-    {
-        boolean owed = false;
-        boolean ring = false;
-        for (int t = 0; t < rows; t++)
-        {
-            if (frozen[t] || rungTo[t] >= flushedTo[t])
-            {
-                continue;
-            }
-            final long completed = endpoint.completed(t);
-            if (completed > rungTo[t])
-            {
-                rungTo[t] = completed;
-                progressedAt[t] = now;
-                ringNow[t] = ringsTargets;
-                ring = true;
-            }
-            else if (now - progressedAt[t] > FLUSH_TIMEOUT_NANOS)
-            {
-                frozen[t] = true; // its writes stay incomplete: a failure, rather than a hang
-                context.failures().onMemberFailure(t, "rdma writes to it not completed within " +
-                    TimeUnit.NANOSECONDS.toSeconds(FLUSH_TIMEOUT_NANOS) + " s");
-                continue;
-            }
-            owed |= rungTo[t] < flushedTo[t];
-        }
-        if (ring)
-        {
-            if (ringsTargets)
-            {
-                ring(ringNow);
-            }
-            ringsSent++;
-        }
-        return owed;
     }
 
     /**
@@ -485,7 +406,7 @@ public final class RdmaTransport implements SstTransport
                     endpoint.requestCompletion(t);
                 }
             }
-            progress();
+            reapLocked();
         }
         finally
         {
@@ -536,7 +457,7 @@ public final class RdmaTransport implements SstTransport
     @Override
     public PassHost passHost()
     {
-        return hosted;
+        return progress.hosted();
     }
 
     /**
@@ -556,93 +477,53 @@ public final class RdmaTransport implements SstTransport
         return control.lastHeardNanos(rank);
     }
 
-    private void progressLoop()
+    /** One poll of the progress thread, under the lock: what it found ({@link ProgressThread}'s flags). */
+    private int poll()
     {
-        long idle = 0;
-        long owedSince = 0;
-        while (running)
+        fabricLock.lock();
+        try
         {
-            final int before;
-            final boolean landed;
-            final boolean owed;
-            final boolean rang;
-            fabricLock.lock();
-            try
+            if (!running)
             {
-                final long sent = ringsSent;
-                before = endpoint.outstanding();
-                landed = progress();
-                owed = running && ringCompleted(System.nanoTime());
-                rang = ringsSent != sent;
+                return ProgressThread.STOP;
             }
-            catch (final TransportException | IllegalStateException ex)
-            {
-                if (running)
-                {
-                    LOG.error("rdma progress failed", ex); // a ring that found the control channel closed, too
-                }
-                return;
-            }
-            finally
-            {
-                fabricLock.unlock();
-            }
-            // hosted passes run outside the lock (they post and flush): what just landed is delivered on this thread
-            final int fired = hosted != null ? hosted.run() : 0;
-            // the next flush waits for the completions owed (and, where targets are rung, the targets for their ring):
-            // poll at once for a while after the last one counted, as the flusher used to; then park, and poll often
-            // while writes are in flight or arrive (manual progress: peers' writes land only while this polls)
-            owedSince = !owed ? 0 : owedSince == 0 || rang ? System.nanoTime() : owedSince;
-            idle = before > 0 || owed || landed || fired > 0 ? 0 : idle + 1;
-            if (fired > 0)
-            {
-                if (hosted.yieldsAfterWork())
-                {
-                    Thread.yield();
-                }
-            }
-            else if (owed && System.nanoTime() - owedSince < RING_SPIN_NANOS)
-            {
-                Thread.yield();
-            }
-            else
-            {
-                pause(idle < 100 ? 20_000 : 200_000);
-            }
+            final long advances = ledger.advances();
+            final int busy = endpoint.outstanding() > 0 ? ProgressThread.BUSY : 0;
+            final int landed = reapLocked() ? ProgressThread.LANDED : 0;
+            final int owed = ledger.advance(System.nanoTime()) ? ProgressThread.OWED : 0;
+            return busy | landed | owed | (ledger.advances() != advances ? ProgressThread.ADVANCED : 0);
         }
-    }
-
-    /**
-     * The progress thread between polls: parks, or with hosted passes waits as their idle settings say, a sleep on the
-     * doorbell that a sender's ring ends at once (its commit is then posted from here).
-     */
-    private void pause(final long nanos)
-    {
-        if (hosted == null || !hosted.hosting())
+        catch (final TransportException | IllegalStateException ex)
         {
-            LockSupport.parkNanos(nanos);
-            return;
+            if (running)
+            {
+                LOG.error("rdma progress failed", ex); // a ring that found the control channel closed, too
+            }
+            return ProgressThread.STOP;
         }
-        hosted.idle(NOTHING_QUEUED, nanos);
+        finally
+        {
+            fabricLock.unlock();
+        }
     }
 
     /**
      * Waits, without the lock, until the rings owed to {@code targets} (null: every target) have been sent or their
-     * targets failed; at most {@code FLUSH_TIMEOUT_NANOS} for a tracked push, {@code DRAIN_NANOS} at close.
+     * targets failed; at most the flush timeout for a tracked push, {@code DRAIN_NANOS} at close.
      */
     private void awaitRung(final int[] targets)
     {
-        final long deadline = System.nanoTime() + (targets == null ? DRAIN_NANOS : FLUSH_TIMEOUT_NANOS);
+        final long deadline = System.nanoTime() + (targets == null ? DRAIN_NANOS : RingLedger.FLUSH_TIMEOUT_NANOS);
         while (running && System.nanoTime() - deadline < 0 && owed(targets))
         {
-            if (Thread.currentThread() == progressThread)
+            if (progress.isCurrent())
             {
                 reap(); // a hosted pass that waits: nobody else polls for it
                 Thread.yield();
             }
             else
             {
-                LockSupport.unpark(progressThread);
+                progress.wake();
                 LockSupport.parkNanos(50_000);
             }
         }
@@ -653,8 +534,8 @@ public final class RdmaTransport implements SstTransport
         fabricLock.lock();
         try
         {
-            progress();
-            ringCompleted(System.nanoTime());
+            reapLocked();
+            ledger.advance(System.nanoTime());
         }
         finally
         {
@@ -667,16 +548,7 @@ public final class RdmaTransport implements SstTransport
         fabricLock.lock();
         try
         {
-            final int n = targets == null ? rows : targets.length;
-            for (int i = 0; i < n; i++)
-            {
-                final int t = targets == null ? i : targets[i];
-                if (!frozen[t] && rungTo[t] < flushedTo[t])
-                {
-                    return true;
-                }
-            }
-            return false;
+            return ledger.owes(targets);
         }
         finally
         {
@@ -693,18 +565,7 @@ public final class RdmaTransport implements SstTransport
         }
         awaitRung(null); // the last flushes land and are rung, a stalled target for a bounded time only
         running = false;
-        LockSupport.unpark(progressThread);
-        try
-        {
-            if (Thread.currentThread() != progressThread) // closed from a hosted pass: its loop ends after the pass
-            {
-                progressThread.join(5000);
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
+        progress.stop();
         control.close();
         fabricLock.lock();
         try
