@@ -91,8 +91,12 @@ class RdmaTransportTest
         sst(choice, "guarded", 5_000); // about 10 s per libfabric provider here
     }
 
+    /**
+     * Not on libfabric's shm provider: a member killed while it holds one of the provider's process-shared locks in a
+     * peer's region blocks that peer in libfabric for good (README, docs/sst.md), which failed this case once in CI.
+     */
     @ParameterizedTest
-    @ValueSource(strings = {"tcp;ofi_rxm", "shm", VERBS})
+    @ValueSource(strings = {"tcp;ofi_rxm", VERBS})
     void survivorsReportAKilledMember(final String choice) throws Exception
     {
         final WeftConfig config = config(choice, List.of());

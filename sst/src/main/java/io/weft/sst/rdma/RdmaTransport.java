@@ -1,6 +1,7 @@
 package io.weft.sst.rdma;
 
 import io.weft.config.MemberAddress;
+import io.weft.config.RdmaBackend;
 import io.weft.config.RdmaOptions;
 import io.weft.config.WeftConfig;
 import io.weft.config.Doorbell;
@@ -93,6 +94,11 @@ public final class RdmaTransport implements SstTransport
         this.written = new boolean[rows];
         final MemberAddress me = config.group().members().get(myRank);
         final RdmaOptions rdma = config.transport().rdma();
+        if (rdma.backend() == RdmaBackend.LIBFABRIC && rdma.provider().startsWith("shm"))
+        {
+            LOG.warn("libfabric's shm provider: a member killed while it holds one of the provider's locks can block " +
+                "its peers for good; where members may crash use tcp;ofi_rxm, verbs;ofi_rxm or weft's shm transport");
+        }
         try
         {
             this.endpoint = switch (rdma.backend())
