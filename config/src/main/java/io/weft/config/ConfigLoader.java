@@ -28,9 +28,11 @@ public final class ConfigLoader
 {
     /** The class-path resource with every key's default and documentation. */
     public static final String REFERENCE_RESOURCE = "weft-reference.conf";
-    private static final Set<String> MEMBER_KEYS = Set.of("id", "host", "sst-port", "control-port");
-    private static final Set<String> SUBGROUP_KEYS = Set.of("name", "members", "senders", "window", "max-payload", "mode");
-    private static final Set<String> TOPIC_KEYS = Set.of("name", "id", "qos", "publishers", "subscribers", "window",
+    /** The keys of a list's objects, in the order error messages list them. */
+    private static final List<String> MEMBER_KEYS = List.of("id", "host", "sst-port", "control-port");
+    private static final List<String> SUBGROUP_KEYS = List.of("name", "members", "senders", "window", "max-payload",
+        "mode");
+    private static final List<String> TOPIC_KEYS = List.of("name", "id", "qos", "publishers", "subscribers", "window",
         "max-sample", "history", "key");
     private static final Set<String> KEY_KEYS = Set.of("offset", "length", "max-keys");
 
@@ -175,31 +177,8 @@ public final class ConfigLoader
 
     private static List<MemberAddress> members(final Config c)
     {
-        final String key = "weft.group.members";
-        final ConfigValue value = c.getValue(key);
-        if (value.valueType() != ConfigValueType.LIST)
+        return objects(c, "weft.group.members", MEMBER_KEYS, "member", (object, at) ->
         {
-            throw new WeftConfigException(key, value.unwrapped(), "must be a list of member objects");
-        }
-        final List<MemberAddress> result = new ArrayList<>();
-        final ConfigList list = (ConfigList)value;
-        for (int i = 0; i < list.size(); i++)
-        {
-            final String at = key + "[" + i + "]";
-            if (list.get(i).valueType() != ConfigValueType.OBJECT)
-            {
-                throw new WeftConfigException(at, list.get(i).unwrapped(),
-                    "must be an object { id, host, sst-port, control-port }");
-            }
-            final ConfigObject object = (ConfigObject)list.get(i);
-            for (final String k : object.keySet())
-            {
-                if (!MEMBER_KEYS.contains(k))
-                {
-                    throw new WeftConfigException(at + "." + k, object.get(k).unwrapped(),
-                        "unknown key; a member has " + MEMBER_KEYS);
-                }
-            }
             final Config m = object.toConfig();
             for (final String k : MEMBER_KEYS)
             {
@@ -208,29 +187,38 @@ public final class ConfigLoader
                     throw new WeftConfigException(at + "." + k, null, "missing; a member needs " + MEMBER_KEYS);
                 }
             }
-            result.add(new MemberAddress(intValue(m, "id", at + ".id"), string(m, "host", at + ".host"),
-                intValue(m, "sst-port", at + ".sst-port"), intValue(m, "control-port", at + ".control-port")));
-        }
-        return result;
+            return new MemberAddress(intValue(m, "id", at + ".id"), string(m, "host", at + ".host"),
+                intValue(m, "sst-port", at + ".sst-port"), intValue(m, "control-port", at + ".control-port"));
+        });
     }
 
-    /** The objects of the list at {@code key}, each checked to have only {@code keys}; named {@code what} in errors. */
-    private static List<ConfigObject> objects(final Config c, final String key, final Set<String> keys,
-        final String what)
+    /** Reads one object of a list; {@code at} names it in errors ({@code weft.subgroups[2]}). */
+    @FunctionalInterface
+    private interface Entry<T>
+    {
+        T read(ConfigObject object, String at);
+    }
+
+    /**
+     * The list of objects at {@code key}, each checked to have only {@code keys} (a {@code what} in errors) and then
+     * read by {@code entry}.
+     */
+    private static <T> List<T> objects(final Config c, final String key, final List<String> keys, final String what,
+        final Entry<T> entry)
     {
         final ConfigValue value = c.getValue(key);
         if (value.valueType() != ConfigValueType.LIST)
         {
             throw new WeftConfigException(key, value.unwrapped(), "must be a list of " + what + " objects");
         }
-        final List<ConfigObject> result = new ArrayList<>();
+        final List<T> result = new ArrayList<>();
         final ConfigList list = (ConfigList)value;
         for (int i = 0; i < list.size(); i++)
         {
             final String at = key + "[" + i + "]";
             if (list.get(i).valueType() != ConfigValueType.OBJECT)
             {
-                throw new WeftConfigException(at, list.get(i).unwrapped(), "must be an object " + keys);
+                throw new WeftConfigException(at, list.get(i).unwrapped(), "must be a " + what + " object " + keys);
             }
             final ConfigObject object = (ConfigObject)list.get(i);
             for (final String k : object.keySet())
@@ -241,55 +229,46 @@ public final class ConfigLoader
                         "unknown key; a " + what + " has " + keys);
                 }
             }
-            result.add(object);
+            result.add(entry.read(object, at));
         }
         return result;
     }
 
     private static List<SubgroupConfig> subgroups(final Config c, final TransportKind kind)
     {
-        final String key = "weft.subgroups";
-        final List<SubgroupConfig> result = new ArrayList<>();
-        final List<ConfigObject> list = objects(c, key, SUBGROUP_KEYS, "subgroup");
-        for (int i = 0; i < list.size(); i++)
+        return objects(c, "weft.subgroups", SUBGROUP_KEYS, "subgroup", (object, at) ->
         {
-            final String at = key + "[" + i + "]";
-            final Config s = list.get(i).toConfig().withFallback(c.getConfig("weft.subgroup-defaults"));
+            final Config s = object.toConfig().withFallback(c.getConfig("weft.subgroup-defaults"));
             final int maxPayload = bytes(s, "max-payload", at + ".max-payload");
-            final boolean auto = s.getValue("window").valueType() == ConfigValueType.STRING &&
-                "auto".equals(s.getValue("window").unwrapped());
-            result.add(new SubgroupConfig(string(s, "name", at + ".name"), ids(s, "members", at + ".members"),
-                ids(s, "senders", at + ".senders"),
-                auto ? SubgroupConfig.autoWindow(kind, maxPayload) : intValue(s, "window", at + ".window"),
-                maxPayload, DeliveryMode.parse(at + ".mode", string(s, "mode", at + ".mode"))));
-        }
-        return result;
+            return new SubgroupConfig(string(s, "name", at + ".name"), ids(s, "members", at + ".members"),
+                ids(s, "senders", at + ".senders"), window(s, at, kind, maxPayload), maxPayload,
+                DeliveryMode.parse(at + ".mode", string(s, "mode", at + ".mode")));
+        });
     }
 
     private static List<TopicConfig> topics(final Config c, final TransportKind kind)
     {
-        final String key = "weft.dds.topics";
-        final List<TopicConfig> result = new ArrayList<>();
-        final List<ConfigObject> list = objects(c, key, TOPIC_KEYS, "topic");
-        for (int i = 0; i < list.size(); i++)
+        return objects(c, "weft.dds.topics", TOPIC_KEYS, "topic", (object, at) ->
         {
-            final String at = key + "[" + i + "]";
-            final ConfigObject object = list.get(i);
             if (!object.containsKey("name") || !object.containsKey("id"))
             {
                 throw new WeftConfigException(at, object.unwrapped(), "must have a name and an id (0..255)");
             }
             final Config t = object.toConfig().withFallback(c.getConfig("weft.dds.topic-defaults"));
             final int maxSample = bytes(t, "max-sample", at + ".max-sample");
-            final boolean auto = t.getValue("window").valueType() == ConfigValueType.STRING &&
-                "auto".equals(t.getValue("window").unwrapped());
-            result.add(new TopicConfig(string(t, "name", at + ".name"), intValue(t, "id", at + ".id"),
+            return new TopicConfig(string(t, "name", at + ".name"), intValue(t, "id", at + ".id"),
                 QosLevel.parse(at + ".qos", string(t, "qos", at + ".qos")), ids(t, "publishers", at + ".publishers"),
-                ids(t, "subscribers", at + ".subscribers"),
-                auto ? SubgroupConfig.autoWindow(kind, maxSample) : intValue(t, "window", at + ".window"), maxSample,
-                intValue(t, "history", at + ".history"), sampleKey(t, at + ".key")));
-        }
-        return result;
+                ids(t, "subscribers", at + ".subscribers"), window(t, at, kind, maxSample), maxSample,
+                intValue(t, "history", at + ".history"), sampleKey(t, at + ".key"));
+        });
+    }
+
+    /** A ring's {@code window}: a count of max-size messages, or "auto" (about 1 MiB; 256 KiB on rdma). */
+    private static int window(final Config s, final String at, final TransportKind kind, final int maxPayload)
+    {
+        final ConfigValue v = s.getValue("window");
+        return v.valueType() == ConfigValueType.STRING && "auto".equals(v.unwrapped()) ?
+            SubgroupConfig.autoWindow(kind, maxPayload) : intValue(s, "window", at + ".window");
     }
 
     /** "none", or { offset, length, max-keys } (max-keys defaults to 4096). */

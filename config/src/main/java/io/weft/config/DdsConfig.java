@@ -40,14 +40,6 @@ public record DdsConfig(Path logDirectory, boolean logDropBehind, List<TopicConf
     /** The topic named {@code name}, or an error that lists the declared ones. */
     public TopicConfig topic(final String name)
     {
-        for (final TopicConfig t : topics)
-        {
-            if (t.name().equals(name))
-            {
-                return t;
-            }
-        }
-        throw new IllegalArgumentException("no topic named '" + name + "' in weft.dds.topics " +
-            topics.stream().map(TopicConfig::name).toList());
+        return ConfigNames.named(topics, TopicConfig::name, name, "topic", "weft.dds.topics");
     }
 }

@@ -72,18 +72,10 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
         return subgroups.stream().filter(s -> !s.name().startsWith(TopicConfig.SUBGROUP_PREFIX)).toList();
     }
 
-    /** The subgroup named {@code name}. */
+    /** The subgroup named {@code name}, or an error that lists the declared ones. */
     public SubgroupConfig subgroup(final String name)
     {
-        for (final SubgroupConfig s : subgroups)
-        {
-            if (s.name().equals(name))
-            {
-                return s;
-            }
-        }
-        throw new IllegalArgumentException("no subgroup named " + name + " in " +
-            subgroups.stream().map(SubgroupConfig::name).toList());
+        return ConfigNames.named(subgroups, SubgroupConfig::name, name, "subgroup", "weft.subgroups");
     }
 
     /** @return this member's rank: its position in the member list. */
