@@ -68,10 +68,18 @@ public final class SteadyRun
             return reports.stream().mapToDouble(r -> r.get(key)).sum();
         }
 
-        /** Median of {@code key} over the first {@code n} members (the senders). */
+        /**
+         * Median of {@code key} over the {@code n} senders: the members that sent, whichever they are (a peer may
+         * give the sender roles by its own order: JGroups members by their place in the view).
+         */
         public double median(final String key, final int n)
         {
-            final double[] v = reports.subList(0, n).stream().mapToDouble(r -> r.get(key)).sorted().toArray();
+            final List<Report> senders = reports.stream().filter(r -> r.get("sent") > 0).toList();
+            if (senders.size() != n)
+            {
+                throw new IllegalStateException(n + " senders expected, " + senders.size() + " members sent");
+            }
+            final double[] v = senders.stream().mapToDouble(r -> r.get(key)).sorted().toArray();
             return v.length == 0 ? 0 : v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
         }
     }
