@@ -262,8 +262,7 @@ public final class RdmaTransport implements SstTransport
             {
                 return;
             }
-            reapLocked();
-            ledger.advance(now);
+            settleLocked(now);
         }
         finally
         {
@@ -289,9 +288,8 @@ public final class RdmaTransport implements SstTransport
             final long mark = ledger.flushedTo(t);
             while (running && ledger.owes(t, mark))
             {
-                reapLocked();
                 final long now = System.nanoTime();
-                ledger.advance(now);
+                settleLocked(now);
                 if (now - start >= ProgressThread.RING_SPIN_NANOS)
                 {
                     parkUnlocked();
@@ -315,6 +313,13 @@ public final class RdmaTransport implements SstTransport
             doorbell.ring();
         }
         return landed;
+    }
+
+    /** Under the lock: reaps completions, then counts (and, where targets are rung, rings) what has completed. */
+    private void settleLocked(final long now)
+    {
+        reapLocked();
+        ledger.advance(now);
     }
 
     /**
@@ -540,8 +545,7 @@ public final class RdmaTransport implements SstTransport
         fabricLock.lock();
         try
         {
-            reapLocked();
-            ledger.advance(System.nanoTime());
+            settleLocked(System.nanoTime());
         }
         finally
         {
