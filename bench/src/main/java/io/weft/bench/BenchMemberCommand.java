@@ -106,7 +106,7 @@ final class BenchMemberCommand implements java.util.concurrent.Callable<Integer>
             slots = s.isSender() ? loans(participant.createWriter(topic)) : null;
         }
         final SteadyClock clock = SteadyClock.awaitGo(warmupNanos, measureNanos);
-        deliveries.clock(clock);
+        deliveries.clock(clock, rate > 0);
         final long sent = s.isSender() ? send(slots, clock) : 0;
         if (s.isSender() && !c.smc().nullSends())
         {

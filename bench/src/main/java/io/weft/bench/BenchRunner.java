@@ -28,9 +28,13 @@ final class BenchRunner
 {
     private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
 
-    /** One configuration's result: medians over runs, with min and max of the throughput. */
+    /**
+     * One configuration's result: medians over runs, with min and max of the throughput. p50, p99, p999: send to own
+     * delivery at the senders; peerP50, peerP99: send to delivery at the other members (with --rate; NaN flat out).
+     */
     record Row(String name, String transport, int members, String senders, int size, int window, double msgsPerSec,
-        double msgsMin, double msgsMax, double mbPerSec, double p50, double p99, double p999, double writesPerMsg,
+        double msgsMin, double msgsMax, double mbPerSec, double p50, double p99, double p999, double peerP50,
+        double peerP99, double writesPerMsg,
         long nulls, double sendBatch, double receiveBatch, double deliveryBatch, String histograms, String failure)
     {
         String json()
@@ -38,9 +42,11 @@ final class BenchRunner
             return String.format(Locale.ROOT, "{\"config\":\"%s\",\"transport\":\"%s\",\"members\":%d,\"senders\":\"%s\"," +
                 "\"size\":%d,\"window\":%d,\"delivered_msgs_per_sec\":%.0f,\"delivered_msgs_per_sec_min\":%.0f," +
                 "\"delivered_msgs_per_sec_max\":%.0f,\"mb_per_sec\":%.2f,\"latency_p50_us\":%.0f,\"latency_p99_us\":%.0f," +
-                "\"latency_p999_us\":%.0f,\"pushes_per_delivered_msg\":%.3f,\"nulls_sent\":%d,\"send_batch_mean\":%.2f," +
+                "\"latency_p999_us\":%.0f,\"peer_latency_p50_us\":%s,\"peer_latency_p99_us\":%s," +
+                "\"pushes_per_delivered_msg\":%.3f,\"nulls_sent\":%d,\"send_batch_mean\":%.2f," +
                 "\"receive_batch_mean\":%.2f,\"delivery_batch_mean\":%.2f%s}", name, transport, members, senders, size, window,
-                msgsPerSec, msgsMin, msgsMax, mbPerSec, p50, p99, p999, writesPerMsg, nulls, sendBatch, receiveBatch,
+                msgsPerSec, msgsMin, msgsMax, mbPerSec, p50, p99, p999, micros(peerP50, "null"),
+                micros(peerP99, "null"), writesPerMsg, nulls, sendBatch, receiveBatch,
                 deliveryBatch, (histograms == null ? "" : ",\"batch_histograms_member0\":\"" + histograms + "\"") +
                 (failure == null ? "" : ",\"failure\":\"" + failure + "\""));
         }
@@ -87,14 +93,15 @@ final class BenchRunner
             }
             histograms = histograms(run.reports().getFirst());
             final Map<String, Double> reduced = reduce(run, o);
-            log.printf(Locale.ROOT, "  %s run %d: %.0f msgs/s per member, p50 %.0f us, %.2f writes/msg%n", name, r + 1,
-                reduced.get("msgs"), reduced.get("p50"), reduced.get("writes_per_msg"));
+            log.printf(Locale.ROOT, "  %s run %d: %.0f msgs/s per member, p50 %.0f us (at the others %s us), " +
+                "%.2f writes/msg%n", name, r + 1, reduced.get("msgs"), reduced.get("p50"),
+                micros(reduced.get("peer_p50"), "-"), reduced.get("writes_per_msg"));
             runs.add(reduced);
         }
         final double[] msgs = runs.stream().mapToDouble(m -> m.get("msgs")).sorted().toArray();
         return new Row(name, o.transport, o.members, o.senders, o.size, o.slots(), median(runs, "msgs"), msgs[0],
             msgs[msgs.length - 1], median(runs, "mb"), median(runs, "p50"), median(runs, "p99"), median(runs, "p999"),
-            median(runs, "writes_per_msg"), (long)median(runs, "nulls"), median(runs, "send_batch"),
+            median(runs, "peer_p50"), median(runs, "peer_p99"), median(runs, "writes_per_msg"), (long)median(runs, "nulls"), median(runs, "send_batch"),
             median(runs, "receive_batch"), median(runs, "delivery_batch"), histograms, null);
     }
 
@@ -115,7 +122,8 @@ final class BenchRunner
 
     private static Row failed(final String name, final BenchOptions o, final String why)
     {
-        return new Row(name, o.transport, o.members, o.senders, o.size, o.slots(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, null,
+        return new Row(name, o.transport, o.members, o.senders, o.size, o.slots(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            null,
             why);
     }
 
@@ -194,6 +202,8 @@ final class BenchRunner
         r.put("p50", run.median("latency_p50_us", senders));
         r.put("p99", run.median("latency_p99_us", senders));
         r.put("p999", run.median("latency_p999_us", senders));
+        r.put("peer_p50", run.receiversMedian("peer_latency_p50_us"));
+        r.put("peer_p99", run.receiversMedian("peer_latency_p99_us"));
         r.put("writes_per_msg", run.sum("writes") / Math.max(1, run.sum("sent")));
         r.put("nulls", run.sum("nulls_sent"));
         r.put("send_batch", run.reports().subList(0, senders).stream().mapToDouble(m -> m.get("send_batch_mean"))
@@ -201,6 +211,12 @@ final class BenchRunner
         r.put("receive_batch", run.mean("receive_batch_mean"));
         r.put("delivery_batch", run.mean("delivery_batch_mean"));
         return r;
+    }
+
+    /** Whole microseconds, or {@code none} for NaN (no samples: a run flat out). */
+    private static String micros(final double v, final String none)
+    {
+        return Double.isNaN(v) ? none : String.format(Locale.ROOT, "%.0f", v);
     }
 
     static void print(final List<Row> rows, final boolean json, final PrintStream out)
@@ -215,8 +231,9 @@ final class BenchRunner
             out.println("]");
             return;
         }
-        out.printf("%-22s %-4s %3s %-5s %6s %12s %21s %9s %8s %8s %8s %10s %9s %17s%n", "config", "tp", "n", "send",
-            "size", "msgs/s", "(min-max)", "MB/s", "p50 us", "p99 us", "p999 us", "writes/msg", "nulls", "batch s/r/d");
+        out.printf("%-22s %-4s %3s %-5s %6s %12s %21s %9s %8s %8s %8s %13s %10s %9s %17s%n", "config", "tp", "n", "send",
+            "size", "msgs/s", "(min-max)", "MB/s", "p50 us", "p99 us", "p999 us", "others p50/99", "writes/msg", "nulls",
+            "batch s/r/d");
         for (final Row r : rows)
         {
             if (r.failure() != null)
@@ -225,10 +242,11 @@ final class BenchRunner
                     r.size(), r.failure());
                 continue;
             }
-            out.printf(Locale.ROOT, "%-22s %-4s %3d %-5s %6d %12.0f %21s %9.2f %8.0f %8.0f %8.0f %10.3f %9d %17s%n",
+            out.printf(Locale.ROOT, "%-22s %-4s %3d %-5s %6d %12.0f %21s %9.2f %8.0f %8.0f %8.0f %13s %10.3f %9d %17s%n",
                 r.name(), r.transport(), r.members(), r.senders(), r.size(), r.msgsPerSec(),
                 String.format(Locale.ROOT, "(%.0f-%.0f)", r.msgsMin(), r.msgsMax()), r.mbPerSec(), r.p50(), r.p99(),
-                r.p999(), r.writesPerMsg(), r.nulls(),
+                r.p999(), Double.isNaN(r.peerP50()) ? "-" : micros(r.peerP50(), "-") + "/" + micros(r.peerP99(), "-"),
+                r.writesPerMsg(), r.nulls(),
                 String.format(Locale.ROOT, "%.1f/%.1f/%.1f", r.sendBatch(), r.receiveBatch(), r.deliveryBatch()));
         }
         out.println("batch-size histograms of member 0, last run (size range:batches):");

@@ -81,9 +81,13 @@ final class CompareCommand implements Callable<Integer>
     java.nio.file.Path jsonOut;
 
 
-    /** One system on one workload: medians over runs (min-max of the throughput), or the reason it failed. */
+    /**
+     * One system on one workload: medians over runs (min-max of the throughput), or the reason it failed. p50, p99,
+     * p999: send to own delivery at the senders; peerP50, peerP99, peerP999: send to delivery at the other members
+     * (runs at a fixed rate; NaN flat out).
+     */
     record Row(String pattern, int size, long rate, String system, double msgs, double msgsMin, double msgsMax, double mb,
-        double p50, double p99, double p999, String failure)
+        double p50, double p99, double p999, double peerP50, double peerP99, double peerP999, String failure)
     {
         String key()
         {
@@ -202,17 +206,19 @@ final class CompareCommand implements Callable<Integer>
             {
                 System.err.printf(Locale.ROOT, "compare: %s senders, %d B, %s, %s: FAILED %s%n", pattern, size,
                     rate == 0 ? "flat out" : rate + " msgs/s", system, failure);
-                return new Row(pattern, size, rate, system, 0, 0, 0, 0, 0, 0, 0, failure);
+                return new Row(pattern, size, rate, system, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, failure);
             }
             final double[] v = (double[])result;
             System.err.printf(Locale.ROOT, "compare: %s senders, %d B, %s, %s, run %d: %,.0f msgs/s per member, " +
-                    "p50 %.1f us, p99 %.1f us%n", pattern, size, rate == 0 ? "flat out" : rate + " msgs/s", system, r + 1,
-                v[0], v[2], v[3]);
+                    "p50 %.1f us, p99 %.1f us%s%n", pattern, size, rate == 0 ? "flat out" : rate + " msgs/s", system, r + 1,
+                v[0], v[2], v[3], rate == 0 ? "" : String.format(Locale.ROOT, "; at the others p50 %.1f us, p99 %.1f us",
+                    v[5], v[6]));
             results.add(v);
         }
         final double[] msgs = results.stream().mapToDouble(v -> v[0]).sorted().toArray();
         return new Row(pattern, size, rate, system, median(results, 0), msgs[0], msgs[msgs.length - 1],
-            median(results, 1), median(results, 2), median(results, 3), median(results, 4), null);
+            median(results, 1), median(results, 2), median(results, 3), median(results, 4), median(results, 5),
+            median(results, 6), median(results, 7), null);
     }
 
     private static double median(final List<double[]> runs, final int i)
@@ -221,7 +227,10 @@ final class CompareCommand implements Callable<Integer>
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
-    /** One run: {msgs/s per member, MB/s, p50, p99, p99.9 us}, or a String saying why it failed. */
+    /**
+     * One run: {msgs/s per member, MB/s, p50, p99, p99.9 us at the senders, p50, p99, p99.9 us at the other members},
+     * or a String saying why it failed.
+     */
     private Object once(final String pattern, final int size, final long rate, final String system,
         final PrintStream log) throws Exception
     {
@@ -289,7 +298,8 @@ final class CompareCommand implements Callable<Integer>
         }
         return new double[] {run.mean("delivered_msgs_per_sec"), run.mean("mb_per_sec"),
             run.median("latency_p50_us", senders), run.median("latency_p99_us", senders),
-            run.median("latency_p999_us", senders)};
+            run.median("latency_p999_us", senders), run.receiversMedian("peer_latency_p50_us"),
+            run.receiversMedian("peer_latency_p99_us"), run.receiversMedian("peer_latency_p999_us")};
     }
 
     private static boolean sharedMemory(final String system)
@@ -386,6 +396,19 @@ final class CompareCommand implements Callable<Integer>
                     r.size(), r.rate(), r.system(), r.p50(), r.p99(), r.p999(), fmt(ratio(l, "weft-shm", r, Row::p50)),
                     fmt(ratio(l, "weft-tcp", r, Row::p50)), fmt(overFloor(limits, r)), fmt(overCrossCore(limits, r)));
             }
+            System.out.printf("%nLatency at fixed rates (us; send to delivery at the other members, what a subscriber " +
+                "waits; medians over those members and runs):%n");
+            System.out.printf("%-5s %6s %7s %-16s %9s %9s %9s %10s %10s%n", "send", "size", "rate", "system", "p50",
+                "p99", "p99.9", "shm/peer", "tcp/peer");
+            for (final Row r : latency)
+            {
+                if (r.failure() == null)
+                {
+                    System.out.printf(Locale.ROOT, "%-5s %6d %7d %-16s %9.1f %9.1f %9.1f %10s %10s%n", r.pattern(),
+                        r.size(), r.rate(), r.system(), r.peerP50(), r.peerP99(), r.peerP999(),
+                        fmt(ratio(l, "weft-shm", r, Row::peerP50)), fmt(ratio(l, "weft-tcp", r, Row::peerP50)));
+                }
+            }
         }
         System.out.println();
         System.out.println("shm/peer, tcp/peer: Weft on shm (tcp) over the peer on the same workload (throughput: above 1 " +
@@ -393,7 +416,10 @@ final class CompareCommand implements Callable<Integer>
             "medium (shm, ipc: the SPSC ring at that size; tcp, udp: loopback tcp bandwidth / size). p50/floor: over the " +
             "3-process token ring's round trip (shm, ipc) or the tcp round trip (tcp, udp). p50/xcore (tcp, udp): " +
             "over the tcp round trip at the row's rate with its ends pinned to two cores, parked between pings " +
-            "(three members on fewer cores wake threads across cores, and idle cores between messages).");
+            "(three members on fewer cores wake threads across cores, and idle cores between messages). Own delivery " +
+            "and delivery at the others differ by system: Weft delivers a message once every member has it, at its " +
+            "sender too; JGroups' SEQUENCER coordinator delivers its own messages as it orders them, the others once " +
+            "the ordered copy reaches them.");
     }
 
     private String json(final MachineLimits limits, final List<Row> throughput, final List<Row> latency)
@@ -415,10 +441,13 @@ final class CompareCommand implements Callable<Integer>
         for (int i = 0; i < latency.size(); i++)
         {
             final Row r = latency.get(i);
-            b.append("  ").append(json(r, String.format(Locale.ROOT, "\"weft_shm_p50_over_peer\":%s," +
-                    "\"weft_tcp_p50_over_peer\":%s,\"p50_over_floor\":%s,\"p50_over_cross_core\":%s",
-                num(ratio(l, "weft-shm", r, Row::p50)), num(ratio(l, "weft-tcp", r, Row::p50)),
-                num(overFloor(limits, r)), num(overCrossCore(limits, r)))))
+            b.append("  ").append(json(r, String.format(Locale.ROOT, "\"peer_latency_p50_us\":%s," +
+                    "\"peer_latency_p99_us\":%s,\"peer_latency_p999_us\":%s,\"weft_shm_p50_over_peer\":%s," +
+                    "\"weft_tcp_p50_over_peer\":%s,\"weft_shm_peer_p50_over_peer\":%s," +
+                    "\"weft_tcp_peer_p50_over_peer\":%s,\"p50_over_floor\":%s,\"p50_over_cross_core\":%s",
+                num(r.peerP50()), num(r.peerP99()), num(r.peerP999()), num(ratio(l, "weft-shm", r, Row::p50)),
+                num(ratio(l, "weft-tcp", r, Row::p50)), num(ratio(l, "weft-shm", r, Row::peerP50)),
+                num(ratio(l, "weft-tcp", r, Row::peerP50)), num(overFloor(limits, r)), num(overCrossCore(limits, r)))))
                 .append(i + 1 < latency.size() ? ",\n" : "\n");
         }
         return b.append("]\n}").toString();

@@ -255,7 +255,7 @@ public final class LimitMember
         final IdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 100_000);
         final Deliveries deliveries = new Deliveries(1, 1, 1);
         final SteadyClock clock = SteadyClock.awaitGo(warmup, measure);
-        deliveries.clock(clock);
+        deliveries.clock(clock, false); // flat out
         final long deadline = clock.stopAt() + TimeUnit.SECONDS.toNanos(30);
         while (!deliveries.complete() && System.nanoTime() < deadline)
         {

@@ -175,7 +175,7 @@ public final class AeronMember
             }
             idle.reset();
             final SteadyClock clock = SteadyClock.awaitGo(warmupNanos, measureNanos);
-            deliveries.clock(clock);
+            deliveries.clock(clock, rate > 0);
             final Thread receiver = Thread.ofPlatform().name("aeron-receiver").start(() -> receive(data));
             final long sent = sender ? send(dataOut, clock, rate) : 0;
             receiver.join(TimeUnit.NANOSECONDS.toMillis(clock.stopAt() - System.nanoTime()) + 60_000);

@@ -129,7 +129,7 @@ public final class JGroupsMember
             final SteadyClock clock = SteadyClock.awaitGo(warmupNanos, measureNanos);
             synchronized (this)
             {
-                deliveries.clock(clock);
+                deliveries.clock(clock, rate > 0);
             }
             final UnsafeBuffer out = new UnsafeBuffer(0, 0);
             long sent = 0;

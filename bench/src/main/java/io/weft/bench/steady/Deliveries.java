@@ -7,7 +7,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * The receive side of a bench member, the same for every system: reads and checks every byte of every message
  * ({@link Payload#verify}), checks that each sender's messages arrive once and in order, folds (sender, counter)
  * into a hash chain (equal chains at every member prove one total order), counts into the {@link SteadyClock} and
- * records the latency of the member's own messages. Not thread-safe: one delivering thread, or the caller's lock.
+ * records the latency of the member's own messages (send to own delivery) and, in paced runs, of the other senders'
+ * messages (send to delivery here: what a subscriber waits). Not thread-safe: one delivering thread, or the caller's
+ * lock.
  */
 public final class Deliveries
 {
@@ -17,6 +19,7 @@ public final class Deliveries
     private final boolean[] ended;
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
     private SteadyClock clock;
+    private boolean peerLatency;
     private int endsSeen;
     private long delivered;
     private long hash = 0xcbf2_9ce4_8422_2325L;
@@ -31,9 +34,14 @@ public final class Deliveries
         this.ended = new boolean[members];
     }
 
-    /** Where deliveries are counted; until it is set (before GO) nothing is expected to arrive. */
-    public void clock(final SteadyClock clock)
+    /**
+     * Where deliveries are counted; until it is set (before GO) nothing is expected to arrive. {@code peerLatency}:
+     * also time the other senders' messages, for runs at a fixed rate (flat out, a clock read per delivered message
+     * would cost every system throughput for a latency that only measures queues).
+     */
+    public void clock(final SteadyClock clock, final boolean peerLatency)
     {
+        this.peerLatency = peerLatency;
         this.clock = clock;
     }
 
@@ -97,6 +105,10 @@ public final class Deliveries
             if (sender == self)
             {
                 clock.latency(System.nanoTime() - Payload.timestamp(buffer, offset));
+            }
+            else if (peerLatency)
+            {
+                clock.peerLatency(System.nanoTime() - Payload.timestamp(buffer, offset));
             }
         }
         return complete();

@@ -47,10 +47,12 @@ public final class SteadyClock
     private final long measureEnd;
     private final long stopAt;
     private final Recorder latency = new Recorder(3);
+    private final Recorder peerLatency = new Recorder(3);
     private final CountDownLatch windowDone = new CountDownLatch(1);
     @SuppressWarnings("unused") // through DELIVERED: one writer (the delivery thread), read by the clock thread
     private long delivered;
     private Histogram windowLatency;
+    private Histogram windowPeerLatency;
     private long windowCount;
     private long windowNanos;
 
@@ -130,6 +132,12 @@ public final class SteadyClock
         latency.recordValue(Math.max(0, nanos));
     }
 
+    /** Records the latency of another sender's message, from its send to its delivery here (as {@link #latency}). */
+    public void peerLatency(final long nanos)
+    {
+        peerLatency.recordValue(Math.max(0, nanos));
+    }
+
     /** Whether the window is over and sampled ({@link #awaitWindow} without waiting). */
     public boolean windowOver()
     {
@@ -146,12 +154,14 @@ public final class SteadyClock
     {
         parkUntil(measureStart);
         latency.reset(); // the warm-up's samples
+        peerLatency.reset();
         final long startCount = (long)DELIVERED.getAcquire(this);
         final long startNanos = System.nanoTime();
         parkUntil(measureEnd);
         final long endCount = (long)DELIVERED.getAcquire(this);
         final long endNanos = System.nanoTime();
         windowLatency = latency.getIntervalHistogram();
+        windowPeerLatency = peerLatency.getIntervalHistogram();
         windowCount = endCount - startCount;
         windowNanos = endNanos - startNanos;
         windowDone.countDown();
@@ -159,22 +169,29 @@ public final class SteadyClock
 
     /**
      * The member's {@code BENCH} line: the window's rate, latency percentiles (microseconds, from nanosecond
-     * samples), the delivery check of {@code deliveries}, and {@code extra} JSON fields (each ending with a comma).
+     * samples) of its own messages ({@code latency_*}) and of the other senders' ({@code peer_latency_*}), the
+     * delivery check of {@code deliveries}, and {@code extra} JSON fields (each ending with a comma).
      */
     public String report(final int member, final int size, final long sent, final Deliveries deliveries,
         final String extra)
     {
-        final Histogram h = windowOver() ? windowLatency : new Histogram(3); // not sampled: no samples
         final double seconds = windowNanos / 1e9;
-        final boolean any = h.getTotalCount() > 0;
         return String.format(Locale.ROOT, "BENCH {\"member\":%d,\"window_s\":%.3f,\"delivered_in_window\":%d," +
-                "\"delivered_msgs_per_sec\":%.1f,\"mb_per_sec\":%.3f,\"latency_p50_us\":%.2f,\"latency_p99_us\":%.2f," +
-                "\"latency_p999_us\":%.2f,\"latency_samples\":%d,\"sent\":%d,\"delivered_total\":%d,%s" +
+                "\"delivered_msgs_per_sec\":%.1f,\"mb_per_sec\":%.3f,%s,%s,\"sent\":%d,\"delivered_total\":%d,%s" +
                 "\"hash\":\"%s\",\"check\":\"%s\"}", member, seconds, windowCount,
             seconds > 0 ? windowCount / seconds : 0, seconds > 0 ? windowCount * (double)size / seconds / 1e6 : 0,
-            any ? h.getValueAtPercentile(50) / 1e3 : 0, any ? h.getValueAtPercentile(99) / 1e3 : 0,
-            any ? h.getValueAtPercentile(99.9) / 1e3 : 0, h.getTotalCount(), sent, deliveries.delivered(),
-            extra, Long.toHexString(deliveries.hash()), deliveries.check().replace('"', '\''));
+            percentiles("latency", windowLatency), percentiles("peer_latency", windowPeerLatency), sent,
+            deliveries.delivered(), extra, Long.toHexString(deliveries.hash()), deliveries.check().replace('"', '\''));
+    }
+
+    /** {@code <name>_p50_us}, p99, p99.9 and {@code <name>_samples} of a window's histogram (zeros if none). */
+    private String percentiles(final String name, final Histogram window)
+    {
+        final Histogram h = windowOver() ? window : new Histogram(3); // not sampled: no samples
+        final boolean any = h.getTotalCount() > 0;
+        return String.format(Locale.ROOT, "\"%1$s_p50_us\":%2$.2f,\"%1$s_p99_us\":%3$.2f,\"%1$s_p999_us\":%4$.2f," +
+                "\"%1$s_samples\":%5$d", name, any ? h.getValueAtPercentile(50) / 1e3 : 0,
+            any ? h.getValueAtPercentile(99) / 1e3 : 0, any ? h.getValueAtPercentile(99.9) / 1e3 : 0, h.getTotalCount());
     }
 
     /**

@@ -79,8 +79,23 @@ public final class SteadyRun
             {
                 throw new IllegalStateException(n + " senders expected, " + senders.size() + " members sent");
             }
-            final double[] v = senders.stream().mapToDouble(r -> r.get(key)).sorted().toArray();
-            return v.length == 0 ? 0 : v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+            return middle(senders, key);
+        }
+
+        /**
+         * Median of {@code key} over the members that timed other senders' messages (runs at a fixed rate); NaN
+         * where none did (flat out).
+         */
+        public double receiversMedian(final String key)
+        {
+            return middle(reports.stream().filter(r -> r.get("peer_latency_samples") > 0).toList(), key);
+        }
+
+        private static double middle(final List<Report> members, final String key)
+        {
+            final double[] v = members.stream().mapToDouble(r -> r.get(key)).sorted().toArray();
+            return v.length == 0 ? Double.NaN : v.length % 2 == 1 ? v[v.length / 2] :
+                (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
         }
     }
 
