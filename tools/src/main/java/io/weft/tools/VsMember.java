@@ -49,6 +49,9 @@ final class VsMember
         java.util.regex.Pattern.compile("member (\\d+): SENT-OK incarnation=(\\d+) count=(\\d+)");
     /** Groups: messages delivered, hash chain. */
     static final java.util.regex.Pattern FINAL_LINE = java.util.regex.Pattern.compile("FINAL delivered=(\\d+) hash=(\\S+)");
+    /** Printed every {@link #PROGRESS_EVERY} deliveries, so that drivers wait for traffic rather than sleep. */
+    static final java.util.regex.Pattern PROGRESS_LINE = java.util.regex.Pattern.compile("DELIVERED (\\d+) in view");
+    static final int PROGRESS_EVERY = 500;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
@@ -374,7 +377,10 @@ final class VsMember
         final int sender = m.segment().get(INT, m.offset());
         final int inc = m.segment().get(INT, m.offset() + 4);
         final long counter = m.segment().get(LONG, m.offset() + 8);
-        delivered++;
+        if (++delivered % PROGRESS_EVERY == 0)
+        {
+            say("member %d: DELIVERED %d in view %d", me, delivered, viewId);
+        }
         hash = (hash ^ (((long)sender << 32) | (inc & 0xffffffffL))) * 0x100000001b3L;
         hash = (hash ^ counter) * 0x100000001b3L;
         final boolean intact = m.length() == lengthOf(sender, counter, payload.length);

@@ -47,7 +47,7 @@ class JoinLeaveTest
         try (VsRun run = new VsRun(TransportKind.TCP, 4, List.of(0, 1, 2), dir))
         {
             run.startReady(3);
-            Thread.sleep(1000);
+            run.awaitDeliveries(List.of(0, 1, 2), 1000, Duration.ofSeconds(30)); // under load
             final MemberProcess joiner = run.start(3, true);
             final Map.Entry<Long, String> view = run.awaitView(3, 1, Duration.ofSeconds(60));
             assertEquals("[0, 1, 2, 3]", view.getValue());
@@ -56,7 +56,7 @@ class JoinLeaveTest
             {
                 assertEquals("[0, 1, 2, 3]", run.awaitView(id, 1, Duration.ofSeconds(30)).getValue());
             }
-            Thread.sleep(1500);
+            run.awaitDeliveries(List.of(0, 1, 2, 3), 1000, Duration.ofSeconds(30)); // the joiner too
             run.endAndCheck();
         }
     }
@@ -109,7 +109,7 @@ class JoinLeaveTest
         try (VsRun run = new VsRun(TransportKind.SHM, 4, List.of(), dir))
         {
             run.startReady(4, extra);
-            Thread.sleep(1000);
+            run.awaitDeliveries(List.of(0, 1, 2, 3), 1000, Duration.ofSeconds(30)); // under load
             run.command(2, "leave");
             final String out = run.awaitExit(2);
             assertTrue(out.contains("LEFT ok"), out);
@@ -120,7 +120,7 @@ class JoinLeaveTest
                 assertTrue(run.process(id).output().contains("left=[2] failed=[]"), run.process(id).output());
                 assertTrue(!before.contains("member 2 failed"), "a graceful leave was reported as a failure:\n" + before);
             }
-            Thread.sleep(1000);
+            run.awaitDeliveries(List.of(0, 1, 3), 1000, Duration.ofSeconds(30)); // in the view without 2
             run.start(2, true, extra);
             for (final int id : List.of(0, 1, 2, 3))
             {
@@ -129,7 +129,7 @@ class JoinLeaveTest
                 run.process(id).awaitOutput("member " + id + ": READY", Duration.ofSeconds(60));
                 assertEquals(invoker, run.process(id).output().contains("(invoker mode)"));
             }
-            Thread.sleep(1500);
+            run.awaitDeliveries(List.of(0, 1, 2, 3), 1000, Duration.ofSeconds(30)); // the rejoined member too
             run.endAndCheck();
         }
     }

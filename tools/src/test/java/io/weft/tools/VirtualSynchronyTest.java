@@ -151,7 +151,7 @@ class VirtualSynchronyTest
             run.startReady(5, invokerMode ? new String[] {"--invoker"} : new String[0]);
             run.command(0, "halt-in-trim 3");
             run.process(0).awaitOutput("member 0: HALT armed", Duration.ofSeconds(10));
-            Thread.sleep(1500); // mid-stream, with a backlog of stable messages at the leader
+            run.awaitDeliveries(List.of(0, 1, 2, 3, 4), 2000, Duration.ofSeconds(30)); // mid-stream, a backlog at 0
             run.kill(3);
             assertEquals(137, run.awaitDeath(0, Duration.ofSeconds(30)), "the leader did not halt in the trim");
             for (final int s : List.of(1, 2, 4))
@@ -159,7 +159,7 @@ class VirtualSynchronyTest
                 // view 1 without 3 (the leader's change had committed), then one without 0; or both at once
                 run.awaitMembers(s, "[1, 2, 4]", Duration.ofSeconds(30));
             }
-            Thread.sleep(1500); // multicast goes on in the new view
+            run.awaitDeliveries(List.of(1, 2, 4), 1000, Duration.ofSeconds(30)); // multicast goes on in the new view
             run.endAndCheck(); // the halted leader's log, trim included, is a prefix of every survivor's
         }
     }
@@ -170,11 +170,11 @@ class VirtualSynchronyTest
         try (VsRun run = new VsRun(TransportKind.TCP, 4, dir, true))
         {
             run.startReady(4);
-            Thread.sleep(1000); // mid-stream
+            run.awaitDeliveries(List.of(0, 1, 2, 3), 1000, Duration.ofSeconds(30)); // mid-stream
             askAsTheLeaderDies(run, "add-subgroup extra", "asked for subgroup extra", "SUBGROUP-ADDED extra",
                 "ADDED extra in view");
             run.process(0).awaitOutput("member 0: SUBGROUP-ADDED extra", Duration.ofSeconds(5));
-            Thread.sleep(1000); // multicast goes on with the joiner
+            run.awaitDeliveries(List.of(0, 1, 2, 3), 1000, Duration.ofSeconds(30)); // goes on with the joiner
             for (final int s : List.of(0, 1, 2, 3))
             {
                 final String out = run.process(s).output();
@@ -199,7 +199,7 @@ class VirtualSynchronyTest
             run.startReady(3);
             run.command(2, "halt-on-added");
             run.process(2).awaitOutput("member 2: HALT armed", Duration.ofSeconds(10));
-            Thread.sleep(500); // mid-stream
+            run.awaitDeliveries(List.of(0, 1, 2), 500, Duration.ofSeconds(30)); // mid-stream
             run.command(0, "add-subgroup extra");
             final io.weft.testkit.MemberProcess victim = run.process(2);
             assertEquals(137, run.awaitDeath(2, Duration.ofSeconds(30)), "member 2 did not halt when told");
@@ -225,7 +225,7 @@ class VirtualSynchronyTest
                 assertFalse(out.contains("timed out after"), "member " + s + " waited the connect timeout:\n" + out);
             }
             run.process(0).awaitOutput("member 0: ADDED extra in view", Duration.ofSeconds(30));
-            Thread.sleep(500); // multicast goes on in the view without member 2
+            run.awaitDeliveries(List.of(0, 1), 500, Duration.ofSeconds(30)); // goes on in the view without 2
             run.endAndCheck(); // member 2's log is a prefix of the survivors'
         }
     }
@@ -240,7 +240,7 @@ class VirtualSynchronyTest
             run.process(3).awaitOutput("member 3: ADDED extra in view", Duration.ofSeconds(30));
             askAsTheLeaderDies(run, "remove-subgroup extra", "asked to remove subgroup extra",
                 "SUBGROUP-REMOVED extra", "REMOVED extra in view");
-            Thread.sleep(1000); // multicast goes on with the joiner
+            run.awaitDeliveries(List.of(0, 1, 2, 3), 1000, Duration.ofSeconds(30)); // goes on with the joiner
             assertEquals(-1, run.process(0).output().indexOf("SUBGROUP-ADDED extra"), "the joiner was told of a " +
                 "removed subgroup:\n" + run.process(0).output());
             for (final int s : List.of(1, 2, 3))
@@ -289,7 +289,7 @@ class VirtualSynchronyTest
         try (VsRun run = vsRun)
         {
             run.startReady(5, extra);
-            Thread.sleep(1500); // mid-stream
+            run.awaitDeliveries(List.of(0, 1, 2, 3, 4), 2000, Duration.ofSeconds(30)); // mid-stream
             long killedAt = 0;
             for (final int v : victims)
             {
@@ -306,7 +306,7 @@ class VirtualSynchronyTest
                 assertEquals(survivors.toString(), view.getValue(), "members of view 1");
                 assertTrue(took <= NEW_VIEW_BOUND.toMillis(), "view 1 took " + took + " ms at member " + s);
             }
-            Thread.sleep(1500); // multicast goes on in the new view
+            run.awaitDeliveries(survivors, 1000, Duration.ofSeconds(30)); // multicast goes on in the new view
             for (final int s : survivors)
             {
                 assertEquals(List.of(extra).contains("--invoker"), run.process(s).output().contains("(invoker mode)"));

@@ -133,6 +133,37 @@ final class VsRun implements AutoCloseable
         live.get(id).awaitOutput(output -> hasView(output, members), timeout, "a view of " + members);
     }
 
+    /**
+     * Waits until each of {@code ids} delivered {@code more} messages past the last progress line it printed before
+     * the call (lines come every {@link VsMember#PROGRESS_EVERY}): traffic flows, where a test would sleep and hope.
+     */
+    void awaitDeliveries(final List<Integer> ids, final long more, final Duration timeout) throws Exception
+    {
+        final Map<Integer, Long> from = new HashMap<>();
+        ids.forEach(id -> from.put(id, delivered(live.get(id).output())));
+        for (final int id : ids)
+        {
+            final long target = from.get(id) + more;
+            live.get(id).awaitOutput(output -> delivered(output) >= target, timeout,
+                more + " more deliveries (from " + from.get(id) + ")");
+        }
+    }
+
+    /** The last delivered count a member printed: a progress line, or a joiner's installed state; else 0. */
+    private static long delivered(final String output)
+    {
+        final Matcher m = DELIVERED_COUNT.matcher(output);
+        long last = 0;
+        while (m.find())
+        {
+            last = Long.parseLong(m.group(1) != null ? m.group(1) : m.group(2));
+        }
+        return last;
+    }
+
+    private static final java.util.regex.Pattern DELIVERED_COUNT = java.util.regex.Pattern.compile(
+        VsMember.PROGRESS_LINE.pattern() + "|STATE installed delivered=(\\d+)");
+
     private static boolean hasView(final String output, final String members)
     {
         final Matcher m = VsMember.VIEW_LINE.matcher(output);
