@@ -37,7 +37,7 @@ public final class AvionicsMember
     {
         final int me = config.memberId();
         final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        final Timeline timeline = new Timeline(startNanos);
+        final Timeline timeline = new Timeline(startNanos, registry);
         final Role role = switch (me)
         {
             case Avionics.FLIGHT_MANAGEMENT -> new FlightManagement();
@@ -48,9 +48,9 @@ public final class AvionicsMember
         try (DomainParticipant participant = DomainParticipant.builder(config).meterRegistry(registry)
             .group(g -> g.onView(view ->
             {
-                timeline.view(view);
-                System.out.printf("VIEW %d members %s joined %s failed %s left %s%n", view.id(), view.members(),
-                    view.joined(), view.failed(), view.left());
+                final String measured = timeline.view(view);
+                System.out.printf("VIEW %d members %s joined %s failed %s left %s%s%n", view.id(), view.members(),
+                    view.joined(), view.failed(), view.left(), measured);
             })).create())
         {
             role.attach(participant); // readers before enable: they get every sample (and a joiner the history)

@@ -1,26 +1,40 @@
 package io.weft.examples.avionics;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.weft.membership.View;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
-/** The views this member installed, with when: the dashboard's timeline of joins and failures. */
+/**
+ * The views this member installed, with when: the dashboard's timeline of joins and failures. Each view after the
+ * first also says, from this member's meters, how long its multicast stopped for the change (wedge to install) and,
+ * where this member suspected someone itself, how long after their last heartbeat it did (the failure detection).
+ */
 final class Timeline
 {
     private final long startNanos;
+    private final MeterRegistry registry;
     private final List<Map<String, Object>> events = new ArrayList<>();
+    private final Since pause = new Since("weft.membership.view.change");
+    private final Since silence = new Since("weft.membership.suspicion.silence");
     private View current;
 
-    Timeline(final long startNanos)
+    Timeline(final long startNanos, final MeterRegistry registry)
     {
         this.startNanos = startNanos;
+        this.registry = registry;
     }
 
-    /** A {@link io.weft.membership.ViewListener}: called on the membership thread, so it only records. */
-    synchronized void view(final View view)
+    /**
+     * A {@link io.weft.membership.ViewListener}: called on the membership thread, so it only records; returns what
+     * this member measured of the change ("" for none), for the console.
+     */
+    synchronized String view(final View view)
     {
         current = view;
         final Map<String, Object> event = new LinkedHashMap<>();
@@ -31,7 +45,14 @@ final class Timeline
         event.put("joined", view.joined());
         event.put("left", view.left());
         event.put("failed", view.failed());
+        // the group records its meters before it tells the view listeners: these include this change
+        silence.mean().ifPresent(ms -> event.put("silenceMillis", ms));
+        pause.mean().ifPresent(ms -> event.put("pausedMillis", ms));
         events.add(event);
+        final Object silent = event.get("silenceMillis");
+        final Object paused = event.get("pausedMillis");
+        return (silent != null ? " suspected " + silent + " ms after a heartbeat" : "") +
+            (paused != null ? " paused " + paused + " ms" : "");
     }
 
     synchronized View current()
@@ -42,5 +63,32 @@ final class Timeline
     synchronized List<Map<String, Object>> events()
     {
         return List.copyOf(events);
+    }
+
+    /** What a timer of this member's recorded since the last look: the mean of its new records, in milliseconds. */
+    private final class Since
+    {
+        private final String name;
+        private long count;
+        private double totalMillis;
+
+        Since(final String name)
+        {
+            this.name = name;
+        }
+
+        java.util.Optional<Double> mean()
+        {
+            final Timer t = registry.find(name).timer();
+            if (t == null || t.count() == count)
+            {
+                return java.util.Optional.empty();
+            }
+            final double total = t.totalTime(TimeUnit.MILLISECONDS);
+            final double mean = (total - totalMillis) / (t.count() - count);
+            count = t.count();
+            totalMillis = total;
+            return java.util.Optional.of(Math.round(mean * 10) / 10.0);
+        }
     }
 }

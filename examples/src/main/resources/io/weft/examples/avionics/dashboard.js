@@ -64,8 +64,12 @@ function describe(event) {
   if (event.failed.length) parts.push("failed " + event.failed.join(", "));
   if (event.joined.length) parts.push("joined " + event.joined.join(", "));
   if (event.left.length) parts.push("left " + event.left.join(", "));
+  const timing = [];
+  if (event.silenceMillis !== undefined) timing.push("suspected " + event.silenceMillis + " ms after its last heartbeat");
+  if (event.pausedMillis !== undefined) timing.push("multicast paused " + event.pausedMillis + " ms here");
   return "view " + event.id + (parts.length ? ": " + parts.join("; ") : " (initial)") +
-    " - members " + event.members.join(", ") + ", leader " + event.leader;
+    " - members " + event.members.join(", ") + ", leader " + event.leader +
+    (timing.length ? " (" + timing.join(", ") + ")" : "");
 }
 
 function render(s) {

@@ -82,6 +82,11 @@ class AvionicsDemoTest
                     Duration.ofSeconds(30), "the timeline never showed display 1's failure");
                 awaitTrue(() -> number(js, "return window.weftDashboard.timeline.filter(e => e.failed.includes(1))" +
                     ".length") == 1, Duration.ofSeconds(10), "the page's state has no view without display 1");
+                assertEquals(1L, number(js, "return window.weftDashboard.timeline.filter(e => e.failed.includes(1)" +
+                    " && e.pausedMillis > 0).length"), "the failure's view does not say how long the multicast " +
+                    "stopped: " + browser.findElement(By.id("timeline")).getText());
+                assertTrue(browser.findElement(By.id("timeline")).getText().contains("multicast paused"),
+                    browser.findElement(By.id("timeline")).getText());
                 screenshot(browser);
                 assertMembershipScrape(url);
                 final String chips = browser.findElement(By.id("members")).getText();
