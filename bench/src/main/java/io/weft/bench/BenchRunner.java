@@ -101,8 +101,9 @@ final class BenchRunner
         final double[] msgs = runs.stream().mapToDouble(m -> m.get("msgs")).sorted().toArray();
         return new Row(name, o.transport, o.members, o.senders, o.size, o.slots(), median(runs, "msgs"), msgs[0],
             msgs[msgs.length - 1], median(runs, "mb"), median(runs, "p50"), median(runs, "p99"), median(runs, "p999"),
-            median(runs, "peer_p50"), median(runs, "peer_p99"), median(runs, "writes_per_msg"), (long)median(runs, "nulls"), median(runs, "send_batch"),
-            median(runs, "receive_batch"), median(runs, "delivery_batch"), histograms, null);
+            median(runs, "peer_p50"), median(runs, "peer_p99"), median(runs, "writes_per_msg"),
+            (long)median(runs, "nulls"), median(runs, "send_batch"), median(runs, "receive_batch"),
+            median(runs, "delivery_batch"), histograms, null);
     }
 
     /** Member 0's batch-size histograms, as text. */
@@ -122,9 +123,8 @@ final class BenchRunner
 
     private static Row failed(final String name, final BenchOptions o, final String why)
     {
-        return new Row(name, o.transport, o.members, o.senders, o.size, o.slots(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            null,
-            why);
+        return new Row(name, o.transport, o.members, o.senders, o.size, o.slots(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, null, why);
     }
 
     private static double median(final List<Map<String, Double>> runs, final String key)
@@ -231,9 +231,9 @@ final class BenchRunner
             out.println("]");
             return;
         }
-        out.printf("%-22s %-4s %3s %-5s %6s %12s %21s %9s %8s %8s %8s %13s %10s %9s %17s%n", "config", "tp", "n", "send",
-            "size", "msgs/s", "(min-max)", "MB/s", "p50 us", "p99 us", "p999 us", "others p50/99", "writes/msg", "nulls",
-            "batch s/r/d");
+        out.printf("%-22s %-4s %3s %-5s %6s %12s %21s %9s %8s %8s %8s %13s %10s %9s %17s%n", "config", "tp", "n",
+            "send", "size", "msgs/s", "(min-max)", "MB/s", "p50 us", "p99 us", "p999 us", "others p50/99", "writes/msg",
+            "nulls", "batch s/r/d");
         for (final Row r : rows)
         {
             if (r.failure() != null)
@@ -242,8 +242,8 @@ final class BenchRunner
                     r.size(), r.failure());
                 continue;
             }
-            out.printf(Locale.ROOT, "%-22s %-4s %3d %-5s %6d %12.0f %21s %9.2f %8.0f %8.0f %8.0f %13s %10.3f %9d %17s%n",
-                r.name(), r.transport(), r.members(), r.senders(), r.size(), r.msgsPerSec(),
+            out.printf(Locale.ROOT,
+                "%-22s %-4s %3d %-5s %6d %12.0f %21s %9.2f %8.0f %8.0f %8.0f %13s %10.3f %9d %17s%n", r.name(), r.transport(), r.members(), r.senders(), r.size(), r.msgsPerSec(),
                 String.format(Locale.ROOT, "(%.0f-%.0f)", r.msgsMin(), r.msgsMax()), r.mbPerSec(), r.p50(), r.p99(),
                 r.p999(), Double.isNaN(r.peerP50()) ? "-" : micros(r.peerP50(), "-") + "/" + micros(r.peerP99(), "-"),
                 r.writesPerMsg(), r.nulls(),

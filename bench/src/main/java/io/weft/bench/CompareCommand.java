@@ -209,10 +209,11 @@ final class CompareCommand implements Callable<Integer>
                 return new Row(pattern, size, rate, system, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, failure);
             }
             final double[] v = (double[])result;
+            final String others = rate == 0 ? "" :
+                String.format(Locale.ROOT, "; at the others p50 %.1f us, p99 %.1f us", v[5], v[6]);
             System.err.printf(Locale.ROOT, "compare: %s senders, %d B, %s, %s, run %d: %,.0f msgs/s per member, " +
-                    "p50 %.1f us, p99 %.1f us%s%n", pattern, size, rate == 0 ? "flat out" : rate + " msgs/s", system, r + 1,
-                v[0], v[2], v[3], rate == 0 ? "" : String.format(Locale.ROOT, "; at the others p50 %.1f us, p99 %.1f us",
-                    v[5], v[6]));
+                "p50 %.1f us, p99 %.1f us%s%n", pattern, size, rate == 0 ? "flat out" : rate + " msgs/s", system, r + 1,
+                v[0], v[2], v[3], others);
             results.add(v);
         }
         final double[] msgs = results.stream().mapToDouble(v -> v[0]).sorted().toArray();
@@ -396,8 +397,8 @@ final class CompareCommand implements Callable<Integer>
                     r.size(), r.rate(), r.system(), r.p50(), r.p99(), r.p999(), fmt(ratio(l, "weft-shm", r, Row::p50)),
                     fmt(ratio(l, "weft-tcp", r, Row::p50)), fmt(overFloor(limits, r)), fmt(overCrossCore(limits, r)));
             }
-            System.out.printf("%nLatency at fixed rates (us; send to delivery at the other members, what a subscriber " +
-                "waits; medians over those members and runs):%n");
+            System.out.printf("%nLatency at fixed rates (us; send to delivery at the other members, what a " +
+                "subscriber waits; medians over those members and runs):%n");
             System.out.printf("%-5s %6s %7s %-16s %9s %9s %9s %10s %10s%n", "send", "size", "rate", "system", "p50",
                 "p99", "p99.9", "shm/peer", "tcp/peer");
             for (final Row r : latency)

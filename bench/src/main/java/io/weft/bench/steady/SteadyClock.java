@@ -191,7 +191,8 @@ public final class SteadyClock
         final boolean any = h.getTotalCount() > 0;
         return String.format(Locale.ROOT, "\"%1$s_p50_us\":%2$.2f,\"%1$s_p99_us\":%3$.2f,\"%1$s_p999_us\":%4$.2f," +
                 "\"%1$s_samples\":%5$d", name, any ? h.getValueAtPercentile(50) / 1e3 : 0,
-            any ? h.getValueAtPercentile(99) / 1e3 : 0, any ? h.getValueAtPercentile(99.9) / 1e3 : 0, h.getTotalCount());
+            any ? h.getValueAtPercentile(99) / 1e3 : 0, any ? h.getValueAtPercentile(99.9) / 1e3 : 0,
+            h.getTotalCount());
     }
 
     /**
