@@ -243,7 +243,8 @@ final class BenchRunner
                 continue;
             }
             out.printf(Locale.ROOT,
-                "%-22s %-4s %3d %-5s %6d %12.0f %21s %9.2f %8.0f %8.0f %8.0f %13s %10.3f %9d %17s%n", r.name(), r.transport(), r.members(), r.senders(), r.size(), r.msgsPerSec(),
+                "%-22s %-4s %3d %-5s %6d %12.0f %21s %9.2f %8.0f %8.0f %8.0f %13s %10.3f %9d %17s%n", r.name(),
+                r.transport(), r.members(), r.senders(), r.size(), r.msgsPerSec(),
                 String.format(Locale.ROOT, "(%.0f-%.0f)", r.msgsMin(), r.msgsMax()), r.mbPerSec(), r.p50(), r.p99(),
                 r.p999(), Double.isNaN(r.peerP50()) ? "-" : micros(r.peerP50(), "-") + "/" + micros(r.peerP99(), "-"),
                 r.writesPerMsg(), r.nulls(),
