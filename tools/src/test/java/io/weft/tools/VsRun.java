@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,6 +28,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class VsRun implements AutoCloseable
 {
     static final String SECRET = "weft-test-secret-0123456789";
+    /** A member's delivered count: its progress lines, or the state a joiner installed. */
+    private static final Pattern DELIVERED_COUNT =
+        Pattern.compile(VsMember.PROGRESS_LINE.pattern() + "|STATE installed delivered=(\\d+)");
 
     final WeftConfig config;
     final Path dir;
@@ -160,9 +164,6 @@ final class VsRun implements AutoCloseable
         }
         return last;
     }
-
-    private static final java.util.regex.Pattern DELIVERED_COUNT = java.util.regex.Pattern.compile(
-        VsMember.PROGRESS_LINE.pattern() + "|STATE installed delivered=(\\d+)");
 
     private static boolean hasView(final String output, final String members)
     {

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -77,18 +78,18 @@ final class Timeline
             this.name = name;
         }
 
-        java.util.Optional<Double> mean()
+        Optional<Double> mean()
         {
             final Timer t = registry.find(name).timer();
             if (t == null || t.count() == count)
             {
-                return java.util.Optional.empty();
+                return Optional.empty();
             }
             final double total = t.totalTime(TimeUnit.MILLISECONDS);
             final double mean = (total - totalMillis) / (t.count() - count);
             count = t.count();
             totalMillis = total;
-            return java.util.Optional.of(Math.round(mean * 10) / 10.0);
+            return Optional.of(Math.round(mean * 10) / 10.0);
         }
     }
 }
