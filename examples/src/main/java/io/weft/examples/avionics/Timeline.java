@@ -47,13 +47,13 @@ final class Timeline
         event.put("left", view.left());
         event.put("failed", view.failed());
         // the group records its meters before it tells the view listeners: these include this change
-        silence.mean().ifPresent(ms -> event.put("silenceMillis", ms));
-        pause.mean().ifPresent(ms -> event.put("pausedMillis", ms));
+        final Optional<Double> silent = silence.mean();
+        final Optional<Double> paused = pause.mean();
+        silent.ifPresent(ms -> event.put("silenceMillis", ms));
+        paused.ifPresent(ms -> event.put("pausedMillis", ms));
         events.add(event);
-        final Object silent = event.get("silenceMillis");
-        final Object paused = event.get("pausedMillis");
-        return (silent != null ? " suspected " + silent + " ms after a heartbeat" : "") +
-            (paused != null ? " paused " + paused + " ms" : "");
+        return silent.map(ms -> " suspected " + ms + " ms after a heartbeat").orElse("") +
+            paused.map(ms -> " paused " + ms + " ms").orElse("");
     }
 
     synchronized View current()
