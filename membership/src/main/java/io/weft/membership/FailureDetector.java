@@ -259,7 +259,8 @@ final class FailureDetector implements AutoCloseable
 
     /**
      * Records a suspicion once: own row, push, freeze (which tells the failure listeners), majority check. Tells
-     * {@code onSuspect} how long the member had been silent here (-1 before detection started).
+     * {@code onSuspect} how long the member had been silent here (-1 before detection started, and for a departing
+     * member: one that leaves, finished, or closes this view's table once done with its change is no failure found).
      */
     void suspect(final int rank, final String reason)
     {
@@ -275,7 +276,7 @@ final class FailureDetector implements AutoCloseable
             count = suspectedCount();
             detecting = started;
         }
-        final long silence = detecting ? System.nanoTime() - lastChange.get(rank) : -1;
+        final long silence = detecting && !departing.test(rank) ? System.nanoTime() - lastChange.get(rank) : -1;
         LOG.warn("suspecting member {}: {}", memberIds.get(rank), reason);
         // before the membership thread is woken: it must not act in a minority
         final boolean becameMinority = markMinority(ViewChangeRules.lostMajority(count, voters()));
