@@ -68,24 +68,23 @@ public final class Group implements AutoCloseable
         membership.runtime().afterRemoval(totals.smc()::remove);
     }
 
-    /** Builds a member and brings it into its first view: view 0, or the view {@code admission} admitted it to. */
-    static Group start(final GroupBuilder b, final Joiner.Admission admission)
+    /**
+     * Builds a member and brings it into its first view: view 0, or the view the leader admits it to. A joiner builds
+     * its parts before it asks: the leader's view change waits for it from admission to connection.
+     */
+    static Group start(final GroupBuilder b, final boolean join)
     {
-        final Group group;
+        final Group group = new Group(b);
         try
         {
-            group = new Group(b);
+            group.enter(join ? Joiner.join(b.config(), b.stateTransfer().joinRequest()) : null);
+            return group;
         }
         catch (final RuntimeException ex)
         {
-            if (admission != null)
-            {
-                admission.close(); // the state still on its way is not read
-            }
+            group.close(); // its meters leave the registry
             throw ex;
         }
-        group.enter(admission);
-        return group;
     }
 
     private void enter(final Joiner.Admission admission)
@@ -102,9 +101,9 @@ public final class Group implements AutoCloseable
         }
         else
         {
-            membership.runtime().adopt(admission.added());
             try (admission)
             {
+                membership.runtime().adopt(admission.added());
                 membership.stateTransfer().install(admission.state());
                 admission.state().finish();
             }

@@ -147,7 +147,7 @@ public final class GroupBuilder
     /** Opens view 0 (this member must be in weft.membership.initial-view) and waits until every member is connected. */
     public Group open()
     {
-        return Group.start(this, null);
+        return Group.start(this, false);
     }
 
     /**
@@ -159,7 +159,7 @@ public final class GroupBuilder
      */
     public Group join()
     {
-        return Group.start(this, Joiner.join(config, stateTransfer.joinRequest()));
+        return Group.start(this, true);
     }
 
     WeftConfig config()

@@ -102,10 +102,39 @@ class MemberMetersTest
                 InJvmGroups.await(() -> registry.get("weft.smc.delivered").tag("subgroup", "all").functionCounter()
                     .count() == messages, "member 0 counts its " + messages + " deliveries");
                 groups.forEach(Group::close);
-                assertEquals(List.of(), registry.getMeters().stream().map(m -> m.getId().getName())
-                    .filter(name -> name.startsWith("weft.")).toList(), "a closed group's meters are gone");
+                assertEquals(List.of(), weftMeters(registry), "a closed group's meters are gone");
             }
         }
+    }
+
+    /**
+     * A joiner builds its parts (meters included) before it asks to join, so that the view change admitting it does
+     * not wait for that: a join or an open that fails must take them out of the registry again.
+     */
+    @Test
+    void aMemberThatCannotEnterLeavesNoMeters()
+    {
+        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 3)
+            .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
+            .membership(new io.weft.config.MembershipConfig(List.of(0, 1), "meters-test-secret-0123456789",
+                io.weft.config.ViewChangeSends.WAIT, Duration.ofSeconds(1)))
+            .build();
+        final MeterRegistry joining = new SimpleMeterRegistry();
+        final IllegalStateException notAdmitted = org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalStateException.class, () -> Group.builder(config.forMember(2)).meterRegistry(joining).join());
+        assertTrue(notAdmitted.getMessage().contains("could not join"), notAdmitted.getMessage());
+        assertEquals(List.of(), weftMeters(joining), "a join nobody answered left meters");
+
+        final MeterRegistry opening = new SimpleMeterRegistry();
+        final IllegalStateException outside = org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalStateException.class, () -> Group.builder(config.forMember(2)).meterRegistry(opening).open());
+        assertTrue(outside.getMessage().contains("not in weft.membership.initial-view"), outside.getMessage());
+        assertEquals(List.of(), weftMeters(opening), "an open outside view 0 left meters");
+    }
+
+    private static List<String> weftMeters(final MeterRegistry registry)
+    {
+        return registry.getMeters().stream().map(m -> m.getId().getName()).filter(n -> n.startsWith("weft.")).toList();
     }
 
     private static void send(final Group group, final int count) throws InterruptedException

@@ -31,6 +31,12 @@ final class Handshakes
 {
     private static final Logger LOG = LoggerFactory.getLogger(TcpTransport.class);
     private static final long HANDSHAKE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * A dial that found no table listening (or the previous view's, which refuses it) is tried again after 1 ms,
+     * doubling up to 50 ms: in a view change the peer opens its table within milliseconds of this member, and a
+     * fixed 50 ms wait was most of the pause after a failure. A refused dial on loopback costs microseconds.
+     */
+    private static final long FIRST_REDIAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long REDIAL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /**
      * A dial whose SYN got no answer in this long on a table that is opening is dropped and dialled again: the kernel
@@ -63,6 +69,7 @@ final class Handshakes
     private final IntConsumer resolve;
     private final BeatLane beats;
     private final long[] redialAt;
+    private final long[] redialDelay;
     private final Set<TcpConnection> handshaking = new HashSet<>();
     private volatile String lastRefusal;
 
@@ -85,6 +92,8 @@ final class Handshakes
         this.opened = opened;
         this.resolve = resolve;
         this.redialAt = new long[context.rows()];
+        this.redialDelay = new long[context.rows()];
+        java.util.Arrays.fill(redialDelay, FIRST_REDIAL_NANOS);
     }
 
     /** The last refusal a peer sent us while opening, for the connect-timeout error. */
@@ -102,7 +111,7 @@ final class Handshakes
         }
         if (c.outbound && c.peerRank >= 0)
         {
-            redialAt[c.peerRank] = System.nanoTime() + REDIAL_NANOS;
+            redialSoon(c.peerRank);
         }
         return true;
     }
@@ -170,6 +179,32 @@ final class Handshakes
         }
     }
 
+    /** How long the selector may sleep before a dial falls due, in ms (1..50); 50 once the table is open. */
+    long dialWaitMillis()
+    {
+        if (opened.getAsBoolean())
+        {
+            return TimeUnit.NANOSECONDS.toMillis(REDIAL_NANOS);
+        }
+        final long now = System.nanoTime();
+        long wait = REDIAL_NANOS;
+        for (int r = 0; r < myRank; r++)
+        {
+            if (!resolved[r] && connections[r] == null && !dialing(r))
+            {
+                wait = Math.min(wait, redialAt[r] - now);
+            }
+        }
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait));
+    }
+
+    /** Dials {@code rank} again after its current delay, and doubles the delay for the next failure. */
+    private void redialSoon(final int rank)
+    {
+        redialAt[rank] = System.nanoTime() + redialDelay[rank];
+        redialDelay[rank] = Math.min(REDIAL_NANOS, 2 * redialDelay[rank]);
+    }
+
     private boolean dialing(final int rank)
     {
         for (final TcpConnection c : handshaking)
@@ -206,7 +241,7 @@ final class Handshakes
         }
         catch (final IOException ex)
         {
-            redialAt[rank] = System.nanoTime() + REDIAL_NANOS;
+            redialSoon(rank);
         }
     }
 
@@ -223,7 +258,7 @@ final class Handshakes
             // not listening yet: try again shortly, until the connect timeout
             handshaking.remove(c);
             c.close("dial failed: " + ex.getMessage());
-            redialAt[c.peerRank] = System.nanoTime() + REDIAL_NANOS;
+            redialSoon(c.peerRank);
         }
     }
 
@@ -263,7 +298,7 @@ final class Handshakes
             lastRefusal = reason;
             handshaking.remove(c);
             c.close(reason);
-            redialAt[c.peerRank] = System.nanoTime() + REDIAL_NANOS;
+            redialSoon(c.peerRank);
             return false;
         }
         if (c.state == TcpConnection.State.AWAIT_CHALLENGE)
@@ -318,6 +353,7 @@ final class Handshakes
             c.outbound ? c.nonce : hello.nonce());
         c.state = TcpConnection.State.ESTABLISHED;
         connections[rank] = c;
+        redialDelay[rank] = FIRST_REDIAL_NANOS;
         LOG.info("connected to member {} (rank {}) at {}", hello.memberId(), rank, c.remote);
         resolve.accept(rank);
         return true;
@@ -407,7 +443,7 @@ final class Handshakes
                 {
                     handshaking.remove(c);
                     c.close("handshake timed out");
-                    redialAt[c.peerRank] = now + REDIAL_NANOS;
+                    redialSoon(c.peerRank);
                 }
                 else
                 {

@@ -358,7 +358,7 @@ public final class TcpTransport implements SstTransport
                 final boolean hosting = hosted != null && hosted.hosting();
                 if (!hosting)
                 {
-                    selector.select(50);
+                    selector.select(handshakes.dialWaitMillis());
                 }
                 else if (hosted.run() > 0 || !tasks.isEmpty())
                 {
