@@ -42,6 +42,7 @@ final class Epoch implements AutoCloseable, MembershipTable
     final MembershipColumns columns;
     private Runnable onClose = () -> { };
     private boolean closed;
+    private boolean detecting;
 
     private Epoch(final View view, final WeftConfig config, final Smc.Layout layout, final Sst sst,
         final PredicateThread predicates, final Smc smc, final Consumer<String> onMinority,
@@ -102,7 +103,20 @@ final class Epoch implements AutoCloseable, MembershipTable
     void start()
     {
         predicates.start();
-        detector.start();
+        startDetector();
+    }
+
+    /**
+     * Starts only the heartbeats and failure detection: a joiner's table is connected while it still installs its
+     * state, and the members that admitted it must not take it for failed meanwhile.
+     */
+    synchronized void startDetector()
+    {
+        if (!detecting && !closed)
+        {
+            detecting = true;
+            detector.start();
+        }
     }
 
     /** The configuration of one view: its members, its table name, and each subgroup's policy applied to it. */

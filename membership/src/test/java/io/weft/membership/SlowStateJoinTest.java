@@ -1,0 +1,121 @@
+package io.weft.membership;
+
+import io.weft.config.MembershipConfig;
+import io.weft.config.SubgroupConfig;
+import io.weft.config.TransportKind;
+import io.weft.config.ViewChangeSends;
+import io.weft.config.WeftConfig;
+import io.weft.testkit.Members;
+import io.weft.testkit.TestGroups;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A joiner whose state takes longer to install than the members wait for its table to connect (the connect timeout)
+ * still joins: it connects while it installs, and beats meanwhile. It used to connect only once the state was in, by
+ * when the members had removed it as failed, and the join failed. Nothing is delivered to it before its state is in.
+ */
+@Timeout(120)
+class SlowStateJoinTest
+{
+    private static final int STATE_BYTES = 3 << 20;
+    private static final long PER_MIB_NANOS = 800_000_000L; // an application that rebuilds slowly: ~2.4 s in all
+
+    @ParameterizedTest
+    @EnumSource(value = TransportKind.class, names = {"TCP", "SHM"})
+    void aStateSlowerThanTheConnectTimeoutStillJoins(final TransportKind transport) throws Exception
+    {
+        final WeftConfig config = TestGroups.builder(transport, 3)
+            .connectTimeout(Duration.ofSeconds(1))
+            .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
+            .membership(new MembershipConfig(List.of(0, 1), "slow-state-join-test-secret", ViewChangeSends.WAIT,
+                Duration.ofSeconds(30), false))
+            .build();
+        final byte[] state = new byte[STATE_BYTES];
+        for (int i = 0; i < state.length; i++)
+        {
+            state[i] = (byte)(i * 31 + (i >>> 11));
+        }
+        final AtomicLong joinerDelivered = new AtomicLong();
+        final long[] deliveredWhenInstalled = {-1};
+        final byte[][] installed = new byte[1][];
+        final StateTransfer slow = new StateTransfer()
+        {
+            @Override
+            public byte[] snapshot()
+            {
+                return state;
+            }
+
+            @Override
+            public void install(final InputStream in) throws IOException
+            {
+                final byte[] got = new byte[STATE_BYTES + 1];
+                int length = 0;
+                for (int n; (n = in.read(got, length, Math.min(1 << 20, got.length - length))) > 0; )
+                {
+                    length += n;
+                    LockSupport.parkNanos(PER_MIB_NANOS * n / (1 << 20));
+                }
+                installed[0] = Arrays.copyOf(got, length);
+                deliveredWhenInstalled[0] = joinerDelivered.get();
+            }
+
+            @Override
+            public void install(final byte[] bytes)
+            {
+                throw new AssertionError("the stream install is used");
+            }
+        };
+        try (Members ignored = new Members(config))
+        {
+            final List<GroupBuilder> builders = new ArrayList<>();
+            for (int i = 0; i < 2; i++)
+            {
+                builders.add(Group.builder(config.forMember(i)).stateTransfer(slow));
+            }
+            final List<Group> groups = new ArrayList<>(InJvmGroups.open(builders));
+            try
+            {
+                final long started = System.nanoTime();
+                groups.add(Group.builder(config.forMember(2)).stateTransfer(slow)
+                    .onDelivery("all", m -> joinerDelivered.incrementAndGet()).join());
+                final long tookMillis = (System.nanoTime() - started) / 1_000_000;
+                assertTrue(tookMillis > config.transport().connectTimeout().toMillis(),
+                    "the install outlasted the connect timeout, as the test means it to: " + tookMillis + " ms");
+                assertArrayEquals(state, installed[0], "the joiner installed the whole state");
+                assertEquals(0, deliveredWhenInstalled[0], "nothing was delivered before the state was in");
+
+                final byte[] payload = new byte[8];
+                for (int i = 0; i < 100; i++)
+                {
+                    assertTrue(groups.get(0).subgroup("all").send(payload, Duration.ofSeconds(20)) >= 0, "send " + i);
+                }
+                InJvmGroups.await(() -> joinerDelivered.get() == 100, "the joiner delivers 100: " + joinerDelivered);
+                for (final Group g : groups)
+                {
+                    assertEquals(List.of(0, 1, 2), g.view().members(), "the joiner stayed in the view");
+                    assertEquals(1, g.view().id(), "no view change removed it");
+                }
+            }
+            finally
+            {
+                groups.forEach(Group::close);
+            }
+        }
+    }
+}
