@@ -36,9 +36,11 @@ class SlowStateJoinTest
     private static final long PER_MIB_NANOS = 800_000_000L; // an application that rebuilds slowly: ~2.4 s in all
 
     @ParameterizedTest
-    @EnumSource(value = TransportKind.class, names = {"TCP", "SHM"})
+    @EnumSource(value = TransportKind.class, names = {"TCP", "SHM", "RDMA"})
     void aStateSlowerThanTheConnectTimeoutStillJoins(final TransportKind transport) throws Exception
     {
+        org.junit.jupiter.api.Assumptions.assumeTrue(transport != TransportKind.RDMA ||
+            io.weft.sst.rdma.RdmaTransport.libfabricInstalled(), "skipped: libfabric1 is not installed");
         final WeftConfig config = TestGroups.builder(transport, 3)
             .connectTimeout(Duration.ofSeconds(1))
             .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
