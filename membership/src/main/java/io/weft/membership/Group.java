@@ -12,8 +12,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -91,7 +89,8 @@ public final class Group implements AutoCloseable
 
     private void enter(final Joiner.Admission admission)
     {
-        final Epoch e = admission == null ? membership.openEpoch(initialView()) : openWhileInstalling(admission);
+        final Epoch e = admission == null ? membership.openEpoch(initialView()) :
+            FirstTable.openWhileInstalling(membership, config, admission);
         try
         {
             control = new ControlServer(config.group().members().get(config.rank()), membership.desk());
@@ -114,71 +113,6 @@ public final class Group implements AutoCloseable
                 first.members() + ": open() starts view 0; a member outside it joins with join()");
         }
         return first;
-    }
-
-    /**
-     * A joiner connects its first table while it installs the state, on a thread of its own. The members that
-     * admitted it wait in that table's open for it, up to the connect timeout: connecting only after a state that
-     * takes longer to install got the joiner removed as failed, and otherwise made the two take turns. Its failure
-     * detector beats from the open on, so that they do not suspect it meanwhile; nothing is delivered before the
-     * state is in.
-     */
-    private Epoch openWhileInstalling(final Joiner.Admission admission)
-    {
-        try (admission)
-        {
-            membership.runtime().adopt(admission.added());
-            final CompletableFuture<Epoch> opened = new CompletableFuture<>();
-            Thread.ofPlatform().name("weft-open-" + config.memberId()).daemon(true).start(() ->
-            {
-                try
-                {
-                    final Epoch e = membership.openEpoch(admission.view());
-                    e.startDetector();
-                    opened.complete(e);
-                }
-                catch (final RuntimeException | Error ex)
-                {
-                    opened.completeExceptionally(ex);
-                    admission.close(); // the state is of no use without the table: stop reading it
-                }
-            });
-            try
-            {
-                membership.stateTransfer().install(admission.state());
-                admission.state().finish();
-            }
-            catch (final java.io.IOException | RuntimeException ex)
-            {
-                final Epoch e;
-                try
-                {
-                    e = opened(opened); // settles within the connect timeout: nothing is left open behind
-                }
-                catch (final RuntimeException openFailed)
-                {
-                    openFailed.addSuppressed(ex); // closing the admission on that failure cut the state short
-                    throw openFailed;
-                }
-                e.close();
-                throw new IllegalStateException("member " + config.memberId() + " could not receive its state on " +
-                    "joining " + admission.view() + ": " + ex.getMessage(), ex);
-            }
-            return opened(opened);
-        }
-    }
-
-    /** The joiner's first table once open, or what its open threw. */
-    private static Epoch opened(final CompletableFuture<Epoch> opened)
-    {
-        try
-        {
-            return opened.join();
-        }
-        catch (final CompletionException ex)
-        {
-            throw ex.getCause() instanceof RuntimeException r ? r : new IllegalStateException(ex.getCause());
-        }
     }
 
     /** Starts configuring a group member; {@link GroupBuilder#open()} or {@link GroupBuilder#join()} connects it. */

@@ -132,6 +132,8 @@ final class StateChunks
         private int at;
         private long index;
         private boolean last;
+        /** When the installer last asked for bytes: a joiner's watch ({@link FirstTable}) reads it. */
+        private volatile long askedNanos = System.nanoTime();
 
         Input(final DataInputStream in, final String secret, final String group, final int memberId,
             final byte[] joinerNonce, final byte[] memberNonce, final String from)
@@ -151,6 +153,7 @@ final class StateChunks
         @Override
         public int read(final byte[] b, final int off, final int len) throws IOException
         {
+            askedNanos = System.nanoTime();
             if (len == 0)
             {
                 return 0;
@@ -191,6 +194,12 @@ final class StateChunks
             last = end;
             data = chunk;
             at = 0;
+        }
+
+        /** When the installer last asked for bytes (System.nanoTime). */
+        long askedNanos()
+        {
+            return askedNanos;
         }
 
         /** Checks that the state was read to its last chunk and nothing of it was left. */

@@ -7,6 +7,7 @@ import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
 import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -17,11 +18,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -34,6 +40,88 @@ class SlowStateJoinTest
 {
     private static final int STATE_BYTES = 3 << 20;
     private static final long PER_MIB_NANOS = 800_000_000L; // an application that rebuilds slowly: ~2.4 s in all
+
+    /**
+     * The group's deliveries wait for the joiner's install, so an installer that hangs must not hold it: once it has
+     * asked for no bytes for a join timeout, the joiner's table closes, the others remove it and go on, and its join
+     * fails with the reason when the installer returns.
+     */
+    @Test
+    void anInstallerThatStopsReadingIsCutOffAndTheGroupGoesOn() throws Exception
+    {
+        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 3)
+            .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
+            .membership(new MembershipConfig(List.of(0, 1), "slow-state-join-test-secret", ViewChangeSends.WAIT,
+                Duration.ofSeconds(2), false))
+            .build();
+        final CountDownLatch release = new CountDownLatch(1);
+        final StateTransfer hung = new StateTransfer()
+        {
+            @Override
+            public byte[] snapshot()
+            {
+                return new byte[3 << 20];
+            }
+
+            @Override
+            public void install(final InputStream in) throws IOException
+            {
+                in.read(new byte[1 << 20]);
+                try
+                {
+                    release.await(); // an installer stuck in its own code, asking for nothing more
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            }
+
+            @Override
+            public void install(final byte[] bytes)
+            {
+                throw new AssertionError("the stream install is used");
+            }
+        };
+        final AtomicLong delivered = new AtomicLong();
+        try (Members ignored = new Members(config))
+        {
+            final List<GroupBuilder> builders = new ArrayList<>();
+            for (int i = 0; i < 2; i++)
+            {
+                builders.add(Group.builder(config.forMember(i)).stateTransfer(hung)
+                    .onDelivery("all", m -> delivered.incrementAndGet()));
+            }
+            final List<Group> groups = new ArrayList<>(InJvmGroups.open(builders));
+            final CompletableFuture<Group> joining = CompletableFuture.supplyAsync(() ->
+                Group.builder(config.forMember(2)).stateTransfer(hung).join());
+            try
+            {
+                for (int m = 0; m < 2; m++)
+                {
+                    final Group g = groups.get(m);
+                    InJvmGroups.await(() -> g.view().id() == 2 && g.view().members().equals(List.of(0, 1)),
+                        "member " + m + " installs view 2 [0, 1], without the joiner admitted in view 1");
+                }
+                final byte[] payload = new byte[8];
+                for (int i = 0; i < 50; i++)
+                {
+                    assertTrue(groups.get(0).subgroup("all").send(payload, Duration.ofSeconds(20)) >= 0, "send " + i);
+                }
+                InJvmGroups.await(() -> delivered.get() == 100, "both members deliver 50: " + delivered);
+                release.countDown();
+                final ExecutionException ex = assertThrows(ExecutionException.class,
+                    () -> joining.get(30, TimeUnit.SECONDS));
+                assertTrue(ex.getCause() instanceof IllegalStateException &&
+                    ex.getCause().getMessage().contains("asked for no bytes"), String.valueOf(ex.getCause()));
+            }
+            finally
+            {
+                release.countDown();
+                groups.forEach(Group::close);
+            }
+        }
+    }
 
     @ParameterizedTest
     @EnumSource(value = TransportKind.class, names = {"TCP", "SHM", "RDMA"})
