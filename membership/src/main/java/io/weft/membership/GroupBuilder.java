@@ -152,10 +152,12 @@ public final class GroupBuilder
 
     /**
      * Joins a running group: contacts the members of the address book (redirected to the leader), authenticates
-     * with the group secret, waits for the view that adds this member, installs the state, and opens that view.
+     * with the group secret, waits for the view that adds this member, and installs the state on this thread while
+     * that view's table connects; the view starts once the state is in.
      *
-     * @throws IllegalStateException refused (wrong secret, joins disabled, unknown id) or not admitted within
-     *                               weft.membership.join-timeout.
+     * @throws IllegalStateException refused (wrong secret, joins disabled, unknown id), not admitted within
+     *                               weft.membership.join-timeout, or the state not received (its installer asked for
+     *                               no bytes for a join timeout: the group's deliveries wait for it, so it was cut off).
      */
     public Group join()
     {

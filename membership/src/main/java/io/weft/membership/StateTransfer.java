@@ -40,7 +40,9 @@ public interface StateTransfer
 
     /**
      * Replaces the application state of a joining member from what {@link Snapshot#writeTo} wrote, read to its
-     * end. Called before its first delivery. By default reads it whole and calls {@link #install(byte[])}.
+     * end. Called before its first delivery, while the joiner's first table connects; the group's deliveries wait for
+     * it, so a pause of {@code weft.membership.join-timeout} between reads (or after the last) fails the join. By
+     * default reads it whole and calls {@link #install(byte[])}.
      */
     default void install(final InputStream state) throws IOException
     {
