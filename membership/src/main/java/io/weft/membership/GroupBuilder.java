@@ -156,8 +156,9 @@ public final class GroupBuilder
      * that view's table connects; the view starts once the state is in.
      *
      * @throws IllegalStateException refused (wrong secret, joins disabled, unknown id), not admitted within
-     *                               weft.membership.join-timeout, or the state not received (its installer asked for
-     *                               no bytes for a join timeout: the group's deliveries wait for it, so it was cut off).
+     *                               weft.membership.join-timeout, or the state not received (its installer asked
+     *                               for no bytes for a join timeout: the group's deliveries wait for it, so it was
+     *                               cut off).
      */
     public Group join()
     {
