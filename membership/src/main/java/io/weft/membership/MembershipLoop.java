@@ -379,7 +379,7 @@ final class MembershipLoop implements Runnable
             if (j != null)
             {
                 final StateTransfer.Snapshot snapshot = states.computeIfAbsent(java.nio.ByteBuffer.wrap(j.request()),
-                    r -> stateTransfer.capture(j.request()));
+                    r -> capture(j.request()));
                 Thread.ofVirtual().name("weft-admit-" + id).start(() ->
                 {
                     final String problem = j.admit(view, added, snapshot, config.membership().joinTimeout());
@@ -389,6 +389,28 @@ final class MembershipLoop implements Runnable
                     }
                 });
             }
+        }
+    }
+
+    /**
+     * The application's cut of its state for a join request. One that throws (a request it cannot read, a store
+     * that fails) fails the joins that asked for it, never this member: it used to stop the member admitting them,
+     * and each retry of the joiner then stopped the next leader.
+     */
+    private StateTransfer.Snapshot capture(final byte[] request)
+    {
+        try
+        {
+            return stateTransfer.capture(request);
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.error("the state transfer's capture failed for a join request of {} bytes: the joiners that sent it " +
+                "get no state and their joins fail", request.length, ex);
+            return out ->
+            {
+                throw new IllegalStateException("its capture failed at the admitting member: " + ex, ex);
+            };
         }
     }
 
