@@ -72,7 +72,8 @@ public final class GroupBuilder
 
     /**
      * Told when a member of the current view fails (transport report or suspicion), with its member id (not its
-     * rank); not when a member that finished or is leaving closes.
+     * rank); not when a member that finished or is leaving closes. It runs on a transport's thread: keep it short;
+     * what it throws is logged and changes nothing else.
      */
     public GroupBuilder onMemberFailure(final FailureListener listener)
     {

@@ -171,7 +171,7 @@ final class MembershipLoop implements Runnable
         {
             if (current.state() == Lifecycle.RUNNING && !e.departing(rank))
             {
-                l.onMemberFailure(e.idAt(rank), reason);
+                l.onMemberFailure(e.idAt(rank), reason); // on a transport's thread, which logs what it throws
             }
         }));
         return e;
@@ -262,7 +262,14 @@ final class MembershipLoop implements Runnable
         }
         if (stop(message))
         {
-            minorityListener.accept(message);
+            try
+            {
+                minorityListener.accept(message);
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.error("minority callback failed", ex);
+            }
         }
     }
 

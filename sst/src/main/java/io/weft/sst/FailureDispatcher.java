@@ -12,6 +12,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * Receives failure reports from a transport, freezes the failed row once, and fans the report out to listeners.
  * A listener added late is told about failures that happened before it was added, so none is missed at start-up.
+ * Listeners run on the reporting transport's thread; one that throws is logged and the others are still told, so
+ * that an application's callback can end neither that thread nor the failure detection behind it.
  */
 final class FailureDispatcher implements FailureListener
 {
@@ -40,7 +42,19 @@ final class FailureDispatcher implements FailureListener
         }
         for (final FailureListener l : listeners)
         {
+            tell(l, rank, reason);
+        }
+    }
+
+    private static void tell(final FailureListener l, final int rank, final String reason)
+    {
+        try
+        {
             l.onMemberFailure(rank, reason);
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.error("a failure listener failed on the report of rank {}", rank, ex);
         }
     }
 
@@ -63,7 +77,7 @@ final class FailureDispatcher implements FailureListener
             listeners.add(listener);
             known = new LinkedHashMap<>(failed);
         }
-        known.forEach(listener::onMemberFailure);
+        known.forEach((rank, reason) -> tell(listener, rank, reason));
     }
 
     synchronized boolean hasFailed(final int rank)
