@@ -115,7 +115,7 @@ final class TopicState
             final SampleHeader header = live.set(config.id(), m.senderId(), p, m.timestampNanos(), false);
             for (final ReaderSink r : sinks)
             {
-                r.deliver(m.segment(), m.offset(), m.length(), header);
+                hand(r, m.segment(), m.offset(), m.length(), header);
             }
         }
     }
@@ -330,7 +330,26 @@ final class TopicState
             s.sourceNanos(), true);
         for (final ReaderSink r : readers)
         {
-            r.deliver(java.lang.foreign.MemorySegment.ofArray(s.payload()), 0, s.payload().length, header);
+            hand(r, java.lang.foreign.MemorySegment.ofArray(s.payload()), 0, s.payload().length, header);
+        }
+    }
+
+    /**
+     * Hands a sample to one reader, whose listener is the application's: what it throws is logged, and the topic's
+     * own record of the sample (position, history, the other readers) goes on as at every other member. It used to
+     * end the delivered batch at this member.
+     */
+    private void hand(final ReaderSink r, final java.lang.foreign.MemorySegment segment, final long offset,
+        final int length, final SampleHeader header)
+    {
+        try
+        {
+            r.deliver(segment, offset, length, header);
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.error("topic {}: a reader's listener failed on sample {} from member {}", config.name(),
+                header.info().position(), header.info().publisherId(), ex);
         }
     }
 
