@@ -1,12 +1,8 @@
 package io.weft.membership;
 
-import io.weft.config.MembershipConfig;
-import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
-import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
 import io.weft.testkit.Members;
-import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -30,11 +26,7 @@ class FailedCaptureTest
     @Test
     void aCaptureThatThrowsFailsTheJoinNotTheLeader() throws Exception
     {
-        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 3)
-            .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
-            .membership(new MembershipConfig(List.of(0, 1), "failed-capture-test-secret", ViewChangeSends.WAIT,
-                Duration.ofSeconds(10), false))
-            .build();
+        final WeftConfig config = InJvmGroups.joinable(TransportKind.TCP, Duration.ofSeconds(10)).build();
         final AtomicLong delivered = new AtomicLong();
         try (Members ignored = new Members(config))
         {

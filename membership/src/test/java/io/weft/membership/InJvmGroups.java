@@ -1,7 +1,13 @@
 package io.weft.membership;
 
+import io.weft.config.MembershipConfig;
+import io.weft.config.SubgroupConfig;
+import io.weft.config.TransportKind;
+import io.weft.config.ViewChangeSends;
+import io.weft.config.WeftConfig;
 import io.weft.testkit.Async;
 import io.weft.testkit.Await;
+import io.weft.testkit.TestGroups;
 
 import java.time.Duration;
 import java.util.List;
@@ -15,6 +21,18 @@ final class InJvmGroups
 
     private InJvmGroups()
     {
+    }
+
+    /**
+     * Three members with one subgroup {@code all} of every member: 0 and 1 open view 0, member 2 joins, within
+     * {@code joinTimeout}.
+     */
+    static WeftConfig.Builder joinable(final TransportKind kind, final Duration joinTimeout)
+    {
+        return TestGroups.builder(kind, 3)
+            .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
+            .membership(new MembershipConfig(List.of(0, 1), "in-jvm-joins-test-secret", ViewChangeSends.WAIT,
+                joinTimeout, false));
     }
 
     /** Opens every builder's member at once (each waits for the others) and returns them in order. */

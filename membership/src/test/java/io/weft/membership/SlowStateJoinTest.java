@@ -1,12 +1,8 @@
 package io.weft.membership;
 
-import io.weft.config.MembershipConfig;
-import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
-import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
 import io.weft.testkit.Members;
-import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,11 +45,7 @@ class SlowStateJoinTest
     @Test
     void anInstallerThatStopsReadingIsCutOffAndTheGroupGoesOn() throws Exception
     {
-        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 3)
-            .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
-            .membership(new MembershipConfig(List.of(0, 1), "slow-state-join-test-secret", ViewChangeSends.WAIT,
-                Duration.ofSeconds(2), false))
-            .build();
+        final WeftConfig config = InJvmGroups.joinable(TransportKind.TCP, Duration.ofSeconds(2)).build();
         final CountDownLatch release = new CountDownLatch(1);
         final StateTransfer hung = new StateTransfer()
         {
@@ -129,12 +121,8 @@ class SlowStateJoinTest
     {
         org.junit.jupiter.api.Assumptions.assumeTrue(transport != TransportKind.RDMA ||
             io.weft.sst.rdma.RdmaTransport.libfabricInstalled(), "skipped: libfabric1 is not installed");
-        final WeftConfig config = TestGroups.builder(transport, 3)
-            .connectTimeout(Duration.ofSeconds(1))
-            .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
-            .membership(new MembershipConfig(List.of(0, 1), "slow-state-join-test-secret", ViewChangeSends.WAIT,
-                Duration.ofSeconds(30), false))
-            .build();
+        final WeftConfig config = InJvmGroups.joinable(transport, Duration.ofSeconds(30))
+            .connectTimeout(Duration.ofSeconds(1)).build();
         final byte[] state = new byte[STATE_BYTES];
         for (int i = 0; i < state.length; i++)
         {
