@@ -230,11 +230,17 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<
     @Override
     public void topicDeleted()
     {
-        if (listener != null)
+        try
         {
-            listener.onTopicDeleted();
+            if (listener != null)
+            {
+                listener.onTopicDeleted();
+            }
         }
-        end();
+        finally
+        {
+            end(); // the reader's iterations end whatever the listener did
+        }
     }
 
     private void end()

@@ -408,7 +408,14 @@ final class TopicState
         }
         for (final ReaderSink r : sinks)
         {
-            r.topicDeleted();
+            try
+            {
+                r.topicDeleted();
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.error("topic {}: a reader's listener failed on the topic's deletion", config.name(), ex);
+            }
         }
         close();
     }

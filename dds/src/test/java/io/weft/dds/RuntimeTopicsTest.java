@@ -222,13 +222,6 @@ class RuntimeTopicsTest
             final List<CompletableFuture<Void>> told = new ArrayList<>();
             for (final DomainParticipant p : participants)
             {
-                final DataReader<String> queue = p.createReader(p.topic("alarms", Codecs.utf8()));
-                iterated.add(CompletableFuture.supplyAsync(() ->
-                {
-                    final List<String> seen = new ArrayList<>();
-                    queue.forEach(sample -> seen.add(sample.value())); // ends when the topic is deleted
-                    return seen;
-                }));
                 final CompletableFuture<Void> deleted = new CompletableFuture<>();
                 p.createReader(p.topic("alarms", Codecs.utf8()), new SampleListener<>()
                 {
@@ -241,9 +234,18 @@ class RuntimeTopicsTest
                     public void onTopicDeleted()
                     {
                         deleted.complete(null);
+                        // told first: what it throws used to keep the reader below from ending, and the log open
+                        throw new IllegalStateException("an application listener that throws on deletion");
                     }
                 });
                 told.add(deleted);
+                final DataReader<String> queue = p.createReader(p.topic("alarms", Codecs.utf8()));
+                iterated.add(CompletableFuture.supplyAsync(() ->
+                {
+                    final List<String> seen = new ArrayList<>();
+                    queue.forEach(sample -> seen.add(sample.value())); // ends when the topic is deleted
+                    return seen;
+                }));
             }
             final SamplePublisher<String> publisher = participants.get(1).createPublisher(participants.get(1)
                 .topic("alarms", Codecs.utf8()));
