@@ -42,7 +42,6 @@ final class Epoch implements AutoCloseable, MembershipTable
     final MembershipColumns columns;
     private Runnable onClose = () -> { };
     private boolean closed;
-    private boolean detecting;
 
     private Epoch(final View view, final WeftConfig config, final Smc.Layout layout, final Sst sst,
         final PredicateThread predicates, final Smc smc, final Consumer<String> onMinority,
@@ -103,20 +102,16 @@ final class Epoch implements AutoCloseable, MembershipTable
     void start()
     {
         predicates.start();
-        startDetector();
+        detector.start();
     }
 
     /**
      * Starts only the heartbeats and failure detection: a joiner's table is connected while it still installs its
      * state, and the members that admitted it must not take it for failed meanwhile.
      */
-    synchronized void startDetector()
+    void startDetector()
     {
-        if (!detecting && !closed)
-        {
-            detecting = true;
-            detector.start();
-        }
+        detector.start();
     }
 
     /** The configuration of one view: its members, its table name, and each subgroup's policy applied to it. */

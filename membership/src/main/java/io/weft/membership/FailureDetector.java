@@ -114,20 +114,25 @@ final class FailureDetector implements AutoCloseable
 
     /**
      * Starts detecting, once the epoch is installed; reports a minority found before (members that failed while the
-     * view's table opened): the member could not act on it then, and must not hang in silence instead.
+     * view's table opened): the member could not act on it then, and must not hang in silence instead. Once only:
+     * a joiner's detector starts with its first table, before the epoch does.
      */
     void start()
     {
-        final long now = System.nanoTime();
-        for (int r = 0; r < lastChange.length(); r++)
-        {
-            lastChange.set(r, now);
-        }
-        thread.start();
         final boolean report;
         synchronized (this)
         {
+            if (started)
+            {
+                return;
+            }
             started = true;
+            final long now = System.nanoTime();
+            for (int r = 0; r < lastChange.length(); r++)
+            {
+                lastChange.set(r, now);
+            }
+            thread.start();
             report = minority;
         }
         if (report)

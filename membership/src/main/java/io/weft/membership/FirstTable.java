@@ -56,6 +56,7 @@ final class FirstTable
                 }
                 watch(admission.state(), settled, bound, e, admission);
             });
+            Exception failed = null;
             try
             {
                 membership.stateTransfer().install(admission.state());
@@ -63,30 +64,30 @@ final class FirstTable
             }
             catch (final IOException | RuntimeException ex)
             {
-                final boolean cutOff = !settled.compareAndSet(false, true);
-                LockSupport.unpark(watch);
-                final Epoch e;
-                try
-                {
-                    e = opened(opened); // settles within the connect timeout: nothing is left open behind
-                }
-                catch (final RuntimeException openFailed)
-                {
-                    openFailed.addSuppressed(ex); // closing the admission on that failure cut the state short
-                    throw openFailed;
-                }
-                e.close();
-                throw new IllegalStateException("member " + config.memberId() + " could not receive its state on " +
-                    "joining " + admission.view() + ": " + (cutOff ? stalled(config) : ex.getMessage()), ex);
+                failed = ex;
             }
-            if (!settled.compareAndSet(false, true))
-            {
-                opened(opened).close();
-                throw new IllegalStateException("member " + config.memberId() + " could not join " +
-                    admission.view() + ": " + stalled(config));
-            }
+            final boolean cutOff = !settled.compareAndSet(false, true);
             LockSupport.unpark(watch);
-            return opened(opened);
+            if (failed == null && !cutOff)
+            {
+                return opened(opened);
+            }
+            final Epoch e;
+            try
+            {
+                e = opened(opened); // settles within the connect timeout: nothing is left open behind
+            }
+            catch (final RuntimeException openFailed)
+            {
+                if (failed != null)
+                {
+                    openFailed.addSuppressed(failed); // closing the admission on that failure cut the state short
+                }
+                throw openFailed;
+            }
+            e.close();
+            throw new IllegalStateException("member " + config.memberId() + " could not receive its state on " +
+                "joining " + admission.view() + ": " + (cutOff ? stalled(config) : failed.getMessage()), failed);
         }
     }
 

@@ -114,11 +114,7 @@ class MemberMetersTest
     @Test
     void aMemberThatCannotEnterLeavesNoMeters()
     {
-        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 3)
-            .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
-            .membership(new io.weft.config.MembershipConfig(List.of(0, 1), "meters-test-secret-0123456789",
-                io.weft.config.ViewChangeSends.WAIT, Duration.ofSeconds(1)))
-            .build();
+        final WeftConfig config = InJvmGroups.joinable(TransportKind.TCP, Duration.ofSeconds(1)).build();
         final MeterRegistry joining = new SimpleMeterRegistry();
         final IllegalStateException notAdmitted = org.junit.jupiter.api.Assertions.assertThrows(
             IllegalStateException.class, () -> Group.builder(config.forMember(2)).meterRegistry(joining).join());
