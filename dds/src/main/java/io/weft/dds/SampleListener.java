@@ -3,7 +3,8 @@ package io.weft.dds;
 /**
  * Told of every sample of a topic as it is delivered, on the delivery thread: return promptly, and do not write
  * with a timeout from here (protocol threads must not wait; {@link DataWriter#write} refuses). What it throws is
- * logged; the topic and its other readers go on.
+ * counted ({@code weft.dds.listener.failures}) and logged at most once per 10 s; the topic and its other readers go
+ * on.
  */
 @FunctionalInterface
 public interface SampleListener<T>

@@ -26,11 +26,14 @@ final class TopicMeters
     {
         final Tags tags = Tags.of("member", String.valueOf(member), "topic", name, "qos",
             state.config.qos().configName());
-        final List<Meter> meters = new ArrayList<>(3);
+        final List<Meter> meters = new ArrayList<>(4);
         meters.add(FunctionCounter.builder(PREFIX + "samples.written", written, AtomicLong::get).tags(tags)
             .description("samples this member wrote to the topic").register(registry));
         meters.add(FunctionCounter.builder(PREFIX + "samples.delivered", state, TopicState::delivered).tags(tags)
             .description("samples of the topic delivered at this member").register(registry));
+        meters.add(FunctionCounter.builder(PREFIX + "listener.failures", state, TopicState::listenerFailures).tags(tags)
+            .description("reader listeners that threw at this member (logged at most once per 10 s)")
+            .register(registry));
         if (state.config.qos() == QosLevel.LOGGED_STORAGE)
         {
             meters.add(Gauge.builder(PREFIX + "durability.lag", state,

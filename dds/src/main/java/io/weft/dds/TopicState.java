@@ -3,6 +3,7 @@ package io.weft.dds;
 import io.weft.config.QosLevel;
 import io.weft.config.TopicConfig;
 import io.weft.membership.Subgroup;
+import io.weft.smc.CallbackFailures;
 import io.weft.smc.Message;
 import io.weft.smc.MessageBatch;
 import org.slf4j.Logger;
@@ -34,6 +35,7 @@ final class TopicState
     // copied on change (rare), read per sample: an array, so that the loop over it allocates no iterator
     private volatile ReaderSink[] readers = new ReaderSink[0];
     private final SampleHeader live = new SampleHeader(); // refilled per live sample, under this monitor
+    private final CallbackFailures listenerFailures = new CallbackFailures(LOG);
     private volatile Subgroup subgroup;
     private volatile String failure;
     private volatile boolean deleted;
@@ -348,9 +350,15 @@ final class TopicState
         }
         catch (final RuntimeException ex)
         {
-            LOG.error("topic {}: a reader's listener failed on sample {} from member {}", config.name(),
-                header.info().position(), header.info().publisherId(), ex);
+            listenerFailures.failed(ex, "topic {}: a reader's listener failed on sample {} from member {}",
+                config.name(), header.info().position(), header.info().publisherId());
         }
+    }
+
+    /** Reader listeners that threw here, on samples or on the topic's deletion. */
+    long listenerFailures()
+    {
+        return listenerFailures.count();
     }
 
     long delivered()
@@ -414,7 +422,8 @@ final class TopicState
             }
             catch (final RuntimeException ex)
             {
-                LOG.error("topic {}: a reader's listener failed on the topic's deletion", config.name(), ex);
+                listenerFailures.failed(ex, "topic {}: a reader's listener failed on the topic's deletion",
+                    config.name());
             }
         }
         close();

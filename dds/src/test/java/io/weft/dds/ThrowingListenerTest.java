@@ -1,5 +1,7 @@
 package io.weft.dds;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.weft.config.DdsConfig;
 import io.weft.config.QosLevel;
 import io.weft.config.TopicConfig;
@@ -21,8 +23,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * A reader's listener runs inside the topic's delivery: one that throws is logged and the topic goes on as at every
- * other member. It used to cut the rest of the delivered batch short at that member: the later samples got no
+ * A reader's listener runs inside the topic's delivery: one that throws (here on every sample) is counted, logged at
+ * most once per 10 s, and the topic goes on as at every other member. It used to cut the rest of the delivered batch short at that member: the later samples got no
  * position there, its other readers never saw them, and its history (what a joiner receives from it) diverged.
  */
 @Timeout(60)
@@ -38,10 +40,11 @@ class ThrowingListenerTest
         final WeftConfig config = TestGroups.builder(TransportKind.SHM, 2)
             .dds(new DdsConfig(dir, List.of(new TopicConfig("engine", 3, QosLevel.VOLATILE_STORAGE, List.of(0),
                 List.of(), 64, 64, samples)))).build();
+        final List<MeterRegistry> registries = List.of(new SimpleMeterRegistry(), new SimpleMeterRegistry());
         try (Members ignored = new Members(config))
         {
             final List<DomainParticipant> participants = Async.openAll(config, member ->
-                DomainParticipant.builder(member).open());
+                DomainParticipant.builder(member).meterRegistry(registries.get(member.memberId())).open());
             try
             {
                 final AtomicLong thrown = new AtomicLong();
@@ -49,11 +52,8 @@ class ThrowingListenerTest
                 final Topic<String> topic = participants.get(1).topic("engine", Codecs.utf8());
                 participants.get(1).createReader(topic, (sample, info) ->
                 {
-                    if (info.position() % 500 == 0) // a few, spread over batches: each is logged with its trace
-                    {
-                        thrown.incrementAndGet();
-                        throw new IllegalStateException("an application listener that throws on " + sample);
-                    }
+                    thrown.incrementAndGet();
+                    throw new IllegalStateException("an application listener that throws on " + sample);
                 });
                 participants.get(1).createReader(topic, (sample, info) -> seen.add(info.position()));
                 final DataWriter<String> writer = participants.get(0).createWriter(participants.get(0).topic("engine",
@@ -68,12 +68,20 @@ class ThrowingListenerTest
                 {
                     assertEquals(expected++, p, "positions in order, none skipped");
                 }
-                assertEquals(samples / 500, thrown.get(), "the throwing listener was told of every sample");
+                assertEquals(samples, thrown.get(), "the throwing listener was told of every sample");
+                // counted every time, logged at most once per 10 s (CallbackFailuresTest)
+                assertEquals(samples, failures(registries.get(1)));
+                assertEquals(0, failures(registries.get(0)));
             }
             finally
             {
                 participants.forEach(DomainParticipant::close);
             }
         }
+    }
+
+    private static double failures(final MeterRegistry registry)
+    {
+        return registry.get("weft.dds.listener.failures").tag("topic", "engine").functionCounter().count();
     }
 }

@@ -2,8 +2,6 @@ package io.weft.smc;
 
 import io.weft.config.SmcConfig;
 import io.weft.sst.Sst;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.MemorySegment;
 
@@ -16,8 +14,6 @@ import java.lang.foreign.MemorySegment;
  */
 final class Delivery
 {
-    private static final Logger LOG = LoggerFactory.getLogger(Delivery.class);
-
     private final SubgroupLayout layout;
     private final String name;
     private final Sst sst;
@@ -177,7 +173,7 @@ final class Delivery
             }
             catch (final RuntimeException ex)
             {
-                LOG.error("subgroup {}: fence callback failed on fence {}", name, ticket, ex);
+                meters.callbackFailures.failed(ex, "subgroup {}: fence callback failed on fence {}", name, ticket);
             }
         }
     }
@@ -338,8 +334,8 @@ final class Delivery
             }
             catch (final RuntimeException ex)
             {
-                LOG.error("subgroup {}: delivery callback failed on message {} of sender {}", name, message.index,
-                    layout.senderIds[s], ex);
+                meters.callbackFailures.failed(ex, "subgroup {}: delivery callback failed on message {} of sender {}",
+                    name, message.index, layout.senderIds[s]);
             }
         }
         if (batchHandler != null)
@@ -356,7 +352,7 @@ final class Delivery
         }
         catch (final RuntimeException ex)
         {
-            LOG.error("subgroup {}: batch delivery callback failed", name, ex);
+            meters.callbackFailures.failed(ex, "subgroup {}: batch delivery callback failed", name);
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.weft.smc;
 
+import org.slf4j.LoggerFactory;
+
 /**
  * The multicast's measurements for one subgroup in one view: batch sizes at send, receive and delivery, nulls,
  * deliveries and own-message latency. Recorded once per trigger that did work (never on an empty pass, never per
@@ -11,6 +13,8 @@ final class SmcMeters
     final BatchStats sendBatches = new BatchStats();
     final BatchStats receiveBatches = new BatchStats();
     final BatchStats deliveryBatches = new BatchStats();
+    /** Delivery and fence callbacks that threw, logged as {@link Delivery}'s. */
+    final CallbackFailures callbackFailures = new CallbackFailures(LoggerFactory.getLogger(Delivery.class));
     // single writer (the predicate thread); volatile so that application threads and the registry read a recent value
     private volatile long nullsSent;
     private volatile long deliveredMessages;

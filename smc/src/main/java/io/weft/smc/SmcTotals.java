@@ -87,6 +87,8 @@ public final class SmcTotals
             counter(registry, tags, "weft.smc.delivered", Field.DELIVERED, "messages delivered");
             counter(registry, tags, "weft.smc.committer.publishes", Field.COMMITTER_PUBLISHES,
                 "pushes made by a committing thread, with no wake-up of the predicate thread");
+            counter(registry, tags, "weft.smc.callback.failures", Field.CALLBACK_FAILURES,
+                "delivery, batch and fence callbacks that threw (logged at most once per 10 s)");
             meters.add(FunctionTimer.builder("weft.smc.latency", this, s -> s.total(Field.LATENCY_COUNT),
                     s -> s.total(Field.LATENCY_NANOS), TimeUnit.NANOSECONDS).tags(tags)
                 .description("commit to delivery of this member's own messages").register(registry));
@@ -153,7 +155,8 @@ public final class SmcTotals
         DELIVERED(SmcMeters::deliveredMessages),
         LATENCY_COUNT(SmcMeters::latencyCount),
         LATENCY_NANOS(SmcMeters::latencyNanos),
-        COMMITTER_PUBLISHES(SmcMeters::committerPublishes);
+        COMMITTER_PUBLISHES(SmcMeters::committerPublishes),
+        CALLBACK_FAILURES(m -> m.callbackFailures.count());
 
         final ToLongFunction<SmcMeters> read;
 

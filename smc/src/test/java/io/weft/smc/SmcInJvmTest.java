@@ -55,6 +55,8 @@ class SmcInJvmTest
         final List<List<Long>> delivered = new ArrayList<>();
         final List<SubgroupLayout> layouts = new ArrayList<>();
         final List<SimpleMeterRegistry> registries = new ArrayList<>();
+        /** Held: a registry holds its function meters' objects weakly, and a collected one reads as its last value. */
+        final List<SmcTotals> totals = new ArrayList<>();
 
         @Override
         public void close()
@@ -99,7 +101,9 @@ class SmcInJvmTest
             final PredicateThread thread = new PredicateThread("smc-test-" + i, member.idle(), sst.doorbell(), sst.passHost());
             final SimpleMeterRegistry registry = new SimpleMeterRegistry();
             m.registries.add(registry);
-            final SmcSubgroup s = Smc.start(member, layouts.get(i), sst, thread, new SmcTotals(registry, Tags.empty())).subgroup("s");
+            final SmcTotals totals = new SmcTotals(registry, Tags.empty());
+            m.totals.add(totals);
+            final SmcSubgroup s = Smc.start(member, layouts.get(i), sst, thread, totals).subgroup("s");
             final List<Long> log = new CopyOnWriteArrayList<>();
             final int me = i;
             s.onDelivery(msg ->
@@ -177,6 +181,33 @@ class SmcInJvmTest
         {
             streamFromEveryMember(m, 3000, 8);
         }
+    }
+
+    /**
+     * A delivery callback that throws on every message (member 0's) changes nothing else: every member delivers every
+     * message once, in one order, and each throw is counted in {@code weft.smc.callback.failures} (and logged at most
+     * once per 10 s, {@link CallbackFailuresTest}).
+     */
+    @Test
+    void aDeliveryCallbackThatThrowsOnEveryMessageIsCountedAndDeliveryGoesOn() throws Exception
+    {
+        try (Members m = open(3, List.of(0, 1, 2), SmcConfig.SPINDLE, msg ->
+        {
+            throw new IllegalStateException("an application callback that throws on message " + msg.index());
+        }))
+        {
+            streamFromEveryMember(m, 3000, 8);
+            Await.until(() -> callbackFailures(m, 0) == 9000, () -> "member 0 counts every throw: "
+                + callbackFailures(m, 0));
+            assertEquals(0, callbackFailures(m, 1));
+            assertEquals(0, callbackFailures(m, 2));
+        }
+    }
+
+    private static double callbackFailures(final Members m, final int member)
+    {
+        return m.registries.get(member).get("weft.smc.callback.failures").tag("subgroup", "s").functionCounter()
+            .count();
     }
 
     /**
