@@ -63,9 +63,11 @@ public final class DomainParticipant implements AutoCloseable
 
     /**
      * Opens the group (as a member of view 0) or joins it, after which writers may write. Readers created before
-     * receive every sample from the first on.
+     * receive every sample from the first on. A member of view 0 returns once the members' logs agree in size
+     * ({@link ParticipantBuilder#open}).
      *
-     * @throws IllegalStateException enabled already.
+     * @throws IllegalStateException enabled already, or view 0's logs differ in size (the group is closed then; close
+     *                               the participant).
      */
     public synchronized DomainParticipant enable(final boolean join)
     {
@@ -75,12 +77,32 @@ public final class DomainParticipant implements AutoCloseable
         }
         final Group g = join ? builder.join() : builder.open();
         group = g;
-        attachAll(); // also the topics a joiner was told of with its view
+        attachAll(!join); // also the topics a joiner was told of with its view
+        if (!join)
+        {
+            final List<TopicState> topics;
+            synchronized (states)
+            {
+                topics = List.copyOf(states.values());
+            }
+            try
+            {
+                ViewZeroLogs.agree(g, topics, config.transport().connectTimeout());
+            }
+            catch (final RuntimeException ex)
+            {
+                g.close(); // this member leaves at once; close the participant for its logs
+                throw ex;
+            }
+        }
         return this;
     }
 
-    /** Attaches the topics not attached yet to their subgroups and registers their meters (once each). */
-    private void attachAll()
+    /**
+     * Attaches the topics not attached yet to their subgroups and registers their meters (once each);
+     * {@code viewZero}: this member opened view 0 ({@link ViewZeroLogs}).
+     */
+    private void attachAll(final boolean viewZero)
     {
         final Group g = group;
         if (g == null)
@@ -93,7 +115,7 @@ public final class DomainParticipant implements AutoCloseable
             {
                 if (!state.attached())
                 {
-                    state.attach(g.subgroup(state.config.subgroupName()));
+                    state.attach(g.subgroup(state.config.subgroupName()), viewZero);
                 }
                 metered.computeIfAbsent(name,
                     n -> TopicMeters.register(g.meterRegistry(), config.memberId(), n, state, written.get(n)));
@@ -104,7 +126,7 @@ public final class DomainParticipant implements AutoCloseable
     /** A view was installed (membership thread, before its first delivery). */
     void viewChanged()
     {
-        attachAll(); // topics created at run time, now in the view
+        attachAll(false); // topics created at run time, now in the view
         synchronized (states)
         {
             states.values().forEach(TopicState::viewChanged);

@@ -48,6 +48,7 @@ final class LogWriter
     private boolean republish; // guarded by lock: a new view needs this member's count
     private boolean closing;   // guarded by lock
     private volatile Subgroup subgroup;
+    private volatile long announced = -1;
     private volatile boolean failed;
 
     LogWriter(final SampleLog log, final String topic, final int maxSample, final Consumer<String> onFailure)
@@ -63,12 +64,30 @@ final class LogWriter
         this.thread = Thread.ofPlatform().daemon(true).name("weft-log-" + topic).unstarted(this::run);
     }
 
-    /** Starts persisting for {@code subgroup}: its first act is to publish what the log holds. */
-    void start(final Subgroup subgroup)
+    /**
+     * Starts persisting for {@code subgroup}: its first act is to publish what the log holds; with {@code announce}
+     * (a member of view 0, the whole group started again) it publishes the log's size at start as an announcement,
+     * {@code -(size + 2)}, which marks no count, until {@link #agreed} ({@link ViewZeroLogs}).
+     */
+    void start(final Subgroup subgroup, final boolean announce)
     {
         this.subgroup = subgroup;
+        announced = announce ? log.count() : -1;
         viewChanged();
         thread.start();
+    }
+
+    /** The log's size announced at start, or -1 once the members agreed (or for a joiner). */
+    long announced()
+    {
+        return announced;
+    }
+
+    /** The members of view 0 hold the same log: publish counts from now on. */
+    void agreed()
+    {
+        announced = -1;
+        viewChanged();
     }
 
     /** A new view opened: its table needs this member's count again (published from this thread only). */
@@ -208,7 +227,8 @@ final class LogWriter
     {
         try
         {
-            subgroup.markPersisted(log.count());
+            final long size = announced; // fixed while announced, so that every reader sees one value
+            subgroup.markPersisted(size >= 0 ? -(size + 2) : log.count());
         }
         catch (final IllegalStateException ex)
         {

@@ -39,7 +39,13 @@ public final class ParticipantBuilder
         return this;
     }
 
-    /** Creates the participant and opens the group as a member of view 0. */
+    /**
+     * Creates the participant and opens the group as a member of view 0. A member whose logged topics already hold
+     * entries (the group started again) returns only once every member of view 0 holds logs of the same sizes.
+     *
+     * @throws IllegalStateException the members' logs differ in size (the message names each member's and what to
+     *                               do; nothing is written), or the group could not be opened.
+     */
     public DomainParticipant open()
     {
         return enabled(false);

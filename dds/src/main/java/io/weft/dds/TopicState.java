@@ -59,13 +59,34 @@ final class TopicState
         return subgroup != null;
     }
 
-    void attach(final Subgroup subgroup)
+    /**
+     * Attaches the topic to its subgroup. {@code viewZero}: this member opened view 0, and its log's size must match
+     * the other members' before it publishes counts ({@link ViewZeroLogs}).
+     */
+    void attach(final Subgroup subgroup, final boolean viewZero)
     {
         this.subgroup = subgroup;
         if (writer != null)
         {
-            writer.start(subgroup); // a restarted or joining member first counts what its log holds
+            writer.start(subgroup, viewZero); // a restarted or joining member first counts what its log holds
         }
+    }
+
+    Subgroup subgroup()
+    {
+        return subgroup;
+    }
+
+    /** The log's size this member announced to view 0's other members, or -1: nothing to agree on. */
+    long announcedLog()
+    {
+        return writer == null ? -1 : writer.announced();
+    }
+
+    /** The members of view 0 hold logs of one size: counts are published from now on. */
+    void logsAgreed()
+    {
+        writer.agreed();
     }
 
     /** A view was installed: a logged topic publishes its count in the new table. */

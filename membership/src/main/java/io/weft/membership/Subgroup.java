@@ -5,6 +5,7 @@ import io.weft.smc.Claim;
 import io.weft.smc.SmcSubgroup;
 
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * One subgroup's multicast stream as the application sees it, valid across views (each view has its own engine).
@@ -124,6 +125,8 @@ public final class Subgroup
     /**
      * Publishes how far this member has made what it delivered durable: a count of the application's choosing,
      * monotone for the member's lifetime (for example samples appended to a log). It is carried into every next view.
+     * A negative count marks none: the frontier stays -1 while a member's is negative (a restarted log announces its
+     * size that way until the members of view 0 agree, see the DDS layer).
      * Call it from this subgroup's delivery callback or from one other thread at a time.
      */
     public void markPersisted(final long count)
@@ -140,6 +143,16 @@ public final class Subgroup
     {
         final SmcSubgroup g = group.engineIfRunning(name);
         return g == null ? -1 : g.persistedFrontier();
+    }
+
+    /**
+     * What each member of the subgroup last marked persisted in the current view, by member id (-1: nothing yet; a
+     * failed member's last value received); empty while the subgroup does not run in this view.
+     */
+    public Map<Integer, Long> persistedByMember()
+    {
+        final SmcSubgroup g = group.engineIfRunning(name);
+        return g == null ? Map.of() : g.persistedByMember();
     }
 
     /** Null messages this member sent in the current view to keep the round-robin order moving (a run of k counts k). */

@@ -9,7 +9,9 @@ import io.weft.sst.Sst;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 
@@ -441,7 +443,8 @@ public final class SmcSubgroup
 
     /**
      * The durability frontier: the least count published with {@link #publishPersisted} over the members not
-     * failed; -1 while one of them has published none in this view.
+     * failed; -1 while one of them has published none in this view, or a negative value (which marks no count: a
+     * restarted log's announcement of its size, see the DDS layer).
      */
     public long persistedFrontier()
     {
@@ -453,7 +456,21 @@ public final class SmcSubgroup
                 min = Math.min(min, sst.counter(r, layout.persisted));
             }
         }
-        return min;
+        return Math.max(-1, min);
+    }
+
+    /**
+     * What each member of the subgroup in this view last published with {@link #publishPersisted}, by member id (-1:
+     * nothing yet; a failed member's last value received). Allocates: for checks outside the data path.
+     */
+    public Map<Integer, Long> persistedByMember()
+    {
+        final Map<Integer, Long> byMember = new TreeMap<>();
+        for (int k = 0; k < layout.memberRanks.length; k++)
+        {
+            byMember.put(layout.memberIds[k], sst.counter(layout.memberRanks[k], layout.persisted));
+        }
+        return byMember;
     }
 
     /** True once every message this member published has been delivered here (ordered mode). */
