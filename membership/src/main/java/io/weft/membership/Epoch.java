@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.function.Predicate;
 
@@ -351,6 +352,12 @@ final class Epoch implements AutoCloseable, MembershipTable
     synchronized boolean ifOpen(final Predicate<Epoch> test)
     {
         return !closed && test.test(this);
+    }
+
+    /** {@code read} of this view while it is open (a close waits for it), else {@code closedValue}. */
+    synchronized <T> T readIfOpen(final Function<Epoch, T> read, final T closedValue)
+    {
+        return closed ? closedValue : read.apply(this);
     }
 
     /** Stops this view's threads and closes its table; peers that are still in it see this member go. */

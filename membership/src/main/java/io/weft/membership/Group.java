@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * A member's handle on its group. The group moves through views: view 0 is {@code weft.membership.initial-view};
@@ -434,11 +435,19 @@ public final class Group implements AutoCloseable
 
     // ---- sends (used by Subgroup) ---------------------------------------------------------------------------------
 
-    /** The current view's engine of a subgroup, or null where it does not run in this view (no members or senders). */
-    SmcSubgroup engineIfRunning(final String name)
+    /**
+     * Reads the current view's engine of a subgroup under its view's monitor, so that a view change cannot close its
+     * table during the read (an application thread read a closed table: "Already closed"); {@code none} while the
+     * view's table is closed or the subgroup does not run in it.
+     */
+    <T> T readEngine(final String name, final Function<SmcSubgroup, T> read, final T none)
     {
         checkOpen(name);
-        return current.epoch().engine(name);
+        return current.epoch().readIfOpen(e ->
+        {
+            final SmcSubgroup g = e.engine(name);
+            return g == null ? none : read.apply(g);
+        }, none);
     }
 
     /** The current view's engine of a subgroup, checking that this member may use it. */

@@ -136,23 +136,23 @@ public final class Subgroup
 
     /**
      * The durability frontier: the least count marked persisted over the members of the current view that have not
-     * failed; -1 while one of them has marked none, or while the subgroup does not run in this view (all its senders
-     * gone: nothing more can be made durable, and a caller keeps the frontier it saw).
+     * failed; -1 while one of them has marked none, while a view change is closing the view, or while the subgroup
+     * does not run in this view (all its senders gone: nothing more can be made durable, and a caller keeps the
+     * frontier it saw).
      */
     public long persistedFrontier()
     {
-        final SmcSubgroup g = group.engineIfRunning(name);
-        return g == null ? -1 : g.persistedFrontier();
+        return group.readEngine(name, SmcSubgroup::persistedFrontier, -1L);
     }
 
     /**
      * What each member of the subgroup last marked persisted in the current view, by member id (-1: nothing yet; a
-     * failed member's last value received); empty while the subgroup does not run in this view.
+     * failed member's last value received); empty while the subgroup does not run in this view or a view change is
+     * closing the view.
      */
     public Map<Integer, Long> persistedByMember()
     {
-        final SmcSubgroup g = group.engineIfRunning(name);
-        return g == null ? Map.of() : g.persistedByMember();
+        return group.readEngine(name, SmcSubgroup::persistedByMember, Map.of());
     }
 
     /** Null messages this member sent in the current view to keep the round-robin order moving (a run of k counts k). */
