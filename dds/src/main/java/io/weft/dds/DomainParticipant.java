@@ -63,7 +63,8 @@ public final class DomainParticipant implements AutoCloseable
 
     /**
      * Opens the group (as a member of view 0) or joins it, after which writers may write. Readers created before
-     * receive every sample from the first on. A member of view 0 returns once the members' logs agree in size
+     * receive every sample from the first on. A member of view 0 returns once the members' logs agree in size; one
+     * whose logs are shorter than others' leaves and joins again to receive what they lack
      * ({@link ParticipantBuilder#open}).
      *
      * @throws IllegalStateException enabled already, or view 0's logs differ in size (the group is closed then; close
@@ -75,27 +76,39 @@ public final class DomainParticipant implements AutoCloseable
         {
             throw new IllegalStateException("the participant of member " + config.memberId() + " is enabled already");
         }
-        final Group g = join ? builder.join() : builder.open();
-        group = g;
+        group = join ? builder.join() : builder.open();
         attachAll(!join); // also the topics a joiner was told of with its view
-        if (!join)
+        if (!join && !ViewZeroLogs.agree(group, topicStates(), config))
         {
-            final List<TopicState> topics;
-            synchronized (states)
-            {
-                topics = List.copyOf(states.values());
-            }
-            try
-            {
-                ViewZeroLogs.agree(g, topics, config.transport().connectTimeout());
-            }
-            catch (final RuntimeException ex)
-            {
-                g.close(); // this member leaves at once; close the participant for its logs
-                throw ex;
-            }
+            rejoin();
         }
         return this;
+    }
+
+    private List<TopicState> topicStates()
+    {
+        synchronized (states)
+        {
+            return List.copyOf(states.values());
+        }
+    }
+
+    /**
+     * Joins again after leaving view 0 with shorter logs: the join's state transfer appends what they lack (readers
+     * created before {@link #enable} get those entries after the ones they were replayed), and the topics attach to
+     * the new group.
+     */
+    private void rejoin()
+    {
+        metered.values().forEach(this::unregister);
+        metered.clear();
+        synchronized (states)
+        {
+            states.values().forEach(TopicState::detach);
+        }
+        group = null; // the join's first view callback must not attach the topics to the group that left
+        group = builder.join();
+        attachAll(false);
     }
 
     /**

@@ -74,7 +74,10 @@ final class LogWriter
         this.subgroup = subgroup;
         announced = announce ? log.count() : -1;
         viewChanged();
-        thread.start();
+        if (thread.getState() == Thread.State.NEW)
+        {
+            thread.start(); // else attached again, to the group a member with a shorter log joined
+        }
     }
 
     /** The log's size announced at start, or -1 once the members agreed (or for a joiner). */

@@ -72,6 +72,12 @@ final class TopicState
         }
     }
 
+    /** The group this topic was attached to left (to join again): attach it to the next. */
+    void detach()
+    {
+        subgroup = null;
+    }
+
     Subgroup subgroup()
     {
         return subgroup;

@@ -1,102 +1,248 @@
 package io.weft.dds;
 
+import io.weft.config.GroupConfig;
+import io.weft.config.SubgroupConfig;
+import io.weft.config.WeftConfig;
 import io.weft.membership.Group;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Collectors;
+import java.util.function.BooleanSupplier;
 
 /**
  * A whole group started again from its logs. The members of view 0 take no state from each other: each logged topic
  * goes on from each member's own log, and the next sample delivered takes the log's size as its position at every
  * member. Logs of different sizes (a member that stopped first persisted less) would give one sample different
  * positions at different members, for good. So before a member of view 0 is enabled, it announces each log's size
- * in the topic's persisted column ({@link LogWriter#start}) and waits for the others': all equal, the topic goes on;
- * not, every member refuses to start, naming each member's size, and nothing is written.
- *
- * <p>No member writes before it agreed, so the first member to agree saw announcements only, all equal. A count
- * published in view 0 (not an announcement) thus means its member saw every size equal to its own, and a slower
- * member that reads it after the first samples were persisted agrees too. A view change before a member agreed
- * refuses it (a joiner's count is no such evidence).
+ * in the topic's persisted column ({@link LogWriter#start}) and waits for the others':
+ * <ul>
+ * <li>every topic's sizes equal: the topics go on;</li>
+ * <li>else, where every logged topic is on every member and some members (the keepers) hold the most entries of
+ * every topic: the others leave and join again ({@link DomainParticipant#enable}), receiving what their logs lack from the
+ * leader, a keeper; the keepers go on once the view holds no shorter log;</li>
+ * <li>else every member refuses to start, naming each member's sizes; nothing is written.</li>
+ * </ul>
+ * No member writes before it is enabled, and in view 0 a member is enabled only when every size was equal: so a
+ * count (not an announcement) published in view 0 means its member saw every size equal, and a slower member that
+ * reads it after the first samples were persisted agrees too. Keepers publish counts only in a later view, without
+ * the shorter logs. A view change before a member decided refuses it (start again).
  */
 final class ViewZeroLogs
 {
+    private static final Logger LOG = LoggerFactory.getLogger(ViewZeroLogs.class);
     private static final long LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private ViewZeroLogs()
     {
     }
 
-    /**
-     * Waits until the members of view 0 announced the same size for every logged topic in {@code topics}, at most
-     * {@code timeout}; then the topics publish counts.
-     *
-     * @throws IllegalStateException the sizes differ (the message names them and what to do), the view changed, the
-     *                               group stopped, or a member announced nothing within {@code timeout}.
-     */
-    static void agree(final Group group, final List<TopicState> topics, final Duration timeout)
+    /** This member's logs hold fewer entries than the keepers': it must join to receive them. */
+    private static final class ShorterLogs extends IllegalStateException
     {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        for (final TopicState topic : topics)
+        ShorterLogs(final String message)
         {
-            if (topic.announcedLog() < 0)
-            {
-                continue; // not logged, or attached as a joiner
-            }
-            long pause = TimeUnit.MICROSECONDS.toNanos(100);
-            while (!agreed(group, topic))
-            {
-                if (group.isClosed() || group.minorityReason() != null)
-                {
-                    throw new IllegalStateException("topic " + topic.config.name() + ": the group stopped while the " +
-                        "members of view 0 compared their logs");
-                }
-                if (System.nanoTime() - deadline > 0)
-                {
-                    throw new IllegalStateException("topic " + topic.config.name() + ": not every member of view 0 " +
-                        "announced its log's size within " + timeout.toMillis() + " ms: " +
-                        topic.subgroup().persistedByMember());
-                }
-                LockSupport.parkNanos(pause);
-                pause = Math.min(LONGEST_PAUSE_NANOS, pause * 2);
-            }
-            topic.logsAgreed();
+            super(message);
         }
     }
 
-    /** Whether the sizes agree; a failed member's announcement counts (its log may be the longest). */
-    private static boolean agreed(final Group group, final TopicState topic)
+    /**
+     * Waits until the members of view 0 agree on the sizes of this member's logged topics, at most the connect timeout
+     * for each wait; then the topics publish counts.
+     *
+     * @return false if this member's logs are shorter than the keepers': it left the group (and closed it), to join.
+     * @throws IllegalStateException the sizes differ with no way on (the message names them and what to do), the
+     *                               view changed, the group stopped, or a member announced nothing in time; the
+     *                               group is closed.
+     */
+    static boolean agree(final Group group, final List<TopicState> all, final WeftConfig config)
+    {
+        try
+        {
+            decide(group, all, config.transport().connectTimeout(), config.membership().secret() != null);
+            return true;
+        }
+        catch (final ShorterLogs ex)
+        {
+            LOG.warn("{}", ex.getMessage());
+            try
+            {
+                group.leave(config.transport().connectTimeout()); // the keepers go on once no shorter log is left
+            }
+            catch (final InterruptedException ie)
+            {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while leaving to join again", ie);
+            }
+            finally
+            {
+                group.close();
+            }
+            return false;
+        }
+        catch (final RuntimeException ex)
+        {
+            group.close(); // this member stops at once; the caller closes its logs
+            throw ex;
+        }
+    }
+
+    /** Returns once the sizes agree (or this member is a keeper and no shorter log is left in the view). */
+    private static void decide(final Group group, final List<TopicState> all, final Duration timeout,
+        final boolean canJoin)
+    {
+        final List<TopicState> logged = all.stream().filter(t -> t.announcedLog() >= 0).toList();
+        // a topic no member of view 0 can send on: nothing takes a position there before a joiner brings the state
+        release(logged.stream().filter(t -> !runs(group, t)).toList());
+        final List<TopicState> topics = logged.stream().filter(t -> runs(group, t)).toList();
+        final Map<String, Map<Integer, Long>> sizes = new LinkedHashMap<>();
+        for (final TopicState topic : topics)
+        {
+            final Map<Integer, Long> announced = new TreeMap<>();
+            await(group, topic.config.name(), timeout, () -> announced(group, topic, announced));
+            if (announced.isEmpty())
+            {
+                release(topics); // a member counts in view 0: it saw every size equal
+                return;
+            }
+            sizes.put(topic.config.name(), announced);
+        }
+        if (sizes.values().stream().allMatch(s -> s.values().stream().distinct().count() == 1))
+        {
+            release(topics);
+            return;
+        }
+        final Map<String, Long> most = new LinkedHashMap<>();
+        sizes.forEach((name, s) -> most.put(name, s.values().stream().mapToLong(Long::longValue).max().orElseThrow()));
+        final Set<Integer> keepers = new HashSet<>(group.view().members());
+        sizes.forEach((name, s) -> s.forEach((member, size) ->
+        {
+            if (size < most.get(name))
+            {
+                keepers.remove(member);
+            }
+        }));
+        final boolean everywhere = sizes.values().stream().allMatch(s -> s.keySet().containsAll(group.view().members()));
+        final String differ = "the members of view 0 hold logs of different sizes (entries by member: " + sizes +
+            "), and view 0 takes no state: the same sample would take different positions at different members";
+        if (!everywhere || keepers.isEmpty() || !canJoin)
+        {
+            throw new IllegalStateException(differ + ". Nothing was written. " + (keepers.isEmpty() ?
+                "No member holds the most entries of every topic. " : !everywhere ?
+                "Not every logged topic is on every member, so the shorter logs cannot catch up by joining. " :
+                "Without weft.membership.secret the shorter logs cannot catch up by joining. ") +
+                "Start as view 0 (weft.membership.initial-view) only members whose logs hold the most entries " +
+                "(per topic: " + holders(sizes, most) + "), then start the others as joiners: a joiner receives " +
+                "the entries its log lacks");
+        }
+        if (!keepers.contains(group.memberId()))
+        {
+            throw new ShorterLogs(differ + ". Members " + keepers.stream().sorted().toList() + " hold the " +
+                "most entries of every topic: member " + group.memberId() + " leaves and joins again to receive " +
+                "what its logs lack");
+        }
+        for (final TopicState topic : topics)
+        {
+            final long size = most.get(topic.config.name());
+            await(group, topic.config.name(), timeout, () -> onlyKeepers(topic, size));
+        }
+        release(topics);
+    }
+
+    /**
+     * Fills {@code announced} with every member's announced size once all announced; leaves it empty and returns true
+     * if a member counts instead (it agreed).
+     */
+    private static boolean announced(final Group group, final TopicState topic, final Map<Integer, Long> announced)
     {
         if (group.view().id() != 0)
         {
             throw new IllegalStateException("topic " + topic.config.name() + ": the view changed (" + group.view() +
                 ") while the members of view 0 compared their logs; start the group again");
         }
-        final Map<Integer, Long> published = topic.subgroup().persistedByMember();
+        final Map<Integer, Long> published = topic.subgroup().persistedByMember(); // a failed member's counts too
         if (published.values().stream().anyMatch(v -> v >= 0))
-        {
-            return true; // a member that agreed (see the class comment)
-        }
-        if (published.isEmpty() || published.values().stream().anyMatch(v -> v == -1))
-        {
-            return false; // not every member announced yet
-        }
-        final Map<Integer, Long> sizes = published.entrySet().stream()
-            .collect(Collectors.toMap(Map.Entry::getKey, e -> -(e.getValue() + 2), (a, b) -> a, TreeMap::new));
-        if (sizes.values().stream().distinct().count() == 1)
         {
             return true;
         }
-        final long longest = sizes.values().stream().mapToLong(Long::longValue).max().orElseThrow();
-        throw new IllegalStateException("topic " + topic.config.name() + ": the members of view 0 hold logs of " +
-            "different sizes (entries by member: " + sizes + "), and view 0 takes no state: the same sample would " +
-            "take different positions at different members. Nothing was written. Start as view 0 " +
-            "(weft.membership.initial-view) only members whose logs hold the most entries (here members " +
-            sizes.entrySet().stream().filter(e -> e.getValue() == longest).map(Map.Entry::getKey).toList() +
-            "), then start the others as joiners: a joiner receives the entries its log lacks");
+        if (published.isEmpty() || published.values().stream().anyMatch(v -> v == -1))
+        {
+            return false; // not every member announced yet, or the view is closing (the next check refuses)
+        }
+        published.forEach((member, v) -> announced.put(member, -(v + 2)));
+        return true;
+    }
+
+    /** Whether every member of the topic in the current view holds {@code size} entries: a keeper, or rejoined. */
+    private static boolean onlyKeepers(final TopicState topic, final long size)
+    {
+        final Map<Integer, Long> published = topic.subgroup().persistedByMember(); // empty while a view closes
+        return !published.isEmpty() && published.values().stream().allMatch(v -> v == -(size + 2) || v >= 0);
+    }
+
+    private static void await(final Group group, final String topic, final Duration timeout,
+        final BooleanSupplier done)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        long pause = TimeUnit.MICROSECONDS.toNanos(100);
+        while (!done.getAsBoolean())
+        {
+            if (group.isClosed() || group.minorityReason() != null)
+            {
+                throw new IllegalStateException("topic " + topic + ": the group stopped while the members of view " +
+                    "0 compared their logs");
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException("topic " + topic + ": the members of view 0 did not agree on their " +
+                    "logs' sizes within " + timeout.toMillis() + " ms (view " + group.view() + ")");
+            }
+            LockSupport.parkNanos(pause);
+            pause = Math.min(LONGEST_PAUSE_NANOS, pause * 2);
+        }
+    }
+
+    /** Whether the topic's subgroup runs in view 0: some of its senders and members are in it. */
+    private static boolean runs(final Group group, final TopicState topic)
+    {
+        final List<Integer> view = group.view().members();
+        final SubgroupConfig sg = topic.config.subgroup();
+        final GroupConfig config = group.config().group();
+        return sg.senderIds(config).stream().anyMatch(view::contains) &&
+            sg.memberIds(config).stream().anyMatch(view::contains);
+    }
+
+    private static void release(final List<TopicState> topics)
+    {
+        topics.forEach(TopicState::logsAgreed);
+    }
+
+    /** Per topic, the members whose logs hold the most entries. */
+    private static Map<String, List<Integer>> holders(final Map<String, Map<Integer, Long>> sizes,
+        final Map<String, Long> most)
+    {
+        final Map<String, List<Integer>> holders = new LinkedHashMap<>();
+        sizes.forEach((name, s) ->
+        {
+            final List<Integer> members = new ArrayList<>();
+            s.forEach((member, size) ->
+            {
+                if (size.equals(most.get(name)))
+                {
+                    members.add(member);
+                }
+            });
+            holders.put(name, members);
+        });
+        return holders;
     }
 }

@@ -11,6 +11,7 @@ import io.weft.testkit.Async;
 import io.weft.testkit.Await;
 import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,113 +24,189 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.stream.LongStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A whole group started again from logs of different sizes (member 2 was out while the others wrote). View 0 takes
+ * A whole group started again from logs of different sizes (a member was out while the others wrote). View 0 takes
  * no state, so each member went on from its own log: the next sample took a different position at each (10 at one
- * member and 0 at the other, in a two-member run of this case before the check), for good. Now every member refuses
- * to start, naming the sizes, and nothing is written; the start the error describes (the longest logs as view 0, member 2 joining) brings every log to one
- * size and the next sample to one position, and a start of all three as view 0 from equal logs goes on.
+ * member and 0 at the other, in a two-member run before {@link ViewZeroLogs}), for good. Now the members with shorter
+ * logs leave and join again, receiving what they lack, and the next sample takes one position everywhere; where
+ * they cannot (no member holds the most entries of every topic, or no secret to join with) every member refuses,
+ * naming the sizes, and nothing is written.
  */
 @Timeout(120)
 class ViewZeroLogsTest
 {
-    private static final String TOPIC = "track";
+    private static final String SECRET = "view-zero-logs-test-secret";
 
     @TempDir
     Path dir;
+    /** Three members and one logged topic, "track", that member 0 publishes. */
+    private WeftConfig.Builder three;
+
+    @BeforeEach
+    void threeMembers()
+    {
+        three = group(3, List.of(topic("track", 4, 0)));
+    }
 
     @Test
-    void logsOfDifferentSizesAreRefusedAtViewZeroAndTheStartItNamesGoesOn() throws Exception
+    void aShorterLogJoinsAgainAndTheNextSampleTakesOnePositionEverywhere() throws Exception
     {
-        final WeftConfig.Builder group = TestGroups.builder(TransportKind.SHM, 3)
-            .dds(new DdsConfig(dir, List.of(new TopicConfig(TOPIC, 4, QosLevel.LOGGED_STORAGE, List.of(0),
-                List.of(), 16, 64, 1))));
-        final WeftConfig all = group.membership(initialView(List.of())).build();
-        final WeftConfig longest = group.membership(initialView(List.of(0, 1))).build();
+        final WeftConfig all = three.membership(membership(List.of(), SECRET)).build();
         try (Members ignored = new Members(all))
         {
-            write(Async.openAll(all, member -> DomainParticipant.builder(member).open()), 20);
-            write(open(longest, List.of(0, 1)), 10);
-            assertEquals(List.of(30L, 30L, 20L), sizes(all));
+            logsOf30And30And20(all, SECRET);
 
-            final List<CompletableFuture<DomainParticipant>> opening = new ArrayList<>();
-            for (int m = 0; m < 3; m++)
+            // readers created before enable: replayed from the member's log, then (member 2) the entries it lacked
+            final List<ConcurrentLinkedQueue<Long>> positions = List.of(new ConcurrentLinkedQueue<>(),
+                new ConcurrentLinkedQueue<>(), new ConcurrentLinkedQueue<>());
+            final List<DomainParticipant> restarted = Async.openAll(all, m ->
             {
-                final WeftConfig member = all.forMember(m);
-                opening.add(Async.open(() -> DomainParticipant.builder(member).open()));
-            }
-            final List<String> refusals = new ArrayList<>();
-            for (final CompletableFuture<DomainParticipant> f : opening)
-            {
+                final DomainParticipant p = DomainParticipant.builder(m).create();
+                final ConcurrentLinkedQueue<Long> seen = positions.get(m.memberId());
+                p.createReader(p.topic("track", Codecs.utf8()), (sample, info) -> seen.add(info.position()));
                 try
                 {
-                    f.get(60, TimeUnit.SECONDS).close();
+                    return p.enable(false);
                 }
-                catch (final ExecutionException ex)
+                catch (final RuntimeException ex)
                 {
-                    assertInstanceOf(IllegalStateException.class, ex.getCause());
-                    refusals.add(ex.getCause().getMessage());
+                    p.close();
+                    throw ex;
                 }
-            }
-            assertEquals(3, refusals.size(), "every member refuses: " + refusals);
-            for (final String message : refusals)
+            });
+            assertEquals(List.of(2), restarted.get(2).group().view().joined(), "member 2 joined again");
+            Await.until(() -> restarted.get(0).group().view().members().equals(List.of(0, 1, 2)),
+                () -> "member 0's view: " + restarted.get(0).group().view());
+            write(restarted, "track", 0, 1);
+            Await.until(() -> positions.stream().allMatch(q -> q.size() >= 31), () -> "positions " + positions);
+            for (final ConcurrentLinkedQueue<Long> seen : positions)
             {
-                assertTrue(message.contains("entries by member: {0=30, 1=30, 2=20}") &&
-                    message.contains("here members [0, 1]"), message);
+                assertEquals(LongStream.range(0, 31).boxed().toList(), List.copyOf(seen), "each position once, in order");
             }
-            assertEquals(List.of(30L, 30L, 20L), sizes(all), "nothing written");
-
-            // the start the error describes: members 0 and 1 as view 0, member 2 joins and receives 10 entries
-            final List<DomainParticipant> restarted = new ArrayList<>(open(longest, List.of(0, 1)));
-            restarted.add(DomainParticipant.builder(longest.forMember(2)).join());
-            write(restarted, 1);
-            assertEquals(List.of(31L, 31L, 31L), sizes(all));
-
-            // equal logs: all three start as view 0, and a new sample takes one position everywhere
-            final List<DomainParticipant> again = Async.openAll(all, member -> DomainParticipant.builder(member).open());
-            final List<ConcurrentLinkedQueue<Long>> positions = new ArrayList<>();
-            for (final DomainParticipant p : again)
-            {
-                final ConcurrentLinkedQueue<Long> seen = new ConcurrentLinkedQueue<>();
-                p.createReader(p.topic(TOPIC, Codecs.utf8()), (sample, info) -> seen.add(info.position()));
-                positions.add(seen);
-            }
-            write(again, 1);
-            Await.until(() -> positions.stream().allMatch(q -> q.contains(31L)), () -> "positions " + positions);
-            assertEquals(List.of(32L, 32L, 32L), sizes(all));
+            assertEquals(List.of(31L, 31L, 31L), sizes(all, "track", 3));
         }
     }
 
-    private static MembershipConfig initialView(final List<Integer> members)
+    @Test
+    void withoutASecretToJoinWithEveryMemberRefusesAndTheStartItNamesGoesOn() throws Exception
     {
-        return new MembershipConfig(members, "view-zero-logs-test-secret", ViewChangeSends.WAIT, Duration.ofSeconds(30));
+        final WeftConfig all = three.membership(membership(List.of(), null)).build();
+        try (Members ignored = new Members(all))
+        {
+            logsOf30And30And20(all, null);
+            for (final String refusal : refusals(all, 3))
+            {
+                assertTrue(refusal.contains("entries by member: {track={0=30, 1=30, 2=20}}") &&
+                    refusal.contains("Without weft.membership.secret") && refusal.contains("{track=[0, 1]}"),
+                    refusal);
+            }
+            assertEquals(List.of(30L, 30L, 20L), sizes(all, "track", 3), "nothing written");
+
+            // the start the error describes: members 0 and 1 as view 0, member 2 joins (with a secret)
+            final WeftConfig longest = three.membership(membership(List.of(0, 1), SECRET)).build();
+            final List<DomainParticipant> restarted = new ArrayList<>(open(longest, List.of(0, 1)));
+            restarted.add(DomainParticipant.builder(longest.forMember(2)).join());
+            write(restarted, "track", 0, 1);
+            assertEquals(List.of(31L, 31L, 31L), sizes(all, "track", 3));
+        }
+    }
+
+    /** Member 0 alone wrote one topic, member 1 alone the other: no log is the longest of both. */
+    @Test
+    void whenNoMemberHoldsTheMostOfEveryTopicEveryMemberRefuses() throws Exception
+    {
+        final WeftConfig.Builder group = group(2, List.of(topic("left", 4, 0), topic("right", 5, 1)));
+        final WeftConfig all = group.membership(membership(List.of(), SECRET)).build();
+        try (Members ignored = new Members(all))
+        {
+            write(open(group.membership(membership(List.of(0), SECRET)).build(), List.of(0)), "left", 0, 5);
+            write(open(group.membership(membership(List.of(1), SECRET)).build(), List.of(1)), "right", 0, 7);
+            for (final String refusal : refusals(all, 2))
+            {
+                assertTrue(refusal.contains("{left={0=5, 1=0}, right={0=0, 1=7}}") &&
+                    refusal.contains("No member holds the most entries of every topic"), refusal);
+            }
+            assertEquals(List.of(5L, 0L), sizes(all, "left", 2));
+            assertEquals(List.of(0L, 7L), sizes(all, "right", 2));
+        }
+    }
+
+    /** All three write 20 samples, then members 0 and 1 (view 0 without member 2) 10 more. */
+    private void logsOf30And30And20(final WeftConfig all, final String secret) throws Exception
+    {
+        write(Async.openAll(all, member -> DomainParticipant.builder(member).open()), "track", 0, 20);
+        write(open(three.membership(membership(List.of(0, 1), secret)).build(), List.of(0, 1)), "track", 0, 10);
+        assertEquals(List.of(30L, 30L, 20L), sizes(all, "track", 3));
+    }
+
+    private WeftConfig.Builder group(final int members, final List<TopicConfig> topics)
+    {
+        return TestGroups.builder(TransportKind.SHM, members).dds(new DdsConfig(dir, topics));
+    }
+
+    private static TopicConfig topic(final String name, final int id, final int publisher)
+    {
+        return new TopicConfig(name, id, QosLevel.LOGGED_STORAGE, List.of(publisher), List.of(), 16, 64, 1);
+    }
+
+    private static MembershipConfig membership(final List<Integer> initialView, final String secret)
+    {
+        return new MembershipConfig(initialView, secret, ViewChangeSends.WAIT, Duration.ofSeconds(30));
     }
 
     private static List<DomainParticipant> open(final WeftConfig config, final List<Integer> members)
         throws Exception
     {
         return Async.openAll(members.stream().map(config::forMember)
-            .map(m -> (java.util.function.Supplier<DomainParticipant>)() -> DomainParticipant.builder(m).open())
-            .toList());
+            .map(m -> (Supplier<DomainParticipant>)() -> DomainParticipant.builder(m).open()).toList());
     }
 
-    /** Member 0 writes {@code samples} more, waits until every member's log holds them, and all close. */
-    private static void write(final List<DomainParticipant> participants, final int samples)
+    /** Every member opens as view 0 at once; each must refuse (one that opens is closed): their messages. */
+    private static List<String> refusals(final WeftConfig config, final int members) throws Exception
+    {
+        final List<CompletableFuture<DomainParticipant>> opening = new ArrayList<>();
+        for (int m = 0; m < members; m++)
+        {
+            final WeftConfig member = config.forMember(m);
+            opening.add(Async.open(() -> DomainParticipant.builder(member).open()));
+        }
+        final List<String> refusals = new ArrayList<>();
+        for (final CompletableFuture<DomainParticipant> f : opening)
+        {
+            try
+            {
+                f.get(60, TimeUnit.SECONDS).close();
+            }
+            catch (final ExecutionException ex)
+            {
+                assertInstanceOf(IllegalStateException.class, ex.getCause());
+                refusals.add(ex.getCause().getMessage());
+            }
+        }
+        assertEquals(members, refusals.size(), "every member refuses: " + refusals);
+        return refusals;
+    }
+
+    /** The first participant (a publisher of {@code topic}) writes {@code samples}, waits until durable; all close. */
+    private static void write(final List<DomainParticipant> participants, final String topic, final int writer,
+        final int samples)
     {
         try
         {
-            final DomainParticipant first = participants.get(0);
-            final DataWriter<String> writer = first.createWriter(first.topic(TOPIC, Codecs.utf8()));
+            final DomainParticipant p = participants.get(writer);
+            final DataWriter<String> w = p.createWriter(p.topic(topic, Codecs.utf8()));
             for (int i = 0; i < samples; i++)
             {
-                writer.write("sample " + i);
+                w.write("sample " + i);
             }
-            assertTrue(writer.awaitDurable(Duration.ofSeconds(30)), "durable within 30 s");
+            assertTrue(w.awaitDurable(Duration.ofSeconds(30)), "durable within 30 s");
         }
         finally
         {
@@ -137,12 +214,12 @@ class ViewZeroLogsTest
         }
     }
 
-    private static List<Long> sizes(final WeftConfig config)
+    private static List<Long> sizes(final WeftConfig config, final String topic, final int members)
     {
         final List<Long> sizes = new ArrayList<>();
-        for (int m = 0; m < 3; m++)
+        for (int m = 0; m < members; m++)
         {
-            try (SampleLog log = SampleLog.open(DomainParticipant.logDirectory(config.forMember(m), TOPIC)))
+            try (SampleLog log = SampleLog.open(DomainParticipant.logDirectory(config.forMember(m), topic)))
             {
                 sizes.add(log.count());
             }

@@ -212,6 +212,81 @@ class DdsStorageTest
     }
 
     /**
+     * The whole group killed with kill -9 (member 2 first, while the others go on writing) and started again, every
+     * member as view 0. Member 2's log is shorter: it leaves and joins again, receiving the entries it lacks (before
+     * {@code ViewZeroLogs} each member went on from its own log, and one sample took different positions). Every
+     * member ends with the longest log before the restart followed by what was written after, each sample once.
+     */
+    @Test
+    void aWholeGroupKilledAtOnceStartsAgainFromItsLongestLog() throws Exception
+    {
+        final List<TopicConfig> topics = List.of(
+            new TopicConfig("record", 4, QosLevel.LOGGED_STORAGE, List.of(0, 1), List.of(), 256, 64, HISTORY));
+        try (DdsRun run = new DdsRun(TransportKind.TCP, 3, List.of(), dir, topics))
+        {
+            for (int id = 0; id < 3; id++)
+            {
+                run.start(id, false, "--count", "10000000", "--rate", "300");
+            }
+            for (int id = 0; id < 3; id++)
+            {
+                run.process(id).awaitOutput("member " + id + ": READY", Duration.ofSeconds(60));
+            }
+            Await.until(() -> run.log(2, "record").size() >= 200, "200 entries in member 2's log");
+            run.kill(2);
+            final int killedAt = run.log(2, "record").size();
+            Await.until(() -> run.log(0, "record").size() >= killedAt + 200 &&
+                run.log(1, "record").size() >= killedAt + 200, "200 more entries at members 0 and 1");
+            run.kill(0);
+            run.kill(1);
+            final List<List<DdsRun.Read>> before = List.of(run.log(0, "record"), run.log(1, "record"),
+                run.log(2, "record"));
+            final List<DdsRun.Read> longest = before.stream().max(java.util.Comparator.comparingInt(List::size))
+                .orElseThrow();
+            for (final List<DdsRun.Read> log : before)
+            {
+                assertEquals(longest.subList(0, log.size()), log, "every log a prefix of the longest");
+            }
+
+            for (int id = 0; id < 3; id++)
+            {
+                run.start(id, false, "--count", "300", "--rate", "300");
+            }
+            for (int id = 0; id < 3; id++)
+            {
+                run.process(id).awaitOutput("member " + id + ": READY", Duration.ofSeconds(60));
+            }
+            assertTrue(run.process(2).output().contains("member 2 leaves and joins again"), run.process(2).output());
+            final Matcher t = TRANSFER.matcher(run.process(2).output());
+            assertTrue(t.find(), "no state transfer line:\n" + run.process(2).output());
+            assertEquals(killedAt, Long.parseLong(t.group(2)), "member 2 received what its log lacked, not all of it");
+            assertTrue(Long.parseLong(t.group(1)) >= longest.size() - killedAt, t.group()); // and what was new since
+            for (int id = 0; id < 2; id++)
+            {
+                run.process(id).awaitOutput("member " + id + ": DURABLE record true", Duration.ofSeconds(60));
+            }
+            for (int id = 0; id < 3; id++)
+            {
+                run.command(id, "stop"); // the last to end is alone: it must not ask its stopped group for frontiers
+            }
+            run.endAll();
+            final List<DdsRun.Read> log = run.log(0, "record");
+            for (int id = 1; id < 3; id++)
+            {
+                assertEquals(log, run.log(id, "record"), "member " + id + "'s log differs from member 0's");
+            }
+            assertEquals(longest, log.subList(0, longest.size()), "the longest log before the restart comes first");
+            assertEquals(longest.size() + 600, log.size(), "then the 300 samples of each publisher");
+            for (int i = 0; i < log.size(); i++)
+            {
+                assertEquals(i, log.get(i).position(), "positions are the log's order");
+            }
+            System.out.printf("logs before the restart: %d, %d, %d entries; member 2 received %s; %d after%n",
+                before.get(0).size(), before.get(1).size(), before.get(2).size(), t.group(1), log.size());
+        }
+    }
+
+    /**
      * A log larger than every member's heap (-Xmx256m) reaches a joiner whole: the donor writes it as it reads it,
      * in authenticated chunks, and the joiner appends each batch as it arrives (it used to travel as one message
      * built in memory at both ends, so a log past the heap, or past 1 GiB, could not reach a joiner at all).
