@@ -78,9 +78,13 @@ public final class DomainParticipant implements AutoCloseable
         }
         group = join ? builder.join() : builder.open();
         attachAll(!join); // also the topics a joiner was told of with its view
-        if (!join && !ViewZeroLogs.agree(group, topicStates(), config))
+        if (!join)
         {
-            rejoin();
+            final Map<String, Long> keepersHold = ViewZeroLogs.agree(group, topicStates(), config);
+            if (!keepersHold.isEmpty())
+            {
+                rejoin(keepersHold);
+            }
         }
         return this;
     }
@@ -98,16 +102,14 @@ public final class DomainParticipant implements AutoCloseable
      * created before {@link #enable} get those entries after the ones they were replayed), and the topics attach to
      * the new group.
      */
-    private void rejoin()
+    private void rejoin(final Map<String, Long> keepersHold)
     {
         metered.values().forEach(this::unregister);
         metered.clear();
-        synchronized (states)
-        {
-            states.values().forEach(TopicState::detach);
-        }
+        final List<TopicState> topics = topicStates();
+        topics.forEach(TopicState::detach);
         group = null; // the join's first view callback must not attach the topics to the group that left
-        group = builder.join();
+        group = ViewZeroLogs.rejoin(builder, topics, keepersHold, config.transport().connectTimeout());
         attachAll(false);
     }
 

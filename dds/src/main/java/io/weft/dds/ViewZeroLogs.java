@@ -4,6 +4,7 @@ import io.weft.config.GroupConfig;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.WeftConfig;
 import io.weft.membership.Group;
+import io.weft.membership.GroupBuilder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,8 +29,9 @@ import java.util.function.BooleanSupplier;
  * <ul>
  * <li>every topic's sizes equal: the topics go on;</li>
  * <li>else, where every logged topic is on every member and some members (the keepers) hold the most entries of
- * every topic: the others leave and join again ({@link DomainParticipant#enable}), receiving what their logs lack from the
- * leader, a keeper; the keepers go on once the view holds no shorter log;</li>
+ * every topic: the others leave and join again ({@link DomainParticipant#enable}), receiving what their logs lack
+ * from the leader, a keeper (again, if the leader was another shorter log still leaving); the keepers go on once the
+ * view holds no shorter log;</li>
  * <li>else every member refuses to start, naming each member's sizes; nothing is written.</li>
  * </ul>
  * No member writes before it is enabled, and in view 0 a member is enabled only when every size was equal: so a
@@ -49,9 +51,12 @@ final class ViewZeroLogs
     /** This member's logs hold fewer entries than the keepers': it must join to receive them. */
     private static final class ShorterLogs extends IllegalStateException
     {
-        ShorterLogs(final String message)
+        final Map<String, Long> keepersHold;
+
+        ShorterLogs(final String message, final Map<String, Long> keepersHold)
         {
             super(message);
+            this.keepersHold = keepersHold;
         }
     }
 
@@ -59,41 +64,100 @@ final class ViewZeroLogs
      * Waits until the members of view 0 agree on the sizes of this member's logged topics, at most the connect timeout
      * for each wait; then the topics publish counts.
      *
-     * @return false if this member's logs are shorter than the keepers': it left the group (and closed it), to join.
+     * @return empty when they agree; else this member's logs are shorter than the keepers', it left the group (and
+     *         closed it), and the map holds how many entries the keepers' logs hold per topic: {@link #rejoin}.
      * @throws IllegalStateException the sizes differ with no way on (the message names them and what to do), the
      *                               view changed, the group stopped, or a member announced nothing in time; the
      *                               group is closed.
      */
-    static boolean agree(final Group group, final List<TopicState> all, final WeftConfig config)
+    static Map<String, Long> agree(final Group group, final List<TopicState> all, final WeftConfig config)
     {
         try
         {
             decide(group, all, config.transport().connectTimeout(), config.membership().secret() != null);
-            return true;
+            return Map.of();
         }
         catch (final ShorterLogs ex)
         {
             LOG.warn("{}", ex.getMessage());
-            try
-            {
-                group.leave(config.transport().connectTimeout()); // the keepers go on once no shorter log is left
-            }
-            catch (final InterruptedException ie)
-            {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while leaving to join again", ie);
-            }
-            finally
-            {
-                group.close();
-            }
-            return false;
+            leave(group); // the keepers go on once no shorter log is left
+            return ex.keepersHold;
         }
         catch (final RuntimeException ex)
         {
             group.close(); // this member stops at once; the caller closes its logs
             throw ex;
         }
+    }
+
+    /**
+     * Joins again after {@link #agree} found this member's logs shorter, until the join brought each log to what the
+     * keepers hold. The leader that admits it may be another member with a shorter log that has not left yet: its
+     * state brings less (the log stays short: this member leaves and joins again before it publishes a count) or
+     * less than this member holds (the install refuses: it joins again), within {@code timeout}.
+     */
+    static Group rejoin(final GroupBuilder builder, final List<TopicState> topics, final Map<String, Long> keepersHold,
+        final Duration timeout)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (true)
+        {
+            String lacking;
+            try
+            {
+                final Group group = builder.join();
+                lacking = lacking(topics, keepersHold);
+                if (lacking == null)
+                {
+                    return group;
+                }
+                leave(group);
+            }
+            catch (final IllegalStateException ex)
+            {
+                lacking = ex.getMessage();
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException("joining again did not bring this member's logs to the keepers' " +
+                    keepersHold + " within " + timeout.toMillis() + " ms: " + lacking);
+            }
+            LOG.info("joining again ({}); the leader was not a keeper yet", lacking);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+        }
+    }
+
+    /** Leaves gracefully (the others neither suspect it nor count it against the majority), then closes. */
+    private static void leave(final Group group)
+    {
+        try
+        {
+            group.leave(group.config().transport().connectTimeout());
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while leaving to join again", ex);
+        }
+        finally
+        {
+            group.close();
+        }
+    }
+
+    /** What this member's logs lack of what the keepers hold, or null. */
+    private static String lacking(final List<TopicState> topics, final Map<String, Long> keepersHold)
+    {
+        for (final TopicState t : topics)
+        {
+            final Long keepers = keepersHold.get(t.config.name());
+            final long[] held = t.logHeld();
+            if (keepers != null && held != null && held[0] < keepers)
+            {
+                return "topic " + t.config.name() + " holds " + held[0] + " entries, the keepers " + keepers;
+            }
+        }
+        return null;
     }
 
     /** Returns once the sizes agree (or this member is a keeper and no shorter log is left in the view). */
@@ -123,7 +187,8 @@ final class ViewZeroLogs
         }
         final Map<String, Long> most = new LinkedHashMap<>();
         sizes.forEach((name, s) -> most.put(name, s.values().stream().mapToLong(Long::longValue).max().orElseThrow()));
-        final Set<Integer> keepers = new HashSet<>(group.view().members());
+        final List<Integer> view = group.view().members();
+        final Set<Integer> keepers = new HashSet<>(view);
         sizes.forEach((name, s) -> s.forEach((member, size) ->
         {
             if (size < most.get(name))
@@ -131,7 +196,7 @@ final class ViewZeroLogs
                 keepers.remove(member);
             }
         }));
-        final boolean everywhere = sizes.values().stream().allMatch(s -> s.keySet().containsAll(group.view().members()));
+        final boolean everywhere = sizes.values().stream().allMatch(s -> s.keySet().containsAll(view));
         final String differ = "the members of view 0 hold logs of different sizes (entries by member: " + sizes +
             "), and view 0 takes no state: the same sample would take different positions at different members";
         if (!everywhere || keepers.isEmpty() || !canJoin)
@@ -148,7 +213,7 @@ final class ViewZeroLogs
         {
             throw new ShorterLogs(differ + ". Members " + keepers.stream().sorted().toList() + " hold the " +
                 "most entries of every topic: member " + group.memberId() + " leaves and joins again to receive " +
-                "what its logs lack");
+                "what its logs lack", most);
         }
         for (final TopicState topic : topics)
         {

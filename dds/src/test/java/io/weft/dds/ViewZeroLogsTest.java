@@ -118,6 +118,28 @@ class ViewZeroLogsTest
         }
     }
 
+    /**
+     * Logs of 20, 30 and 10 entries: members 0 and 2 are both shorter than the keeper, member 1, and member 0 leads
+     * view 0. If member 2 joins while member 0 has not left yet, member 0 admits it and its state brings only 20: member
+     * 2 leaves and joins again before it counts. Every member ends with member 1's log.
+     */
+    @Test
+    void twoShorterLogsOneOfThemTheLeaderBothCatchUpFromTheKeeper() throws Exception
+    {
+        final WeftConfig.Builder group = group(3, List.of(new TopicConfig("track", 4, QosLevel.LOGGED_STORAGE,
+            List.of(0, 1), List.of(), 16, 64, 1)));
+        final WeftConfig all = group.membership(membership(List.of(), SECRET)).build();
+        try (Members ignored = new Members(all))
+        {
+            write(Async.openAll(all, member -> DomainParticipant.builder(member).open()), "track", 0, 10);
+            write(open(group.membership(membership(List.of(0, 1), SECRET)).build(), List.of(0, 1)), "track", 0, 10);
+            write(open(group.membership(membership(List.of(1), SECRET)).build(), List.of(1)), "track", 0, 10);
+            assertEquals(List.of(20L, 30L, 10L), sizes(all, "track", 3));
+            write(Async.openAll(all, member -> DomainParticipant.builder(member).open()), "track", 1, 1);
+            assertEquals(List.of(31L, 31L, 31L), sizes(all, "track", 3));
+        }
+    }
+
     /** Member 0 alone wrote one topic, member 1 alone the other: no log is the longest of both. */
     @Test
     void whenNoMemberHoldsTheMostOfEveryTopicEveryMemberRefuses() throws Exception
