@@ -37,12 +37,14 @@ import java.util.function.BooleanSupplier;
  * No member writes before it is enabled, and in view 0 a member is enabled only when every size was equal: so a
  * count (not an announcement) published in view 0 means its member saw every size equal, and a slower member that
  * reads it after the first samples were persisted agrees too. Keepers publish counts only in a later view, without
- * the shorter logs. A view change before a member decided refuses it (start again).
+ * the shorter logs. A view change before a member decided refuses it: the others went on, so it starts again as a
+ * joiner.
  */
 final class ViewZeroLogs
 {
     private static final Logger LOG = LoggerFactory.getLogger(ViewZeroLogs.class);
-    private static final long LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** Short: a member that reads late may find the view changed by another member's leave (tens of ms here). */
+    private static final long LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     private ViewZeroLogs()
     {
@@ -232,7 +234,8 @@ final class ViewZeroLogs
         if (group.view().id() != 0)
         {
             throw new IllegalStateException("topic " + topic.config.name() + ": the view changed (" + group.view() +
-                ") while the members of view 0 compared their logs; start the group again");
+                ") while the members of view 0 compared their logs: the others went on without this member; start it " +
+                "again as a joiner");
         }
         final Map<Integer, Long> published = topic.subgroup().persistedByMember(); // a failed member's counts too
         if (published.values().stream().anyMatch(v -> v >= 0))
