@@ -121,7 +121,7 @@ public final class MemberProcess implements AutoCloseable
      * The output after the JVM printed its threads (SIGQUIT): where a member that stopped making progress is stuck.
      * A process that is gone, or prints no dump within five seconds, gives its output as it is.
      */
-    private String outputWithThreadDump()
+    public String outputWithThreadDump()
     {
         if (!process.isAlive())
         {

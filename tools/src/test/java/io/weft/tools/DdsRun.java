@@ -64,6 +64,31 @@ final class DdsRun implements AutoCloseable
         return live.get(id);
     }
 
+    /**
+     * Waits for {@code text} from member {@code id}; a timeout also shows every other live member's output and threads,
+     * since the member that waits is often not the one that is stuck (a peer's log thread, say).
+     */
+    void awaitOutput(final int id, final String text, final Duration timeout)
+    {
+        try
+        {
+            live.get(id).awaitOutput(text, timeout);
+        }
+        catch (final AssertionError ex)
+        {
+            final StringBuilder all = new StringBuilder(String.valueOf(ex.getMessage()));
+            live.forEach((other, process) ->
+            {
+                if (other != id)
+                {
+                    all.append("\n--- member ").append(other).append(", output with its threads:\n")
+                        .append(process.outputWithThreadDump());
+                }
+            });
+            throw new AssertionError(all.toString(), ex);
+        }
+    }
+
     void kill(final int id)
     {
         live.remove(id).kill();

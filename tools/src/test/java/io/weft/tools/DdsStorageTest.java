@@ -178,7 +178,7 @@ class DdsStorageTest
             final Map<String, Long> written = new HashMap<>();
             for (int id = 0; id < 2; id++)
             {
-                run.process(id).awaitOutput("member " + id + ": DURABLE record true", Duration.ofSeconds(60));
+                run.awaitOutput(id, "member " + id + ": DURABLE record true", Duration.ofSeconds(60));
                 final Matcher m = WRITTEN.matcher(run.process(id).output());
                 assertTrue(m.find(), run.process(id).output());
                 written.put(id + "/" + run.process(id).pid(), Long.parseLong(m.group(2)));
@@ -263,7 +263,7 @@ class DdsStorageTest
             assertTrue(Long.parseLong(t.group(1)) >= longest.size() - killedAt, t.group()); // and what was new since
             for (int id = 0; id < 2; id++)
             {
-                run.process(id).awaitOutput("member " + id + ": DURABLE record true", Duration.ofSeconds(60));
+                run.awaitOutput(id, "member " + id + ": DURABLE record true", Duration.ofSeconds(60));
             }
             for (int id = 0; id < 3; id++)
             {
@@ -301,7 +301,7 @@ class DdsStorageTest
         {
             run.start(0, false, "--count", String.valueOf(samples), "--rate", "0", "--size", "65536");
             run.start(1, false, "--count", "0");
-            run.process(0).awaitOutput("member 0: DURABLE record true", Duration.ofSeconds(120));
+            run.awaitOutput(0, "member 0: DURABLE record true", Duration.ofSeconds(120));
             run.start(2, true, "--count", "0");
             run.process(2).awaitOutput("member 2: READY in view 1", Duration.ofSeconds(120));
             final Matcher t = TRANSFER.matcher(run.process(2).output());
