@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -157,7 +158,7 @@ final class TopicState
             checkNotDeleted();
             for (final LoggedSample s : stored())
             {
-                reader.deliver(java.lang.foreign.MemorySegment.ofArray(s.payload()), 0, s.payload().length,
+                reader.deliver(MemorySegment.ofArray(s.payload()), 0, s.payload().length,
                     new SampleHeader().set(config.id(), s.publisherId(), s.position(), s.sourceNanos(), true));
             }
             final ReaderSink[] more = java.util.Arrays.copyOf(readers, readers.length + 1);
@@ -359,17 +360,17 @@ final class TopicState
             s.sourceNanos(), true);
         for (final ReaderSink r : readers)
         {
-            hand(r, java.lang.foreign.MemorySegment.ofArray(s.payload()), 0, s.payload().length, header);
+            hand(r, MemorySegment.ofArray(s.payload()), 0, s.payload().length, header);
         }
     }
 
     /**
-     * Hands a sample to one reader, whose listener is the application's: what it throws is logged, and the topic's
-     * own record of the sample (position, history, the other readers) goes on as at every other member. It used to
-     * end the delivered batch at this member.
+     * Hands a sample to one reader, whose listener is the application's: what it throws is counted and logged
+     * ({@link CallbackFailures}), and the topic's own record of the sample (position, history, the other readers)
+     * goes on as at every other member. It used to end the delivered batch at this member.
      */
-    private void hand(final ReaderSink r, final java.lang.foreign.MemorySegment segment, final long offset,
-        final int length, final SampleHeader header)
+    private void hand(final ReaderSink r, final MemorySegment segment, final long offset, final int length,
+        final SampleHeader header)
     {
         try
         {

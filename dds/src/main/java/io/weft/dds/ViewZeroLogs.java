@@ -50,18 +50,6 @@ final class ViewZeroLogs
     {
     }
 
-    /** This member's logs hold fewer entries than the keepers': it must join to receive them. */
-    private static final class ShorterLogs extends IllegalStateException
-    {
-        final Map<String, Long> keepersHold;
-
-        ShorterLogs(final String message, final Map<String, Long> keepersHold)
-        {
-            super(message);
-            this.keepersHold = keepersHold;
-        }
-    }
-
     /**
      * Waits until the members of view 0 agree on the sizes of this member's logged topics, at most the connect timeout
      * for each wait; then the topics publish counts.
@@ -74,22 +62,21 @@ final class ViewZeroLogs
      */
     static Map<String, Long> agree(final Group group, final List<TopicState> all, final WeftConfig config)
     {
+        final Map<String, Long> keepersHold;
         try
         {
-            decide(group, all, config.transport().connectTimeout(), config.membership().secret() != null);
-            return Map.of();
-        }
-        catch (final ShorterLogs ex)
-        {
-            LOG.warn("{}", ex.getMessage());
-            leave(group); // the keepers go on once no shorter log is left
-            return ex.keepersHold;
+            keepersHold = decide(group, all, config.transport().connectTimeout(), config.membership().secret() != null);
         }
         catch (final RuntimeException ex)
         {
             group.close(); // this member stops at once; the caller closes its logs
             throw ex;
         }
+        if (!keepersHold.isEmpty())
+        {
+            leave(group); // the keepers go on once no shorter log is left
+        }
+        return keepersHold;
     }
 
     /**
@@ -162,8 +149,11 @@ final class ViewZeroLogs
         return null;
     }
 
-    /** Returns once the sizes agree (or this member is a keeper and no shorter log is left in the view). */
-    private static void decide(final Group group, final List<TopicState> all, final Duration timeout,
+    /**
+     * Returns empty once the sizes agree (or this member is a keeper and no shorter log is left in the view); what the
+     * keepers hold per topic when this member's logs are shorter.
+     */
+    private static Map<String, Long> decide(final Group group, final List<TopicState> all, final Duration timeout,
         final boolean canJoin)
     {
         final List<TopicState> logged = all.stream().filter(t -> t.announcedLog() >= 0).toList();
@@ -178,14 +168,14 @@ final class ViewZeroLogs
             if (announced.isEmpty())
             {
                 release(topics); // a member counts in view 0: it saw every size equal
-                return;
+                return Map.of();
             }
             sizes.put(topic.config.name(), announced);
         }
         if (sizes.values().stream().allMatch(s -> s.values().stream().distinct().count() == 1))
         {
             release(topics);
-            return;
+            return Map.of();
         }
         final Map<String, Long> most = new LinkedHashMap<>();
         sizes.forEach((name, s) -> most.put(name, s.values().stream().mapToLong(Long::longValue).max().orElseThrow()));
@@ -213,9 +203,9 @@ final class ViewZeroLogs
         }
         if (!keepers.contains(group.memberId()))
         {
-            throw new ShorterLogs(differ + ". Members " + keepers.stream().sorted().toList() + " hold the " +
-                "most entries of every topic: member " + group.memberId() + " leaves and joins again to receive " +
-                "what its logs lack", most);
+            LOG.warn("{}. Members {} hold the most entries of every topic: member {} leaves and joins again to " +
+                "receive what its logs lack", differ, keepers.stream().sorted().toList(), group.memberId());
+            return most;
         }
         for (final TopicState topic : topics)
         {
@@ -223,6 +213,7 @@ final class ViewZeroLogs
             await(group, topic.config.name(), timeout, () -> onlyKeepers(topic, size));
         }
         release(topics);
+        return Map.of();
     }
 
     /**
