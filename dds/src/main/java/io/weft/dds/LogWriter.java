@@ -48,7 +48,10 @@ final class LogWriter
     private boolean republish; // guarded by lock: a new view needs this member's count
     private boolean closing;   // guarded by lock
     private volatile Subgroup subgroup;
-    private volatile long announced = -1;
+    /** What the log held at a view-0 start ({@code count, crc} of its last entry), or null: nothing announced. */
+    private volatile long[] heldAtStart;
+    /** The announcement published instead of the count ({@link ViewZeroLogs}'s marks), or -1: the count. */
+    private volatile long mark = -1;
     private volatile boolean failed;
 
     LogWriter(final SampleLog log, final String topic, final int maxSample, final Consumer<String> onFailure)
@@ -67,12 +70,13 @@ final class LogWriter
     /**
      * Starts persisting for {@code subgroup}: its first act is to publish what the log holds; with {@code announce}
      * (a member of view 0, the whole group started again) it publishes the log's size at start as an announcement,
-     * {@code -(size + 2)}, which marks no count, until {@link #agreed} ({@link ViewZeroLogs}).
+     * which marks no count, until {@link #agreed} ({@link ViewZeroLogs}).
      */
     void start(final Subgroup subgroup, final boolean announce)
     {
         this.subgroup = subgroup;
-        announced = announce ? log.count() : -1;
+        heldAtStart = announce ? log.held() : null;
+        mark = announce ? LogAnnouncement.size(heldAtStart[0]) : -1;
         viewChanged();
         if (thread.getState() == Thread.State.NEW)
         {
@@ -80,16 +84,24 @@ final class LogWriter
         }
     }
 
-    /** The log's size announced at start, or -1 once the members agreed (or for a joiner). */
-    long announced()
+    /** What the log held at a view-0 start ({@code count, crc} of its last entry), or null (a joiner). */
+    long[] heldAtStart()
     {
-        return announced;
+        return heldAtStart;
+    }
+
+    /** The members of view 0 hold logs of this size: announce the CRC of the last entry instead, to compare it. */
+    void announceLast()
+    {
+        mark = LogAnnouncement.lastEntry((int)heldAtStart[1]);
+        viewChanged();
     }
 
     /** The members of view 0 hold the same log: publish counts from now on. */
     void agreed()
     {
-        announced = -1;
+        heldAtStart = null;
+        mark = -1;
         viewChanged();
     }
 
@@ -230,8 +242,8 @@ final class LogWriter
     {
         try
         {
-            final long size = announced; // fixed while announced, so that every reader sees one value
-            subgroup.markPersisted(size >= 0 ? -(size + 2) : log.count());
+            final long announcement = mark; // fixed while announced, so that every reader sees one value
+            subgroup.markPersisted(announcement != -1 ? announcement : log.count());
         }
         catch (final IllegalStateException ex)
         {

@@ -87,10 +87,17 @@ final class TopicState
     /** The log's size this member announced to view 0's other members, or -1: nothing to agree on. */
     long announcedLog()
     {
-        return writer == null ? -1 : writer.announced();
+        final long[] held = writer == null ? null : writer.heldAtStart();
+        return held == null ? -1 : held[0];
     }
 
-    /** The members of view 0 hold logs of one size: counts are published from now on. */
+    /** The members of view 0 with this topic hold logs of one size: announce the last entry's CRC to compare it. */
+    void announceLastEntry()
+    {
+        writer.announceLast();
+    }
+
+    /** The members of view 0 hold the same log: counts are published from now on. */
     void logsAgreed()
     {
         writer.agreed();

@@ -25,20 +25,22 @@ import java.util.function.BooleanSupplier;
  * goes on from each member's own log, and the next sample delivered takes the log's size as its position at every
  * member. Logs of different sizes (a member that stopped first persisted less) would give one sample different
  * positions at different members, for good. So before a member of view 0 is enabled, it announces each log's size
- * in the topic's persisted column ({@link LogWriter#start}) and waits for the others':
+ * in the topic's persisted column ({@link LogWriter#start}, {@link LogAnnouncement}) and waits for the others':
  * <ul>
- * <li>every topic's sizes equal: the topics go on;</li>
+ * <li>every topic's sizes equal: the members compare their last entries' CRCs, and the topics go on if they are
+ * equal; else every member refuses (logs of one size that end differently are not copies of one history);</li>
  * <li>else, where every logged topic is on every member and some members (the keepers) hold the most entries of
  * every topic: the others leave and join again ({@link DomainParticipant#enable}), receiving what their logs lack
  * from the leader, a keeper (again, if the leader was another shorter log still leaving); the keepers go on once the
- * view holds no shorter log;</li>
+ * view holds no shorter log and their last entries are equal;</li>
  * <li>else every member refuses to start, naming each member's sizes; nothing is written.</li>
  * </ul>
- * No member writes before it is enabled, and in view 0 a member is enabled only when every size was equal: so a
- * count (not an announcement) published in view 0 means its member saw every size equal, and a slower member that
- * reads it after the first samples were persisted agrees too. Keepers publish counts only in a later view, without
- * the shorter logs. A view change before a member decided refuses it: the others went on, so it starts again as a
- * joiner.
+ * No member writes before it is enabled, and a member is enabled only once every member left in the view announced
+ * as many entries and the same last entry as its own (or counts: it saw the same). A member announces its last entry
+ * only after it saw every size, so a slower member that reads one in view 0 takes that member's size to be its own.
+ * Keepers announce their last entries only once the view holds no shorter log: in view 0 only when all sizes are
+ * equal, else in a later view. A view change before a member saw every size refuses it: the others went on, so it
+ * starts again as a joiner.
  */
 final class ViewZeroLogs
 {
@@ -51,14 +53,14 @@ final class ViewZeroLogs
     }
 
     /**
-     * Waits until the members of view 0 agree on the sizes of this member's logged topics, at most the connect timeout
-     * for each wait; then the topics publish counts.
+     * Waits until the members of view 0 agree on this member's logged topics (sizes, then last entries), at most the
+     * connect timeout for each wait; then the topics publish counts.
      *
      * @return empty when they agree; else this member's logs are shorter than the keepers', it left the group (and
      *         closed it), and the map holds how many entries the keepers' logs hold per topic: {@link #rejoin}.
-     * @throws IllegalStateException the sizes differ with no way on (the message names them and what to do), the
-     *                               view changed, the group stopped, or a member announced nothing in time; the
-     *                               group is closed.
+     * @throws IllegalStateException the sizes or the last entries differ with no way on (the message names them and
+     *                               what to do), the view changed, the group stopped, or a member announced nothing
+     *                               in time; the group is closed.
      */
     static Map<String, Long> agree(final Group group, final List<TopicState> all, final WeftConfig config)
     {
@@ -150,8 +152,8 @@ final class ViewZeroLogs
     }
 
     /**
-     * Returns empty once the sizes agree (or this member is a keeper and no shorter log is left in the view); what the
-     * keepers hold per topic when this member's logs are shorter.
+     * Returns empty once the logs agree (or this member is a keeper, no shorter log is left in the view and the
+     * keepers' last entries are the same); what the keepers hold per topic when this member's logs are shorter.
      */
     private static Map<String, Long> decide(final Group group, final List<TopicState> all, final Duration timeout,
         final boolean canJoin)
@@ -164,18 +166,8 @@ final class ViewZeroLogs
         for (final TopicState topic : topics)
         {
             final Map<Integer, Long> announced = new TreeMap<>();
-            await(group, topic.config.name(), timeout, () -> announced(group, topic, announced));
-            if (announced.isEmpty())
-            {
-                release(topics); // a member counts in view 0: it saw every size equal
-                return Map.of();
-            }
+            await(group, topic.config.name(), timeout, () -> sizes(group, topic, announced));
             sizes.put(topic.config.name(), announced);
-        }
-        if (sizes.values().stream().allMatch(s -> s.values().stream().distinct().count() == 1))
-        {
-            release(topics);
-            return Map.of();
         }
         final Map<String, Long> most = new LinkedHashMap<>();
         sizes.forEach((name, s) -> most.put(name, s.values().stream().mapToLong(Long::longValue).max().orElseThrow()));
@@ -188,10 +180,11 @@ final class ViewZeroLogs
                 keepers.remove(member);
             }
         }));
+        final boolean equal = keepers.size() == view.size();
         final boolean everywhere = sizes.values().stream().allMatch(s -> s.keySet().containsAll(view));
         final String differ = "the members of view 0 hold logs of different sizes (entries by member: " + sizes +
             "), and view 0 takes no state: the same sample would take different positions at different members";
-        if (!everywhere || keepers.isEmpty() || !canJoin)
+        if (!equal && (!everywhere || keepers.isEmpty() || !canJoin))
         {
             throw new IllegalStateException(differ + ". Nothing was written. " + (keepers.isEmpty() ?
                 "No member holds the most entries of every topic. " : !everywhere ?
@@ -212,15 +205,40 @@ final class ViewZeroLogs
             final long size = most.get(topic.config.name());
             await(group, topic.config.name(), timeout, () -> onlyKeepers(topic, size));
         }
+        compareLastEntries(group, topics, timeout);
         release(topics);
         return Map.of();
     }
 
     /**
-     * Fills {@code announced} with every member's announced size once all announced; leaves it empty and returns true
-     * if a member counts instead (it agreed).
+     * Every member left in the view holds as many entries as this one: each announces its last entry's CRC and
+     * waits for the others'; logs of one size that end differently are not copies of one history, and every
+     * keeper refuses (one counts only after it saw every other's CRC equal to its own).
      */
-    private static boolean announced(final Group group, final TopicState topic, final Map<Integer, Long> announced)
+    private static void compareLastEntries(final Group group, final List<TopicState> topics, final Duration timeout)
+    {
+        topics.forEach(TopicState::announceLastEntry);
+        for (final TopicState topic : topics)
+        {
+            final Map<Integer, Integer> crcs = new TreeMap<>();
+            await(group, topic.config.name(), timeout, () -> lastEntries(topic, crcs));
+            if (crcs.values().stream().distinct().count() > 1)
+            {
+                throw new IllegalStateException("topic " + topic.config.name() + ": members " + crcs.keySet() +
+                    " hold logs of " + topic.announcedLog() + " entries whose last entries differ (CRC-32C by " +
+                    "member: " + hex(crcs) + "): the logs are not copies of one history. Nothing was written. " +
+                    "Start as view 0 only members whose logs are this group's, then start the others as joiners " +
+                    "with their logs of this topic moved aside (a joiner whose log is not a prefix of the group's " +
+                    "is refused)");
+            }
+        }
+    }
+
+    /**
+     * Fills {@code announced} with every member's announced size once all announced. A member that announces its last
+     * entry already saw every size equal: its size is this member's.
+     */
+    private static boolean sizes(final Group group, final TopicState topic, final Map<Integer, Long> announced)
     {
         if (group.view().id() != 0)
         {
@@ -228,16 +246,36 @@ final class ViewZeroLogs
                 ") while the members of view 0 compared their logs: the others went on without this member; start it " +
                 "again as a joiner");
         }
-        final Map<Integer, Long> published = topic.subgroup().persistedByMember(); // a failed member's counts too
-        if (published.values().stream().anyMatch(v -> v >= 0))
-        {
-            return true;
-        }
-        if (published.isEmpty() || published.values().stream().anyMatch(v -> v == -1))
+        final Map<Integer, Long> published = topic.subgroup().persistedByMember(); // a failed member's too
+        if (published.isEmpty() || !published.values().stream().allMatch(v -> LogAnnouncement.isSize(v) ||
+            LogAnnouncement.isLastEntry(v)))
         {
             return false; // not every member announced yet, or the view is closing (the next check refuses)
         }
-        published.forEach((member, v) -> announced.put(member, -(v + 2)));
+        published.forEach((member, v) -> announced.put(member, LogAnnouncement.isSize(v) ?
+            LogAnnouncement.entries(v) : topic.announcedLog()));
+        return true;
+    }
+
+    /**
+     * Fills {@code crcs} with the last-entry CRCs announced once every member of the topic in the current view
+     * announced one or counts (it compared its own with the others' and found them equal).
+     */
+    private static boolean lastEntries(final TopicState topic, final Map<Integer, Integer> crcs)
+    {
+        final Map<Integer, Long> published = topic.subgroup().persistedByMember(); // empty while a view closes
+        if (published.isEmpty() || !published.values().stream().allMatch(v -> v >= 0 ||
+            LogAnnouncement.isLastEntry(v)))
+        {
+            return false;
+        }
+        published.forEach((member, v) ->
+        {
+            if (v < 0)
+            {
+                crcs.put(member, LogAnnouncement.crc(v));
+            }
+        });
         return true;
     }
 
@@ -245,7 +283,15 @@ final class ViewZeroLogs
     private static boolean onlyKeepers(final TopicState topic, final long size)
     {
         final Map<Integer, Long> published = topic.subgroup().persistedByMember(); // empty while a view closes
-        return !published.isEmpty() && published.values().stream().allMatch(v -> v == -(size + 2) || v >= 0);
+        return !published.isEmpty() && published.values().stream().allMatch(v -> v >= 0 ||
+            v == LogAnnouncement.size(size) || LogAnnouncement.isLastEntry(v));
+    }
+
+    private static Map<Integer, String> hex(final Map<Integer, Integer> crcs)
+    {
+        final Map<Integer, String> hex = new TreeMap<>();
+        crcs.forEach((member, crc) -> hex.put(member, String.format("%08x", crc)));
+        return hex;
     }
 
     private static void await(final Group group, final String topic, final Duration timeout,
@@ -262,8 +308,8 @@ final class ViewZeroLogs
             }
             if (System.nanoTime() - deadline > 0)
             {
-                throw new IllegalStateException("topic " + topic + ": the members of view 0 did not agree on their " +
-                    "logs' sizes within " + timeout.toMillis() + " ms (view " + group.view() + ")");
+                throw new IllegalStateException("topic " + topic + ": the members of view 0 did not compare their " +
+                    "logs within " + timeout.toMillis() + " ms (view " + group.view() + ")");
             }
             LockSupport.parkNanos(pause);
             pause = Math.min(LONGEST_PAUSE_NANOS, pause * 2);

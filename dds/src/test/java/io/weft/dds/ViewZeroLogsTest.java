@@ -126,8 +126,7 @@ class ViewZeroLogsTest
     @Test
     void twoShorterLogsOneOfThemTheLeaderBothCatchUpFromTheKeeper() throws Exception
     {
-        final WeftConfig.Builder group = group(3, List.of(new TopicConfig("track", 4, QosLevel.LOGGED_STORAGE,
-            List.of(0, 1), List.of(), 16, 64, 1)));
+        final WeftConfig.Builder group = twoPublishers(3);
         final WeftConfig all = group.membership(membership(List.of(), SECRET)).build();
         try (Members ignored = new Members(all))
         {
@@ -160,6 +159,68 @@ class ViewZeroLogsTest
         }
     }
 
+    /**
+     * Both members write 10 samples together, then each alone 5 more as a view 0 of its own: logs of 15 entries each
+     * that end differently. Before the last entries were compared both went on, each with its own history.
+     */
+    @Test
+    void logsOfOneSizeThatEndDifferentlyAreRefusedAtEveryMember() throws Exception
+    {
+        final WeftConfig.Builder group = twoPublishers(2);
+        final WeftConfig all = group.membership(membership(List.of(), SECRET)).build();
+        try (Members ignored = new Members(all))
+        {
+            endDifferently(group, all);
+            final List<Integer> lastCrcs = new ArrayList<>();
+            for (int m = 0; m < 2; m++)
+            {
+                try (SampleLog log = SampleLog.open(DomainParticipant.logDirectory(all.forMember(m), "track")))
+                {
+                    lastCrcs.add((int)log.held()[1]);
+                }
+            }
+            for (final String refusal : refusals(all, 2))
+            {
+                assertTrue(refusal.contains("members [0, 1] hold logs of 15 entries whose last entries differ") &&
+                    refusal.contains(String.format("{0=%08x, 1=%08x}", lastCrcs.get(0), lastCrcs.get(1))) &&
+                    refusal.contains("not copies of one history"), refusal);
+            }
+            assertEquals(List.of(15L, 15L), sizes(all, "track", 2), "nothing written");
+        }
+    }
+
+    /**
+     * Logs of 15, 15 and 10 entries, the two longest ending differently: member 2 leaves to rejoin, and the keepers,
+     * comparing their last entries once it left, both refuse; member 2 finds no group to catch up from.
+     */
+    @Test
+    void keepersWhoseLogsEndDifferentlyRefuse() throws Exception
+    {
+        final WeftConfig.Builder group = twoPublishers(3).connectTimeout(Duration.ofSeconds(5));
+        final WeftConfig all = group.membership(new MembershipConfig(List.of(), SECRET, ViewChangeSends.WAIT,
+            Duration.ofSeconds(2))).build(); // member 2's joins find no one: it gives up after the connect timeout
+        try (Members ignored = new Members(all))
+        {
+            endDifferently(group, all);
+            final List<String> refusals = refusals(all, 3);
+            for (final String refusal : refusals.subList(0, 2))
+            {
+                assertTrue(refusal.contains("members [0, 1] hold logs of 15 entries whose last entries differ"),
+                    refusal);
+            }
+            assertTrue(refusals.get(2).contains("joining again did not bring"), refusals.get(2));
+            assertEquals(List.of(15L, 15L, 10L), sizes(all, "track", 3), "nothing written");
+        }
+    }
+
+    /** All members write 10 samples, then members 0 and 1 each 5 more alone, each a view 0 of its own. */
+    private static void endDifferently(final WeftConfig.Builder group, final WeftConfig all) throws Exception
+    {
+        write(Async.openAll(all, member -> DomainParticipant.builder(member).open()), "track", 0, 10);
+        write(open(group.membership(membership(List.of(0), SECRET)).build(), List.of(0)), "track", 0, 5);
+        write(open(group.membership(membership(List.of(1), SECRET)).build(), List.of(1)), "track", 0, 5);
+    }
+
     /** All three write 20 samples, then members 0 and 1 (view 0 without member 2) 10 more. */
     private void logsOf30And30And20(final WeftConfig all, final String secret) throws Exception
     {
@@ -171,6 +232,13 @@ class ViewZeroLogsTest
     private WeftConfig.Builder group(final int members, final List<TopicConfig> topics)
     {
         return TestGroups.builder(TransportKind.SHM, members).dds(new DdsConfig(dir, topics));
+    }
+
+    /** {@code members} members and one logged topic, "track", that members 0 and 1 publish. */
+    private WeftConfig.Builder twoPublishers(final int members)
+    {
+        return group(members, List.of(new TopicConfig("track", 4, QosLevel.LOGGED_STORAGE, List.of(0, 1), List.of(),
+            16, 64, 1)));
     }
 
     private static TopicConfig topic(final String name, final int id, final int publisher)
