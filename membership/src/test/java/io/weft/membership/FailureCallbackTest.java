@@ -14,11 +14,13 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The application's member-failure callback runs on a transport's thread: one that throws is logged, and the member,
- * its transport and the view change go on. It used to end the thread it ran on.
+ * its transport and the view change go on. It used to end the thread it ran on. The minority callback likewise.
  */
 @Timeout(120)
 class FailureCallbackTest
@@ -61,6 +63,45 @@ class FailureCallbackTest
                     assertTrue(groups.get(1).subgroup("all").send(payload, Duration.ofSeconds(20)) >= 0, "send " + i);
                 }
                 InJvmGroups.await(() -> delivered.get() == 100, "members 0 and 1 deliver 50 each: " + delivered);
+            }
+            finally
+            {
+                groups.forEach(Group::close);
+            }
+        }
+    }
+
+    /** The minority callback runs on the membership thread: one that throws is logged, and the member still stops. */
+    @Test
+    void aMinorityCallbackThatThrowsStillStopsTheMember() throws Exception
+    {
+        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 3)
+            .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64))).build();
+        final ConcurrentLinkedQueue<String> told = new ConcurrentLinkedQueue<>();
+        try (Members ignored = new Members(config))
+        {
+            final List<GroupBuilder> builders = new ArrayList<>();
+            for (int i = 0; i < 3; i++)
+            {
+                builders.add(Group.builder(config.forMember(i)).onDelivery("all", m -> { }).onMinority(reason ->
+                {
+                    told.add(reason);
+                    throw new IllegalStateException("an application callback that throws");
+                }));
+            }
+            final List<Group> groups = InJvmGroups.open(builders);
+            try
+            {
+                groups.get(1).close();
+                groups.get(2).close(); // member 0 suspects two of three: a minority
+                final Group g = groups.get(0);
+                InJvmGroups.await(() -> g.minorityReason() != null, "member 0 finds itself in a minority");
+                InJvmGroups.await(() -> told.size() == 1, "member 0's callback is told once: " + told);
+                assertEquals(g.minorityReason(), told.peek());
+                final IllegalStateException refused = assertThrows(IllegalStateException.class,
+                    () -> g.subgroup("all").send(new byte[8], Duration.ofSeconds(5)));
+                assertTrue(refused.getMessage().contains(g.minorityReason()), refused.getMessage());
+                assertEquals(1, told.size(), "told once: " + told);
             }
             finally
             {
