@@ -42,6 +42,19 @@ public final class MemberProcess implements AutoCloseable
     public static MemberProcess startWith(final List<String> prefix, final String name, final Path dir,
         final Class<?> main, final String... args)
     {
+        return start(prefix, List.of(), name, dir, main, args);
+    }
+
+    /** Like {@link #start} with JVM flags after the defaults, which they override (a smaller heap, say). */
+    public static MemberProcess start(final List<String> jvmFlags, final String name, final Path dir,
+        final Class<?> main, final String... args)
+    {
+        return start(List.of(), jvmFlags, name, dir, main, args);
+    }
+
+    private static MemberProcess start(final List<String> prefix, final List<String> jvmFlags, final String name,
+        final Path dir, final Class<?> main, final String... args)
+    {
         final List<String> flags = new ArrayList<>();
         final String projectFlags = System.getProperty("test.weft.jvmFlags", "");
         if (!projectFlags.isBlank())
@@ -50,6 +63,7 @@ public final class MemberProcess implements AutoCloseable
         }
         flags.add("-Xmx256m");
         flags.add("-XX:+UseSerialGC");
+        flags.addAll(jvmFlags);
         final MemberProcess member = run(name, dir, MemberJvm.command(prefix, flags, main, Arrays.asList(args), true));
         MemberJvm.started(member.process);
         return member;

@@ -59,6 +59,12 @@ final class DdsRun implements AutoCloseable
         return members.start("dds-member", id, join, List.of(), extra);
     }
 
+    /** Starts member {@code id} with a heap of {@code heapMiB} instead of the default. */
+    MemberProcess startWithHeap(final int heapMiB, final int id, final boolean join, final String... extra)
+    {
+        return members.start(List.of("-Xmx" + heapMiB + "m"), "dds-member", id, join, List.of(), extra);
+    }
+
     MemberProcess process(final int id)
     {
         return live.get(id);

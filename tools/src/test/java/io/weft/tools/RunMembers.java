@@ -39,6 +39,13 @@ final class RunMembers implements AutoCloseable
     MemberProcess start(final String command, final int id, final boolean join, final List<String> options,
         final String... extra)
     {
+        return start(List.of(), command, id, join, options, extra);
+    }
+
+    /** Like {@link #start(String, int, boolean, List, String...)} with JVM flags that override the defaults. */
+    MemberProcess start(final List<String> jvmFlags, final String command, final int id, final boolean join,
+        final List<String> options, final String... extra)
+    {
         final List<String> args = new ArrayList<>(List.of(command, "--config", file.toString(), "--member",
             String.valueOf(id), "--dir", dir.toString()));
         args.addAll(options);
@@ -48,7 +55,7 @@ final class RunMembers implements AutoCloseable
         }
         args.addAll(List.of(extra));
         final String name = command.substring(0, command.indexOf('-')) + id + "-" + started++;
-        final MemberProcess p = members.add(MemberProcess.start(name, dir, Weft.class, args.toArray(String[]::new)));
+        final MemberProcess p = members.add(MemberProcess.start(jvmFlags, name, dir, Weft.class, args.toArray(String[]::new)));
         live.put(id, p);
         return p;
     }
