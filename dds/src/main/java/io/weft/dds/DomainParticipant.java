@@ -63,11 +63,11 @@ public final class DomainParticipant implements AutoCloseable
 
     /**
      * Opens the group (as a member of view 0) or joins it, after which writers may write. Readers created before
-     * receive every sample from the first on. A member of view 0 returns once the members' logs agree in size; one
-     * whose logs are shorter than others' leaves and joins again to receive what they lack
+     * receive every sample from the first on. A member of view 0 returns once the members' logs agree; one whose
+     * logs are shorter than others' first fetches what they lack, and its readers receive those entries too
      * ({@link ParticipantBuilder#open}).
      *
-     * @throws IllegalStateException enabled already, or view 0's logs differ in size (the group is closed then; close
+     * @throws IllegalStateException enabled already, or view 0's logs cannot agree (the group is closed then; close
      *                               the participant).
      */
     public synchronized DomainParticipant enable(final boolean join)
@@ -80,11 +80,7 @@ public final class DomainParticipant implements AutoCloseable
         attachAll(!join); // also the topics a joiner was told of with its view
         if (!join)
         {
-            final Map<String, Long> keepersHold = ViewZeroLogs.agree(group, topicStates(), config);
-            if (!keepersHold.isEmpty())
-            {
-                rejoin(keepersHold);
-            }
+            ViewZeroLogs.agree(group, topicStates(), config);
         }
         return this;
     }
@@ -95,22 +91,6 @@ public final class DomainParticipant implements AutoCloseable
         {
             return List.copyOf(states.values());
         }
-    }
-
-    /**
-     * Joins again after leaving view 0 with shorter logs: the join's state transfer appends what they lack (readers
-     * created before {@link #enable} get those entries after the ones they were replayed), and the topics attach to
-     * the new group.
-     */
-    private void rejoin(final Map<String, Long> keepersHold)
-    {
-        metered.values().forEach(this::unregister);
-        metered.clear();
-        final List<TopicState> topics = topicStates();
-        topics.forEach(TopicState::detach);
-        group = null; // the join's first view callback must not attach the topics to the group that left
-        group = ViewZeroLogs.rejoin(builder, topics, keepersHold, config.transport().connectTimeout());
-        attachAll(false);
     }
 
     /**

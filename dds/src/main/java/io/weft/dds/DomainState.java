@@ -13,6 +13,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,12 +32,15 @@ import java.util.stream.Stream;
  *
  * <p>The joiner's request names, per logged topic, how many entries its log holds and the CRC of the last one:
  * {@code magic:4 version:2 topics:4 (name:UTF count:8 crc:4)*}; a donor whose log has that entry with that CRC sends
- * only the entries after it (a restarted member catches up on what it missed, not the whole log again).
+ * only the entries after it (a restarted member catches up on what it missed, not the whole log again). A member of
+ * view 0 whose logs are shorter than others' fetches what they lack ({@link ViewZeroLogs}) with the same request
+ * under another magic, {@code "WDDF"}: the state then holds only the topics it names.
  */
 final class DomainState implements StateTransfer
 {
     private static final Logger LOG = LoggerFactory.getLogger(DomainState.class);
     private static final int MAGIC = 0x57444453;
+    private static final int FETCH_MAGIC = 0x57444446;
     private static final short VERSION = 3; // 3: sample counts as longs, logs streamed
     /** Larger than any topic's max-sample: a length past it is not a sample. */
     private static final int MAX_SAMPLE = 64 << 20;
@@ -59,47 +63,30 @@ final class DomainState implements StateTransfer
     @Override
     public byte[] joinRequest()
     {
-        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes))
+        final List<TopicState> all;
+        synchronized (topics)
         {
-            final List<Map.Entry<String, long[]>> held = new ArrayList<>();
-            int size = 10;
-            final List<TopicState> all;
-            synchronized (topics)
+            all = List.copyOf(topics.values());
+        }
+        final Map<String, long[]> logs = new LinkedHashMap<>();
+        for (final TopicState t : all)
+        {
+            logs.put(t.config.name(), t.logHeld());
+        }
+        logsOnDisk(logs);
+        final Map<String, long[]> held = new LinkedHashMap<>();
+        int size = 10;
+        for (final Map.Entry<String, long[]> e : logs.entrySet())
+        {
+            final long[] h = e.getValue();
+            final int entry = 2 + e.getKey().length() * 3 + 12;
+            if (h != null && h[0] > 0 && size + entry <= MAX_REQUEST) // past the limit: those get the whole log
             {
-                all = List.copyOf(topics.values());
-            }
-            final Map<String, long[]> logs = new LinkedHashMap<>();
-            for (final TopicState t : all)
-            {
-                logs.put(t.config.name(), t.logHeld());
-            }
-            logsOnDisk(logs);
-            for (final Map.Entry<String, long[]> e : logs.entrySet())
-            {
-                final long[] h = e.getValue();
-                final int entry = 2 + e.getKey().length() * 3 + 12;
-                if (h != null && h[0] > 0 && size + entry <= MAX_REQUEST) // past the limit: those get the whole log
-                {
-                    held.add(Map.entry(e.getKey(), h));
-                    size += entry;
-                }
-            }
-            out.writeInt(MAGIC);
-            out.writeShort(VERSION);
-            out.writeInt(held.size());
-            for (final Map.Entry<String, long[]> e : held)
-            {
-                out.writeUTF(e.getKey());
-                out.writeLong(e.getValue()[0]);
-                out.writeInt((int)e.getValue()[1]);
+                held.put(e.getKey(), h);
+                size += entry;
             }
         }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
-        return bytes.toByteArray();
+        return request(MAGIC, held);
     }
 
     /** Adds the count and last CRC of each log on disk that no topic of {@code logs} holds open (runtime topics). */
@@ -134,15 +121,77 @@ final class DomainState implements StateTransfer
         }
     }
 
-    /** What a join request says each logged topic's log holds (empty for an empty or foreign request). */
-    private static Map<String, long[]> held(final byte[] request)
+    /**
+     * The requests with which this member fetches what its logs of {@code topics} lack (each at most a join
+     * request's size): each names how many entries the log holds and the CRC of its last one.
+     */
+    static List<byte[]> fetchRequests(final List<TopicState> topics)
+    {
+        final List<byte[]> requests = new ArrayList<>();
+        final Map<String, long[]> held = new LinkedHashMap<>();
+        int size = 10;
+        for (final TopicState t : topics)
+        {
+            final int entry = 2 + t.config.name().length() * 3 + 12;
+            if (size + entry > MAX_REQUEST)
+            {
+                requests.add(request(FETCH_MAGIC, held));
+                held.clear();
+                size = 10;
+            }
+            held.put(t.config.name(), t.logHeld());
+            size += entry;
+        }
+        if (!held.isEmpty())
+        {
+            requests.add(request(FETCH_MAGIC, held));
+        }
+        return requests;
+    }
+
+    private static byte[] request(final int magic, final Map<String, long[]> held)
+    {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes))
+        {
+            out.writeInt(magic);
+            out.writeShort(VERSION);
+            out.writeInt(held.size());
+            for (final Map.Entry<String, long[]> e : held.entrySet())
+            {
+                out.writeUTF(e.getKey());
+                out.writeLong(e.getValue()[0]);
+                out.writeInt((int)e.getValue()[1]);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        return bytes.toByteArray();
+    }
+
+    /**
+     * What a join or fetch request says each logged topic's log holds (empty for an empty or foreign request), and
+     * whether it fetches (only the topics named).
+     */
+    private record Request(Map<String, long[]> held, boolean fetch)
+    {
+    }
+
+    private static Request parse(final byte[] request)
     {
         final Map<String, long[]> held = new java.util.HashMap<>();
+        final boolean fetch = request.length >= 4 && ByteBuffer.wrap(request).getInt() == FETCH_MAGIC;
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(request)))
         {
-            if (request.length < 10 || in.readInt() != MAGIC || in.readShort() != VERSION)
+            if (request.length < 10 || in.readInt() != (fetch ? FETCH_MAGIC : MAGIC) || in.readShort() != VERSION)
             {
-                return held; // another build's joiner, or none: the whole state
+                if (fetch)
+                {
+                    throw new IllegalStateException("a fetch request of another version (a member of another build)");
+                }
+                return new Request(held, false); // another build's joiner, or none: the whole state
             }
             final int n = in.readInt();
             for (int i = 0; i < n; i++)
@@ -152,9 +201,13 @@ final class DomainState implements StateTransfer
         }
         catch (final IOException ex)
         {
+            if (fetch)
+            {
+                throw new IllegalStateException("a malformed fetch request", ex);
+            }
             held.clear(); // malformed (it passed the handshake's MAC, so a bug, not an attack): the whole state
         }
-        return held;
+        return new Request(held, fetch);
     }
 
     @Override
@@ -178,11 +231,14 @@ final class DomainState implements StateTransfer
         return bytes.toByteArray();
     }
 
-    /** Cuts every topic at the view boundary; the samples are written later, the logs read beside their appends. */
+    /**
+     * Cuts every topic at the view boundary (a fetch: the topics it names, now); the samples are written later, the
+     * logs read beside their appends.
+     */
     @Override
     public Snapshot capture(final byte[] request)
     {
-        final Map<String, long[]> held = held(request);
+        final Request r = parse(request);
         final List<TopicState> all;
         synchronized (topics) // topics created at run time are added on this (the membership) thread
         {
@@ -191,7 +247,14 @@ final class DomainState implements StateTransfer
         final List<TopicState.Cut> cuts = new ArrayList<>();
         for (final TopicState t : all)
         {
-            cuts.add(t.cut(held.get(t.config.name())));
+            if (!r.fetch() || r.held().containsKey(t.config.name()))
+            {
+                cuts.add(t.cut(r.held().get(t.config.name())));
+            }
+        }
+        if (r.fetch() && cuts.size() != r.held().size())
+        {
+            throw new IllegalStateException("a fetch names topics this member does not have: " + r.held().keySet());
         }
         return out -> write(cuts, new DataOutputStream(new BufferedOutputStream(out, 64 * 1024)));
     }

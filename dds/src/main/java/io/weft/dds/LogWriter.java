@@ -80,7 +80,7 @@ final class LogWriter
         viewChanged();
         if (thread.getState() == Thread.State.NEW)
         {
-            thread.start(); // else attached again, to the group a member with a shorter log joined
+            thread.start();
         }
     }
 
@@ -90,10 +90,17 @@ final class LogWriter
         return heldAtStart;
     }
 
-    /** The members of view 0 hold logs of this size: announce the CRC of the last entry instead, to compare it. */
+    /** The log took entries fetched from another member of view 0: announce its new size. */
+    void announceSize()
+    {
+        mark = LogAnnouncement.size(drained(SampleLog::count));
+        viewChanged();
+    }
+
+    /** Every member of view 0 holds as many entries: announce the CRC of the last entry instead, to compare it. */
     void announceLast()
     {
-        mark = LogAnnouncement.lastEntry((int)heldAtStart[1]);
+        mark = LogAnnouncement.lastEntry((int)drained(SampleLog::held)[1]); // after what a fetch appended
         viewChanged();
     }
 

@@ -41,13 +41,13 @@ public final class ParticipantBuilder
 
     /**
      * Creates the participant and opens the group as a member of view 0. When the group starts again from logs of
-     * different sizes, the members whose logs hold fewer entries leave and join again, receiving what they lack from
-     * a member that holds the most of every topic; the others return once the view holds no shorter log
-     * ({@link DomainParticipant#enable}). Where no member holds the most of every topic, a topic is not on every
-     * member, or {@code weft.membership.secret} is not set, every member refuses instead.
+     * different sizes, each member whose log of a topic holds fewer entries fetches what it lacks from a member that
+     * holds the most of that topic; all return once every log holds as many entries and ends with the same entry
+     * ({@link DomainParticipant#enable}). Without {@code weft.membership.secret}, or when logs of one size end
+     * differently, every member refuses instead.
      *
-     * @throws IllegalStateException the members' logs differ in size and cannot catch up (the message names each
-     *                               member's and what to do; nothing is written), or the group could not be opened.
+     * @throws IllegalStateException the members' logs cannot agree (the message names each member's sizes or last
+     *                               entries and what to do; nothing is written), or the group could not be opened.
      */
     public DomainParticipant open()
     {

@@ -73,12 +73,6 @@ final class TopicState
         }
     }
 
-    /** The group this topic was attached to left (to join again): attach it to the next. */
-    void detach()
-    {
-        subgroup = null;
-    }
-
     Subgroup subgroup()
     {
         return subgroup;
@@ -89,6 +83,12 @@ final class TopicState
     {
         final long[] held = writer == null ? null : writer.heldAtStart();
         return held == null ? -1 : held[0];
+    }
+
+    /** The log took what it lacked from another member of view 0: announce its new size. */
+    void announceFetched()
+    {
+        writer.announceSize();
     }
 
     /** The members of view 0 with this topic hold logs of one size: announce the last entry's CRC to compare it. */

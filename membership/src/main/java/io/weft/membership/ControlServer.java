@@ -45,11 +45,20 @@ final class ControlServer implements AutoCloseable
         void suspectRejoining(int memberId);
 
         void enqueue(PendingJoin join);
+
+        /** The state a member of the view fetches ({@link Group#fetchState}); throws if it cannot be cut. */
+        StateTransfer.Snapshot fetch(byte[] request);
+
+        /** How long a state stream may stall before its connection is closed. */
+        java.time.Duration stall();
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(ControlServer.class);
     private static final int HANDSHAKE_TIMEOUT_MS = 5000;
     private static final int MAX_CONCURRENT = 16;
+    /** The requester's proof names what it asks for: nobody on the path can turn a fetch into a join. */
+    static final String JOINER = "weft-joiner";
+    static final String FETCHER = "weft-fetcher";
 
     private final Desk desk;
     private final ServerSocket server;
@@ -142,7 +151,11 @@ final class ControlServer implements AutoCloseable
             buffered.reset();
             final DataInputStream in = new DataInputStream(buffered);
             final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
-            final ControlWire.Frame join = ControlWire.expect(in, ControlWire.MAX_REQUEST, ControlWire.JOIN);
+            final ControlWire.Frame join = ControlWire.read(in, ControlWire.MAX_REQUEST);
+            if (join.type() != ControlWire.JOIN && join.type() != ControlWire.FETCH)
+            {
+                throw new ControlWire.ProtocolException("expected JOIN or FETCH, got frame type " + join.type());
+            }
             final ByteBuffer b = ByteBuffer.wrap(join.payload());
             if (b.remaining() < 2)
             {
@@ -179,14 +192,21 @@ final class ControlServer implements AutoCloseable
             final byte[] request = payload.length < ControlWire.NONCE ? new byte[0] :
                 java.util.Arrays.copyOfRange(payload, ControlWire.NONCE, payload.length);
             if (payload.length < ControlWire.NONCE || !ControlWire.sameProof(java.util.Arrays.copyOf(payload,
-                ControlWire.NONCE), ControlWire.proof(secret, "weft-joiner", group, id, myNonce, request)))
+                ControlWire.NONCE), ControlWire.proof(secret, join.type() == ControlWire.FETCH ? FETCHER : JOINER, group,
+                id, myNonce, request)))
             {
-                refuse(out, remote, "authentication failed: the joiner does not know the group secret");
+                refuse(out, remote, "authentication failed: the " + (join.type() == ControlWire.FETCH ?
+                    "fetching member" : "joiner") + " does not know the group secret");
                 return;
             }
             if (!desk.inAddressBook(id))
             {
                 refuse(out, remote, "member id " + id + " is not in weft.group.members");
+                return;
+            }
+            if (join.type() == ControlWire.FETCH)
+            {
+                keep = serveFetch(new PendingJoin(id, s, out, secret, group, joinerNonce, myNonce, request), over);
                 return;
             }
             if (!desk.isLeader())
@@ -248,9 +268,48 @@ final class ControlServer implements AutoCloseable
         }
     }
 
+    /**
+     * Serves a member of the view that fetches state, on this connection's thread; false if it was refused (the
+     * caller closes the connection), true once the state was sent (or failed: the fetch closed it).
+     */
+    private boolean serveFetch(final PendingJoin fetch, final java.util.concurrent.atomic.AtomicBoolean over)
+        throws IOException
+    {
+        final Object remote = fetch.socket().getRemoteSocketAddress();
+        final View view = desk.view();
+        if (!view.contains(fetch.memberId()))
+        {
+            refuse(fetch.out(), remote, "member " + fetch.memberId() + " is not in " + view + ": only a member of " +
+                "the view fetches state");
+            return false;
+        }
+        final StateTransfer.Snapshot state;
+        try
+        {
+            state = desk.fetch(fetch.request());
+        }
+        catch (final RuntimeException ex)
+        {
+            refuse(fetch.out(), remote, "the state cannot be fetched here: " + ex.getMessage());
+            return false;
+        }
+        if (!over.compareAndSet(false, true))
+        {
+            return false; // the deadline passed and closed the socket
+        }
+        fetch.socket().setSoTimeout(0);
+        LOG.info("member {} at {} fetches state", fetch.memberId(), remote);
+        final String problem = fetch.fetched(state, desk.stall());
+        if (problem != null)
+        {
+            LOG.warn("member {}'s state fetch failed: {}", fetch.memberId(), problem);
+        }
+        return true;
+    }
+
     private static void refuse(final DataOutputStream out, final Object remote, final String reason) throws IOException
     {
-        LOG.warn("refused join from {}: {}", remote, reason);
+        LOG.warn("refused control request from {}: {}", remote, reason);
         ControlWire.write(out, ControlWire.REFUSE, ControlWire.utf8(reason));
     }
 

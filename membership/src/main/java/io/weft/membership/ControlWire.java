@@ -27,6 +27,9 @@ import java.util.List;
  *   member -&gt; joiner   ADMIT_MAC HMAC(secret, "weft-admit" | group | id | joiner nonce | member nonce | VIEW)
  *   member -&gt; joiner   STATE*    the application state in chunks, each under its own MAC ({@link StateChunks})
  * </pre>
+ * A member of the view fetches part of another member's state outside a view change ({@link Group#fetchState}: the
+ * DDS layer's logs when a whole group starts again) with the same handshake opened by FETCH instead of JOIN; the
+ * member answers REFUSE reason, or ACCEPTED and STATE* ({@link StateTransfer#capture} of the request).
  * Neither side sends the secret; each proves it knows it, so a joiner never takes a view from an impostor, and the
  * view and state it installs are bound to this handshake: nobody on the path can alter or replay them. The member
  * gives a handshake 5 s in all (not per read), so a client trickling bytes cannot hold one of its slots.
@@ -34,8 +37,9 @@ import java.util.List;
 final class ControlWire
 {
     static final int MAGIC = 0x57464354; // "WFCT"
-    // 2: the joiner's state request in RESPONSE, under its MAC; 3: VIEW lists added subgroups; 4: the state in chunks
-    static final byte VERSION = 4;
+    // 2: the joiner's state request in RESPONSE, under its MAC; 3: VIEW lists added subgroups; 4: the state in chunks;
+    // 5: FETCH
+    static final byte VERSION = 5;
     static final byte JOIN = 1;
     static final byte CHALLENGE = 2;
     static final byte RESPONSE = 3;
@@ -46,6 +50,7 @@ final class ControlWire
     static final byte VIEW = 8;
     static final byte STATE = 9;
     static final byte ADMIT_MAC = 10;
+    static final byte FETCH = 11;
     static final int NONCE = 32;
     /** Largest frame a member accepts from a joiner: only the handshake travels that way. */
     static final int MAX_REQUEST = 4096;

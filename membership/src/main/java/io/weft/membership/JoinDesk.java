@@ -18,11 +18,13 @@ final class JoinDesk implements ControlServer.Desk
     private final CurrentView current;
     private final Supplier<ViewChange> viewChange;
     private final Runnable wakeMembership;
+    private final StateTransfer stateTransfer;
     private final Map<Integer, PendingJoin> pending = new ConcurrentHashMap<>();
 
     JoinDesk(final WeftConfig config, final CurrentView current, final Supplier<ViewChange> viewChange,
-        final Runnable wakeMembership)
+        final Runnable wakeMembership, final StateTransfer stateTransfer)
     {
+        this.stateTransfer = stateTransfer;
         this.config = config;
         this.current = current;
         this.viewChange = viewChange;
@@ -103,5 +105,18 @@ final class JoinDesk implements ControlServer.Desk
             before.close();
         }
         wakeMembership.run();
+    }
+
+    /** On the fetching member's control connection: the application's cut for its request, taken now. */
+    @Override
+    public StateTransfer.Snapshot fetch(final byte[] request)
+    {
+        return stateTransfer.capture(request);
+    }
+
+    @Override
+    public java.time.Duration stall()
+    {
+        return config.membership().joinTimeout();
     }
 }

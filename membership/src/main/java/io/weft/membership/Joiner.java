@@ -20,6 +20,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The joining side of the control channel: asks the members of the address book in turn, follows redirects to the
  * leader, authenticates (both ways), and waits for the view that adds this member and the state that goes with it.
+ * A member of the view fetches state from another the same way ({@link #fetch}).
  */
 final class Joiner
 {
@@ -153,6 +154,55 @@ final class Joiner
         return leader;
     }
 
+    /** An authenticated control connection: the handshake passed both ways; the member's reply comes next. */
+    private record Handshake(DataInputStream in, DataOutputStream out, byte[] myNonce, byte[] theirNonce)
+    {
+    }
+
+    /** Connects {@code s} to {@code target}, opens with {@code type} (JOIN or FETCH) and authenticates both ways. */
+    private static Handshake handshake(final WeftConfig config, final String secret, final MemberAddress target,
+        final Socket s, final byte type, final byte[] request) throws IOException
+    {
+        final String what = type == ControlWire.FETCH ? "fetch" : "join";
+        s.connect(new InetSocketAddress(target.host(), target.controlPort()), CONNECT_TIMEOUT_MS);
+        s.setTcpNoDelay(true);
+        s.setSoTimeout(5000);
+        final DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+        final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+        final String group = config.group().name();
+        final byte[] name = ControlWire.utf8(group);
+        final byte[] myNonce = ControlWire.nonce();
+        final ByteBuffer join = ByteBuffer.allocate(2 + name.length + 4 + ControlWire.NONCE);
+        join.putShort((short)name.length).put(name).putInt(config.memberId()).put(myNonce);
+        ControlWire.write(out, type, join.array());
+        final ControlWire.Frame challenge = ControlWire.read(in, ControlWire.MAX_REQUEST);
+        if (challenge.type() == ControlWire.REFUSE)
+        {
+            throw new RefusedException("member " + target.id() + " refused the " + what + ": " +
+                ControlWire.text(challenge.payload()));
+        }
+        if (challenge.type() != ControlWire.CHALLENGE || challenge.payload().length != 2 * ControlWire.NONCE)
+        {
+            throw new ControlWire.ProtocolException("expected a challenge, got frame type " + challenge.type());
+        }
+        final byte[] theirNonce = java.util.Arrays.copyOfRange(challenge.payload(), 0, ControlWire.NONCE);
+        final byte[] theirProof = java.util.Arrays.copyOfRange(challenge.payload(), ControlWire.NONCE,
+            2 * ControlWire.NONCE);
+        final String label = type == ControlWire.FETCH ? ControlServer.FETCHER : ControlServer.JOINER;
+        final byte[] myProof = ByteBuffer.allocate(ControlWire.NONCE + request.length)
+            .put(ControlWire.proof(secret, label, group, config.memberId(), theirNonce, request))
+            .put(request).array();
+        if (!ControlWire.sameProof(theirProof, ControlWire.proof(secret, "weft-member", group, config.memberId(),
+            myNonce)))
+        {
+            ControlWire.write(out, ControlWire.RESPONSE, myProof); // so that the member logs the failed attempt
+            throw new RefusedException("member " + target.id() + " at " + target.host() + ":" +
+                target.controlPort() + " could not prove it knows the group secret: the secrets differ");
+        }
+        ControlWire.write(out, ControlWire.RESPONSE, myProof);
+        return new Handshake(in, out, myNonce, theirNonce);
+    }
+
     private static Attempt attempt(final WeftConfig config, final String secret, final MemberAddress target,
         final long deadline, final byte[] request) throws IOException
     {
@@ -160,41 +210,11 @@ final class Joiner
         boolean admitted = false;
         try
         {
-            s.connect(new InetSocketAddress(target.host(), target.controlPort()), CONNECT_TIMEOUT_MS);
-            s.setTcpNoDelay(true);
-            s.setSoTimeout(5000);
-            final DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
-            final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+            final Handshake h = handshake(config, secret, target, s, ControlWire.JOIN, request);
+            final DataInputStream in = h.in();
             final String group = config.group().name();
-            final byte[] name = ControlWire.utf8(group);
-            final byte[] myNonce = ControlWire.nonce();
-            final ByteBuffer join = ByteBuffer.allocate(2 + name.length + 4 + ControlWire.NONCE);
-            join.putShort((short)name.length).put(name).putInt(config.memberId()).put(myNonce);
-            ControlWire.write(out, ControlWire.JOIN, join.array());
-            final ControlWire.Frame challenge = ControlWire.read(in, ControlWire.MAX_REQUEST);
-            if (challenge.type() == ControlWire.REFUSE)
-            {
-                throw new RefusedException("member " + target.id() + " refused the join: " +
-                    ControlWire.text(challenge.payload()));
-            }
-            if (challenge.type() != ControlWire.CHALLENGE || challenge.payload().length != 2 * ControlWire.NONCE)
-            {
-                throw new ControlWire.ProtocolException("expected a challenge, got frame type " + challenge.type());
-            }
-            final byte[] theirNonce = java.util.Arrays.copyOfRange(challenge.payload(), 0, ControlWire.NONCE);
-            final byte[] theirProof = java.util.Arrays.copyOfRange(challenge.payload(), ControlWire.NONCE,
-                2 * ControlWire.NONCE);
-            final byte[] myProof = ByteBuffer.allocate(ControlWire.NONCE + request.length)
-                .put(ControlWire.proof(secret, "weft-joiner", group, config.memberId(), theirNonce, request))
-                .put(request).array();
-            if (!ControlWire.sameProof(theirProof, ControlWire.proof(secret, "weft-member", group, config.memberId(),
-                myNonce)))
-            {
-                ControlWire.write(out, ControlWire.RESPONSE, myProof); // so that the member logs the failed attempt
-                throw new RefusedException("member " + target.id() + " at " + target.host() + ":" +
-                    target.controlPort() + " could not prove it knows the group secret: the secrets differ");
-            }
-            ControlWire.write(out, ControlWire.RESPONSE, myProof);
+            final byte[] myNonce = h.myNonce();
+            final byte[] theirNonce = h.theirNonce();
             final ControlWire.Frame reply = ControlWire.read(in, ControlWire.MAX_REQUEST);
             switch (reply.type())
             {
@@ -241,6 +261,55 @@ final class Joiner
             {
                 s.close();
             }
+        }
+    }
+
+    /** Reads a fetched state as it arrives ({@link StateTransfer#install(java.io.InputStream)}). */
+    @FunctionalInterface
+    interface Installer
+    {
+        void install(java.io.InputStream state) throws IOException;
+    }
+
+    /**
+     * Fetches member {@code memberId}'s capture of its state for {@code request} and hands it to {@code installer},
+     * checking that it was read whole ({@link Group#fetchState}).
+     */
+    static void fetch(final WeftConfig config, final int memberId, final byte[] request, final Installer installer)
+        throws IOException
+    {
+        if (request.length > StateTransfer.MAX_JOIN_REQUEST)
+        {
+            throw new IllegalArgumentException("a fetch request is " + request.length + " bytes; at most " +
+                StateTransfer.MAX_JOIN_REQUEST + " travel with the handshake");
+        }
+        final String secret = config.membership().secret();
+        final int rank = config.group().rankOf(memberId);
+        if (secret == null || rank < 0 || memberId == config.memberId())
+        {
+            throw new RefusedException(secret == null ? "member " + config.memberId() + " cannot fetch state: " +
+                "weft.membership.secret is not set (the group's pre-shared secret)" : "cannot fetch state from " +
+                "member " + memberId + ": not another member of weft.group.members");
+        }
+        final MemberAddress target = config.group().members().get(rank);
+        try (Socket s = new Socket())
+        {
+            final Handshake h = handshake(config, secret, target, s, ControlWire.FETCH, request);
+            final ControlWire.Frame reply = ControlWire.read(h.in(), ControlWire.MAX_REQUEST);
+            if (reply.type() == ControlWire.REFUSE)
+            {
+                throw new RefusedException("member " + memberId + " refused the fetch: " +
+                    ControlWire.text(reply.payload()));
+            }
+            if (reply.type() != ControlWire.ACCEPTED)
+            {
+                throw new ControlWire.ProtocolException("unexpected frame type " + reply.type());
+            }
+            s.setSoTimeout((int)Math.min(Integer.MAX_VALUE, config.membership().joinTimeout().toMillis()));
+            final StateChunks.Input state = new StateChunks.Input(h.in(), secret, config.group().name(),
+                config.memberId(), h.myNonce(), h.theirNonce(), "member " + memberId);
+            installer.install(state);
+            state.finish();
         }
     }
 }

@@ -62,7 +62,7 @@ final class MembershipLoop implements Runnable
         this.current = current;
         this.runtime = new RuntimeSubgroups(config, b.subgroupAdded(), b.subgroupRemoved());
         this.thread = Thread.ofPlatform().name("weft-membership-" + config.memberId()).daemon(true).unstarted(this);
-        this.desk = new JoinDesk(config, current, () -> viewChange, this::wake);
+        this.desk = new JoinDesk(config, current, () -> viewChange, this::wake, stateTransfer);
     }
 
     JoinDesk desk()

@@ -8,9 +8,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * An authenticated joiner waiting, on its control connection, for the view that adds it; with what its handshake
- * agreed (the secret's holders and both nonces) to authenticate the admission, and its state request
- * ({@link StateTransfer#joinRequest}).
+ * An authenticated joiner waiting, on its control connection, for the view that adds it (or a member fetching state,
+ * served at once); with what its handshake agreed (the secret's holders and both nonces) to authenticate the
+ * admission, and its state request ({@link StateTransfer#joinRequest}).
  */
 record PendingJoin(int memberId, Socket socket, DataOutputStream out, String secret, String group, byte[] joinerNonce,
     byte[] memberNonce, byte[] request) implements AutoCloseable
@@ -22,15 +22,34 @@ record PendingJoin(int memberId, Socket socket, DataOutputStream out, String sec
     String admit(final View view, final java.util.List<RuntimeSubgroups.Spec> added,
         final StateTransfer.Snapshot state, final Duration stall)
     {
+        final byte[] encoded = ControlWire.encodeView(view, added);
+        return send(state, stall, () ->
+        {
+            ControlWire.write(out, ControlWire.VIEW, encoded);
+            ControlWire.write(out, ControlWire.ADMIT_MAC, ControlWire.viewMac(secret, group, memberId, joinerNonce,
+                memberNonce, encoded));
+        });
+    }
+
+    /** Sends a member that fetches state ({@link Group#fetchState}) ACCEPTED, then the state; as {@link #admit}. */
+    String fetched(final StateTransfer.Snapshot state, final Duration stall)
+    {
+        return send(state, stall, () -> ControlWire.write(out, ControlWire.ACCEPTED, new byte[0]));
+    }
+
+    private interface Preamble
+    {
+        void write() throws IOException;
+    }
+
+    private String send(final StateTransfer.Snapshot state, final Duration stall, final Preamble preamble)
+    {
         final StateChunks.Output chunks = new StateChunks.Output(out, secret, group, memberId, joinerNonce,
             memberNonce);
         watch(chunks, -1, stall);
         try
         {
-            final byte[] encoded = ControlWire.encodeView(view, added);
-            ControlWire.write(out, ControlWire.VIEW, encoded);
-            ControlWire.write(out, ControlWire.ADMIT_MAC, ControlWire.viewMac(secret, group, memberId, joinerNonce,
-                memberNonce, encoded));
+            preamble.write();
             state.writeTo(chunks);
             chunks.close(); // the last chunk: only a state written whole is marked complete
             return null;

@@ -31,7 +31,9 @@ public interface StateTransfer
      * Cuts the state for a joiner whose {@link #joinRequest} was {@code request}. Called on the membership thread
      * after the last delivery of the previous view: it must be quick and must fix what {@link Snapshot#writeTo}
      * writes later (a copy, or how far an append-only log reaches). By default the {@link #snapshot(byte[])} bytes.
-     * One that throws (a request it cannot read) fails the joins that sent that request, not this member.
+     * One that throws (a request it cannot read) fails the joins that sent that request, not this member. Also
+     * called, at once, on a control connection's thread for a member of the view that fetches state
+     * ({@link Group#fetchState}).
      */
     default Snapshot capture(final byte[] request)
     {

@@ -35,6 +35,14 @@ final class InJvmGroups
                 joinTimeout, false));
     }
 
+    /** {@code members} members, all in view 0, with one subgroup {@code all} of every member; joins need {@code secret}. */
+    static WeftConfig.Builder oneSubgroup(final TransportKind kind, final int members, final String secret)
+    {
+        return TestGroups.builder(kind, members)
+            .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
+            .membership(new MembershipConfig(List.of(), secret, ViewChangeSends.WAIT, Duration.ofSeconds(10), false));
+    }
+
     /** Opens every builder's member at once (each waits for the others) and returns them in order. */
     static List<Group> open(final List<GroupBuilder> builders) throws Exception
     {

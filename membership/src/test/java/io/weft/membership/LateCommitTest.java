@@ -35,9 +35,7 @@ class LateCommitTest
     @Test
     void aClaimCommittedAfterItsViewEndedIsRefusedNotDropped() throws Exception
     {
-        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 3)
-            .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64)))
-            .membership(new MembershipConfig(List.of(), null, ViewChangeSends.WAIT, Duration.ofSeconds(10))).build();
+        final WeftConfig config = InJvmGroups.oneSubgroup(TransportKind.TCP, 3, null).build();
         try (Members ignored = new Members(config))
         {
             final List<Group> groups = InJvmGroups.open(List.of(Group.builder(config.forMember(0)),
