@@ -109,7 +109,7 @@ final class ViewZeroLogs
         release(topics);
     }
 
-    /** Fetches, per topic whose log here is shorter, the entries it lacks from the member of lowest id that holds the most. */
+    /** Fetches, per topic whose log here is shorter, what it lacks from the member of lowest id holding the most. */
     private static void fetchWhatIsLacking(final Group group, final List<TopicState> topics,
         final Map<String, Map<Integer, Long>> sizes, final Map<String, Long> most)
     {

@@ -192,8 +192,8 @@ final class ControlServer implements AutoCloseable
             final byte[] request = payload.length < ControlWire.NONCE ? new byte[0] :
                 java.util.Arrays.copyOfRange(payload, ControlWire.NONCE, payload.length);
             if (payload.length < ControlWire.NONCE || !ControlWire.sameProof(java.util.Arrays.copyOf(payload,
-                ControlWire.NONCE), ControlWire.proof(secret, join.type() == ControlWire.FETCH ? FETCHER : JOINER, group,
-                id, myNonce, request)))
+                ControlWire.NONCE), ControlWire.proof(secret, join.type() == ControlWire.FETCH ? FETCHER : JOINER,
+                group, id, myNonce, request)))
             {
                 refuse(out, remote, "authentication failed: the " + (join.type() == ControlWire.FETCH ?
                     "fetching member" : "joiner") + " does not know the group secret");

@@ -122,26 +122,31 @@ class FetchStateTest
     }
 
     @Test
-    void aFetcherWithAnotherSecretIsRefusedAndServedNothing() throws Exception
+    void aFetcherWithAnotherSecretOrOutsideTheViewIsRefusedAndServedNothing() throws Exception
     {
-        final WeftConfig.Builder builder = InJvmGroups.oneSubgroup(TransportKind.TCP, 2, SECRET);
-        final WeftConfig config = builder.build();
-        final WeftConfig impostor = builder.membership(new MembershipConfig(List.of(), "another-secret-of-16+",
+        final WeftConfig.Builder builder = InJvmGroups.oneSubgroup(TransportKind.TCP, 3, SECRET);
+        final WeftConfig config = builder.membership(new MembershipConfig(List.of(0, 1), SECRET, ViewChangeSends.WAIT,
+            Duration.ofSeconds(10))).build(); // member 2 is in the address book, not in the view
+        final WeftConfig impostor = builder.membership(new MembershipConfig(List.of(0, 1), "another-secret-of-16+",
             ViewChangeSends.WAIT, Duration.ofSeconds(10))).build();
         try (Members ignored = new Members(config))
         {
-            final Numbered served = new Numbered(0);
             final Numbered fetching = new Numbered(1);
             final List<Group> groups = InJvmGroups.open(List.of(
-                Group.builder(config.forMember(0)).onDelivery("all", m -> { }).stateTransfer(served),
+                Group.builder(config.forMember(0)).onDelivery("all", m -> { }).stateTransfer(new Numbered(0)),
                 Group.builder(config.forMember(1)).onDelivery("all", m -> { }).stateTransfer(fetching)));
             try
             {
-                final IllegalStateException refused = assertThrows(IllegalStateException.class,
+                final IllegalStateException secret = assertThrows(IllegalStateException.class,
                     () -> Joiner.fetch(impostor.forMember(1), 0, new byte[0], fetching::install));
-                assertTrue(refused.getMessage().contains("secrets differ"), refused.getMessage());
+                assertTrue(secret.getMessage().contains("secrets differ"), secret.getMessage());
+                final IllegalStateException outside = assertThrows(IllegalStateException.class,
+                    () -> Joiner.fetch(config.forMember(2), 0, new byte[0], fetching::install));
+                assertTrue(outside.getMessage().contains("member 2 is not in view 0") &&
+                    outside.getMessage().contains("only a member of the view fetches state"), outside.getMessage());
                 assertEquals(0, fetching.installed.size(), "nothing installed");
                 assertEquals(List.of(0, 1), groups.get(0).view().members(), "the group goes on");
+                assertEquals(0, groups.get(0).view().id(), "in its first view");
             }
             finally
             {

@@ -35,7 +35,7 @@ final class InJvmGroups
                 joinTimeout, false));
     }
 
-    /** {@code members} members, all in view 0, with one subgroup {@code all} of every member; joins need {@code secret}. */
+    /** {@code members} members, all in view 0, one subgroup {@code all} of every member; joins need {@code secret}. */
     static WeftConfig.Builder oneSubgroup(final TransportKind kind, final int members, final String secret)
     {
         return TestGroups.builder(kind, members)

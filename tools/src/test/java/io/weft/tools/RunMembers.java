@@ -55,7 +55,8 @@ final class RunMembers implements AutoCloseable
         }
         args.addAll(List.of(extra));
         final String name = command.substring(0, command.indexOf('-')) + id + "-" + started++;
-        final MemberProcess p = members.add(MemberProcess.start(jvmFlags, name, dir, Weft.class, args.toArray(String[]::new)));
+        final MemberProcess p = members.add(MemberProcess.start(jvmFlags, name, dir, Weft.class,
+            args.toArray(String[]::new)));
         live.put(id, p);
         return p;
     }
