@@ -1,6 +1,9 @@
 package io.weft.dds;
 
+import io.weft.config.QosLevel;
+import io.weft.config.WeftConfig;
 import io.weft.membership.StateTransfer;
+import io.weft.membership.View;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,9 +20,13 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 /**
@@ -47,17 +54,20 @@ final class DomainState implements StateTransfer
     private static final int MAX_REQUEST = StateTransfer.MAX_JOIN_REQUEST;
 
     private final Map<String, TopicState> topics;
+    private final WeftConfig config;
     private final Path logRoot;
 
     /**
-     * @param topics  the member's topics (those created at run time are added as the group agrees on them).
-     * @param logRoot where the member's topic logs live, one directory per topic: a restarted member also asks
-     *                with the logs of topics created at run time, which it learns of only with its view.
+     * @param topics the member's topics (those created at run time are added as the group agrees on them).
+     * @param config the member's configuration; its topic logs live under {@link DomainParticipant#logRoot}, one
+     *               directory per topic: a restarted member also asks with the logs of topics created at run time,
+     *               which it learns of only with its view.
      */
-    DomainState(final Map<String, TopicState> topics, final Path logRoot)
+    DomainState(final Map<String, TopicState> topics, final WeftConfig config)
     {
         this.topics = topics;
-        this.logRoot = logRoot;
+        this.config = config;
+        this.logRoot = DomainParticipant.logRoot(config);
     }
 
     @Override
@@ -139,7 +149,8 @@ final class DomainState implements StateTransfer
                 held.clear();
                 size = 10;
             }
-            held.put(t.config.name(), t.logHeld());
+            final long[] h = t.logHeld();
+            held.put(t.config.name(), h != null ? h : new long[] {0, 0}); // no log: the position (and history)
             size += entry;
         }
         if (!held.isEmpty())
@@ -332,11 +343,74 @@ final class DomainState implements StateTransfer
     @Override
     public void install(final InputStream state) throws IOException
     {
+        readTopics(state);
+    }
+
+    /**
+     * Installs the admitting member's state, then fetches the cut of each ordered topic it is not in (it has no
+     * position there) from a member of that topic that was in the view before: a joiner took position 0 there, and
+     * one sample had different positions at the joiner and at the others.
+     */
+    @Override
+    public void install(final InputStream state, final Joining joining) throws IOException
+    {
+        final Set<String> installed = readTopics(state);
+        final List<TopicState> all;
+        synchronized (topics)
+        {
+            all = List.copyOf(topics.values());
+        }
+        for (final TopicState t : all)
+        {
+            if (!installed.contains(t.config.name()) && t.config.qos() != QosLevel.UNORDERED)
+            {
+                fetchCut(t, joining);
+            }
+        }
+    }
+
+    private void fetchCut(final TopicState t, final Joining joining)
+    {
+        final View view = joining.view();
+        final List<Integer> donors = t.config.subgroup().memberIds(config.group()).stream()
+            .filter(id -> view.contains(id) && !view.joined().contains(id)).toList();
+        if (donors.isEmpty())
+        {
+            return; // every member of the topic joins now: its positions start again at each, alike
+        }
+        final byte[] request = fetchRequests(List.of(t)).getFirst();
+        // a donor that has not installed the view yet refuses; the join's watch allows a join timeout without reads
+        final long deadline = System.nanoTime() + config.membership().joinTimeout().toNanos() / 2;
+        Exception last = null;
+        for (int i = 0; System.nanoTime() - deadline < 0; i++)
+        {
+            final int donor = donors.get(i % donors.size());
+            try
+            {
+                joining.fetch(donor, request, this::readTopics);
+                LOG.info("topic {}: position {} fetched from member {}, a member of the topic (the admitting member " +
+                    "is not)", t.config.name(), t.position(), donor);
+                return;
+            }
+            catch (final IOException | IllegalStateException ex)
+            {
+                last = ex;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        }
+        throw new IllegalStateException("topic " + t.config.name() + ": no member of it in " + view + " gave this " +
+            "joiner its position: " + (last == null ? "no time left" : last.getMessage()), last);
+    }
+
+    /** Installs the topics of a state as it arrives; returns their names. */
+    private Set<String> readTopics(final InputStream state) throws IOException
+    {
+        final Set<String> installed = new HashSet<>();
         final DataInputStream in = new DataInputStream(state); // unbuffered: it reads no further than the state
         final int first = in.read();
         if (first < 0)
         {
-            return; // the donor has no DDS state (no participant there)
+            return installed; // the donor has no DDS state (no participant there)
         }
         try
         {
@@ -358,6 +432,7 @@ final class DomainState implements StateTransfer
                 if (t != null)
                 {
                     t.install(position, from, n, source);
+                    installed.add(name);
                 }
                 else
                 {
@@ -372,6 +447,7 @@ final class DomainState implements StateTransfer
         {
             throw new IllegalStateException("the state received on joining is truncated", ex);
         }
+        return installed;
     }
 
     private static LoggedSample read(final DataInputStream in) throws IOException

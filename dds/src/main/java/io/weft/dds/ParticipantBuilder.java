@@ -94,7 +94,7 @@ public final class ParticipantBuilder
                 states.put(t.name(), state);
                 builder.onBatch(t.subgroupName(), state::onBatch);
             }
-            builder.stateTransfer(new DomainState(states, DomainParticipant.logRoot(config)));
+            builder.stateTransfer(new DomainState(states, config));
             if (registry != null)
             {
                 builder.meterRegistry(registry);

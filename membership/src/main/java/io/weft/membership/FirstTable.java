@@ -59,7 +59,21 @@ final class FirstTable
             Exception failed = null;
             try
             {
-                membership.stateTransfer().install(admission.state());
+                membership.stateTransfer().install(admission.state(), new StateTransfer.Joining()
+                {
+                    @Override
+                    public View view()
+                    {
+                        return admission.view();
+                    }
+
+                    @Override
+                    public void fetch(final int memberId, final byte[] request,
+                        final StateTransfer.StateReader reader) throws IOException
+                    {
+                        Joiner.fetch(config, memberId, request, reader);
+                    }
+                });
                 admission.state().finish();
             }
             catch (final IOException | RuntimeException ex)

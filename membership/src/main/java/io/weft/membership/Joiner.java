@@ -264,19 +264,12 @@ final class Joiner
         }
     }
 
-    /** Reads a fetched state as it arrives ({@link StateTransfer#install(java.io.InputStream)}). */
-    @FunctionalInterface
-    interface Installer
-    {
-        void install(java.io.InputStream state) throws IOException;
-    }
-
     /**
-     * Fetches member {@code memberId}'s capture of its state for {@code request} and hands it to {@code installer},
+     * Fetches member {@code memberId}'s capture of its state for {@code request} and hands it to {@code reader},
      * checking that it was read whole ({@link Group#fetchState}).
      */
-    static void fetch(final WeftConfig config, final int memberId, final byte[] request, final Installer installer)
-        throws IOException
+    static void fetch(final WeftConfig config, final int memberId, final byte[] request,
+        final StateTransfer.StateReader reader) throws IOException
     {
         if (request.length > StateTransfer.MAX_JOIN_REQUEST)
         {
@@ -308,7 +301,7 @@ final class Joiner
             s.setSoTimeout((int)Math.min(Integer.MAX_VALUE, config.membership().joinTimeout().toMillis()));
             final StateChunks.Input state = new StateChunks.Input(h.in(), secret, config.group().name(),
                 config.memberId(), h.myNonce(), h.theirNonce(), "member " + memberId);
-            installer.install(state);
+            reader.read(state);
             state.finish();
         }
     }

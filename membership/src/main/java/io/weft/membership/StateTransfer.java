@@ -52,6 +52,40 @@ public interface StateTransfer
         install(state.readAllBytes());
     }
 
+    /** Reads a state as it arrives, to its end. */
+    @FunctionalInterface
+    interface StateReader
+    {
+        void read(InputStream state) throws IOException;
+    }
+
+    /**
+     * What a joiner's {@link #install(InputStream, Joining)} may use beside the admitting member's state: its first
+     * view, and fetching part of the state from other members of that view (those in subgroups the admitting member
+     * is not in), as {@link Group#fetchState} does.
+     */
+    interface Joining
+    {
+        /** The joiner's first view. */
+        View view();
+
+        /**
+         * Hands {@code reader} member {@code memberId}'s {@link #capture capture(request)}, checked read whole. The
+         * group's deliveries in subgroups with the joiner wait for the install, so the members of those subgroups
+         * are still at the view's cut. A member that has not installed the view yet refuses: try again.
+         */
+        void fetch(int memberId, byte[] request, StateReader reader) throws IOException;
+    }
+
+    /**
+     * Installs a joiner's state, as {@link #install(InputStream)}, with {@code joining} to fetch what the admitting
+     * member could not cut (by default none of it is fetched).
+     */
+    default void install(final InputStream state, final Joining joining) throws IOException
+    {
+        install(state);
+    }
+
     /** The whole application state, as of the last message delivered. Called on the membership thread. */
     byte[] snapshot();
 
