@@ -242,6 +242,13 @@ final class DomainState implements StateTransfer
         return bytes.toByteArray();
     }
 
+    /** A member that fetches ({@link ViewZeroLogs}, a joiner's install) gets the cut of the topics it names, now. */
+    @Override
+    public Snapshot captureNow(final byte[] request)
+    {
+        return capture(request); // each topic is cut under its own monitor, as the delivery thread updates it
+    }
+
     /**
      * Cuts every topic at the view boundary (a fetch: the topics it names, now); the samples are written later, the
      * logs read beside their appends.

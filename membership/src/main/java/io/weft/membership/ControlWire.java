@@ -29,7 +29,7 @@ import java.util.List;
  * </pre>
  * A member of the view fetches part of another member's state outside a view change ({@link Group#fetchState}: the
  * DDS layer's logs when a whole group starts again) with the same handshake opened by FETCH instead of JOIN; the
- * member answers REFUSE reason, or ACCEPTED and STATE* ({@link StateTransfer#capture} of the request).
+ * member answers REFUSE reason, or ACCEPTED and STATE* ({@link StateTransfer#captureNow} of the request).
  * Neither side sends the secret; each proves it knows it, so a joiner never takes a view from an impostor, and the
  * view and state it installs are bound to this handshake: nobody on the path can alter or replay them. The member
  * gives a handshake 5 s in all (not per read), so a client trickling bytes cannot hold one of its slots.

@@ -282,13 +282,14 @@ public final class Group implements AutoCloseable
     /**
      * Fetches part of member {@code memberId}'s application state outside a view change and installs it with this
      * member's {@link StateTransfer#install(java.io.InputStream)}: the member, which must be in the current view,
-     * answers with its {@link StateTransfer#capture capture(request)}, taken at once on its control connection's
-     * thread (not after a delivery: the application makes that safe), authenticated as a joiner's state is. For state
+     * answers with its {@link StateTransfer#captureNow captureNow(request)}, taken at once on its control
+     * connection's thread, authenticated as a joiner's state is. For state
      * the members bring up to date themselves, such as the DDS layer's logs when a whole group starts again. Needs
      * {@code weft.membership.secret}.
      *
      * @throws IllegalStateException refused: no secret, not another member, the member does not know this one as a
-     *                               member of its view, or its capture failed (the message says which).
+     *                               member of its view, or it serves no fetch or its capture failed (the message
+     *                               says which).
      * @throws IOException           the member could not be reached, or the state stream broke.
      */
     public void fetchState(final int memberId, final byte[] request) throws java.io.IOException

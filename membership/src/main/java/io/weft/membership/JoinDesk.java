@@ -111,7 +111,7 @@ final class JoinDesk implements ControlServer.Desk
     @Override
     public StateTransfer.Snapshot fetch(final byte[] request)
     {
-        return stateTransfer.capture(request);
+        return stateTransfer.captureNow(request);
     }
 
     @Override

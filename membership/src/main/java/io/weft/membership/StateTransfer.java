@@ -31,9 +31,7 @@ public interface StateTransfer
      * Cuts the state for a joiner whose {@link #joinRequest} was {@code request}. Called on the membership thread
      * after the last delivery of the previous view: it must be quick and must fix what {@link Snapshot#writeTo}
      * writes later (a copy, or how far an append-only log reaches). By default the {@link #snapshot(byte[])} bytes.
-     * One that throws (a request it cannot read) fails the joins that sent that request, not this member. Also
-     * called, at once, on a control connection's thread for a member of the view that fetches state
-     * ({@link Group#fetchState}).
+     * One that throws (a request it cannot read) fails the joins that sent that request, not this member.
      */
     default Snapshot capture(final byte[] request)
     {
@@ -50,6 +48,16 @@ public interface StateTransfer
     default void install(final InputStream state) throws IOException
     {
         install(state.readAllBytes());
+    }
+
+    /**
+     * Cuts the state for a member of the view that fetches it ({@link Group#fetchState}, {@link Joining#fetch}): at
+     * once, on a control connection's thread, beside the deliveries, so only a state that is safe to cut there
+     * implements it. By default refused (the fetching member is told why); what it throws refuses that fetch only.
+     */
+    default Snapshot captureNow(final byte[] request)
+    {
+        throw new UnsupportedOperationException("this member's state transfer does not serve fetches");
     }
 
     /** Reads a state as it arrives, to its end. */

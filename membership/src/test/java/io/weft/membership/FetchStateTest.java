@@ -44,7 +44,7 @@ class FetchStateTest
         }
 
         @Override
-        public Snapshot capture(final byte[] request)
+        public Snapshot captureNow(final byte[] request)
         {
             final String asked = new String(request, StandardCharsets.UTF_8);
             if (asked.equals("refuse"))
@@ -122,7 +122,7 @@ class FetchStateTest
     }
 
     @Test
-    void aFetcherWithAnotherSecretOrOutsideTheViewIsRefusedAndServedNothing() throws Exception
+    void aFetcherWithAnotherSecretOrOutsideTheViewOrFromAStateThatServesNoFetchIsRefused() throws Exception
     {
         final WeftConfig.Builder builder = InJvmGroups.oneSubgroup(TransportKind.TCP, 3, SECRET);
         final WeftConfig config = builder.membership(new MembershipConfig(List.of(0, 1), SECRET, ViewChangeSends.WAIT,
@@ -133,7 +133,7 @@ class FetchStateTest
         {
             final Numbered fetching = new Numbered(1);
             final List<Group> groups = InJvmGroups.open(List.of(
-                Group.builder(config.forMember(0)).onDelivery("all", m -> { }).stateTransfer(new Numbered(0)),
+                Group.builder(config.forMember(0)).onDelivery("all", m -> { }).stateTransfer(StateTransfer.NONE),
                 Group.builder(config.forMember(1)).onDelivery("all", m -> { }).stateTransfer(fetching)));
             try
             {
@@ -144,6 +144,9 @@ class FetchStateTest
                     () -> Joiner.fetch(config.forMember(2), 0, new byte[0], fetching::install));
                 assertTrue(outside.getMessage().contains("member 2 is not in view 0") &&
                     outside.getMessage().contains("only a member of the view fetches state"), outside.getMessage());
+                final IllegalStateException optedOut = assertThrows(IllegalStateException.class,
+                    () -> groups.get(1).fetchState(0, new byte[0]));
+                assertTrue(optedOut.getMessage().contains("does not serve fetches"), optedOut.getMessage());
                 assertEquals(0, fetching.installed.size(), "nothing installed");
                 assertEquals(List.of(0, 1), groups.get(0).view().members(), "the group goes on");
                 assertEquals(0, groups.get(0).view().id(), "in its first view");
