@@ -48,8 +48,8 @@ final class LogWriter
     private boolean republish; // guarded by lock: a new view needs this member's count
     private boolean closing;   // guarded by lock
     private volatile Subgroup subgroup;
-    /** What the log held at a view-0 start ({@code count, crc} of its last entry), or null: nothing announced. */
-    private volatile long[] heldAtStart;
+    /** The log's size at a view-0 start, or -1: nothing announced (a joiner, or agreed). */
+    private volatile long sizeAtStart = -1;
     /** The announcement published instead of the count ({@link ViewZeroLogs}'s marks), or -1: the count. */
     private volatile long mark = -1;
     private volatile boolean failed;
@@ -75,8 +75,8 @@ final class LogWriter
     void start(final Subgroup subgroup, final boolean announce)
     {
         this.subgroup = subgroup;
-        heldAtStart = announce ? log.held() : null;
-        mark = announce ? LogAnnouncement.size(heldAtStart[0]) : -1;
+        sizeAtStart = announce ? log.count() : -1;
+        mark = announce ? LogAnnouncement.size(sizeAtStart) : -1;
         viewChanged();
         if (thread.getState() == Thread.State.NEW)
         {
@@ -84,10 +84,10 @@ final class LogWriter
         }
     }
 
-    /** What the log held at a view-0 start ({@code count, crc} of its last entry), or null (a joiner). */
-    long[] heldAtStart()
+    /** The log's size at a view-0 start, or -1 (a joiner, or agreed). */
+    long sizeAtStart()
     {
-        return heldAtStart;
+        return sizeAtStart;
     }
 
     /** The log took entries fetched from another member of view 0: announce its new size. */
@@ -107,7 +107,7 @@ final class LogWriter
     /** The members of view 0 hold the same log: publish counts from now on. */
     void agreed()
     {
-        heldAtStart = null;
+        sizeAtStart = -1;
         mark = -1;
         viewChanged();
     }
@@ -249,7 +249,7 @@ final class LogWriter
     {
         try
         {
-            final long announcement = mark; // fixed while announced, so that every reader sees one value
+            final long announcement = mark; // read once: each value published is one whole announcement
             subgroup.markPersisted(announcement != -1 ? announcement : log.count());
         }
         catch (final IllegalStateException ex)

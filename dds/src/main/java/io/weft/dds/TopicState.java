@@ -81,8 +81,7 @@ final class TopicState
     /** The log's size this member announced to view 0's other members, or -1: nothing to agree on. */
     long announcedLog()
     {
-        final long[] held = writer == null ? null : writer.heldAtStart();
-        return held == null ? -1 : held[0];
+        return writer == null ? -1 : writer.sizeAtStart();
     }
 
     /** The log took what it lacked from another member of view 0: announce its new size. */

@@ -155,7 +155,7 @@ final class Joiner
     }
 
     /** An authenticated control connection: the handshake passed both ways; the member's reply comes next. */
-    private record Handshake(DataInputStream in, DataOutputStream out, byte[] myNonce, byte[] theirNonce)
+    private record Handshake(DataInputStream in, byte[] myNonce, byte[] theirNonce)
     {
     }
 
@@ -200,7 +200,7 @@ final class Joiner
                 target.controlPort() + " could not prove it knows the group secret: the secrets differ");
         }
         ControlWire.write(out, ControlWire.RESPONSE, myProof);
-        return new Handshake(in, out, myNonce, theirNonce);
+        return new Handshake(in, myNonce, theirNonce);
     }
 
     private static Attempt attempt(final WeftConfig config, final String secret, final MemberAddress target,
