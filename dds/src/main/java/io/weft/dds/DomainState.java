@@ -52,6 +52,8 @@ final class DomainState implements StateTransfer
     /** Larger than any topic's max-sample: a length past it is not a sample. */
     private static final int MAX_SAMPLE = 64 << 20;
     private static final int MAX_REQUEST = StateTransfer.MAX_JOIN_REQUEST;
+    /** A request's magic, version and topic count. */
+    private static final int REQUEST_HEADER = 10;
 
     private final Map<String, TopicState> topics;
     private final WeftConfig config;
@@ -85,11 +87,11 @@ final class DomainState implements StateTransfer
         }
         logsOnDisk(logs);
         final Map<String, long[]> held = new LinkedHashMap<>();
-        int size = 10;
+        int size = REQUEST_HEADER;
         for (final Map.Entry<String, long[]> e : logs.entrySet())
         {
             final long[] h = e.getValue();
-            final int entry = 2 + e.getKey().length() * 3 + 12;
+            final int entry = requestBytes(e.getKey());
             if (h != null && h[0] > 0 && size + entry <= MAX_REQUEST) // past the limit: those get the whole log
             {
                 held.put(e.getKey(), h);
@@ -139,15 +141,15 @@ final class DomainState implements StateTransfer
     {
         final List<byte[]> requests = new ArrayList<>();
         final Map<String, long[]> held = new LinkedHashMap<>();
-        int size = 10;
+        int size = REQUEST_HEADER;
         for (final TopicState t : topics)
         {
-            final int entry = 2 + t.config.name().length() * 3 + 12;
+            final int entry = requestBytes(t.config.name());
             if (size + entry > MAX_REQUEST)
             {
                 requests.add(request(FETCH_MAGIC, held));
                 held.clear();
-                size = 10;
+                size = REQUEST_HEADER;
             }
             final long[] h = t.logHeld();
             held.put(t.config.name(), h != null ? h : new long[] {0, 0}); // no log: the position (and history)
@@ -158,6 +160,12 @@ final class DomainState implements StateTransfer
             requests.add(request(FETCH_MAGIC, held));
         }
         return requests;
+    }
+
+    /** The most a topic's entry of a request takes: its name in modified UTF-8, its count and its CRC. */
+    private static int requestBytes(final String topic)
+    {
+        return 2 + topic.length() * 3 + 8 + 4;
     }
 
     private static byte[] request(final int magic, final Map<String, long[]> held)

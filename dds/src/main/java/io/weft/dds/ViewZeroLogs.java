@@ -17,6 +17,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongPredicate;
 
 /**
  * A whole group started again from its logs. The members of view 0 take no state from each other: each logged topic
@@ -192,9 +193,9 @@ final class ViewZeroLogs
                 ") while the members of view 0 compared their logs: the others went on without this member; start it " +
                 "again as a joiner");
         }
-        final Map<Integer, Long> published = topic.subgroup().persistedByMember(); // a failed member's too
-        if (published.isEmpty() || !published.values().stream().allMatch(v -> LogAnnouncement.isSize(v) ||
-            LogAnnouncement.isLastEntry(v)))
+        final Map<Integer, Long> published = publishedOnceAll(topic, v -> LogAnnouncement.isSize(v) ||
+            LogAnnouncement.isLastEntry(v));
+        if (published == null)
         {
             return false; // not every member announced yet, or the view is closing (the next check refuses)
         }
@@ -209,9 +210,8 @@ final class ViewZeroLogs
      */
     private static boolean lastEntries(final TopicState topic, final Map<Integer, Integer> crcs)
     {
-        final Map<Integer, Long> published = topic.subgroup().persistedByMember(); // empty while a view closes
-        if (published.isEmpty() || !published.values().stream().allMatch(v -> v >= 0 ||
-            LogAnnouncement.isLastEntry(v)))
+        final Map<Integer, Long> published = publishedOnceAll(topic, v -> v >= 0 || LogAnnouncement.isLastEntry(v));
+        if (published == null)
         {
             return false;
         }
@@ -228,9 +228,18 @@ final class ViewZeroLogs
     /** Whether every member of the topic announced {@code size} entries, or its last entry (it holds as many). */
     private static boolean allHoldTheMost(final TopicState topic, final long size)
     {
-        final Map<Integer, Long> published = topic.subgroup().persistedByMember(); // empty while a view closes
-        return !published.isEmpty() && published.values().stream().allMatch(v -> v >= 0 ||
-            v == LogAnnouncement.size(size) || LogAnnouncement.isLastEntry(v));
+        return publishedOnceAll(topic, v -> v >= 0 || v == LogAnnouncement.size(size) ||
+            LogAnnouncement.isLastEntry(v)) != null;
+    }
+
+    /**
+     * What every member of the topic published in its persisted column (a failed member's last value too), once each
+     * value passes {@code accepted}; null before, or while a view closes (nothing is read then).
+     */
+    private static Map<Integer, Long> publishedOnceAll(final TopicState topic, final LongPredicate accepted)
+    {
+        final Map<Integer, Long> published = topic.subgroup().persistedByMember();
+        return !published.isEmpty() && published.values().stream().allMatch(accepted::test) ? published : null;
     }
 
     private static Map<Integer, String> hex(final Map<Integer, Integer> crcs)
