@@ -110,12 +110,25 @@ public final class DomainParticipant implements AutoCloseable
             {
                 if (!state.attached())
                 {
-                    state.attach(g.subgroup(state.config.subgroupName()), viewZero);
+                    state.attach(g.subgroup(state.config.subgroupName()), viewZero, this::stopAfterLogFailure);
                 }
                 metered.computeIfAbsent(name,
                     n -> TopicMeters.register(g.meterRegistry(), config.memberId(), n, state, written.get(n)));
             });
         }
+    }
+
+    /**
+     * A topic's log failed (its log thread): this member leaves abruptly, as if it had crashed, so that the others
+     * remove it and their durability frontiers go on without it, and no joiner receives a log with a gap from it.
+     * Closing runs on a thread of its own: it waits for the threads that deliver to the topic.
+     */
+    private void stopAfterLogFailure(final String why)
+    {
+        final Group g = group;
+        LOG.error("member {} stops: {}. The others go on without it. Make room or repair the disk, then start it " +
+            "again as a joiner: it receives the entries its logs lack", config.memberId(), why);
+        Thread.ofPlatform().name("weft-stop-" + config.memberId()).start(g::close);
     }
 
     /** A view was installed (membership thread, before its first delivery). */

@@ -6,8 +6,10 @@ import io.weft.smc.MessageBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
 import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -19,7 +21,9 @@ import java.util.function.Consumer;
  * {@link SampleLog} in delivery order and, after each run of appends returned, publishes the log's count in the
  * topic's {@code persisted} column. It is that column's only writer, so the durability frontier never passes what
  * is in every member's log, and the protocol thread no longer waits on the page faults of the mapped log file.
- * A full ring makes the delivery thread wait: memory stays bounded and a slow disk slows the topic down.
+ * A full ring makes the delivery thread wait: memory stays bounded and a slow disk slows the topic down. An append
+ * that fails (a full disk faults a write to the mapped file with an {@link InternalError}) is reported once; from
+ * then on the thread empties the ring without writing or publishing, so the delivery thread never waits on it.
  *
  * <p>Every other use of the log (the state handed to a joiner, a joiner's install, close) first waits until the
  * ring is drained, and holds the append lock.
@@ -210,6 +214,7 @@ final class LogWriter
             {
                 lock.unlock();
             }
+            String failure = null;
             appendLock.lock();
             try
             {
@@ -219,16 +224,20 @@ final class LogWriter
                     {
                         log.appendRun(publishers, nanos, payloads, lengths, from, to);
                     }
-                    catch (final RuntimeException ex)
+                    catch (final RuntimeException | Error ex) // a full disk faults a write to the mapped file
                     {
-                        failed = true;
-                        onFailure.accept("appending sample " + log.count() + " to " + log.directory() + " failed: " + ex);
+                        failed = true; // from now on the ring is emptied unwritten: the delivery thread never waits
+                        failure = failure(from, ex);
                     }
                 }
             }
             finally
             {
                 appendLock.unlock();
+            }
+            if (failure != null)
+            {
+                onFailure.accept(failure);
             }
             lock.lock();
             try
@@ -245,6 +254,22 @@ final class LogWriter
                 publish();
             }
         }
+    }
+
+    /** Why appending the samples delivered from {@code first} on failed, with the space left where the log is. */
+    private String failure(final long first, final Throwable ex)
+    {
+        String free;
+        try
+        {
+            free = Files.getFileStore(log.directory()).getUsableSpace() + " bytes free there";
+        }
+        catch (final IOException | RuntimeException unknown)
+        {
+            free = "free space unknown: " + unknown.getMessage();
+        }
+        return "appending the samples from position " + first + " on to " + log.directory() + " failed (" + free +
+            "): " + ex;
     }
 
     private void publish()

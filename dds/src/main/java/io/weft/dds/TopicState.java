@@ -38,6 +38,7 @@ final class TopicState
     private final SampleHeader live = new SampleHeader(); // refilled per live sample, under this monitor
     private final CallbackFailures listenerFailures = new CallbackFailures(LOG);
     private volatile Subgroup subgroup;
+    private volatile Consumer<String> stopMember; // set with the subgroup, before the log thread starts
     private volatile String failure;
     private volatile boolean deleted;
     private long position;
@@ -64,9 +65,10 @@ final class TopicState
      * Attaches the topic to its subgroup. {@code viewZero}: this member opened view 0, and its log's size must match
      * the other members' before it publishes counts ({@link ViewZeroLogs}).
      */
-    void attach(final Subgroup subgroup, final boolean viewZero)
+    void attach(final Subgroup subgroup, final boolean viewZero, final Consumer<String> stopMember)
     {
         this.subgroup = subgroup;
+        this.stopMember = stopMember;
         if (writer != null)
         {
             writer.start(subgroup, viewZero); // a restarted or joining member first counts what its log holds
@@ -111,10 +113,12 @@ final class TopicState
         }
     }
 
+    /** The log failed (log thread): nothing more is persisted here, and the member stops. */
     private void fail(final String why)
     {
         failure = why;
         LOG.error("topic {}: {}; this member's persisted count stops here", config.name(), why);
+        stopMember.accept("its log of topic " + config.name() + " failed");
     }
 
     void onBatch(final MessageBatch batch)
