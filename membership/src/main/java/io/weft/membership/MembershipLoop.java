@@ -126,7 +126,7 @@ final class MembershipLoop implements Runnable
                 stop(ex.getMessage());
                 break;
             }
-            catch (final RuntimeException ex)
+            catch (final RuntimeException | Error ex) // an error from a callback of the trim's deliveries included
             {
                 LOG.error("view change failed", ex);
                 stop("member " + config.memberId() + " stopped: the view change failed: " + ex);
@@ -147,6 +147,7 @@ final class MembershipLoop implements Runnable
         final Epoch e = Epoch.open(runtime.base(config), view, totals, invoker,
             message -> onMinority(holder[0], message), this::wake);
         holder[0] = e;
+        e.predicates.errorHandler(ex -> onTriggerFailure(e, ex));
         e.smc.subgroups().forEach((name, engine) ->
         {
             final DeliveryHandler h = name.equals(io.weft.config.MembershipConfig.RUNTIME_CHANNEL) ?
@@ -271,6 +272,25 @@ final class MembershipLoop implements Runnable
                 LOG.error("minority callback failed", ex);
             }
         }
+    }
+
+    /**
+     * A condition or trigger threw on the predicate thread. A delivery callback's exception never gets here (it is
+     * counted and the delivery goes on), but an {@link Error} does (out of memory; a full disk faulting a write to a
+     * mapped log): the state the trigger was updating is half done (a delivery's ring cursors moved, its counter not),
+     * and the next pass would deliver from there. This member stops instead, as if it had crashed: its subgroups are
+     * wedged and closed at once, and the others remove it.
+     */
+    private void onTriggerFailure(final Epoch e, final Throwable ex)
+    {
+        if (!(ex instanceof Error) || e != current.epoch())
+        {
+            LOG.error("member {}: a trigger of {} failed", config.memberId(), e.view, ex);
+            return;
+        }
+        LOG.error("member {}: a trigger of {} threw an error", config.memberId(), e.view, ex);
+        stop("member " + config.memberId() + " stopped: a trigger of its predicate thread threw " + ex +
+            " (a delivery callback's error leaves the delivery half done); the others remove it");
     }
 
     /** Stops this member for good with a reason every later send reports; false if it had already ended. */
