@@ -8,16 +8,15 @@ import io.weft.config.WeftConfig;
 import io.weft.testkit.Async;
 import io.weft.testkit.Await;
 import io.weft.testkit.Members;
+import io.weft.testkit.SmallDisk;
 import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -39,13 +38,12 @@ class FullDiskTest
     @Test
     void aMemberWhoseDiskFillsStopsAndTheOthersGoOn() throws Exception
     {
+        SmallDisk.assumeAvailable();
         final WeftConfig config = TestGroups.builder(TransportKind.SHM, 3).dds(new DdsConfig(dir, List.of(
             new TopicConfig("record", 1, QosLevel.LOGGED_STORAGE, List.of(0), List.of(), 16, 65536, 1, null))))
             .build();
         final Path full = DomainParticipant.logDirectory(config.forMember(2), "record").getParent();
-        Files.createDirectories(full);
-        run("mount", "-t", "tmpfs", "-o", "size=8m", "weft-full-disk-test", full.toString());
-        try (Members ignored = new Members(config))
+        try (SmallDisk ignoredDisk = SmallDisk.mount(full, 8); Members ignored = new Members(config))
         {
             final List<DomainParticipant> p = Async.openAll(config, c -> DomainParticipant.builder(c).open());
             try
@@ -77,15 +75,5 @@ class FullDiskTest
                 }
             }
         }
-        finally
-        {
-            run("umount", "-l", full.toString());
-        }
-    }
-
-    private static void run(final String... command) throws Exception
-    {
-        final Process process = new ProcessBuilder(command).inheritIO().start();
-        assertTrue(process.waitFor(30, TimeUnit.SECONDS) && process.exitValue() == 0, String.join(" ", command));
     }
 }

@@ -283,7 +283,7 @@ final class MembershipLoop implements Runnable
      */
     private void onTriggerFailure(final Epoch e, final Throwable ex)
     {
-        if (!(ex instanceof Error) || e != current.epoch())
+        if (!(ex instanceof Error))
         {
             LOG.error("member {}: a trigger of {} failed", config.memberId(), e.view, ex);
             return;

@@ -89,21 +89,35 @@ public final class Namespaces implements AutoCloseable
     /** Why this process may not make namespaces (it needs root and the ip tool), or null when it may. */
     public static String unavailable()
     {
+        final String notRoot = notRoot("network namespaces");
+        if (notRoot != null)
+        {
+            return notRoot;
+        }
         try
         {
-            final Process p = new ProcessBuilder("id", "-u").start();
-            final String uid = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            if (!"0".equals(uid))
-            {
-                return "network namespaces need root (uid is " + uid + ")";
-            }
             final Process ip = new ProcessBuilder("ip", "netns", "list").redirectErrorStream(true).start();
             ip.getInputStream().readAllBytes();
             return ip.waitFor() == 0 ? null : "the ip tool cannot list network namespaces";
         }
         catch (final IOException | InterruptedException ex)
         {
-            return "cannot run id / ip: " + ex.getMessage();
+            return "cannot run ip: " + ex.getMessage();
+        }
+    }
+
+    /** Why this process may not do {@code what} (it is not root), or null when it may. */
+    static String notRoot(final String what)
+    {
+        try
+        {
+            final Process p = new ProcessBuilder("id", "-u").start();
+            final String uid = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            return "0".equals(uid) ? null : what + " need root (uid is " + uid + ")";
+        }
+        catch (final IOException ex)
+        {
+            return "cannot run id: " + ex.getMessage();
         }
     }
 
