@@ -4,6 +4,7 @@ import io.weft.dds.SampleLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOError;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -137,9 +138,27 @@ public final class KvLog implements AutoCloseable
     /** The batch at write position {@code g}: {@code length} bytes of {@code batch}. */
     public void appendBatch(final long g, final byte[] batch, final int length)
     {
-        log.append(BATCH, g, batch, length);
+        try
+        {
+            log.append(BATCH, g, batch, length);
+        }
+        catch (final RuntimeException ex)
+        {
+            throw unwritable("appending write " + g, ex);
+        }
         held(g);
         sinceSnapshot += length;
+    }
+
+    /**
+     * A log that cannot be written is a serious I/O error, an {@link IOError}: thrown from the delivery callback it
+     * stops the member (see the membership layer), where a callback's {@link RuntimeException} is counted and the
+     * deliveries go on, this replica's store and log no longer the group's. A full disk faulting a write to the mapped
+     * file raises an {@link InternalError} itself.
+     */
+    private IOError unwritable(final String what, final RuntimeException ex)
+    {
+        return new IOError(new IOException(what + " to the key-value log in " + directory + " failed: " + ex, ex));
     }
 
     /**
@@ -170,7 +189,14 @@ public final class KvLog implements AutoCloseable
         }
         final long start = System.nanoTime();
         final byte[] bytes = state.get();
-        compact(Math.min(frontier, g), g, bytes);
+        try
+        {
+            compact(Math.min(frontier, g), g, bytes);
+        }
+        catch (final RuntimeException ex)
+        {
+            throw unwritable("compacting at write " + g, ex); // the next start finishes or undoes the swap
+        }
         LOG.info("key-value log compacted at write {} in {} ms: a snapshot of {} bytes, batches from {} kept", g,
             (System.nanoTime() - start) / 1_000_000, bytes.length, firstBatch);
     }

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOError;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,6 +15,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The key-value log's compaction: what it keeps, what a replay rebuilds, and a crash at each step of the swap. */
@@ -97,6 +99,38 @@ class KvLogTest
         try (KvLog log = new KvLog(path, 1000))
         {
             assertEquals(7, log.replay(replayed, (b, n) -> apply(replayed, b)));
+        }
+        assertFalse(Files.exists(sibling(path, ".next")));
+    }
+
+    /**
+     * A compaction whose swap fails (here the old log's name is taken by a directory that is not empty) throws an
+     * {@link IOError}, which stops the member, as does an append to the log it left closed; the next start undoes
+     * the swap and replays the whole log. Before, a {@link RuntimeException} from the delivery callback was counted
+     * and the deliveries went on, the store's writes no longer in the log.
+     */
+    @Test
+    void aLogThatCannotBeWrittenIsAnIoError() throws Exception
+    {
+        final Path path = dir.resolve("member-4");
+        final KvStore store = new KvStore();
+        Files.createDirectories(sibling(path, ".old").resolve("taken"));
+        try (KvLog log = new KvLog(path, 1000))
+        {
+            for (long g = 1; g <= 30; g++)
+            {
+                append(log, store, g);
+            }
+            final IOError compaction = assertThrows(IOError.class, () -> log.compact(25, 30, store::snapshot));
+            assertTrue(compaction.getMessage().contains("compacting at write 30"), compaction.getMessage());
+            final IOError append = assertThrows(IOError.class, () -> append(log, store, 31));
+            assertTrue(append.getMessage().contains("appending write 31"), append.getMessage());
+        }
+        Files.delete(sibling(path, ".old").resolve("taken"));
+        final KvStore replayed = new KvStore();
+        try (KvLog log = new KvLog(path, 1000))
+        {
+            assertEquals(30, log.replay(replayed, (b, n) -> apply(replayed, b)));
         }
         assertFalse(Files.exists(sibling(path, ".next")));
     }
