@@ -56,7 +56,7 @@ final class FirstTable
                 }
                 watch(admission.state(), settled, bound, e, admission);
             });
-            Exception failed = null;
+            Throwable failed = null;
             try
             {
                 membership.stateTransfer().install(admission.state(), new StateTransfer.Joining()
@@ -76,9 +76,9 @@ final class FirstTable
                 });
                 admission.state().finish();
             }
-            catch (final IOException | RuntimeException ex)
+            catch (final IOException | RuntimeException | Error ex) // an error too: a full disk faults a mapped write
             {
-                failed = ex;
+                failed = ex; // the table closes at once below, rather than when the watch cuts the install off
             }
             final boolean cutOff = !settled.compareAndSet(false, true);
             LockSupport.unpark(watch);
@@ -101,7 +101,7 @@ final class FirstTable
             }
             e.close();
             throw new IllegalStateException("member " + config.memberId() + " could not receive its state on " +
-                "joining " + admission.view() + ": " + (cutOff ? stalled(config) : failed.getMessage()), failed);
+                "joining " + admission.view() + ": " + (cutOff ? stalled(config) : failed), failed);
         }
     }
 
