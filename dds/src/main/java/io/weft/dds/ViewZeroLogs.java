@@ -64,7 +64,7 @@ final class ViewZeroLogs
         {
             decide(group, all, config.transport().connectTimeout(), config.membership().secret() != null);
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | Error ex)
         {
             group.close(); // this member stops at once; the caller closes its logs
             throw ex;
@@ -132,11 +132,10 @@ final class ViewZeroLogs
                 {
                     group.fetchState(holder, request);
                 }
-                catch (final IOException | RuntimeException ex)
+                catch (final IOException | RuntimeException | Error ex) // a full disk faults the mapped appends
                 {
                     throw new IllegalStateException("fetching what this member's logs of " + lacking.stream()
-                        .map(t -> t.config.name()).toList() + " lack from member " + holder + " failed: " +
-                        ex.getMessage(), ex);
+                        .map(t -> t.config.name()).toList() + " lack from member " + holder + " failed: " + ex, ex);
                 }
             }
             for (final TopicState t : lacking)

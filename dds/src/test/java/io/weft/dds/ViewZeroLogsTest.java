@@ -10,6 +10,7 @@ import io.weft.config.WeftConfig;
 import io.weft.testkit.Async;
 import io.weft.testkit.Await;
 import io.weft.testkit.Members;
+import io.weft.testkit.SmallDisk;
 import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,6 +35,7 @@ import java.util.stream.LongStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -206,6 +208,67 @@ class ViewZeroLogsTest
             if (members == 3)
             {
                 assertEquals(read(all, 0, "track"), read(all, 2, "track"), "member 2 fetched member 0's");
+            }
+        }
+    }
+
+    /**
+     * Member 2 fetches 12 MB into a log on a 4 MiB tmpfs: the full disk faults its appends (an {@link Error}). It
+     * refuses at once, naming the fetch and the fault, and closes its group; members 0 and 1, whose logs agree, remove
+     * it and go on. Before, the error passed the fetch's and the check's failure handling: it reached the caller
+     * bare, and member 2's group stayed open, the others waiting for its announcement.
+     */
+    @Test
+    void aFetchIntoAFullDiskIsRefusedAndTheOthersGoOn() throws Exception
+    {
+        SmallDisk.assumeAvailable();
+        final WeftConfig.Builder group = group(3, List.of(new TopicConfig("big", 5, QosLevel.LOGGED_STORAGE,
+            List.of(0), List.of(), 16, 65536, 1)));
+        final WeftConfig all = group.membership(membership(List.of(), SECRET)).build();
+        final Path full = DomainParticipant.logDirectory(all.forMember(2), "big").getParent();
+        try (Members ignored = new Members(all))
+        {
+            final List<DomainParticipant> two = open(group.membership(membership(List.of(0, 1), SECRET)).build(),
+                List.of(0, 1));
+            try
+            {
+                final DataWriter<byte[]> w = two.getFirst().createWriter(two.getFirst().topic("big", Codecs.bytes()));
+                for (int i = 0; i < 200; i++)
+                {
+                    w.write(new byte[60_000]);
+                }
+                assertTrue(w.awaitDurable(Duration.ofSeconds(30)), "durable within 30 s");
+            }
+            finally
+            {
+                two.forEach(DomainParticipant::close);
+            }
+            try (SmallDisk ignoredDisk = SmallDisk.mount(full, 4))
+            {
+                final List<CompletableFuture<DomainParticipant>> opening = new ArrayList<>();
+                for (int m = 0; m < 3; m++)
+                {
+                    final WeftConfig member = all.forMember(m);
+                    opening.add(Async.open(() -> DomainParticipant.builder(member).open()));
+                }
+                final ExecutionException refused = assertThrows(ExecutionException.class,
+                    () -> opening.get(2).get(60, TimeUnit.SECONDS));
+                assertTrue(String.valueOf(refused.getCause().getMessage()).contains("fetching what this member's " +
+                    "logs of [big] lack from member 0 failed: java.lang.InternalError"), refused.getCause().toString());
+                final List<DomainParticipant> on = List.of(opening.get(0).get(60, TimeUnit.SECONDS),
+                    opening.get(1).get(60, TimeUnit.SECONDS));
+                try
+                {
+                    Await.until(() -> on.stream().allMatch(p -> p.group().view().members().equals(List.of(0, 1))),
+                        "members 0 and 1 remove member 2");
+                    final DataWriter<byte[]> w = on.getFirst().createWriter(on.getFirst().topic("big", Codecs.bytes()));
+                    w.write(new byte[8]);
+                    assertTrue(w.awaitDurable(Duration.ofSeconds(30)), "members 0 and 1 go on");
+                }
+                finally
+                {
+                    on.forEach(DomainParticipant::close);
+                }
             }
         }
     }
