@@ -363,7 +363,10 @@ public final class Group implements AutoCloseable
         return current.state() == Lifecycle.LEFT;
     }
 
-    /** Why this member stopped (minority partition, removed from the view); null while it runs. */
+    /**
+     * Why this member stopped (minority partition, removed from the view, an error thrown on its predicate thread);
+     * null while it runs.
+     */
     public String minorityReason()
     {
         return current.stopReason();

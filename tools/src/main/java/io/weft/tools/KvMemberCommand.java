@@ -109,10 +109,12 @@ final class KvMemberCommand implements Callable<Integer>
             store.reads, replica.applied());
         while (!stopped.await(1, java.util.concurrent.TimeUnit.SECONDS))
         {
-            if (replica.down() != null)
+            // the replica's reason, or the group's: a member stopped by a fault (its log's disk full) sends nothing
+            final String down = replica.down() != null ? replica.down() : group.minorityReason();
+            if (down != null)
             {
                 // clients of this member keep getting the reason as an error for a while, then it exits
-                System.out.printf("member %d: STOPPED: %s; answering CLUSTERDOWN for %d s%n", member.id, replica.down(),
+                System.out.printf("member %d: STOPPED: %s; answering CLUSTERDOWN for %d s%n", member.id, down,
                     DOWN_GRACE.toSeconds());
                 stopped.await(DOWN_GRACE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
                 server.close();
