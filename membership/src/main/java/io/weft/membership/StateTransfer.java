@@ -78,8 +78,8 @@ public interface StateTransfer
         View view();
 
         /**
-         * Hands {@code reader} member {@code memberId}'s {@link #capture capture(request)}, checked read whole. The
-         * group's deliveries in subgroups with the joiner wait for the install, so the members of those subgroups
+         * Hands {@code reader} member {@code memberId}'s {@link #captureNow captureNow(request)}, checked read whole.
+         * The group's deliveries in subgroups with the joiner wait for the install, so the members of those subgroups
          * are still at the view's cut. A member that has not installed the view yet refuses: try again.
          */
         void fetch(int memberId, byte[] request, StateReader reader) throws IOException;

@@ -109,8 +109,7 @@ final class KvMemberCommand implements Callable<Integer>
             store.reads, replica.applied());
         while (!stopped.await(1, java.util.concurrent.TimeUnit.SECONDS))
         {
-            // the replica's reason, or the group's: a member stopped by a fault (its log's disk full) sends nothing
-            final String down = replica.down() != null ? replica.down() : group.minorityReason();
+            final String down = replica.down();
             if (down != null)
             {
                 // clients of this member keep getting the reason as an error for a while, then it exits

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
@@ -177,7 +178,7 @@ public final class KvReplica implements AutoCloseable
     /** Waits until the replica may serve clients (recovery done); false on timeout or if it stopped. */
     public boolean awaitServing(final Duration timeout) throws InterruptedException
     {
-        return serving.await(timeout.toMillis(), TimeUnit.MILLISECONDS) && down == null;
+        return serving.await(timeout.toMillis(), TimeUnit.MILLISECONDS) && down() == null;
     }
 
     public boolean localReads()
@@ -203,7 +204,7 @@ public final class KvReplica implements AutoCloseable
      */
     void submit(final Command command)
     {
-        final String reason = down;
+        final String reason = down();
         if (reason != null)
         {
             command.complete(Reply.error("CLUSTERDOWN " + reason));
@@ -232,7 +233,10 @@ public final class KvReplica implements AutoCloseable
         }
     }
 
-    /** A read on this member's copy now (local reads): a command that {@link Commands#isLocalRead} accepts. */
+    /**
+     * A read on this member's copy now (local reads): a command that {@link Commands#isLocalRead} accepts. Refused
+     * once the replica is {@link #down}: its copy no longer follows the group's.
+     */
     public Reply readLocal(final List<byte[]> args)
     {
         final String name = Commands.name(args);
@@ -240,14 +244,25 @@ public final class KvReplica implements AutoCloseable
         {
             throw new IllegalArgumentException(name + " is not a local read: submit it to the group");
         }
+        final String reason = down();
+        if (reason != null)
+        {
+            return Reply.error("CLUSTERDOWN " + reason);
+        }
         reads.incrementAndGet();
         return store.apply(args, System.currentTimeMillis());
     }
 
-    /** Why this replica refuses commands, or null while it serves. */
+    /**
+     * Why this replica refuses commands, or null while it serves: its own reason, or its group's once the member
+     * stopped (a fault on its delivery thread stops it with no command refused, and a local read would serve a
+     * state the others have left behind).
+     */
     public String down()
     {
-        return down;
+        final String reason = down;
+        final Group g = group;
+        return reason != null || g == null ? reason : g.minorityReason();
     }
 
     /** The INFO text: server, replication (the view) and keyspace sections. */
@@ -265,7 +280,8 @@ public final class KvReplica implements AutoCloseable
             "weft_log:" + (log == null ? "none" : log.directory().toString()) + "\r\nweft_write_position:" + applied +
             "\r\n" +
             "weft_writes_applied:" + writes.get() + "\r\nweft_reads_served:" + reads.get() + "\r\n" +
-            "weft_batches_sent:" + proposer.batchesSent() + "\r\nweft_status:" + (down == null ? "ok" : down) + "\r\n" +
+            "weft_batches_sent:" + proposer.batchesSent() + "\r\nweft_status:" +
+            Objects.requireNonNullElse(down(), "ok") + "\r\n" +
             "\r\n# Keyspace\r\ndb0:keys=" + store.size(now) + ",expires=" + store.expiring(now) + ",avg_ttl=0\r\n";
     }
 
