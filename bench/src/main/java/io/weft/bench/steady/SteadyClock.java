@@ -48,6 +48,7 @@ public final class SteadyClock
     private final long stopAt;
     private final Recorder latency = new Recorder(3);
     private final Recorder peerLatency = new Recorder(3);
+    private final CountDownLatch windowOpened = new CountDownLatch(1);
     private final CountDownLatch windowDone = new CountDownLatch(1);
     @SuppressWarnings("unused") // through DELIVERED: one writer (the delivery thread), read by the clock thread
     private long delivered;
@@ -138,6 +139,16 @@ public final class SteadyClock
         peerLatency.recordValue(Math.max(0, nanos));
     }
 
+    /**
+     * Whether the clock thread has opened the window: warm-up samples discarded, the start count taken. A sample
+     * recorded after {@link #inWindow} turns true but before this may still be discarded with the warm-up's (the clock
+     * thread wakes late on a busy host).
+     */
+    public boolean windowOpened()
+    {
+        return windowOpened.getCount() == 0;
+    }
+
     /** Whether the window is over and sampled ({@link #awaitWindow} without waiting). */
     public boolean windowOver()
     {
@@ -157,6 +168,7 @@ public final class SteadyClock
         peerLatency.reset();
         final long startCount = (long)DELIVERED.getAcquire(this);
         final long startNanos = System.nanoTime();
+        windowOpened.countDown();
         parkUntil(measureEnd);
         final long endCount = (long)DELIVERED.getAcquire(this);
         final long endNanos = System.nanoTime();
