@@ -42,7 +42,7 @@ final class Epoch implements AutoCloseable, MembershipTable
     final FailureDetector detector;
     final MembershipColumns columns;
     private Runnable onClose = () -> { };
-    private boolean closed;
+    private volatile boolean closed; // written under the monitor; read without it by closing()
 
     private Epoch(final View view, final WeftConfig config, final Smc.Layout layout, final Sst sst,
         final PredicateThread predicates, final Smc smc, final Consumer<String> onMinority,
@@ -358,6 +358,15 @@ final class Epoch implements AutoCloseable, MembershipTable
     synchronized <T> T readIfOpen(final Function<Epoch, T> read, final T closedValue)
     {
         return closed ? closedValue : read.apply(this);
+    }
+
+    /**
+     * Whether {@link #close} has begun, without waiting for it (the predicate thread asks while a close under the
+     * monitor may be joining it).
+     */
+    boolean closing()
+    {
+        return closed;
     }
 
     /** Stops this view's threads and closes its table; peers that are still in it see this member go. */

@@ -351,6 +351,12 @@ public final class Group implements AutoCloseable
         return totals.total(EpochTotals.Count.BUSY_NANOS);
     }
 
+    /** This member's current view with its table and threads (the package's tests reach its predicate thread). */
+    Epoch epoch()
+    {
+        return current.epoch();
+    }
+
     /** True once the group was closed, left or stopped. */
     public boolean isClosed()
     {

@@ -276,21 +276,22 @@ final class MembershipLoop implements Runnable
 
     /**
      * A condition or trigger threw on the predicate thread. A delivery callback's exception never gets here (it is
-     * counted and the delivery goes on), but an {@link Error} does (out of memory; a full disk faulting a write to a
-     * mapped log): the state the trigger was updating is half done (a delivery's ring cursors moved, its counter not),
-     * and the next pass would deliver from there. This member stops instead, as if it had crashed: its subgroups are
-     * wedged and closed at once, and the others remove it.
+     * counted and the delivery goes on), so what does is an {@link Error} (out of memory; a full disk faulting a write
+     * to a mapped log) or a bug of ours: either way the state the trigger was updating may be half done (a delivery's
+     * ring cursors moved, its counter not), and the next pass would go on from there. This member stops instead, as
+     * if it had crashed: its subgroups are wedged and closed at once, and the others remove it. A trigger of a view
+     * that is closing (memory being released under it) or no longer current is only logged: its state is discarded.
      */
     private void onTriggerFailure(final Epoch e, final Throwable ex)
     {
-        if (!(ex instanceof Error))
+        if (e.closing() || current.epoch() != e || current.state().terminal())
         {
-            LOG.error("member {}: a trigger of {} failed", config.memberId(), e.view, ex);
+            LOG.warn("member {}: a trigger of {} failed while that view closed", config.memberId(), e.view, ex);
             return;
         }
-        LOG.error("member {}: a trigger of {} threw an error", config.memberId(), e.view, ex);
+        LOG.error("member {}: a trigger of {} threw", config.memberId(), e.view, ex);
         stop("member " + config.memberId() + " stopped: a trigger of its predicate thread threw " + ex +
-            " (a delivery callback's error leaves the delivery half done); the others remove it");
+            " (it may have left the protocol's state half done); the others remove it");
     }
 
     /** Stops this member for good with a reason every later send reports; false if it had already ended. */
