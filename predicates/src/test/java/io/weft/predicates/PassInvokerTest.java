@@ -218,7 +218,7 @@ class PassInvokerTest
         view.start();
         final Thread owner = Thread.ofPlatform().start(() ->
             slow.invokeUntil(() -> pending.get() < 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(20)));
-        Thread.sleep(50); // the owner parks now, for up to max-park (30 s), unless rung
+        Await.until(view::isAsleep, "the owner parks, for up to max-park (30 s), unless rung");
         pending.incrementAndGet();
         doorbell.ring();
         Await.until(() -> pending.get() == 0, Duration.ofSeconds(10),
@@ -321,7 +321,7 @@ class PassInvokerTest
             slow.invokeUntil(() -> stop.get() > 0, System.nanoTime() + TimeUnit.SECONDS.toNanos(30)));
         final AtomicReference<Thread> ranOn = new AtomicReference<>();
         final AtomicReference<String> role = new AtomicReference<>();
-        Thread.sleep(50); // the owner parks on the doorbell now, for up to max-park (30 s)
+        Await.until(view::isAsleep, "the owner parks on the doorbell, for up to max-park (30 s)");
         final long start = System.nanoTime();
         slow.handOver(() ->
         {

@@ -185,7 +185,7 @@ class PredicateThreadTest
         thread.register("flag", PredicateKind.ONE_TIME, flag::get, fired::countDown);
         final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         final long tid = thread.thread().threadId();
-        Thread.sleep(100); // let it reach the park phase
+        Await.until(thread::isAsleep, "the idle thread reaches its park phase");
         final long cpu0 = mx.getThreadCpuTime(tid);
         final long wall0 = System.nanoTime();
         Thread.sleep(2000);
