@@ -14,6 +14,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -48,6 +51,113 @@ class DeliveryErrorTest
             {
                 throw new IllegalStateException("a bug (test)");
             }), "IllegalStateException: a bug (test)");
+    }
+
+    /**
+     * An {@link Error} in a delivery of a view change's trim, which runs on the membership thread: five members over
+     * tcp (on shm a sender's ring slot is free only once every member delivered it, so what member 4 received stays
+     * deliverable and the trim is empty). Member 0 streams; member 4's callback blocks at its 1,000th message, so it
+     * receives no more while member 0 sends on into its window of 256; then member 4 closes (its heartbeats stop, its
+     * predicate thread stays stuck), the others remove it and deliver what it lacked in the view's trim, and member
+     * 3's callback throws there. Member 3 stops, the others remove it too and go on delivering member 0's stream,
+     * each message once, in order.
+     */
+    @Test
+    void anErrorInATrimDeliveryStopsItsMemberAndTheOthersGoOn() throws Exception
+    {
+        // a window of 256: member 0 goes on sending past what member 4 received before its callback blocked
+        final WeftConfig config = TestGroups.builder(TransportKind.TCP, 5)
+            .subgroups(List.of(SubgroupConfig.allMembers("all", 256, 64))).build();
+        final List<ConcurrentLinkedQueue<Long>> delivered = new ArrayList<>();
+        final AtomicBoolean thrown = new AtomicBoolean();
+        final CountDownLatch stuck = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        try (Members ignored = new Members(config))
+        {
+            final List<GroupBuilder> builders = new ArrayList<>();
+            for (int i = 0; i < 5; i++)
+            {
+                final ConcurrentLinkedQueue<Long> mine = new ConcurrentLinkedQueue<>();
+                delivered.add(mine);
+                final boolean faults = i == 3;
+                final boolean blocks = i == 4;
+                builders.add(Group.builder(config.forMember(i)).onDelivery("all", m ->
+                {
+                    if (faults && Thread.currentThread().getName().startsWith("weft-membership-") &&
+                        thrown.compareAndSet(false, true))
+                    {
+                        throw new InternalError("a fault occurred in an unsafe memory access operation (test)");
+                    }
+                    if (blocks && mine.size() == 1000)
+                    {
+                        stuck.countDown();
+                        awaitQuietly(release);
+                    }
+                    mine.add(m.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, m.offset()));
+                }));
+            }
+            final List<Group> groups = InJvmGroups.open(builders);
+            final AtomicLong sent = new AtomicLong();
+            final Thread sender = Thread.ofPlatform().start(() ->
+            {
+                final byte[] payload = new byte[8];
+                final Subgroup all = groups.get(0).subgroup("all");
+                while (!Thread.currentThread().isInterrupted() && !groups.get(0).isClosed())
+                {
+                    ByteBuffer.wrap(payload).order(java.nio.ByteOrder.nativeOrder()).putLong(0, sent.get());
+                    if (all.send(payload, Duration.ofMillis(50)) >= 0) // waits across a view change
+                    {
+                        sent.incrementAndGet();
+                    }
+                }
+            });
+            Thread closing = null;
+            try
+            {
+                InJvmGroups.await(() -> stuck.getCount() == 0, "member 4's callback blocks");
+                closing = Thread.ofPlatform().start(groups.get(4)::close); // waits for the callback: on a thread
+                InJvmGroups.await(thrown::get, "a trim delivery at member 3");
+                InJvmGroups.await(() -> groups.get(3).isClosed(), "member 3 stops");
+                final IllegalStateException refused = assertThrows(IllegalStateException.class,
+                    () -> groups.get(3).subgroup("all").send(new byte[8], Duration.ofSeconds(5)));
+                assertTrue(refused.getMessage().contains("the view change failed: java.lang.InternalError"),
+                    refused.getMessage());
+                for (int m = 0; m < 3; m++)
+                {
+                    final Group g = groups.get(m);
+                    InJvmGroups.await(() -> g.view().members().equals(List.of(0, 1, 2)), "member " + m +
+                        " removes 3 and 4");
+                }
+                final long at = sent.get();
+                InJvmGroups.await(() -> sent.get() > at + 1000, "streaming in the view without 3 and 4");
+            }
+            finally
+            {
+                sender.interrupt();
+                sender.join(10_000);
+                release.countDown();
+                if (closing != null)
+                {
+                    closing.join(10_000);
+                }
+            }
+            try
+            {
+                final long total = sent.get();
+                for (int m = 0; m < 3; m++)
+                {
+                    final ConcurrentLinkedQueue<Long> mine = delivered.get(m);
+                    InJvmGroups.await(() -> mine.size() >= total, "member " + m + " delivers all " + total);
+                    assertEquals(inOrder((int)total), List.copyOf(mine), "member " + m + ": each once, in order");
+                }
+                final List<Long> at3 = List.copyOf(delivered.get(3));
+                assertEquals(inOrder(at3.size()), at3, "member 3: a prefix, each once, in order, up to its fault");
+            }
+            finally
+            {
+                groups.forEach(Group::close);
+            }
+        }
     }
 
     /**
@@ -115,6 +225,18 @@ class DeliveryErrorTest
             {
                 groups.forEach(Group::close);
             }
+        }
+    }
+
+    private static void awaitQuietly(final CountDownLatch latch)
+    {
+        try
+        {
+            latch.await();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
         }
     }
 
