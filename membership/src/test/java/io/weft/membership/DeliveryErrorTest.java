@@ -40,14 +40,14 @@ class DeliveryErrorTest
     @Test
     void anErrorInADeliveryCallbackStopsItsMemberAndTheOthersGoOn() throws Exception
     {
-        run((groups, delivered) -> { }, "InternalError");
+        run(true, (groups, delivered) -> { }, "InternalError");
     }
 
     @Test
     void aTriggerThatThrowsStopsItsMemberAndTheOthersGoOn() throws Exception
     {
-        run((groups, delivered) -> groups.get(2).epoch().predicates.register("a bug (test)", PredicateKind.ONE_TIME,
-            () -> delivered.get(2).size() >= FAULT_AT, () ->
+        run(false, (groups, delivered) -> groups.get(2).epoch().predicates.register("a bug (test)",
+            PredicateKind.ONE_TIME, () -> delivered.get(2).size() >= FAULT_AT, () ->
             {
                 throw new IllegalStateException("a bug (test)");
             }), "IllegalStateException: a bug (test)");
@@ -97,53 +97,9 @@ class DeliveryErrorTest
                 }));
             }
             final List<Group> groups = InJvmGroups.open(builders);
-            final AtomicLong sent = new AtomicLong();
-            final Thread sender = Thread.ofPlatform().start(() ->
-            {
-                final byte[] payload = new byte[8];
-                final Subgroup all = groups.get(0).subgroup("all");
-                while (!Thread.currentThread().isInterrupted() && !groups.get(0).isClosed())
-                {
-                    ByteBuffer.wrap(payload).order(java.nio.ByteOrder.nativeOrder()).putLong(0, sent.get());
-                    if (all.send(payload, Duration.ofMillis(50)) >= 0) // waits across a view change
-                    {
-                        sent.incrementAndGet();
-                    }
-                }
-            });
-            Thread closing = null;
             try
             {
-                InJvmGroups.await(() -> stuck.getCount() == 0, "member 4's callback blocks");
-                closing = Thread.ofPlatform().start(groups.get(4)::close); // waits for the callback: on a thread
-                InJvmGroups.await(thrown::get, "a trim delivery at member 3");
-                InJvmGroups.await(() -> groups.get(3).isClosed(), "member 3 stops");
-                final IllegalStateException refused = assertThrows(IllegalStateException.class,
-                    () -> groups.get(3).subgroup("all").send(new byte[8], Duration.ofSeconds(5)));
-                assertTrue(refused.getMessage().contains("the view change failed: java.lang.InternalError"),
-                    refused.getMessage());
-                for (int m = 0; m < 3; m++)
-                {
-                    final Group g = groups.get(m);
-                    InJvmGroups.await(() -> g.view().members().equals(List.of(0, 1, 2)), "member " + m +
-                        " removes 3 and 4");
-                }
-                final long at = sent.get();
-                InJvmGroups.await(() -> sent.get() > at + 1000, "streaming in the view without 3 and 4");
-            }
-            finally
-            {
-                sender.interrupt();
-                sender.join(10_000);
-                release.countDown();
-                if (closing != null)
-                {
-                    closing.join(10_000);
-                }
-            }
-            try
-            {
-                final long total = sent.get();
+                final long total = streamThroughTheFaults(groups, stuck, release, thrown);
                 for (int m = 0; m < 3; m++)
                 {
                     final ConcurrentLinkedQueue<Long> mine = delivered.get(m);
@@ -155,19 +111,74 @@ class DeliveryErrorTest
             }
             finally
             {
+                release.countDown();
                 groups.forEach(Group::close);
             }
         }
     }
 
     /**
-     * Member 0 sends {@code MESSAGES} to all three; member 2 faults after {@code FAULT_AT} deliveries, either in its
-     * callback ({@code InternalError}) or in a trigger {@code fault} registers once the group is open.
+     * Member 0 streams while member 4 blocks and closes and member 3 fails in the trim, until the others stream in
+     * the view without them; returns how many member 0 sent.
      */
-    private static void run(final BiConsumer<List<Group>, List<ConcurrentLinkedQueue<Long>>> fault,
-        final String reason) throws Exception
+    private static long streamThroughTheFaults(final List<Group> groups, final CountDownLatch stuck,
+        final CountDownLatch release, final AtomicBoolean thrown) throws InterruptedException
     {
-        final boolean callbackFaults = reason.equals("InternalError");
+        final AtomicLong sent = new AtomicLong();
+        final Thread sender = Thread.ofPlatform().start(() ->
+        {
+            final byte[] payload = new byte[8];
+            final Subgroup all = groups.get(0).subgroup("all");
+            while (!Thread.currentThread().isInterrupted() && !groups.get(0).isClosed())
+            {
+                ByteBuffer.wrap(payload).order(java.nio.ByteOrder.nativeOrder()).putLong(0, sent.get());
+                if (all.send(payload, Duration.ofMillis(50)) >= 0) // waits across a view change
+                {
+                    sent.incrementAndGet();
+                }
+            }
+        });
+        Thread closing = null;
+        try
+        {
+            InJvmGroups.await(() -> stuck.getCount() == 0, "member 4's callback blocks");
+            closing = Thread.ofPlatform().start(groups.get(4)::close); // waits for the callback: on a thread
+            InJvmGroups.await(thrown::get, "a trim delivery at member 3");
+            InJvmGroups.await(() -> groups.get(3).isClosed(), "member 3 stops");
+            final IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> groups.get(3).subgroup("all").send(new byte[8], Duration.ofSeconds(5)));
+            assertTrue(refused.getMessage().contains("the view change failed: java.lang.InternalError"),
+                refused.getMessage());
+            for (int m = 0; m < 3; m++)
+            {
+                final Group g = groups.get(m);
+                InJvmGroups.await(() -> g.view().members().equals(List.of(0, 1, 2)), "member " + m +
+                    " removes 3 and 4");
+            }
+            final long at = sent.get();
+            InJvmGroups.await(() -> sent.get() > at + 1000, "streaming in the view without 3 and 4");
+        }
+        finally
+        {
+            sender.interrupt();
+            sender.join(10_000);
+            release.countDown();
+            if (closing != null)
+            {
+                closing.join(10_000);
+            }
+        }
+        return sent.get();
+    }
+
+    /**
+     * Member 0 sends {@code MESSAGES} to all three; member 2 faults after {@code FAULT_AT} deliveries, either in its
+     * callback ({@code callbackFaults}: an {@code InternalError}) or in a trigger {@code fault} registers once the
+     * group is open; its sends are then refused with a reason that holds {@code reason}.
+     */
+    private static void run(final boolean callbackFaults,
+        final BiConsumer<List<Group>, List<ConcurrentLinkedQueue<Long>>> fault, final String reason) throws Exception
+    {
         final WeftConfig config = TestGroups.builder(TransportKind.SHM, 3)
             .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64))).build();
         final List<ConcurrentLinkedQueue<Long>> delivered = List.of(new ConcurrentLinkedQueue<>(),
