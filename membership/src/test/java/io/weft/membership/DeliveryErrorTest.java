@@ -36,6 +36,7 @@ class DeliveryErrorTest
 {
     private static final int MESSAGES = 600;
     private static final int FAULT_AT = 100;
+    private static final int BEFORE_BLOCK = 1000;
 
     @Test
     void anErrorInADeliveryCallbackStopsItsMemberAndTheOthersGoOn() throws Exception
@@ -56,16 +57,17 @@ class DeliveryErrorTest
     /**
      * An {@link Error} in a delivery of a view change's trim, which runs on the membership thread: five members over
      * tcp (on shm a sender's ring slot is free only once every member delivered it, so what member 4 received stays
-     * deliverable and the trim is empty). Member 0 streams; member 4's callback blocks at its 1,000th message, so it
-     * receives no more while member 0 sends on into its window of 256; then member 4 closes (its heartbeats stop, its
-     * predicate thread stays stuck), the others remove it and deliver what it lacked in the view's trim, and member
-     * 3's callback throws there. Member 3 stops, the others remove it too and go on delivering member 0's stream,
-     * each message once, in order.
+     * deliverable and the trim is empty). Member 0 sends {@value #BEFORE_BLOCK} messages and waits until member 4's
+     * callback blocks on the last of them: member 4 then reads and acknowledges no more, while member 0 goes on into
+     * its window of 256. Member 4 closes (its heartbeats stop, its thread stays stuck), the others remove it and
+     * deliver in the view's trim what member 4 never acknowledged, and member 3's callback throws there. Member 3
+     * stops, the others remove it too and go on delivering member 0's stream, each message once, in order. (A sender
+     * that did not wait could fill its window before member 4 blocked: member 4 had then read all of it, and the trim
+     * was empty, as in one CI run.)
      */
     @Test
     void anErrorInATrimDeliveryStopsItsMemberAndTheOthersGoOn() throws Exception
     {
-        // a window of 256: member 0 goes on sending past what member 4 received before its callback blocked
         final WeftConfig config = TestGroups.builder(TransportKind.TCP, 5)
             .subgroups(List.of(SubgroupConfig.allMembers("all", 256, 64))).build();
         final List<ConcurrentLinkedQueue<Long>> delivered = new ArrayList<>();
@@ -88,7 +90,7 @@ class DeliveryErrorTest
                     {
                         throw new InternalError("a fault occurred in an unsafe memory access operation (test)");
                     }
-                    if (blocks && mine.size() == 1000)
+                    if (blocks && mine.size() == BEFORE_BLOCK - 1)
                     {
                         stuck.countDown();
                         awaitQuietly(release);
@@ -134,7 +136,10 @@ class DeliveryErrorTest
                 ByteBuffer.wrap(payload).order(java.nio.ByteOrder.nativeOrder()).putLong(0, sent.get());
                 if (all.send(payload, Duration.ofMillis(50)) >= 0) // waits across a view change
                 {
-                    sent.incrementAndGet();
+                    if (sent.incrementAndGet() == BEFORE_BLOCK)
+                    {
+                        awaitQuietly(stuck); // member 4 read and acknowledged all: the window is free again
+                    }
                 }
             }
         });
