@@ -280,13 +280,15 @@ final class MembershipLoop implements Runnable
      * to a mapped log) or a bug of ours: either way the state the trigger was updating may be half done (a delivery's
      * ring cursors moved, its counter not), and the next pass would go on from there. This member stops instead, as
      * if it had crashed: its subgroups are wedged and closed at once, and the others remove it. A trigger of a view
-     * that is closing (memory being released under it) or no longer current is only logged: its state is discarded.
+     * that is closing (memory being released under it) or no longer current, or of a member already stopped, is only
+     * logged: its state is discarded.
      */
     private void onTriggerFailure(final Epoch e, final Throwable ex)
     {
         if (e.closing() || current.epoch() != e || current.state().terminal())
         {
-            LOG.warn("member {}: a trigger of {} failed while that view closed", config.memberId(), e.view, ex);
+            LOG.warn("member {}: a trigger of {} failed after the view began to close or the member stopped; its " +
+                "state is discarded", config.memberId(), e.view, ex);
             return;
         }
         LOG.error("member {}: a trigger of {} threw", config.memberId(), e.view, ex);
