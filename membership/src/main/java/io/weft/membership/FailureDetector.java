@@ -64,6 +64,7 @@ final class FailureDetector implements AutoCloseable
     private volatile boolean minority;
     private boolean started; // guarded by this: a minority found before start() is reported by it
     private volatile long callbackSince;
+    private volatile Consumer<Throwable> errorHandler = ex -> LOG.error("the failure detector failed", ex);
     private boolean stallReported;
     private long beat;
 
@@ -99,6 +100,16 @@ final class FailureDetector implements AutoCloseable
         this.thread = Thread.ofPlatform().name("weft-fd-" + memberIds.get(sst.myRank())).daemon(true).unstarted(this::run);
         // the transport's own reports (process exit, broken connection) are suspicions too
         sst.addFailureListener((rank, reason) -> suspect(rank, reason));
+    }
+
+    /**
+     * Told what a tick threw: a bug of ours, or an {@link Error} from a failure listener its suspicions run (a
+     * listener's {@link RuntimeException} is logged by the table). Detection has ended then: this member's heartbeats
+     * stop, and it detects nobody's failure.
+     */
+    void errorHandler(final Consumer<Throwable> handler)
+    {
+        errorHandler = handler;
     }
 
     /** The membership thread enters application code (trim deliveries): heartbeats stop if it stays too long. */
@@ -171,19 +182,26 @@ final class FailureDetector implements AutoCloseable
     private void run()
     {
         long next = System.nanoTime();
-        while (running)
+        try
         {
-            tick(System.nanoTime());
-            next += intervalNanos;
-            final long wait = next - System.nanoTime();
-            if (wait > 0)
+            while (running)
             {
-                LockSupport.parkNanos(this, wait);
+                tick(System.nanoTime());
+                next += intervalNanos;
+                final long wait = next - System.nanoTime();
+                if (wait > 0)
+                {
+                    LockSupport.parkNanos(this, wait);
+                }
+                else
+                {
+                    next = System.nanoTime(); // this thread was descheduled: do not burst to catch up
+                }
             }
-            else
-            {
-                next = System.nanoTime(); // this thread was descheduled: do not burst to catch up
-            }
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            errorHandler.accept(ex);
         }
     }
 

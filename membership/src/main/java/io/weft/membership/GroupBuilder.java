@@ -72,8 +72,9 @@ public final class GroupBuilder
 
     /**
      * Told when a member of the current view fails (transport report or suspicion), with its member id (not its
-     * rank); not when a member that finished or is leaving closes. It runs on a transport's thread: keep it short;
-     * what it throws is logged and changes nothing else.
+     * rank); not when a member that finished or is leaving closes. It runs on a transport's thread or the failure
+     * detector's: keep it short. A {@link RuntimeException} it throws is logged and changes nothing else; an
+     * {@link Error} stops this member, as an {@code Error} in a delivery callback does (docs/metrics.md).
      */
     public GroupBuilder onMemberFailure(final FailureListener listener)
     {

@@ -147,7 +147,8 @@ final class MembershipLoop implements Runnable
         final Epoch e = Epoch.open(runtime.base(config), view, totals, invoker,
             message -> onMinority(holder[0], message), this::wake);
         holder[0] = e;
-        e.predicates.errorHandler(ex -> onTriggerFailure(e, ex));
+        e.predicates.errorHandler(ex -> onThreadFailure(e, "a trigger of its predicate thread", ex));
+        e.detector.errorHandler(ex -> onThreadFailure(e, "its failure detector", ex));
         e.smc.subgroups().forEach((name, engine) ->
         {
             final DeliveryHandler h = name.equals(io.weft.config.MembershipConfig.RUNTIME_CHANNEL) ?
@@ -172,7 +173,14 @@ final class MembershipLoop implements Runnable
         {
             if (current.state() == Lifecycle.RUNNING && !e.departing(rank))
             {
-                l.onMemberFailure(e.idAt(rank), reason); // on a transport's thread, which logs what it throws
+                try
+                {
+                    l.onMemberFailure(e.idAt(rank), reason); // on a transport's thread, which logs what it throws
+                }
+                catch (final Error ex) // would end that thread (a transport's, or the detector's) with it
+                {
+                    onThreadFailure(e, "its failure listener", ex);
+                }
             }
         }));
         return e;
@@ -275,25 +283,28 @@ final class MembershipLoop implements Runnable
     }
 
     /**
-     * A condition or trigger threw on the predicate thread. A delivery callback's exception never gets here (it is
-     * counted and the delivery goes on), so what does is an {@link Error} (out of memory; a full disk faulting a write
-     * to a mapped log) or a bug of ours: either way the state the trigger was updating may be half done (a delivery's
-     * ring cursors moved, its counter not), and the next pass would go on from there. This member stops instead, as
-     * if it had crashed: its subgroups are wedged and closed at once, and the others remove it. A trigger of a view
-     * that is closing (memory being released under it) or no longer current, or of a member already stopped, is only
-     * logged: its state is discarded.
+     * A condition or trigger threw on the predicate thread, a tick of the failure detector on its thread, or an
+     * application's failure listener threw an {@link Error}. A delivery callback's exception never gets here (it is
+     * counted and the delivery goes on), nor a failure listener's {@link RuntimeException} (logged), so what does is an
+     * {@code Error} (out of memory; a full disk faulting a write to a mapped log) or a bug of ours: either way the
+     * state being updated may be half done (a delivery's ring cursors moved, its counter not; a suspicion recorded,
+     * not yet published), and the thread would go on from there or end: a detector that ended stops this member's
+     * heartbeats and detects nobody's failure, a transport's thread that ended cuts this member off. This member stops
+     * instead, as if it had crashed: its subgroups are wedged and closed at once, and the others remove it. A failure
+     * in a view that is closing (memory being released under it) or no longer current (a joiner's table before its
+     * install, a view replaced), or of a member already stopped, is only logged: its state is discarded.
      */
-    private void onTriggerFailure(final Epoch e, final Throwable ex)
+    private void onThreadFailure(final Epoch e, final String what, final Throwable ex)
     {
         if (e.closing() || current.epoch() != e || current.state().terminal())
         {
-            LOG.warn("member {}: a trigger of {} failed after the view began to close or the member stopped; its " +
-                "state is discarded", config.memberId(), e.view, ex);
+            LOG.warn("member {}: {} failed in {} after the view began to close, before it was installed or after the " +
+                "member stopped; its state is discarded", config.memberId(), what, e.view, ex);
             return;
         }
-        LOG.error("member {}: a trigger of {} threw", config.memberId(), e.view, ex);
-        stop("member " + config.memberId() + " stopped: a trigger of its predicate thread threw " + ex +
-            " (it may have left the protocol's state half done); the others remove it");
+        LOG.error("member {}: {} threw in {}", config.memberId(), what, e.view, ex);
+        stop("member " + config.memberId() + " stopped: " + what + " threw " + ex +
+            " (what it was updating may be half done); the others remove it");
     }
 
     /** Stops this member for good with a reason every later send reports; false if it had already ended. */
