@@ -28,6 +28,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(240)
 class KvDurabilityTest
 {
+    /** Member 2's catch-up in the cold start a kill interrupts: long enough that the kill lands during it. */
+    private static final int CATCH_UP_TO = 200_000;
+
     @TempDir
     Path dir;
 
@@ -57,6 +60,42 @@ class KvDurabilityTest
                         assertEquals("v" + p, j.get("k" + p), "member " + i + ", key k" + p);
                     }
                     assertTrue(j.info().contains("weft_write_position:80"), j.info());
+                }
+            }
+        }
+    }
+
+    /**
+     * Member 2 is killed during a cold start, after its report was delivered, while it catches up from 40 to
+     * {@value #CATCH_UP_TO}: members 0 and 1, whose logs hold every write, serve every write in view 1 without it
+     * (once both RECOVERED are delivered there, or their reports in view 1 are: a RECOVERED sent in view 0 may be
+     * delivered in view 1). Before, they waited for its RECOVERED for two minutes, then exited.
+     */
+    @Test
+    void aMemberKilledDuringAColdStartLeavesTheOthersToServeEveryWrite() throws Exception
+    {
+        final Path logs = dir.resolve("logs");
+        io.weft.tools.KvLogFixtures.write(logs.resolve("member-0"), 0, 1, CATCH_UP_TO);
+        io.weft.tools.KvLogFixtures.write(logs.resolve("member-1"), 0, 1, CATCH_UP_TO);
+        io.weft.tools.KvLogFixtures.write(logs.resolve("member-2"), 0, 1, 40);
+        try (KvProcesses kv = KvProcesses.starting(dir, 3, logs))
+        {
+            kv.get(0).awaitOutput("member 0: cold start planned in view 0", java.time.Duration.ofSeconds(60));
+            kv.get(2).kill();
+            for (int i = 0; i < 2; i++)
+            {
+                kv.awaitServing(i);
+                final String out = kv.get(i).output();
+                assertTrue(out.indexOf("VIEW 1 members=[0, 1]") < out.indexOf("kv serving"), "member " + i +
+                    " serves in view 1, after member 2 was removed mid-recovery:\n" + out);
+                try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(i)))
+                {
+                    assertEquals(CATCH_UP_TO, j.dbSize(), "member " + i);
+                    for (final int p : new int[] {1, 40, 41, CATCH_UP_TO / 2, CATCH_UP_TO})
+                    {
+                        assertEquals("v" + p, j.get("k" + p), "member " + i + ", key k" + p);
+                    }
+                    assertTrue(j.info().contains("weft_write_position:" + CATCH_UP_TO), j.info());
                 }
             }
         }

@@ -40,6 +40,19 @@ final class KvProcesses implements AutoCloseable
     KvProcesses(final Path dir, final int members, final String reads, final Path logs, final long compactAfter)
         throws Exception
     {
+        this(dir, members, reads, logs, compactAfter, true);
+    }
+
+    /** Starts {@code members} durable members and returns at once: the test watches their cold start itself. */
+    static KvProcesses starting(final Path dir, final int members, final Path logs) throws Exception
+    {
+        return new KvProcesses(dir, members, "linearizable", logs, io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES,
+            false);
+    }
+
+    private KvProcesses(final Path dir, final int members, final String reads, final Path logs,
+        final long compactAfter, final boolean awaitServing) throws Exception
+    {
         this.compactAfter = compactAfter;
         this.dir = dir;
         this.reads = reads;
@@ -54,7 +67,7 @@ final class KvProcesses implements AutoCloseable
             {
                 processes.add(start(i, false));
             }
-            for (int i = 0; i < members; i++)
+            for (int i = 0; i < members && awaitServing; i++)
             {
                 awaitServing(i);
             }

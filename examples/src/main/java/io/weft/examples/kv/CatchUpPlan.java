@@ -6,8 +6,8 @@ import java.util.Map;
 
 /**
  * Who sends which writes again in a cold start: from every member's report (the write position its log reached,
- * and the first position of the run of batches it holds), every position between the lowest and the highest is
- * sent again by the lowest-id member whose log holds it.
+ * and the first position of the run of batches it holds), every position between the lowest reported and the target
+ * is sent again by the lowest-id member whose log holds it.
  */
 final class CatchUpPlan
 {
@@ -15,30 +15,20 @@ final class CatchUpPlan
     {
     }
 
-    /** The highest position reported: where every member must arrive. */
-    static long target(final Map<Integer, long[]> reports, final List<Integer> members)
-    {
-        long high = 0;
-        for (final int m : members)
-        {
-            high = Math.max(high, reports.get(m)[0]);
-        }
-        return high;
-    }
-
     /**
-     * The stretches {@code me} sends again, as {@code {from, to}} (inclusive), in order.
+     * The stretches {@code me} sends again so that every member reaches {@code high}, as {@code {from, to}}
+     * (inclusive), in order.
      *
      * @throws IllegalStateException naming the first position no member's log holds.
      */
-    static List<long[]> stretches(final Map<Integer, long[]> reports, final List<Integer> members, final int me)
+    static List<long[]> stretches(final Map<Integer, long[]> reports, final List<Integer> members, final int me,
+        final long high)
     {
         long low = Long.MAX_VALUE;
         for (final int m : members)
         {
             low = Math.min(low, reports.get(m)[0]);
         }
-        final long high = target(reports, members);
         final List<Integer> byId = members.stream().sorted().toList();
         final List<long[]> mine = new ArrayList<>();
         long from = -1;
@@ -47,8 +37,9 @@ final class CatchUpPlan
             final int source = holder(reports, byId, p);
             if (source < 0)
             {
-                throw new IllegalStateException("no member's log holds write " + p + " (positions reported: " +
-                    describe(reports) + "); the store cannot recover it");
+                throw new IllegalStateException("no log of the view's members " + byId + " holds write " + p +
+                    " (positions reported: " + describe(reports) + "; the highest reported is " + high +
+                    "); the store cannot recover it");
             }
             if (source == me && from < 0)
             {

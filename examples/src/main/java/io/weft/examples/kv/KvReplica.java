@@ -11,12 +11,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -47,8 +44,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *     disk. A cold start of the whole group replays each log, then recovers before serving: each member multicasts
  *     RECOVER (its position and the first it holds a batch for); every position between the lowest and the highest
  *     is multicast again as CATCHUP by the lowest-id member whose log holds it; a member that reached the highest
- *     position multicasts RECOVERED; all serve once every member has. A joiner's state (a snapshot at its
- *     position) starts its log anew.</li>
+ *     position multicasts RECOVERED; all serve once every member has ({@link ColdStart}: a view change meanwhile
+ *     plans again among the survivors). A joiner's state (a snapshot at its position) starts its log anew.</li>
  * </ul>
  */
 public final class KvReplica implements AutoCloseable
@@ -66,12 +63,9 @@ public final class KvReplica implements AutoCloseable
     private final CountDownLatch serving = new CountDownLatch(1);
     /** Write position: batches with a write applied here (predicate thread; replay and state transfer before it). */
     private long applied;
-    /** Cold-start recovery (predicate thread): each member's position and first batch held, and who is done. */
-    private final Map<Integer, long[]> recoverReports = new HashMap<>();
-    private final Set<Integer> recoveredMembers = new HashSet<>();
+    /** Cold-start recovery (predicate thread; made at view 0 of a durable replica) and catch-ups ahead of it. */
+    private volatile ColdStart coldStart;
     private final TreeMap<Long, byte[]> early = new TreeMap<>();
-    private long recoveryTarget = -1;
-    private boolean recoveredSent;
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong reads = new AtomicLong();
     private final KvProposer proposer = new KvProposer(this::stop);
@@ -83,8 +77,8 @@ public final class KvReplica implements AutoCloseable
     };
     private volatile Group group;
     private volatile String down;
-    /** The members of the current view: told before any delivery in it. */
-    private volatile List<Integer> viewMembers = List.of();
+    /** The current view: told before any delivery in it. */
+    private volatile View view;
     private int me;
 
     /** Applies the writes of an encoded batch. */
@@ -130,7 +124,7 @@ public final class KvReplica implements AutoCloseable
         this.me = memberId;
         return builder.onDelivery(SUBGROUP, this::onMessage)
             .onFence(SUBGROUP, ticket -> onFence())
-            .onView(v -> viewMembers = v.members())
+            .onView(this::onView)
             .stateTransfer(new StateTransfer()
             {
                 @Override
@@ -167,11 +161,56 @@ public final class KvReplica implements AutoCloseable
         proposer.start(opened.subgroup(SUBGROUP), me, batchCapacity());
         if (log != null && coldStart)
         {
-            proposer.sendRaw(KvWire.message(KvWire.RECOVER, me, applied, log.firstBatch(), null));
+            proposer.sendRaw(KvWire.recover(me, applied, log.firstBatch(), 0));
         }
         else
         {
             serving.countDown();
+        }
+    }
+
+    /**
+     * Membership thread, before any delivery in {@code v}. View 0 of a durable replica starts a cold start's
+     * recovery; a later view while it runs starts a round among the survivors: this member reports again, with the
+     * position it reached (read here: the last view's deliveries are done, and this view's have not begun).
+     */
+    private void onView(final View v)
+    {
+        view = v;
+        if (v.id() == 0 && log != null)
+        {
+            coldStart = new ColdStart(me, v.members(), new ColdStart.Actions()
+            {
+                @Override
+                public void catchUp(final long from, final long to)
+                {
+                    Thread.ofPlatform().name("kv-catchup").start(() -> sendCatchUp(from, to)); // reads the log
+                }
+
+                @Override
+                public void recovered()
+                {
+                    proposer.sendRaw(KvWire.message(KvWire.RECOVERED, me, applied, 0, null));
+                }
+
+                @Override
+                public void serve()
+                {
+                    serving.countDown();
+                }
+
+                @Override
+                public void stop(final String reason)
+                {
+                    KvReplica.this.stop(reason);
+                }
+            });
+            return;
+        }
+        final ColdStart c = coldStart;
+        if (c != null && c.running())
+        {
+            proposer.sendRaw(KvWire.recover(me, applied, log.firstBatch(), v.id()));
         }
     }
 
@@ -299,10 +338,11 @@ public final class KvReplica implements AutoCloseable
         final int origin = in.getInt(KvWire.ORIGIN_OFFSET);
         switch (in.get(KvWire.KIND_OFFSET))
         {
-            case KvWire.RECOVER -> onRecover(origin, in.getLong(KvWire.SEQ_OFFSET), in.getLong(KvWire.NOW_OFFSET));
+            case KvWire.RECOVER -> recovery().onReport(origin, in.getInt(KvWire.ROUND_OFFSET),
+                in.getLong(KvWire.SEQ_OFFSET), in.getLong(KvWire.NOW_OFFSET), view.id(), view.members(), applied);
             case KvWire.CATCHUP -> onCatchUp(in.getLong(KvWire.SEQ_OFFSET),
                 Arrays.copyOfRange(bytes, KvWire.HEADER, bytes.length));
-            case KvWire.RECOVERED -> onRecovered(origin);
+            case KvWire.RECOVERED -> recovery().onRecovered(origin, view.members());
             default -> onBatch(origin, bytes);
         }
     }
@@ -384,28 +424,14 @@ public final class KvReplica implements AutoCloseable
 
     // ---- cold-start recovery (predicate thread) ----------------------------------------------------------------
 
-    private void onRecover(final int origin, final long position, final long firstBatch)
+    /**
+     * This member's cold start; a member in none (a joiner, which has its state from a donor; a member without a
+     * log, which sends no recovery messages) takes no part: a stand-in that does nothing.
+     */
+    private ColdStart recovery()
     {
-        recoverReports.put(origin, new long[] {position, firstBatch});
-        final List<Integer> members = viewMembers;
-        if (recoveryTarget >= 0 || !recoverReports.keySet().containsAll(members))
-        {
-            return;
-        }
-        recoveryTarget = CatchUpPlan.target(recoverReports, members);
-        try
-        {
-            for (final long[] stretch : CatchUpPlan.stretches(recoverReports, members, me))
-            {
-                Thread.ofPlatform().name("kv-catchup").start(() -> sendCatchUp(stretch[0], stretch[1])); // reads the log
-            }
-        }
-        catch (final IllegalStateException ex)
-        {
-            stop(ex.getMessage());
-            return;
-        }
-        checkRecovered();
+        final ColdStart c = coldStart;
+        return c != null ? c : ColdStart.NONE;
     }
 
     private void sendCatchUp(final long from, final long to)
@@ -436,7 +462,7 @@ public final class KvReplica implements AutoCloseable
                 logged();
             }
         }
-        checkRecovered();
+        recovery().onApplied(applied);
     }
 
     /**
@@ -459,24 +485,6 @@ public final class KvReplica implements AutoCloseable
         if (log.compactionDue() && serving.getCount() == 0) // not while catch-up threads read the log
         {
             log.compact(subgroup.persistedFrontier(), applied, store::snapshot);
-        }
-    }
-
-    private void checkRecovered()
-    {
-        if (recoveryTarget >= 0 && applied >= recoveryTarget && !recoveredSent)
-        {
-            recoveredSent = true;
-            proposer.sendRaw(KvWire.message(KvWire.RECOVERED, me, applied, 0, null));
-        }
-    }
-
-    private void onRecovered(final int origin)
-    {
-        recoveredMembers.add(origin);
-        if (recoveredMembers.containsAll(viewMembers))
-        {
-            serving.countDown(); // every member is at the same position: a client's batch comes after all catch-up
         }
     }
 

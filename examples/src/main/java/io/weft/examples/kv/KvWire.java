@@ -8,8 +8,8 @@ import java.util.List;
  * header of {@value #HEADER} bytes: version, kind, origin member id, then two longs and an int whose meaning depends
  * on the kind. A batch carries its sequence, its sender's clock reading and its count of writes, then each write as
  * its argument count and its arguments (length, bytes); only its origin member keeps its reads. RECOVER carries a
- * log position and the first position the log holds a batch for; CATCHUP a position, then a whole batch after the
- * header; RECOVERED a position.
+ * log position, the first position the log holds a batch for and the view of its round; CATCHUP a position, then a
+ * whole batch after the header; RECOVERED a position.
  */
 public final class KvWire
 {
@@ -33,6 +33,8 @@ public final class KvWire
     static final int NOW_OFFSET = 16;
     /** A batch's count of writes. */
     static final int WRITES_OFFSET = 24;
+    /** RECOVER's round: the view it reports in. */
+    static final int ROUND_OFFSET = 24;
 
     private KvWire()
     {
@@ -48,6 +50,14 @@ public final class KvWire
             out.put(batch);
         }
         return out.array();
+    }
+
+    /** A RECOVER: a member's log {@code position} and {@code firstBatch} held, for the round of view {@code round}. */
+    static byte[] recover(final int origin, final long position, final long firstBatch, final long round)
+    {
+        final byte[] m = message(RECOVER, origin, position, firstBatch, null);
+        ByteBuffer.wrap(m).putInt(ROUND_OFFSET, Math.toIntExact(round));
+        return m;
     }
 
     /** Writes a batch from {@code out}'s position on: the header, then the arguments of each write. */

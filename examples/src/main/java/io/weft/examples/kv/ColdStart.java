@@ -1,0 +1,165 @@
+package io.weft.examples.kv;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A cold start's recovery, decided on the delivery thread from what is delivered, so the same at every member: each
+ * member reports its log's position and first batch (RECOVER); once every member of the view reported in it, every
+ * position up to the highest ever reported (the target) is sent again by the lowest-id member of the view whose log
+ * holds it (CATCHUP); a member at the target says so (RECOVERED), and all serve once every member of the view did.
+ * <p>
+ * A view change during the recovery starts a round in the new view: each survivor reports again, with the position
+ * it reached, and the plan is made again among them, toward the same target. A member that failed after its report
+ * was delivered leaves nothing unknown (what only its log held and was not yet sent again stops the start, naming
+ * it); one that failed before may have held acknowledged writes no other log holds, so the start stops, naming it.
+ */
+final class ColdStart
+{
+    /** What the recovery asks of its replica. */
+    interface Actions
+    {
+        /** Sends the batches of positions {@code from..to} (inclusive) again, from this member's log. */
+        void catchUp(long from, long to);
+
+        /** Multicasts RECOVERED: this member reached the target. */
+        void recovered();
+
+        /** Every member of the view recovered: serve. */
+        void serve();
+
+        /** The recovery cannot go on, for {@code reason}. */
+        void stop(String reason);
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(ColdStart.class);
+
+    /** For a member in no cold start: it ends at once, so what it is told changes nothing. */
+    static final ColdStart NONE = new ColdStart(-1, List.of(), null);
+
+    private final int me;
+    private final List<Integer> initial;
+    private final Actions actions;
+    private final Set<Integer> reported = new HashSet<>();
+    private final Map<Integer, long[]> round = new HashMap<>();
+    private final Set<Integer> recovered = new HashSet<>();
+    private long roundView = -1;
+    private long plannedView = -1;
+    private long highest;
+    private long target = -1;
+    private boolean recoveredSent;
+    private volatile boolean ended; // read by the membership thread at a view change
+
+    /** The recovery of member {@code me} in a cold start of the members of view 0, {@code initial}. */
+    ColdStart(final int me, final List<Integer> initial, final Actions actions)
+    {
+        this.me = me;
+        this.initial = List.copyOf(initial);
+        this.actions = actions;
+        this.ended = actions == null;
+    }
+
+    /** Whether it still runs: not served, not stopped. */
+    boolean running()
+    {
+        return !ended;
+    }
+
+    /**
+     * A RECOVER of {@code origin}, sent for the round of view {@code sentIn}, delivered in view {@code viewId} of
+     * {@code members}; {@code applied} is this member's position now.
+     */
+    void onReport(final int origin, final long sentIn, final long position, final long firstBatch,
+        final long viewId, final List<Integer> members, final long applied)
+    {
+        if (ended)
+        {
+            return;
+        }
+        reported.add(origin);
+        highest = Math.max(highest, position);
+        if (sentIn != viewId) // a report of an earlier round, carried into this view: its position counts
+        {
+            return;
+        }
+        if (roundView != viewId)
+        {
+            roundView = viewId;
+            round.clear();
+        }
+        round.put(origin, new long[] {position, firstBatch});
+        if (plannedView == viewId || !round.keySet().containsAll(members))
+        {
+            return;
+        }
+        plannedView = viewId;
+        final Set<Integer> unknown = new TreeSet<>(initial);
+        unknown.removeAll(reported);
+        if (!unknown.isEmpty())
+        {
+            end();
+            actions.stop("member(s) " + unknown + " failed during the cold start before their logs' positions were " +
+                "known: they may hold acknowledged writes no other log holds; start the whole group again");
+            return;
+        }
+        target = highest;
+        final List<long[]> mine;
+        try
+        {
+            mine = CatchUpPlan.stretches(round, members, me, target);
+        }
+        catch (final IllegalStateException ex)
+        {
+            end();
+            actions.stop(ex.getMessage());
+            return;
+        }
+        LOG.info("member {}: cold start planned in view {}: {}; target {}; this member sends again {}", me, viewId,
+            CatchUpPlan.describe(round), target, mine.stream().map(s -> s[0] + ".." + s[1]).toList());
+        mine.forEach(s -> actions.catchUp(s[0], s[1]));
+        onApplied(applied);
+        serveIfAllRecovered(members);
+    }
+
+    /** This member's position moved to {@code applied} (a catch-up applied): says RECOVERED once at the target. */
+    void onApplied(final long applied)
+    {
+        if (!ended && target >= 0 && applied >= target && !recoveredSent)
+        {
+            recoveredSent = true;
+            actions.recovered();
+        }
+    }
+
+    /** A RECOVERED of {@code origin}, delivered in a view of {@code members}. */
+    void onRecovered(final int origin, final List<Integer> members)
+    {
+        if (ended)
+        {
+            return;
+        }
+        recovered.add(origin);
+        serveIfAllRecovered(members);
+    }
+
+    private void serveIfAllRecovered(final List<Integer> members)
+    {
+        if (!ended && recovered.containsAll(members))
+        {
+            end();
+            actions.serve(); // every member is at the target: a client's batch comes after all catch-up
+        }
+    }
+
+    private void end()
+    {
+        ended = true;
+    }
+}

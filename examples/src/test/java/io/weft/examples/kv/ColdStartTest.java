@@ -1,0 +1,165 @@
+package io.weft.examples.kv;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The cold start's decisions, fed what one member delivers. Three members' logs: member 0 at 70 holding 1..70, member
+ * 1 at 80 holding 61..80 (a snapshot at 60), member 2 at 40 holding 1..40.
+ */
+@Timeout(10)
+class ColdStartTest
+{
+    private static final List<Integer> ALL = List.of(0, 1, 2);
+    private static final List<Integer> SURVIVORS = List.of(0, 1);
+
+    /** What a {@link ColdStart} asked of its member, in order. */
+    private static final class Asked implements ColdStart.Actions
+    {
+        final List<String> done = new ArrayList<>();
+
+        @Override
+        public void catchUp(final long from, final long to)
+        {
+            done.add("catch-up " + from + ".." + to);
+        }
+
+        @Override
+        public void recovered()
+        {
+            done.add("recovered");
+        }
+
+        @Override
+        public void serve()
+        {
+            done.add("serve");
+        }
+
+        @Override
+        public void stop(final String reason)
+        {
+            done.add("stop: " + reason);
+        }
+    }
+
+    private static void reportAll(final ColdStart c, final long applied)
+    {
+        c.onReport(0, 0, 70, 1, 0, ALL, applied);
+        c.onReport(1, 0, 80, 61, 0, ALL, applied);
+        c.onReport(2, 0, 40, 1, 0, ALL, applied);
+    }
+
+    @Test
+    void everyPositionIsSentByTheLowestIdHolderAndAllServeOnceAllRecovered()
+    {
+        final Asked at0 = new Asked();
+        final ColdStart c0 = new ColdStart(0, ALL, at0);
+        reportAll(c0, 70);
+        assertEquals(List.of("catch-up 41..70"), at0.done);
+        c0.onApplied(80); // member 1's 71..80 applied
+        c0.onRecovered(1, ALL);
+        c0.onRecovered(0, ALL);
+        assertEquals(List.of("catch-up 41..70", "recovered"), at0.done, "member 2 not yet recovered");
+        c0.onRecovered(2, ALL);
+        assertEquals(List.of("catch-up 41..70", "recovered", "serve"), at0.done);
+        assertFalse(c0.running());
+    }
+
+    /**
+     * Member 2 fails after its report, before its RECOVERED: the survivors, both at the target, report in view 1 and
+     * serve once both RECOVERED are delivered (there, before the view change).
+     */
+    @Test
+    void aMemberThatFailsAfterItsReportLeavesTheSurvivorsToServe()
+    {
+        final Asked at1 = new Asked();
+        final ColdStart c1 = new ColdStart(1, ALL, at1);
+        reportAll(c1, 80);
+        assertEquals(List.of("catch-up 71..80", "recovered"), at1.done);
+        c1.onRecovered(0, ALL);
+        c1.onRecovered(1, ALL);
+        assertTrue(c1.running(), "waits for member 2");
+        c1.onReport(1, 1, 80, 61, 1, SURVIVORS, 80);
+        assertTrue(c1.running(), "waits for member 0's report in view 1");
+        c1.onReport(0, 1, 80, 1, 1, SURVIVORS, 80);
+        assertEquals(List.of("catch-up 71..80", "recovered", "serve"), at1.done);
+    }
+
+    /**
+     * Member 1, the only holder of 71..80, fails before its catch-up is delivered: in view 1 nobody holds 71, and the
+     * start stops naming it rather than serve without writes that may have been acknowledged.
+     */
+    @Test
+    void aHolderThatFailsBeforeItsCatchUpStopsTheStartNamingTheWrite()
+    {
+        final Asked at0 = new Asked();
+        final ColdStart c0 = new ColdStart(0, ALL, at0);
+        reportAll(c0, 70);
+        c0.onReport(0, 1, 70, 1, 1, List.of(0, 2), 70);
+        c0.onReport(2, 1, 70, 1, 1, List.of(0, 2), 70); // member 2 applied 41..70 before the view change
+        assertEquals(2, at0.done.size(), at0.done.toString());
+        assertTrue(at0.done.get(1).startsWith("stop: no log of the view's members [0, 2] holds write 71"),
+            at0.done.get(1));
+    }
+
+    /** Member 0 fails before its catch-up is delivered; member 1's log holds 61..70 too: it sends them in view 1. */
+    @Test
+    void anotherHolderSendsWhatAFailedMemberWasToSend()
+    {
+        final Asked at1 = new Asked();
+        final ColdStart c1 = new ColdStart(1, ALL, at1);
+        reportAll(c1, 80);
+        c1.onReport(1, 1, 80, 61, 1, List.of(1, 2), 80);
+        c1.onReport(2, 1, 40, 1, 1, List.of(1, 2), 80);
+        assertTrue(at1.done.get(2).startsWith("stop: no log of the view's members [1, 2] holds write 41"),
+            "41..60 were member 0's alone: " + at1.done);
+
+        final Asked again = new Asked();
+        final ColdStart other = new ColdStart(1, ALL, again);
+        reportAll(other, 80);
+        other.onReport(1, 1, 80, 61, 1, List.of(1, 2), 80);
+        other.onReport(2, 1, 65, 1, 1, List.of(1, 2), 80); // member 2 had 41..65 delivered from member 0
+        assertEquals(List.of("catch-up 71..80", "recovered", "catch-up 66..80"), again.done);
+    }
+
+    /** Member 2 fails before its report is delivered: its log may hold acknowledged writes, so the start stops. */
+    @Test
+    void aMemberThatFailsBeforeItsReportStopsTheStartNamingIt()
+    {
+        final Asked at0 = new Asked();
+        final ColdStart c0 = new ColdStart(0, ALL, at0);
+        c0.onReport(0, 0, 70, 1, 0, ALL, 70);
+        c0.onReport(1, 0, 80, 61, 0, ALL, 70);
+        c0.onReport(0, 1, 70, 1, 1, SURVIVORS, 70);
+        c0.onReport(1, 1, 80, 61, 1, SURVIVORS, 70);
+        assertEquals(1, at0.done.size(), at0.done.toString());
+        assertTrue(at0.done.get(0).startsWith("stop: member(s) [2] failed during the cold start before their " +
+            "logs' positions were known"), at0.done.get(0));
+        assertFalse(c0.running());
+    }
+
+    /** A report of view 0 delivered in view 1 (sent again by the group) counts toward the target, not the round. */
+    @Test
+    void aReportOfAnEarlierRoundCountsForTheTargetOnly()
+    {
+        final Asked at0 = new Asked();
+        final ColdStart c0 = new ColdStart(0, ALL, at0);
+        c0.onReport(0, 0, 70, 1, 0, ALL, 70);
+        c0.onReport(1, 0, 80, 61, 0, ALL, 70);
+        c0.onReport(2, 0, 40, 1, 1, SURVIVORS, 70); // member 2's, carried into view 1: it failed after sending it
+        assertTrue(at0.done.isEmpty(), at0.done.toString());
+        c0.onReport(0, 1, 70, 1, 1, SURVIVORS, 70);
+        c0.onReport(1, 1, 80, 61, 1, SURVIVORS, 70);
+        assertEquals(List.of(), at0.done, "member 1 sends 71..80; member 0 has nothing to send");
+        c0.onApplied(80);
+        assertEquals(List.of("recovered"), at0.done);
+    }
+}
