@@ -57,6 +57,13 @@ class ColdStartTest
         c.onReport(2, 0, 40, 1, 0, ALL, applied);
     }
 
+    /** Member 0's and member 1's reports in view {@code view} of {@code members}, delivered at member 0 (at 70). */
+    private static void reportZeroAndOne(final ColdStart c, final long view, final List<Integer> members)
+    {
+        c.onReport(0, view, 70, 1, view, members, 70);
+        c.onReport(1, view, 80, 61, view, members, 70);
+    }
+
     @Test
     void everyPositionIsSentByTheLowestIdHolderAndAllServeOnceAllRecovered()
     {
@@ -95,39 +102,45 @@ class ColdStartTest
 
     /**
      * Member 1, the only holder of 71..80, fails before its catch-up is delivered: in view 1 nobody holds 71, and the
-     * start stops naming it rather than serve without writes that may have been acknowledged.
+     * start stops naming it rather than serve without writes that may have been acknowledged. (Member 2 applied
+     * 41..70 before the view change.)
      */
     @Test
     void aHolderThatFailsBeforeItsCatchUpStopsTheStartNamingTheWrite()
     {
-        final Asked at0 = new Asked();
-        final ColdStart c0 = new ColdStart(0, ALL, at0);
-        reportAll(c0, 70);
-        c0.onReport(0, 1, 70, 1, 1, List.of(0, 2), 70);
-        c0.onReport(2, 1, 70, 1, 1, List.of(0, 2), 70); // member 2 applied 41..70 before the view change
-        assertEquals(2, at0.done.size(), at0.done.toString());
-        assertTrue(at0.done.get(1).startsWith("stop: no log of the view's members [0, 2] holds write 71"),
-            at0.done.get(1));
+        final List<String> done = inViewOne(0, 70, List.of(0, 2), new long[] {0, 70, 1}, new long[] {2, 70, 1});
+        assertEquals(2, done.size(), done.toString());
+        assertTrue(done.get(1).startsWith("stop: no log of the view's members [0, 2] holds write 71"), done.get(1));
     }
 
-    /** Member 0 fails before its catch-up is delivered; member 1's log holds 61..70 too: it sends them in view 1. */
+    /**
+     * Member 0 fails before its catch-up is delivered. Where member 2 had 41..65 delivered from it, member 1's log
+     * holds the rest (61..80) and sends 66..80 in view 1; where member 2 had none of it, 41..60 were member 0's alone.
+     */
     @Test
     void anotherHolderSendsWhatAFailedMemberWasToSend()
     {
-        final Asked at1 = new Asked();
-        final ColdStart c1 = new ColdStart(1, ALL, at1);
-        reportAll(c1, 80);
-        c1.onReport(1, 1, 80, 61, 1, List.of(1, 2), 80);
-        c1.onReport(2, 1, 40, 1, 1, List.of(1, 2), 80);
-        assertTrue(at1.done.get(2).startsWith("stop: no log of the view's members [1, 2] holds write 41"),
-            "41..60 were member 0's alone: " + at1.done);
+        assertEquals(List.of("catch-up 71..80", "recovered", "catch-up 66..80"),
+            inViewOne(1, 80, List.of(1, 2), new long[] {1, 80, 61}, new long[] {2, 65, 1}));
+        final List<String> done = inViewOne(1, 80, List.of(1, 2), new long[] {1, 80, 61}, new long[] {2, 40, 1});
+        assertTrue(done.get(2).startsWith("stop: no log of the view's members [1, 2] holds write 41"), done.toString());
+    }
 
-        final Asked again = new Asked();
-        final ColdStart other = new ColdStart(1, ALL, again);
-        reportAll(other, 80);
-        other.onReport(1, 1, 80, 61, 1, List.of(1, 2), 80);
-        other.onReport(2, 1, 65, 1, 1, List.of(1, 2), 80); // member 2 had 41..65 delivered from member 0
-        assertEquals(List.of("catch-up 71..80", "recovered", "catch-up 66..80"), again.done);
+    /**
+     * What member {@code me} (at {@code applied}) is asked to do: every member's report in view 0, then the
+     * {@code survivors}' reports in view 1, each {@code {member, position, first batch}}.
+     */
+    private static List<String> inViewOne(final int me, final long applied, final List<Integer> survivors,
+        final long[]... reports)
+    {
+        final Asked asked = new Asked();
+        final ColdStart c = new ColdStart(me, ALL, asked);
+        reportAll(c, applied);
+        for (final long[] r : reports)
+        {
+            c.onReport((int)r[0], 1, r[1], r[2], 1, survivors, applied);
+        }
+        return asked.done;
     }
 
     /** Member 2 fails before its report is delivered: its log may hold acknowledged writes, so the start stops. */
@@ -136,10 +149,8 @@ class ColdStartTest
     {
         final Asked at0 = new Asked();
         final ColdStart c0 = new ColdStart(0, ALL, at0);
-        c0.onReport(0, 0, 70, 1, 0, ALL, 70);
-        c0.onReport(1, 0, 80, 61, 0, ALL, 70);
-        c0.onReport(0, 1, 70, 1, 1, SURVIVORS, 70);
-        c0.onReport(1, 1, 80, 61, 1, SURVIVORS, 70);
+        reportZeroAndOne(c0, 0, ALL);
+        reportZeroAndOne(c0, 1, SURVIVORS);
         assertEquals(1, at0.done.size(), at0.done.toString());
         assertTrue(at0.done.get(0).startsWith("stop: member(s) [2] failed during the cold start before their " +
             "logs' positions were known"), at0.done.get(0));
@@ -152,12 +163,10 @@ class ColdStartTest
     {
         final Asked at0 = new Asked();
         final ColdStart c0 = new ColdStart(0, ALL, at0);
-        c0.onReport(0, 0, 70, 1, 0, ALL, 70);
-        c0.onReport(1, 0, 80, 61, 0, ALL, 70);
+        reportZeroAndOne(c0, 0, ALL);
         c0.onReport(2, 0, 40, 1, 1, SURVIVORS, 70); // member 2's, carried into view 1: it failed after sending it
         assertTrue(at0.done.isEmpty(), at0.done.toString());
-        c0.onReport(0, 1, 70, 1, 1, SURVIVORS, 70);
-        c0.onReport(1, 1, 80, 61, 1, SURVIVORS, 70);
+        reportZeroAndOne(c0, 1, SURVIVORS);
         assertEquals(List.of(), at0.done, "member 1 sends 71..80; member 0 has nothing to send");
         c0.onApplied(80);
         assertEquals(List.of("recovered"), at0.done);
