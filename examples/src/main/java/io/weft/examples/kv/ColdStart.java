@@ -95,7 +95,8 @@ final class ColdStart
             round.clear();
         }
         round.put(origin, new long[] {position, firstBatch});
-        if (plannedView == viewId || !round.keySet().containsAll(members))
+        final List<Integer> taking = taking(members);
+        if (plannedView == viewId || !round.keySet().containsAll(taking))
         {
             return;
         }
@@ -113,7 +114,7 @@ final class ColdStart
         final List<long[]> mine;
         try
         {
-            mine = CatchUpPlan.stretches(round, members, me, target);
+            mine = CatchUpPlan.stretches(round, taking, me, target);
         }
         catch (final IllegalStateException ex)
         {
@@ -151,11 +152,20 @@ final class ColdStart
 
     private void serveIfAllRecovered(final List<Integer> members)
     {
-        if (!ended && recovered.containsAll(members))
+        if (!ended && recovered.containsAll(taking(members)))
         {
             end();
             actions.serve(); // every member is at the target: a client's batch comes after all catch-up
         }
+    }
+
+    /**
+     * The members of a view that take part: those of view 0. A joiner takes none (its state comes from a donor, and
+     * a donor that still recovers refuses it: {@link KvSnapshot}); waiting for its report would stall the others.
+     */
+    private List<Integer> taking(final List<Integer> members)
+    {
+        return members.stream().filter(initial::contains).toList();
     }
 
     private void end()

@@ -130,21 +130,18 @@ public final class KvReplica implements AutoCloseable
                 @Override
                 public byte[] snapshot()
                 {
-                    final byte[] state = store.snapshot();
-                    return ByteBuffer.allocate(8 + state.length).putLong(applied).put(state).array();
+                    return KvSnapshot.encode(applied, recovery().running(), store.snapshot());
                 }
 
                 @Override
                 public void install(final byte[] snapshot)
                 {
-                    final ByteBuffer in = ByteBuffer.wrap(snapshot);
-                    final long position = in.getLong();
-                    final byte[] state = Arrays.copyOfRange(snapshot, 8, snapshot.length);
-                    store.install(state);
-                    applied = position;
+                    final KvSnapshot received = KvSnapshot.decode(snapshot); // refuses a donor that still recovers
+                    store.install(received.state());
+                    applied = received.position();
                     if (log != null)
                     {
-                        log.appendSnapshot(position, state); // the log starts again from the state received
+                        log.appendSnapshot(applied, received.state()); // the log starts again from the state received
                     }
                 }
             })
@@ -352,6 +349,14 @@ public final class KvReplica implements AutoCloseable
         final ByteBuffer in = ByteBuffer.wrap(bytes);
         final long seq = in.getLong(KvWire.SEQ_OFFSET);
         final boolean write = in.getInt(KvWire.WRITES_OFFSET) > 0;
+        if (write && recovery().running())
+        {
+            // only a member that serves proposes, and the cold start's members serve together, after it: this came
+            // from one outside it; applied, its position would differ between members still catching up
+            stop("member " + origin + " sent client writes during the cold start's recovery (one outside it, such " +
+                "as a joiner, served before the group recovered): their positions would differ between members");
+            return;
+        }
         if (write)
         {
             applied++;

@@ -157,6 +157,28 @@ class ColdStartTest
         assertFalse(c0.running());
     }
 
+    /**
+     * Member 3 joined in view 1 (refused, or not yet removed): it takes no part, and the others plan and serve
+     * without its report or RECOVERED.
+     */
+    @Test
+    void aJoinerInTheViewIsNotWaitedFor()
+    {
+        final Asked at0 = new Asked();
+        final ColdStart c0 = new ColdStart(0, ALL, at0);
+        final List<Integer> withJoiner = List.of(0, 1, 2, 3);
+        c0.onReport(0, 1, 70, 1, 1, withJoiner, 70);
+        c0.onReport(1, 1, 80, 61, 1, withJoiner, 70);
+        c0.onReport(2, 1, 40, 1, 1, withJoiner, 70);
+        assertEquals(List.of("catch-up 41..70"), at0.done);
+        c0.onApplied(80);
+        for (final int m : ALL)
+        {
+            c0.onRecovered(m, withJoiner);
+        }
+        assertEquals(List.of("catch-up 41..70", "recovered", "serve"), at0.done);
+    }
+
     /** A report of view 0 delivered in view 1 (sent again by the group) counts toward the target, not the round. */
     @Test
     void aReportOfAnEarlierRoundCountsForTheTargetOnly()
