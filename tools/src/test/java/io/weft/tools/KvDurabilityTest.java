@@ -78,7 +78,7 @@ class KvDurabilityTest
         io.weft.tools.KvLogFixtures.write(logs.resolve("member-0"), 0, 1, CATCH_UP_TO);
         io.weft.tools.KvLogFixtures.write(logs.resolve("member-1"), 0, 1, CATCH_UP_TO);
         io.weft.tools.KvLogFixtures.write(logs.resolve("member-2"), 0, 1, 40);
-        try (KvProcesses kv = KvProcesses.starting(dir, 3, logs))
+        try (KvProcesses kv = KvProcesses.starting(dir, 3, 3, logs))
         {
             kv.get(0).awaitOutput("member 0: cold start planned in view 0", java.time.Duration.ofSeconds(60));
             kv.get(2).kill();
@@ -98,6 +98,41 @@ class KvDurabilityTest
                     assertTrue(j.info().contains("weft_write_position:" + CATCH_UP_TO), j.info());
                 }
             }
+        }
+    }
+
+    /**
+     * Member 3 joins while members 0-2 recover (member 1 catches up from 40 to {@value #CATCH_UP_TO}): its donor's
+     * state says so, and it refuses it (it would serve before the others, from a state not caught up); its join fails
+     * with the reason, and members 0-2 serve every write without waiting for it. Member 0, which sends 41.. again,
+     * sends nothing more in the rounds of later views: what it queued in its first plan arrives anyway.
+     */
+    @Test
+    void aJoinerAdmittedDuringAColdStartIsRefusedAndTheOthersServeEveryWrite() throws Exception
+    {
+        final Path logs = dir.resolve("logs");
+        io.weft.tools.KvLogFixtures.write(logs.resolve("member-0"), 0, 1, CATCH_UP_TO);
+        io.weft.tools.KvLogFixtures.write(logs.resolve("member-1"), 0, 1, 40);
+        io.weft.tools.KvLogFixtures.write(logs.resolve("member-2"), 0, 1, CATCH_UP_TO);
+        try (KvProcesses kv = KvProcesses.starting(dir, 4, 3, logs))
+        {
+            kv.get(3).awaitOutput("the group is still in a cold start's recovery", java.time.Duration.ofSeconds(60));
+            for (int i = 0; i < 3; i++)
+            {
+                kv.awaitServing(i);
+                try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(i)))
+                {
+                    assertEquals(CATCH_UP_TO, j.dbSize(), "member " + i);
+                    assertTrue(j.info().contains("weft_write_position:" + CATCH_UP_TO), j.info());
+                }
+            }
+            final Matcher plans = Pattern.compile("member 0: cold start planned in view .*").matcher(kv.get(0).output());
+            assertTrue(plans.find(), "member 0 planned"); // in view 0, or in view 1 if the joiner came first
+            while (plans.find())
+            {
+                assertTrue(plans.group().contains("this member sends again []"), plans.group());
+            }
+            assertTrue(kv.get(3).awaitExit(java.time.Duration.ofSeconds(30)) != 0, "the joiner exits with an error");
         }
     }
 

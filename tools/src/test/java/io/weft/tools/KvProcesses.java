@@ -2,6 +2,7 @@ package io.weft.tools;
 
 import io.weft.config.ConfigWriter;
 import io.weft.config.LocalPorts;
+import io.weft.config.MembershipConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
 import io.weft.testkit.MemberProcess;
@@ -40,17 +41,21 @@ final class KvProcesses implements AutoCloseable
     KvProcesses(final Path dir, final int members, final String reads, final Path logs, final long compactAfter)
         throws Exception
     {
-        this(dir, members, reads, logs, compactAfter, true);
+        this(dir, members, members, reads, logs, compactAfter, true);
     }
 
-    /** Starts {@code members} durable members and returns at once: the test watches their cold start itself. */
-    static KvProcesses starting(final Path dir, final int members, final Path logs) throws Exception
+    /**
+     * Starts {@code members} durable members and returns at once: the test watches their cold start itself. Members
+     * from {@code initial} on are outside view 0 and join.
+     */
+    static KvProcesses starting(final Path dir, final int members, final int initial, final Path logs)
+        throws Exception
     {
-        return new KvProcesses(dir, members, "linearizable", logs, io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES,
-            false);
+        return new KvProcesses(dir, members, initial, "linearizable", logs,
+            io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES, false);
     }
 
-    private KvProcesses(final Path dir, final int members, final String reads, final Path logs,
+    private KvProcesses(final Path dir, final int members, final int initial, final String reads, final Path logs,
         final long compactAfter, final boolean awaitServing) throws Exception
     {
         this.compactAfter = compactAfter;
@@ -58,14 +63,18 @@ final class KvProcesses implements AutoCloseable
         this.reads = reads;
         this.logs = logs;
         final List<Integer> free = LocalPorts.free(3 * members);
-        final WeftConfig cfg = KvCommand.config(TransportKind.TCP, free.subList(0, 2 * members));
+        final WeftConfig all = KvCommand.config(TransportKind.TCP, free.subList(0, 2 * members));
+        final MembershipConfig m = all.membership();
+        final WeftConfig cfg = new WeftConfig(all.memberId(), all.group(), all.transport(), all.idle(), all.failure(),
+            all.subgroups(), all.smc(), new MembershipConfig(all.membership().initialView().subList(0, initial),
+            m.secret(), m.sendDuringViewChange(), m.joinTimeout(), m.runtimeSubgroups()), all.dds());
         this.config = Files.writeString(dir.resolve("kv.conf"), ConfigWriter.render(cfg));
         this.ports = free.subList(2 * members, 3 * members);
         try
         {
             for (int i = 0; i < members; i++)
             {
-                processes.add(start(i, false));
+                processes.add(start(i, i >= initial));
             }
             for (int i = 0; i < members && awaitServing; i++)
             {

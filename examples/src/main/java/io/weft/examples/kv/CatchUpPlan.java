@@ -54,6 +54,38 @@ final class CatchUpPlan
         return mine;
     }
 
+    /**
+     * {@code stretches} less the positions of {@code sent} (both {@code {from, to}}, inclusive, in order): what a
+     * member sent again in an earlier round reaches every member anyway (what its proposer still holds is sent in a
+     * later view, and what the view change cut off, the group sends again).
+     */
+    static List<long[]> minus(final List<long[]> stretches, final List<long[]> sent)
+    {
+        List<long[]> left = stretches;
+        for (final long[] cut : sent)
+        {
+            final List<long[]> next = new ArrayList<>();
+            for (final long[] s : left)
+            {
+                if (s[1] < cut[0] || cut[1] < s[0])
+                {
+                    next.add(s);
+                    continue;
+                }
+                if (s[0] < cut[0])
+                {
+                    next.add(new long[] {s[0], cut[0] - 1});
+                }
+                if (cut[1] < s[1])
+                {
+                    next.add(new long[] {cut[1] + 1, s[1]});
+                }
+            }
+            left = next;
+        }
+        return left;
+    }
+
     private static int holder(final Map<Integer, long[]> reports, final List<Integer> byId, final long p)
     {
         for (final int m : byId)

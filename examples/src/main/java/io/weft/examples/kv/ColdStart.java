@@ -3,6 +3,7 @@ package io.weft.examples.kv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -50,6 +51,7 @@ final class ColdStart
     private final Set<Integer> reported = new HashSet<>();
     private final Map<Integer, long[]> round = new HashMap<>();
     private final Set<Integer> recovered = new HashSet<>();
+    private final List<long[]> sent = new ArrayList<>();
     private long roundView = -1;
     private long plannedView = -1;
     private long highest;
@@ -114,7 +116,7 @@ final class ColdStart
         final List<long[]> mine;
         try
         {
-            mine = CatchUpPlan.stretches(round, taking, me, target);
+            mine = CatchUpPlan.minus(CatchUpPlan.stretches(round, taking, me, target), sent);
         }
         catch (final IllegalStateException ex)
         {
@@ -122,8 +124,10 @@ final class ColdStart
             actions.stop(ex.getMessage());
             return;
         }
-        LOG.info("member {}: cold start planned in view {}: {}; target {}; this member sends again {}", me, viewId,
-            CatchUpPlan.describe(round), target, mine.stream().map(s -> s[0] + ".." + s[1]).toList());
+        LOG.info("member {}: cold start planned in view {}: {}; target {}; this member sends again {} (besides what " +
+            "it sent in earlier rounds)", me, viewId, CatchUpPlan.describe(round), target,
+            mine.stream().map(s -> s[0] + ".." + s[1]).toList());
+        sent.addAll(mine);
         mine.forEach(s -> actions.catchUp(s[0], s[1]));
         onApplied(applied);
         serveIfAllRecovered(members);
