@@ -71,7 +71,8 @@ public final class SampleLog implements AutoCloseable
 
     /**
      * Opens (creating it if needed) the log in {@code directory} for appending, after checking every entry it holds:
-     * positions in order from 0 and CRCs right. Its pages leave the page cache once on disk ({@link DropBehind}).
+     * positions in order from 0 and CRCs right. Its pages leave the page cache once on disk ({@link DropBehind}). A
+     * cycle file whose creation a kill cut short is set aside first ({@link UnfinishedCycles}).
      *
      * @throws IllegalStateException naming the first bad entry.
      */
@@ -91,6 +92,7 @@ public final class SampleLog implements AutoCloseable
         {
             throw new IllegalStateException("cannot create the log directory " + directory + ": " + ex.getMessage(), ex);
         }
+        UnfinishedCycles.setAside(directory);
         final SampleLog log = new SampleLog(directory, build(directory, false), true, dropBehind);
         try
         {
