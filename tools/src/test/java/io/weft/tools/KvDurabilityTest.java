@@ -86,7 +86,8 @@ class KvDurabilityTest
             {
                 kv.awaitServing(i);
                 final String out = kv.get(i).output();
-                assertTrue(out.indexOf("VIEW 1 members=[0, 1]") < out.indexOf("kv serving"), "member " + i +
+                final int removed = out.indexOf("VIEW 1 members=[0, 1]");
+                assertTrue(removed >= 0 && removed < out.indexOf("kv serving"), "member " + i +
                     " serves in view 1, after member 2 was removed mid-recovery:\n" + out);
                 try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(i)))
                 {
