@@ -32,13 +32,12 @@ final class UnfinishedCycles
     }
 
     /**
-     * Renames every cycle file ({@code *.cq4}) of {@code directory} whose first header is unfinished; returns the
-     * files set aside. Only for the log's one appending process, before it opens the log: a live writer's file would
-     * be mistaken for one.
+     * Renames every cycle file ({@code *.cq4}) of {@code directory} whose first header is unfinished. Only for the
+     * log's one appending process, before it opens the log: a live writer's file would be mistaken for one.
      *
      * @throws IllegalStateException a file that cannot be read or renamed, naming it.
      */
-    static List<Path> setAside(final Path directory)
+    static void setAside(final Path directory)
     {
         try (Stream<Path> files = Files.list(directory))
         {
@@ -52,7 +51,6 @@ final class UnfinishedCycles
                     "created the file, which holds no entry): set aside as {}", directory, f.getFileName(),
                     aside.getFileName());
             }
-            return unfinished;
         }
         catch (final IOException ex)
         {

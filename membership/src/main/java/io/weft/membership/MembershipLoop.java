@@ -175,9 +175,9 @@ final class MembershipLoop implements Runnable
             {
                 try
                 {
-                    l.onMemberFailure(e.idAt(rank), reason); // on a transport's thread, which logs what it throws
+                    l.onMemberFailure(e.idAt(rank), reason); // a transport's or the detector's thread
                 }
-                catch (final Error ex) // would end that thread (a transport's, or the detector's) with it
+                catch (final Error ex) // would end that thread; the table logs a RuntimeException
                 {
                     onThreadFailure(e, "its failure listener", ex);
                 }

@@ -75,8 +75,8 @@ final class KvMemberCommand implements Callable<Integer>
         if (!replica.awaitServing(RECOVERY_TIMEOUT))
         {
             System.out.printf("member %d: FAILED: %s%n", member.id, replica.down() != null ? replica.down() :
-                "the group did not recover within " + RECOVERY_TIMEOUT.toSeconds() + " s (a member that joined " +
-                "during it? see docs/kv.md, Limits)");
+                "the group did not recover within " + RECOVERY_TIMEOUT.toSeconds() + " s (a catch-up longer than " +
+                "that, or a member stuck and not removed?)");
             replica.close();
             return SstMember.EXIT_MEMBER_FAILED;
         }

@@ -54,8 +54,8 @@ final class ColdStart
     private final List<long[]> sent = new ArrayList<>();
     private long roundView = -1;
     private long plannedView = -1;
+    /** The highest position ever reported; once a round planned (every member of view 0 reported), the target. */
     private long highest;
-    private long target = -1;
     private boolean recoveredSent;
     private volatile boolean ended; // read by the membership thread at a view change
 
@@ -112,11 +112,10 @@ final class ColdStart
                 "known: they may hold acknowledged writes no other log holds; start the whole group again");
             return;
         }
-        target = highest;
         final List<long[]> mine;
         try
         {
-            mine = CatchUpPlan.minus(CatchUpPlan.stretches(round, taking, me, target), sent);
+            mine = CatchUpPlan.minus(CatchUpPlan.stretches(round, taking, me, highest), sent);
         }
         catch (final IllegalStateException ex)
         {
@@ -125,7 +124,7 @@ final class ColdStart
             return;
         }
         LOG.info("member {}: cold start planned in view {}: {}; target {}; this member sends again {} (besides what " +
-            "it sent in earlier rounds)", me, viewId, CatchUpPlan.describe(round), target,
+            "it sent in earlier rounds)", me, viewId, CatchUpPlan.describe(round), highest,
             mine.stream().map(s -> s[0] + ".." + s[1]).toList());
         sent.addAll(mine);
         mine.forEach(s -> actions.catchUp(s[0], s[1]));
@@ -136,7 +135,7 @@ final class ColdStart
     /** This member's position moved to {@code applied} (a catch-up applied): says RECOVERED once at the target. */
     void onApplied(final long applied)
     {
-        if (!ended && target >= 0 && applied >= target && !recoveredSent)
+        if (!ended && plannedView >= 0 && applied >= highest && !recoveredSent)
         {
             recoveredSent = true;
             actions.recovered();
