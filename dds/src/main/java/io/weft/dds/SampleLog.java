@@ -38,7 +38,7 @@ public final class SampleLog implements AutoCloseable
     /** Bytes of entries one excerpt takes at most: far below Chronicle's limit, large enough to share its cost. */
     static final int RUN_BYTES = 256 * 1024;
     /** Entries between two marks of the in-memory index: 16 bytes of heap per this many entries. */
-    static final int MARK_EVERY = 4096;
+    public static final int MARK_EVERY = 4096;
 
     private final Path directory;
     private final ChronicleQueue queue;
@@ -253,8 +253,11 @@ public final class SampleLog implements AutoCloseable
         return read(from, Long.MAX_VALUE, consumer);
     }
 
-    /** As {@link #read(long, Consumer)}, up to position {@code to} (exclusive) at the most. */
-    long read(final long from, final long to, final Consumer<LoggedSample> consumer)
+    /**
+     * As {@link #read(long, Consumer)}, up to position {@code to} (exclusive) at the most: a reader that takes a long
+     * log a part at a time (it seeks to the last in-memory mark at or before {@code from}).
+     */
+    public long read(final long from, final long to, final Consumer<LoggedSample> consumer)
     {
         try (ExcerptTailer tailer = queue.createTailer())
         {

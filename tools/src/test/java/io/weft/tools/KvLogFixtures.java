@@ -42,17 +42,56 @@ public final class KvLogFixtures
         }
     }
 
+    /**
+     * Writes a log in {@code directory} of batches for write positions {@code from..to} with large values: each
+     * {@code SET k<p % keys> <value(p, valueBytes)>}.
+     */
+    public static void writeLarge(final Path directory, final long from, final long to, final int keys,
+        final int valueBytes)
+    {
+        try (KvLog log = new KvLog(directory))
+        {
+            for (long p = from; p <= to; p++)
+            {
+                final byte[] batch = batch(p, set("k" + p % keys, value(p, valueBytes)));
+                log.appendBatch(p, batch, batch.length);
+            }
+        }
+    }
+
+    /** The value write position {@code p} of {@link #writeLarge} sets: {@code v<p>}, then dots to its length. */
+    public static String value(final long p, final int valueBytes)
+    {
+        final String head = "v" + p;
+        return head + ".".repeat(valueBytes - head.length());
+    }
+
     private static List<byte[]> set(final long p)
     {
-        return List.of("SET".getBytes(StandardCharsets.US_ASCII), ("k" + p).getBytes(StandardCharsets.US_ASCII),
-            ("v" + p).getBytes(StandardCharsets.US_ASCII));
+        return set("k" + p, "v" + p);
+    }
+
+    private static List<byte[]> set(final String key, final String value)
+    {
+        return List.of("SET".getBytes(StandardCharsets.US_ASCII), key.getBytes(StandardCharsets.US_ASCII),
+            value.getBytes(StandardCharsets.US_ASCII));
     }
 
     /** One batch as {@link KvReplica} sends it: one write of three arguments. */
     private static byte[] batch(final long p)
     {
-        final ByteBuffer out = ByteBuffer.allocate(KvWire.HEADER + 4 + 3 * 4 + 64);
-        KvWire.encodeBatch(out, 9, p, 1_000, List.of(set(p)));
+        return batch(p, set(p));
+    }
+
+    private static byte[] batch(final long p, final List<byte[]> write)
+    {
+        int bytes = KvWire.HEADER + 4 + 4 * write.size();
+        for (final byte[] argument : write)
+        {
+            bytes += argument.length;
+        }
+        final ByteBuffer out = ByteBuffer.allocate(bytes + 64);
+        KvWire.encodeBatch(out, 9, p, 1_000, List.of(write));
         return java.util.Arrays.copyOf(out.array(), out.position());
     }
 }

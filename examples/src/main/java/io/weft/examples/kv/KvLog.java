@@ -10,9 +10,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.ObjLongConsumer;
 import java.util.stream.Stream;
 
 /**
@@ -28,6 +28,8 @@ import java.util.stream.Stream;
  */
 public final class KvLog implements AutoCloseable
 {
+    /** Log entries read at a time by {@link #forEachBatch}: one in-memory mark's worth, so each read seeks to one. */
+    private static final long READ_ENTRIES = SampleLog.MARK_EVERY;
     /** Batches appended after which a compaction is due by default: 64 MiB of them. */
     public static final long COMPACT_AFTER_BYTES = 64L << 20;
     private static final Logger LOG = LoggerFactory.getLogger(KvLog.class);
@@ -216,7 +218,7 @@ public final class KvLog implements AutoCloseable
         final long last;
         try (SampleLog fresh = SampleLog.open(next))
         {
-            last = readRun(start, g, (batch, p) -> fresh.append(BATCH, p, batch, batch.length));
+            last = forEachBatch(start, g, () -> false, (batch, p) -> fresh.append(BATCH, p, batch, batch.length));
             fresh.append(SNAPSHOT, g, state, state.length);
         }
         final long first = last == g ? start : g + 1; // a tail that does not reach g is no run of the log's end
@@ -287,31 +289,36 @@ public final class KvLog implements AutoCloseable
         return firstBatch;
     }
 
-    /** The batches of write positions {@code from..to} this log holds, in order (a cold start's catch-up). */
-    List<byte[]> batches(final long from, final long to)
-    {
-        final List<byte[]> found = new ArrayList<>();
-        readRun(from, to, (batch, p) -> found.add(batch));
-        return found;
-    }
-
     /**
      * Hands on the run of consecutive batches from write position {@code from} (or the first of the run that reaches
-     * the log's end, if later) up to {@code to}, in order; returns the position of the last one (one before the
-     * first asked for, with none).
+     * the log's end, if later) up to {@code to}, in order, as it reads them: {@value #READ_ENTRIES} log entries at a
+     * time, stopping before the next once {@code stop} says so (a cold start's catch-up, which never holds its
+     * stretch in memory, and a compaction). Returns the position of the last one handed on (one before the first
+     * asked for, with none). No compaction may replace the log meanwhile.
      */
-    private long readRun(final long from, final long to, final java.util.function.ObjLongConsumer<byte[]> consumer)
+    long forEachBatch(final long from, final long to, final BooleanSupplier stop,
+        final ObjLongConsumer<byte[]> consumer)
     {
+        final SampleLog read = log;
         final long[] last = {Math.max(from, firstBatch) - 1};
-        log.read(0, entry ->
+        long entry = 0;
+        while (last[0] < to && !stop.getAsBoolean())
         {
-            final long p = entry.sourceNanos();
-            if (entry.publisherId() == BATCH && p == last[0] + 1 && p <= to)
+            final long next = read.read(entry, entry + READ_ENTRIES, e ->
             {
-                consumer.accept(entry.payload(), p);
-                last[0] = p;
+                final long p = e.sourceNanos();
+                if (e.publisherId() == BATCH && p == last[0] + 1 && p <= to)
+                {
+                    consumer.accept(e.payload(), p);
+                    last[0] = p;
+                }
+            });
+            if (next == entry)
+            {
+                break; // the log's end
             }
-        });
+            entry = next;
+        }
         return last[0];
     }
 

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -40,6 +41,11 @@ final class KvProposer
     /** The longest an idle proposer parks before it looks whether it was stopped. */
     private static final long IDLE_PARK_MS = 100;
     private static final int FENCE_HANDED_OVER = -1;
+    /**
+     * Bytes of catch-up messages queued at the most: a catch-up reads its log far faster than the group takes what it
+     * sends, and would otherwise queue its whole stretch (a gap of millions of writes: more than the heap).
+     */
+    static final int CATCH_UP_QUEUED_BYTES = 8 << 20;
 
     /**
      * A batch sent and not yet delivered, with the commands it carries in order; a batch of reads only is a read
@@ -49,7 +55,12 @@ final class KvProposer
     {
     }
 
-    /** Commands, and protocol messages (byte[]) to send as they are, in arrival order. */
+    /** A cold start's catch-up message, queued within {@link #catchUpRoom}. */
+    private record CatchUp(byte[] message)
+    {
+    }
+
+    /** Commands, and protocol messages (byte[], {@link CatchUp}) to send as they are, in arrival order. */
     private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
     /** Batches sent and not yet delivered, in send order (which is their delivery order). */
     private final ConcurrentLinkedQueue<Batch> inFlight = new ConcurrentLinkedQueue<>();
@@ -63,6 +74,8 @@ final class KvProposer
      */
     private final AtomicBoolean idle = new AtomicBoolean();
     private final AtomicLong batchesSent = new AtomicLong();
+    /** Bytes more of catch-up messages that may be queued: taken by a catch-up, given back as each is sent. */
+    private final Semaphore catchUpRoom = new Semaphore(CATCH_UP_QUEUED_BYTES);
     private final Thread thread = Thread.ofPlatform().name("kv-proposer").daemon(true).unstarted(this::run);
     /** Held to build and send: by the proposer thread, or by an event loop that found it free (tryLock only). */
     private final ReentrantLock sending = new ReentrantLock();
@@ -177,6 +190,37 @@ final class KvProposer
     }
 
     /**
+     * A catch-up thread: queues a catch-up message once there is room for it (see {@link #CATCH_UP_QUEUED_BYTES}),
+     * waiting meanwhile; false, queuing nothing, once the proposer stopped (or the thread is interrupted).
+     */
+    boolean sendCatchUp(final byte[] message)
+    {
+        try
+        {
+            while (!stopped)
+            {
+                if (catchUpRoom.tryAcquire(message.length, IDLE_PARK_MS, TimeUnit.MILLISECONDS))
+                {
+                    queue.add(new CatchUp(message));
+                    wake();
+                    return true;
+                }
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        return false;
+    }
+
+    /** Whether {@link #stop} was called: nothing more is sent. */
+    boolean stopped()
+    {
+        return stopped;
+    }
+
+    /**
      * Delivery thread, at the delivery of this member's batch {@code seq}: the batch if it is the oldest in flight
      * (its permit is back), or null if it is not (the proposer stopped and failed its batches already).
      */
@@ -274,6 +318,12 @@ final class KvProposer
                 {
                     queue.poll();
                     send(raw, raw.length, true);
+                }
+                else if (first instanceof CatchUp c)
+                {
+                    queue.poll();
+                    catchUpRoom.release(c.message.length);
+                    send(c.message, c.message.length, true);
                 }
                 else if (!nothingToSend(first))
                 {

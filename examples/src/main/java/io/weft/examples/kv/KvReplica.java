@@ -6,6 +6,8 @@ import io.weft.membership.StateTransfer;
 import io.weft.membership.Subgroup;
 import io.weft.membership.View;
 import io.weft.smc.Message;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -17,9 +19,13 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * One member's replica of the key-value store on a group: commands from every client connection of this member
@@ -50,6 +56,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class KvReplica implements AutoCloseable
 {
+    private static final Logger LOG = LoggerFactory.getLogger(KvReplica.class);
     public static final String SUBGROUP = "kv";
     /** Batches between two publications of how far this member's log reaches. */
     private static final int PERSISTED_EVERY = 64;
@@ -66,6 +73,11 @@ public final class KvReplica implements AutoCloseable
     /** Cold-start recovery (predicate thread; made at view 0 of a durable replica) and catch-ups ahead of it. */
     private volatile ColdStart coldStart;
     private final TreeMap<Long, byte[]> early = new TreeMap<>();
+    /** Catch-ups planned and not ended: a compaction, which replaces the log they read, waits until none is. */
+    private final AtomicInteger catchUps = new AtomicInteger();
+    /** Sends this member's catch-ups one after another, in the order planned: receivers take them in order. */
+    private final Executor catchUpThread = new ThreadPoolExecutor(0, 1, 1, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), Thread.ofPlatform().name("kv-catchup").daemon(true).factory());
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong reads = new AtomicLong();
     private final KvProposer proposer = new KvProposer(this::stop);
@@ -181,7 +193,8 @@ public final class KvReplica implements AutoCloseable
                 @Override
                 public void catchUp(final long from, final long to)
                 {
-                    Thread.ofPlatform().name("kv-catchup").start(() -> sendCatchUp(from, to)); // reads the log
+                    catchUps.incrementAndGet(); // here, on the delivery thread, which also decides to compact
+                    catchUpThread.execute(() -> sendCatchUp(from, to));
                 }
 
                 @Override
@@ -439,12 +452,35 @@ public final class KvReplica implements AutoCloseable
         return c != null ? c : ColdStart.NONE;
     }
 
+    /**
+     * The catch-up thread: sends this member's batches {@code from..to} again as it reads them from its log, within
+     * the proposer's room for catch-up messages, until the cold start ends (every member reached the target: the rest
+     * would be dropped) or the proposer stops. A log it cannot read stops the member, naming the stretch.
+     */
     private void sendCatchUp(final long from, final long to)
     {
-        long p = from;
-        for (final byte[] batch : log.batches(from, to))
+        final BooleanSupplier over = () -> !recovery().running() || proposer.stopped();
+        final long start = System.nanoTime();
+        try
         {
-            proposer.sendRaw(KvWire.message(KvWire.CATCHUP, me, p++, 0, batch));
+            final long last = log.forEachBatch(from, to, over, (batch, p) ->
+            {
+                if (!over.getAsBoolean())
+                {
+                    proposer.sendCatchUp(KvWire.message(KvWire.CATCHUP, me, p, 0, batch));
+                }
+            });
+            LOG.info("member {}: catch-up of writes {}..{} read and queued up to {} in {} ms{}", me, from, to, last,
+                (System.nanoTime() - start) / 1_000_000, over.getAsBoolean() ? " (the cold start ended)" : "");
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.error("member {}: the catch-up of writes {}..{} failed", me, from, to, ex);
+            stop("member " + me + " could not send writes " + from + ".." + to + " again from its log: " + ex);
+        }
+        finally
+        {
+            catchUps.decrementAndGet();
         }
     }
 
@@ -487,7 +523,7 @@ public final class KvReplica implements AutoCloseable
         {
             subgroup.markPersisted(applied);
         }
-        if (log.compactionDue() && serving.getCount() == 0) // not while catch-up threads read the log
+        if (log.compactionDue() && serving.getCount() == 0 && catchUps.get() == 0) // not while a catch-up reads the log
         {
             log.compact(subgroup.persistedFrontier(), applied, store::snapshot);
         }

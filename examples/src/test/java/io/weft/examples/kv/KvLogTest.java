@@ -40,9 +40,9 @@ class KvLogTest
             log.compact(90, 100, store::snapshot);
             assertFalse(log.compactionDue());
             assertEquals(91, log.firstBatch(), "batches past the frontier are kept for a cold start's catch-up");
-            assertEquals(10, log.batches(91, 100).size());
+            assertEquals(10, count(log, 91, 100));
             append(log, store, 101);
-            assertEquals(11, log.batches(91, 101).size(), "the kept tail and the new batch are one run");
+            assertEquals(11, count(log, 91, 101), "the kept tail and the new batch are one run");
         }
         assertEquals(12, entries(path), "10 batches, the snapshot, 1 batch: not 101 entries");
         final KvStore replayed = new KvStore();
@@ -52,6 +52,35 @@ class KvLogTest
             assertEquals(91, log.firstBatch());
         }
         assertArrayEquals(store.snapshot(), replayed.snapshot(), "a replay rebuilds the store");
+    }
+
+    /**
+     * A catch-up's read hands on a stretch in order as it reads it, {@link SampleLog#MARK_EVERY} entries at a time,
+     * and stops before the next part once asked to: it never holds the stretch.
+     */
+    @Test
+    void aStretchIsReadAPartAtATimeAndTheReadStopsWhenAsked()
+    {
+        final KvStore store = new KvStore();
+        try (KvLog log = new KvLog(dir.resolve("member-3")))
+        {
+            for (long g = 1; g <= 10_000; g++)
+            {
+                append(log, store, g);
+            }
+            final List<Long> handed = new java.util.ArrayList<>();
+            assertEquals(9_000, log.forEachBatch(41, 9_000, () -> false, (b, p) -> handed.add(p)));
+            assertEquals(8_960, handed.size());
+            for (int i = 0; i < handed.size(); i++)
+            {
+                assertEquals(41 + i, handed.get(i), "in order, each once");
+            }
+            handed.clear();
+            final long last = log.forEachBatch(41, 10_000, () -> handed.size() >= 5_000, (b, p) -> handed.add(p));
+            assertTrue(last >= 5_040 && last < 10_000 && last - 41 < 5_000 + SampleLog.MARK_EVERY,
+                "stopped at the end of the part that reached 5,000 batches: " + last);
+            assertEquals(last, 40 + handed.size());
+        }
     }
 
     @Test
@@ -159,6 +188,13 @@ class KvLogTest
                 append(log, store, g);
             }
         }
+    }
+
+    private static long count(final KvLog log, final long from, final long to)
+    {
+        final long[] n = {0};
+        log.forEachBatch(from, to, () -> false, (b, p) -> n[0]++);
+        return n[0];
     }
 
     private static void append(final KvLog log, final KvStore store, final long g)
