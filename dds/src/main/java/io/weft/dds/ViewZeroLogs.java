@@ -38,7 +38,9 @@ import java.util.function.LongPredicate;
  * entry only once every member of its topics announced the most entries or a last entry: so a slower member that
  * reads a last entry while it still collects sizes holds the most itself, and takes that member's size to be its own.
  * A slower member that reads a size announced after a fetch finds the most there, as in the member fetched from.
- * A view change (a member failed) before a member saw every size refuses it: start it again as a joiner.
+ * A view change (a member failed) before a member saw every size refuses it: start it again as a joiner. A later view
+ * change that leaves a topic without a sender (its publisher killed while another member fetches from it, say)
+ * refuses every member at once: its subgroup no longer runs, and nothing the others wait for can be published.
  */
 final class ViewZeroLogs
 {
@@ -82,7 +84,7 @@ final class ViewZeroLogs
         for (final TopicState topic : topics)
         {
             final Map<Integer, Long> announced = new TreeMap<>();
-            await(group, topic.config.name(), timeout, () -> sizes(group, topic, announced));
+            await(group, topic, timeout, () -> sizes(group, topic, announced));
             sizes.put(topic.config.name(), announced);
         }
         final Map<String, Long> most = new LinkedHashMap<>();
@@ -104,7 +106,7 @@ final class ViewZeroLogs
         for (final TopicState topic : topics)
         {
             final long size = most.get(topic.config.name());
-            await(group, topic.config.name(), timeout, () -> allHoldTheMost(topic, size));
+            await(group, topic, timeout, () -> allHoldTheMost(topic, size));
         }
         compareLastEntries(group, topics, timeout, most);
         release(topics);
@@ -166,7 +168,7 @@ final class ViewZeroLogs
         for (final TopicState topic : topics)
         {
             final Map<Integer, Integer> crcs = new TreeMap<>();
-            await(group, topic.config.name(), timeout, () -> lastEntries(topic, crcs));
+            await(group, topic, timeout, () -> lastEntries(topic, crcs));
             if (crcs.values().stream().distinct().count() > 1)
             {
                 throw new IllegalStateException("topic " + topic.config.name() + ": members " + crcs.keySet() +
@@ -248,21 +250,34 @@ final class ViewZeroLogs
         return hex;
     }
 
-    private static void await(final Group group, final String topic, final Duration timeout,
+    /**
+     * Waits until {@code done}; refuses at once when a view change left the topic without a sender or a member: its
+     * subgroup no longer runs, so nothing the members wait for can be published. (A view change that keeps it
+     * running, say one that removed a member that failed fetching, leaves the others to go on.)
+     */
+    private static void await(final Group group, final TopicState topic, final Duration timeout,
         final BooleanSupplier done)
     {
+        final String name = topic.config.name();
         final long deadline = System.nanoTime() + timeout.toNanos();
         long pause = TimeUnit.MICROSECONDS.toNanos(100);
         while (!done.getAsBoolean())
         {
             if (group.isClosed() || group.minorityReason() != null)
             {
-                throw new IllegalStateException("topic " + topic + ": the group stopped while the members of view " +
+                throw new IllegalStateException("topic " + name + ": the group stopped while the members of view " +
                     "0 compared their logs");
+            }
+            if (!runs(group, topic))
+            {
+                throw new IllegalStateException("topic " + name + ": " + group.view() + " holds none of its " +
+                    "senders " + topic.config.subgroup().senderIds(group.config().group()) + " (or none of its " +
+                    "members) while the members of view 0 compared their logs, which they can no longer finish. " +
+                    "Nothing was written: start the group again");
             }
             if (System.nanoTime() - deadline > 0)
             {
-                throw new IllegalStateException("topic " + topic + ": the members of view 0 did not compare their " +
+                throw new IllegalStateException("topic " + name + ": the members of view 0 did not compare their " +
                     "logs within " + timeout.toMillis() + " ms (view " + group.view() + ")");
             }
             LockSupport.parkNanos(pause);
@@ -270,7 +285,7 @@ final class ViewZeroLogs
         }
     }
 
-    /** Whether the topic's subgroup runs in view 0: some of its senders and members are in it. */
+    /** Whether the topic's subgroup runs in the current view: some of its senders and members are in it. */
     private static boolean runs(final Group group, final TopicState topic)
     {
         final List<Integer> view = group.view().members();

@@ -23,6 +23,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -211,6 +212,59 @@ class DdsStorageTest
             System.out.printf("kills %s: %d samples in every log, %d publisher processes; frontiers checked against " +
                 "the logs on disk: %s; log entries sent to each restarted member (only what it lacked): %s%n", kills,
                 log.size(), next.size(), frontiers, transferred);
+        }
+    }
+
+    /**
+     * Five members started again from their logs; member 4's is short, and the holder it fetches from, member 0, is
+     * killed with kill -9 during the fetch. Member 4's fetch fails; members 1-3 (a majority) install view 1 without
+     * members 0 and 4, where the topic has no sender (member 0 is its only one) and its subgroup no longer runs: they
+     * can no longer agree on their logs, and refuse at once, naming the sender that left.
+     * Before, they waited for the announcements of members that were gone until the connect timeout (30 s), then
+     * refused with "did not compare their logs within 30000 ms".
+     */
+    @Test
+    void aHolderKilledWhileAnotherFetchesFromItIsRefusedAtOnce() throws Exception
+    {
+        final List<TopicConfig> topics = List.of(new TopicConfig("big", 5, QosLevel.LOGGED_STORAGE, List.of(0),
+            List.of(), 16, 65536, 1));
+        try (DdsRun run = new DdsRun(TransportKind.TCP, 5, List.of(), dir, topics))
+        {
+            for (int id = 0; id < 5; id++)
+            {
+                run.start(id, false, "--count", "1000", "--rate", "500", "--size", "60000");
+            }
+            for (int id = 0; id < 5; id++)
+            {
+                run.process(id).awaitOutput("member " + id + ": READY", Duration.ofSeconds(60));
+            }
+            run.kill(4); // its log holds what it received by now: a few entries, or none
+            run.awaitOutput(0, "member 0: DURABLE big true", Duration.ofSeconds(120));
+            for (int id = 0; id < 4; id++)
+            {
+                run.kill(id); // members 0-3 hold 1,000 entries of 60 KB
+            }
+            assertTrue(run.log(4, "big").size() < 1_000, "member 4 missed writes");
+
+            for (int id = 0; id < 5; id++)
+            {
+                run.start(id, false, "--count", "0");
+            }
+            run.awaitOutput(0, "fetches state", Duration.ofSeconds(60));
+            run.kill(0);
+            int named = 0;
+            for (int id = 1; id < 5; id++)
+            {
+                final int code = run.process(id).awaitExit(Duration.ofSeconds(60));
+                final String out = run.process(id).output();
+                assertTrue(code != 0, "member " + id + " refuses:\n" + out);
+                assertFalse(out.contains("did not compare their logs within"), out);
+                named += out.contains("topic big: view 1 [1, 2, 3] failed [0, 4] holds none of its senders [0]") ?
+                    1 : 0;
+            }
+            assertTrue(named >= 1, "a member names the sender that left"); // the others may find a minority first
+            assertTrue(run.process(4).output().contains("fetching what this member's logs of [big] lack from " +
+                "member 0 failed"), run.process(4).output());
         }
     }
 
