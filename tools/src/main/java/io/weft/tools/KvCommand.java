@@ -129,14 +129,23 @@ public final class KvCommand implements Callable<Integer>
         {
             current.add(processes.start("kv" + i, Weft.class, args(file, i, ports.get(i), false)));
         }
+        boolean served = false;
         for (int i = 0; i < members; i++)
         {
-            if (!awaitServing(processes, current.get(i), i))
+            final boolean serves = awaitServing(processes, current.get(i), i);
+            if (!serves && processes.process(current.get(i)).isAlive())
             {
                 System.out.println("kv: FAILED: member " + i + " did not start serving within 60 s");
                 return SstMember.EXIT_TIMEOUT;
             }
+            served |= serves;
         }
+        if (!served)
+        {
+            System.out.println("kv: FAILED: every member exited before serving (their output above says why)");
+            return SstMember.EXIT_MEMBER_FAILED;
+        }
+        // a member that exited (say, behind every compacted log) is started again below, as a joiner
         System.out.println("kv: serving. Members and their Redis ports:");
         for (int i = 0; i < members; i++)
         {

@@ -200,4 +200,34 @@ class KvCommandTest
             kv.awaitExit(Duration.ofSeconds(60));
         }
     }
+    /**
+     * {@code weft kv --log} over logs where members 0 and 1 compacted while member 2 was away (each a snapshot at
+     * 1,000 and writes 1,001..1,100; member 2's log ends at 50): member 2 stops, since no log holds what it lacks, the
+     * command starts it again as a joiner, and every member serves every write. Before, every member stopped and the
+     * command failed at its start ("member 0 did not start serving within 60 s").
+     */
+    @Test
+    void aMemberBehindEveryCompactedLogIsStartedAgainAsAJoiner() throws Exception
+    {
+        final Path logs = dir.resolve("logs");
+        KvLogFixtures.memberTwoBehindCompactedLogs(logs);
+        try (MemberProcess kv = MemberProcess.start("kv", dir, Weft.class, "kv", "--members", "3", "--duration",
+            "PT90S", "--log", logs.toString()))
+        {
+            final int[] ports = new int[3];
+            serving(kv, ports, new long[3]);
+            kv.awaitOutput("kv: member 2 exited with", Duration.ofSeconds(30));
+            kv.awaitOutput("[kv2'] member 2: kv serving", Duration.ofSeconds(60));
+            for (int i = 0; i < 3; i++)
+            {
+                try (Jedis j = new Jedis("127.0.0.1", ports[i]))
+                {
+                    assertEquals(1_100, j.dbSize(), "member " + i);
+                    assertEquals("v51", j.get("k51"), "member " + i);
+                }
+            }
+            kv.signal("TERM");
+            kv.awaitExit(Duration.ofSeconds(60));
+        }
+    }
 }

@@ -142,6 +142,49 @@ class KvDurabilityTest
     }
 
     /**
+     * Members 0 and 1 compacted while member 2 was away: each log holds a snapshot at 1,000 and writes 1,001..1,100;
+     * member 2's log ends at write 50. No log holds 51..1,000 as writes: member 2 stops, naming them and saying to
+     * start it again, and members 0 and 1 serve every write without it; started again, member 2 joins and receives
+     * their state. Before, the whole start stopped at every member ("no log of the view's members [0, 1, 2] holds
+     * write 51"), and the operator had to start the group without member 2, then member 2 as a joiner.
+     */
+    @Test
+    void aMemberBehindEveryCompactedLogStopsAndJoinsAgainWhileTheOthersServe() throws Exception
+    {
+        final Path logs = dir.resolve("logs");
+        KvLogFixtures.memberTwoBehindCompactedLogs(logs);
+        try (KvProcesses kv = KvProcesses.starting(dir, 3, 3, logs))
+        {
+            assertTrue(kv.get(2).awaitExit(java.time.Duration.ofSeconds(60)) != 0, "member 2 stops");
+            assertTrue(kv.get(2).output().contains("member 2's log ends at write 50, and no log of the view's " +
+                "members [0, 1, 2] holds writes 51..1000"), kv.get(2).output());
+            for (int i = 0; i < 2; i++)
+            {
+                kv.awaitServing(i);
+                assertEquals(1_100, keys(kv, i), "member " + i);
+            }
+            kv.start(2, true);
+            kv.awaitServing(2);
+            assertEquals(1_100, keys(kv, 2), "member 2, joined again");
+            try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(2)))
+            {
+                for (final int p : new int[] {1, 50, 51, 1_000, 1_001, 1_100})
+                {
+                    assertEquals("v" + p, j.get("k" + p), "member 2, key k" + p);
+                }
+            }
+        }
+    }
+
+    private static long keys(final KvProcesses kv, final int member)
+    {
+        try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(member)))
+        {
+            return j.dbSize();
+        }
+    }
+
+    /**
      * A catch-up larger than the sender's heap: member 2 catches up from 40 to {@value #LARGE_CATCH_UP_TO}, writes of
      * {@value #LARGE_VALUE}-byte values (about 260 MiB against each member's 256 MiB heap), sent again by member 0,
      * which sends its log as it reads it. Before, it read the whole stretch into memory and queued it at once, and

@@ -43,6 +43,17 @@ public final class KvLogFixtures
     }
 
     /**
+     * Three members' logs in {@code logs} after members 0 and 1 compacted while member 2 was away: theirs a snapshot at
+     * 1,000 then writes 1,001..1,100, member 2's writes 1..50; no log holds 51..1,000 as writes.
+     */
+    public static void memberTwoBehindCompactedLogs(final Path logs)
+    {
+        write(logs.resolve("member-0"), 1_000, 1_001, 1_100);
+        write(logs.resolve("member-1"), 1_000, 1_001, 1_100);
+        write(logs.resolve("member-2"), 0, 1, 50);
+    }
+
+    /**
      * Writes a log in {@code directory} of batches for write positions {@code from..to} with large values: each
      * {@code SET k<p % keys> <value(p, valueBytes)>}.
      */

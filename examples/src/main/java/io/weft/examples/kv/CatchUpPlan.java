@@ -3,6 +3,7 @@ package io.weft.examples.kv;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Who sends which writes again in a cold start: from every member's report (the write position its log reached,
@@ -52,6 +53,44 @@ final class CatchUpPlan
             }
         }
         return mine;
+    }
+
+    /**
+     * The members of {@code members} that no plan can bring to {@code high}: each needs a position no member's log
+     * holds as a batch (the others' logs were compacted past its log's end: their snapshots hold it). Each maps to the
+     * first stretch {@code {from, to}} it needs that no log holds, by id.
+     */
+    static Map<Integer, long[]> stale(final Map<Integer, long[]> reports, final List<Integer> members, final long high)
+    {
+        final List<Integer> byId = members.stream().sorted().toList();
+        long low = Long.MAX_VALUE;
+        for (final int m : byId)
+        {
+            low = Math.min(low, reports.get(m)[0]);
+        }
+        final Map<Integer, long[]> stale = new TreeMap<>();
+        long from = -1;
+        for (long p = low + 1; p <= high + 1; p++)
+        {
+            final boolean unheld = p <= high && holder(reports, byId, p) < 0;
+            if (unheld && from < 0)
+            {
+                from = p;
+            }
+            else if (!unheld && from >= 0)
+            {
+                for (final int m : byId)
+                {
+                    final long at = reports.get(m)[0];
+                    if (at < p - 1 && !stale.containsKey(m))
+                    {
+                        stale.put(m, new long[] {Math.max(from, at + 1), p - 1});
+                    }
+                }
+                from = -1;
+            }
+        }
+        return stale;
     }
 
     /**

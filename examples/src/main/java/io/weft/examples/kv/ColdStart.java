@@ -21,6 +21,11 @@ import java.util.TreeSet;
  * it reached, and the plan is made again among them, toward the same target. A member that failed after its report
  * was delivered leaves nothing unknown (what only its log held and was not yet sent again stops the start, naming
  * it); one that failed before may have held acknowledged writes no other log holds, so the start stops, naming it.
+ * <p>
+ * A member whose log ends before writes that no log holds as batches (the others compacted past it while it was
+ * away: their snapshots hold them) cannot be caught up from the logs: it stops, naming them, to join again once the
+ * others serve (a joiner receives the state), and the others recover without it. Only if no member can reach the
+ * target that way does the whole start stop.
  */
 final class ColdStart
 {
@@ -52,11 +57,14 @@ final class ColdStart
     private final Map<Integer, long[]> round = new HashMap<>();
     private final Set<Integer> recovered = new HashSet<>();
     private final List<long[]> sent = new ArrayList<>();
+    /** Members of view 0 that no log can bring to the target: they stop, to join again once the others serve. */
+    private final Set<Integer> excluded = new HashSet<>();
     private long roundView = -1;
     private long plannedView = -1;
     /** The highest position ever reported; once a round planned (every member of view 0 reported), the target. */
     private long highest;
     private boolean recoveredSent;
+    private boolean stopped;
     private volatile boolean ended; // read by the membership thread at a view change
 
     /** The recovery of member {@code me} in a cold start of the members of view 0, {@code initial}. */
@@ -72,6 +80,15 @@ final class ColdStart
     boolean running()
     {
         return !ended;
+    }
+
+    /**
+     * Whether it stopped this member (delivery thread): its log must take no write the group delivers from now on,
+     * since it cannot know their positions (the others may serve without it).
+     */
+    boolean stopped()
+    {
+        return stopped;
     }
 
     /**
@@ -107,20 +124,34 @@ final class ColdStart
         unknown.removeAll(reported);
         if (!unknown.isEmpty())
         {
-            end();
-            actions.stop("member(s) " + unknown + " failed during the cold start before their logs' positions were " +
+            stop("member(s) " + unknown + " failed during the cold start before their logs' positions were " +
                 "known: they may hold acknowledged writes no other log holds; start the whole group again");
             return;
+        }
+        final Map<Integer, long[]> stale = CatchUpPlan.stale(round, taking, highest);
+        if (stale.containsKey(me) && stale.size() < taking.size())
+        {
+            final long[] gap = stale.get(me);
+            stop("member " + me + "'s log ends at write " + round.get(me)[0] + ", and no log of the view's members " +
+                taking + " holds writes " + gap[0] + ".." + gap[1] + " (the others' logs were compacted past its end " +
+                "while it was away: their snapshots hold them): it cannot be caught up from the logs and stops, and " +
+                "the others serve without it. Start it again once they serve: it joins and receives their state");
+            return;
+        }
+        if (!stale.isEmpty() && stale.size() < taking.size())
+        {
+            LOG.warn("member {}: member(s) {} cannot be caught up from the logs (no log holds what they lack): they " +
+                "stop, to join again once the others serve; the others recover without them", me, stale.keySet());
+            excluded.addAll(stale.keySet());
         }
         final List<long[]> mine;
         try
         {
-            mine = CatchUpPlan.minus(CatchUpPlan.stretches(round, taking, me, highest), sent);
+            mine = CatchUpPlan.minus(CatchUpPlan.stretches(round, taking(members), me, highest), sent);
         }
-        catch (final IllegalStateException ex)
+        catch (final IllegalStateException ex) // every member lacks a write no log holds: no member can serve
         {
-            end();
-            actions.stop(ex.getMessage());
+            stop(ex.getMessage());
             return;
         }
         LOG.info("member {}: cold start planned in view {}: {}; target {}; this member sends again {} (besides what " +
@@ -163,16 +194,24 @@ final class ColdStart
     }
 
     /**
-     * The members of a view that take part: those of view 0. A joiner takes none (its state comes from a donor, and
-     * a donor that still recovers refuses it: {@link KvSnapshot}); waiting for its report would stall the others.
+     * The members of a view that take part: those of view 0 but the excluded ones. A joiner takes none (its state
+     * comes from a donor, and a donor that still recovers refuses it: {@link KvSnapshot}); waiting for its report
+     * would stall the others.
      */
     private List<Integer> taking(final List<Integer> members)
     {
-        return members.stream().filter(initial::contains).toList();
+        return members.stream().filter(m -> initial.contains(m) && !excluded.contains(m)).toList();
     }
 
     private void end()
     {
         ended = true;
+    }
+
+    private void stop(final String reason)
+    {
+        end();
+        stopped = true;
+        actions.stop(reason);
     }
 }

@@ -362,6 +362,10 @@ public final class KvReplica implements AutoCloseable
         final ByteBuffer in = ByteBuffer.wrap(bytes);
         final long seq = in.getLong(KvWire.SEQ_OFFSET);
         final boolean write = in.getInt(KvWire.WRITES_OFFSET) > 0;
+        if (write && recovery().stopped())
+        {
+            return; // the others serve without this member: its log must not take writes at positions it cannot know
+        }
         if (write && recovery().running())
         {
             // only a member that serves proposes, and the cold start's members serve together, after it: this came
@@ -486,9 +490,9 @@ public final class KvReplica implements AutoCloseable
 
     private void onCatchUp(final long position, final byte[] batch)
     {
-        if (position <= applied)
+        if (position <= applied || !recovery().running())
         {
-            return; // this member had it already
+            return; // this member had it already, or recovers no more (at the target, or stopped)
         }
         early.put(position, batch);
         Map.Entry<Long, byte[]> next;

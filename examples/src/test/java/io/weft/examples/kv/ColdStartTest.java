@@ -115,16 +115,62 @@ class ColdStartTest
 
     /**
      * Member 0 fails before its catch-up is delivered. Where member 2 had 41..65 delivered from it, member 1's log
-     * holds the rest (61..80) and sends 66..70 in view 1 (71..80 it sent in view 0: they come anyway); where member 2
-     * had none of it, 41..60 were member 0's alone.
+     * holds the rest (61..80) and sends 66..70 in view 1 (71..80 it sent in view 0: they come anyway). Where member 2
+     * had none of it, 41..60 were member 0's alone: member 2 cannot be caught up and stops, naming them, to join
+     * again; member 1, at the target, serves without it.
      */
     @Test
     void anotherHolderSendsWhatAFailedMemberWasToSend()
     {
         assertEquals(List.of("catch-up 71..80", "recovered", "catch-up 66..70"),
             inViewOne(1, 80, List.of(1, 2), new long[] {1, 80, 61}, new long[] {2, 65, 1}));
-        final List<String> done = inViewOne(1, 80, List.of(1, 2), new long[] {1, 80, 61}, new long[] {2, 40, 1});
-        assertTrue(done.get(2).startsWith("stop: no log of the view's members [1, 2] holds write 41"), done.toString());
+        final long[][] member2Lacks41To60 = {{1, 80, 61}, {2, 40, 1}};
+        assertEquals(List.of("catch-up 71..80", "recovered"), inViewOne(1, 80, List.of(1, 2), member2Lacks41To60));
+        final List<String> at2 = inViewOne(2, 40, List.of(1, 2), member2Lacks41To60);
+        assertEquals(1, at2.size(), at2.toString());
+        assertTrue(at2.getFirst().startsWith("stop: member 2's log ends at write 40, and no log of the view's " +
+            "members [1, 2] holds writes 41..60"), at2.getFirst());
+    }
+
+    /**
+     * Members 0 and 1 compacted while member 2 was away (each log a snapshot at 1000, then 1001..1100); member 2's log
+     * ends at 50. No log holds 51..1000 as batches: member 2 stops, naming them, to join again; members 0 and 1, at
+     * the target, serve once both said RECOVERED, without waiting for member 2.
+     */
+    @Test
+    void aMemberBehindEveryCompactedLogStopsAndTheOthersServeWithoutIt()
+    {
+        final Asked at0 = new Asked();
+        final ColdStart c0 = new ColdStart(0, ALL, at0);
+        final Asked at2 = new Asked();
+        final ColdStart c2 = new ColdStart(2, ALL, at2);
+        for (final ColdStart c : List.of(c0, c2))
+        {
+            c.onReport(0, 0, 1100, 1001, 0, ALL, c == c0 ? 1100 : 50);
+            c.onReport(1, 0, 1100, 1001, 0, ALL, c == c0 ? 1100 : 50);
+            c.onReport(2, 0, 50, 1, 0, ALL, c == c0 ? 1100 : 50);
+        }
+        assertEquals(1, at2.done.size(), at2.done.toString());
+        assertTrue(at2.done.getFirst().startsWith("stop: member 2's log ends at write 50, and no log of the view's " +
+            "members [0, 1, 2] holds writes 51..1000 (the others' logs were compacted past its end"), at2.done.get(0));
+        assertTrue(c2.stopped());
+        assertEquals(List.of("recovered"), at0.done, "nothing to send again");
+        c0.onRecovered(0, ALL);
+        c0.onRecovered(1, ALL);
+        assertEquals(List.of("recovered", "serve"), at0.done);
+        assertFalse(c0.stopped());
+    }
+
+    /** A member is stale from the first position it lacks that no log holds, to the end of that run. */
+    @Test
+    void theStaleMembersAreThoseThatLackAPositionNoLogHolds()
+    {
+        final java.util.Map<Integer, long[]> reports = java.util.Map.of(0, new long[] {100, 91}, 1, new long[] {60, 1},
+            2, new long[] {20, 1}, 3, new long[] {95, 91});
+        final java.util.Map<Integer, long[]> stale = CatchUpPlan.stale(reports, List.of(3, 2, 1, 0), 100);
+        assertEquals(List.of(1, 2), List.copyOf(stale.keySet()), "61..90 held by nobody; members 0 and 3 hold 91..");
+        assertEquals("61..90", stale.get(1)[0] + ".." + stale.get(1)[1]);
+        assertEquals("61..90", stale.get(2)[0] + ".." + stale.get(2)[1], "21..60 member 1 holds");
     }
 
     /**
