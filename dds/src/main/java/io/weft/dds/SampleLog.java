@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -35,10 +36,11 @@ public final class SampleLog implements AutoCloseable
     private static final int HEADER = 8 + 4 + 8 + 4;
     /** Bytes an entry takes beyond its payload: the header and the CRC. */
     public static final int ENTRY_OVERHEAD = HEADER + 4;
+    private static final BooleanSupplier NEVER = () -> false;
     /** Bytes of entries one excerpt takes at most: far below Chronicle's limit, large enough to share its cost. */
     static final int RUN_BYTES = 256 * 1024;
     /** Entries between two marks of the in-memory index: 16 bytes of heap per this many entries. */
-    public static final int MARK_EVERY = 4096;
+    static final int MARK_EVERY = 4096;
 
     private final Path directory;
     private final ChronicleQueue queue;
@@ -253,15 +255,24 @@ public final class SampleLog implements AutoCloseable
         return read(from, Long.MAX_VALUE, consumer);
     }
 
-    /**
-     * As {@link #read(long, Consumer)}, up to position {@code to} (exclusive) at the most: a reader that takes a long
-     * log a part at a time (it seeks to the last in-memory mark at or before {@code from}).
-     */
-    public long read(final long from, final long to, final Consumer<LoggedSample> consumer)
+    /** As {@link #read(long, Consumer)}, up to position {@code to} (exclusive) at the most. */
+    long read(final long from, final long to, final Consumer<LoggedSample> consumer)
     {
         try (ExcerptTailer tailer = queue.createTailer())
         {
-            return read(tailer, seek(tailer, from), from, to, consumer, false);
+            return read(tailer, seek(tailer, from), from, to, NEVER, consumer, false);
+        }
+    }
+
+    /**
+     * As {@link #read(long, Consumer)}, until {@code stop} says so, which it asks before each excerpt: a reader that
+     * may end early (a key-value catch-up whose cold start ended) and holds no more than an excerpt's entries.
+     */
+    public long read(final long from, final BooleanSupplier stop, final Consumer<LoggedSample> consumer)
+    {
+        try (ExcerptTailer tailer = queue.createTailer())
+        {
+            return read(tailer, seek(tailer, from), from, Long.MAX_VALUE, stop, consumer, false);
         }
     }
 
@@ -307,15 +318,15 @@ public final class SampleLog implements AutoCloseable
      * Reads entries from {@code from} on, waiting for those not yet appended (by this or another process) until
      * {@code stop} says so; the {@code weft log --follow} loop.
      */
-    public void follow(final long from, final java.util.function.BooleanSupplier stop,
+    public void follow(final long from, final BooleanSupplier stop,
         final Consumer<LoggedSample> consumer) throws InterruptedException
     {
         try (ExcerptTailer tailer = queue.createTailer())
         {
-            long next = read(tailer, seek(tailer, from), from, Long.MAX_VALUE, consumer, false);
+            long next = read(tailer, seek(tailer, from), from, Long.MAX_VALUE, NEVER, consumer, false);
             while (!stop.getAsBoolean())
             {
-                final long after = read(tailer, next, next, Long.MAX_VALUE, consumer, false);
+                final long after = read(tailer, next, next, Long.MAX_VALUE, NEVER, consumer, false);
                 if (after == next)
                 {
                     Thread.sleep(50); // a person is watching: 50 ms is immediate enough, and costs nothing
@@ -327,15 +338,16 @@ public final class SampleLog implements AutoCloseable
 
     /**
      * Reads on from the tailer's place, which holds entry {@code expected}; hands on entries from {@code from}, up to
-     * {@code to} (exclusive); {@code marking}: the check at open, which marks the excerpts as appends do.
+     * {@code to} (exclusive), while {@code stop} (asked before each excerpt) says not to stop; {@code marking}: the
+     * check at open, which marks the excerpts as appends do.
      */
     private long read(final ExcerptTailer tailer, final long first, final long from, final long to,
-        final Consumer<LoggedSample> consumer, final boolean marking)
+        final BooleanSupplier stop, final Consumer<LoggedSample> consumer, final boolean marking)
     {
         long expected = first;
         final EntryCrc check = new EntryCrc();
         final java.util.List<LoggedSample> run = new java.util.ArrayList<>();
-        while (expected < to)
+        while (expected < to && !stop.getAsBoolean())
         {
             run.clear();
             final long index;
@@ -411,7 +423,7 @@ public final class SampleLog implements AutoCloseable
         nextMark = 0;
         try (ExcerptTailer tailer = queue.createTailer())
         {
-            count = read(tailer, 0, 0, Long.MAX_VALUE, s -> good[0]++, true);
+            count = read(tailer, 0, 0, Long.MAX_VALUE, NEVER, s -> good[0]++, true);
             return null;
         }
         catch (final IllegalStateException ex)

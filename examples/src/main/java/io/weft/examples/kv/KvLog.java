@@ -28,8 +28,6 @@ import java.util.stream.Stream;
  */
 public final class KvLog implements AutoCloseable
 {
-    /** Log entries read at a time by {@link #forEachBatch}: one in-memory mark's worth, so each read seeks to one. */
-    private static final long READ_ENTRIES = SampleLog.MARK_EVERY;
     /** Batches appended after which a compaction is due by default: 64 MiB of them. */
     public static final long COMPACT_AFTER_BYTES = 64L << 20;
     private static final Logger LOG = LoggerFactory.getLogger(KvLog.class);
@@ -291,34 +289,24 @@ public final class KvLog implements AutoCloseable
 
     /**
      * Hands on the run of consecutive batches from write position {@code from} (or the first of the run that reaches
-     * the log's end, if later) up to {@code to}, in order, as it reads them: {@value #READ_ENTRIES} log entries at a
-     * time, stopping before the next once {@code stop} says so (a cold start's catch-up, which never holds its
-     * stretch in memory, and a compaction). Returns the position of the last one handed on (one before the first
-     * asked for, with none). No compaction may replace the log meanwhile.
+     * the log's end, if later) up to {@code to}, in order, as it reads them, stopping once {@code stop} says so (asked
+     * before each excerpt): a cold start's catch-up, which so never holds its stretch in memory, and a compaction.
+     * Returns the position of the last one handed on (one before the first asked for, with none). No compaction may
+     * replace the log meanwhile.
      */
     long forEachBatch(final long from, final long to, final BooleanSupplier stop,
         final ObjLongConsumer<byte[]> consumer)
     {
-        final SampleLog read = log;
         final long[] last = {Math.max(from, firstBatch) - 1};
-        long entry = 0;
-        while (last[0] < to && !stop.getAsBoolean())
+        log.read(0, () -> last[0] >= to || stop.getAsBoolean(), e ->
         {
-            final long next = read.read(entry, entry + READ_ENTRIES, e ->
+            final long p = e.sourceNanos();
+            if (e.publisherId() == BATCH && p == last[0] + 1 && p <= to)
             {
-                final long p = e.sourceNanos();
-                if (e.publisherId() == BATCH && p == last[0] + 1 && p <= to)
-                {
-                    consumer.accept(e.payload(), p);
-                    last[0] = p;
-                }
-            });
-            if (next == entry)
-            {
-                break; // the log's end
+                consumer.accept(e.payload(), p);
+                last[0] = p;
             }
-            entry = next;
-        }
+        });
         return last[0];
     }
 

@@ -55,11 +55,11 @@ class KvLogTest
     }
 
     /**
-     * A catch-up's read hands on a stretch in order as it reads it, {@link SampleLog#MARK_EVERY} entries at a time,
-     * and stops before the next part once asked to: it never holds the stretch.
+     * A catch-up's read hands on a stretch in order as it reads it, and stops before the next excerpt once asked to:
+     * it never holds the stretch.
      */
     @Test
-    void aStretchIsReadAPartAtATimeAndTheReadStopsWhenAsked()
+    void aStretchIsHandedOnAsItIsReadAndTheReadStopsWhenAsked()
     {
         final KvStore store = new KvStore();
         try (KvLog log = new KvLog(dir.resolve("member-3")))
@@ -77,9 +77,8 @@ class KvLogTest
             }
             handed.clear();
             final long last = log.forEachBatch(41, 10_000, () -> handed.size() >= 5_000, (b, p) -> handed.add(p));
-            assertTrue(last >= 5_040 && last < 10_000 && last - 41 < 5_000 + SampleLog.MARK_EVERY,
-                "stopped at the end of the part that reached 5,000 batches: " + last);
-            assertEquals(last, 40 + handed.size());
+            assertEquals(5_040, last, "stopped before the excerpt after the 5,000th batch (one batch an excerpt)");
+            assertEquals(5_000, handed.size());
         }
     }
 
