@@ -30,10 +30,6 @@ class KvDurabilityTest
 {
     /** Member 2's catch-up in the cold start a kill interrupts: long enough that the kill lands during it. */
     private static final int CATCH_UP_TO = 200_000;
-    /** Writes of {@value #LARGE_VALUE}-byte values up to this one are more than a member's 256 MiB heap. */
-    private static final int LARGE_CATCH_UP_TO = 130_000;
-    private static final int LARGE_VALUE = 2_048;
-    private static final int LARGE_KEYS = 1_000;
 
     @TempDir
     Path dir;
@@ -185,18 +181,21 @@ class KvDurabilityTest
     }
 
     /**
-     * A catch-up larger than the sender's heap: member 2 catches up from 40 to {@value #LARGE_CATCH_UP_TO}, writes of
-     * {@value #LARGE_VALUE}-byte values (about 260 MiB against each member's 256 MiB heap), sent again by member 0,
+     * A catch-up larger than the sender's heap: member 2 catches up from 40 to 130,000, writes of 2 KiB values over
+     * 1,000 keys (about 260 MiB against each member's 256 MiB heap), sent again by member 0,
      * which sends its log as it reads it. Before, it read the whole stretch into memory and queued it at once, and
      * ran out of heap.
      */
     @Test
     void aCatchUpLargerThanTheSendersHeapIsSentAsItIsRead() throws Exception
     {
+        final int upTo = 130_000;
+        final int keys = 1_000;
+        final int bytes = 2_048;
         final Path logs = dir.resolve("logs");
-        KvLogFixtures.writeLarge(logs.resolve("member-0"), 1, LARGE_CATCH_UP_TO, LARGE_KEYS, LARGE_VALUE);
-        KvLogFixtures.writeLarge(logs.resolve("member-1"), 1, LARGE_CATCH_UP_TO, LARGE_KEYS, LARGE_VALUE);
-        KvLogFixtures.writeLarge(logs.resolve("member-2"), 1, 40, LARGE_KEYS, LARGE_VALUE);
+        KvLogFixtures.writeLarge(logs.resolve("member-0"), 1, upTo, keys, bytes);
+        KvLogFixtures.writeLarge(logs.resolve("member-1"), 1, upTo, keys, bytes);
+        KvLogFixtures.writeLarge(logs.resolve("member-2"), 1, 40, keys, bytes);
         try (KvProcesses kv = KvProcesses.starting(dir, 3, 3, logs))
         {
             for (int i = 0; i < 3; i++)
@@ -204,13 +203,13 @@ class KvDurabilityTest
                 kv.awaitServing(i);
                 try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(i)))
                 {
-                    assertEquals(LARGE_KEYS, j.dbSize(), "member " + i);
-                    for (long p = LARGE_CATCH_UP_TO - LARGE_KEYS + 1; p <= LARGE_CATCH_UP_TO; p += 97)
+                    assertEquals(keys, j.dbSize(), "member " + i);
+                    for (long p = upTo - keys + 1; p <= upTo; p += 97)
                     {
-                        assertEquals(KvLogFixtures.value(p, LARGE_VALUE), j.get("k" + p % LARGE_KEYS),
-                            "member " + i + ", write " + p);
+                        assertEquals(KvLogFixtures.value(p, bytes), j.get("k" + p % keys), "member " + i + ", write " +
+                            p);
                     }
-                    assertTrue(j.info().contains("weft_write_position:" + LARGE_CATCH_UP_TO), j.info());
+                    assertTrue(j.info().contains("weft_write_position:" + upTo), j.info());
                 }
             }
             final Matcher sent = Pattern.compile("member 0: catch-up of writes .*").matcher(kv.get(0).output());
