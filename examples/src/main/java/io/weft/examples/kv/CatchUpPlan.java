@@ -56,6 +56,22 @@ final class CatchUpPlan
     }
 
     /**
+     * The position whose catch-up must be delivered before {@code me} sends its stretch from {@code from}, or -1: the
+     * one before it, where some member lacks it and another member sends it (this round or an earlier one). Stretches
+     * so reach the members in position order, and none keeps another's stretch in memory until the earlier arrives.
+     */
+    static long after(final Map<Integer, long[]> reports, final List<Integer> members, final int me, final long from)
+    {
+        long low = Long.MAX_VALUE;
+        for (final int m : members)
+        {
+            low = Math.min(low, reports.get(m)[0]);
+        }
+        final long before = from - 1;
+        return before > low && holder(reports, members.stream().sorted().toList(), before) != me ? before : -1;
+    }
+
+    /**
      * The members of {@code members} that no plan can bring to {@code high}: each needs a position no member's log
      * holds as a batch (the others' logs were compacted past its log's end: their snapshots hold it). Each maps to the
      * first stretch {@code {from, to}} it needs that no log holds, by id.

@@ -32,8 +32,11 @@ final class ColdStart
     /** What the recovery asks of its replica. */
     interface Actions
     {
-        /** Sends the batches of positions {@code from..to} (inclusive) again, from this member's log. */
-        void catchUp(long from, long to);
+        /**
+         * Sends the batches of positions {@code from..to} (inclusive) again, from this member's log, once the
+         * catch-up of position {@code after} is delivered (none to wait for: -1), or a later round planned.
+         */
+        void catchUp(long from, long to, long after);
 
         /** Multicasts RECOVERED: this member reached the target. */
         void recovered();
@@ -60,7 +63,7 @@ final class ColdStart
     /** Members of view 0 that no log can bring to the target: they stop, to join again once the others serve. */
     private final Set<Integer> excluded = new HashSet<>();
     private long roundView = -1;
-    private long plannedView = -1;
+    private volatile long plannedView = -1; // read by a catch-up that waits for its turn
     /** The highest position ever reported; once a round planned (every member of view 0 reported), the target. */
     private long highest;
     private boolean recoveredSent;
@@ -80,6 +83,12 @@ final class ColdStart
     boolean running()
     {
         return !ended;
+    }
+
+    /** The view of the last round planned, or -1: a catch-up waiting for its turn sends once a later round plans. */
+    long plannedView()
+    {
+        return plannedView;
     }
 
     /**
@@ -158,7 +167,8 @@ final class ColdStart
             "it sent in earlier rounds)", me, viewId, CatchUpPlan.describe(round), highest,
             mine.stream().map(s -> s[0] + ".." + s[1]).toList());
         sent.addAll(mine);
-        mine.forEach(s -> actions.catchUp(s[0], s[1]));
+        final List<Integer> planned = taking(members);
+        mine.forEach(s -> actions.catchUp(s[0], s[1], CatchUpPlan.after(round, planned, me, s[0])));
         onApplied(applied);
         serveIfAllRecovered(members);
     }

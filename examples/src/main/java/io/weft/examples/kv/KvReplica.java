@@ -19,13 +19,9 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 
 /**
  * One member's replica of the key-value store on a group: commands from every client connection of this member
@@ -73,11 +69,8 @@ public final class KvReplica implements AutoCloseable
     /** Cold-start recovery (predicate thread; made at view 0 of a durable replica) and catch-ups ahead of it. */
     private volatile ColdStart coldStart;
     private final TreeMap<Long, byte[]> early = new TreeMap<>();
-    /** Catch-ups planned and not ended: a compaction, which replaces the log they read, waits until none is. */
-    private final AtomicInteger catchUps = new AtomicInteger();
-    /** Sends this member's catch-ups one after another, in the order planned: receivers take them in order. */
-    private final Executor catchUpThread = new ThreadPoolExecutor(0, 1, 1, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), Thread.ofPlatform().name("kv-catchup").daemon(true).factory());
+    /** The most catch-up batches {@link #early} held at once (delivery thread). */
+    private int earlyPeak;
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong reads = new AtomicLong();
     private final KvProposer proposer = new KvProposer(this::stop);
@@ -92,6 +85,8 @@ public final class KvReplica implements AutoCloseable
     /** The current view: told before any delivery in it. */
     private volatile View view;
     private int me;
+    /** This member's part in a cold start's catch-up (set with {@link #me}, before the group starts). */
+    private CatchUpSender catchUps;
 
     /** Applies the writes of an encoded batch. */
     interface Applier
@@ -134,6 +129,7 @@ public final class KvReplica implements AutoCloseable
     public GroupBuilder attach(final GroupBuilder builder, final int memberId)
     {
         this.me = memberId;
+        this.catchUps = new CatchUpSender(memberId, log, proposer, this::recovery, this::stop);
         return builder.onDelivery(SUBGROUP, this::onMessage)
             .onFence(SUBGROUP, ticket -> onFence())
             .onView(this::onView)
@@ -191,10 +187,9 @@ public final class KvReplica implements AutoCloseable
             coldStart = new ColdStart(me, v.members(), new ColdStart.Actions()
             {
                 @Override
-                public void catchUp(final long from, final long to)
+                public void catchUp(final long from, final long to, final long after)
                 {
-                    catchUps.incrementAndGet(); // here, on the delivery thread, which also decides to compact
-                    catchUpThread.execute(() -> sendCatchUp(from, to));
+                    catchUps.send(from, to, after, coldStart.plannedView());
                 }
 
                 @Override
@@ -206,6 +201,8 @@ public final class KvReplica implements AutoCloseable
                 @Override
                 public void serve()
                 {
+                    LOG.info("member {}: cold start recovered; at most {} catch-up batches were held out of order", me,
+                        earlyPeak);
                     serving.countDown();
                 }
 
@@ -350,8 +347,12 @@ public final class KvReplica implements AutoCloseable
         {
             case KvWire.RECOVER -> recovery().onReport(origin, in.getInt(KvWire.ROUND_OFFSET),
                 in.getLong(KvWire.SEQ_OFFSET), in.getLong(KvWire.NOW_OFFSET), view.id(), view.members(), applied);
-            case KvWire.CATCHUP -> onCatchUp(in.getLong(KvWire.SEQ_OFFSET),
-                Arrays.copyOfRange(bytes, KvWire.HEADER, bytes.length));
+            case KvWire.CATCHUP ->
+            {
+                final long position = in.getLong(KvWire.SEQ_OFFSET);
+                catchUps.delivered(position);
+                onCatchUp(position, Arrays.copyOfRange(bytes, KvWire.HEADER, bytes.length));
+            }
             case KvWire.RECOVERED -> recovery().onRecovered(origin, view.members());
             default -> onBatch(origin, bytes);
         }
@@ -456,38 +457,6 @@ public final class KvReplica implements AutoCloseable
         return c != null ? c : ColdStart.NONE;
     }
 
-    /**
-     * The catch-up thread: sends this member's batches {@code from..to} again as it reads them from its log, within
-     * the proposer's room for catch-up messages, until the cold start ends (every member reached the target: the rest
-     * would be dropped) or the proposer stops. A log it cannot read stops the member, naming the stretch.
-     */
-    private void sendCatchUp(final long from, final long to)
-    {
-        final BooleanSupplier over = () -> !recovery().running() || proposer.stopped();
-        final long start = System.nanoTime();
-        try
-        {
-            final long last = log.forEachBatch(from, to, over, (batch, p) ->
-            {
-                if (!over.getAsBoolean())
-                {
-                    proposer.sendCatchUp(KvWire.message(KvWire.CATCHUP, me, p, 0, batch));
-                }
-            });
-            LOG.info("member {}: catch-up of writes {}..{} read and queued up to {} in {} ms{}", me, from, to, last,
-                (System.nanoTime() - start) / 1_000_000, over.getAsBoolean() ? " (the cold start ended)" : "");
-        }
-        catch (final RuntimeException ex)
-        {
-            LOG.error("member {}: the catch-up of writes {}..{} failed", me, from, to, ex);
-            stop("member " + me + " could not send writes " + from + ".." + to + " again from its log: " + ex);
-        }
-        finally
-        {
-            catchUps.decrementAndGet();
-        }
-    }
-
     private void onCatchUp(final long position, final byte[] batch)
     {
         if (position <= applied || !recovery().running())
@@ -495,6 +464,7 @@ public final class KvReplica implements AutoCloseable
             return; // this member had it already, or recovers no more (at the target, or stopped)
         }
         early.put(position, batch);
+        earlyPeak = Math.max(earlyPeak, early.size());
         Map.Entry<Long, byte[]> next;
         while ((next = early.firstEntry()) != null && next.getKey() <= applied + 1)
         {
@@ -527,7 +497,7 @@ public final class KvReplica implements AutoCloseable
         {
             subgroup.markPersisted(applied);
         }
-        if (log.compactionDue() && serving.getCount() == 0 && catchUps.get() == 0) // not while a catch-up reads the log
+        if (log.compactionDue() && serving.getCount() == 0 && !catchUps.reading()) // not while a catch-up reads the log
         {
             log.compact(subgroup.persistedFrontier(), applied, store::snapshot);
         }

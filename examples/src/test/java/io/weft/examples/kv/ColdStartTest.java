@@ -26,9 +26,9 @@ class ColdStartTest
         final List<String> done = new ArrayList<>();
 
         @Override
-        public void catchUp(final long from, final long to)
+        public void catchUp(final long from, final long to, final long after)
         {
-            done.add("catch-up " + from + ".." + to);
+            done.add("catch-up " + from + ".." + to + (after >= 0 ? " after " + after : ""));
         }
 
         @Override
@@ -90,14 +90,14 @@ class ColdStartTest
         final Asked at1 = new Asked();
         final ColdStart c1 = new ColdStart(1, ALL, at1);
         reportAll(c1, 80);
-        assertEquals(List.of("catch-up 71..80", "recovered"), at1.done);
+        assertEquals(List.of("catch-up 71..80 after 70", "recovered"), at1.done);
         c1.onRecovered(0, ALL);
         c1.onRecovered(1, ALL);
         assertTrue(c1.running(), "waits for member 2");
         c1.onReport(1, 1, 80, 61, 1, SURVIVORS, 80);
         assertTrue(c1.running(), "waits for member 0's report in view 1");
         c1.onReport(0, 1, 80, 1, 1, SURVIVORS, 80);
-        assertEquals(List.of("catch-up 71..80", "recovered", "serve"), at1.done);
+        assertEquals(List.of("catch-up 71..80 after 70", "recovered", "serve"), at1.done);
     }
 
     /**
@@ -122,10 +122,11 @@ class ColdStartTest
     @Test
     void anotherHolderSendsWhatAFailedMemberWasToSend()
     {
-        assertEquals(List.of("catch-up 71..80", "recovered", "catch-up 66..70"),
+        assertEquals(List.of("catch-up 71..80 after 70", "recovered", "catch-up 66..70"),
             inViewOne(1, 80, List.of(1, 2), new long[] {1, 80, 61}, new long[] {2, 65, 1}));
         final long[][] member2Lacks41To60 = {{1, 80, 61}, {2, 40, 1}};
-        assertEquals(List.of("catch-up 71..80", "recovered"), inViewOne(1, 80, List.of(1, 2), member2Lacks41To60));
+        assertEquals(List.of("catch-up 71..80 after 70", "recovered"),
+            inViewOne(1, 80, List.of(1, 2), member2Lacks41To60));
         final List<String> at2 = inViewOne(2, 40, List.of(1, 2), member2Lacks41To60);
         assertEquals(1, at2.size(), at2.toString());
         assertTrue(at2.getFirst().startsWith("stop: member 2's log ends at write 40, and no log of the view's " +
