@@ -66,7 +66,7 @@ final class KvProcesses implements AutoCloseable
         final WeftConfig all = KvCommand.config(TransportKind.TCP, free.subList(0, 2 * members));
         final MembershipConfig m = all.membership();
         final WeftConfig cfg = new WeftConfig(all.memberId(), all.group(), all.transport(), all.idle(), all.failure(),
-            all.subgroups(), all.smc(), new MembershipConfig(all.membership().initialView().subList(0, initial),
+            all.subgroups(), all.smc(), new MembershipConfig(m.initialView().subList(0, initial),
             m.secret(), m.sendDuringViewChange(), m.joinTimeout(), m.runtimeSubgroups()), all.dds());
         this.config = Files.writeString(dir.resolve("kv.conf"), ConfigWriter.render(cfg));
         this.ports = free.subList(2 * members, 3 * members);

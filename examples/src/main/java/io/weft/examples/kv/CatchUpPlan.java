@@ -25,11 +25,7 @@ final class CatchUpPlan
     static List<long[]> stretches(final Map<Integer, long[]> reports, final List<Integer> members, final int me,
         final long high)
     {
-        long low = Long.MAX_VALUE;
-        for (final int m : members)
-        {
-            low = Math.min(low, reports.get(m)[0]);
-        }
+        final long low = lowest(reports, members);
         final List<Integer> byId = members.stream().sorted().toList();
         final List<long[]> mine = new ArrayList<>();
         long from = -1;
@@ -62,11 +58,7 @@ final class CatchUpPlan
      */
     static long after(final Map<Integer, long[]> reports, final List<Integer> members, final int me, final long from)
     {
-        long low = Long.MAX_VALUE;
-        for (final int m : members)
-        {
-            low = Math.min(low, reports.get(m)[0]);
-        }
+        final long low = lowest(reports, members);
         final long before = from - 1;
         return before > low && holder(reports, members.stream().sorted().toList(), before) != me ? before : -1;
     }
@@ -79,11 +71,7 @@ final class CatchUpPlan
     static Map<Integer, long[]> stale(final Map<Integer, long[]> reports, final List<Integer> members, final long high)
     {
         final List<Integer> byId = members.stream().sorted().toList();
-        long low = Long.MAX_VALUE;
-        for (final int m : byId)
-        {
-            low = Math.min(low, reports.get(m)[0]);
-        }
+        final long low = lowest(reports, members);
         final Map<Integer, long[]> stale = new TreeMap<>();
         long from = -1;
         for (long p = low + 1; p <= high + 1; p++)
@@ -139,6 +127,12 @@ final class CatchUpPlan
             left = next;
         }
         return left;
+    }
+
+    /** The lowest position the members reported: every member holds up to it, none needs it sent again. */
+    private static long lowest(final Map<Integer, long[]> reports, final List<Integer> members)
+    {
+        return members.stream().mapToLong(m -> reports.get(m)[0]).min().orElseThrow();
     }
 
     private static int holder(final Map<Integer, long[]> reports, final List<Integer> byId, final long p)

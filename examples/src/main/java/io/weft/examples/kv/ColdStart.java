@@ -138,25 +138,27 @@ final class ColdStart
             return;
         }
         final Map<Integer, long[]> stale = CatchUpPlan.stale(round, taking, highest);
-        if (stale.containsKey(me) && stale.size() < taking.size())
+        if (!stale.isEmpty() && stale.size() < taking.size()) // some member reaches the target: the stale ones stop
         {
             final long[] gap = stale.get(me);
-            stop("member " + me + "'s log ends at write " + round.get(me)[0] + ", and no log of the view's members " +
-                taking + " holds writes " + gap[0] + ".." + gap[1] + " (the others' logs were compacted past its end " +
-                "while it was away: their snapshots hold them): it cannot be caught up from the logs and stops, and " +
-                "the others serve without it. Start it again once they serve: it joins and receives their state");
-            return;
-        }
-        if (!stale.isEmpty() && stale.size() < taking.size())
-        {
+            if (gap != null)
+            {
+                stop("member " + me + "'s log ends at write " + round.get(me)[0] + ", and no log of the view's " +
+                    "members " + taking + " holds writes " + gap[0] + ".." + gap[1] + " (the others' logs were " +
+                    "compacted past its end while it was away: their snapshots hold them): it cannot be caught up " +
+                    "from the logs and stops, and the others serve without it. Start it again once they serve: it " +
+                    "joins and receives their state");
+                return;
+            }
             LOG.warn("member {}: member(s) {} cannot be caught up from the logs (no log holds what they lack): they " +
                 "stop, to join again once the others serve; the others recover without them", me, stale.keySet());
             excluded.addAll(stale.keySet());
         }
+        final List<Integer> planned = taking(members); // without the stale members
         final List<long[]> mine;
         try
         {
-            mine = CatchUpPlan.minus(CatchUpPlan.stretches(round, taking(members), me, highest), sent);
+            mine = CatchUpPlan.minus(CatchUpPlan.stretches(round, planned, me, highest), sent);
         }
         catch (final IllegalStateException ex) // every member lacks a write no log holds: no member can serve
         {
@@ -167,7 +169,6 @@ final class ColdStart
             "it sent in earlier rounds)", me, viewId, CatchUpPlan.describe(round), highest,
             mine.stream().map(s -> s[0] + ".." + s[1]).toList());
         sent.addAll(mine);
-        final List<Integer> planned = taking(members);
         mine.forEach(s -> actions.catchUp(s[0], s[1], CatchUpPlan.after(round, planned, me, s[0])));
         onApplied(applied);
         serveIfAllRecovered(members);
