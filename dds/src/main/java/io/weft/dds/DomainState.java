@@ -3,6 +3,7 @@ package io.weft.dds;
 import io.weft.config.QosLevel;
 import io.weft.config.WeftConfig;
 import io.weft.membership.StateTransfer;
+import io.weft.membership.StreamedStateTransfer;
 import io.weft.membership.View;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +44,7 @@ import java.util.stream.Stream;
  * view 0 whose logs are shorter than others' fetches what they lack ({@link ViewZeroLogs}) with the same request
  * under another magic, {@code "WDDF"}: the state then holds only the topics it names.
  */
-final class DomainState implements StateTransfer
+final class DomainState implements StreamedStateTransfer
 {
     private static final Logger LOG = LoggerFactory.getLogger(DomainState.class);
     private static final int MAGIC = 0x57444453;
@@ -229,27 +230,6 @@ final class DomainState implements StateTransfer
         return new Request(held, fetch);
     }
 
-    @Override
-    public byte[] snapshot()
-    {
-        return snapshot(new byte[0]);
-    }
-
-    @Override
-    public byte[] snapshot(final byte[] request)
-    {
-        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try
-        {
-            capture(request).writeTo(bytes);
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
-        return bytes.toByteArray();
-    }
-
     /** A member that fetches ({@link ViewZeroLogs}, a joiner's install) gets the cut of the topics it names, now. */
     @Override
     public Snapshot captureNow(final byte[] request)
@@ -339,19 +319,6 @@ final class DomainState implements StateTransfer
         out.writeInt(s.payload().length);
         out.write(s.payload());
         out.writeInt(s.crc());
-    }
-
-    @Override
-    public void install(final byte[] state)
-    {
-        try
-        {
-            install(new ByteArrayInputStream(state));
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
     }
 
     /** Installs topic after topic as the state arrives: a log's entries are appended as they come. */

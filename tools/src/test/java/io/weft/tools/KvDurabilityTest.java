@@ -7,6 +7,7 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisException;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,10 @@ class KvDurabilityTest
 {
     /** Member 2's catch-up in the cold start a kill interrupts: long enough that the kill lands during it. */
     private static final int CATCH_UP_TO = 200_000;
+    /** Writes after the large store's logs: past two marks of the logged frontier, so that a compaction runs. */
+    private static final int AFTER = 200;
+    private static final Pattern COMPACTED =
+        Pattern.compile("compacted at write \\d+ in \\d+ ms: a snapshot of 2\\d{7} bytes");
 
     @TempDir
     Path dir;
@@ -242,6 +247,71 @@ class KvDurabilityTest
             final Matcher sent = Pattern.compile("member 0: catch-up of writes .*").matcher(kv.get(0).output());
             assertTrue(sent.find(), kv.get(0).output());
             System.out.println("kv large catch-up: " + sent.group());
+        }
+    }
+
+    /**
+     * A store larger than one log entry holds (about 16 MiB): 12,000 keys of 2 KiB values, about 25 MB. Each member
+     * compacts it, member 2 killed with kill -9 joins again (its log starts from the state it receives), and the whole
+     * group killed starts again from its logs. Before, the compaction's append failed and every member stopped.
+     */
+    @Test
+    void aStoreLargerThanALogEntryCompactsJoinsAndStartsAgain() throws Exception
+    {
+        final int keys = 12_000;
+        final int bytes = 2_048;
+        final Path logs = dir.resolve("logs");
+        for (int i = 0; i < 3; i++)
+        {
+            KvLogFixtures.writeLarge(logs.resolve("member-" + i), 1, keys, keys, bytes);
+        }
+        try (KvProcesses kv = new KvProcesses(dir, 3, "linearizable", logs, 1 << 20))
+        {
+            try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(0)))
+            {
+                for (int i = 0; i < AFTER; i++)
+                {
+                    assertEquals("OK", j.set("after" + i, "compaction")); // the logged frontier is published every 64
+                }
+            }
+            for (int i = 0; i < 3; i++)
+            {
+                kv.get(i).awaitOutput(o -> COMPACTED.matcher(o).find(), Duration.ofSeconds(30), "member " + i +
+                    " compacts");
+            }
+            final Matcher compacted = COMPACTED.matcher(kv.get(0).output());
+            assertTrue(compacted.find());
+            System.out.println("kv large store " + compacted.group());
+            kv.get(2).kill();
+            kv.start(2, true);
+            kv.awaitServing(2);
+            largeStoreServed(kv, keys, bytes, 2);
+            for (int i = 0; i < 3; i++)
+            {
+                kv.get(i).kill();
+            }
+            for (int i = 0; i < 3; i++)
+            {
+                kv.start(i, false);
+            }
+            for (int i = 0; i < 3; i++)
+            {
+                kv.awaitServing(i);
+                largeStoreServed(kv, keys, bytes, i);
+            }
+        }
+    }
+
+    private static void largeStoreServed(final KvProcesses kv, final int keys, final int bytes, final int member)
+    {
+        try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(member)))
+        {
+            assertEquals(keys + AFTER, j.dbSize(), "member " + member);
+            assertEquals("compaction", j.get("after" + (AFTER - 1)), "member " + member);
+            for (int p = 1; p <= keys; p += 101)
+            {
+                assertEquals(KvLogFixtures.value(p, bytes), j.get("k" + p % keys), "member " + member + ", write " + p);
+            }
         }
     }
 

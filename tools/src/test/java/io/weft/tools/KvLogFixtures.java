@@ -5,6 +5,8 @@ import io.weft.examples.kv.KvReplica;
 import io.weft.examples.kv.KvWire;
 import io.weft.examples.kv.KvStore;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -32,7 +34,15 @@ public final class KvLogFixtures
                 {
                     store.apply(set(p), 0);
                 }
-                log.appendSnapshot(snapshotAt, store.snapshot());
+                final byte[] state = store.snapshot();
+                try
+                {
+                    log.appendSnapshot(snapshotAt, out -> out.write(state));
+                }
+                catch (final IOException ex)
+                {
+                    throw new UncheckedIOException(ex);
+                }
             }
             for (long p = from; p <= to; p++)
             {

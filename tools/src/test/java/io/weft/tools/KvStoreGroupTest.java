@@ -249,6 +249,45 @@ class KvStoreGroupTest
      * Majority rule: with two of three members frozen, the third is in a minority; its clients get a CLUSTERDOWN
      * error naming the reason instead of a write that only it would apply.
      */
+    /**
+     * A store of about 90 MB against each member's 256 MiB heap: member 2, killed with kill -9, joins again and serves
+     * every key. Its state is cut at the view change and written as it is read, with no copy of the whole store on
+     * either side; before, the donor built it in a byte array (two to three copies) and ran out of heap.
+     */
+    @Test
+    void aJoinerReceivesAStoreOfAThirdOfTheHeap() throws Exception
+    {
+        final int keys = 45_000;
+        final String value = "v".repeat(2_048);
+        try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable"))
+        {
+            try (Jedis a = new Jedis("127.0.0.1", kv.ports.get(0)))
+            {
+                final Pipeline p = a.pipelined();
+                for (int k = 0; k < keys; k++)
+                {
+                    p.set("k" + k, k + value);
+                    if (k % 1_000 == 999)
+                    {
+                        p.sync();
+                    }
+                }
+                p.sync();
+            }
+            kv.get(2).kill();
+            kv.start(2, true);
+            kv.awaitServing(2);
+            try (Jedis c = new Jedis("127.0.0.1", kv.ports.get(2)))
+            {
+                assertEquals(keys, c.dbSize());
+                for (int k = 0; k < keys; k += 997)
+                {
+                    assertEquals(k + value, c.get("k" + k), "key k" + k);
+                }
+            }
+        }
+    }
+
     @Test
     void aMinorityMemberRefusesWritesWithAClearError() throws Exception
     {

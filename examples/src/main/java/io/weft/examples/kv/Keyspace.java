@@ -132,9 +132,16 @@ final class Keyspace
      */
     List<Map.Entry<Key, KvStore.Entry>> sorted()
     {
+        final List<Map.Entry<Key, KvStore.Entry>> all = all();
+        all.sort(Map.Entry.comparingByKey());
+        return all;
+    }
+
+    /** Every entry, in no order: a weakly consistent view when the writing thread runs meanwhile. */
+    List<Map.Entry<Key, KvStore.Entry>> all()
+    {
         final List<Map.Entry<Key, KvStore.Entry>> all = new ArrayList<>(entries.size());
         entries.forEach((key, stored) -> all.add(new AbstractMap.SimpleImmutableEntry<>(key, entry(stored))));
-        all.sort(Map.Entry.comparingByKey());
         return all;
     }
 

@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOError;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,8 +32,15 @@ public final class KvLog implements AutoCloseable
     /** Batches appended after which a compaction is due by default: 64 MiB of them. */
     public static final long COMPACT_AFTER_BYTES = 64L << 20;
     private static final Logger LOG = LoggerFactory.getLogger(KvLog.class);
+    /**
+     * A snapshot's bytes go in entries of at most this size: a run of parts, then the last one as the snapshot's
+     * own entry. A Chronicle Queue entry holds at most about 16 MiB (a 17 MiB one fails the append with
+     * {@code DecoratedBufferOverflowException}, which stopped every member at the compaction of a larger store).
+     */
+    static final int PART_BYTES = 4 << 20;
     private static final int BATCH = 0;
     private static final int SNAPSHOT = 1;
+    private static final int SNAPSHOT_PART = 2;
 
     private final Path directory;
     private final long compactAfter;
@@ -78,31 +86,49 @@ public final class KvLog implements AutoCloseable
      */
     long replay(final KvStore store, final KvReplica.Applier applier)
     {
-        final long[] lastSnapshot = {-1};
+        final long[] run = {-1, -1, -1}; // where the current run of entries began; the last snapshot's first, last
+        final int[] previous = {BATCH};
         log.read(0, entry ->
         {
-            if (entry.publisherId() == SNAPSHOT)
+            if (previous[0] != SNAPSHOT_PART)
             {
-                lastSnapshot[0] = entry.position();
+                run[0] = entry.position(); // a snapshot's entry after its parts, or any other, starts a run
             }
-        });
-        final long[] g = {0};
-        log.read(0, entry ->
-        {
             if (entry.publisherId() == SNAPSHOT)
             {
-                if (entry.position() == lastSnapshot[0])
+                run[1] = run[0];
+                run[2] = entry.position();
+            }
+            previous[0] = entry.publisherId();
+        });
+        final long first = run[1];
+        final long end = run[2];
+        final long[] g = {0};
+        final StoreLoader[] loader = {null};
+        log.read(0, entry ->
+        {
+            if (entry.publisherId() != BATCH)
+            {
+                if (entry.position() >= first && entry.position() <= end)
                 {
-                    store.install(entry.payload());
-                    g[0] = entry.sourceNanos();
+                    loader[0] = loader[0] == null ? store.loader() : loader[0];
+                    loader[0].accept(entry.payload(), 0, entry.payload().length);
                 }
-                sinceSnapshot = 0;
+                if (entry.publisherId() == SNAPSHOT)
+                {
+                    sinceSnapshot = 0;
+                    if (entry.position() == end)
+                    {
+                        loader[0].finish();
+                        g[0] = entry.sourceNanos();
+                    }
+                }
             }
             else
             {
                 held(entry.sourceNanos());
                 sinceSnapshot += entry.payload().length;
-                if (entry.position() < lastSnapshot[0])
+                if (entry.position() < end)
                 {
                     return; // catch-up material from before the state the snapshot holds
                 }
@@ -156,16 +182,23 @@ public final class KvLog implements AutoCloseable
      * deliveries go on, this replica's store and log no longer the group's. A full disk faulting a write to the mapped
      * file raises an {@link InternalError} itself.
      */
-    private IOError unwritable(final String what, final RuntimeException ex)
+    private IOError unwritable(final String what, final Exception ex)
     {
         return new IOError(new IOException(what + " to the key-value log in " + directory + " failed: " + ex, ex));
     }
 
+    /** Writes a store's state (a {@link StoreCut}'s format) to a stream. */
+    @FunctionalInterface
+    public interface StateWriter
+    {
+        void writeTo(OutputStream out) throws IOException;
+    }
+
     /**
-     * The whole state at write position {@code g}, received by state transfer: the log starts again from it (what
-     * it held before is another history's and goes).
+     * The whole state at write position {@code g}, received by state transfer and written by {@code state} as it
+     * arrives: the log starts again from it (what it held before is another history's and goes).
      */
-    public void appendSnapshot(final long g, final byte[] state)
+    public void appendSnapshot(final long g, final StateWriter state) throws IOException
     {
         compact(g, g, state);
     }
@@ -181,43 +214,47 @@ public final class KvLog implements AutoCloseable
      * logged {@code frontier} (the least position logged over the view's members; -1 while one is unknown: then it
      * waits, and the next batch tries again).
      */
-    void compact(final long frontier, final long g, final java.util.function.Supplier<byte[]> state)
+    void compact(final long frontier, final long g, final StoreCut state)
     {
         if (frontier < 0)
         {
             return;
         }
         final long start = System.nanoTime();
-        final byte[] bytes = state.get();
+        final long bytes;
         try
         {
-            compact(Math.min(frontier, g), g, bytes);
+            bytes = compact(Math.min(frontier, g), g, state::writeTo);
         }
-        catch (final RuntimeException ex)
+        catch (final IOException | RuntimeException ex)
         {
             throw unwritable("compacting at write " + g, ex); // the next start finishes or undoes the swap
         }
         LOG.info("key-value log compacted at write {} in {} ms: a snapshot of {} bytes, batches from {} kept", g,
-            (System.nanoTime() - start) / 1_000_000, bytes.length, firstBatch);
+            (System.nanoTime() - start) / 1_000_000, bytes, firstBatch);
     }
 
     /**
      * Replaces the log with one that holds the batches {@code keepFrom + 1 .. g} it holds (what other members may
-     * still ask for in a cold start's catch-up), then {@code state}, the store at write position {@code g}. The new
-     * log is written beside this one, then takes its place by two renames; {@link #settle} finishes or undoes a
-     * compaction that a crash interrupted, so either log is whole at every moment.
+     * still ask for in a cold start's catch-up), then {@code state}, the store at write position {@code g}, in parts.
+     * The new log is written beside this one, then takes its place by two renames; {@link #settle} finishes or undoes
+     * a compaction that a crash interrupted, so either log is whole at every moment. Returns the state's bytes.
      */
-    void compact(final long keepFrom, final long g, final byte[] state)
+    long compact(final long keepFrom, final long g, final StateWriter state) throws IOException
     {
         final Path next = sibling(".next");
         final Path old = sibling(".old");
         delete(next);
         final long start = Math.max(keepFrom + 1, firstBatch);
         final long last;
+        final long bytes;
         try (SampleLog fresh = SampleLog.open(next))
         {
             last = forEachBatch(start, g, () -> false, (batch, p) -> fresh.append(BATCH, p, batch, batch.length));
-            fresh.append(SNAPSHOT, g, state, state.length);
+            final SnapshotParts parts = new SnapshotParts((part, n, end) ->
+                fresh.append(end ? SNAPSHOT : SNAPSHOT_PART, g, part, n));
+            state.writeTo(parts);
+            bytes = parts.end();
         }
         final long first = last == g ? start : g + 1; // a tail that does not reach g is no run of the log's end
         log.close();
@@ -228,6 +265,59 @@ public final class KvLog implements AutoCloseable
         firstBatch = first;
         lastBatch = g;
         sinceSnapshot = 0;
+        return bytes;
+    }
+
+    /** Takes a snapshot's bytes a part at a time: {@code last} for its final part (empty for an empty snapshot). */
+    @FunctionalInterface
+    private interface PartSink
+    {
+        void accept(byte[] part, int length, boolean last);
+    }
+
+    /** A stream cut into parts of {@link #PART_BYTES}; a full part goes once more bytes follow it. */
+    private static final class SnapshotParts extends OutputStream
+    {
+        private final byte[] part = new byte[PART_BYTES];
+        private final PartSink sink;
+        private int length;
+        private long bytes;
+
+        SnapshotParts(final PartSink sink)
+        {
+            this.sink = sink;
+        }
+
+        @Override
+        public void write(final int b)
+        {
+            write(new byte[] {(byte)b}, 0, 1);
+        }
+
+        @Override
+        public void write(final byte[] b, final int offset, final int n)
+        {
+            for (int done = 0; done < n; )
+            {
+                if (length == part.length)
+                {
+                    sink.accept(part, length, false);
+                    length = 0;
+                }
+                final int take = Math.min(n - done, part.length - length);
+                System.arraycopy(b, offset + done, part, length, take);
+                length += take;
+                done += take;
+            }
+            bytes += n;
+        }
+
+        /** Hands on the final part; returns the snapshot's bytes. */
+        long end()
+        {
+            sink.accept(part, length, true);
+            return bytes;
+        }
     }
 
     /** Finishes ({@code .next} complete, no log) or undoes ({@code .next} beside the log) an interrupted compaction. */

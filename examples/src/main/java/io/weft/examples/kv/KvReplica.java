@@ -2,7 +2,6 @@ package io.weft.examples.kv;
 
 import io.weft.membership.Group;
 import io.weft.membership.GroupBuilder;
-import io.weft.membership.StateTransfer;
 import io.weft.membership.Subgroup;
 import io.weft.membership.View;
 import io.weft.smc.Message;
@@ -133,26 +132,8 @@ public final class KvReplica implements AutoCloseable
         return builder.onDelivery(SUBGROUP, this::onMessage)
             .onFence(SUBGROUP, ticket -> onFence())
             .onView(this::onView)
-            .stateTransfer(new StateTransfer()
-            {
-                @Override
-                public byte[] snapshot()
-                {
-                    return KvSnapshot.encode(applied, recovery().running(), store.snapshot());
-                }
-
-                @Override
-                public void install(final byte[] snapshot)
-                {
-                    final KvSnapshot received = KvSnapshot.decode(snapshot); // refuses a donor that still recovers
-                    store.install(received.state());
-                    applied = received.position();
-                    if (log != null)
-                    {
-                        log.appendSnapshot(applied, received.state()); // the log starts again from the state received
-                    }
-                }
-            })
+            .stateTransfer(new KvStateTransfer(store, log, () -> applied, () -> recovery().running(),
+                position -> applied = position))
             .onMinority(reason -> stop("this member is in a minority partition: " + reason));
     }
 
@@ -499,7 +480,7 @@ public final class KvReplica implements AutoCloseable
         }
         if (log.compactionDue() && serving.getCount() == 0 && !catchUps.reading()) // not while a catch-up reads the log
         {
-            log.compact(subgroup.persistedFrontier(), applied, store::snapshot);
+            log.compact(subgroup.persistedFrontier(), applied, store.cut());
         }
     }
 

@@ -1,43 +1,54 @@
 package io.weft.examples.kv;
 
-import java.nio.ByteBuffer;
-import java.util.Arrays;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 
 /**
- * The state a joiner receives: the donor's write position, whether the donor was still in a cold start's recovery,
- * then the store. A joiner admitted during a recovery would serve before the group does, with the state of a donor
- * not yet caught up, and its clients' writes would take positions that differ between members still catching up:
- * it refuses the state, so its join fails with the reason.
+ * The head of the state a joiner receives: the donor's write position and whether the donor was still in a cold
+ * start's recovery; the store follows ({@link StoreCut}). A joiner admitted during a recovery would serve before the
+ * group does, with the state of a donor not yet caught up, and its clients' writes would take positions that differ
+ * between members still catching up: it refuses the state, so its join fails with the reason.
  */
-record KvSnapshot(long position, byte[] state)
+final class KvSnapshot
 {
-    private static final int HEADER = 8 + 1;
-
-    static byte[] encode(final long position, final boolean recovering, final byte[] state)
+    private KvSnapshot()
     {
-        return ByteBuffer.allocate(HEADER + state.length).putLong(position).put((byte)(recovering ? 1 : 0)).put(state)
-            .array();
+    }
+
+    static void writeHead(final OutputStream out, final long position, final boolean recovering) throws IOException
+    {
+        final DataOutputStream data = new DataOutputStream(out);
+        data.writeLong(position);
+        data.writeBoolean(recovering);
+        data.flush();
     }
 
     /**
-     * The snapshot in {@code bytes}.
+     * Reads the head; returns the donor's write position.
      *
-     * @throws IllegalStateException the donor was still recovering, or the bytes are too short to be a snapshot.
+     * @throws IllegalStateException the donor was still recovering, or the state ended before its head did.
      */
-    static KvSnapshot decode(final byte[] bytes)
+    static long readHead(final InputStream in) throws IOException
     {
-        if (bytes.length < HEADER)
+        final DataInputStream data = new DataInputStream(in);
+        try
         {
-            throw new IllegalStateException("a key-value snapshot of " + bytes.length + " bytes: at least " + HEADER +
-                " expected");
+            final long position = data.readLong();
+            if (data.readBoolean())
+            {
+                throw new IllegalStateException("the group is still in a cold start's recovery (its donor was at " +
+                    "write position " + position + "): join once it serves");
+            }
+            return position;
         }
-        final ByteBuffer in = ByteBuffer.wrap(bytes);
-        final long position = in.getLong();
-        if (in.get() != 0)
+        catch (final EOFException ex)
         {
-            throw new IllegalStateException("the group is still in a cold start's recovery (its donor was at write " +
-                "position " + position + "): join once it serves");
+            throw new IllegalStateException("a key-value state that ends before its head (9 bytes: a write " +
+                "position, a recovery flag)", ex);
         }
-        return new KvSnapshot(position, Arrays.copyOfRange(bytes, HEADER, bytes.length));
     }
 }

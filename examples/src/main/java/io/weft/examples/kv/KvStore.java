@@ -1,9 +1,6 @@
 package io.weft.examples.kv;
 
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -513,53 +510,34 @@ public final class KvStore
         }
     }
 
-    /** The whole state, for a joining member (taken while no write runs: after the last delivery of a view). */
+    /**
+     * The state as of now, to write out later (a joiner's, a log's snapshot); taken while no write runs (after the
+     * last delivery of a view, or on the delivery thread).
+     */
+    StoreCut cut()
+    {
+        return new StoreCut(map.all());
+    }
+
+    /** Empties the store, which then takes a {@link StoreCut}'s bytes as they arrive. */
+    StoreLoader loader()
+    {
+        return new StoreLoader(map);
+    }
+
+    /** The whole state in one array ({@link #cut}'s bytes): for tests that compare stores. */
     public byte[] snapshot()
     {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes))
+        try
         {
-            final List<Map.Entry<Key, Entry>> all = map.sorted();
-            out.writeInt(all.size());
-            for (final Map.Entry<Key, Entry> e : all)
-            {
-                final byte[] key = e.getKey().bytes();
-                out.writeInt(key.length);
-                out.write(key);
-                out.writeInt(e.getValue().value.length);
-                out.write(e.getValue().value);
-                out.writeLong(e.getValue().expireAt);
-            }
+            cut().writeTo(bytes);
         }
         catch (final IOException ex)
         {
             throw new UncheckedIOException(ex);
         }
         return bytes.toByteArray();
-    }
-
-    /** Replaces the state with a {@link #snapshot()}. */
-    public void install(final byte[] snapshot)
-    {
-        map.clear();
-        if (snapshot.length == 0)
-        {
-            return;
-        }
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(snapshot)))
-        {
-            final int n = in.readInt();
-            for (int i = 0; i < n; i++)
-            {
-                final byte[] key = in.readNBytes(in.readInt());
-                final byte[] value = in.readNBytes(in.readInt());
-                map.put(new Key(key), new Entry(value, in.readLong()));
-            }
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("corrupt key-value snapshot", ex);
-        }
     }
 
     /** A bad argument: the message is the Redis error reply. */

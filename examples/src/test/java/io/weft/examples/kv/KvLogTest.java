@@ -37,7 +37,7 @@ class KvLogTest
                 append(log, store, g);
             }
             assertTrue(log.compactionDue(), "100 batches of about 40 bytes are past 1000 bytes");
-            log.compact(90, 100, store::snapshot);
+            log.compact(90, 100, store.cut());
             assertFalse(log.compactionDue());
             assertEquals(91, log.firstBatch(), "batches past the frontier are kept for a cold start's catch-up");
             assertEquals(10, count(log, 91, 100));
@@ -83,7 +83,7 @@ class KvLogTest
     }
 
     @Test
-    void aJoinersStateStartsTheLogAnew()
+    void aJoinersStateStartsTheLogAnew() throws Exception
     {
         final Path path = dir.resolve("member-1");
         final KvStore store = new KvStore();
@@ -93,10 +93,49 @@ class KvLogTest
             {
                 append(log, store, g); // another history, before the member left
             }
-            log.appendSnapshot(50, store.snapshot());
+            log.appendSnapshot(50, store.cut()::writeTo);
             assertEquals(51, log.firstBatch());
         }
         assertEquals(1, entries(path), "only the state received");
+    }
+
+    /**
+     * A store past what one log entry holds (about 16 MiB) is written in parts, by a compaction and as a joiner's
+     * state, and a replay rebuilds it; before, the append failed and the member stopped.
+     */
+    @Test
+    void aStoreLargerThanALogEntryIsWrittenInParts() throws Exception
+    {
+        final KvStore store = new KvStore();
+        final byte[] value = bytes("v".repeat(2_048));
+        for (int k = 0; k < 12_000; k++)
+        {
+            store.apply(List.of(bytes("SET"), bytes("k" + k), value), 0);
+        }
+        final Path compacted = dir.resolve("member-5");
+        try (KvLog log = new KvLog(compacted, 1000))
+        {
+            append(log, store, 1);
+            log.compact(1, 1, store.cut());
+            append(log, store, 2);
+        }
+        final byte[] state = store.snapshot();
+        assertTrue(state.length > 3 * KvLog.PART_BYTES, state.length + " bytes");
+        assertEquals(state.length / KvLog.PART_BYTES + 2, entries(compacted), "parts, the snapshot's entry, a batch");
+        final Path joined = dir.resolve("member-6");
+        try (KvLog log = new KvLog(joined))
+        {
+            log.appendSnapshot(2, out -> out.write(state));
+        }
+        for (final Path path : List.of(compacted, joined))
+        {
+            final KvStore replayed = new KvStore();
+            try (KvLog log = new KvLog(path))
+            {
+                assertEquals(2, log.replay(replayed, (b, n) -> apply(replayed, b)), path.toString());
+            }
+            assertArrayEquals(state, replayed.snapshot(), path.toString());
+        }
     }
 
     @Test
@@ -149,7 +188,7 @@ class KvLogTest
             {
                 append(log, store, g);
             }
-            final IOError compaction = assertThrows(IOError.class, () -> log.compact(25, 30, store::snapshot));
+            final IOError compaction = assertThrows(IOError.class, () -> log.compact(25, 30, store.cut()));
             assertTrue(compaction.getMessage().contains("compacting at write 30"), compaction.getMessage());
             final IOError append = assertThrows(IOError.class, () -> append(log, store, 31));
             assertTrue(append.getMessage().contains("appending write 31"), append.getMessage());
@@ -172,7 +211,7 @@ class KvLogTest
             {
                 append(log, store, g);
             }
-            log.compact(25, 30, store::snapshot);
+            log.compact(25, 30, store.cut());
         }
         return store;
     }

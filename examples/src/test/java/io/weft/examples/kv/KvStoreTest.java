@@ -10,8 +10,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The state machine alone: each command's Redis semantics, expiry at the batch clock, SCAN, snapshots. */
@@ -233,7 +235,7 @@ class KvStoreTest
         final KvStore copy = new KvStore();
         copy.apply(List.of("SET".getBytes(), "gone".getBytes(), "v".getBytes()), now);
         copy.apply(List.of("SCAN".getBytes(), "0".getBytes()), now);
-        copy.install(store.snapshot()); // replaces an indexed state
+        install(copy, store.snapshot()); // replaces an indexed state
         same(new Reply.Array(List.of(Reply.Bulk.of("0"), new Reply.Array(List.of(bulk("after"))))),
             copy.apply(List.of("SCAN".getBytes(), "0".getBytes(), "COUNT".getBytes(), "5000".getBytes()), now));
     }
@@ -245,12 +247,50 @@ class KvStoreTest
         run("SET", "b", "2", "PX", "5000");
         run("SET", "bin", new String(new byte[] {0, 1, 2}, StandardCharsets.ISO_8859_1));
         final KvStore copy = new KvStore();
-        copy.install(store.snapshot());
+        install(copy, store.snapshot());
         assertTrue(Arrays.equals(store.snapshot(), copy.snapshot()));
         same(new Reply.Int(5000), copy.apply(List.of("PTTL".getBytes(), "b".getBytes()), now));
         run("FLUSHDB");
         same(new Reply.Int(0), run("DBSIZE"));
-        copy.install(new byte[0]);
+        install(copy, new byte[0]);
         assertEquals(0, copy.size(now));
+    }
+
+    /** A state read in pieces of every size from 1 byte up loads the same store; one cut short is refused. */
+    @Test
+    void aStateInPiecesOfAnySizeLoadsTheSameStore()
+    {
+        for (int i = 0; i < 300; i++)
+        {
+            run("SET", "k" + i, "v".repeat(i));
+            if (i % 3 == 0)
+            {
+                run("PEXPIRE", "k" + i, "9000");
+            }
+        }
+        final byte[] state = store.snapshot();
+        for (final int piece : new int[] {1, 3, 7, 100, 4096, state.length})
+        {
+            final KvStore copy = new KvStore();
+            final StoreLoader loader = copy.loader();
+            for (int at = 0; at < state.length; at += piece)
+            {
+                loader.accept(state, at, Math.min(piece, state.length - at));
+            }
+            loader.finish();
+            assertArrayEquals(state, copy.snapshot(), "pieces of " + piece + " bytes");
+        }
+        final StoreLoader cutShort = new KvStore().loader();
+        cutShort.accept(state, 0, state.length - 5);
+        final IllegalStateException refused = assertThrows(IllegalStateException.class, cutShort::finish);
+        assertTrue(refused.getMessage().startsWith("a corrupt key-value state: it ended after " + (state.length - 5) +
+            " bytes with 299 of 300 entries whole"), refused.getMessage());
+    }
+
+    private static void install(final KvStore copy, final byte[] state)
+    {
+        final StoreLoader loader = copy.loader();
+        loader.accept(state, 0, state.length);
+        loader.finish();
     }
 }
