@@ -480,7 +480,7 @@ public final class KvReplica implements AutoCloseable
         }
         if (log.compactionDue() && serving.getCount() == 0 && !catchUps.reading()) // not while a catch-up reads the log
         {
-            log.compact(subgroup.persistedFrontier(), applied, store.cut());
+            log.compact(subgroup.persistedFrontier(), applied, store::cut);
         }
     }
 
