@@ -335,18 +335,54 @@ public final class SampleLog implements AutoCloseable
     public void follow(final long from, final BooleanSupplier stop,
         final Consumer<LoggedSample> consumer) throws InterruptedException
     {
-        try (ExcerptTailer tailer = queue.createTailer())
+        try (Reader reader = reader(from))
         {
-            long next = read(tailer, seek(tailer, from), from, Long.MAX_VALUE, NEVER, consumer, false);
+            long next = reader.read(consumer);
             while (!stop.getAsBoolean())
             {
-                final long after = read(tailer, next, next, Long.MAX_VALUE, NEVER, consumer, false);
+                final long after = reader.read(consumer);
                 if (after == next)
                 {
                     Thread.sleep(50); // a person is watching: 50 ms is immediate enough, and costs nothing
                 }
                 next = after;
             }
+        }
+    }
+
+    /** A reader of the entries from position {@code from} on, each read going on from where the last stopped. */
+    public Reader reader(final long from)
+    {
+        return new Reader(from);
+    }
+
+    /**
+     * Reads on from where it stopped, with one tailer: each read hands on the entries appended since the last, to the
+     * log's end, without reading again the ones before (a key-value compaction's copy of what was appended meanwhile).
+     */
+    public final class Reader implements AutoCloseable
+    {
+        private final ExcerptTailer tailer = queue.createTailer();
+        private final long from;
+        private long next; // the entry that the tailer's next excerpt begins with
+
+        private Reader(final long from)
+        {
+            this.from = from;
+            this.next = seek(tailer, from);
+        }
+
+        /** Hands on the entries from where the last read stopped to the log's end; returns the position after them. */
+        public long read(final Consumer<LoggedSample> consumer)
+        {
+            next = SampleLog.this.read(tailer, next, from, Long.MAX_VALUE, NEVER, consumer, false);
+            return Math.max(next, from);
+        }
+
+        @Override
+        public void close()
+        {
+            tailer.close();
         }
     }
 

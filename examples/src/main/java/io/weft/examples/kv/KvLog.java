@@ -289,10 +289,10 @@ public final class KvLog implements AutoCloseable
         final Path old = sibling(".old");
         delete(next);
         final SampleLog current = log;
-        final long[] copied = {start - 1, 0, 0}; // the last batch copied, the entry to read on from, bytes after g
+        final long[] copied = {start - 1, 0}; // the last batch copied, the bytes of those after g
         final long bytes;
         final long held;
-        try (SampleLog fresh = SampleLog.open(next))
+        try (SampleLog fresh = SampleLog.open(next); SampleLog.Reader tail = current.reader(cutAt))
         {
             current.read(0, () -> copied[0] >= g || closing, e -> copy(e, fresh, g, copied));
             final long first = copied[0] == g ? start : g + 1; // kept batches short of g are no run of the log's end
@@ -307,13 +307,13 @@ public final class KvLog implements AutoCloseable
             state.writeTo(parts);
             bytes = parts.end();
             copied[0] = g;
-            copied[1] = cutAt;
-            copyTail(current, fresh, copied);
+            copyTail(tail, fresh, copied);
             final long hold = System.nanoTime();
             appending.lock();
             try
             {
-                copyTail(current, fresh, copied); // the last few, appends held
+                copyTail(tail, fresh, copied); // the last few, appends held
+                tail.close(); // before the log it reads
                 if (closing || copied[0] != Math.max(lastBatch, g))
                 {
                     throw new IOException(closing ? "the log closes" : "the batches after write " + g + " reach " +
@@ -325,7 +325,7 @@ public final class KvLog implements AutoCloseable
                 move(next, directory);
                 log = SampleLog.reopen(directory, fresh);
                 firstBatch = first;
-                sinceSnapshot = copied[2];
+                sinceSnapshot = copied[1];
             }
             finally
             {
@@ -348,14 +348,14 @@ public final class KvLog implements AutoCloseable
         }
     }
 
-    /** Copies the batches appended from entry {@code copied[1]} on, after the snapshot. */
-    private void copyTail(final SampleLog from, final SampleLog into, final long[] copied)
+    /** Copies the batches appended since the last read of {@code tail}, after the snapshot. */
+    private static void copyTail(final SampleLog.Reader tail, final SampleLog into, final long[] copied)
     {
-        copied[1] = from.read(copied[1], () -> closing, e ->
+        tail.read(e ->
         {
             final long before = copied[0];
             copy(e, into, Long.MAX_VALUE, copied);
-            copied[2] += copied[0] > before ? e.payload().length : 0;
+            copied[1] += copied[0] > before ? e.payload().length : 0;
         });
     }
 
