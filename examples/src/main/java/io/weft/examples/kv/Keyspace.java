@@ -6,7 +6,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * The store's map: one {@link KeyTable} of entries, written by one thread (the delivery thread) and read by any
@@ -138,10 +141,30 @@ final class Keyspace
     }
 
     /** Every entry, in no order: a weakly consistent view when the writing thread runs meanwhile. */
-    List<Map.Entry<Key, KvStore.Entry>> all()
+    private List<Map.Entry<Key, KvStore.Entry>> all()
+    {
+        return list(entries::forEach);
+    }
+
+    /**
+     * Every entry as of now, listed later by any thread (the writing thread only): a copy of the table's arrays,
+     * or while the table grows the list itself.
+     */
+    Supplier<List<Map.Entry<Key, KvStore.Entry>>> cut()
+    {
+        final KeyTable.Frozen frozen = entries.freeze();
+        if (frozen == null)
+        {
+            final List<Map.Entry<Key, KvStore.Entry>> all = all();
+            return () -> all;
+        }
+        return () -> list(frozen::forEach);
+    }
+
+    private List<Map.Entry<Key, KvStore.Entry>> list(final Consumer<BiConsumer<Key, Object>> walk)
     {
         final List<Map.Entry<Key, KvStore.Entry>> all = new ArrayList<>(entries.size());
-        entries.forEach((key, stored) -> all.add(new AbstractMap.SimpleImmutableEntry<>(key, entry(stored))));
+        walk.accept((key, stored) -> all.add(new AbstractMap.SimpleImmutableEntry<>(key, entry(stored))));
         return all;
     }
 

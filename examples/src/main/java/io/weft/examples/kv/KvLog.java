@@ -226,7 +226,7 @@ public final class KvLog implements AutoCloseable
     /** Whether batches past the compaction threshold were appended since the last snapshot, and none compacts. */
     boolean compactionDue()
     {
-        return sinceSnapshot >= compactAfter && compaction == null;
+        return compaction == null && sinceSnapshot >= compactAfter; // the volatile first: a swap's count is seen
     }
 
     /**

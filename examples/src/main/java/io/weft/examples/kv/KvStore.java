@@ -516,7 +516,7 @@ public final class KvStore
      */
     StoreCut cut()
     {
-        return new StoreCut(map.all());
+        return new StoreCut(map.cut());
     }
 
     /** Empties the store, which then takes a {@link StoreCut}'s bytes as they arrive. */

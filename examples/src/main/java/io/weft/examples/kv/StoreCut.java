@@ -6,32 +6,35 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
- * The store as of one moment, written out later, on another thread if need be: a list of the entries taken while no
- * write runs, which holds the state because a write replaces a value, never changes one in place. Taking it costs
- * a reference per key; the bytes are written only by {@link #writeTo}, in pieces, so no copy of the whole state is
- * ever made (a state transfer's 1 MiB chunks, a log's entries: {@link KvLog}).
+ * The store as of one moment, written out later, on another thread if need be: a copy of the key table's arrays
+ * taken while no write runs, which holds the state because a write replaces a value, never changes one in place.
+ * Taking it costs two references a slot; the bytes are written only by {@link #writeTo}, in pieces, so no copy of
+ * the whole state is ever made (a state transfer's 1 MiB chunks, a log's entries: {@link KvLog}).
  *
  * <p>The format: the count of entries, then each entry's key length, key, value length, value and expiry, sorted
  * by key so that equal stores write equal bytes. {@link StoreLoader} reads it back.
  */
 final class StoreCut
 {
-    private final List<Map.Entry<Key, KvStore.Entry>> entries;
-    private boolean sorted;
+    private final Supplier<List<Map.Entry<Key, KvStore.Entry>>> cut;
+    private List<Map.Entry<Key, KvStore.Entry>> entries;
 
-    StoreCut(final List<Map.Entry<Key, KvStore.Entry>> entries)
+    /** @param cut lists the entries of the cut, once, on the thread that first writes it. */
+    StoreCut(final Supplier<List<Map.Entry<Key, KvStore.Entry>>> cut)
     {
-        this.entries = entries;
+        this.cut = cut;
     }
 
     /** Writes the state to {@code out}. Several threads may write one cut at once (one joiner each). */
     void writeTo(final OutputStream out) throws IOException
     {
         final DataOutputStream data = new DataOutputStream(new BufferedOutputStream(out, 1 << 16));
-        data.writeInt(entries.size());
-        for (final Map.Entry<Key, KvStore.Entry> e : inOrder())
+        final List<Map.Entry<Key, KvStore.Entry>> inOrder = inOrder();
+        data.writeInt(inOrder.size());
+        for (final Map.Entry<Key, KvStore.Entry> e : inOrder)
         {
             final byte[] key = e.getKey().bytes();
             data.writeInt(key.length);
@@ -43,13 +46,13 @@ final class StoreCut
         data.flush();
     }
 
-    /** Sorted by the first writer, off the thread that took the cut (a sort of a million keys takes a while). */
+    /** Listed and sorted by the first writer, off the thread that took the cut (a million keys take a while). */
     private synchronized List<Map.Entry<Key, KvStore.Entry>> inOrder()
     {
-        if (!sorted)
+        if (entries == null)
         {
+            entries = cut.get();
             entries.sort(Map.Entry.comparingByKey());
-            sorted = true;
         }
         return entries;
     }

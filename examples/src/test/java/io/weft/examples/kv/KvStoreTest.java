@@ -287,6 +287,33 @@ class KvStoreTest
             " bytes with 299 of 300 entries whole"), refused.getMessage());
     }
 
+    /**
+     * A cut holds the state of its moment while writes go on (overwrites, deletes, new keys that grow the table), cut
+     * before, during and after the table grows (at 2,048 keys of 4,096 slots, over some hundred writes).
+     */
+    @Test
+    void aCutHoldsTheStateOfItsMomentWhileWritesGoOn() throws Exception
+    {
+        final List<StoreCut> cuts = new ArrayList<>();
+        final List<byte[]> then = new ArrayList<>();
+        for (int i = 0; i < 5_000; i++)
+        {
+            run("SET", "k" + i, "v" + i);
+            run(i % 3 == 0 ? "DEL" : "APPEND", "k" + i / 2, "+");
+            if (i % 10 == 0)
+            {
+                cuts.add(store.cut());
+                then.add(store.snapshot());
+            }
+        }
+        for (int c = 0; c < cuts.size(); c++)
+        {
+            final java.io.ByteArrayOutputStream later = new java.io.ByteArrayOutputStream();
+            cuts.get(c).writeTo(later);
+            assertArrayEquals(then.get(c), later.toByteArray(), "the cut after write " + c * 10);
+        }
+    }
+
     private static void install(final KvStore copy, final byte[] state)
     {
         final StoreLoader loader = copy.loader();
