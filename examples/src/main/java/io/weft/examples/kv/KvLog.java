@@ -13,9 +13,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 import java.util.function.BooleanSupplier;
 import java.util.function.ObjLongConsumer;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
