@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.ObjLongConsumer;
@@ -43,6 +45,8 @@ public final class KvLog implements AutoCloseable
     private static final int BATCH = 0;
     private static final int SNAPSHOT = 1;
     private static final int SNAPSHOT_PART = 2;
+    /** Write positions between two entries of the batch index ({@link #batchIndex}). */
+    private static final long INDEX_EVERY = 1024;
 
     private final Path directory;
     private final long compactAfter;
@@ -54,6 +58,12 @@ public final class KvLog implements AutoCloseable
     private long lastBatch;
     /** Bytes of batches appended since the last snapshot (or the start of the log). */
     private long sinceSnapshot;
+    /**
+     * The log entry of every write position that is a multiple of {@link #INDEX_EVERY}: batches lie in the log in
+     * the order of their positions, so a read of the batches from a position starts at the entry indexed at or before
+     * it instead of the log's first (a compaction's copy and a catch-up would read a whole snapshot before them).
+     */
+    private volatile ConcurrentSkipListMap<Long, Long> batchIndex = new ConcurrentSkipListMap<>();
     /** The thread of the compaction that runs, or null: the delivery thread starts one, and it clears this. */
     private volatile Thread compaction;
     /** What failed the last compaction: the next append throws it, and the member stops. */
@@ -135,6 +145,7 @@ public final class KvLog implements AutoCloseable
             }
             else
             {
+                indexed(batchIndex, entry.sourceNanos(), entry.position());
                 held(entry.sourceNanos());
                 sinceSnapshot += entry.payload().length;
                 if (entry.position() < end)
@@ -170,6 +181,22 @@ public final class KvLog implements AutoCloseable
         lastBatch = g;
     }
 
+    /** The batch of write position {@code g} is log entry {@code entry}: indexed if a mark is due. */
+    private static void indexed(final ConcurrentSkipListMap<Long, Long> index, final long g, final long entry)
+    {
+        if (g % INDEX_EVERY == 0)
+        {
+            index.put(g, entry);
+        }
+    }
+
+    /** The entry to read from for the batches from write position {@code g} on: none of them is before it. */
+    private long entryOf(final long g)
+    {
+        final Map.Entry<Long, Long> at = batchIndex.floorEntry(g);
+        return at == null ? 0 : at.getValue();
+    }
+
     /** The batch at write position {@code g}: {@code length} bytes of {@code batch}. */
     public void appendBatch(final long g, final byte[] batch, final int length)
     {
@@ -181,7 +208,7 @@ public final class KvLog implements AutoCloseable
         appending.lock();
         try
         {
-            log.append(BATCH, g, batch, length);
+            indexed(batchIndex, g, log.append(BATCH, g, batch, length) - 1);
             held(g);
             sinceSnapshot += length;
         }
@@ -289,12 +316,13 @@ public final class KvLog implements AutoCloseable
         final Path old = sibling(".old");
         delete(next);
         final SampleLog current = log;
+        final ConcurrentSkipListMap<Long, Long> index = new ConcurrentSkipListMap<>();
         final long[] copied = {start - 1, 0}; // the last batch copied, the bytes of those after g
         final long bytes;
         final long held;
         try (SampleLog fresh = SampleLog.open(next); SampleLog.Reader tail = current.reader(cutAt))
         {
-            current.read(0, () -> copied[0] >= g || closing, e -> copy(e, fresh, g, copied));
+            current.read(entryOf(start), () -> copied[0] >= g || closing, e -> copy(e, fresh, index, g, copied));
             final long first = copied[0] == g ? start : g + 1; // kept batches short of g are no run of the log's end
             final SnapshotParts parts = new SnapshotParts((part, n, end) ->
             {
@@ -307,12 +335,12 @@ public final class KvLog implements AutoCloseable
             state.writeTo(parts);
             bytes = parts.end();
             copied[0] = g;
-            copyTail(tail, fresh, copied);
+            copyTail(tail, fresh, index, copied);
             final long hold = System.nanoTime();
             appending.lock();
             try
             {
-                copyTail(tail, fresh, copied); // the last few, appends held
+                copyTail(tail, fresh, index, copied); // the last few, appends held
                 tail.close(); // before the log it reads
                 if (closing || copied[0] != Math.max(lastBatch, g))
                 {
@@ -324,6 +352,7 @@ public final class KvLog implements AutoCloseable
                 move(directory, old);
                 move(next, directory);
                 log = SampleLog.reopen(directory, fresh);
+                batchIndex = index;
                 firstBatch = first;
                 sinceSnapshot = copied[1];
             }
@@ -337,24 +366,26 @@ public final class KvLog implements AutoCloseable
         return new long[] {bytes, held, copied[0] - g};
     }
 
-    /** Copies a batch that continues the copy up to {@code to}. */
-    private static void copy(final io.weft.dds.LoggedSample e, final SampleLog into, final long to, final long[] copied)
+    /** Copies a batch that continues the copy up to {@code to}, indexed in {@code index}. */
+    private static void copy(final io.weft.dds.LoggedSample e, final SampleLog into,
+        final ConcurrentSkipListMap<Long, Long> index, final long to, final long[] copied)
     {
         final long p = e.sourceNanos();
         if (e.publisherId() == BATCH && p == copied[0] + 1 && p <= to)
         {
-            into.append(BATCH, p, e.payload(), e.payload().length);
+            indexed(index, p, into.append(BATCH, p, e.payload(), e.payload().length) - 1);
             copied[0] = p;
         }
     }
 
     /** Copies the batches appended since the last read of {@code tail}, after the snapshot. */
-    private static void copyTail(final SampleLog.Reader tail, final SampleLog into, final long[] copied)
+    private static void copyTail(final SampleLog.Reader tail, final SampleLog into,
+        final ConcurrentSkipListMap<Long, Long> index, final long[] copied)
     {
         tail.read(e ->
         {
             final long before = copied[0];
-            copy(e, into, Long.MAX_VALUE, copied);
+            copy(e, into, index, Long.MAX_VALUE, copied);
             copied[1] += copied[0] > before ? e.payload().length : 0;
         });
     }
@@ -479,7 +510,7 @@ public final class KvLog implements AutoCloseable
         final ObjLongConsumer<byte[]> consumer)
     {
         final long[] last = {Math.max(from, firstBatch) - 1};
-        log.read(0, () -> last[0] >= to || stop.getAsBoolean(), e ->
+        log.read(entryOf(last[0] + 1), () -> last[0] >= to || stop.getAsBoolean(), e ->
         {
             final long p = e.sourceNanos();
             if (e.publisherId() == BATCH && p == last[0] + 1 && p <= to)

@@ -168,6 +168,51 @@ class KvLogTest
         assertTrue(entries(path) < 3_000, entries(path) + " entries");
     }
 
+    /**
+     * A read of the batches from a write position starts at the batch index's entry at or before it (one every 1,024
+     * positions) and hands on each batch once, in order: after appends, after a compaction (a new index for the new
+     * log) and after a replay.
+     */
+    @Test
+    void readsFromAPositionHandOnEachBatchOnce()
+    {
+        final Path path = dir.resolve("member-8");
+        final KvStore store = new KvStore();
+        final long[] froms = {1, 1_023, 1_024, 1_025, 2_001, 2_047, 2_048, 3_000, 3_001, 4_095, 4_096, 5_000};
+        try (KvLog log = new KvLog(path, Long.MAX_VALUE))
+        {
+            for (long g = 1; g <= 3_000; g++)
+            {
+                append(log, store, g);
+            }
+            assertEachOnce(log, new long[] {1, 1_024, 2_047, 2_048, 3_000}, 3_000);
+            log.compact(2_000, 3_000, store::cut);
+            for (long g = 3_001; g <= 5_000; g++)
+            {
+                append(log, store, g);
+            }
+            log.awaitCompaction();
+            assertEquals(2_001, log.firstBatch());
+            assertEachOnce(log, froms, 5_000);
+        }
+        try (KvLog log = new KvLog(path, Long.MAX_VALUE))
+        {
+            assertEquals(5_000, log.replay(new KvStore(), (b, n) -> { }));
+            assertEachOnce(log, froms, 5_000);
+        }
+    }
+
+    private static void assertEachOnce(final KvLog log, final long[] froms, final long to)
+    {
+        for (final long from : froms)
+        {
+            final List<Long> read = new java.util.ArrayList<>();
+            final long first = Math.max(from, log.firstBatch());
+            assertEquals(to, log.forEachBatch(from, to, () -> false, (b, p) -> read.add(p)), "from " + from);
+            assertEquals(java.util.stream.LongStream.rangeClosed(first, to).boxed().toList(), read, "from " + from);
+        }
+    }
+
     @Test
     void aCrashAfterTheFirstRenameFinishesTheCompaction()
     {
