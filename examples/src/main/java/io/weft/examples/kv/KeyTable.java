@@ -187,7 +187,8 @@ final class KeyTable
 
     /**
      * The keys and their values as of now, copied, to be listed later by any thread; null while the table grows.
-     * Writer only. Two array copies, where listing the entries makes two objects a key (46 ms for a million keys).
+     * The writer, or a thread its last write happens before while it writes no more (a view change's cut for a
+     * joiner). Two array copies, where listing the entries makes two objects a key (46 ms for a million keys).
      */
     Frozen freeze()
     {

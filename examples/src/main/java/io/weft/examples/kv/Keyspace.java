@@ -147,8 +147,8 @@ final class Keyspace
     }
 
     /**
-     * Every entry as of now, listed later by any thread (the writing thread only): a copy of the table's arrays,
-     * or while the table grows the list itself.
+     * Every entry as of now, listed later by any thread: a copy of the table's arrays, or while the table grows the
+     * list itself. No write may run meanwhile (see {@link KeyTable#freeze}).
      */
     Supplier<List<Map.Entry<Key, KvStore.Entry>>> cut()
     {
