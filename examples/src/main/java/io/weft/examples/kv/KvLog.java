@@ -322,7 +322,7 @@ public final class KvLog implements AutoCloseable
         final long held;
         try (SampleLog fresh = SampleLog.open(next); SampleLog.Reader tail = current.reader(cutAt))
         {
-            current.read(entryOf(start), () -> copied[0] >= g || closing, e -> copy(e, fresh, index, g, copied));
+            copied[0] = batches(current, start, g, () -> closing, (batch, p) -> copy(fresh, index, p, batch));
             final long first = copied[0] == g ? start : g + 1; // kept batches short of g are no run of the log's end
             final SnapshotParts parts = new SnapshotParts((part, n, end) ->
             {
@@ -366,16 +366,11 @@ public final class KvLog implements AutoCloseable
         return new long[] {bytes, held, copied[0] - g};
     }
 
-    /** Copies a batch that continues the copy up to {@code to}, indexed in {@code index}. */
-    private static void copy(final io.weft.dds.LoggedSample e, final SampleLog into,
-        final ConcurrentSkipListMap<Long, Long> index, final long to, final long[] copied)
+    /** Appends batch {@code p} to {@code into}, indexed in {@code index}. */
+    private static void copy(final SampleLog into, final ConcurrentSkipListMap<Long, Long> index, final long p,
+        final byte[] batch)
     {
-        final long p = e.sourceNanos();
-        if (e.publisherId() == BATCH && p == copied[0] + 1 && p <= to)
-        {
-            indexed(index, p, into.append(BATCH, p, e.payload(), e.payload().length) - 1);
-            copied[0] = p;
-        }
+        indexed(index, p, into.append(BATCH, p, batch, batch.length) - 1);
     }
 
     /** Copies the batches appended since the last read of {@code tail}, after the snapshot. */
@@ -384,9 +379,11 @@ public final class KvLog implements AutoCloseable
     {
         tail.read(e ->
         {
-            final long before = copied[0];
-            copy(e, into, index, Long.MAX_VALUE, copied);
-            copied[1] += copied[0] > before ? e.payload().length : 0;
+            if (e.publisherId() == BATCH && e.sourceNanos() == copied[0] + 1)
+            {
+                copy(into, index, ++copied[0], e.payload());
+                copied[1] += e.payload().length;
+            }
         });
     }
 
@@ -509,8 +506,15 @@ public final class KvLog implements AutoCloseable
     long forEachBatch(final long from, final long to, final BooleanSupplier stop,
         final ObjLongConsumer<byte[]> consumer)
     {
-        final long[] last = {Math.max(from, firstBatch) - 1};
-        log.read(entryOf(last[0] + 1), () -> last[0] >= to || stop.getAsBoolean(), e ->
+        return batches(log, Math.max(from, firstBatch), to, stop, consumer);
+    }
+
+    /** As {@link #forEachBatch}, from {@code first} exactly, in {@code from}. */
+    private long batches(final SampleLog from, final long first, final long to, final BooleanSupplier stop,
+        final ObjLongConsumer<byte[]> consumer)
+    {
+        final long[] last = {first - 1};
+        from.read(entryOf(first), () -> last[0] >= to || stop.getAsBoolean(), e ->
         {
             final long p = e.sourceNanos();
             if (e.publisherId() == BATCH && p == last[0] + 1 && p <= to)
