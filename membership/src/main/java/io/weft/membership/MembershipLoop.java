@@ -149,6 +149,7 @@ final class MembershipLoop implements Runnable
         holder[0] = e;
         e.predicates.errorHandler(ex -> onThreadFailure(e, "a trigger of its predicate thread", ex));
         e.detector.errorHandler(ex -> onThreadFailure(e, "its failure detector", ex));
+        e.sst.errorHandler(ex -> onThreadFailure(e, "its transport's thread", ex));
         e.smc.subgroups().forEach((name, engine) ->
         {
             final DeliveryHandler h = name.equals(io.weft.config.MembershipConfig.RUNTIME_CHANNEL) ?
@@ -283,9 +284,10 @@ final class MembershipLoop implements Runnable
     }
 
     /**
-     * A condition or trigger threw on the predicate thread, a tick of the failure detector on its thread, or an
-     * application's failure listener threw an {@link Error}. A delivery callback's exception never gets here (it is
-     * counted and the delivery goes on), nor a failure listener's {@link RuntimeException} (logged), so what does is an
+     * A condition or trigger threw on the predicate thread, a tick of the failure detector on its thread, an
+     * application's failure listener threw an {@link Error}, or a thread of the table's transport ended (tcp's
+     * selector, rdma's progress or control thread). A delivery callback's exception never gets here (it is counted
+     * and the delivery goes on), nor a failure listener's {@link RuntimeException} (logged), so what does is an
      * {@code Error} (out of memory; a full disk faulting a write to a mapped log) or a bug of ours: either way the
      * state being updated may be half done (a delivery's ring cursors moved, its counter not; a suspicion recorded,
      * not yet published), and the thread would go on from there or end: a detector that ended stops this member's

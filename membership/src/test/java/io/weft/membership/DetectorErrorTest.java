@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -44,7 +45,8 @@ class DetectorErrorTest
     @Test
     void anErrorInTheDetectorsThreadStopsItsMemberAndTheOthersGoOn() throws Exception
     {
-        run(TransportKind.SHM, false, group -> group.epoch().detector.close(), "weft-fd-4", "its failure detector");
+        run(TransportKind.SHM, false, group -> group.epoch().detector.close(), "weft-fd-4",
+            thread -> "its failure detector");
     }
 
     /**
@@ -55,25 +57,40 @@ class DetectorErrorTest
     @Test
     void anErrorInAFailureListenerStopsItsMemberAndTheOthersGoOn() throws Exception
     {
-        run(TransportKind.TCP, true, group -> group.epoch().sst.close(), "weft-(tcp|fd)-4", "its failure listener");
+        run(TransportKind.TCP, true, group -> group.epoch().sst.close(), "weft-(tcp|fd)-4",
+            thread -> "its failure listener");
+    }
+
+    /**
+     * Over tcp, member 0's table closes under it; a listener on member 4's table throws on the thread that reports
+     * it, which the error ends: the transport's selector thread (or the detector's, as above). Before, the selector
+     * thread ended silently and member 4 went on cut off, until its detector found every other member silent.
+     */
+    @Test
+    void anErrorThatEndsTheTransportsThreadStopsItsMemberAndTheOthersGoOn() throws Exception
+    {
+        run(TransportKind.TCP, false, group -> group.epoch().sst.close(), "weft-(tcp|fd)-4",
+            thread -> thread.startsWith("weft-tcp") ? "its transport's thread" : "its failure detector");
     }
 
     /**
      * Five members; {@code silence} takes member 0 out; a failure listener of member 4 ({@code viaApi}: the
-     * application's, else one on its table) throws an {@link AssertionError} on the first report, on a thread whose
-     * name matches {@code thread}. Member 4 stops with a reason naming {@code what}; members 1-3 remove 0 and 4
-     * and deliver what member 1 sends then, each once, in order.
+     * application's, else one on its table) throws an {@link AssertionError} on the first report only, on a thread
+     * whose name matches {@code thread}. Member 4 stops with a reason naming {@code what} of that thread; members 1-3
+     * remove 0 and 4 and deliver what member 1 sends then, each once, in order.
      */
     private static void run(final TransportKind kind, final boolean viaApi, final Consumer<Group> silence,
-        final String thread, final String what) throws Exception
+        final String thread, final UnaryOperator<String> what) throws Exception
     {
         final WeftConfig config = TestGroups.builder(kind, MEMBERS)
             .subgroups(List.of(SubgroupConfig.allMembers("all", 16, 64))).build();
         final AtomicReference<String> thrownOn = new AtomicReference<>();
         final FailureListener thrower = (rank, reason) ->
         {
-            thrownOn.compareAndSet(null, Thread.currentThread().getName());
-            throw new AssertionError(THROWN);
+            if (thrownOn.compareAndSet(null, Thread.currentThread().getName()))
+            {
+                throw new AssertionError(THROWN); // once: what ends the member is that one error alone
+            }
         };
         final List<ConcurrentLinkedQueue<Long>> delivered = new ArrayList<>();
         try (Members ignored = new Members(config))
@@ -100,8 +117,8 @@ class DetectorErrorTest
                 assertTrue(thrownOn.get().matches(thread), "thrown on " + thrownOn.get());
                 final IllegalStateException refused = assertThrows(IllegalStateException.class,
                     () -> last.subgroup("all").send(new byte[8], Duration.ofSeconds(5)));
-                assertTrue(refused.getMessage().contains(what + " threw java.lang.AssertionError: " + THROWN),
-                    refused.getMessage());
+                final String reason = what.apply(thrownOn.get()) + " threw java.lang.AssertionError: " + THROWN;
+                assertTrue(refused.getMessage().contains(reason), refused.getMessage());
                 for (int m = 1; m < MEMBERS - 1; m++)
                 {
                     final Group g = groups.get(m);

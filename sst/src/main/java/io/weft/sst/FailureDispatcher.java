@@ -8,12 +8,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * Receives failure reports from a transport, freezes the failed row once, and fans the report out to listeners.
  * A listener added late is told about failures that happened before it was added, so none is missed at start-up.
  * Listeners run on the reporting transport's thread; one that throws is logged and the others are still told, so
- * that an application's callback can end neither that thread nor the failure detection behind it.
+ * that an application's callback can end neither that thread nor the failure detection behind it (an {@link Error}
+ * does end it, and is then reported as the transport's thread failure: {@link #threadFailed}).
  */
 final class FailureDispatcher implements FailureListener
 {
@@ -22,6 +24,8 @@ final class FailureDispatcher implements FailureListener
     private final List<FailureListener> listeners = new CopyOnWriteArrayList<>();
     private final Map<Integer, String> failed = new LinkedHashMap<>();
     private SstTransport transport;
+    private Consumer<Throwable> errorHandler;
+    private Throwable threadFailure;
 
     @Override
     public void onMemberFailure(final int rank, final String reason)
@@ -55,6 +59,39 @@ final class FailureDispatcher implements FailureListener
         catch (final RuntimeException ex)
         {
             LOG.error("a failure listener failed on the report of rank {}", rank, ex);
+        }
+    }
+
+    /** A thread of the transport ended by {@code ex}: told to the error handler, once, or kept until one is set. */
+    void threadFailed(final Throwable ex)
+    {
+        final Consumer<Throwable> handler;
+        synchronized (this)
+        {
+            if (threadFailure != null)
+            {
+                return;
+            }
+            threadFailure = ex;
+            handler = errorHandler;
+        }
+        if (handler != null)
+        {
+            handler.accept(ex);
+        }
+    }
+
+    void errorHandler(final Consumer<Throwable> handler)
+    {
+        final Throwable known;
+        synchronized (this)
+        {
+            errorHandler = handler;
+            known = threadFailure;
+        }
+        if (known != null)
+        {
+            handler.accept(known);
         }
     }
 

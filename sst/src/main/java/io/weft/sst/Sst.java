@@ -11,6 +11,7 @@ import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.IntPredicate;
 
 /**
@@ -94,8 +95,8 @@ public final class Sst implements AutoCloseable
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(layout, "layout");
         final FailureDispatcher failures = new FailureDispatcher();
-        final SstTransport transport = Transports.open(new TransportContext(config, layout, failures, tolerateMissing,
-            gone));
+        final SstTransport transport = Transports.open(new TransportContext(config, layout, failures,
+            failures::threadFailed, tolerateMissing, gone));
         failures.attach(transport);
         return new Sst(layout, config.group().size(), config.rank(), transport, failures);
     }
@@ -376,6 +377,16 @@ public final class Sst implements AutoCloseable
     public boolean isFailedOrFrozen(final int rank)
     {
         return failures.hasFailed(rank);
+    }
+
+    /**
+     * Where this table reports that a thread of its transport ended by a throwable it did not expect: the table then
+     * neither sends nor receives. Called once, on that thread, or at once here if it already happened; until set,
+     * only the transport's log tells it.
+     */
+    public void errorHandler(final Consumer<Throwable> handler)
+    {
+        failures.errorHandler(Objects.requireNonNull(handler, "handler"));
     }
 
     /** Adds a listener; it is also told at once about members that already failed. */

@@ -2,6 +2,7 @@ package io.weft.sst;
 
 import io.weft.config.WeftConfig;
 
+import java.util.function.Consumer;
 import java.util.function.IntPredicate;
 
 /**
@@ -10,6 +11,9 @@ import java.util.function.IntPredicate;
  * @param config   the member's configuration (group, own id, transport options).
  * @param layout   the row layout, identical at every member.
  * @param failures where the transport reports failed members.
+ * @param threadFailed told, on the transport's own thread, when that thread ends by a throwable it did not expect
+ *                 (a bug of ours, an {@link Error} such as one a failure listener threw): the table then neither sends
+ *                 nor receives, so its member must stop rather than go on cut off.
  * @param tolerateMissing when true, members that have not connected by the connect timeout are reported failed
  *                        and the table opens without them (a view after the first: a member may have crashed
  *                        after the view was agreed; the next view change removes it); when false, opening fails.
@@ -17,17 +21,20 @@ import java.util.function.IntPredicate;
  *                 is known to be gone, and the open stops waiting for it at once instead of at the connect timeout.
  *                 It may block briefly (a probe), so it is never asked under a lock another thread needs.
  */
-public record TransportContext(WeftConfig config, SstLayout layout, FailureListener failures, boolean tolerateMissing,
-    IntPredicate gone)
+public record TransportContext(WeftConfig config, SstLayout layout, FailureListener failures,
+    Consumer<Throwable> threadFailed, boolean tolerateMissing, IntPredicate gone)
 {
     /** No member is known to be gone: an open waits for everyone up to the connect timeout. */
     public static final IntPredicate NONE_GONE = rank -> false;
 
-    /** An open that waits for everyone up to the connect timeout; see {@link #gone()}. */
+    /**
+     * An open that waits for everyone up to the connect timeout (see {@link #gone()}), whose thread's failure only
+     * the transport's own log tells.
+     */
     public TransportContext(final WeftConfig config, final SstLayout layout, final FailureListener failures,
         final boolean tolerateMissing)
     {
-        this(config, layout, failures, tolerateMissing, NONE_GONE);
+        this(config, layout, failures, ex -> { }, tolerateMissing, NONE_GONE);
     }
 
     /** How many rows the table has: the group's members. */

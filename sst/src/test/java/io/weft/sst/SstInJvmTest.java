@@ -277,6 +277,40 @@ class SstInJvmTest
     }
 
     /**
+     * A failure listener on member 1's table throws an {@link Error} when member 0 closes; the error ends the
+     * transport's thread that reported the failure (tcp's selector, rdma's control). The table tells its error handler
+     * once, on that thread, and a handler set later at once; member 2 sees member 1 fail, as at a crash. Before, the
+     * thread ended silently (tcp: its member went on cut off until its detector found every other member silent).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "rdma", "verbs"})
+    void anErrorThatEndsTheTransportsThreadIsReportedAndThePeersSeeItsMemberFail(final String transport)
+        throws Exception
+    {
+        withThree(transport, (s0, s1, s2) ->
+        {
+            final AssertionError thrown = new AssertionError("a failure listener's error (test)");
+            s1.addFailureListener((rank, reason) ->
+            {
+                throw thrown;
+            });
+            final List<String> told = new CopyOnWriteArrayList<>();
+            s1.errorHandler(ex -> told.add(Thread.currentThread().getName() + ": " + ex.getMessage()));
+            final List<Integer> failedAt2 = new CopyOnWriteArrayList<>();
+            s2.addFailureListener((rank, reason) -> failedAt2.add(rank));
+            s0.close();
+            Await.until(() -> !told.isEmpty(), "member 1's error handler told");
+            assertTrue(told.getFirst().matches("weft-(tcp|rdma)-1: " +
+                java.util.regex.Pattern.quote(thrown.getMessage())), told.toString());
+            Await.until(() -> failedAt2.contains(1), "member 2 sees member 1 fail");
+            final AtomicReference<Throwable> late = new AtomicReference<>();
+            s1.errorHandler(late::set);
+            assertTrue(late.get() == thrown, "a handler set after the failure is told at once: " + late.get());
+            assertEquals(1, told.size(), told.toString());
+        });
+    }
+
+    /**
      * A push begun after close is refused with an exception. Over rdma it would otherwise reach the closed endpoint's
      * freed native objects and crash the process: a sender can commit while its group closes.
      */

@@ -6,6 +6,7 @@ import io.weft.sst.HostedPasses;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
 /**
@@ -33,18 +34,22 @@ final class ProgressThread
     private static final BooleanSupplier NOTHING_QUEUED = () -> false;
 
     private final IntSupplier poll;
+    private final Consumer<Throwable> failed;
     private final Thread thread;
     /** The predicate passes run between polls; null unless {@code threading} is merged. */
     private final HostedPasses hosted;
 
     /**
      * @param poll     one poll under the transport's lock: the flags above, or {@link #STOP}.
+     * @param failed   told what ended the thread when it was not a {@link #STOP} (a poll's bug, an {@link Error}).
      * @param doorbell the table's doorbell, whose sleeps replace the parks when this thread runs the passes; null:
      *                 it does not ({@code threading = separate}).
      */
-    ProgressThread(final String name, final IntSupplier poll, final Doorbell doorbell)
+    ProgressThread(final String name, final IntSupplier poll, final Consumer<Throwable> failed,
+        final Doorbell doorbell)
     {
         this.poll = poll;
+        this.failed = failed;
         this.thread = Thread.ofPlatform().name(name).daemon(true).unstarted(this::run);
         this.hosted = doorbell != null ? new HostedPasses(thread, doorbell, this::wake) : null;
     }
@@ -94,6 +99,18 @@ final class ProgressThread
     }
 
     private void run()
+    {
+        try
+        {
+            progress();
+        }
+        catch (final Throwable ex)
+        {
+            failed.accept(ex);
+        }
+    }
+
+    private void progress()
     {
         long idle = 0;
         long owedSince = 0;

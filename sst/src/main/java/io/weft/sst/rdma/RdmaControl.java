@@ -61,7 +61,7 @@ final class RdmaControl implements AutoCloseable
         {
             frozen[rank] = true;
             context.failures().onMemberFailure(rank, reason);
-        }, context.tolerateMissing(), context.gone()));
+        }, context.threadFailed(), context.tolerateMissing(), context.gone()));
         this.controlTable = control.table();
     }
 

@@ -126,7 +126,7 @@ public final class RdmaTransport implements SstTransport
         }
         this.doorbell = control.doorbell();
         this.ledger = new RingLedger(endpoint, frozen, context.failures(), this::ring);
-        this.progress = new ProgressThread("weft-rdma-" + me.id(), this::poll,
+        this.progress = new ProgressThread("weft-rdma-" + me.id(), this::poll, this::progressFailed,
             rdma.threading().merged() ? doorbell : null);
     }
 
@@ -506,15 +506,22 @@ public final class RdmaTransport implements SstTransport
         }
         catch (final TransportException | IllegalStateException ex)
         {
-            if (running)
-            {
-                LOG.error("rdma progress failed", ex); // a ring that found the control channel closed, too
-            }
+            progressFailed(ex); // a ring that found the control channel closed, too (its thread failed first)
             return ProgressThread.STOP;
         }
         finally
         {
             fabricLock.unlock();
+        }
+    }
+
+    /** The progress thread ends: without its polls nothing lands or completes here, so the member must stop. */
+    private void progressFailed(final Throwable ex)
+    {
+        if (running)
+        {
+            LOG.error("rdma progress failed", ex);
+            context.threadFailed().accept(ex);
         }
     }
 

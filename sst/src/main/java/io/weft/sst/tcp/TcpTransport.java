@@ -47,7 +47,8 @@ import java.util.concurrent.TimeUnit;
  *     <li>Reconnect: while the table is opening, a refused dial is retried until the connect timeout. Once open, a
  *     lost connection is a member failure, reported to the failure listener and never silently re-established:
  *     a member rejoins through a new view (membership), with a fresh table.</li>
- *     <li>Teardown: {@link #close()} closes every connection; peers observe this member as failed.</li>
+ *     <li>Teardown: {@link #close()} closes every connection; peers observe this member as failed. So does the
+ *     selector thread's own failure, which it reports to this member too ({@link TransportContext#threadFailed}).</li>
  * </ul>
  */
 public final class TcpTransport implements SstTransport
@@ -375,12 +376,13 @@ public final class TcpTransport implements SstTransport
                 }
             }
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final Throwable ex) // an Error too (a failure listener's): the member must not go on cut off
         {
             if (running)
             {
                 LOG.error("tcp selector thread failed", ex);
                 open.fail("tcp selector thread failed: " + ex);
+                context.threadFailed().accept(ex);
             }
         }
         finally
