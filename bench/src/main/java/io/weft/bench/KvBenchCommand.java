@@ -31,7 +31,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code weft bench kv}: {@code redis-benchmark} (Debian package redis-tools) against the replicated key-value store
  * (three members on loopback, linearizable reads) and against a single {@code redis-server} (in memory, no
- * persistence), one system at a time, in one invocation, with the same client work for both. Steady state:
+ * persistence), a three-member etcd cluster, and on request both logging to disk with the same promise
+ * ({@code weft-kv-log}, {@code redis-server-aof}), one system at a time, in one invocation, with the same client work
+ * for all. Steady state:
  * each test first runs warm-up passes for {@code --warmup} (a JVM compiles its hot path for several seconds), and
  * the rate of the last sizes the measured pass to about {@code --measure}.
  */
@@ -66,8 +68,15 @@ final class KvBenchCommand implements Callable<Integer>
     Duration measure;
 
     @Option(names = "--systems", split = ",", description = "Systems to run (default: weft-kv, redis-server, etcd; " +
-        "etcd needs the Debian package etcd-server and is driven through its gRPC API, see docs/benchmarks.md).")
+        "etcd needs the Debian package etcd-server and is driven through its gRPC API, see docs/benchmarks.md). " +
+        "Durable, with the same promise (a write survives kill -9 of a process, not a crash of the host): " +
+        "weft-kv-log (members with --log, compacted every 64 MiB of writes) and redis-server-aof (an append-only " +
+        "file the OS flushes: appendfsync no); etcd fsyncs each commit.")
     List<String> systems = List.of("weft-kv", "redis-server", "etcd");
+
+    /** What {@code --systems} takes. */
+    private static final List<String> SYSTEMS = List.of("weft-kv", "weft-kv-log", "redis-server", "redis-server-aof",
+        "etcd");
 
     /** Requests of the shortest pass: the first warm-up pass, which finds the rate, and the least measured one. */
     private static final long MIN_PASS = 20_000;
@@ -91,13 +100,14 @@ final class KvBenchCommand implements Callable<Integer>
         members = group.members();
         for (final String system : systems)
         {
-            if (!List.of("weft-kv", "redis-server", "etcd").contains(system))
+            if (!SYSTEMS.contains(system))
             {
-                System.err.println("weft: --systems takes weft-kv, redis-server and etcd, not '" + system + "'");
+                System.err.println("weft: --systems takes " + String.join(", ", SYSTEMS) + ", not '" + system + "'");
                 return Weft.EXIT_CONFIG;
             }
         }
-        if (!onPath("redis-benchmark") || (systems.contains("redis-server") && !onPath("redis-server")) ||
+        if (!onPath("redis-benchmark") || (systems.stream().anyMatch(s -> s.startsWith("redis")) &&
+            !onPath("redis-server")) ||
             (systems.contains("etcd") && !onPath("etcd")))
         {
             System.err.println("weft: bench kv needs redis-benchmark, redis-server and etcd: apt-get install " +
@@ -107,8 +117,8 @@ final class KvBenchCommand implements Callable<Integer>
         final Path dir = Files.createTempDirectory("weft-bench-kv");
         final Map<String, List<Pass>> results = new LinkedHashMap<>();
         out.printf("bench kv: redis-benchmark -c %d -P %d -d %d -r %d -t set,get; warm-up %s then about %s per test; " +
-            "%d run(s); weft-kv: %d members on %s, linearizable reads%n", clients, pipeline, size, keys,
-            warmup.toSeconds() + "s", measure.toSeconds() + "s", runs, members, kind.configName());
+            "%d run(s); weft-kv: %d members on %s, linearizable reads; logs in %s%n", clients, pipeline, size, keys,
+            warmup.toSeconds() + "s", measure.toSeconds() + "s", runs, members, kind.configName(), dir);
         try
         {
             for (int run = 0; run < runs; run++)
@@ -118,8 +128,10 @@ final class KvBenchCommand implements Callable<Integer>
                 {
                     switch (systems.get((s + run) % systems.size()))
                     {
-                        case "weft-kv" -> measureWeft(kind, dir, results);
-                        case "redis-server" -> measureRedis(results);
+                        case "weft-kv" -> measureWeft(kind, dir, null, results);
+                        case "weft-kv-log" -> measureWeft(kind, dir, dir.resolve("weft-kv-logs"), results);
+                        case "redis-server" -> measureRedis(null, results);
+                        case "redis-server-aof" -> measureRedis(dir.resolve("redis-aof"), results);
                         default -> measureEtcd(dir.resolve("etcd-" + run), results);
                     }
                 }
@@ -133,8 +145,9 @@ final class KvBenchCommand implements Callable<Integer>
         return 0;
     }
 
-    private void measureWeft(final TransportKind kind, final Path dir, final Map<String, List<Pass>> results)
-        throws Exception
+    /** {@code logs}: where the members log (system weft-kv-log), or null (weft-kv, in memory). */
+    private void measureWeft(final TransportKind kind, final Path dir, final Path logs,
+        final Map<String, List<Pass>> results) throws Exception
     {
         final List<Integer> free = LocalPorts.free(3 * members);
         final Path file = Files.writeString(dir.resolve("kv.conf"),
@@ -144,32 +157,47 @@ final class KvBenchCommand implements Callable<Integer>
         {
             for (int i = 0; i < members; i++)
             {
-                processes.start("kv" + i, Weft.class, List.of("kv-member", "--config", file.toString(), "--member",
+                final List<String> args = new ArrayList<>(List.of("kv-member", "--config", file.toString(), "--member",
                     String.valueOf(i), "--port", String.valueOf(free.get(2 * members + i))));
+                if (logs != null)
+                {
+                    args.addAll(List.of("--log", logs.resolve("member-" + i).toString()));
+                }
+                processes.start("kv" + i, Weft.class, args);
             }
             for (int i = 0; i < members; i++)
             {
                 awaitPort(free.get(2 * members + i), processes.process(i));
             }
-            measureTests("weft-kv", port, results);
+            measureTests(logs == null ? "weft-kv" : "weft-kv-log", port, results);
             for (int i = 0; i < members; i++)
             {
                 processes.process(i).destroy();
             }
             processes.awaitAll(TimeUnit.SECONDS.toNanos(20));
         }
+        finally
+        {
+            written("weft-kv-log's logs", logs);
+        }
     }
 
-    private void measureRedis(final Map<String, List<Pass>> results) throws Exception
+    /** {@code aof}: where redis-server keeps its append-only file (system redis-server-aof), or null (in memory). */
+    private void measureRedis(final Path aof, final Map<String, List<Pass>> results) throws Exception
     {
         final int port = LocalPorts.free(1).getFirst();
-        final Process redis = new ProcessBuilder("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
-            "--save", "", "--appendonly", "no", "--daemonize", "no").redirectErrorStream(true)
+        final List<String> args = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(port), "--bind",
+            "127.0.0.1", "--save", "", "--daemonize", "no", "--appendonly", aof != null ? "yes" : "no"));
+        if (aof != null)
+        {
+            args.addAll(List.of("--appendfsync", "no", "--dir", Files.createDirectories(aof).toString()));
+        }
+        final Process redis = new ProcessBuilder(args).redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         try
         {
             awaitPort(port, redis);
-            measureTests("redis-server", port, results);
+            measureTests(aof == null ? "redis-server" : "redis-server-aof", port, results);
         }
         finally
         {
@@ -178,7 +206,23 @@ final class KvBenchCommand implements Callable<Integer>
             {
                 redis.destroyForcibly();
             }
+            written("redis-server-aof's append-only file", aof);
         }
+    }
+
+    /** Prints what a durable system wrote to {@code dir} by the end of its run (it logged), then deletes it. */
+    private void written(final String what, final Path dir) throws IOException, InterruptedException
+    {
+        if (dir == null || !Files.isDirectory(dir))
+        {
+            return;
+        }
+        // du: the blocks written, where a log's file length counts the chunks it mapped ahead
+        final Process du = new ProcessBuilder("du", "-sk", dir.toString()).redirectErrorStream(true).start();
+        final String kib = new String(du.getInputStream().readAllBytes(), StandardCharsets.UTF_8).split("\\s")[0];
+        du.waitFor(30, TimeUnit.SECONDS);
+        out.printf(Locale.ROOT, "bench kv: %s at the end of the run: %s KiB on disk (du -sk)%n", what, kib);
+        Trees.delete(dir);
     }
 
     private void measureEtcd(final Path dir, final Map<String, List<Pass>> results) throws Exception
@@ -188,7 +232,7 @@ final class KvBenchCommand implements Callable<Integer>
             for (final String test : List.of("set", "get"))
             {
                 final EtcdCluster.Window w = etcd.run(test.equals("set"), clients * pipeline, keys, size, warmup, measure);
-                out.printf(Locale.ROOT, "bench kv: %-12s %s %,12.0f requests/s  p50 %.3f ms  p99 %.3f ms  errors %d%n",
+                out.printf(Locale.ROOT, "bench kv: %-16s %s %,12.0f requests/s  p50 %.3f ms  p99 %.3f ms  errors %d%n",
                     "etcd", test.toUpperCase(Locale.ROOT), w.rps(), w.p50(), w.p99(), w.errors());
                 results.computeIfAbsent("etcd " + test.toUpperCase(Locale.ROOT), k -> new ArrayList<>())
                     .add(new Pass(w.rps(), w.p50(), w.p95(), w.p99()));
@@ -206,7 +250,7 @@ final class KvBenchCommand implements Callable<Integer>
             final Pass warm = warmUp(port, test);
             final long n = Math.max(MIN_PASS, (long)(warm.rps * measure.toMillis() / 1000.0));
             final Pass pass = benchmark(port, test, n, measure.multipliedBy(6));
-            out.printf(Locale.ROOT, "bench kv: %-12s %s %,12.0f requests/s  p50 %.3f ms  p99 %.3f ms%n", system,
+            out.printf(Locale.ROOT, "bench kv: %-16s %s %,12.0f requests/s  p50 %.3f ms  p99 %.3f ms%n", system,
                 test.toUpperCase(Locale.ROOT), pass.rps, pass.p50, pass.p99);
             results.computeIfAbsent(system + " " + test.toUpperCase(Locale.ROOT), k -> new ArrayList<>()).add(pass);
         }
@@ -265,17 +309,22 @@ final class KvBenchCommand implements Callable<Integer>
             out.printf(Locale.ROOT, "| %s | %s | %,.0f | %,.0f-%,.0f | %.3f | %.3f | %.3f |%n", name[0], name[1],
                 median.rps, sorted.getFirst().rps, sorted.getLast().rps, median.p50, median.p95, median.p99);
         }
+        final String group = " (" + members + " members, replicated)";
+        final List<String[]> pairs = List.of(new String[] {"weft-kv", "redis-server", " (one node)"},
+            new String[] {"weft-kv", "etcd", " (" + members + " members)"},
+            new String[] {"weft-kv-log", "redis-server-aof", " (one node; the same promise: survives kill -9)"},
+            new String[] {"weft-kv-log", "etcd", " (" + members + " members; fsyncs each commit)"},
+            new String[] {"weft-kv-log", "weft-kv", " (the log's cost)"});
         for (final String test : List.of("SET", "GET"))
         {
-            final Pass weft = medians.get("weft-kv " + test);
-            for (final String peer : List.of("redis-server", "etcd"))
+            for (final String[] pair : pairs)
             {
-                final Pass other = medians.get(peer + " " + test);
-                if (weft != null && other != null)
+                final Pass ours = medians.get(pair[0] + " " + test);
+                final Pass other = medians.get(pair[1] + " " + test);
+                if (ours != null && other != null)
                 {
-                    out.printf(Locale.ROOT, "bench kv: %s: weft-kv (%d members, replicated) over %s: %.2fx the " +
-                        "throughput, p50 %.2fx%n", test, members, peer.equals("etcd") ? "etcd (" + members +
-                        " members)" : "redis-server (one node)", weft.rps / other.rps, weft.p50 / other.p50);
+                    out.printf(Locale.ROOT, "bench kv: %s: %s%s over %s%s: %.2fx the throughput, p50 %.2fx%n", test,
+                        pair[0], group, pair[1], pair[2], ours.rps / other.rps, ours.p50 / other.p50);
                 }
             }
         }

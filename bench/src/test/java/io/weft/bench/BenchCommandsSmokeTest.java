@@ -8,6 +8,7 @@ import picocli.CommandLine;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -73,12 +74,24 @@ class BenchCommandsSmokeTest
         assertTrue(!out.contains("FAILED"), out);
     }
 
+    /**
+     * The replicated store in memory and logging (weft-kv-log: the members log every write; their logs hold more than a
+     * mebibyte at the end), with the log's cost as a ratio.
+     */
     @Test
-    void kvBenchWarmsUpThenMeasuresTheReplicatedStore()
+    void kvBenchWarmsUpThenMeasuresTheReplicatedStoreInMemoryAndLogging()
     {
         // redis-benchmark comes with redis-tools (installed by .ci/run); redis-server and etcd are the bench's peers
-        final String out = bench("kv", "--systems", "weft-kv", "--runs", "1", "--warmup", "2s", "--measure", "1s");
-        assertTrue(out.contains("| weft-kv | SET |"), out);
-        assertTrue(out.contains("| weft-kv | GET |"), out);
+        final String out = bench("kv", "--systems", "weft-kv,weft-kv-log", "--runs", "1", "--warmup", "2s",
+            "--measure", "1s");
+        for (final String row : List.of("| weft-kv | SET |", "| weft-kv | GET |", "| weft-kv-log | SET |",
+            "| weft-kv-log | GET |", "SET: weft-kv-log (3 members, replicated) over weft-kv (the log's cost):"))
+        {
+            assertTrue(out.contains(row), row + " in:\n" + out);
+        }
+        final java.util.regex.Matcher written = java.util.regex.Pattern
+            .compile("weft-kv-log's logs at the end of the run: (\\d+) KiB on disk").matcher(out);
+        assertTrue(written.find(), out);
+        assertTrue(Long.parseLong(written.group(1)) > 1024, "the logs hold the writes: " + out);
     }
 }
