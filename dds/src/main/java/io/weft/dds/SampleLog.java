@@ -112,20 +112,6 @@ public final class SampleLog implements AutoCloseable
         return log;
     }
 
-    /**
-     * Opens for appending the log that {@code written} wrote and closed, moved since to {@code directory}, without
-     * checking its entries again: its count and marks are {@code written}'s (a key-value compaction's swap, which
-     * appends wait for; checking a log of gigabytes again would hold them for seconds).
-     */
-    public static SampleLog reopen(final Path directory, final SampleLog written)
-    {
-        final SampleLog log = new SampleLog(directory, build(directory, false), true, written.dropBehind != null);
-        log.count = written.count;
-        log.nextMark = written.nextMark;
-        log.marks.putAll(written.marks);
-        return log;
-    }
-
     /** Opens an existing log for reading only (the command line). */
     public static SampleLog openReadOnly(final Path directory)
     {

@@ -7,18 +7,13 @@ import org.slf4j.LoggerFactory;
 import java.io.IOError;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.ObjLongConsumer;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 
 /**
  * A member's durable record of the store (the DDS layer's {@link SampleLog}: a Chronicle Queue of CRC-checked
@@ -49,6 +44,7 @@ public final class KvLog implements AutoCloseable
     private static final long INDEX_EVERY = 1024;
 
     private final Path directory;
+    private final LogGenerations generations;
     private final long compactAfter;
     private volatile SampleLog log; // replaced by a compaction's swap; a catch-up reads it
     /** Held by each append and by a compaction's swap: the delivery thread's fields below change under it. */
@@ -76,7 +72,8 @@ public final class KvLog implements AutoCloseable
     }
 
     /**
-     * Opens the log in {@code directory}, first finishing or undoing a compaction a crash interrupted.
+     * Opens the log in {@code directory} (a link to its live generation: {@link LogGenerations}), first finishing or
+     * undoing a compaction a crash interrupted.
      *
      * @param compactAfter bytes of batches after which {@link #compactionDue} says so.
      */
@@ -87,9 +84,9 @@ public final class KvLog implements AutoCloseable
             throw new IllegalArgumentException("compactAfter must be positive, was " + compactAfter);
         }
         this.directory = directory;
+        this.generations = new LogGenerations(directory);
         this.compactAfter = compactAfter;
-        settle(directory);
-        this.log = SampleLog.open(directory);
+        this.log = SampleLog.open(generations.settle());
     }
 
     Path directory()
@@ -305,22 +302,23 @@ public final class KvLog implements AutoCloseable
     /**
      * Replaces the log with one that holds its batches {@code start .. g} (what other members may still ask for in a
      * cold start's catch-up), then {@code state}, the store at write position {@code g}, in parts, then the batches
-     * after {@code g} appended from entry {@code cutAt} on. The new log is written beside this one, then takes its
-     * place by two renames; {@link #settle} finishes or undoes a compaction that a crash interrupted, so either log is
-     * whole at every moment. Returns the state's bytes, the nanoseconds appends were held and the batches after g.
+     * after {@code g} appended from entry {@code cutAt} on. The new log is written as the next generation beside this
+     * one and, still open, becomes the live one by one atomic rename ({@link LogGenerations#swap}); a start after a
+     * crash deletes whichever of the two is not live, so the live log is whole at every moment. Returns the state's
+     * bytes, the nanoseconds appends were held and the batches after g.
      */
     private long[] compact(final long start, final long g, final long cutAt, final StateWriter state)
         throws IOException
     {
-        final Path next = sibling(".next");
-        final Path old = sibling(".old");
-        delete(next);
+        final Path next = generations.next();
         final SampleLog current = log;
         final ConcurrentSkipListMap<Long, Long> index = new ConcurrentSkipListMap<>();
         final long[] copied = {start - 1, 0}; // the last batch copied, the bytes of those after g
         final long bytes;
         final long held;
-        try (SampleLog fresh = SampleLog.open(next); SampleLog.Reader tail = current.reader(cutAt))
+        final SampleLog fresh = SampleLog.open(next);
+        boolean live = false;
+        try (SampleLog.Reader tail = current.reader(cutAt))
         {
             copied[0] = batches(current, start, g, () -> closing, (batch, p) -> copy(fresh, index, p, batch));
             final long first = copied[0] == g ? start : g + 1; // kept batches short of g are no run of the log's end
@@ -341,17 +339,14 @@ public final class KvLog implements AutoCloseable
             try
             {
                 copyTail(tail, fresh, index, copied); // the last few, appends held
-                tail.close(); // before the log it reads
                 if (closing || copied[0] != Math.max(lastBatch, g))
                 {
                     throw new IOException(closing ? "the log closes" : "the batches after write " + g + " reach " +
                         copied[0] + " in the copy, " + lastBatch + " in the log");
                 }
-                fresh.close();
-                current.close();
-                move(directory, old);
-                move(next, directory);
-                log = SampleLog.reopen(directory, fresh);
+                generations.swap(next); // the one step appends wait for: the new log is open, and stays so
+                live = true;
+                log = fresh;
                 batchIndex = index;
                 firstBatch = first;
                 sinceSnapshot = copied[1];
@@ -362,7 +357,11 @@ public final class KvLog implements AutoCloseable
             }
             held = System.nanoTime() - hold;
         }
-        delete(old); // a start after a crash here drops it (settle)
+        finally
+        {
+            (live ? current : fresh).close();
+            generations.drop(live ? current.directory() : next); // a start after a crash here deletes it
+        }
         return new long[] {bytes, held, copied[0] - g};
     }
 
@@ -436,58 +435,6 @@ public final class KvLog implements AutoCloseable
         {
             sink.accept(part, length, true);
             return bytes;
-        }
-    }
-
-    /** Finishes ({@code .next} complete, no log) or undoes ({@code .next} beside the log) an interrupted compaction. */
-    private static void settle(final Path directory)
-    {
-        final Path next = directory.resolveSibling(directory.getFileName() + ".next");
-        final Path old = directory.resolveSibling(directory.getFileName() + ".old");
-        if (Files.isDirectory(next) && !Files.exists(directory) && Files.isDirectory(old))
-        {
-            move(next, directory); // both renames were due; the new log was closed whole before the first
-        }
-        if (Files.exists(directory))
-        {
-            delete(next);
-            delete(old);
-        }
-    }
-
-    private Path sibling(final String suffix)
-    {
-        return directory.resolveSibling(directory.getFileName() + suffix);
-    }
-
-    private static void move(final Path from, final Path to)
-    {
-        try
-        {
-            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot rename " + from + " to " + to + " compacting the key-value log", ex);
-        }
-    }
-
-    private static void delete(final Path tree)
-    {
-        if (!Files.exists(tree))
-        {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(tree))
-        {
-            for (final Path p : paths.sorted(Comparator.reverseOrder()).toList())
-            {
-                Files.delete(p);
-            }
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot remove " + tree, ex);
         }
     }
 

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -213,14 +214,19 @@ class KvLogTest
         }
     }
 
+    /**
+     * A log of the layout before generations (the directory itself, a compaction's {@code .next} and {@code .old}
+     * beside it), left by a crash after the first of its two renames: the compaction is finished, and the log is
+     * used where it is.
+     */
     @Test
     void aCrashAfterTheFirstRenameFinishesTheCompaction()
     {
         final Path path = dir.resolve("member-2");
-        final KvStore store = compacted(path);
-        rename(path, sibling(path, ".next"));
-        writeLog(path, 7); // the log before compaction, renamed aside
-        rename(path, sibling(path, ".old"));
+        final KvStore store = compacted(dir.resolve("written-2"));
+        rename(live(dir.resolve("written-2")), sibling(path, ".next"));
+        writeLog(dir.resolve("before-2"), 7); // the log before compaction, renamed aside
+        rename(live(dir.resolve("before-2")), sibling(path, ".old"));
         final KvStore replayed = new KvStore();
         try (KvLog log = new KvLog(path, 1000))
         {
@@ -229,14 +235,54 @@ class KvLogTest
         assertArrayEquals(store.snapshot(), replayed.snapshot());
         assertFalse(Files.exists(sibling(path, ".old")));
         assertFalse(Files.exists(sibling(path, ".next")));
+        assertEquals(path, live(path));
     }
 
+    /**
+     * A log of the layout before goes on where it is until its first compaction, whose generation replaces it: the
+     * queue's files leave the directory, and a start replays the new generation.
+     */
+    @Test
+    void aLogOfTheLayoutBeforeIsReplacedByItsFirstCompaction() throws Exception
+    {
+        final Path path = dir.resolve("member-9");
+        writeLog(dir.resolve("before-9"), 20);
+        rename(live(dir.resolve("before-9")), path);
+        final KvStore store = new KvStore();
+        try (KvLog log = new KvLog(path, 1000))
+        {
+            assertEquals(20, log.replay(store, (b, n) -> apply(store, b)));
+            assertEquals(path, live(path), "used where it is");
+            for (long g = 21; g <= 30; g++)
+            {
+                append(log, store, g);
+            }
+            log.compact(25, 30, store::cut);
+            log.awaitCompaction();
+            append(log, store, 31);
+        }
+        assertEquals(path.resolve("gen-1"), live(path));
+        try (Stream<Path> inside = Files.list(path))
+        {
+            assertEquals(List.of("gen-1", "live"), inside.map(p -> p.getFileName().toString()).sorted().toList());
+        }
+        final KvStore replayed = new KvStore();
+        try (KvLog log = new KvLog(path, 1000))
+        {
+            assertEquals(31, log.replay(replayed, (b, n) -> apply(replayed, b)));
+        }
+        assertArrayEquals(store.snapshot(), replayed.snapshot());
+    }
+
+    /** As above, a crash before the renames: the old log stays, the new one is dropped. */
     @Test
     void aCrashBeforeTheRenamesKeepsTheOldLog()
     {
         final Path path = dir.resolve("member-3");
-        writeLog(path, 7);
-        writeLog(sibling(path, ".next"), 3); // a compaction cut short: the log stays as it was
+        writeLog(dir.resolve("before-3"), 7);
+        rename(live(dir.resolve("before-3")), path);
+        writeLog(dir.resolve("written-3"), 3); // a compaction cut short: the log stays as it was
+        rename(live(dir.resolve("written-3")), sibling(path, ".next"));
         final KvStore replayed = new KvStore();
         try (KvLog log = new KvLog(path, 1000))
         {
@@ -246,9 +292,35 @@ class KvLogTest
     }
 
     /**
-     * A compaction whose swap fails (here the old log's name is taken by a directory that is not empty) makes the next
-     * append throw an {@link IOError}, which stops the member; the next start undoes
-     * the swap and replays the whole log. Before, a {@link RuntimeException} from the delivery callback was counted
+     * A crash leaves beside the live generation a newer one (a compaction cut short before its swap) or an older one
+     * (a compaction swapped and not yet deleted it): the next start replays the live one and deletes the other; a
+     * compaction leaves only its own generation, and the log's name stays a link to it.
+     */
+    @Test
+    void aStartReplaysTheLiveGenerationAndDropsTheOthers()
+    {
+        final Path path = dir.resolve("member-8");
+        final KvStore store = compacted(path); // generation 1, after a compaction of generation 0
+        assertEquals(path.resolve("gen-1"), live(path));
+        assertFalse(Files.exists(path.resolve("gen-0")), "the generation it replaced is gone");
+        writeLog(dir.resolve("cut-short"), 3);
+        rename(live(dir.resolve("cut-short")), path.resolve("gen-2"));
+        writeLog(dir.resolve("replaced"), 5);
+        rename(live(dir.resolve("replaced")), path.resolve("gen-0"));
+        final KvStore replayed = new KvStore();
+        try (KvLog log = new KvLog(path, 1000))
+        {
+            assertEquals(30, log.replay(replayed, (b, n) -> apply(replayed, b)));
+        }
+        assertArrayEquals(store.snapshot(), replayed.snapshot());
+        assertFalse(Files.exists(path.resolve("gen-0")) || Files.exists(path.resolve("gen-2")));
+        assertEquals(path.resolve("gen-1"), live(path));
+    }
+
+    /**
+     * A compaction whose swap fails (here the new link's name is taken by a directory that is not empty) makes the
+     * next append throw an {@link IOError}, which stops the member; the next start drops what was left of it and
+     * replays the whole log. Before, a {@link RuntimeException} from the delivery callback was counted
      * and the deliveries went on, the store's writes no longer in the log.
      */
     @Test
@@ -256,9 +328,9 @@ class KvLogTest
     {
         final Path path = dir.resolve("member-4");
         final KvStore store = new KvStore();
-        Files.createDirectories(sibling(path, ".old").resolve("taken"));
         try (KvLog log = new KvLog(path, 1000))
         {
+            Files.createDirectories(path.resolve("live.next").resolve("taken"));
             for (long g = 1; g <= 30; g++)
             {
                 append(log, store, g);
@@ -268,13 +340,12 @@ class KvLogTest
             final IOError compaction = assertThrows(IOError.class, () -> append(log, store, 31));
             assertTrue(compaction.getMessage().contains("compacting at write 30"), compaction.getMessage());
         }
-        Files.delete(sibling(path, ".old").resolve("taken"));
         final KvStore replayed = new KvStore();
         try (KvLog log = new KvLog(path, 1000))
         {
             assertEquals(30, log.replay(replayed, (b, n) -> apply(replayed, b)));
         }
-        assertFalse(Files.exists(sibling(path, ".next")));
+        assertFalse(Files.exists(path.resolve("live.next")) || Files.exists(path.resolve("gen-1")));
     }
 
     /** A store of {@code keys} keys x0, x1, ... of 2 KiB values. */
@@ -350,7 +421,7 @@ class KvLogTest
 
     private static long entries(final Path path)
     {
-        try (SampleLog log = SampleLog.openReadOnly(path))
+        try (SampleLog log = SampleLog.openReadOnly(live(path)))
         {
             return log.read(0, e -> { });
         }
@@ -359,6 +430,12 @@ class KvLogTest
     private static Path sibling(final Path path, final String suffix)
     {
         return path.resolveSibling(path.getFileName() + suffix);
+    }
+
+    /** The live generation's directory of the log at {@code path}. */
+    private static Path live(final Path path)
+    {
+        return new LogGenerations(path).live();
     }
 
     private static void rename(final Path from, final Path to)
