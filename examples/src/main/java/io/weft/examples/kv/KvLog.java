@@ -258,7 +258,7 @@ public final class KvLog implements AutoCloseable
      * group's logged {@code frontier} (the least position logged over the view's members; -1 while one is unknown:
      * then it waits, and the next batch tries again). The delivery thread, after the batch of {@code g} is applied.
      * The compaction runs on a thread of its own while the deliveries go on; the batches they append meanwhile are
-     * copied after the snapshot, the last of them while appends wait (a few: the swap is two renames). The delivery
+     * copied after the snapshot, the last of them while appends wait (a few: the swap is one rename). The delivery
      * thread only takes the cut of the store, a reference per key; before, it wrote the whole snapshot and copied the
      * kept batches itself (220-261 ms with no delivery for a store of 25 MB).
      */
