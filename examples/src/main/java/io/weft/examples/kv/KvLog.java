@@ -72,8 +72,8 @@ public final class KvLog implements AutoCloseable
     }
 
     /**
-     * Opens the log in {@code directory} (a link to its live generation: {@link LogGenerations}), first finishing or
-     * undoing a compaction a crash interrupted.
+     * Opens the log in {@code directory} (its generations, and a link to the live one: {@link LogGenerations}), first
+     * deleting what a crash left of a compaction.
      *
      * @param compactAfter bytes of batches after which {@link #compactionDue} says so.
      */

@@ -44,10 +44,23 @@ final class LogGenerations
         final boolean legacy = !Files.isSymbolicLink(link) && !queueFiles().isEmpty();
         if (!legacy && !Files.isSymbolicLink(link))
         {
-            create(generation(0));
-            swap(generation(0));
+            // none (a new log), or the first, which a crash left before its link: the only one there can be
+            final List<Path> found = generations();
+            if (found.size() > 1)
+            {
+                throw new IllegalStateException("the key-value log " + directory + " has no link 'live' to name " +
+                    "which of " + found + " is live; link the one meant (ln -s gen-N live) or move the others away");
+            }
+            final Path first = found.isEmpty() ? generation(0) : found.getFirst();
+            create(first);
+            swap(first);
         }
         final Path live = live();
+        if (!Files.isDirectory(live))
+        {
+            throw new IllegalStateException("the key-value log's link " + link + " names " + live + ", which is " +
+                "missing: the log is gone; move it back, or remove the directory to start this member empty");
+        }
         for (final Path g : generations())
         {
             if (!g.equals(live))

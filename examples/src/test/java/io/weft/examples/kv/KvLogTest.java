@@ -274,7 +274,29 @@ class KvLogTest
         assertArrayEquals(store.snapshot(), replayed.snapshot());
     }
 
-    /** As above, a crash before the renames: the old log stays, the new one is dropped. */
+    /**
+     * A log whose link is gone with several generations beside it, or whose link names a generation that is gone, is
+     * refused with a message naming what to do, and nothing is deleted.
+     */
+    @Test
+    void aLogWithoutItsLinkOrItsLiveGenerationIsRefused() throws Exception
+    {
+        final Path path = dir.resolve("member-10");
+        compacted(path);
+        writeLog(dir.resolve("other-10"), 3);
+        rename(live(dir.resolve("other-10")), path.resolve("gen-5"));
+        Files.delete(path.resolve("live"));
+        final IllegalStateException unlinked = assertThrows(IllegalStateException.class, () -> new KvLog(path, 1000));
+        assertTrue(unlinked.getMessage().contains("has no link 'live'") &&
+            unlinked.getMessage().contains("gen-1") && unlinked.getMessage().contains("gen-5"), unlinked.getMessage());
+        assertTrue(Files.isDirectory(path.resolve("gen-1")) && Files.isDirectory(path.resolve("gen-5")));
+        Files.createSymbolicLink(path.resolve("live"), Path.of("gen-7"));
+        final IllegalStateException gone = assertThrows(IllegalStateException.class, () -> new KvLog(path, 1000));
+        assertTrue(gone.getMessage().contains("which is missing"), gone.getMessage());
+        assertTrue(Files.isDirectory(path.resolve("gen-1")) && Files.isDirectory(path.resolve("gen-5")));
+    }
+
+    /** A log of the layout before, left by a crash before its compaction's renames: it stays, the new one goes. */
     @Test
     void aCrashBeforeTheRenamesKeepsTheOldLog()
     {
