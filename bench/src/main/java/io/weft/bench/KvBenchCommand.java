@@ -117,8 +117,9 @@ final class KvBenchCommand implements Callable<Integer>
         final Path dir = Files.createTempDirectory("weft-bench-kv");
         final Map<String, List<Pass>> results = new LinkedHashMap<>();
         out.printf("bench kv: redis-benchmark -c %d -P %d -d %d -r %d -t set,get; warm-up %s then about %s per test; " +
-            "%d run(s); weft-kv: %d members on %s, linearizable reads; logs in %s%n", clients, pipeline, size, keys,
-            warmup.toSeconds() + "s", measure.toSeconds() + "s", runs, members, kind.configName(), dir);
+            "%d run(s); weft-kv: %d members on %s, linearizable reads%s%n", clients, pipeline, size, keys,
+            warmup.toSeconds() + "s", measure.toSeconds() + "s", runs, members, kind.configName(),
+            systems.stream().anyMatch(s -> s.endsWith("-log") || s.endsWith("-aof")) ? "; logs in " + dir : "");
         try
         {
             for (int run = 0; run < runs; run++)
