@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
@@ -29,11 +30,14 @@ final class LogGenerations
 
     private final Path directory;
     private final Path link;
+    /** The new link that {@link #swap} renames over {@link #link}. */
+    private final Path nextLink;
 
     LogGenerations(final Path directory)
     {
         this.directory = directory;
         this.link = directory.resolve("live");
+        this.nextLink = directory.resolve("live.next");
     }
 
     /** Settles what a crash left and returns the live log's directory, creating the first generation if none is. */
@@ -41,8 +45,9 @@ final class LogGenerations
     {
         settleLegacy();
         create(directory);
-        final boolean legacy = !Files.isSymbolicLink(link) && !queueFiles().isEmpty();
-        if (!legacy && !Files.isSymbolicLink(link))
+        final boolean linked = Files.isSymbolicLink(link);
+        final boolean legacy = !linked && !queueFiles().isEmpty();
+        if (!linked && !legacy)
         {
             // none (a new log), or the first, which a crash left before its link: the only one there can be
             final List<Path> found = generations();
@@ -72,7 +77,7 @@ final class LogGenerations
         {
             dropLegacy(); // the log of the layout before, which a compaction replaced just before a crash
         }
-        delete(directory.resolve("live.next"));
+        delete(nextLink);
         return live;
     }
 
@@ -89,12 +94,11 @@ final class LogGenerations
     /** Makes {@code generation} live: a new link to it replaces {@link #link}, in one atomic rename. */
     void swap(final Path generation)
     {
-        final Path temporary = directory.resolve("live.next");
         try
         {
-            Files.deleteIfExists(temporary);
-            Files.createSymbolicLink(temporary, generation.getFileName()); // relative: the directory may move
-            Files.move(temporary, link, StandardCopyOption.ATOMIC_MOVE);
+            Files.deleteIfExists(nextLink);
+            Files.createSymbolicLink(nextLink, generation.getFileName()); // relative: the directory may move
+            Files.move(nextLink, link, StandardCopyOption.ATOMIC_MOVE);
         }
         catch (final IOException ex)
         {
@@ -165,7 +169,7 @@ final class LogGenerations
         return list(p -> p.getFileName().toString().startsWith(GEN));
     }
 
-    private List<Path> list(final java.util.function.Predicate<Path> filter)
+    private List<Path> list(final Predicate<Path> filter)
     {
         try (Stream<Path> inside = Files.list(directory))
         {
@@ -207,7 +211,7 @@ final class LogGenerations
     }
 
     /** Deletes {@code tree} if it exists (a link itself, not what it points at). */
-    static void delete(final Path tree)
+    private static void delete(final Path tree)
     {
         if (!Files.exists(tree, LinkOption.NOFOLLOW_LINKS))
         {
