@@ -6,10 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 
 /**
  * The store's map: one {@link KeyTable} of entries, written by one thread (the delivery thread) and read by any
@@ -43,6 +40,18 @@ final class Keyspace
     private static Object stored(final KvStore.Entry entry)
     {
         return entry.expireAt() == 0 ? entry.value() : entry;
+    }
+
+    /** The value of a stored {@code stored} ({@link #stored}). */
+    static byte[] value(final Object stored)
+    {
+        return stored instanceof byte[] value ? value : ((KvStore.Entry)stored).value();
+    }
+
+    /** The expiry of a stored {@code stored}: 0 for none. */
+    static long expireAt(final Object stored)
+    {
+        return stored instanceof byte[] ? 0 : ((KvStore.Entry)stored).expireAt();
     }
 
     private static KvStore.Entry entry(final Object stored)
@@ -143,29 +152,25 @@ final class Keyspace
     /** Every entry, in no order: a weakly consistent view when the writing thread runs meanwhile. */
     private List<Map.Entry<Key, KvStore.Entry>> all()
     {
-        return list(entries::forEach);
+        final List<Map.Entry<Key, KvStore.Entry>> all = new ArrayList<>(entries.size());
+        entries.forEach((key, stored) -> all.add(new AbstractMap.SimpleImmutableEntry<>(key, entry(stored))));
+        return all;
     }
 
     /**
-     * Every entry as of now, listed later by any thread: a copy of the table's arrays, or while the table grows the
-     * list itself. No write may run meanwhile (see {@link KeyTable#freeze}).
+     * Every entry as of now, walked later by any thread: a copy of the table's arrays, or while the table grows a
+     * list of its entries. No write may run meanwhile (see {@link KeyTable#freeze}).
      */
-    Supplier<List<Map.Entry<Key, KvStore.Entry>>> cut()
+    StoreCut cut()
     {
         final KeyTable.Frozen frozen = entries.freeze();
         if (frozen == null)
         {
-            final List<Map.Entry<Key, KvStore.Entry>> all = all();
-            return () -> all;
+            final List<Map.Entry<Key, Object>> all = new ArrayList<>(entries.size());
+            entries.forEach((key, stored) -> all.add(new AbstractMap.SimpleImmutableEntry<>(key, stored)));
+            return StoreCut.of(all);
         }
-        return () -> list(frozen::forEach);
-    }
-
-    private List<Map.Entry<Key, KvStore.Entry>> list(final Consumer<BiConsumer<Key, Object>> walk)
-    {
-        final List<Map.Entry<Key, KvStore.Entry>> all = new ArrayList<>(entries.size());
-        walk.accept((key, stored) -> all.add(new AbstractMap.SimpleImmutableEntry<>(key, entry(stored))));
-        return all;
+        return new StoreCut(frozen::forEach, entries.size());
     }
 
     /** How many entries {@code which} accepts (a weakly consistent count). */

@@ -516,7 +516,7 @@ public final class KvStore
      */
     StoreCut cut()
     {
-        return new StoreCut(map.cut());
+        return map.cut();
     }
 
     /** Empties the store, which then takes a {@link StoreCut}'s bytes as they arrive. */
@@ -525,13 +525,13 @@ public final class KvStore
         return new StoreLoader(map);
     }
 
-    /** The whole state in one array ({@link #cut}'s bytes): for tests that compare stores. */
+    /** The whole state in one array ({@link #cut}'s bytes, by key): for tests that compare stores. */
     public byte[] snapshot()
     {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try
         {
-            cut().writeTo(bytes);
+            cut().sorted().writeTo(bytes);
         }
         catch (final IOException ex)
         {
