@@ -54,6 +54,11 @@ public final class DropBehind implements AutoCloseable
     private long dropped; // bytes of the file dropped from the page cache
     private boolean off = !LinuxSyscall.AVAILABLE;
 
+    /** Opens nothing until the first {@link #advance}: the file it is told of then. */
+    public DropBehind()
+    {
+    }
+
     /** The appender has written {@code current} up to {@code position}: start writing back and drop what is behind. */
     public void advance(final File current, final long position)
     {

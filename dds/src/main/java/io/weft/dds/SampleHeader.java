@@ -13,6 +13,11 @@ public final class SampleHeader
     private long sourceNanos;
     private boolean stored;
 
+    /** Made by the topic layer only, one per topic, filled again for each sample. */
+    SampleHeader()
+    {
+    }
+
     SampleHeader set(final int topicId, final int publisherId, final long position, final long sourceNanos,
         final boolean stored)
     {

@@ -290,7 +290,7 @@ public final class Group implements AutoCloseable
      * @throws IllegalStateException refused: no secret, not another member, the member does not know this one as a
      *                               member of its view, or it serves no fetch or its capture failed (the message
      *                               says which).
-     * @throws IOException           the member could not be reached, or the state stream broke.
+     * @throws java.io.IOException   the member could not be reached, or the state stream broke.
      */
     public void fetchState(final int memberId, final byte[] request) throws java.io.IOException
     {

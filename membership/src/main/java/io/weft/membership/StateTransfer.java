@@ -64,6 +64,7 @@ public interface StateTransfer
     @FunctionalInterface
     interface StateReader
     {
+        /** Reads {@code state} to its end: the fetch then checks that it was read whole. */
         void read(InputStream state) throws IOException;
     }
 

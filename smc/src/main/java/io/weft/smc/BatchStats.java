@@ -13,6 +13,11 @@ public final class BatchStats
     private volatile long total;
     private volatile long max;
 
+    /** Made by the engine's meters only. */
+    BatchStats()
+    {
+    }
+
     void record(final long size)
     {
         if (size <= 0)

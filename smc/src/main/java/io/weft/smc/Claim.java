@@ -25,6 +25,11 @@ public final class Claim
     long slot;
     long index;
 
+    /** An empty claim, filled by each {@code tryClaim}: make one per sending thread and reuse it. */
+    public Claim()
+    {
+    }
+
     /** The table segment; write the payload at {@link #offset()}, at most {@link #capacity()} bytes. */
     public MemorySegment segment()
     {

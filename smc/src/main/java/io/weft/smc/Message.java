@@ -18,6 +18,11 @@ public final class Message
     long seq;
     long timestampNanos;
 
+    /** Made by the engine only, one per delivering thread, filled again for each message. */
+    Message()
+    {
+    }
+
     /** Node id of the sender. */
     public int senderId()
     {
