@@ -42,13 +42,13 @@ final class Keyspace
         return entry.expireAt() == 0 ? entry.value() : entry;
     }
 
-    /** The value of a stored {@code stored} ({@link #stored}). */
+    /** The value in {@code stored}, a value as this map keeps it ({@link #stored}). */
     static byte[] value(final Object stored)
     {
         return stored instanceof byte[] value ? value : ((KvStore.Entry)stored).value();
     }
 
-    /** The expiry of a stored {@code stored}: 0 for none. */
+    /** The expiry in {@code stored}, a value as this map keeps it: 0 for none. */
     static long expireAt(final Object stored)
     {
         return stored instanceof byte[] ? 0 : ((KvStore.Entry)stored).expireAt();
