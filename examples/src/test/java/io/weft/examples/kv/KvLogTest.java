@@ -225,8 +225,7 @@ class KvLogTest
         final Path path = dir.resolve("member-2");
         final KvStore store = compacted(dir.resolve("written-2"));
         rename(live(dir.resolve("written-2")), sibling(path, ".next"));
-        writeLog(dir.resolve("before-2"), 7); // the log before compaction, renamed aside
-        rename(live(dir.resolve("before-2")), sibling(path, ".old"));
+        writeQueueAt(sibling(path, ".old"), 7); // the log before compaction, renamed aside
         final KvStore replayed = new KvStore();
         try (KvLog log = new KvLog(path, 1000))
         {
@@ -246,8 +245,7 @@ class KvLogTest
     void aLogOfTheLayoutBeforeIsReplacedByItsFirstCompaction() throws Exception
     {
         final Path path = dir.resolve("member-9");
-        writeLog(dir.resolve("before-9"), 20);
-        rename(live(dir.resolve("before-9")), path);
+        writeQueueAt(path, 20);
         final KvStore store = new KvStore();
         try (KvLog log = new KvLog(path, 1000))
         {
@@ -283,8 +281,7 @@ class KvLogTest
     {
         final Path path = dir.resolve("member-10");
         compacted(path);
-        writeLog(dir.resolve("other-10"), 3);
-        rename(live(dir.resolve("other-10")), path.resolve("gen-5"));
+        writeQueueAt(path.resolve("gen-5"), 3);
         Files.delete(path.resolve("live"));
         final IllegalStateException unlinked = assertThrows(IllegalStateException.class, () -> new KvLog(path, 1000));
         assertTrue(unlinked.getMessage().contains("has no link 'live'") &&
@@ -301,10 +298,8 @@ class KvLogTest
     void aCrashBeforeTheRenamesKeepsTheOldLog()
     {
         final Path path = dir.resolve("member-3");
-        writeLog(dir.resolve("before-3"), 7);
-        rename(live(dir.resolve("before-3")), path);
-        writeLog(dir.resolve("written-3"), 3); // a compaction cut short: the log stays as it was
-        rename(live(dir.resolve("written-3")), sibling(path, ".next"));
+        writeQueueAt(path, 7);
+        writeQueueAt(sibling(path, ".next"), 3); // a compaction cut short: the log stays as it was
         final KvStore replayed = new KvStore();
         try (KvLog log = new KvLog(path, 1000))
         {
@@ -325,10 +320,8 @@ class KvLogTest
         final KvStore store = compacted(path); // generation 1, after a compaction of generation 0
         assertEquals(path.resolve("gen-1"), live(path));
         assertFalse(Files.exists(path.resolve("gen-0")), "the generation it replaced is gone");
-        writeLog(dir.resolve("cut-short"), 3);
-        rename(live(dir.resolve("cut-short")), path.resolve("gen-2"));
-        writeLog(dir.resolve("replaced"), 5);
-        rename(live(dir.resolve("replaced")), path.resolve("gen-0"));
+        writeQueueAt(path.resolve("gen-2"), 3); // a compaction cut short
+        writeQueueAt(path.resolve("gen-0"), 5); // one replaced, not yet deleted
         final KvStore replayed = new KvStore();
         try (KvLog log = new KvLog(path, 1000))
         {
@@ -397,16 +390,22 @@ class KvLogTest
         return store;
     }
 
-    private static void writeLog(final Path path, final long batches)
+    /**
+     * Writes a log of {@code batches} batches elsewhere and moves its Chronicle queue to {@code to}: a queue of either
+     * layout (the log's directory itself, or a generation in it).
+     */
+    private void writeQueueAt(final Path to, final long batches)
     {
+        final Path scratch = dir.resolve("scratch-" + to.getFileName());
         final KvStore store = new KvStore();
-        try (KvLog log = new KvLog(path, Long.MAX_VALUE))
+        try (KvLog log = new KvLog(scratch, Long.MAX_VALUE))
         {
             for (long g = 1; g <= batches; g++)
             {
                 append(log, store, g);
             }
         }
+        rename(live(scratch), to);
     }
 
     private static long count(final KvLog log, final long from, final long to)
