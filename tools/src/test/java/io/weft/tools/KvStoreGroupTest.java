@@ -101,8 +101,9 @@ class KvStoreGroupTest
             }
             kv.get(2).awaitOutput("protocol error: invalid bulk length 200000", Duration.ofSeconds(10));
             // bytes that are not RESP: answered with Redis's protocol error after the replies still due, then closed
+            // (2^64 + 1: a length that wraps to 1 in a long was taken as 1, and the connection waited for its bulk)
             for (final String garbage : new String[] {"*abc\r\n", "*1\r\n:5\r\n", "*1\r\n$-5\r\n",
-                "PING\r\n*2\r\n$3\r\nGET\r\n$1\r\nxyz\r\n"})
+                "PING\r\n*2\r\n$3\r\nGET\r\n$1\r\nxyz\r\n", "*18446744073709551617\r\n"})
             {
                 try (java.net.Socket s = new java.net.Socket("127.0.0.1", ports.get(1)))
                 {
@@ -113,7 +114,51 @@ class KvStoreGroupTest
                         reply.startsWith("+PONG\r\n")), garbage + " got " + reply);
                 }
             }
+            // a command that does not end: refused once it passes 16 MiB, where the member used to buffer it all
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", ports.get(0)))
+            {
+                final byte[] bulk = ("$60000\r\n" + "v".repeat(60_000) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+                s.getOutputStream().write("*1048576\r\n".getBytes(StandardCharsets.US_ASCII));
+                for (int i = 0; i < 280; i++) // the 280th passes 16 MiB
+                {
+                    s.getOutputStream().write(bulk);
+                }
+            }
+            kv.get(0).awaitOutput("protocol error: command longer than 16777216 bytes", Duration.ofSeconds(10));
+            assertEquals("hello", a.get("greeting"), "the member serves on after a command too long");
             assertEquals("hello", b.get("greeting"), "the member serves on after bad input");
+
+            // a client that pipelines GETs of a large value and never reads a reply: it is not read any more once its
+            // replies pass Netty's high-water mark (they used to pile up in the member's memory), the others are served
+            a.set("large", "L".repeat(60_000));
+            try (java.net.Socket slow = new java.net.Socket("127.0.0.1", ports.get(0)))
+            {
+                final Thread writer = Thread.ofPlatform().daemon(true).start(() ->
+                {
+                    final byte[] get = "*2\r\n$3\r\nGET\r\n$5\r\nlarge\r\n".getBytes(StandardCharsets.US_ASCII);
+                    try
+                    {
+                        for (int i = 0; i < 100_000; i++) // 6 GB of replies
+                        {
+                            slow.getOutputStream().write(get);
+                        }
+                    }
+                    catch (final IOException closed)
+                    {
+                        // the test closed the socket while this write waited: the member stopped reading it
+                    }
+                });
+                Await.until(() -> a.info().contains("weft_clients_paused_for_output:1"),
+                    () -> "member 0 to pause the client that does not read: " + a.info());
+                assertEquals("hello", a.get("greeting"), "the others are served meanwhile");
+                assertEquals("hello", c.get("greeting"));
+                slow.close();
+                writer.join(30_000);
+                assertTrue(!writer.isAlive(), "the writer ended once its socket closed");
+            }
+            Await.until(() -> a.info().contains("weft_clients_paused_for_output:0"),
+                () -> "the pause to end: " + a.info());
+            assertEquals(1, a.del("large"));
 
             // redis-cli against every member: the same state, and INFO shows the view
             for (final int port : ports)

@@ -19,12 +19,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * One client connection: takes commands decoded by {@link RespDecoder}, answers the connection-level ones itself
  * (PING, ECHO, HELLO, CLIENT, SELECT, INFO, QUIT, ...), hands the store's commands to the {@link KvReplica}, and
  * writes the replies in command order (pipelining), whatever order they complete in. A client that pipelines more
- * than {@value #MAX_PENDING} commands is not read until replies drain; a protocol error is answered and the
- * connection closed, as Redis does.
+ * than {@value #MAX_PENDING} commands is not read until replies drain, and one that does not read its replies is not
+ * read either, once Netty's outbound buffer passes its high-water mark: replies wait in {@link #pending} (they refer
+ * to the store's values, not copies of them) until it drains, so no client can fill the member's memory with replies
+ * it does not take. A protocol error is answered and the connection closed, as Redis does.
  */
 final class KvConnection extends ChannelInboundHandlerAdapter
 {
     static final int MAX_PENDING = 10_000;
+    /** Replies go out in buffers of about this size, the writability checked between them. */
+    private static final int FLUSH_BYTES = 64 * 1024;
     private static final Logger LOG = LoggerFactory.getLogger(KvConnection.class);
 
     private final KvReplica replica;
@@ -49,6 +53,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private boolean reading;
     /** Event loop: the read burst queued commands for the group, to be proposed at the end of the loop's pass. */
     private boolean submitted;
+    /** Event loop: the outbound buffer is past its high-water mark; neither reading nor writing until it drains. */
+    private boolean outputPaused;
 
     KvConnection(final KvReplica replica, final long id)
     {
@@ -238,17 +244,26 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    /** Event loop: writes every reply at the head that is ready, in command order, in one buffer. */
+    /**
+     * Event loop: writes the replies at the head that are ready, in command order, in buffers of about
+     * {@value #FLUSH_BYTES}; stops, and stops reading, while the client does not take them.
+     */
     private void drain()
     {
         ByteBuf out = null;
         Command head;
         Reply reply;
-        while ((head = pending.peek()) != null && (reply = head.reply()) != null)
+        while (!outputPaused && (head = pending.peek()) != null && (reply = head.reply()) != null)
         {
             out = out == null ? ctx.alloc().ioBuffer() : out;
             pending.poll();
             RespWriter.write(out, reply, head.resp3);
+            if (out.readableBytes() >= FLUSH_BYTES)
+            {
+                ctx.writeAndFlush(out);
+                out = null;
+                pauseIfUnwritable();
+            }
         }
         if (quitting && pending.isEmpty())
         {
@@ -258,11 +273,35 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         if (out != null)
         {
             ctx.writeAndFlush(out);
+            pauseIfUnwritable();
         }
-        if (!quitting && !ctx.channel().config().isAutoRead() && pending.size() < MAX_PENDING / 2)
+        if (!quitting && !outputPaused && !ctx.channel().config().isAutoRead() && pending.size() < MAX_PENDING / 2)
         {
             ctx.channel().config().setAutoRead(true);
         }
+    }
+
+    private void pauseIfUnwritable()
+    {
+        if (!ctx.channel().isWritable() && !outputPaused)
+        {
+            outputPaused = true;
+            ctx.channel().config().setAutoRead(false);
+            replica.clientsPausedForOutput.incrementAndGet();
+        }
+    }
+
+    /** Event loop: the outbound buffer fell below its low-water mark (the client read), or the channel closed. */
+    @Override
+    public void channelWritabilityChanged(final ChannelHandlerContext context)
+    {
+        if (outputPaused && context.channel().isWritable())
+        {
+            outputPaused = false;
+            replica.clientsPausedForOutput.decrementAndGet();
+            drain(); // reads again once few replies are due
+        }
+        context.fireChannelWritabilityChanged();
     }
 
     /** Answers bad input after the replies still due, then closes: nothing after it is read. */
@@ -294,8 +333,21 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     }
 
     @Override
+    public void channelActive(final ChannelHandlerContext context)
+    {
+        replica.connectedClients.incrementAndGet();
+        context.fireChannelActive();
+    }
+
+    @Override
     public void channelInactive(final ChannelHandlerContext context)
     {
         pending.clear(); // replies still due are dropped with the connection; their commands still apply
+        replica.connectedClients.decrementAndGet();
+        if (outputPaused)
+        {
+            outputPaused = false;
+            replica.clientsPausedForOutput.decrementAndGet();
+        }
     }
 }

@@ -20,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -72,6 +73,9 @@ public final class KvReplica implements AutoCloseable
     private int earlyPeak;
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong reads = new AtomicLong();
+    /** Client connections open, and those not read because they do not take their replies (INFO's Clients). */
+    final AtomicInteger connectedClients = new AtomicInteger();
+    final AtomicInteger clientsPausedForOutput = new AtomicInteger();
     private final KvProposer proposer = new KvProposer(this::stop);
     private final AtomicBoolean proposeScheduled = new AtomicBoolean();
     private final Runnable proposeTask = () ->
@@ -292,7 +296,7 @@ public final class KvReplica implements AutoCloseable
         return reason != null || g == null ? reason : g.minorityReason();
     }
 
-    /** The INFO text: server, replication (the view) and keyspace sections. */
+    /** The INFO text: server, clients, replication (the view) and keyspace sections. */
     public String info()
     {
         final Group g = group;
@@ -300,6 +304,8 @@ public final class KvReplica implements AutoCloseable
         final long now = System.currentTimeMillis();
         return "# Server\r\nredis_version:7.2.0\r\nweft_store:replicated key-value store on a Weft group\r\n" +
             "process_id:" + ProcessHandle.current().pid() + "\r\n" +
+            "\r\n# Clients\r\nconnected_clients:" + connectedClients.get() + "\r\nweft_clients_paused_for_output:" +
+            clientsPausedForOutput.get() + "\r\n" +
             "\r\n# Replication\r\nrole:master\r\nweft_member_id:" + me + "\r\nweft_view_id:" + view.id() + "\r\n" +
             "weft_view_members:" + view.members() + "\r\nweft_view_leader:" + view.members().getFirst() + "\r\n" +
             "weft_transport:" + g.config().transport().kind().name().toLowerCase(java.util.Locale.ROOT) + "\r\n" +

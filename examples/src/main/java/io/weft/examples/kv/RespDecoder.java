@@ -10,10 +10,13 @@ import java.util.List;
 
 /**
  * Decodes client commands straight into argument lists ({@code List<byte[]>}): RESP arrays of bulk strings, and
- * inline commands (a line of words, as typed into telnet). A command is taken only once all of it has arrived.
- * Limits are checked as each length is read, before anything is buffered for it: at most {@value #MAX_ARGUMENTS}
- * arguments, bulk strings up to the store's command limit, inline lines up to {@value #MAX_INLINE} bytes; a
- * violation or malformed input fails with Redis's protocol-error text (the connection answers it and closes).
+ * inline commands (a line of words, as typed into telnet). A command is taken only once all of it has arrived; the
+ * arguments of an array that arrives in parts are kept as they complete, so each byte is read once however many
+ * reads bring the command. Limits are checked as each length is read, before anything is buffered for it: at most
+ * {@value #MAX_ARGUMENTS} arguments, bulk strings up to the store's command limit, a whole command (its arguments'
+ * bytes plus 4 per argument, as {@link Command} counts) up to {@value #MAX_COMMAND} bytes or that limit if larger,
+ * inline lines up to {@value #MAX_INLINE} bytes; a violation or malformed input fails with Redis's protocol-error
+ * text (the connection answers it and closes).
  *
  * <p>Why not Netty's {@code RedisDecoder} with its aggregators, which this replaced: they produce one message object
  * per array header, bulk header and bulk content, and aggregate them through two more handlers; with pipelined
@@ -24,12 +27,25 @@ final class RespDecoder extends ByteToMessageDecoder
 {
     static final int MAX_ARGUMENTS = 1 << 20;
     static final int MAX_INLINE = 64 * 1024;
+    /**
+     * A command's bytes at the most: a multi-key read (MGET, EXISTS) may exceed a write's limit, but one client must
+     * not fill the member's heap with a command that never ends (Redis bounds a client's query buffer too).
+     */
+    static final int MAX_COMMAND = 16 * 1024 * 1024;
+    /** Digits a length may have: more could overflow a long into a length that looks valid. */
+    private static final int MAX_DIGITS = 18;
+    private static final int INITIAL_ARGUMENTS = 16;
 
     private final int maxBulk;
+    private final long maxCommand;
+    private List<byte[]> args; // the array being decoded: its arguments so far; null between arrays
+    private long missing;      // arguments it still lacks
+    private long bytes;        // what it holds so far, as Command counts
 
     RespDecoder(final int maxBulk)
     {
         this.maxBulk = maxBulk;
+        this.maxCommand = Math.max(MAX_COMMAND, maxBulk + 4L);
     }
 
     @Override
@@ -37,38 +53,59 @@ final class RespDecoder extends ByteToMessageDecoder
     {
         while (in.isReadable())
         {
-            final int start = in.readerIndex();
-            final List<byte[]> command = in.getByte(start) == '*' ? array(in) : inline(in);
-            if (command == null)
+            if (args == null)
             {
-                in.readerIndex(start); // incomplete: wait for more bytes
+                final int start = in.readerIndex();
+                if (in.getByte(start) != '*')
+                {
+                    final List<byte[]> command = inline(in);
+                    if (command == null)
+                    {
+                        return; // incomplete: wait for more bytes
+                    }
+                    if (!command.isEmpty())
+                    {
+                        out.add(command);
+                    }
+                    continue;
+                }
+                in.skipBytes(1);
+                final long n = number(in, "multibulk length");
+                if (n == Long.MIN_VALUE)
+                {
+                    in.readerIndex(start);
+                    return;
+                }
+                if (n > MAX_ARGUMENTS)
+                {
+                    throw new RespException("invalid multibulk length " + n);
+                }
+                if (n <= 0)
+                {
+                    continue; // an empty or null array: nothing to do, as Redis
+                }
+                args = new ArrayList<>((int)Math.min(n, INITIAL_ARGUMENTS)); // grows as they come, not on a claim
+                missing = n;
+                bytes = 0;
+            }
+            if (!bulks(in))
+            {
                 return;
             }
-            if (!command.isEmpty())
-            {
-                out.add(command);
-            }
+            out.add(args);
+            args = null;
         }
     }
 
-    private List<byte[]> array(final ByteBuf in)
+    /** Reads the current array's bulk strings that have arrived whole; true once it has all of them. */
+    private boolean bulks(final ByteBuf in)
     {
-        in.skipBytes(1);
-        final long n = number(in, "multibulk length");
-        if (n == Long.MIN_VALUE)
+        while (missing > 0)
         {
-            return null;
-        }
-        if (n > MAX_ARGUMENTS)
-        {
-            throw new RespException("invalid multibulk length " + n);
-        }
-        final List<byte[]> args = new ArrayList<>((int)Math.max(n, 0));
-        for (long i = 0; i < n; i++)
-        {
+            final int start = in.readerIndex();
             if (!in.isReadable())
             {
-                return null;
+                return false;
             }
             final byte type = in.readByte();
             if (type != '$')
@@ -78,16 +115,23 @@ final class RespDecoder extends ByteToMessageDecoder
             final long length = number(in, "bulk length");
             if (length == Long.MIN_VALUE)
             {
-                return null;
+                in.readerIndex(start);
+                return false;
             }
             if (length < 0 || length > maxBulk)
             {
                 throw new RespException("invalid bulk length " + length + (length > maxBulk ?
                     " (this store takes commands up to " + maxBulk + " bytes)" : ""));
             }
+            if (bytes + length + 4 > maxCommand)
+            {
+                throw new RespException("command longer than " + maxCommand + " bytes (" + args.size() +
+                    " arguments of " + bytes + " bytes, then one of " + length + ")");
+            }
             if (in.readableBytes() < length + 2)
             {
-                return null;
+                in.readerIndex(start);
+                return false;
             }
             final byte[] arg = new byte[(int)length];
             in.readBytes(arg);
@@ -96,8 +140,10 @@ final class RespDecoder extends ByteToMessageDecoder
                 throw new RespException("bulk string not terminated by CRLF");
             }
             args.add(arg);
+            bytes += length + 4;
+            missing--;
         }
-        return args;
+        return true;
     }
 
     /** A decimal number ending in CRLF; {@link Long#MIN_VALUE} if the line is not complete yet. */
@@ -120,7 +166,7 @@ final class RespDecoder extends ByteToMessageDecoder
             negative = true;
             i++;
         }
-        if (i >= eol - 1 || in.getByte(eol - 1) != '\r')
+        if (i >= eol - 1 || in.getByte(eol - 1) != '\r' || eol - 1 - i > MAX_DIGITS)
         {
             throw new RespException("invalid " + what);
         }
