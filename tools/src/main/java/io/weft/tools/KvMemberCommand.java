@@ -57,6 +57,10 @@ final class KvMemberCommand implements Callable<Integer>
         try
         {
             replica = new KvReplica(store.reads.equals("local"), log, store.compactAfter);
+            if (store.maxMemory > 0)
+            {
+                replica.maxMemory(store.maxMemory);
+            }
         }
         catch (final IllegalStateException ex)
         {

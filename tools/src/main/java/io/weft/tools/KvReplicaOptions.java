@@ -17,6 +17,12 @@ final class KvReplicaOptions
             "(default ${DEFAULT-VALUE}, 64 MiB).")
     long compactAfter;
 
+    @Option(names = "--max-memory", defaultValue = "0",
+        description = "Refuse writes that may grow the store (SET, APPEND, INCR, ...) with Redis's OOM error " +
+            "while it holds more than this many bytes (its estimate: keys, values and 64 bytes an entry); 0: half " +
+            "of each member's heap (default).")
+    long maxMemory;
+
     /** What is wrong with these options, or null. */
     String problem()
     {
@@ -24,12 +30,17 @@ final class KvReplicaOptions
         {
             return "--reads takes linearizable or local, not '" + reads + "'";
         }
+        if (maxMemory < 0)
+        {
+            return "--max-memory must be 0 (half the heap) or a number of bytes, was " + maxMemory;
+        }
         return compactAfter < 1 ? "--compact-after must be a positive number of bytes, was " + compactAfter : null;
     }
 
     /** The same options for a kv-member. */
     List<String> forward()
     {
-        return List.of("--reads", reads, "--compact-after", String.valueOf(compactAfter));
+        return List.of("--reads", reads, "--compact-after", String.valueOf(compactAfter), "--max-memory",
+            String.valueOf(maxMemory));
     }
 }

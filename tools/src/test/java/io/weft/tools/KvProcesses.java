@@ -24,6 +24,7 @@ final class KvProcesses implements AutoCloseable
     private final String reads;
     private final Path logs;
     private final long compactAfter;
+    private final List<String> options;
 
     /** Starts {@code members} members and waits until each serves. */
     KvProcesses(final Path dir, final int members, final String reads) throws Exception
@@ -41,7 +42,14 @@ final class KvProcesses implements AutoCloseable
     KvProcesses(final Path dir, final int members, final String reads, final Path logs, final long compactAfter)
         throws Exception
     {
-        this(dir, members, members, reads, logs, compactAfter, true);
+        this(dir, members, members, reads, logs, compactAfter, true, List.of());
+    }
+
+    /** Starts {@code members} members in memory, each with these further kv-member options ({@code --max-memory}). */
+    static KvProcesses with(final Path dir, final int members, final String... options) throws Exception
+    {
+        return new KvProcesses(dir, members, members, "linearizable", null,
+            io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES, true, List.of(options));
     }
 
     /**
@@ -52,13 +60,14 @@ final class KvProcesses implements AutoCloseable
         throws Exception
     {
         return new KvProcesses(dir, members, initial, "linearizable", logs,
-            io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES, false);
+            io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES, false, List.of());
     }
 
     private KvProcesses(final Path dir, final int members, final int initial, final String reads, final Path logs,
-        final long compactAfter, final boolean awaitServing) throws Exception
+        final long compactAfter, final boolean awaitServing, final List<String> options) throws Exception
     {
         this.compactAfter = compactAfter;
+        this.options = options;
         this.dir = dir;
         this.reads = reads;
         this.logs = logs;
@@ -98,6 +107,7 @@ final class KvProcesses implements AutoCloseable
             args.addAll(List.of("--log", logs.resolve("member-" + i).toString(), "--compact-after",
                 String.valueOf(compactAfter)));
         }
+        args.addAll(options);
         if (join)
         {
             args.add("--join");

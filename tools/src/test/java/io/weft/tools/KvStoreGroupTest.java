@@ -231,6 +231,53 @@ class KvStoreGroupTest
     }
 
     /**
+     * A store past its {@code --max-memory} refuses the writes that may grow it with Redis's OOM error at the member
+     * the client writes to, before they enter the order: every member holds the same keys, and a DEL, which frees
+     * memory, is taken and lets writes in again. Before the limit, a store that outgrew the heap failed at every member
+     * at once (each applies the same writes).
+     */
+    @Test
+    void aFullStoreRefusesWritesThatGrowItAndStaysTheSameAtEveryMember() throws Exception
+    {
+        try (KvProcesses kv = KvProcesses.with(dir, MEMBERS, "--max-memory", "200000");
+             Jedis a = new Jedis("127.0.0.1", kv.ports.get(0)); Jedis b = new Jedis("127.0.0.1", kv.ports.get(1)))
+        {
+            final String value = "v".repeat(1000);
+            int stored = 0;
+            JedisDataException full = null;
+            while (full == null && stored < 1_000) // 1 MB: five times the limit
+            {
+                try
+                {
+                    a.set("k" + stored, value);
+                    stored++;
+                }
+                catch (final JedisDataException ex)
+                {
+                    full = ex;
+                }
+            }
+            assertTrue(full != null, "1,000 SETs of 1,000 bytes taken under a limit of 200,000 bytes");
+            assertEquals("OOM command not allowed when used memory > 'maxmemory'.", full.getMessage());
+            assertTrue(stored > 100 && stored < 200, stored + " keys of about 1,070 bytes each held at the limit");
+            assertTrue(a.info().contains("maxmemory:200000"), a.info());
+            final int held = stored;
+            Await.until(() -> b.dbSize() == held, () -> "member 1 to hold the " + held + " keys: " + b.dbSize());
+            assertThrows(JedisDataException.class, () -> b.append("k0", "more"), "member 1 is as full");
+            assertThrows(JedisDataException.class, () -> a.incr("counter"));
+            assertEquals(1, b.expire("k1", 1000), "an expiry grows nothing");
+            assertEquals(1, a.del("k0"), "a DEL frees memory and is taken");
+            assertEquals("OK", a.set("again", "x"), "under the limit again");
+            for (final int port : kv.ports)
+            {
+                assertEquals(String.valueOf(held), redisCli(port, "dbsize"), "member at " + port);
+                assertEquals("x", redisCli(port, "get", "again"));
+                assertEquals("", redisCli(port, "get", "k" + held), "the refused key");
+            }
+        }
+    }
+
+    /**
      * Local reads (sequentially consistent): a pipeline of writes, reads and ECHOs on one connection gets its replies
      * in command order, each read seeing the connection's own write before it, though the reads and ECHOs are
      * answered on the spot and the writes only after the multicast; other members' copies reach the same values.

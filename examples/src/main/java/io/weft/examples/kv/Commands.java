@@ -11,6 +11,9 @@ final class Commands
     /** Commands that change the state: they travel through the group. */
     private static final Set<String> WRITES = Set.of("SET", "SETNX", "GETSET", "DEL", "UNLINK", "INCR", "INCRBY",
         "DECR", "DECRBY", "MSET", "APPEND", "EXPIRE", "PEXPIRE", "PERSIST", "FLUSHDB", "FLUSHALL", "GETDEL");
+    /** Writes that may make the store larger: refused while it holds more than its limit (Redis's denyoom). */
+    private static final Set<String> GROWING = Set.of("SET", "SETNX", "GETSET", "INCR", "INCRBY", "DECR", "DECRBY",
+        "MSET", "APPEND");
     private static final Set<String> READS = Set.of("GET", "EXISTS", "MGET", "STRLEN", "TTL", "PTTL", "KEYS", "SCAN",
         "DBSIZE");
 
@@ -21,6 +24,12 @@ final class Commands
     static boolean isWrite(final String command)
     {
         return WRITES.contains(command);
+    }
+
+    /** Whether {@code command} is a write that may make the store larger. */
+    static boolean mayGrow(final String command)
+    {
+        return GROWING.contains(command);
     }
 
     static boolean isRead(final String command)

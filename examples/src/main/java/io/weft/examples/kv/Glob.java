@@ -1,83 +1,79 @@
 package io.weft.examples.kv;
 
-/** Redis glob patterns (KEYS, SCAN MATCH): {@code *}, {@code ?}, {@code [abc]}, {@code [^a-z]}, {@code \} escapes. */
+/**
+ * Redis glob patterns (KEYS, SCAN MATCH): {@code *}, {@code ?}, {@code [abc]}, {@code [^a-z]}, {@code \} escapes.
+ * <p>
+ * Matched with one backtrack point, the last {@code *} seen: every other element takes exactly one byte, so when the
+ * text after that star does not match, moving the star's end one byte on is the only choice left, and earlier stars
+ * never need to be revisited. At most pattern x text steps: a recursion over every star took exponential time on
+ * patterns such as {@code *a*a*a*a*a*a*a*a*a*a*b} (Redis's CVE-2022-36021), and a client's KEYS held up the
+ * delivery thread, which runs linearizable reads, for as long.
+ */
 final class Glob
 {
     private Glob()
     {
     }
 
-    static boolean matches(final byte[] pattern, final byte[] text)
+    static boolean matches(final byte[] p, final byte[] t)
     {
-        return matches(pattern, 0, text, 0);
+        int i = 0;
+        int j = 0;
+        int star = -1; // the last '*' seen
+        int starText = 0; // where the text after it starts now
+        while (j < t.length)
+        {
+            if (i < p.length && p[i] == '*')
+            {
+                star = i++;
+                starText = j;
+                continue;
+            }
+            final int next = i < p.length ? one(p, i, t[j]) : -1;
+            if (next >= 0)
+            {
+                i = next;
+                j++;
+            }
+            else if (star >= 0)
+            {
+                i = star + 1;
+                j = ++starText;
+            }
+            else
+            {
+                return false;
+            }
+        }
+        while (i < p.length && p[i] == '*')
+        {
+            i++;
+        }
+        return i == p.length;
     }
 
-    private static boolean matches(final byte[] p, final int pi, final byte[] t, final int ti)
+    /** Where the pattern goes on if its element at {@code i} (not a star) matches {@code b}; -1 if not. */
+    private static int one(final byte[] p, final int i, final byte b)
     {
-        int i = pi;
-        int j = ti;
-        while (i < p.length)
+        final byte c = p[i];
+        if (c == '?')
         {
-            final byte c = p[i];
-            if (c == '*')
-            {
-                while (i + 1 < p.length && p[i + 1] == '*')
-                {
-                    i++;
-                }
-                if (i + 1 == p.length)
-                {
-                    return true;
-                }
-                for (int k = j; k <= t.length; k++)
-                {
-                    if (matches(p, i + 1, t, k))
-                    {
-                        return true;
-                    }
-                }
-                return false;
-            }
-            if (j >= t.length)
-            {
-                return false;
-            }
-            if (c == '?')
-            {
-                i++;
-                j++;
-                continue;
-            }
-            if (c == '[')
-            {
-                final int end = classEnd(p, i);
-                if (end < 0)
-                {
-                    if (t[j] != c) // an unclosed '[' is a literal
-                    {
-                        return false;
-                    }
-                    i++;
-                    j++;
-                    continue;
-                }
-                if (!inClass(p, i + 1, end, t[j]))
-                {
-                    return false;
-                }
-                i = end + 1;
-                j++;
-                continue;
-            }
-            final byte literal = c == '\\' && i + 1 < p.length ? p[++i] : c;
-            if (t[j] != literal)
-            {
-                return false;
-            }
-            i++;
-            j++;
+            return i + 1;
         }
-        return j == t.length;
+        if (c == '[')
+        {
+            final int end = classEnd(p, i);
+            if (end < 0) // an unclosed '[' is a literal
+            {
+                return b == c ? i + 1 : -1;
+            }
+            return inClass(p, i + 1, end, b) ? end + 1 : -1;
+        }
+        if (c == '\\' && i + 1 < p.length)
+        {
+            return b == p[i + 1] ? i + 2 : -1;
+        }
+        return b == c ? i + 1 : -1;
     }
 
     private static int classEnd(final byte[] p, final int open)

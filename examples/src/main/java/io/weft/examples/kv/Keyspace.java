@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 /**
@@ -29,8 +30,17 @@ final class Keyspace
      * key and per SET (interleaved runs as above: 374-403k SET/s against 355-401k).
      */
     private final KeyTable entries = new KeyTable();
+    /**
+     * What the entries take, estimated: each key's and value's bytes and {@value #ENTRY_OVERHEAD} for the rest (the
+     * key's object, the value's array header, the table's slots). The same at every member, which holds the same
+     * entries. Written by the writing thread alone (a plain read of its own writes), read by others: release/acquire.
+     */
+    private final AtomicLong bytes = new AtomicLong();
     /** SCAN's index: null until the first SCAN; the writing thread's only. */
     private List<Set<Key>> buckets;
+
+    /** Bytes an entry takes besides its key's and value's (an estimate, see {@link #bytes}). */
+    static final int ENTRY_OVERHEAD = 64;
 
     static int bucket(final Key key)
     {
@@ -89,7 +99,9 @@ final class Keyspace
 
     private void put(final Key key, final Object stored)
     {
-        if (entries.put(key, stored) == null && buckets != null)
+        final Object old = entries.put(key, stored);
+        addBytes(value(stored).length - (old == null ? -(key.length() + ENTRY_OVERHEAD) : value(old).length));
+        if (old == null && buckets != null)
         {
             buckets.get(bucket(key)).add(key); // a new key: an overwrite leaves the index alone
         }
@@ -97,18 +109,36 @@ final class Keyspace
 
     KvStore.Entry remove(final Key key)
     {
-        final KvStore.Entry removed = entry(entries.remove(key));
-        if (removed != null && buckets != null)
+        final Object stored = entries.remove(key);
+        if (stored == null)
+        {
+            return null;
+        }
+        addBytes(-(key.length() + ENTRY_OVERHEAD + value(stored).length));
+        if (buckets != null)
         {
             buckets.get(bucket(key)).remove(key);
         }
-        return removed;
+        return entry(stored);
     }
 
     void clear()
     {
         entries.clear();
+        bytes.setRelease(0);
         buckets = null;
+    }
+
+    /** The writing thread. */
+    private void addBytes(final long delta)
+    {
+        bytes.setRelease(bytes.getPlain() + delta); // a plain store on x86: no fence per write
+    }
+
+    /** What the entries take, estimated (see {@link #bytes}); any thread. */
+    long bytes()
+    {
+        return bytes.getAcquire();
     }
 
     int size()

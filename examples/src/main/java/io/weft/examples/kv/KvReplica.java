@@ -76,6 +76,8 @@ public final class KvReplica implements AutoCloseable
     /** Client connections open, and those not read because they do not take their replies (INFO's Clients). */
     final AtomicInteger connectedClients = new AtomicInteger();
     final AtomicInteger clientsPausedForOutput = new AtomicInteger();
+    /** Writes that may grow the store are refused while it holds more than this ({@link KvStore#bytes}). */
+    private volatile long maxMemory = Runtime.getRuntime().maxMemory() / 2;
     private final KvProposer proposer = new KvProposer(this::stop);
     private final AtomicBoolean proposeScheduled = new AtomicBoolean();
     private final Runnable proposeTask = () ->
@@ -117,6 +119,26 @@ public final class KvReplica implements AutoCloseable
         this.localReads = localReads;
         this.log = logDirectory == null ? null : new KvLog(logDirectory, compactAfter);
         this.applied = log == null ? 0 : log.replay(store, this::applyWrites);
+    }
+
+    /**
+     * Refuses writes that may make the store larger (SET, APPEND, INCR, ...; not DEL, EXPIRE or FLUSHDB) while it
+     * holds more than {@code bytes} ({@link KvStore#bytes}), as Redis's {@code maxmemory} with {@code noeviction}
+     * does; by default half of this JVM's heap. Each member decides for the commands its own clients send, before they
+     * enter the order, so every member still applies the same writes; writes in flight may pass the limit by what they
+     * carry. Without it, a store that outgrew the heap failed at every member at once (each applies the same writes),
+     * and a log replayed at the next start failed again.
+     *
+     * @return this replica.
+     */
+    public KvReplica maxMemory(final long bytes)
+    {
+        if (bytes < 1)
+        {
+            throw new IllegalArgumentException("max-memory must be a positive number of bytes, was " + bytes);
+        }
+        maxMemory = bytes;
+        return this;
     }
 
     /** The write position this replica has applied (after a replay: what its log held). */
@@ -240,6 +262,10 @@ public final class KvReplica implements AutoCloseable
         {
             command.complete(Reply.error("CLUSTERDOWN " + reason));
         }
+        else if (command.write && store.bytes() > maxMemory && Commands.mayGrow(Commands.name(command.args)))
+        {
+            command.complete(Reply.error("OOM command not allowed when used memory > 'maxmemory'."));
+        }
         else if (command.write && command.bytes > maxCommandBytes())
         {
             command.complete(Reply.error("ERR command of " + command.bytes + " bytes exceeds the replicated store's " +
@@ -296,7 +322,7 @@ public final class KvReplica implements AutoCloseable
         return reason != null || g == null ? reason : g.minorityReason();
     }
 
-    /** The INFO text: server, clients, replication (the view) and keyspace sections. */
+    /** The INFO text: server, clients, memory (the store's estimate), replication (the view) and keyspace sections. */
     public String info()
     {
         final Group g = group;
@@ -306,6 +332,8 @@ public final class KvReplica implements AutoCloseable
             "process_id:" + ProcessHandle.current().pid() + "\r\n" +
             "\r\n# Clients\r\nconnected_clients:" + connectedClients.get() + "\r\nweft_clients_paused_for_output:" +
             clientsPausedForOutput.get() + "\r\n" +
+            "\r\n# Memory\r\nused_memory:" + store.bytes() + "\r\nmaxmemory:" + maxMemory +
+            "\r\nmaxmemory_policy:noeviction\r\n" +
             "\r\n# Replication\r\nrole:master\r\nweft_member_id:" + me + "\r\nweft_view_id:" + view.id() + "\r\n" +
             "weft_view_members:" + view.members() + "\r\nweft_view_leader:" + view.members().getFirst() + "\r\n" +
             "weft_transport:" + g.config().transport().kind().name().toLowerCase(java.util.Locale.ROOT) + "\r\n" +

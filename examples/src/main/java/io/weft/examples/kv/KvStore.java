@@ -131,6 +131,15 @@ public final class KvStore
         return map.count(e -> e.live(now));
     }
 
+    /**
+     * What the entries take, estimated: their keys' and values' bytes and {@value Keyspace#ENTRY_OVERHEAD} each for
+     * the rest; expired entries count until a write removes them. Any thread.
+     */
+    public long bytes()
+    {
+        return map.bytes();
+    }
+
     /** Live keys with an expiry. */
     public long expiring(final long now)
     {

@@ -345,6 +345,54 @@ class KvStoreTest
         }
     }
 
+    /**
+     * The store's size estimate follows every kind of write (new keys, overwrites, appends, expiries set and removed,
+     * deletes, MSET, FLUSHDB) and a store loaded from a snapshot has the same: it is what {@code maxmemory} compares.
+     */
+    @Test
+    void theSizeEstimateFollowsEveryWriteAndASnapshot()
+    {
+        final java.util.Random random = new java.util.Random(11);
+        for (int i = 0; i < 20_000; i++)
+        {
+            final String key = "key-" + random.nextInt(300) + "x".repeat(random.nextInt(3) * 10); // inline and not
+            final String value = "v".repeat(random.nextInt(200));
+            switch (random.nextInt(9))
+            {
+                case 0, 1 -> run("SET", key, value);
+                case 2 -> run("SET", key, value, "PX", "100000000");
+                case 3 -> run("APPEND", key, value);
+                case 4 -> run("DEL", key);
+                case 5 -> run("GETDEL", key);
+                case 6 -> run("MSET", key, value, key + "-m", value);
+                case 7 -> run("PERSIST", key);
+                default -> run(i % 5_000 == 0 ? "FLUSHDB" : "INCR", "counter-" + random.nextInt(5));
+            }
+            if (i % 1_000 == 0)
+            {
+                assertEquals(recount(store), store.bytes(), "after write " + i);
+            }
+        }
+        assertTrue(store.bytes() > 0);
+        assertEquals(recount(store), store.bytes());
+        final KvStore copy = new KvStore();
+        install(copy, store.snapshot());
+        assertEquals(store.bytes(), copy.bytes());
+    }
+
+    /** Each key's and value's length and the overhead, counted again from the keys the store lists. */
+    private long recount(final KvStore s)
+    {
+        long bytes = 0;
+        for (final Reply key : ((Reply.Array)s.apply(List.of("KEYS".getBytes(), "*".getBytes()), now)).items())
+        {
+            final byte[] k = ((Reply.Bulk)key).bytes();
+            final long length = ((Reply.Int)s.apply(List.of("STRLEN".getBytes(), k), now)).value();
+            bytes += k.length + length + Keyspace.ENTRY_OVERHEAD;
+        }
+        return bytes;
+    }
+
     private static void install(final KvStore copy, final byte[] state)
     {
         final StoreLoader loader = copy.loader();
