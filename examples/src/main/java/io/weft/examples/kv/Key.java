@@ -98,7 +98,7 @@ final class Key implements Comparable<Key>
      */
     boolean matches(final long slotLength, final long slotHead0, final long slotHead1, final Key[] keys, final int slot)
     {
-        return slotLength == length && slotHead0 == head0 && slotHead1 == head1 &&
+        return (int)slotLength == length && slotHead0 == head0 && slotHead1 == head1 &&
             (longKey == null || Arrays.equals(keys[slot].longKey, longKey));
     }
 

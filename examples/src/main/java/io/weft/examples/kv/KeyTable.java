@@ -27,7 +27,10 @@ final class KeyTable
 {
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle VALUES = MethodHandles.arrayElementVarHandle(Object[].class);
-    /** Longs per slot: hash (0: empty), length, the key's bytes 0-7 and 8-15 (see {@link Key}). */
+    /**
+     * Longs per slot: hash (0: empty), the key's length (low half) and its value's (high half, for the store's size:
+     * read here, the value replaced need not be loaded), the key's bytes 0-7 and 8-15 (see {@link Key}).
+     */
     private static final int SLOT = 4;
     private static final int MIN_SLOTS = 1 << 12;
     /**
@@ -45,6 +48,8 @@ final class KeyTable
     private int step = MOVE_STEP;
     /** The next table, being allocated on another thread, or null (writer only). */
     private CompletableFuture<Table> prepared;
+    /** The length of the value the last put or remove replaced, 0 if none (writer only). */
+    private int replacedLength;
 
     private record Tables(Table current, Table old)
     {
@@ -95,8 +100,11 @@ final class KeyTable
         move(step);
     }
 
-    /** Stores {@code value} (not null) under {@code key}; returns the value replaced, null if there was none. */
-    Object put(final Key key, final Object value)
+    /**
+     * Stores {@code value} (not null), whose bytes are {@code length} long, under {@code key}; returns the value
+     * replaced, null if there was none ({@link #replacedLength} tells its length). Writer only.
+     */
+    Object put(final Key key, final Object value, final int length)
     {
         move(step);
         Table t = tables.current;
@@ -104,6 +112,9 @@ final class KeyTable
         if (s >= 0)
         {
             final Object old = t.values[s];
+            final long lengths = t.meta[s * SLOT + 1];
+            replacedLength = old == null ? 0 : (int)(lengths >>> 32);
+            LONGS.setOpaque(t.meta, s * SLOT + 1, lengths & 0xFFFF_FFFFL | (long)length << 32); // readers: low half
             VALUES.setRelease(t.values, s, value);
             if (old == null)
             {
@@ -122,7 +133,7 @@ final class KeyTable
             final int slots = slotsFor(size + (t.mask + 1) / 2 - t.used + 1); // the keys when the rest are new
             prepared = CompletableFuture.supplyAsync(() -> new Table(slots));
         }
-        insert(t, -1 - s, key, value);
+        insert(t, -1 - s, key, value, length);
         if (before == null)
         {
             size = size + 1;
@@ -130,7 +141,7 @@ final class KeyTable
         return before;
     }
 
-    /** Removes {@code key}; returns its value, null if it had none. Writer only. */
+    /** Removes {@code key}; returns its value, null if it had none ({@link #replacedLength}: its length). Writer. */
     Object remove(final Key key)
     {
         move(step);
@@ -139,6 +150,7 @@ final class KeyTable
         if (s >= 0)
         {
             final Object old = t.values[s];
+            replacedLength = old == null ? 0 : valueLength(t, s);
             if (old != null)
             {
                 VALUES.setRelease(t.values, s, null);
@@ -151,7 +163,7 @@ final class KeyTable
         {
             // only in the old table, which is not written: a slot with no value here hides it from then on
             final Table room = full(t) ? grown(size) : t;
-            insert(room, -1 - find(room, key), key, null);
+            insert(room, -1 - find(room, key), key, null, 0);
             size = size - 1;
         }
         return before;
@@ -169,6 +181,12 @@ final class KeyTable
     int size()
     {
         return size;
+    }
+
+    /** The length of the value the last {@link #put} or {@link #remove} replaced, 0 if none. Writer only. */
+    int replacedLength()
+    {
+        return replacedLength;
     }
 
     /**
@@ -217,12 +235,19 @@ final class KeyTable
         return tables.old != null;
     }
 
-    /** The value of {@code key} in the old table while the table grows, or null. Writer only. */
+    /** The value of {@code key} in the old table while the table grows, or null; sets its length. Writer only. */
     private Object oldValue(final Key key)
     {
         final Table old = tables.old;
         final int o = old == null ? -1 : find(old, key);
-        return o < 0 ? null : old.values[o];
+        final Object value = o < 0 ? null : old.values[o];
+        replacedLength = value == null ? 0 : valueLength(old, o);
+        return value;
+    }
+
+    private static int valueLength(final Table t, final int s)
+    {
+        return (int)(t.meta[s * SLOT + 1] >>> 32);
     }
 
     /**
@@ -245,7 +270,7 @@ final class KeyTable
                 final int at = find(t.current, t.old.keys[s]);
                 if (at < 0)
                 {
-                    insert(t.current, -1 - at, t.old.keys[s], value);
+                    insert(t.current, -1 - at, t.old.keys[s], value, valueLength(t.old, s));
                 }
             }
         }
@@ -331,12 +356,12 @@ final class KeyTable
     }
 
     /** Fills the empty slot {@code s}; the hash goes last, with release: a reader that sees it sees the rest. */
-    private static void insert(final Table t, final int s, final Key key, final Object value)
+    private static void insert(final Table t, final int s, final Key key, final Object value, final int length)
     {
         final int at = s * SLOT;
         t.keys[s] = key;
         t.values[s] = value;
-        t.meta[at + 1] = key.length();
+        t.meta[at + 1] = key.length() | (long)length << 32;
         t.meta[at + 2] = key.head0();
         t.meta[at + 3] = key.head1();
         LONGS.setRelease(t.meta, at, key.hash());

@@ -99,8 +99,9 @@ final class Keyspace
 
     private void put(final Key key, final Object stored)
     {
-        final Object old = entries.put(key, stored);
-        addBytes(value(stored).length - (old == null ? -(key.length() + ENTRY_OVERHEAD) : value(old).length));
+        final int length = value(stored).length;
+        final Object old = entries.put(key, stored, length); // the length replaced comes from the slot: old unread
+        addBytes(length - (old == null ? -(key.length() + ENTRY_OVERHEAD) : entries.replacedLength()));
         if (old == null && buckets != null)
         {
             buckets.get(bucket(key)).add(key); // a new key: an overwrite leaves the index alone
@@ -114,7 +115,7 @@ final class Keyspace
         {
             return null;
         }
-        addBytes(-(key.length() + ENTRY_OVERHEAD + value(stored).length));
+        addBytes(-(key.length() + ENTRY_OVERHEAD + entries.replacedLength()));
         if (buckets != null)
         {
             buckets.get(bucket(key)).remove(key);

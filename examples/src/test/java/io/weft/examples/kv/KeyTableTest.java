@@ -46,12 +46,12 @@ class KeyTableTest
             final int what = random.nextInt(100);
             if (what < 60)
             {
-                final Object value = new byte[] {(byte)op};
-                assertSame(expected.put(key, value), table.put(key, value));
+                final byte[] value = new byte[1 + op % 40];
+                replaced(expected.put(key, value), table.put(key, value, value.length), table);
             }
             else if (what < 90)
             {
-                assertSame(expected.remove(key), table.remove(key));
+                replaced(expected.remove(key), table.remove(key), table);
             }
             else
             {
@@ -84,7 +84,7 @@ class KeyTableTest
         final int stay = 2_000;
         for (int i = 0; i < stay; i++)
         {
-            table.put(key("stays-" + i), counter(0));
+            table.put(key("stays-" + i), counter(0), 8);
         }
         final AtomicBoolean writing = new AtomicBoolean(true);
         final AtomicReference<String> failure = new AtomicReference<>();
@@ -120,11 +120,11 @@ class KeyTableTest
         {
             for (int i = 0; i < stay; i++)
             {
-                table.put(key("stays-" + i), counter(round));
+                table.put(key("stays-" + i), counter(round), 8);
             }
             for (int i = 0; i < 5_000; i++)
             {
-                table.put(key("comes-and-goes-" + round + "-" + i), counter(round));
+                table.put(key("comes-and-goes-" + round + "-" + i), counter(round), 8);
             }
             for (int i = 0; i < 5_000; i++)
             {
@@ -152,7 +152,7 @@ class KeyTableTest
             final Key key = key("k" + i++);
             final Object value = new byte[] {1};
             expected.put(key, value);
-            table.put(key, value);
+            table.put(key, value, 1);
         }
         // the growth began with the last put; one step moved KeyTable.MOVE_STEP old slots, not the whole table
         final int atStart = expected.size();
@@ -164,18 +164,18 @@ class KeyTableTest
             final Key earlier = key("k" + (steps * 7919 % atStart)); // keys moved already and keys not moved yet
             switch (steps % 4)
             {
-                case 0 -> assertSame(expected.remove(earlier), table.remove(earlier));
+                case 0 -> replaced(expected.remove(earlier), table.remove(earlier), table);
                 case 1 ->
                 {
-                    final Object value = new byte[] {2};
-                    assertSame(expected.put(earlier, value), table.put(earlier, value));
+                    final byte[] value = new byte[2 + steps % 30];
+                    replaced(expected.put(earlier, value), table.put(earlier, value, value.length), table);
                     changed++;
                 }
                 case 2 ->
                 {
                     final Key fresh = key("fresh-" + steps);
-                    final Object value = new byte[] {3};
-                    assertSame(expected.put(fresh, value), table.put(fresh, value));
+                    final byte[] value = new byte[3];
+                    replaced(expected.put(fresh, value), table.put(fresh, value, 3), table);
                 }
                 default -> table.moveAlong();
             }
@@ -207,6 +207,13 @@ class KeyTableTest
     private static Key key(final String text)
     {
         return new Key(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The table replaced what a map would have, and tells its length from the slot (the store's size counts it). */
+    private static void replaced(final Object expected, final Object actual, final KeyTable table)
+    {
+        assertSame(expected, actual);
+        assertEquals(expected == null ? 0 : ((byte[])expected).length, table.replacedLength());
     }
 
     private static byte[] counter(final long n)

@@ -355,7 +355,7 @@ class KvStoreTest
         final java.util.Random random = new java.util.Random(11);
         for (int i = 0; i < 20_000; i++)
         {
-            final String key = "key-" + random.nextInt(300) + "x".repeat(random.nextInt(3) * 10); // inline and not
+            final String key = "key-" + random.nextInt(5_000) + "x".repeat(random.nextInt(3) * 10); // the table grows
             final String value = "v".repeat(random.nextInt(200));
             switch (random.nextInt(9))
             {
