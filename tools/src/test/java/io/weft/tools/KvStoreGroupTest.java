@@ -233,8 +233,8 @@ class KvStoreGroupTest
     /**
      * A store past its {@code --max-memory} refuses the writes that may grow it with Redis's OOM error at the member
      * the client writes to, before they enter the order: every member holds the same keys, and a DEL, which frees
-     * memory, is taken and lets writes in again. Before the limit, a store that outgrew the heap failed at every member
-     * at once (each applies the same writes).
+     * memory, is taken and lets writes in again. Before the limit, a store that outgrew the heap stopped a member with
+     * {@code OutOfMemoryError} and held the others at the edge of theirs (docs/kv.md, Memory limit).
      */
     @Test
     void aFullStoreRefusesWritesThatGrowItAndStaysTheSameAtEveryMember() throws Exception

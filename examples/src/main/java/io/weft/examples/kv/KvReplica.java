@@ -126,8 +126,9 @@ public final class KvReplica implements AutoCloseable
      * holds more than {@code bytes} ({@link KvStore#bytes}), as Redis's {@code maxmemory} with {@code noeviction}
      * does; by default half of this JVM's heap. Each member decides for the commands its own clients send, before they
      * enter the order, so every member still applies the same writes; writes in flight may pass the limit by what they
-     * carry. Without it, a store that outgrew the heap failed at every member at once (each applies the same writes),
-     * and a log replayed at the next start failed again.
+     * carry. Without it, a store that outgrew the heap stopped a member with {@code OutOfMemoryError} on its delivery
+     * thread, left the others (which apply the same writes) at the edge of theirs, and its donor ran out of heap at
+     * each attempt to rejoin it.
      *
      * @return this replica.
      */
