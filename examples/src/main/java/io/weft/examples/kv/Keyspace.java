@@ -101,7 +101,7 @@ final class Keyspace
     {
         final int length = value(stored).length;
         final Object old = entries.put(key, stored, length); // the length replaced comes from the slot: old unread
-        addBytes(length - (old == null ? -(key.length() + ENTRY_OVERHEAD) : entries.replacedLength()));
+        addBytes(old == null ? key.length() + ENTRY_OVERHEAD + length : length - entries.replacedLength());
         if (old == null && buckets != null)
         {
             buckets.get(bucket(key)).add(key); // a new key: an overwrite leaves the index alone

@@ -1,13 +1,13 @@
 package io.weft.examples.kv;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -136,10 +136,10 @@ class RespDecoderTest
         return Unpooled.wrappedBuffer(s.getBytes(StandardCharsets.US_ASCII));
     }
 
-    /** The commands as RESP arrays; with {@code inlinePing}, each PING as an inline line. */
+    /** The commands as RESP arrays, as {@link RespWriter} writes them; with {@code inlinePing}, PING as a line. */
     private static byte[] wire(final List<List<String>> commands, final boolean inlinePing)
     {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteBuf out = Unpooled.buffer();
         for (final List<String> c : commands)
         {
             if (inlinePing && c.equals(List.of("PING")))
@@ -147,16 +147,9 @@ class RespDecoderTest
                 out.writeBytes("PING\r\n".getBytes(StandardCharsets.US_ASCII));
                 continue;
             }
-            out.writeBytes(("*" + c.size() + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            for (final String arg : c)
-            {
-                final byte[] a = arg.getBytes(StandardCharsets.UTF_8);
-                out.writeBytes(("$" + a.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-                out.writeBytes(a);
-                out.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
-            }
+            RespWriter.write(out, new Reply.Array(c.stream().map(a -> (Reply)Reply.Bulk.of(a)).toList()), false);
         }
-        return out.toByteArray();
+        return ByteBufUtil.getBytes(out);
     }
 
     @SuppressWarnings("unchecked")
