@@ -25,6 +25,10 @@ import java.util.function.Supplier;
  * Sample<String> s = reader.take(Duration.ofSeconds(1));   // null if none came within the second
  * for (Sample<String> next : reader) { ... }               // blocks for each sample; ends when the reader is closed
  * }</pre>
+ *
+ * A queue reader also ends, once its waiting samples are taken, when its topic is deleted or its participant ends
+ * (closed, finished, left, or its group stopped: {@code participant.group().minorityReason()} says why), so no
+ * thread waits in {@link #take(Duration)} or an iteration for samples that can no longer come.
  */
 public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<Sample<T>>
 {
@@ -230,16 +234,29 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<
     @Override
     public void topicDeleted()
     {
+        endAfter(listener == null ? null : listener::onTopicDeleted);
+    }
+
+    /** As {@link #topicDeleted()}: the samples waiting are still taken, then iterations end. */
+    @Override
+    public void participantEnded(final String why)
+    {
+        endAfter(listener == null ? null : () -> listener.onParticipantEnded(why));
+    }
+
+    /** Tells the listener, if any, then ends the reader's iterations whatever the listener did. */
+    private void endAfter(final Runnable tellListener)
+    {
         try
         {
-            if (listener != null)
+            if (tellListener != null)
             {
-                listener.onTopicDeleted();
+                tellListener.run();
             }
         }
         finally
         {
-            end(); // the reader's iterations end whatever the listener did
+            end();
         }
     }
 

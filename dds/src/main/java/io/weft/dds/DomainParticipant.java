@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -46,18 +45,17 @@ public final class DomainParticipant implements AutoCloseable
     // the topics this member takes part in: configured, then created at run time (added on the membership thread)
     private final Map<String, TopicState> states;
     private final Map<String, AtomicLong> written = new ConcurrentHashMap<>();
-    private final Map<String, TopicConfig> created = new ConcurrentHashMap<>(); // every topic created at run time
-    private final Map<String, String> incarnations = new ConcurrentHashMap<>(); // of the topics created at run time
-    private final Set<String> deleted = ConcurrentHashMap.newKeySet(); // deleted, not created again
-    private final Map<String, String> refused = new ConcurrentHashMap<>(); // topic -> why, decided in agreed order
+    private final DomainTopics known; // the topics of the domain known here
     private final Map<String, List<Meter>> metered = new ConcurrentHashMap<>(); // each topic's, as registered
     private volatile Group group;
+    private volatile String ended; // why this participant ended (closed, left, its group stopped); null while it runs
 
     DomainParticipant(final WeftConfig config, final GroupBuilder builder, final Map<String, TopicState> states)
     {
         this.config = config;
-        this.builder = builder;
+        this.builder = builder.onEnd(this::ended);
         this.states = states;
+        this.known = new DomainTopics(config.dds().topics());
         states.keySet().forEach(name -> written.put(name, new AtomicLong()));
     }
 
@@ -72,6 +70,7 @@ public final class DomainParticipant implements AutoCloseable
      */
     public synchronized DomainParticipant enable(final boolean join)
     {
+        checkNotEnded();
         if (group != null)
         {
             throw new IllegalStateException("the participant of member " + config.memberId() + " is enabled already");
@@ -163,17 +162,12 @@ public final class DomainParticipant implements AutoCloseable
             return null; // not a topic
         }
         final TopicConfig t = rt.config();
-        final String clash = numberTaken(t);
+        final String clash = known.add(t, rt.incarnation());
         if (clash != null)
         {
-            // two topics asked for with one number at once: every member refuses the later one in the agreed order
-            refused.put(t.name(), clash);
             LOG.error("topic {} created at run time is refused: {}", t.name(), clash);
             return null;
         }
-        created.put(t.name(), t);
-        incarnations.put(t.name(), rt.incarnation());
-        deleted.remove(t.name());
         if (!sg.memberIds(config.group()).contains(config.memberId()))
         {
             return null;
@@ -200,12 +194,11 @@ public final class DomainParticipant implements AutoCloseable
     void topicRemoved(final String subgroup)
     {
         final String name = RuntimeTopics.name(subgroup);
-        if (name == null || refused.remove(name) != null || created.remove(name) == null)
+        final String incarnation = name == null ? null : known.remove(name);
+        if (incarnation == null)
         {
             return; // not a topic, or one refused (its subgroup carried nothing)
         }
-        deleted.add(name);
-        final String incarnation = incarnations.remove(name);
         final TopicState state;
         synchronized (states)
         {
@@ -257,12 +250,11 @@ public final class DomainParticipant implements AutoCloseable
     /** The topic named {@code name}, declared in the configuration or created at run time, typed by {@code codec}. */
     public <T> Topic<T> topic(final String name, final Codec<T> codec)
     {
-        final TopicConfig t = known(name);
+        checkNotEnded();
+        final TopicConfig t = known.find(name);
         if (t == null)
         {
-            throw new IllegalArgumentException("no topic named '" + name + "' in weft.dds.topics " +
-                config.dds().topics().stream().map(TopicConfig::name).toList() + " or created at run time " +
-                List.copyOf(created.keySet()));
+            throw known.unknown(name);
         }
         return new Topic<>(t, codec);
     }
@@ -281,9 +273,10 @@ public final class DomainParticipant implements AutoCloseable
     public <T> Topic<T> createTopic(final TopicConfig topic, final Codec<T> codec, final java.time.Duration timeout)
         throws java.util.concurrent.TimeoutException, InterruptedException
     {
+        checkNotEnded();
         final Group g = group();
         topic.validateAgainst(config.group());
-        final TopicConfig k = known(topic.name());
+        final TopicConfig k = known.find(topic.name());
         if (k != null)
         {
             if (!k.equals(topic))
@@ -292,13 +285,13 @@ public final class DomainParticipant implements AutoCloseable
             }
             return new Topic<>(k, codec);
         }
-        final String clash = numberTaken(topic);
+        final String clash = known.numberTaken(topic);
         if (clash != null)
         {
             throw new IllegalStateException(clash + "; choose another for " + topic.name());
         }
         g.addSubgroup(topic.subgroup(), RuntimeTopics.encode(topic), timeout);
-        final String why = refused.get(topic.name());
+        final String why = known.refusal(topic.name());
         if (why != null)
         {
             throw new IllegalStateException("topic " + topic.name() + " is refused: " + why);
@@ -322,51 +315,19 @@ public final class DomainParticipant implements AutoCloseable
     public void deleteTopic(final Topic<?> topic, final java.time.Duration timeout)
         throws java.util.concurrent.TimeoutException, InterruptedException
     {
+        checkNotEnded();
         final Group g = group();
-        if (config.dds().topics().stream().anyMatch(t -> t.name().equals(topic.name())))
+        if (known.configured(topic.name()))
         {
             throw new IllegalStateException("topic " + topic.name() + " is configured (weft.dds.topics); only " +
                 "topics created at run time can be deleted");
         }
-        if (!created.containsKey(topic.name()))
+        if (!known.created(topic.name()))
         {
             throw new IllegalArgumentException("no topic " + topic.name() + " was created at run time" +
-                (deleted.contains(topic.name()) ? " (it was deleted already)" : ""));
+                (known.deleted(topic.name()) ? " (it was deleted already)" : ""));
         }
         g.removeSubgroup(topic.config().subgroupName(), timeout);
-    }
-
-    /** The topics of the domain known here: configured, then created at run time. */
-    private List<TopicConfig> known()
-    {
-        final List<TopicConfig> known = new java.util.ArrayList<>(config.dds().topics());
-        known.addAll(created.values());
-        return known;
-    }
-
-    private TopicConfig known(final String name)
-    {
-        for (final TopicConfig k : known())
-        {
-            if (k.name().equals(name))
-            {
-                return k;
-            }
-        }
-        return null;
-    }
-
-    /** Why {@code t}'s number is another topic's (configured, or created at run time before it), or null. */
-    private String numberTaken(final TopicConfig t)
-    {
-        for (final TopicConfig k : known())
-        {
-            if (k.id() == t.id() && !k.name().equals(t.name()))
-            {
-                return "topic number " + t.id() + " is topic " + k.name() + "'s";
-            }
-        }
-        return null;
     }
 
     /**
@@ -376,6 +337,7 @@ public final class DomainParticipant implements AutoCloseable
      */
     public <T> DataWriter<T> createWriter(final Topic<T> topic)
     {
+        checkNotEnded();
         final TopicConfig t = topic.config();
         if (!t.publisherIds(config.group()).contains(config.memberId()))
         {
@@ -458,13 +420,14 @@ public final class DomainParticipant implements AutoCloseable
     private <T> DataReader<T> createReader(final Topic<T> topic, final SampleListener<T> listener, final int capacity)
     {
         final TopicState state = readable(topic);
-        final DataReader<T> reader = new DataReader<>(topic, state, listener, capacity, () -> group().invokerHere());
+        final DataReader<T> reader = new DataReader<>(topic, state, listener, capacity, this::invokerHere);
         state.addReader(reader);
         return reader;
     }
 
     private TopicState readable(final Topic<?> topic)
     {
+        checkNotEnded(); // a reader added after the end would wait for samples that cannot come
         final TopicConfig t = topic.config();
         if (!t.qos().stored() && !t.subscriberIds(config.group()).contains(config.memberId()))
         {
@@ -477,7 +440,7 @@ public final class DomainParticipant implements AutoCloseable
     private TopicState state(final Topic<?> topic)
     {
         final TopicState s = states.get(topic.name());
-        if (s == null && deleted.contains(topic.name()))
+        if (s == null && known.deleted(topic.name()))
         {
             throw new IllegalStateException("topic " + topic.name() + " was deleted");
         }
@@ -544,13 +507,53 @@ public final class DomainParticipant implements AutoCloseable
         final Group g = group;
         if (g != null)
         {
-            g.close();
+            g.close(); // tells ended() why, after the last delivery here
             metered.values().forEach(this::unregister);
             metered.clear();
         }
+        ended("the participant of member " + config.memberId() + " was closed"); // not enabled, or told already
         synchronized (states)
         {
             states.values().forEach(TopicState::close);
+        }
+    }
+
+    /**
+     * The participant ended, the first reason wins: the group ended (closed, finished, left, stopped; after its last
+     * delivery here), or it was closed before it was enabled. Its readers end and no entity is created after this.
+     */
+    private void ended(final String why)
+    {
+        synchronized (states)
+        {
+            if (ended == null)
+            {
+                ended = why;
+            }
+        }
+        topicStates().forEach(s -> s.participantEnded(why));
+    }
+
+    /** The invoker a wait on this thread must run ({@link Group#invokerHere}); none before the group is enabled. */
+    private io.weft.predicates.PassInvoker invokerHere()
+    {
+        final Group g = group; // a reader may be waited on before enable: its samples come once the group runs
+        return g == null ? null : g.invokerHere();
+    }
+
+    /** True once this member's group stopped (minority partition, removed as failed, an error), not closed or left. */
+    boolean stopped()
+    {
+        final Group g = group;
+        return g != null && g.minorityReason() != null;
+    }
+
+    private void checkNotEnded()
+    {
+        final String why = ended;
+        if (why != null)
+        {
+            throw new IllegalStateException("the participant of member " + config.memberId() + " has ended: " + why);
         }
     }
 

@@ -67,7 +67,7 @@ public final class Loan
     /** {@link #commit}, returning false where a view change gave up waiting for this loan: nothing was sent. */
     boolean tryCommit(final int length)
     {
-        if (length < keyEnd)
+        if (length >= 0 && length < keyEnd) // a negative length is the claim's to refuse
         {
             claim.abort();
             throw new IllegalArgumentException(topic + ": a sample of " + length + " bytes ends before its key (bytes " +

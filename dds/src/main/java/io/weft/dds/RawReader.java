@@ -32,6 +32,12 @@ public final class RawReader implements ReaderSink, AutoCloseable
         listener.onTopicDeleted();
     }
 
+    @Override
+    public void participantEnded(final String why)
+    {
+        listener.onParticipantEnded(why);
+    }
+
     /** Samples handed to the listener so far. */
     public long received()
     {

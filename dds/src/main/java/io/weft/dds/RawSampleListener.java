@@ -17,4 +17,9 @@ public interface RawSampleListener
     default void onTopicDeleted()
     {
     }
+
+    /** This member's participant ended after the last sample this listener was given (as {@link SampleListener}'s). */
+    default void onParticipantEnded(final String why)
+    {
+    }
 }

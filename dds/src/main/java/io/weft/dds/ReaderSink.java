@@ -10,4 +10,7 @@ interface ReaderSink
 
     /** The topic was deleted after the last sample delivered here; nothing follows. */
     void topicDeleted();
+
+    /** The participant ended ({@link SampleListener#onParticipantEnded}) after the last sample delivered here. */
+    void participantEnded(String why);
 }

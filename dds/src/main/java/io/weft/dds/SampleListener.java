@@ -19,4 +19,13 @@ public interface SampleListener<T>
     default void onTopicDeleted()
     {
     }
+
+    /**
+     * This member's participant ended after the last sample this listener was given: it was closed or finished, it
+     * left, or its group stopped (then {@code participant.group().minorityReason()} is set); {@code why} says which.
+     * Nothing follows. On the thread that ended it.
+     */
+    default void onParticipantEnded(final String why)
+    {
+    }
 }

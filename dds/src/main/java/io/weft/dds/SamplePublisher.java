@@ -13,7 +13,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * own (what this member stores of the topic, then every later sample, in order, none twice) and is signalled on the
  * executor with back-pressure by {@code request(n)}, through the JDK's {@link SubmissionPublisher}. The delivery thread
  * never waits for a subscriber: one more than {@code capacity} samples behind loses the newest, counted in
- * {@link #dropped()}. A subscriber that cancels stops its reader; {@link #close()} completes every subscriber.
+ * {@link #dropped()}. A subscriber that cancels stops its reader; {@link #close()} completes every subscriber, as
+ * does the deletion of the topic or the end of the participant (closed, finished, left), while a participant whose
+ * group stopped (minority partition, removed as failed, an error) signals {@code onError} with why.
  *
  * <pre>{@code
  * try (SamplePublisher<String> alerts = participant.createPublisher(topic)) {
@@ -58,7 +60,15 @@ public final class SamplePublisher<T> implements Flow.Publisher<Sample<T>>, Auto
         }
         final Feed feed = new Feed(out);
         feeds.add(feed);
-        feed.reader = participant.createReader(topic, feed);
+        try
+        {
+            feed.reader = participant.createReader(topic, feed);
+        }
+        catch (final IllegalStateException ex) // the participant ended, or the topic was deleted
+        {
+            feeds.remove(feed);
+            out.closeExceptionally(ex); // a Flow publisher signals onError rather than throw from subscribe
+        }
     }
 
     /** The topic this publisher reads. */
@@ -111,6 +121,21 @@ public final class SamplePublisher<T> implements Flow.Publisher<Sample<T>>, Auto
         public void onTopicDeleted()
         {
             close(); // the subscriber gets onComplete after the samples it was offered
+        }
+
+        /** onComplete if the participant was closed or left; onError with why if its group stopped. */
+        @Override
+        public void onParticipantEnded(final String why)
+        {
+            feeds.remove(this);
+            if (participant.stopped())
+            {
+                out.closeExceptionally(new IllegalStateException(why));
+            }
+            else
+            {
+                out.close();
+            }
         }
 
         void close()

@@ -41,6 +41,7 @@ final class TopicState
     private volatile Consumer<String> stopMember; // set with the subgroup, before the log thread starts
     private volatile String failure;
     private volatile boolean deleted;
+    private String ended; // why the participant ended, guarded by this: no reader is added after it
     private long position;
     private volatile long delivered;
     private volatile long ownDelivered;
@@ -166,6 +167,10 @@ final class TopicState
         synchronized (this)
         {
             checkNotDeleted();
+            if (ended != null)
+            {
+                throw new IllegalStateException("topic " + config.name() + ": the participant has ended: " + ended);
+            }
             for (final LoggedSample s : stored())
             {
                 reader.deliver(MemorySegment.ofArray(s.payload()), 0, s.payload().length,
@@ -445,10 +450,36 @@ final class TopicState
      */
     void delete()
     {
-        final ReaderSink[] sinks;
         synchronized (this)
         {
             deleted = true;
+        }
+        letReadersGo(ReaderSink::topicDeleted, "the topic's deletion");
+        close();
+    }
+
+    /**
+     * The participant ended (after its last delivery here, or before any): its readers are told and let go, and no
+     * reader is added after this.
+     */
+    void participantEnded(final String why)
+    {
+        synchronized (this)
+        {
+            if (ended != null)
+            {
+                return;
+            }
+            ended = why;
+        }
+        letReadersGo(r -> r.participantEnded(why), "the participant's end");
+    }
+
+    private void letReadersGo(final Consumer<ReaderSink> tell, final String what)
+    {
+        final ReaderSink[] sinks;
+        synchronized (this)
+        {
             sinks = readers;
             readers = new ReaderSink[0];
         }
@@ -456,15 +487,13 @@ final class TopicState
         {
             try
             {
-                r.topicDeleted();
+                tell.accept(r);
             }
             catch (final RuntimeException ex)
             {
-                listenerFailures.failed(ex, "topic {}: a reader's listener failed on the topic's deletion",
-                    config.name());
+                listenerFailures.failed(ex, "topic {}: a reader's listener failed on " + what, config.name());
             }
         }
-        close();
     }
 
     void checkNotDeleted()

@@ -449,6 +449,7 @@ public final class Group implements AutoCloseable
             e.close();
         }
         totals.close();
+        membership.tellEnd();
     }
 
     /**

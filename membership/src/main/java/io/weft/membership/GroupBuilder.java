@@ -31,6 +31,7 @@ public final class GroupBuilder
     private MeterRegistry registry = new SimpleMeterRegistry();
     private PassInvoker invoker;
     private Consumer<String> minorityListener = message -> { };
+    private final List<Consumer<String>> endListeners = new ArrayList<>();
     private StateTransfer stateTransfer = StateTransfer.NONE;
     private final List<SubgroupAddedListener> subgroupAdded = new ArrayList<>();
     private final List<SubgroupRemovedListener> subgroupRemoved = new ArrayList<>();
@@ -103,6 +104,19 @@ public final class GroupBuilder
     public GroupBuilder onMinority(final Consumer<String> listener)
     {
         minorityListener = Objects.requireNonNull(listener, "listener");
+        return this;
+    }
+
+    /**
+     * Told once when this member's group ends, whatever ended it: {@link Group#close}, {@link Group#finish}, a
+     * graceful {@link Group#leave}, or a stop (minority partition, removed as failed, an error on a protocol thread;
+     * {@link Group#minorityReason()} is then set), with why. It runs after the last delivery here, on the thread that
+     * ended the group (the membership thread, or the one that closed it). Several may be set: each is told, in the
+     * order set; what one throws is logged.
+     */
+    public GroupBuilder onEnd(final Consumer<String> listener)
+    {
+        endListeners.add(Objects.requireNonNull(listener, "listener"));
         return this;
     }
 
@@ -220,6 +234,11 @@ public final class GroupBuilder
     Consumer<String> minorityListener()
     {
         return minorityListener;
+    }
+
+    List<Consumer<String>> endListeners()
+    {
+        return List.copyOf(endListeners);
     }
 
     StateTransfer stateTransfer()

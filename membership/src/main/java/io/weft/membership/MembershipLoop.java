@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -40,6 +41,8 @@ final class MembershipLoop implements Runnable
     private final List<FailureListener> failureListeners;
     private final List<ViewListener> viewListeners;
     private final Consumer<String> minorityListener;
+    private final List<Consumer<String>> endListeners;
+    private final AtomicBoolean endTold = new AtomicBoolean();
     private final StateTransfer stateTransfer;
     private final CurrentView current;
     private final JoinDesk desk;
@@ -58,6 +61,7 @@ final class MembershipLoop implements Runnable
         this.failureListeners = List.copyOf(b.failureListeners());
         this.viewListeners = List.copyOf(b.viewListeners());
         this.minorityListener = b.minorityListener();
+        this.endListeners = b.endListeners();
         this.stateTransfer = b.stateTransfer();
         this.current = current;
         this.runtime = new RuntimeSubgroups(config, b.subgroupAdded(), b.subgroupRemoved());
@@ -137,6 +141,37 @@ final class MembershipLoop implements Runnable
         if (current.state() == Lifecycle.STOPPED)
         {
             current.epoch().close(); // the others see this member go at once instead of waiting for its wedge
+        }
+        if (current.state() != Lifecycle.CLOSED)
+        {
+            tellEnd(); // stopped or left: the view is closed, nothing more is delivered; Group.close tells the rest
+        }
+    }
+
+    /** Tells the end listeners, once, why this member's group ended; call after its last delivery. */
+    void tellEnd()
+    {
+        if (!endTold.compareAndSet(false, true))
+        {
+            return;
+        }
+        final int me = config.memberId();
+        final String why = switch (current.state())
+        {
+            case STOPPED -> current.stopReason();
+            case LEFT -> "member " + me + " left the group";
+            default -> "member " + me + " closed its group";
+        };
+        for (final Consumer<String> listener : endListeners)
+        {
+            try
+            {
+                listener.accept(why);
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.error("member {}: an end listener failed", me, ex);
+            }
         }
     }
 
