@@ -22,7 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** API misuse gets a clear exception and disturbs nothing: the next correct send is delivered everywhere. */
+/**
+ * API misuse gets a clear exception and disturbs nothing: the next correct send of the same thread is delivered
+ * everywhere.
+ */
 @Timeout(60)
 class MisuseTest
 {
@@ -53,6 +56,10 @@ class MisuseTest
                 assertThrows(IllegalArgumentException.class, () -> claim.commit(11));
                 claim.abort(); // becomes a null: never delivered, order intact
                 assertThrows(IllegalStateException.class, () -> claim.commit(1));
+                // a range outside the array used to fail after the slot was claimed: the claim stayed open, and every
+                // later send of the thread failed with "claim is still open: commit or abort it first"
+                assertThrows(IndexOutOfBoundsException.class, () -> s0.send(new byte[10], 5, 10));
+                assertThrows(IndexOutOfBoundsException.class, () -> s0.send(new byte[10], -1, 2));
 
                 assertTrue(s0.send("after misuse".getBytes()) >= 0);
                 Await.until(() -> !delivered1.isEmpty(), "member 1's delivery of the message after the misuse");

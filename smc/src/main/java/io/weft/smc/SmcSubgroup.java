@@ -166,6 +166,10 @@ public final class SmcSubgroup
     /** Copies and sends, waiting up to {@code timeoutNanos} for a free slot; returns as the send above. */
     public long send(final byte[] bytes, final int offset, final int length, final Claim claim, final long timeoutNanos)
     {
+        if (length >= 0) // a negative length is claim's to refuse, with the subgroup's bound in its message
+        {
+            Objects.checkFromIndexSize(offset, length, bytes.length); // before the claim: a bad range leaves none open
+        }
         final long index = claim(length, claim, timeoutNanos);
         if (index < 0)
         {
