@@ -11,6 +11,7 @@ import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -169,8 +170,8 @@ class ParticipantEndTest
     {
         final String expected = "the participant of member " + member + " has ended: " + why;
         final Topic<String> topic = new Topic<>(ENGINE, Codecs.utf8());
-        for (final org.junit.jupiter.api.function.Executable create : List.<org.junit.jupiter.api.function.Executable>of(
-            () -> ended.topic("engine", Codecs.utf8()), () -> ended.createReader(topic), () -> ended.createWriter(topic),
+        for (final Executable create : List.<Executable>of(() -> ended.topic("engine", Codecs.utf8()),
+            () -> ended.createReader(topic), () -> ended.createWriter(topic),
             () -> ended.createRawReader(topic, (segment, offset, length, header) -> { }),
             () -> ended.createPublisher(topic), () -> ended.enable(false)))
         {

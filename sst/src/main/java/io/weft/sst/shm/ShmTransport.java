@@ -15,8 +15,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
@@ -28,8 +26,9 @@ import java.util.concurrent.locks.LockSupport;
  * Otherwise a push copies my row's range into my row of each target's file, then rings. Works across processes and
  * between members in one JVM.
  *
- * <p>Failures: a peer in another process is watched with {@link ProcessHandle#onExit()} (kill -9 included); a peer
- * in this process, or one that closed, is seen when its header stops saying LIVE at the next push.
+ * <p>Failures: a peer in another process is watched through a pidfd ({@link ExitWatch}: its exit, kill -9 included,
+ * is told within about a millisecond); a peer in this process, or one that closed, is seen when its header stops
+ * saying LIVE at the next push.
  */
 public final class ShmTransport implements SstTransport
 {
@@ -49,7 +48,7 @@ public final class ShmTransport implements SstTransport
     private final int[] dirty;
     private final int rowSize;
     private final long myRowOffset;
-    private final List<CompletableFuture<?>> watchers = new ArrayList<>();
+    private volatile ExitWatch exits; // set once open, before the table is handed out
     private volatile boolean closed;
 
     private ShmTransport(final TransportContext context, final ShmTableFile own, final ShmTableFile[] peers,
@@ -191,18 +190,14 @@ public final class ShmTransport implements SstTransport
     private void watchPeers()
     {
         final long self = ProcessHandle.current().pid();
+        final long[] pids = new long[peers.length];
         for (int r = 0; r < peers.length; r++)
         {
             final ShmTableFile p = peers[r];
-            if (p == null || p.ownerPid() == self)
-            {
-                continue;
-            }
-            final int rank = r;
-            ProcessHandle.of(p.ownerPid()).ifPresentOrElse(
-                h -> watchers.add(h.onExit().thenRun(() -> reportFailure(rank, "process " + p.ownerPid() + " exited"))),
-                () -> reportFailure(rank, "process " + p.ownerPid() + " exited"));
+            pids[r] = p == null || p.ownerPid() == self ? -1 : p.ownerPid();
         }
+        exits = new ExitWatch("weft-shm-exits-" + context.config().memberId(), pids,
+            rank -> reportFailure(rank, "process " + pids[rank] + " exited"), context.threadFailed());
     }
 
     private void reportFailure(final int rank, final String reason)
@@ -318,7 +313,10 @@ public final class ShmTransport implements SstTransport
             return;
         }
         closed = true;
-        watchers.forEach(w -> w.cancel(false));
+        if (exits != null)
+        {
+            exits.close();
+        }
         own.markClosed();
         // wake peers so that they notice at once
         for (final FutexDoorbell d : peerDoorbells)
