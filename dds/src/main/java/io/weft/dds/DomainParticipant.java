@@ -524,14 +524,16 @@ public final class DomainParticipant implements AutoCloseable
      */
     private void ended(final String why)
     {
+        final String first;
         synchronized (states)
         {
             if (ended == null)
             {
                 ended = why;
             }
+            first = ended;
         }
-        topicStates().forEach(s -> s.participantEnded(why));
+        topicStates().forEach(s -> s.participantEnded(first));
     }
 
     /** The invoker a wait on this thread must run ({@link Group#invokerHere}); none before the group is enabled. */
