@@ -41,6 +41,7 @@ final class ExitWatch implements AutoCloseable
     private final MemorySegment pollfds; // entry 0: the eventfd; written by the watch thread once it runs
     private final long eventFd;
     private final Thread thread;
+    private boolean closedFromWatch; // close() called by the exited callback, on the watch thread: it releases all
 
     /**
      * Watches the process {@code pids[rank]} of every rank with a positive pid; {@code exited} is told the rank once
@@ -135,6 +136,13 @@ final class ExitWatch implements AutoCloseable
         {
             threadFailed.accept(ex);
         }
+        finally
+        {
+            if (closedFromWatch)
+            {
+                release();
+            }
+        }
     }
 
     private short revents(final int i)
@@ -185,6 +193,11 @@ final class ExitWatch implements AutoCloseable
             one.set(ValueLayout.JAVA_LONG, 0, 1);
             syscall(WRITE, eventFd, one.address(), 8);
         }
+        if (Thread.currentThread() == thread)
+        {
+            closedFromWatch = true; // a failure listener closed the table: the thread ends when the callback returns
+            return;
+        }
         try
         {
             thread.join(1_000);
@@ -197,6 +210,11 @@ final class ExitWatch implements AutoCloseable
         {
             return; // never seen: leave its descriptors to the process rather than close them under it
         }
+        release();
+    }
+
+    private void release()
+    {
         closeFd(eventFd);
         for (final long fd : pidfds)
         {

@@ -55,6 +55,35 @@ class ExitWatchTest
     }
 
     @Test
+    void aWatchClosedByItsOwnCallbackReleasesItsDescriptors() throws Exception
+    {
+        final Process parent = new ProcessBuilder("bash", "-c", "sleep 600 & echo $!; exec 1>&-; wait").start();
+        try
+        {
+            final long peer = Long.parseLong(new BufferedReader(new InputStreamReader(parent.getInputStream()))
+                .readLine().trim());
+            final long fdsBefore = openDescriptors();
+            final ExitWatch[] watch = new ExitWatch[1];
+            final List<Integer> told = new CopyOnWriteArrayList<>();
+            // as a failure listener that closes its group does: close() on the watch's own thread
+            watch[0] = new ExitWatch(THREAD, new long[] {peer}, rank ->
+            {
+                told.add(rank);
+                watch[0].close();
+            }, ex -> { });
+            assertEquals(fdsBefore + 2, openDescriptors(), "a pidfd and an eventfd");
+            kill(peer);
+            Await.until(() -> !watchThreadRuns() && told.equals(List.of(0)), () -> "told " + told);
+            assertEquals(fdsBefore, openDescriptors(), "the pidfd and the eventfd are closed");
+        }
+        finally
+        {
+            parent.descendants().forEach(ProcessHandle::destroyForcibly);
+            parent.destroyForcibly();
+        }
+    }
+
+    @Test
     void aPeerAlreadyGoneIsToldAtOnce() throws Exception
     {
         final Process gone = new ProcessBuilder("true").start();
@@ -70,6 +99,27 @@ class ExitWatchTest
     private static void kill(final long pid) throws Exception
     {
         assertEquals(0, new ProcessBuilder("kill", "-9", String.valueOf(pid)).start().waitFor());
+    }
+
+    /** This JVM's open pidfds and eventfds (the watch's kinds of descriptor). */
+    private static long openDescriptors() throws Exception
+    {
+        try (java.util.stream.Stream<java.nio.file.Path> fds = java.nio.file.Files.list(java.nio.file.Path.of(
+            "/proc/self/fd")))
+        {
+            return fds.filter(fd ->
+            {
+                try
+                {
+                    final String target = java.nio.file.Files.readSymbolicLink(fd).toString();
+                    return target.equals("anon_inode:[pidfd]") || target.equals("anon_inode:[eventfd]");
+                }
+                catch (final java.io.IOException ex)
+                {
+                    return false; // closed meanwhile
+                }
+            }).count();
+        }
     }
 
     private static boolean watchThreadRuns()
