@@ -15,7 +15,7 @@ import java.util.function.IntConsumer;
  * Tells when the process of a peer exits (kill -9 included), within about a millisecond: one thread waits in
  * {@code ppoll(2)} on a Linux pidfd of each peer ({@code pidfd_open(2)}), which becomes readable as the process exits,
  * and on an eventfd that {@link #close} writes to. {@link ProcessHandle#onExit()} polls a process that is not a
- * child of this one: 144-327 ms after kill -9 here (10 kills, 2026-11-30), most of a shm member's failover. Where a
+ * child of this one: 6-327 ms after kill -9 here (20 kills, 2026-11-30), most of a shm member's failover. Where a
  * pidfd cannot be had (no FFM, a kernel before 5.3, a process already gone) that peer is watched with
  * {@code onExit()} as before.
  */
