@@ -18,6 +18,7 @@ public final class LinuxSyscall
     public static final boolean AVAILABLE;
     private static final MethodHandle SYSCALL;
     private static final boolean X86;
+    private static final long CLOSE;
 
     static
     {
@@ -44,6 +45,7 @@ public final class LinuxSyscall
         }
         SYSCALL = handle;
         X86 = x86;
+        CLOSE = x86 ? 3 : 57;
         AVAILABLE = handle != null;
     }
 
@@ -55,6 +57,36 @@ public final class LinuxSyscall
     public static long number(final long x86, final long aarch64)
     {
         return X86 ? x86 : aarch64;
+    }
+
+    /**
+     * {@link #call}, for callers that fall back to what the JDK has: -1 also where the call cannot be made at all (not
+     * {@link #AVAILABLE}, or FFM refused: no native access).
+     */
+    public static long tryCall(final long nr, final long a1, final long a2, final long a3, final long a4,
+        final long a5)
+    {
+        if (!AVAILABLE)
+        {
+            return -1;
+        }
+        try
+        {
+            return call(nr, a1, a2, a3, a4, a5);
+        }
+        catch (final RuntimeException ex)
+        {
+            return -1;
+        }
+    }
+
+    /** Closes file descriptor {@code fd} if it is one (&gt;= 0); a failure is ignored, as there is nothing to redo. */
+    public static void close(final long fd)
+    {
+        if (fd >= 0)
+        {
+            tryCall(CLOSE, fd, 0, 0, 0, 0);
+        }
     }
 
     /** Calls system call {@code nr} with five arguments; returns its result (-1 on failure; errno is not read). */

@@ -44,7 +44,6 @@ public final class DropBehind implements AutoCloseable
     private static final long AT_FDCWD = -100;
     private static final long O_RDWR_CLOEXEC = 2 | 0x80000;
     private static final long OPENAT = LinuxSyscall.number(257, 56);
-    private static final long CLOSE = LinuxSyscall.number(3, 57);
     private static final long SYNC_FILE_RANGE = LinuxSyscall.number(277, 84);
     private static final long FADVISE = LinuxSyscall.number(221, 223);
 
@@ -94,38 +93,24 @@ public final class DropBehind implements AutoCloseable
         file = current;
         started = 0;
         dropped = 0;
-        try (Arena arena = Arena.ofConfined())
+        try (Arena arena = Arena.ofConfined()) // where FFM is refused (no native access) the log works without it
         {
-            fd = LinuxSyscall.call(OPENAT, AT_FDCWD, arena.allocateFrom(current.getPath()).address(), O_RDWR_CLOEXEC,
-                0, 0);
-        }
-        catch (final RuntimeException ex) // FFM refused (no native access): the log works without it
-        {
-            fd = -1;
+            fd = LinuxSyscall.tryCall(OPENAT, AT_FDCWD, arena.allocateFrom(current.getPath()).address(),
+                O_RDWR_CLOEXEC, 0, 0);
         }
         off = fd < 0;
     }
 
     private static boolean call(final long nr, final long a1, final long a2, final long a3, final long a4)
     {
-        try
-        {
-            return LinuxSyscall.call(nr, a1, a2, a3, a4, 0) >= 0;
-        }
-        catch (final RuntimeException ex)
-        {
-            return false;
-        }
+        return LinuxSyscall.tryCall(nr, a1, a2, a3, a4, 0) >= 0;
     }
 
     @Override
     public void close()
     {
-        if (fd >= 0)
-        {
-            LinuxSyscall.call(CLOSE, fd, 0, 0, 0, 0);
-            fd = -1;
-        }
+        LinuxSyscall.close(fd);
+        fd = -1;
         file = null;
     }
 }

@@ -25,7 +25,6 @@ final class ExitWatch implements AutoCloseable
     private static final long PPOLL = LinuxSyscall.number(271, 73);
     private static final long EVENTFD2 = LinuxSyscall.number(290, 19);
     private static final long WRITE = LinuxSyscall.number(1, 64);
-    private static final long CLOSE = LinuxSyscall.number(3, 57);
     private static final long EFD_CLOEXEC = 0x80000;
     private static final int POLLFD_BYTES = 8; // struct pollfd { int fd; short events; short revents; }
     private static final short POLLIN = 1;
@@ -52,7 +51,7 @@ final class ExitWatch implements AutoCloseable
         this.pids = pids.clone();
         this.exited = exited;
         this.threadFailed = threadFailed;
-        final long efd = LinuxSyscall.AVAILABLE ? syscall(EVENTFD2, 0, EFD_CLOEXEC, 0) : -1;
+        final long efd = LinuxSyscall.tryCall(EVENTFD2, 0, EFD_CLOEXEC, 0, 0, 0);
         final List<Integer> ranks = new ArrayList<>();
         final List<Long> fds = new ArrayList<>();
         for (int r = 0; r < pids.length; r++)
@@ -61,7 +60,7 @@ final class ExitWatch implements AutoCloseable
             {
                 continue;
             }
-            final long fd = efd < 0 ? -1 : syscall(PIDFD_OPEN, pids[r], 0, 0);
+            final long fd = efd < 0 ? -1 : LinuxSyscall.tryCall(PIDFD_OPEN, pids[r], 0, 0, 0, 0);
             if (fd < 0)
             {
                 watchWithJdk(r);
@@ -80,7 +79,7 @@ final class ExitWatch implements AutoCloseable
             this.arena = null;
             this.pollfds = null;
             this.thread = null;
-            closeFd(efd);
+            LinuxSyscall.close(efd);
             return;
         }
         this.arena = Arena.ofShared();
@@ -191,7 +190,7 @@ final class ExitWatch implements AutoCloseable
         {
             final MemorySegment one = a.allocate(ValueLayout.JAVA_LONG);
             one.set(ValueLayout.JAVA_LONG, 0, 1);
-            syscall(WRITE, eventFd, one.address(), 8);
+            LinuxSyscall.tryCall(WRITE, eventFd, one.address(), 8, 0, 0);
         }
         if (Thread.currentThread() == thread)
         {
@@ -215,31 +214,11 @@ final class ExitWatch implements AutoCloseable
 
     private void release()
     {
-        closeFd(eventFd);
+        LinuxSyscall.close(eventFd);
         for (final long fd : pidfds)
         {
-            closeFd(fd);
+            LinuxSyscall.close(fd);
         }
         arena.close();
-    }
-
-    private static long syscall(final long nr, final long a1, final long a2, final long a3)
-    {
-        try
-        {
-            return LinuxSyscall.call(nr, a1, a2, a3, 0, 0);
-        }
-        catch (final RuntimeException ex) // FFM refused (no native access): the JDK's watch serves
-        {
-            return -1;
-        }
-    }
-
-    private static void closeFd(final long fd)
-    {
-        if (fd >= 0)
-        {
-            syscall(CLOSE, fd, 0, 0);
-        }
     }
 }
