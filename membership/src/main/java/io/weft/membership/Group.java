@@ -175,6 +175,7 @@ public final class Group implements AutoCloseable
     public Subgroup addSubgroup(final SubgroupConfig sg, final String properties, final Duration timeout)
         throws java.util.concurrent.TimeoutException, InterruptedException
     {
+        checkLive("subgroup " + sg.name() + " cannot be added");
         final RuntimeSubgroups runtime = runtime("added");
         final String invalid = RuntimeSubgroups.invalid(config.group(), sg);
         if (invalid != null)
@@ -218,6 +219,7 @@ public final class Group implements AutoCloseable
     public void removeSubgroup(final String name, final Duration timeout)
         throws java.util.concurrent.TimeoutException, InterruptedException
     {
+        checkLive("subgroup " + name + " cannot be removed");
         final RuntimeSubgroups runtime = runtime("removed");
         if (subgroups.containsKey(name) || name.equals(io.weft.config.MembershipConfig.RUNTIME_CHANNEL))
         {
@@ -294,6 +296,7 @@ public final class Group implements AutoCloseable
      */
     public void fetchState(final int memberId, final byte[] request) throws java.io.IOException
     {
+        checkLive("it cannot fetch state from member " + memberId);
         Joiner.fetch(config, memberId, request, membership.stateTransfer()::install);
     }
 
@@ -517,13 +520,19 @@ public final class Group implements AutoCloseable
 
     void checkOpen(final String name)
     {
+        checkLive("subgroup " + name + " cannot send");
+    }
+
+    /** Refuses, naming what {@code cannot} be done, once this member stopped, left or closed its group. */
+    private void checkLive(final String cannot)
+    {
         switch (current.state())
         {
-            case STOPPED -> throw new IllegalStateException(current.stopReason());
+            case STOPPED -> throw new IllegalStateException(current.stopReason() + "; " + cannot);
             case LEFT -> throw new IllegalStateException("member " + config.memberId() + " has left the group; " +
-                "subgroup " + name + " cannot send");
+                cannot);
             case CLOSED -> throw new IllegalStateException("group of member " + config.memberId() + " is closed; " +
-                "subgroup " + name + " cannot send");
+                cannot);
             default ->
             {
             }

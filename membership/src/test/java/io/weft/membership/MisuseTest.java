@@ -1,9 +1,11 @@
 package io.weft.membership;
 
 import io.weft.config.DeliveryMode;
+import io.weft.config.MembershipConfig;
 import io.weft.config.SmcConfig;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
+import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
 import io.weft.smc.Claim;
 import io.weft.testkit.Await;
@@ -12,6 +14,7 @@ import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -34,6 +37,8 @@ class MisuseTest
     {
         final WeftConfig config = TestGroups.builder(TransportKind.SHM, 2)
             .subgroups(List.of(new SubgroupConfig("g", List.of(), List.of(0), 8, 100, DeliveryMode.ORDERED)))
+            .membership(new MembershipConfig(List.of(), "misuse-test-secret-16", ViewChangeSends.WAIT,
+                Duration.ofSeconds(30), true))
             .smc(SmcConfig.SPINDLE).build();
         try (Members ignored = new Members(config))
         {
@@ -73,6 +78,15 @@ class MisuseTest
             final IllegalStateException closed = assertThrows(IllegalStateException.class,
                 () -> g0.subgroup("g").send("late".getBytes()));
             assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
+            // each used to go on as if open: a request on the internal channel refused as "subgroup weft.runtime
+            // cannot send", and a fetch asked member 0, which refused a member it did not know as its view's
+            final SubgroupConfig more = SubgroupConfig.allMembers("more", 8, 64);
+            assertEquals("group of member 1 is closed; subgroup more cannot be added", assertThrows(
+                IllegalStateException.class, () -> g1.addSubgroup(more, "", Duration.ofSeconds(5))).getMessage());
+            assertEquals("group of member 1 is closed; subgroup more cannot be removed", assertThrows(
+                IllegalStateException.class, () -> g1.removeSubgroup("more", Duration.ofSeconds(5))).getMessage());
+            assertEquals("group of member 1 is closed; it cannot fetch state from member 0", assertThrows(
+                IllegalStateException.class, () -> g1.fetchState(0, new byte[0])).getMessage());
         }
     }
 }
