@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Predicate;
 
 /**
  * The store's map: one {@link KeyTable} of entries, written by one thread (the delivery thread) and read by any
@@ -36,6 +35,11 @@ final class Keyspace
      * entries. Written by the writing thread alone (a plain read of its own writes), read by others: release/acquire.
      */
     private final AtomicLong bytes = new AtomicLong();
+    /**
+     * Entries stored with an expiry, past or not: while there are none, DBSIZE and INFO's key counts are the table's
+     * size instead of a walk over every entry. Written by the writing thread alone, read by others: release/acquire.
+     */
+    private final AtomicLong expiring = new AtomicLong();
     /** SCAN's index: null until the first SCAN; the writing thread's only. */
     private List<Set<Key>> buckets;
 
@@ -102,6 +106,14 @@ final class Keyspace
         final int length = value(stored).length;
         final Object old = entries.put(key, stored, length); // the length replaced comes from the slot: old unread
         addBytes(old == null ? key.length() + ENTRY_OVERHEAD + length : length - entries.replacedLength());
+        // old is read only while some entry has an expiry: a store without any loads no replaced value
+        final long expiringBefore = expiring.getPlain();
+        final int delta = (expireAt(stored) != 0 ? 1 : 0) -
+            (expiringBefore != 0 && old != null && expireAt(old) != 0 ? 1 : 0);
+        if (delta != 0)
+        {
+            expiring.setRelease(expiringBefore + delta);
+        }
         if (old == null && buckets != null)
         {
             buckets.get(bucket(key)).add(key); // a new key: an overwrite leaves the index alone
@@ -116,6 +128,10 @@ final class Keyspace
             return null;
         }
         addBytes(-(key.length() + ENTRY_OVERHEAD + entries.replacedLength()));
+        if (expireAt(stored) != 0)
+        {
+            expiring.setRelease(expiring.getPlain() - 1);
+        }
         if (buckets != null)
         {
             buckets.get(bucket(key)).remove(key);
@@ -127,6 +143,7 @@ final class Keyspace
     {
         entries.clear();
         bytes.setRelease(0);
+        expiring.setRelease(0);
         buckets = null;
     }
 
@@ -204,11 +221,26 @@ final class Keyspace
         return new StoreCut(frozen::forEach, entries.size());
     }
 
-    /** How many entries {@code which} accepts (a weakly consistent count). */
-    long count(final Predicate<KvStore.Entry> which)
+    /** Keys live at {@code now} (a weakly consistent count): the table's size while no entry has an expiry. */
+    long live(final long now)
+    {
+        return expiring.getAcquire() == 0 ? entries.size() : count(now, false);
+    }
+
+    /** Keys live at {@code now} that have an expiry (a weakly consistent count). */
+    long liveExpiring(final long now)
+    {
+        return expiring.getAcquire() == 0 ? 0 : count(now, true);
+    }
+
+    private long count(final long now, final boolean expiringOnly)
     {
         final long[] n = {0};
-        entries.forEach((key, stored) -> n[0] += which.test(entry(stored)) ? 1 : 0);
+        entries.forEach((key, stored) ->
+        {
+            final long at = expireAt(stored);
+            n[0] += (at == 0 ? !expiringOnly : at > now) ? 1 : 0;
+        });
         return n[0];
     }
 }

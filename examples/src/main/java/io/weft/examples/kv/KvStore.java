@@ -128,7 +128,7 @@ public final class KvStore
     /** Live keys (expired ones not yet removed are not counted). */
     public long size(final long now)
     {
-        return map.count(e -> e.live(now));
+        return map.live(now);
     }
 
     /**
@@ -143,7 +143,7 @@ public final class KvStore
     /** Live keys with an expiry. */
     public long expiring(final long now)
     {
-        return map.count(e -> e.expireAt != 0 && e.live(now));
+        return map.liveExpiring(now);
     }
 
     private static Reply bulk(final byte[] value)

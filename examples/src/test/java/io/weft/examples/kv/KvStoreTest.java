@@ -141,6 +141,47 @@ class KvStoreTest
         same(new Reply.Int(1), run("DBSIZE"));
     }
 
+    /** DBSIZE and INFO's counts skip the walk over every key while no key has an expiry: the count must follow. */
+    @Test
+    void keyCountsFollowExpiriesAsTheyAreSetReplacedRemovedAndPassed()
+    {
+        run("SET", "a", "v");
+        run("SET", "b", "v", "PX", "100");
+        run("SET", "c", "v", "EX", "100");
+        counts(3, 2);
+        run("SET", "b", "w"); // a SET without KEEPTTL drops the expiry
+        run("SET", "c", "w", "KEEPTTL");
+        counts(3, 1);
+        run("PERSIST", "c");
+        counts(3, 0);
+        run("EXPIRE", "a", "1");
+        run("SET", "d", "v", "PX", "5000");
+        run("INCR", "n");
+        counts(5, 2);
+        now += 2_000; // a has passed, d has not
+        counts(4, 1);
+        run("DEL", "d");
+        counts(3, 0); // a is still stored with its expiry, and not counted
+        run("SET", "a", "again");
+        counts(4, 0);
+        run("PEXPIRE", "n", "10000");
+        counts(4, 1);
+        run("FLUSHDB");
+        counts(0, 0);
+        run("SET", "e", "v", "PX", "10");
+        now += 10;
+        counts(0, 0);
+        run("SET", "e", "v");
+        counts(1, 0);
+    }
+
+    private void counts(final long keys, final long expiring)
+    {
+        same(new Reply.Int(keys), run("DBSIZE"));
+        assertEquals(keys, store.size(now));
+        assertEquals(expiring, store.expiring(now), "live keys with an expiry");
+    }
+
     @Test
     void keysAndScanFindEveryKeyWithGlobs()
     {
