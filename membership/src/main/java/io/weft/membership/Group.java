@@ -168,7 +168,7 @@ public final class Group implements AutoCloseable
      * @param sg         the subgroup: member and sender ids (empty: every member of the group), window, payload, mode.
      * @param properties anything the application wants every member's listener to see (at most a few KiB), or "".
      * @throws IllegalStateException    runtime subgroups are off, the name is taken by another configuration, or
-     *                                  this member stopped.
+     *                                  this member's group ended (it stopped, left or was closed).
      * @throws IllegalArgumentException a member id outside the group, or a request too large.
      * @throws java.util.concurrent.TimeoutException not added within {@code timeout} (it may still be added later).
      */
@@ -212,7 +212,7 @@ public final class Group implements AutoCloseable
      * later {@link #addSubgroup} may use the name again.
      *
      * @throws IllegalStateException    runtime subgroups are off, the subgroup is configured (not added at run time),
-     *                                  or this member stopped.
+     *                                  or this member's group ended (it stopped, left or was closed).
      * @throws IllegalArgumentException no subgroup of that name was added at run time.
      * @throws java.util.concurrent.TimeoutException not removed within {@code timeout} (it may still be removed later).
      */
@@ -291,7 +291,7 @@ public final class Group implements AutoCloseable
      *
      * @throws IllegalStateException refused: no secret, not another member, the member does not know this one as a
      *                               member of its view, or it serves no fetch or its capture failed (the message
-     *                               says which).
+     *                               says which), or this member's group ended (stopped, left, closed).
      * @throws java.io.IOException   the member could not be reached, or the state stream broke.
      */
     public void fetchState(final int memberId, final byte[] request) throws java.io.IOException
@@ -300,7 +300,7 @@ public final class Group implements AutoCloseable
         Joiner.fetch(config, memberId, request, membership.stateTransfer()::install);
     }
 
-    /** The current view. */
+    /** The current view; once this member's group ended (stopped, left, closed), the last view it was in. */
     public View view()
     {
         return current.epoch().view;
