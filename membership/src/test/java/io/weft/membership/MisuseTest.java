@@ -79,7 +79,7 @@ class MisuseTest
                 () -> g0.subgroup("g").send("late".getBytes()));
             assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
             // each used to go on as if open: a request on the internal channel refused as "subgroup weft.runtime
-            // cannot send", and a fetch asked member 0, which refused a member it did not know as its view's
+            // cannot send", and a fetch that went to member 0 (closed here: unreachable; open: it refused)
             final SubgroupConfig more = SubgroupConfig.allMembers("more", 8, 64);
             assertEquals("group of member 1 is closed; subgroup more cannot be added", assertThrows(
                 IllegalStateException.class, () -> g1.addSubgroup(more, "", Duration.ofSeconds(5))).getMessage());

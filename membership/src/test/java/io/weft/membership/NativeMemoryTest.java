@@ -33,14 +33,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>
  * The same run on shm, and on both the threads and file descriptors of the JVM: each view's table has its own
  * transport threads, predicate thread, failure detector, sockets or mapped files, and on shm a watch of its peers'
- * exits (pidfds and an eventfd); 160 changes must leave no more of them than there were after the 20th.
+ * exits (pidfds and an eventfd); the last 160 changes must leave no more of them than there were after the 20th
+ * cycle.
  */
 @Timeout(300)
 class NativeMemoryTest
 {
     private static final int CYCLES = 100;
     private static final long ALLOWED_GROWTH = 512L << 20;
-    /** Threads or descriptors the JDK may start or open meanwhile (the common pool, a jar); a leak leaves 80+. */
+    /** Threads or descriptors the JDK may start or open meanwhile (the common pool, a jar); one leak a cycle: 80. */
     private static final int SLACK = 8;
     private static final java.lang.management.ThreadMXBean THREADS =
         java.lang.management.ManagementFactory.getThreadMXBean();

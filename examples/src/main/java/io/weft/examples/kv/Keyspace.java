@@ -106,7 +106,7 @@ final class Keyspace
         final int length = value(stored).length;
         final Object old = entries.put(key, stored, length); // the length replaced comes from the slot: old unread
         addBytes(old == null ? key.length() + ENTRY_OVERHEAD + length : length - entries.replacedLength());
-        // old is read only while some entry has an expiry: a store without any loads no replaced value
+        // old is read only while some entry has an expiry: where none has, an overwrite loads no replaced value
         final long expiringBefore = expiring.getPlain();
         final int delta = (expireAt(stored) != 0 ? 1 : 0) -
             (expiringBefore != 0 && old != null && expireAt(old) != 0 ? 1 : 0);
