@@ -7,18 +7,17 @@ import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
 import io.weft.testkit.Await;
 import io.weft.testkit.Members;
+import io.weft.testkit.OpenDescriptors;
 import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -61,7 +60,7 @@ class NativeMemoryTest
                 Group.builder(config.forMember(1))));
             long baseline = 0;
             int threads = 0;
-            int descriptors = 0;
+            long descriptors = 0;
             for (int cycle = 1; cycle <= CYCLES; cycle++)
             {
                 final Group joiner = Group.builder(config.forMember(2)).join();
@@ -74,37 +73,25 @@ class NativeMemoryTest
                 {
                     baseline = residentAfterGc();
                     threads = THREADS.getThreadCount();
-                    descriptors = openDescriptors();
+                    descriptors = OpenDescriptors.count();
                 }
             }
             final long after = residentAfterGc();
             // a closed member's threads end as they notice, and what the collector freed is closed by cleaners
             final int threadsAt20 = threads;
-            final int descriptorsAt20 = descriptors;
+            final long descriptorsAt20 = descriptors;
             Await.until(() -> THREADS.getThreadCount() <= threadsAt20 + SLACK &&
-                openDescriptors() <= descriptorsAt20 + SLACK, () -> "threads (" + threadsAt20 + " after 40 view " +
-                "changes) and open file descriptors (" + descriptorsAt20 + ") back to what they were; now " +
-                THREADS.getThreadCount() + " and " + openDescriptors());
+                OpenDescriptors.count() <= descriptorsAt20 + SLACK, () -> "threads (" + threadsAt20 + " after 40 " +
+                "view changes) and open file descriptors (" + descriptorsAt20 + ") back to what they were; now " +
+                THREADS.getThreadCount() + " and " + OpenDescriptors.count());
             System.out.printf("%s: after 40 view changes %d MiB resident, %d threads, %d descriptors; after %d: %d " +
                 "MiB, %d, %d%n", transport, baseline >> 20, threadsAt20, descriptorsAt20, 2 * CYCLES, after >> 20,
-                THREADS.getThreadCount(), openDescriptors());
+                THREADS.getThreadCount(), OpenDescriptors.count());
             assertTrue(after - baseline < ALLOWED_GROWTH, "resident memory grew by " + ((after - baseline) >> 20) +
                 " MiB over " + (2 * CYCLES - 40) + " view changes");
             assertEquals(List.of(0, 1), stay.get(0).view().members());
             stay.get(0).close();
             stay.get(1).close();
-        }
-    }
-
-    private static int openDescriptors()
-    {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd")))
-        {
-            return (int)fds.count();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.weft.sst.shm;
 
 import io.weft.testkit.Await;
+import io.weft.testkit.OpenDescriptors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -102,24 +103,9 @@ class ExitWatchTest
     }
 
     /** This JVM's open pidfds and eventfds (the watch's kinds of descriptor). */
-    private static long openDescriptors() throws Exception
+    private static long openDescriptors()
     {
-        try (java.util.stream.Stream<java.nio.file.Path> fds = java.nio.file.Files.list(java.nio.file.Path.of(
-            "/proc/self/fd")))
-        {
-            return fds.filter(fd ->
-            {
-                try
-                {
-                    final String target = java.nio.file.Files.readSymbolicLink(fd).toString();
-                    return target.equals("anon_inode:[pidfd]") || target.equals("anon_inode:[eventfd]");
-                }
-                catch (final java.io.IOException ex)
-                {
-                    return false; // closed meanwhile
-                }
-            }).count();
-        }
+        return OpenDescriptors.count(t -> t.equals("anon_inode:[pidfd]") || t.equals("anon_inode:[eventfd]"));
     }
 
     private static boolean watchThreadRuns()
