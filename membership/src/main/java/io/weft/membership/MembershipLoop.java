@@ -2,6 +2,7 @@ package io.weft.membership;
 
 import io.weft.config.WeftConfig;
 import io.weft.predicates.PassInvoker;
+import io.weft.predicates.PredicateKind;
 import io.weft.predicates.ProtocolThread;
 import io.weft.smc.BatchHandler;
 import io.weft.smc.Claim;
@@ -30,7 +31,13 @@ final class MembershipLoop implements Runnable
     private static final Logger LOG = LoggerFactory.getLogger(MembershipLoop.class);
     private static final long RESEND_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final long PARK_CHANGING_NANOS = 200_000L;
-    private static final long PARK_IDLE_NANOS = 5_000_000L;
+    /**
+     * The longest park between changes: a safety net, as its events wake the thread (its own suspicions, a join, a
+     * leave, a run-time subgroup request, the end of the group, and, through {@link PeerChangeWatch}, any change in
+     * another member's row). In invoker mode that watch runs only while the application invokes: it polls as before.
+     */
+    private static final long PARK_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long PARK_IDLE_INVOKER_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     private final WeftConfig config;
     private final PassInvoker invoker; // null: a predicate thread per view
@@ -136,7 +143,8 @@ final class MembershipLoop implements Runnable
                 stop("member " + config.memberId() + " stopped: the view change failed: " + ex);
                 break;
             }
-            LockSupport.parkNanos(this, vc.inProgress() ? PARK_CHANGING_NANOS : PARK_IDLE_NANOS);
+            LockSupport.parkNanos(this, vc.inProgress() ? PARK_CHANGING_NANOS :
+                invoker == null ? PARK_IDLE_NANOS : PARK_IDLE_INVOKER_NANOS);
         }
         if (current.state() == Lifecycle.STOPPED)
         {
@@ -185,10 +193,15 @@ final class MembershipLoop implements Runnable
         e.predicates.errorHandler(ex -> onThreadFailure(e, "a trigger of its predicate thread", ex));
         e.detector.errorHandler(ex -> onThreadFailure(e, "its failure detector", ex));
         e.sst.errorHandler(ex -> onThreadFailure(e, "its transport's thread", ex));
+        e.predicates.register("membership-watch", PredicateKind.RECURRENT, new PeerChangeWatch(e.sst, e.columns),
+            this::wake);
         e.smc.subgroups().forEach((name, engine) ->
         {
-            final DeliveryHandler h = name.equals(io.weft.config.MembershipConfig.RUNTIME_CHANNEL) ?
-                m -> runtime.onDelivery(m, config) : handlers.get(name);
+            final DeliveryHandler h = name.equals(io.weft.config.MembershipConfig.RUNTIME_CHANNEL) ? m ->
+            {
+                runtime.onDelivery(m, config);
+                wake(); // the leader proposes the request
+            } : handlers.get(name);
             if (h != null)
             {
                 engine.onDelivery(h);
@@ -352,6 +365,7 @@ final class MembershipLoop implements Runnable
             return false;
         }
         LOG.error(reason);
+        wake(); // from another thread: the membership thread closes the view and tells the end listeners
         runtime.stopped(reason);
         final Epoch e = current.epoch();
         e.smc.subgroups().values().forEach(SmcSubgroup::wedge);
