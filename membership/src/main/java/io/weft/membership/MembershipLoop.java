@@ -193,8 +193,8 @@ final class MembershipLoop implements Runnable
         e.predicates.errorHandler(ex -> onThreadFailure(e, "a trigger of its predicate thread", ex));
         e.detector.errorHandler(ex -> onThreadFailure(e, "its failure detector", ex));
         e.sst.errorHandler(ex -> onThreadFailure(e, "its transport's thread", ex));
-        e.predicates.register("membership-watch", PredicateKind.RECURRENT, new PeerChangeWatch(e.sst, e.columns),
-            this::wake);
+        e.predicates.register("membership-watch", PredicateKind.RECURRENT,
+            new PeerChangeWatch(e.sst, e.columns, e.predicates::triggers), this::wake);
         e.smc.subgroups().forEach((name, engine) ->
         {
             final DeliveryHandler h = name.equals(io.weft.config.MembershipConfig.RUNTIME_CHANNEL) ? m ->
