@@ -365,11 +365,12 @@ final class MembershipLoop implements Runnable
             return false;
         }
         LOG.error(reason);
-        wake(); // from another thread: the membership thread closes the view and tells the end listeners
         runtime.stopped(reason);
         final Epoch e = current.epoch();
         e.smc.subgroups().values().forEach(SmcSubgroup::wedge);
         e.smc.close();
+        // last: woken, the membership thread closes the view (its table) and tells the end listeners
+        wake();
         return true;
     }
 

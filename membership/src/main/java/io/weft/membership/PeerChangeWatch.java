@@ -16,7 +16,7 @@ import java.util.function.LongSupplier;
  * members, 200 ns at 8) and is true once each time the hash moves. It hashes when the passes since its last call fired
  * nothing, and otherwise on every {@value #BUSY_STRIDE}th call: under load a pass does not pay for it, and a thread
  * only sleeps after a pass that fired nothing, so the pass after that one (the last before the sleep) hashes.
- * Predicate thread only.
+ * Called by the passes alone, one at a time (the predicate thread, its host's thread, or an invoker's owner).
  */
 final class PeerChangeWatch implements BooleanSupplier
 {
