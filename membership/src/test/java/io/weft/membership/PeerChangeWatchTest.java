@@ -44,12 +44,12 @@ class PeerChangeWatchTest
             final PeerChangeWatch watch = new PeerChangeWatch(s0, COLUMNS, () -> 0L); // passes that fire nothing
             assertFalse(watch.getAsBoolean(), "nothing changed since the watch began");
 
-            seenOnce(watch, s1, s -> s.setBool(COLUMNS.leaving, true), COLUMNS.leaving, "a leave");
-            seenOnce(watch, s2, s -> s.setBool(COLUMNS.suspected, 1, true), COLUMNS.suspected, "a suspicion");
-            seenOnce(watch, s1, s -> s.setBool(COLUMNS.wedged, true), COLUMNS.wedged, "a wedge");
-            seenOnce(watch, s2, s -> s.setCounter(COLUMNS.numChanges, 2), COLUMNS.numChanges, "a proposal");
-            seenOnce(watch, s2, s -> s.setCounter(COLUMNS.numCommitted, 2), COLUMNS.numCommitted, "a commit");
-            seenOnce(watch, s1, s -> s.setBool(COLUMNS.finished, true), COLUMNS.finished, "a finish");
+            seenOnce(watch, s0, s1, s -> s.setBool(COLUMNS.leaving, true), COLUMNS.leaving, "a leave");
+            seenOnce(watch, s0, s2, s -> s.setBool(COLUMNS.suspected, 1, true), COLUMNS.suspected, "a suspicion");
+            seenOnce(watch, s0, s1, s -> s.setBool(COLUMNS.wedged, true), COLUMNS.wedged, "a wedge");
+            seenOnce(watch, s0, s2, s -> s.setCounter(COLUMNS.numChanges, 2), COLUMNS.numChanges, "a proposal");
+            seenOnce(watch, s0, s2, s -> s.setCounter(COLUMNS.numCommitted, 2), COLUMNS.numCommitted, "a commit");
+            seenOnce(watch, s0, s1, s -> s.setBool(COLUMNS.finished, true), COLUMNS.finished, "a finish");
 
             // a heartbeat lands, and this member wedges: the watch stays quiet
             land(s1, s -> s.setCounter(COLUMNS.heartbeat, 41), COLUMNS.heartbeat, s0);
@@ -111,13 +111,15 @@ class PeerChangeWatchTest
             peer.counter(r, column, i)), () -> column.name() + " of member " + r + " at member " + at.myRank());
     }
 
-    /** {@code peer} writes {@code change} and pushes {@code column}: the watch at member 0 is true once, then false. */
-    private static void seenOnce(final PeerChangeWatch watch, final Sst peer, final Consumer<Sst> change,
-        final Column column, final String what)
+    /**
+     * {@code peer} writes {@code change} and pushes {@code column}: once it landed at member 0, the watch there is true
+     * at its next call, then false.
+     */
+    private static void seenOnce(final PeerChangeWatch watch, final Sst at, final Sst peer,
+        final Consumer<Sst> change, final Column column, final String what)
     {
-        change.accept(peer);
-        peer.push(column, peer.others());
-        Await.until(watch::getAsBoolean, () -> what + " of member " + peer.myRank() + " seen at member 0");
+        land(peer, change, column, at);
+        assertTrue(watch.getAsBoolean(), what + " of member " + peer.myRank() + " seen at member 0 once it landed");
         assertFalse(watch.getAsBoolean(), what + " is seen once");
     }
 }
