@@ -34,10 +34,10 @@ final class MembershipLoop implements Runnable
     /**
      * The longest park between changes: a safety net, as its events wake the thread (its own suspicions, a join, a
      * leave, a run-time subgroup request, the end of the group, and, through {@link PeerChangeWatch}, any change in
-     * another member's row). In invoker mode that watch runs only while the application invokes: it polls as before.
+     * another member's row). In invoker mode that watch runs in the application's passes: a view change needs them
+     * anyway (the trim is delivered on the invoker's owner), and the application invokes every few milliseconds.
      */
     private static final long PARK_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    private static final long PARK_IDLE_INVOKER_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     private final WeftConfig config;
     private final PassInvoker invoker; // null: a predicate thread per view
@@ -143,8 +143,7 @@ final class MembershipLoop implements Runnable
                 stop("member " + config.memberId() + " stopped: the view change failed: " + ex);
                 break;
             }
-            LockSupport.parkNanos(this, vc.inProgress() ? PARK_CHANGING_NANOS :
-                invoker == null ? PARK_IDLE_NANOS : PARK_IDLE_INVOKER_NANOS);
+            LockSupport.parkNanos(this, vc.inProgress() ? PARK_CHANGING_NANOS : PARK_IDLE_NANOS);
         }
         if (current.state() == Lifecycle.STOPPED)
         {

@@ -38,8 +38,10 @@ final class KvProposer
      */
     static final int DIRECT_COMMANDS = 32;
     private static final Duration SEND_WAIT = Duration.ofMillis(200);
-    /** The longest an idle proposer parks before it looks whether it was stopped. */
-    private static final long IDLE_PARK_MS = 100;
+    /** The longest an idle proposer parks: a safety net, as whoever gives it work, or stops it, wakes it. */
+    private static final long IDLE_PARK_MS = 1000;
+    /** How often a catch-up waiting for room to queue looks whether the proposer stopped. */
+    private static final long CATCH_UP_ROOM_WAIT_MS = 100;
     private static final int FENCE_HANDED_OVER = -1;
     /**
      * Bytes of catch-up messages queued at the most: a catch-up reads its log far faster than the group takes what it
@@ -199,7 +201,7 @@ final class KvProposer
         {
             while (!stopped)
             {
-                if (catchUpRoom.tryAcquire(message.length, IDLE_PARK_MS, TimeUnit.MILLISECONDS))
+                if (catchUpRoom.tryAcquire(message.length, CATCH_UP_ROOM_WAIT_MS, TimeUnit.MILLISECONDS))
                 {
                     queue.add(new CatchUp(message));
                     wake();
@@ -266,6 +268,7 @@ final class KvProposer
         unknownReply = unknown;
         stopped = true;
         failAll();
+        LockSupport.unpark(thread); // an idle proposer ends now; a proposer about to park does not park
     }
 
     /**
@@ -372,7 +375,7 @@ final class KvProposer
     }
 
     /**
-     * With nothing it may send: parks until it has (or {@value #IDLE_PARK_MS} ms pass, to notice a stop). Two
+     * With nothing it may send: parks until it has, or it is stopped (at most {@value #IDLE_PARK_MS} ms). Two
      * threads on two cores: it parks rather than spin.
      */
     private void park()
