@@ -9,6 +9,7 @@ import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.params.SetParams;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -275,6 +276,59 @@ class KvStoreGroupTest
                 assertEquals("", redisCli(port, "get", "k" + held), "the refused key");
             }
         }
+    }
+
+    /**
+     * A cache of keys that expire and are never written again (sessions) keeps taking writes under its {@code
+     * --max-memory}: later writes remove the expired keys, the same ones at every member. Five rounds of 150 keys of
+     * 1,000 bytes that expire after 300 ms (four times the limit in all), each round once the last has expired:
+     * before, the expired keys stayed until their key was written again, and the second round met the OOM error.
+     */
+    @Test
+    void aCacheOfExpiringKeysKeepsTakingWritesUnderItsLimit() throws Exception
+    {
+        try (KvProcesses kv = KvProcesses.with(dir, MEMBERS, "--max-memory", "200000");
+             Jedis a = new Jedis("127.0.0.1", kv.ports.get(0)))
+        {
+            final String value = "v".repeat(1000);
+            for (int round = 0; round < 5; round++)
+            {
+                String last = null;
+                for (int i = 0; i < 150; i++)
+                {
+                    last = "session-" + round + "-" + i;
+                    assertEquals("OK", a.set(last, value, SetParams.setParams().px(300)), last);
+                }
+                final String waited = last;
+                Await.until(() -> a.pttl(waited) == -2, () -> waited + " to expire: pttl " + a.pttl(waited));
+            }
+            assertEquals("OK", a.set("after", "x"));
+            final List<Jedis> all = new ArrayList<>();
+            try
+            {
+                for (final int port : kv.ports)
+                {
+                    all.add(new Jedis("127.0.0.1", port));
+                }
+                Await.until(() -> all.stream().map(KvStoreGroupTest::usedMemory).distinct().count() == 1 &&
+                    all.get(2).get("after") != null, () -> "every member to hold the same: " +
+                    all.stream().map(KvStoreGroupTest::usedMemory).toList());
+                final long used = usedMemory(a);
+                assertTrue(used < 200_000, "used_memory " + used + " under the limit of 200,000");
+                assertEquals(1, a.dbSize(), "only 'after' is live");
+            }
+            finally
+            {
+                all.forEach(Jedis::close);
+            }
+        }
+    }
+
+    private static long usedMemory(final Jedis jedis)
+    {
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("used_memory:(\\d+)").matcher(jedis.info());
+        assertTrue(m.find(), "INFO names used_memory");
+        return Long.parseLong(m.group(1));
     }
 
     /**

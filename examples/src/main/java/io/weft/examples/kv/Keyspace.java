@@ -42,9 +42,21 @@ final class Keyspace
     private final AtomicLong expiring = new AtomicLong();
     /** SCAN's index: null until the first SCAN; the writing thread's only. */
     private List<Set<Key>> buckets;
+    /**
+     * A pair (expiry, key) for every entry with an expiry, at its expiry or before it (see {@link #removeExpired}),
+     * and stale ones. Built again from the table once pairs outnumber the entries with an expiry four to one. The
+     * writing thread's only.
+     */
+    private final ExpiryHeap expiries = new ExpiryHeap();
 
     /** Bytes an entry takes besides its key's and value's (an estimate, see {@link #bytes}). */
     static final int ENTRY_OVERHEAD = 64;
+    /**
+     * {@link #expiries} is built again once it holds more than this many pairs per entry with an expiry, and {@link
+     * #STALE_SLACK} more: a build walks the table, so at most once per three pairs added an entry with an expiry.
+     */
+    private static final int STALE_FACTOR = 4;
+    private static final int STALE_SLACK = 1024;
 
     static int bucket(final Key key)
     {
@@ -108,11 +120,23 @@ final class Keyspace
         addBytes(old == null ? key.length() + ENTRY_OVERHEAD + length : length - entries.replacedLength());
         // old is read only while some entry has an expiry: where none has, an overwrite loads no replaced value
         final long expiringBefore = expiring.getPlain();
-        final int delta = (expireAt(stored) != 0 ? 1 : 0) -
-            (expiringBefore != 0 && old != null && expireAt(old) != 0 ? 1 : 0);
-        if (delta != 0)
+        final long oldAt = expiringBefore != 0 && old != null ? expireAt(old) : 0;
+        final long at = expireAt(stored);
+        if (oldAt != at)
         {
-            expiring.setRelease(expiringBefore + delta);
+            final long expiringNow = expiringBefore + (at != 0 ? 1 : 0) - (oldAt != 0 ? 1 : 0);
+            expiring.setRelease(expiringNow);
+            // a later expiry than the entry had keeps its pair, which comes out early and goes back in at the
+            // expiry then (removeExpired): renewing a key's expiry, the usual case, costs no heap work at all
+            if (at != 0 && (oldAt == 0 || at < oldAt))
+            {
+                // the table's own key object: one given for the write (built from a batch) would then outlive it
+                expiries.add(at, entries.putKey());
+                if (expiries.size() > STALE_FACTOR * expiringNow + STALE_SLACK)
+                {
+                    rebuildExpiries();
+                }
+            }
         }
         if (old == null && buckets != null)
         {
@@ -130,7 +154,7 @@ final class Keyspace
         addBytes(-(key.length() + ENTRY_OVERHEAD + entries.replacedLength()));
         if (expireAt(stored) != 0)
         {
-            expiring.setRelease(expiring.getPlain() - 1);
+            expiring.setRelease(expiring.getPlain() - 1); // its pair in expiries is stale now
         }
         if (buckets != null)
         {
@@ -145,6 +169,52 @@ final class Keyspace
         bytes.setRelease(0);
         expiring.setRelease(0);
         buckets = null;
+        expiries.reset();
+    }
+
+    /**
+     * The writing thread: removes up to {@code most} of the entries expired at {@code now}, in the order of their
+     * (expiry, key), and returns how many it removed. An entry's pair comes out at its expiry or before it (its expiry
+     * was renewed since), and an early one goes back in at the expiry: so removals follow that order whatever pairs a
+     * member's history left, and a member loaded from a snapshot, which has one exact pair an entry, removes the same
+     * entries at the same writes as the members that wrote them.
+     */
+    int removeExpired(final long now, final int most)
+    {
+        int removed = 0;
+        while (removed < most && expiries.size() > 0 && expiries.firstAt() <= now)
+        {
+            final long at = expiries.firstAt();
+            final Key key = expiries.firstKey();
+            expiries.removeFirst();
+            final Object stored = entries.get(key);
+            final long expiry = stored == null ? 0 : expireAt(stored);
+            if (expiry == at)
+            {
+                remove(key);
+                removed++;
+            }
+            else if (expiry > at)
+            {
+                expiries.add(expiry, key); // an early pair goes back in at its entry's expiry, in order from there
+            }
+            // else stale (no expiry now, removed, or an earlier pair of its own is in): dropped, and not counted
+        }
+        return removed;
+    }
+
+    /** The writing thread: builds {@link #expiries} again from the entries, without stale pairs. */
+    private void rebuildExpiries()
+    {
+        expiries.reset();
+        entries.forEach((key, stored) ->
+        {
+            final long at = expireAt(stored);
+            if (at != 0)
+            {
+                expiries.add(at, key);
+            }
+        });
     }
 
     /** The writing thread. */

@@ -452,13 +452,16 @@ public final class KvReplica implements AutoCloseable
             command.complete(store.apply(command.args, keys[i], batch.now())); // the arguments the batch carries
             keys[i] = null;
         }
+        store.removeExpired(batch.now(), written); // as applyWrites does with the batch as the others decode it
     }
 
     /** Applies the writes of an encoded batch, at its clock reading. */
     private void applyWrites(final byte[] batch, final int length)
     {
         final long now = ByteBuffer.wrap(batch, 0, length).getLong(KvWire.NOW_OFFSET);
-        writes.addAndGet(writeBatch.apply(batch, length, now));
+        final int written = writeBatch.apply(batch, length, now);
+        store.removeExpired(now, written);
+        writes.addAndGet(written);
     }
 
     // ---- cold-start recovery (predicate thread) ----------------------------------------------------------------

@@ -15,10 +15,13 @@ import java.util.Set;
  * Every member applies the same writes in the same order with the same clock reading (the {@code now} of the batch
  * that carried them, taken at its sender), so every member holds the same state. Writes run on one thread (the
  * predicate thread, in delivery order); reads may run on others (local reads), hence concurrent maps of immutable
- * entries. Expired entries are removed only by writes, so removal is deterministic too; reads treat them as absent.
+ * entries. Reads treat expired entries as absent; writes remove them (a write of the key, and after each batch some of
+ * those that expired first: {@link #removeExpired}), so removal is deterministic too.
  */
 public final class KvStore
 {
+    /** Expired entries removed after a batch per write it carries: more than a write can add. */
+    static final int EXPIRED_PER_WRITE = 2;
     private final Keyspace map = new Keyspace();
 
     /** A value and its expiry time in epoch milliseconds, 0 for none. */
@@ -125,6 +128,17 @@ public final class KvStore
         }
     }
 
+    /**
+     * The delivery thread, after a batch of {@code writes} writes at {@code now}: removes up to {@value
+     * #EXPIRED_PER_WRITE} expired entries a write, those that expired first (the same at every member). Removed at this
+     * pace, keys that expire faster than they are written again (a cache of sessions) cannot fill the store; the
+     * pause it takes stays proportional to the batch's own work.
+     */
+    void removeExpired(final long now, final int writes)
+    {
+        map.removeExpired(now, EXPIRED_PER_WRITE * writes);
+    }
+
     /** Live keys (expired ones not yet removed are not counted). */
     public long size(final long now)
     {
@@ -133,7 +147,7 @@ public final class KvStore
 
     /**
      * What the entries take, estimated: their keys' and values' bytes and {@value Keyspace#ENTRY_OVERHEAD} each for
-     * the rest; expired entries count until a write removes them. Any thread.
+     * the rest; expired entries count until writes remove them ({@link #removeExpired}). Any thread.
      */
     public long bytes()
     {

@@ -25,12 +25,17 @@ class KvStoreTest
 
     private Reply run(final String... words)
     {
+        return store.apply(args(words), now);
+    }
+
+    private static List<byte[]> args(final String... words)
+    {
         final List<byte[]> args = new ArrayList<>();
         for (final String w : words)
         {
             args.add(w.getBytes(StandardCharsets.UTF_8));
         }
-        return store.apply(args, now);
+        return args;
     }
 
     private static Reply bulk(final String s)
@@ -419,6 +424,106 @@ class KvStoreTest
         final KvStore copy = new KvStore();
         install(copy, store.snapshot());
         assertEquals(store.bytes(), copy.bytes());
+    }
+
+    /**
+     * Keys that expire and are never written again (a cache of sessions) leave the store as writes go on: after each
+     * batch at most two a write, those that expired first first; a store loaded from a snapshot midway removes the same
+     * ones. Before, they stayed until their key was written again, and counted against {@code maxmemory} for good.
+     */
+    @Test
+    void expiredKeysLeaveTheStoreAsWritesGoOn()
+    {
+        final long start = now;
+        for (int i = 0; i < 10_000; i++)
+        {
+            write(store, "SET", "session-" + i, "v".repeat(100), "PX", Integer.toString(1_000 + i));
+        }
+        final long full = store.bytes();
+        assertEquals(recount(store), full);
+        now = start + 6_000; // sessions 0..5000 have expired
+        assertEquals(4_999, store.size(now));
+        final KvStore copy = new KvStore();
+        install(copy, store.snapshot());
+        for (int w = 0; w < 1_000; w++)
+        {
+            write(store, "SET", "counter", "1");
+            write(copy, "SET", "counter", "1");
+            assertEquals(store.bytes(), copy.bytes(), "after write " + w);
+        }
+        long gone = 0;
+        for (int i = 0; i < 2_000; i++)
+        {
+            gone += ("session-" + i).length() + 100 + Keyspace.ENTRY_OVERHEAD;
+        }
+        assertEquals(full - gone + "counter".length() + 1 + Keyspace.ENTRY_OVERHEAD, store.bytes(),
+            "two a write, the first expired first");
+        for (int w = 0; w < 3_000; w++)
+        {
+            write(store, "SET", "counter", "1");
+        }
+        assertEquals(recount(store), store.bytes(), "every expired key removed");
+        assertEquals(5_000, store.size(now));
+        same(bulk("v".repeat(100)), run("GET", "session-5001"));
+        now = start + 1_000_000;
+        write(store, "SET", "counter", "2");
+        assertTrue(store.bytes() > recount(store), "a batch of one write removes two");
+        for (int w = 0; w < 2_500; w++)
+        {
+            write(store, "SET", "counter", "2");
+        }
+        assertEquals("counter".length() + 1 + Keyspace.ENTRY_OVERHEAD, store.bytes());
+        assertEquals(0, store.expiring(now));
+    }
+
+    /**
+     * Expiries written again and again (sessions renewed, to later and to earlier times) leave early and stale pairs
+     * behind; a store loaded from a snapshot, which has none, removes the same keys at the same writes.
+     */
+    @Test
+    void renewedExpiriesLeaveInTheSameOrderAsInAStoreWithoutTheirHistory()
+    {
+        final long start = now;
+        for (int round = 0; round < 40; round++) // 4,000 writes with an expiry for 100 keys
+        {
+            for (int i = 0; i < 100; i++)
+            {
+                write(store, "SET", "session-" + i, "v".repeat(i), "PX", Long.toString(10_000 + 10 * slot(i, round)));
+            }
+            now++;
+        }
+        write(store, "PERSIST", "session-7");
+        write(store, "DEL", "session-8");
+        final KvStore copy = new KvStore();
+        install(copy, store.snapshot());
+        now = start + 10_500; // written last at start + 39 to expire 10,000 + 10 slot later: slots 0..46 have expired
+        for (int w = 0; w < 30; w++)
+        {
+            write(store, "SET", "counter", Integer.toString(w));
+            write(copy, "SET", "counter", Integer.toString(w));
+            assertEquals(store.bytes(), copy.bytes(), "after write " + w);
+        }
+        assertEquals(recount(store), store.bytes(), "every expired session removed");
+        long live = 1; // the counter
+        for (int i = 0; i < 100; i++)
+        {
+            live += i == 7 || i != 8 && slot(i, 39) > 46 ? 1 : 0;
+        }
+        assertEquals(live, store.size(now));
+        same(new Reply.Int(-1), run("PTTL", "session-7"));
+    }
+
+    /** A permutation of the 100 sessions' expiry slots that differs from round to round. */
+    private static long slot(final int session, final int round)
+    {
+        return (37L * session + 11L * round) % 100;
+    }
+
+    /** Applies one write as a batch of one at the delivery thread: the write, then the expired keys' removal. */
+    private void write(final KvStore s, final String... words)
+    {
+        s.apply(args(words), now);
+        s.removeExpired(now, 1);
     }
 
     /** Each key's and value's length and the overhead, counted again from the keys the store lists. */
