@@ -192,6 +192,7 @@ final class KeyTable
         moved = 0;
         prepared = null;
         size = 0;
+        putTable = null; // or a store flushed and then only read would keep its old table
     }
 
     int size()

@@ -131,8 +131,9 @@ public final class KvStore
     /**
      * The delivery thread, after a batch of {@code writes} writes at {@code now}: removes up to {@value
      * #EXPIRED_PER_WRITE} expired entries a write, those that expired first (the same at every member). Removed at this
-     * pace, keys that expire faster than they are written again (a cache of sessions) cannot fill the store; the
-     * pause it takes stays proportional to the batch's own work.
+     * pace, keys that expire faster than they are written again (a cache of sessions) cannot fill the store. Besides
+     * the removals, a batch sorts out the early and stale pairs that come due ({@link ExpiryHeap}): each one left
+     * behind by a write before, so that work is the writes' too, but not bounded per batch.
      */
     void removeExpired(final long now, final int writes)
     {
