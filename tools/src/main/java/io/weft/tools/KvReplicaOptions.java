@@ -19,7 +19,7 @@ final class KvReplicaOptions
 
     @Option(names = "--max-memory", defaultValue = "0",
         description = "Refuse writes that may grow the store (SET, APPEND, INCR, ...) with Redis's OOM error " +
-            "while it holds more than this many bytes (its estimate: keys, values and 64 bytes an entry); 0: half " +
+            "while it holds more than this many bytes (its estimate: keys, values and 256 bytes an entry); 0: half " +
             "of each member's heap (default).")
     long maxMemory;
 

@@ -31,7 +31,7 @@ final class Keyspace
     private final KeyTable entries = new KeyTable();
     /**
      * What the entries take, estimated: each key's and value's bytes and {@value #ENTRY_OVERHEAD} for the rest (the
-     * key's object, the value's array header, the table's slots). The same at every member, which holds the same
+     * table's slots, the key's object, the value's array header). The same at every member, which holds the same
      * entries. Written by the writing thread alone (a plain read of its own writes), read by others: release/acquire.
      */
     private final AtomicLong bytes = new AtomicLong();
@@ -49,8 +49,15 @@ final class Keyspace
      */
     private final ExpiryHeap expiries = new ExpiryHeap();
 
-    /** Bytes an entry takes besides its key's and value's (an estimate, see {@link #bytes}). */
-    static final int ENTRY_OVERHEAD = 64;
+    /**
+     * Bytes an entry takes besides its key's and value's (an estimate, see {@link #bytes}): its share of the table's
+     * slots (2 to 4 slots of 40 bytes a key, 6 while the table grows), the key's object and the value's array header,
+     * an expiry's object and pair. Measured (a throwaway probe, 0.3 to 1.5 million keys of 13 bytes with 3-byte values,
+     * heap after a full collection): 192-254 bytes a key, 251-334 with an expiry. Until 2026-12-01 it was 64: a store
+     * of small values filled the heap before its limit of half the heap refused a write, and every member stopped with
+     * {@code OutOfMemoryError} (docs/kv.md, Memory limit).
+     */
+    static final int ENTRY_OVERHEAD = 256;
     /**
      * {@link #expiries} is built again once it holds more than this many pairs per entry with an expiry, and {@link
      * #STALE_SLACK} more: a build walks the table, so at most once per three pairs added an entry with an expiry.
