@@ -371,9 +371,7 @@ class KvStoreGroupTest
 
     private static long usedMemory(final Jedis jedis)
     {
-        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("used_memory:(\\d+)").matcher(jedis.info());
-        assertTrue(m.find(), "INFO names used_memory");
-        return Long.parseLong(m.group(1));
+        return info(jedis, "used_memory");
     }
 
     /**
@@ -432,8 +430,14 @@ class KvStoreGroupTest
 
     private static long batchesSent(final Jedis jedis)
     {
-        return Long.parseLong(jedis.info().lines().filter(l -> l.startsWith("weft_batches_sent:")).findFirst()
-            .orElseThrow().substring("weft_batches_sent:".length()).trim());
+        return info(jedis, "weft_batches_sent");
+    }
+
+    /** The number INFO gives for {@code field}. */
+    private static long info(final Jedis jedis, final String field)
+    {
+        return Long.parseLong(jedis.info().lines().filter(l -> l.startsWith(field + ":")).findFirst()
+            .orElseThrow(() -> new AssertionError("INFO has no " + field)).substring(field.length() + 1).trim());
     }
 
     /**

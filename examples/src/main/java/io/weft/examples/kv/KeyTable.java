@@ -50,9 +50,6 @@ final class KeyTable
     private CompletableFuture<Table> prepared;
     /** The length of the value the last put or remove replaced, 0 if none (writer only). */
     private int replacedLength;
-    /** The table and slot of the last put (writer only): {@link #putKey}. */
-    private Table putTable;
-    private int putSlot;
 
     private record Tables(Table current, Table old)
     {
@@ -114,8 +111,6 @@ final class KeyTable
         int s = find(t, key);
         if (s >= 0)
         {
-            putTable = t;
-            putSlot = s;
             final Object old = t.values[s];
             final long lengths = t.meta[s * SLOT + 1];
             replacedLength = old == null ? 0 : (int)(lengths >>> 32);
@@ -139,22 +134,11 @@ final class KeyTable
             prepared = CompletableFuture.supplyAsync(() -> new Table(slots));
         }
         insert(t, -1 - s, key, value, length);
-        putTable = t;
-        putSlot = -1 - s;
         if (before == null)
         {
             size = size + 1;
         }
         return before;
-    }
-
-    /**
-     * The key object of the slot the last {@link #put} wrote: the one the table keeps, which may be another than the
-     * one given. Writer only.
-     */
-    Key putKey()
-    {
-        return putTable.keys[putSlot];
     }
 
     /** Removes {@code key}; returns its value, null if it had none ({@link #replacedLength}: its length). Writer. */
@@ -192,7 +176,6 @@ final class KeyTable
         moved = 0;
         prepared = null;
         size = 0;
-        putTable = null; // or a store flushed and then only read would keep its old table
     }
 
     int size()

@@ -137,8 +137,7 @@ final class Keyspace
             // expiry then (removeExpired): renewing a key's expiry, the usual case, costs no heap work at all
             if (at != 0 && (oldAt == 0 || at < oldAt))
             {
-                // the table's own key object: one given for the write (built from a batch) would then outlive it
-                expiries.add(at, entries.putKey());
+                expiries.add(at, key);
                 if (expiries.size() > STALE_FACTOR * expiringNow + STALE_SLACK)
                 {
                     rebuildExpiries();
