@@ -128,10 +128,20 @@ public final class Subgroup
      * A negative count marks none: the frontier stays -1 while a member's is negative (a restarted log announces its
      * size that way until the members of view 0 agree, see the DDS layer).
      * Call it from this subgroup's delivery callback or from one other thread at a time.
+     *
+     * @throws IllegalArgumentException the count is below a count (&gt;= 0) this member already marked: the frontier
+     *                                  would move back, and readers may have acted on it (nothing is published).
      */
     public void markPersisted(final long count)
     {
-        group.engine(name).publishPersisted(count);
+        final SmcSubgroup engine = group.engine(name);
+        final long last = engine.persisted();
+        if (count < last && last >= 0) // negative marks (announcements) may go down: they mark no count
+        {
+            throw new IllegalArgumentException("subgroup " + name + ": markPersisted(" + count + ") after " + last +
+                ": the count is monotone (the durability frontier would move back); not published");
+        }
+        engine.publishPersisted(count);
     }
 
     /**

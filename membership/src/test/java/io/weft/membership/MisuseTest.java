@@ -69,6 +69,21 @@ class MisuseTest
                 assertTrue(s0.send("after misuse".getBytes()) >= 0);
                 Await.until(() -> !delivered1.isEmpty(), "member 1's delivery of the message after the misuse");
                 assertEquals(List.of("after misuse"), new ArrayList<>(delivered1));
+
+                // a durability count that goes back is refused, and the frontier stays where it was; negative marks
+                // (the DDS layer's announcements, no count) may go down until a count is marked
+                final Subgroup s1 = g1.subgroup("g");
+                s1.markPersisted(-2);
+                s1.markPersisted(-7);
+                s1.markPersisted(9);
+                s0.markPersisted(5);
+                assertEquals("subgroup g: markPersisted(4) after 5: the count is monotone (the durability frontier " +
+                    "would move back); not published",
+                    assertThrows(IllegalArgumentException.class, () -> s0.markPersisted(4)).getMessage());
+                assertThrows(IllegalArgumentException.class, () -> s0.markPersisted(-1));
+                s0.markPersisted(5);
+                Await.until(() -> s1.persistedFrontier() == 5, "member 1 reads member 0's count 5 as the frontier");
+                assertEquals(5, s0.persistedFrontier());
             }
             finally
             {
