@@ -45,7 +45,8 @@ final class AblationCommand implements Callable<Integer>
         final BenchRunner.Row full = rows.getLast();
         if (base.failure() == null && full.failure() == null && !options.json)
         {
-            System.out.printf(java.util.Locale.ROOT, "full Spindle vs baseline: %.2fx throughput, %.2fx fewer writes per message%n",
+            System.out.printf(java.util.Locale.ROOT, "full Spindle vs baseline: %.2fx throughput, %.2fx fewer writes " +
+                "per message%n",
                 full.msgsPerSec() / base.msgsPerSec(), base.writesPerMsg() / full.writesPerMsg());
         }
         return BenchRunner.exitCode(rows);

@@ -50,7 +50,8 @@ final class BenchCommand implements Callable<Integer>
         }
         final SmcConfig smc = new SmcConfig(!noSendBatching, !noReceiveBatching, !noDeliveryBatching, !noNullSends,
             !noEarlyLockRelease, !eagerNulls, !eagerDelivered);
-        final String name = smc.equals(SmcConfig.SPINDLE) ? "spindle" : smc.equals(SmcConfig.BASELINE) ? "baseline" : "custom";
+        final String name = smc.equals(SmcConfig.SPINDLE) ? "spindle" : smc.equals(SmcConfig.BASELINE) ? "baseline" :
+            "custom";
         return BenchRunner.exitCode(BenchRunner.table(options, List.of(new BenchRunner.Spec(name, smc, null))));
     }
 }

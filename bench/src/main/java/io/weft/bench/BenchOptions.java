@@ -64,7 +64,8 @@ final class BenchOptions
     long corruptMessage = -1;
 
     /** Spelled as in configuration files, with the error the configuration loader gives. */
-    static final class TransportThreadingConverter implements picocli.CommandLine.ITypeConverter<io.weft.config.TransportThreading>
+    static final class TransportThreadingConverter
+        implements picocli.CommandLine.ITypeConverter<io.weft.config.TransportThreading>
     {
         @Override
         public io.weft.config.TransportThreading convert(final String value)
@@ -100,8 +101,8 @@ final class BenchOptions
         }
         if (size < io.weft.bench.steady.Payload.HEADER_LENGTH || size > (1 << 20))
         {
-            return "--size must be in " + io.weft.bench.steady.Payload.HEADER_LENGTH + "..1048576 (every message carries " +
-                "the bench header: counter, timestamp, checksum, sender), was " + size;
+            return "--size must be in " + io.weft.bench.steady.Payload.HEADER_LENGTH + "..1048576 (every message " +
+                "carries the bench header: counter, timestamp, checksum, sender), was " + size;
         }
         if (maxPayload != 0 && (maxPayload < size || maxPayload > (1 << 20)))
         {

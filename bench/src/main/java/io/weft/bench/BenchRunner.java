@@ -39,12 +39,14 @@ final class BenchRunner
     {
         String json()
         {
-            return String.format(Locale.ROOT, "{\"config\":\"%s\",\"transport\":\"%s\",\"members\":%d,\"senders\":\"%s\"," +
-                "\"size\":%d,\"window\":%d,\"delivered_msgs_per_sec\":%.0f,\"delivered_msgs_per_sec_min\":%.0f," +
-                "\"delivered_msgs_per_sec_max\":%.0f,\"mb_per_sec\":%.2f,\"latency_p50_us\":%.0f,\"latency_p99_us\":%.0f," +
-                "\"latency_p999_us\":%.0f,\"peer_latency_p50_us\":%s,\"peer_latency_p99_us\":%s," +
-                "\"pushes_per_delivered_msg\":%.3f,\"nulls_sent\":%d,\"send_batch_mean\":%.2f," +
-                "\"receive_batch_mean\":%.2f,\"delivery_batch_mean\":%.2f%s}", name, transport, members, senders, size, window,
+            return String.format(Locale.ROOT,
+                "{\"config\":\"%s\",\"transport\":\"%s\",\"members\":%d,\"senders\":\"%s\",\"size\":%d," +
+                "\"window\":%d,\"delivered_msgs_per_sec\":%.0f,\"delivered_msgs_per_sec_min\":%.0f," +
+                "\"delivered_msgs_per_sec_max\":%.0f,\"mb_per_sec\":%.2f,\"latency_p50_us\":%.0f," +
+                "\"latency_p99_us\":%.0f,\"latency_p999_us\":%.0f,\"peer_latency_p50_us\":%s," +
+                "\"peer_latency_p99_us\":%s,\"pushes_per_delivered_msg\":%.3f,\"nulls_sent\":%d," +
+                "\"send_batch_mean\":%.2f,\"receive_batch_mean\":%.2f,\"delivery_batch_mean\":%.2f%s}",
+                name, transport, members, senders, size, window,
                 msgsPerSec, msgsMin, msgsMax, mbPerSec, p50, p99, p999, micros(peerP50, "null"),
                 micros(peerP99, "null"), writesPerMsg, nulls, sendBatch, receiveBatch,
                 deliveryBatch, (histograms == null ? "" : ",\"batch_histograms_member0\":\"" + histograms + "\"") +
@@ -140,8 +142,10 @@ final class BenchRunner
         final int senders = o.senderCount();
         final List<Integer> senderIds = IntStream.range(0, senders).boxed().toList();
         final Path dir = Files.createTempDirectory("weft-bench");
-        final WeftConfig.Builder builder = WeftConfig.builder().memberId(0).groupName("bench-" + ProcessHandle.current().pid())
-            .members(io.weft.testkit.LocalGroups.loopbackMembers(o.members)).transport(TransportKind.parse("--transport", o.transport))
+        final WeftConfig.Builder builder = WeftConfig.builder().memberId(0)
+            .groupName("bench-" + ProcessHandle.current().pid())
+            .members(io.weft.testkit.LocalGroups.loopbackMembers(o.members))
+            .transport(TransportKind.parse("--transport", o.transport))
             .rdma(o.rdma.options()).shmZeroCopy(!o.shmCopy).tcpThreading(o.tcpThreading).smc(smc);
         if (o.qos == null)
         {
@@ -150,8 +154,8 @@ final class BenchRunner
         }
         else
         {
-            builder.dds(new DdsConfig(dir.resolve("logs"), List.of(new TopicConfig("bench", 1, o.qos, senderIds, List.of(),
-                o.slots(), o.maxPayloadBytes(), 1024))));
+            builder.dds(new DdsConfig(dir.resolve("logs"), List.of(new TopicConfig("bench", 1, o.qos, senderIds,
+                List.of(), o.slots(), o.maxPayloadBytes(), 1024))));
         }
         final WeftConfig config = builder.build();
         final Path file = Files.writeString(dir.resolve("bench.conf"), ConfigWriter.render(config));
@@ -163,8 +167,9 @@ final class BenchRunner
             {
                 // the last senders are the delayed ones
                 final boolean delayed = i < senders && i >= senders - delayedCount;
-                final List<String> args = new ArrayList<>(List.of("bench-member", "--config", file.toString(), "--member",
-                    String.valueOf(i), "--size", String.valueOf(o.size), "--warmup-ns", String.valueOf(o.steady.warmup.toNanos()),
+                final List<String> args = new ArrayList<>(List.of("bench-member", "--config", file.toString(),
+                    "--member", String.valueOf(i), "--size", String.valueOf(o.size),
+                    "--warmup-ns", String.valueOf(o.steady.warmup.toNanos()),
                     "--measure-ns", String.valueOf(o.steady.measure.toNanos()), "--delay-us",
                     String.valueOf(delayed ? o.work.delayMicros() : 0), "--callback-us",
                     String.valueOf(o.work.callbackMicros()),

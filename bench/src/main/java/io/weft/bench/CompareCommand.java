@@ -86,7 +86,8 @@ final class CompareCommand implements Callable<Integer>
      * p999: send to own delivery at the senders; peerP50, peerP99, peerP999: send to delivery at the other members
      * (runs at a fixed rate; NaN flat out).
      */
-    record Row(String pattern, int size, long rate, String system, double msgs, double msgsMin, double msgsMax, double mb,
+    record Row(String pattern, int size, long rate, String system, double msgs, double msgsMin, double msgsMax,
+        double mb,
         double p50, double p99, double p999, double peerP50, double peerP99, double peerP999, String failure)
     {
         String key()
@@ -265,8 +266,8 @@ final class CompareCommand implements Callable<Integer>
                 for (int i = 0; i < MEMBERS; i++)
                 {
                     members.add(new SteadyRun.Member("jg" + i, JGroupsMember.class, List.of(String.valueOf(i),
-                        String.valueOf(MEMBERS), String.valueOf(senders), String.valueOf(size), String.valueOf(rate), ports,
-                        w, m)));
+                        String.valueOf(MEMBERS), String.valueOf(senders), String.valueOf(size), String.valueOf(rate),
+                        ports, w, m)));
                 }
             }
             else
@@ -356,8 +357,8 @@ final class CompareCommand implements Callable<Integer>
 
     private void printTables(final MachineLimits limits, final List<Row> throughput, final List<Row> latency)
     {
-        System.out.printf(Locale.ROOT, "Steady state: %d members, each its own JVM; warm-up %s, window %s, %d run(s) per row " +
-            "(median, min-max).%n", MEMBERS, steady.warmup, steady.measure, steady.runs);
+        System.out.printf(Locale.ROOT, "Steady state: %d members, each its own JVM; warm-up %s, window %s, %d run(s) " +
+            "per row (median, min-max).%n", MEMBERS, steady.warmup, steady.measure, steady.runs);
         if (limits != null)
         {
             System.out.println("Machine limits (same invocation):");
@@ -412,15 +413,15 @@ final class CompareCommand implements Callable<Integer>
             }
         }
         System.out.println();
-        System.out.println("shm/peer, tcp/peer: Weft on shm (tcp) over the peer on the same workload (throughput: above 1 " +
-            "is Weft faster; latency p50: below 1 is Weft faster). x/limit: the row over the machine's ceiling for its " +
-            "medium (shm, ipc: the SPSC ring at that size; tcp, udp: loopback tcp bandwidth / size). p50/floor: over the " +
-            "3-process token ring's round trip (shm, ipc) or the tcp round trip (tcp, udp). p50/xcore (tcp, udp): " +
-            "over the tcp round trip at the row's rate with its ends pinned to two cores, parked between pings " +
-            "(three members on fewer cores wake threads across cores, and idle cores between messages). Own delivery " +
-            "and delivery at the others differ by system: Weft delivers a message once every member has it, at its " +
-            "sender too; JGroups' SEQUENCER coordinator delivers its own messages as it orders them, the others once " +
-            "the ordered copy reaches them.");
+        System.out.println("shm/peer, tcp/peer: Weft on shm (tcp) over the peer on the same workload (throughput: " +
+            "above 1 is Weft faster; latency p50: below 1 is Weft faster). x/limit: the row over the machine's " +
+            "ceiling for its medium (shm, ipc: the SPSC ring at that size; tcp, udp: loopback tcp bandwidth / size). " +
+            "p50/floor: over the 3-process token ring's round trip (shm, ipc) or the tcp round trip (tcp, udp). " +
+            "p50/xcore (tcp, udp): over the tcp round trip at the row's rate with its ends pinned to two cores, " +
+            "parked between pings (three members on fewer cores wake threads across cores, and idle cores between " +
+            "messages). Own delivery and delivery at the others differ by system: Weft delivers a message once every " +
+            "member has it, at its sender too; JGroups' SEQUENCER coordinator delivers its own messages as it orders " +
+            "them, the others once the ordered copy reaches them.");
     }
 
     private String json(final MachineLimits limits, final List<Row> throughput, final List<Row> latency)
@@ -428,15 +429,17 @@ final class CompareCommand implements Callable<Integer>
         final Map<String, Row> t = index(throughput);
         final Map<String, Row> l = index(latency);
         final StringBuilder b = new StringBuilder("{\n");
-        b.append(String.format(Locale.ROOT, "\"method\":{\"members\":%d,\"warmup_s\":%.1f,\"measure_s\":%.1f,\"runs\":%d},%n",
+        b.append(String.format(Locale.ROOT,
+            "\"method\":{\"members\":%d,\"warmup_s\":%.1f,\"measure_s\":%.1f,\"runs\":%d},%n",
             MEMBERS, steady.warmup.toMillis() / 1e3, steady.measure.toMillis() / 1e3, steady.runs));
         b.append("\"limits\":").append(limits == null ? "null" : limits.json()).append(",\n\"throughput\":[\n");
         for (int i = 0; i < throughput.size(); i++)
         {
             final Row r = throughput.get(i);
-            b.append("  ").append(json(r, String.format(Locale.ROOT, "\"weft_shm_over_peer\":%s,\"weft_tcp_over_peer\":%s," +
-                    "\"over_limit\":%s", num(ratio(t, "weft-shm", r, Row::msgs)), num(ratio(t, "weft-tcp", r, Row::msgs)),
-                num(overLimit(limits, r))))).append(i + 1 < throughput.size() ? ",\n" : "\n");
+            b.append("  ").append(json(r, String.format(Locale.ROOT, "\"weft_shm_over_peer\":%s," +
+                    "\"weft_tcp_over_peer\":%s,\"over_limit\":%s", num(ratio(t, "weft-shm", r, Row::msgs)),
+                num(ratio(t, "weft-tcp", r, Row::msgs)), num(overLimit(limits, r)))))
+                .append(i + 1 < throughput.size() ? ",\n" : "\n");
         }
         b.append("],\n\"latency\":[\n");
         for (int i = 0; i < latency.size(); i++)
@@ -462,10 +465,10 @@ final class CompareCommand implements Callable<Integer>
         {
             return head + "\"failure\":\"" + r.failure().replace('"', '\'') + "\"}";
         }
-        return head + String.format(Locale.ROOT, "\"delivered_msgs_per_sec\":%.0f,\"delivered_msgs_per_sec_min\":%.0f," +
-                "\"delivered_msgs_per_sec_max\":%.0f,\"mb_per_sec\":%.2f,\"latency_p50_us\":%.2f,\"latency_p99_us\":%.2f," +
-                "\"latency_p999_us\":%.2f,%s}", r.msgs(), r.msgsMin(), r.msgsMax(), r.mb(), r.p50(), r.p99(), r.p999(),
-            ratios);
+        return head + String.format(Locale.ROOT, "\"delivered_msgs_per_sec\":%.0f," +
+                "\"delivered_msgs_per_sec_min\":%.0f,\"delivered_msgs_per_sec_max\":%.0f,\"mb_per_sec\":%.2f," +
+                "\"latency_p50_us\":%.2f,\"latency_p99_us\":%.2f,\"latency_p999_us\":%.2f,%s}", r.msgs(), r.msgsMin(),
+            r.msgsMax(), r.mb(), r.p50(), r.p99(), r.p999(), ratios);
     }
 
     private static String num(final double v)

@@ -23,8 +23,8 @@ final class DdsBenchCommand implements java.util.concurrent.Callable<Integer>
     @Mixin
     BenchOptions options = new BenchOptions();
 
-    @picocli.CommandLine.Option(names = "--levels", split = ",", description = "QoS levels to run beside the Group API " +
-        "(default: all four: unordered, atomic-multicast, volatile-storage, logged-storage).")
+    @picocli.CommandLine.Option(names = "--levels", split = ",", description = "QoS levels to run beside the Group " +
+        "API (default: all four: unordered, atomic-multicast, volatile-storage, logged-storage).")
     List<String> names = List.of("unordered", "atomic-multicast", "volatile-storage", "logged-storage");
 
     /**
@@ -71,7 +71,8 @@ final class DdsBenchCommand implements java.util.concurrent.Callable<Integer>
             final int logged = levels.indexOf(QosLevel.LOGGED_STORAGE);
             if (atomic > 0 && logged > 0)
             {
-                System.out.printf(Locale.ROOT, "logged storage over atomic multicast: %.2fx the throughput, p50 %.2fx%n",
+                System.out.printf(Locale.ROOT, "logged storage over atomic multicast: %.2fx the throughput, p50 " +
+                    "%.2fx%n",
                     rows.get(logged).msgsPerSec() / rows.get(atomic).msgsPerSec(),
                     rows.get(logged).p50() / rows.get(atomic).p50());
                 printLogCeiling(rows.get(atomic).msgsPerSec());
@@ -91,7 +92,8 @@ final class DdsBenchCommand implements java.util.concurrent.Callable<Integer>
         final int record = options.size + SampleLog.ENTRY_OVERHEAD;
         final double each = MachineLimits.logAppendsPerSec(dir, record, options.members,
             options.steady.warmup.toNanos(), options.steady.measure.toNanos(), System.out);
-        // the machine's seconds per sample: the multicast's own (it fills the cores at its measured rate) plus the logs'
+        // the machine's seconds per sample: the multicast's own (it fills the cores at its measured rate) plus the
+        // logs' own
         final double both = 1 / (1 / atomicMsgsPerSec + 1 / each);
         System.out.printf(Locale.ROOT, "log ceiling: %d processes appending records of %d B at once, each to a new " +
             "mapped file in %s: %,.0f records/s each (median; %.2f us per record), so at most that many samples/s " +

@@ -232,7 +232,8 @@ final class KvBenchCommand implements Callable<Integer>
         {
             for (final String test : List.of("set", "get"))
             {
-                final EtcdCluster.Window w = etcd.run(test.equals("set"), clients * pipeline, keys, size, warmup, measure);
+                final EtcdCluster.Window w = etcd.run(test.equals("set"), clients * pipeline, keys, size, warmup,
+                    measure);
                 out.printf(Locale.ROOT, "bench kv: %-16s %s %,12.0f requests/s  p50 %.3f ms  p99 %.3f ms  errors %d%n",
                     "etcd", test.toUpperCase(Locale.ROOT), w.rps(), w.p50(), w.p99(), w.errors());
                 results.computeIfAbsent("etcd " + test.toUpperCase(Locale.ROOT), k -> new ArrayList<>())
@@ -338,7 +339,8 @@ final class KvBenchCommand implements Callable<Integer>
         {
             if (!process.isAlive())
             {
-                throw new IllegalStateException("a process exited with " + process.exitValue() + " before serving port " + port);
+                throw new IllegalStateException("a process exited with " + process.exitValue() + " before serving " +
+                    "port " + port);
             }
             try (Socket s = new Socket())
             {

@@ -122,9 +122,11 @@ public final class ConfigLoader
             bytes(c, "weft.transport.tcp.socket-buffer"),
             bool(c, "weft.transport.tcp.no-delay"),
             TransportThreading.parse("weft.transport.tcp.threading", string(c, "weft.transport.tcp.threading")));
-        b.rdma = new RdmaOptions(RdmaBackend.parse("weft.transport.rdma.backend", string(c, "weft.transport.rdma.backend")),
+        b.rdma = new RdmaOptions(RdmaBackend.parse("weft.transport.rdma.backend",
+            string(c, "weft.transport.rdma.backend")),
             string(c, "weft.transport.rdma.provider"),
-            new VerbsOptions(string(c, "weft.transport.rdma.verbs.library"), string(c, "weft.transport.rdma.verbs.device"),
+            new VerbsOptions(string(c, "weft.transport.rdma.verbs.library"),
+                string(c, "weft.transport.rdma.verbs.device"),
                 intValue(c, "weft.transport.rdma.verbs.port"), intValue(c, "weft.transport.rdma.verbs.gid-index")),
             TransportThreading.parse("weft.transport.rdma.threading", string(c, "weft.transport.rdma.threading")));
         b.idle = new IdleConfig(
@@ -139,7 +141,8 @@ public final class ConfigLoader
         b.dds = new DdsConfig(Path.of(string(c, "weft.dds.log-directory")), bool(c, "weft.dds.log-drop-behind"),
             topics(c, b.transportKind));
         b.smc = new SmcConfig(bool(c, "weft.smc.send-batching"), bool(c, "weft.smc.receive-batching"),
-            bool(c, "weft.smc.delivery-batching"), bool(c, "weft.smc.null-sends"), bool(c, "weft.smc.early-lock-release"),
+            bool(c, "weft.smc.delivery-batching"), bool(c, "weft.smc.null-sends"),
+                bool(c, "weft.smc.early-lock-release"),
             bool(c, "weft.smc.lazy-nulls"), bool(c, "weft.smc.lazy-delivered"));
         b.membership = new MembershipConfig(ids(c, "weft.membership.initial-view", "weft.membership.initial-view"),
             c.getIsNull("weft.membership.secret") ? null : string(c, "weft.membership.secret"),

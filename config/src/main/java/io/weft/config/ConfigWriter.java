@@ -23,7 +23,8 @@ public final class ConfigWriter
             .collect(Collectors.joining(",\n"));
         final String subgroups = c.declaredSubgroups().stream()
             .map(s -> "    { name = \"%s\", members = %s, senders = %s, window = %d, max-payload = %d, mode = %s }"
-                .formatted(s.name(), ids(s.members()), ids(s.senders()), s.window(), s.maxPayload(), s.mode().configName()))
+                .formatted(s.name(), ids(s.members()), ids(s.senders()), s.window(), s.maxPayload(),
+                    s.mode().configName()))
             .collect(Collectors.joining(",\n"));
         final String topics = c.dds().topics().stream()
             .map(t -> ("    { name = \"%s\", id = %d, qos = %s, publishers = %s, subscribers = %s, window = %d, " +
@@ -104,19 +105,24 @@ public final class ConfigWriter
             }
             """.formatted(c.memberId(), c.group().name(), members, c.transport().kind().configName(),
             c.transport().connectTimeout().toMillis(), c.transport().shm().directory(), c.transport().shm().zeroCopy(),
-            c.transport().tcp().sendBufferBytes(), c.transport().tcp().socketBufferBytes(), c.transport().tcp().noDelay(),
+            c.transport().tcp().sendBufferBytes(), c.transport().tcp().socketBufferBytes(),
+            c.transport().tcp().noDelay(),
             c.transport().tcp().threading().configName(),
-            c.transport().rdma().backend().configName(), c.transport().rdma().provider(), c.transport().rdma().verbs().library(),
-            c.transport().rdma().verbs().device(), c.transport().rdma().verbs().port(), c.transport().rdma().verbs().gidIndex(),
+            c.transport().rdma().backend().configName(), c.transport().rdma().provider(),
+            c.transport().rdma().verbs().library(), c.transport().rdma().verbs().device(),
+            c.transport().rdma().verbs().port(), c.transport().rdma().verbs().gidIndex(),
             c.transport().rdma().threading().configName(),
-            c.idle().strategy().configName(), c.idle().maxSpins(), c.idle().maxYields(), c.idle().maxPark().toNanos() / 1000,
+            c.idle().strategy().configName(), c.idle().maxSpins(), c.idle().maxYields(),
+            c.idle().maxPark().toNanos() / 1000,
             c.idle().yieldAfterWork().configName(),
             c.failure().heartbeatInterval().toMillis(), c.failure().failureTimeout().toMillis(), subgroups,
             c.smc().sendBatching(), c.smc().receiveBatching(), c.smc().deliveryBatching(), c.smc().nullSends(),
             c.smc().earlyLockRelease(), c.smc().lazyNulls(), c.smc().lazyDelivered(), ids(c.membership().initialView()),
-            c.membership().secret() == null ? "null" : com.typesafe.config.ConfigUtil.quoteString(c.membership().secret()),
+            c.membership().secret() == null ? "null" :
+                com.typesafe.config.ConfigUtil.quoteString(c.membership().secret()),
             c.membership().sendDuringViewChange().configName(), c.membership().joinTimeout().toMillis(),
-            c.membership().runtimeSubgroups(), com.typesafe.config.ConfigUtil.quoteString(c.dds().logDirectory().toString()),
+            c.membership().runtimeSubgroups(),
+            com.typesafe.config.ConfigUtil.quoteString(c.dds().logDirectory().toString()),
             c.dds().logDropBehind(), topics);
     }
 }

@@ -16,7 +16,8 @@ public record FailureConfig(Duration heartbeatInterval, Duration failureTimeout)
         WeftConfigException.check(heartbeatInterval != null && heartbeatInterval.toMillis() >= 1 &&
             heartbeatInterval.compareTo(Duration.ofMinutes(1)) <= 0, "weft.failure.heartbeat-interval",
             heartbeatInterval, "must be a duration between 1ms and 1m");
-        WeftConfigException.check(failureTimeout != null && failureTimeout.compareTo(heartbeatInterval.multipliedBy(2)) >= 0 &&
+        WeftConfigException.check(failureTimeout != null &&
+            failureTimeout.compareTo(heartbeatInterval.multipliedBy(2)) >= 0 &&
             failureTimeout.compareTo(Duration.ofMinutes(10)) <= 0, "weft.failure.failure-timeout", failureTimeout,
             "must be at least twice weft.failure.heartbeat-interval (" + heartbeatInterval + ") and at most 10m");
     }

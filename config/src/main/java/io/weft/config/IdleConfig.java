@@ -24,7 +24,8 @@ public record IdleConfig(IdleStrategyKind strategy, int maxSpins, int maxYields,
             "must be in 0..1000000");
         WeftConfigException.check(maxYields >= 0 && maxYields <= 1_000_000, "weft.idle.max-yields", maxYields,
             "must be in 0..1000000");
-        WeftConfigException.check(maxPark != null && maxPark.toNanos() >= 1_000 && maxPark.compareTo(Duration.ofHours(1)) <= 0,
+        WeftConfigException.check(maxPark != null && maxPark.toNanos() >= 1_000 &&
+            maxPark.compareTo(Duration.ofHours(1)) <= 0,
             "weft.idle.max-park", maxPark, "must be a duration between 1us and 1h");
     }
 }

@@ -18,7 +18,8 @@ public record SampleKey(int offset, int length, int maxKeys)
     {
         WeftConfigException.check(offset >= 0, "key.offset", offset, "must be >= 0");
         WeftConfigException.check(length >= 1 && length <= 8, "key.length", length, "must be 1..8 bytes");
-        WeftConfigException.check(maxKeys >= 1 && maxKeys <= MAX_KEYS, "key.max-keys", maxKeys, "must be 1.." + MAX_KEYS);
+        WeftConfigException.check(maxKeys >= 1 && maxKeys <= MAX_KEYS, "key.max-keys", maxKeys, "must be 1.." +
+            MAX_KEYS);
     }
 
     /** Bytes a sample needs for its key. */

@@ -23,7 +23,8 @@ public record VerbsOptions(String library, String device, int port, int gidIndex
         WeftConfigException.check(library != null && !library.isBlank(), "weft.transport.rdma.verbs.library", library,
             "must name a shared library, such as libibverbs.so.1");
         WeftConfigException.check(device != null && DEVICE.matcher(device).matches(),
-            "weft.transport.rdma.verbs.device", device, "must be an RDMA device name such as mlx5_0, or empty for the first");
+            "weft.transport.rdma.verbs.device", device, "must be an RDMA device name such as mlx5_0, or empty for " +
+                "the first");
         WeftConfigException.check(port >= 1 && port <= 255, "weft.transport.rdma.verbs.port", port, "must be 1 .. 255");
         WeftConfigException.check(gidIndex >= 0 && gidIndex <= 255, "weft.transport.rdma.verbs.gid-index", gidIndex,
             "must be 0 .. 255");

@@ -35,7 +35,8 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
     {
         WeftConfigException.check(group != null, "weft.group", null, "must be present");
         WeftConfigException.check(group.rankOf(memberId) >= 0, "weft.member.id", memberId,
-            "must be the id of a member of weft.group.members " + group.members().stream().map(MemberAddress::id).toList());
+            "must be the id of a member of weft.group.members " + group.members().stream().map(MemberAddress::id)
+                .toList());
         WeftConfigException.check(transport != null, "weft.transport", null, "must be present");
         WeftConfigException.check(idle != null, "weft.idle", null, "must be present");
         WeftConfigException.check(failure != null, "weft.failure", null, "must be present");
@@ -267,8 +268,8 @@ public record WeftConfig(int memberId, GroupConfig group, TransportConfig transp
             {
                 t.validateAgainst(group); // here, not per view: a view may lack a publisher or subscriber
             }
-            return new WeftConfig(memberId, group,
-                new TransportConfig(transportKind, connectTimeout, new ShmOptions(shmDirectory, shmZeroCopy), tcp, rdma), idle, failure,
+            return new WeftConfig(memberId, group, new TransportConfig(transportKind, connectTimeout,
+                new ShmOptions(shmDirectory, shmZeroCopy), tcp, rdma), idle, failure,
                 withTopics(subgroups, topics), smc, membership, topics);
         }
     }

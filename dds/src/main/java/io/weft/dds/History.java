@@ -129,7 +129,10 @@ final class History
         }
     }
 
-    /** The last {@code capacity} samples of one stream; each slot's array is reused once grown, so steady state allocates nothing. */
+    /**
+     * The last {@code capacity} samples of one stream; each slot's array is reused once grown, so steady state
+     * allocates nothing.
+     */
     private static final class Ring
     {
         private final int capacity;

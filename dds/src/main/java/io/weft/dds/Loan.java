@@ -70,8 +70,9 @@ public final class Loan
         if (length >= 0 && length < keyEnd) // a negative length is the claim's to refuse
         {
             claim.abort();
-            throw new IllegalArgumentException(topic + ": a sample of " + length + " bytes ends before its key (bytes " +
-                topic.config().key().offset() + ".." + (keyEnd - 1) + ", weft.dds.topics[].key); not written");
+            throw new IllegalArgumentException(topic + ": a sample of " + length + " bytes ends before its key " +
+                "(bytes " + topic.config().key().offset() + ".." + (keyEnd - 1) + ", weft.dds.topics[].key); not " +
+                "written");
         }
         if (!claim.tryCommit(length))
         {

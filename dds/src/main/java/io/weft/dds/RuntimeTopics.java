@@ -65,7 +65,8 @@ final class RuntimeTopics
         final int[] k = key.equals("none") ? null : Arrays.stream(key.split(":")).mapToInt(Integer::parseInt).toArray();
         return new RuntimeTopic(new TopicConfig(name(sg.name()), Integer.parseInt(v.get("id")),
             QosLevel.parse("qos", v.get("qos")), list(v.get("publishers")), list(v.get("subscribers")),
-            Integer.parseInt(v.get("window")), Integer.parseInt(v.get("max-sample")), Integer.parseInt(v.get("history")),
+            Integer.parseInt(v.get("window")), Integer.parseInt(v.get("max-sample")),
+            Integer.parseInt(v.get("history")),
             k == null ? null : new SampleKey(k[0], k[1], k[2])), v.getOrDefault("incarnation", "0"));
     }
 

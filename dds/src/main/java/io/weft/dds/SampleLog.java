@@ -92,7 +92,8 @@ public final class SampleLog implements AutoCloseable
         }
         catch (final java.io.IOException ex)
         {
-            throw new IllegalStateException("cannot create the log directory " + directory + ": " + ex.getMessage(), ex);
+            throw new IllegalStateException("cannot create the log directory " + directory + ": " + ex.getMessage(),
+                ex);
         }
         UnfinishedCycles.setAside(directory);
         final SampleLog log = new SampleLog(directory, build(directory, false), true, dropBehind);
@@ -413,7 +414,8 @@ public final class SampleLog implements AutoCloseable
                     throw new IllegalStateException("entry " + expected + " of " + directory + " says position " +
                         s.position());
                 }
-                if (check.of(s.position(), s.publisherId(), s.sourceNanos(), s.payload(), s.payload().length) != s.crc())
+                if (check.of(s.position(), s.publisherId(), s.sourceNanos(), s.payload(),
+                    s.payload().length) != s.crc())
                 {
                     throw new IllegalStateException("entry " + expected + " of " + directory + " fails its CRC");
                 }

@@ -127,7 +127,8 @@ final class ControlServer implements AutoCloseable
         final Object remote = s.getRemoteSocketAddress();
         final java.util.concurrent.atomic.AtomicBoolean over = new java.util.concurrent.atomic.AtomicBoolean();
         // one deadline for the whole handshake: SO_TIMEOUT alone bounds each read, not a client trickling bytes
-        java.util.concurrent.CompletableFuture.delayedExecutor(HANDSHAKE_TIMEOUT_MS, TimeUnit.MILLISECONDS).execute(() ->
+        java.util.concurrent.CompletableFuture.delayedExecutor(HANDSHAKE_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+            .execute(() ->
         {
             if (over.compareAndSet(false, true))
             {

@@ -55,7 +55,8 @@ final class Epoch implements AutoCloseable, MembershipTable
         this.smc = smc;
         this.columns = new MembershipColumns(layout.sst(), smc.subgroups().keySet());
         columns.oneWriterEach(sst);
-        this.detector = new FailureDetector(sst, columns.heartbeat, columns.suspected, this::departing, this::abstains, view.members(),
+        this.detector = new FailureDetector(sst, columns.heartbeat, columns.suspected, this::departing, this::abstains,
+            view.members(),
             config.failure(), config.transport().connectTimeout(), onMinority, onSuspect);
     }
 
@@ -141,7 +142,8 @@ final class Epoch implements AutoCloseable, MembershipTable
         }
         // the first view waits as configured for everyone to start; later views only for members that just agreed
         final Duration connect = view.id() == 0 ? base.transport().connectTimeout() :
-            min(base.transport().connectTimeout(), max(base.failure().failureTimeout().multipliedBy(2), Duration.ofSeconds(5)));
+            min(base.transport().connectTimeout(), max(base.failure().failureTimeout().multipliedBy(2),
+                Duration.ofSeconds(5)));
         final TransportConfig transport = new TransportConfig(base.transport().kind(), connect, base.transport().shm(),
             base.transport().tcp(), base.transport().rdma());
         final MembershipConfig m = base.membership();

@@ -97,7 +97,8 @@ final class FailureDetector implements AutoCloseable
         Arrays.fill(lastBeat, -1);
         this.lastChange = new AtomicLongArray(rows);
         this.suspectedByMe = new boolean[rows];
-        this.thread = Thread.ofPlatform().name("weft-fd-" + memberIds.get(sst.myRank())).daemon(true).unstarted(this::run);
+        this.thread = Thread.ofPlatform().name("weft-fd-" + memberIds.get(sst.myRank())).daemon(true)
+            .unstarted(this::run);
         // the transport's own reports (process exit, broken connection) are suspicions too
         sst.addFailureListener((rank, reason) -> suspect(rank, reason));
     }
@@ -213,8 +214,8 @@ final class FailureDetector implements AutoCloseable
             if (!stallReported)
             {
                 stallReported = true;
-                LOG.error("member {}: the membership thread has been in a delivery callback for more than {} ms; this " +
-                    "member stops heartbeating so that the others remove it instead of waiting for it",
+                LOG.error("member {}: the membership thread has been in a delivery callback for more than {} ms; " +
+                    "this member stops heartbeating so that the others remove it instead of waiting for it",
                     memberIds.get(sst.myRank()), (long)timeoutMillis);
             }
             return;

@@ -246,7 +246,8 @@ public final class Group implements AutoCloseable
     }
 
     /** Sends a request on the runtime channel and waits for its answer. */
-    private void request(final String name, final byte[] request, final java.util.concurrent.CompletableFuture<Void> answer,
+    private void request(final String name, final byte[] request,
+        final java.util.concurrent.CompletableFuture<Void> answer,
         final Duration timeout) throws java.util.concurrent.TimeoutException, InterruptedException
     {
         try

@@ -372,8 +372,8 @@ final class RuntimeSubgroups
         synchronized (this)
         {
             final String why = config.subgroups().stream().anyMatch(s -> s.name().equals(name)) ||
-                name.equals(MembershipConfig.RUNTIME_CHANNEL) ? "subgroup " + name + " is configured (weft.subgroups);" +
-                " only subgroups added at run time can be removed" : named(agreed, name) == null &&
+                name.equals(MembershipConfig.RUNTIME_CHANNEL) ? "subgroup " + name + " is configured " +
+                "(weft.subgroups); only subgroups added at run time can be removed" : named(agreed, name) == null &&
                 named(requested, name) == null ? "no subgroup " + name + " was added at run time" : null;
             if (why != null)
             {

@@ -165,7 +165,9 @@ public final class Subgroup
         return group.readEngine(name, SmcSubgroup::persistedByMember, Map.of());
     }
 
-    /** Null messages this member sent in the current view to keep the round-robin order moving (a run of k counts k). */
+    /**
+     * Null messages this member sent in the current view to keep the round-robin order moving (a run of k counts k).
+     */
     public long nullsSent()
     {
         return group.engine(name).nullsSent();

@@ -345,7 +345,8 @@ final class ViewChange
             return false;
         }
         trims.put(name, trim);
-        LOG.info("member {}: subgroup {} trimmed at {} in view {}", e.idAt(me), name, Arrays.toString(trim), e.view.id());
+        LOG.info("member {}: subgroup {} trimmed at {} in view {}", e.idAt(me), name, Arrays.toString(trim),
+            e.view.id());
         return true;
     }
 

@@ -65,7 +65,9 @@ final class ViewSends
         }
     }
 
-    /** On the invoker's owner, which alone runs the passes that free a slot or change the view: tries between passes. */
+    /**
+     * On the invoker's owner, which alone runs the passes that free a slot or change the view: tries between passes.
+     */
     private long offerInvoking(final PassInvoker here, final String name, final Offer offer, final byte[] bytes,
         final int offset, final int length, final Claim claim, final long deadline)
     {

@@ -12,7 +12,8 @@ public final class PredicateHandle
     volatile boolean removed;
     boolean lastValue;
 
-    PredicateHandle(final String name, final PredicateKind kind, final BooleanSupplier condition, final Runnable trigger)
+    PredicateHandle(final String name, final PredicateKind kind, final BooleanSupplier condition,
+        final Runnable trigger)
     {
         this.name = name;
         this.kind = kind;

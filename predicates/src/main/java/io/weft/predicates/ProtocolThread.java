@@ -34,7 +34,8 @@ public final class ProtocolThread
         final String role = ROLE.get();
         if (role != null)
         {
-            throw new IllegalStateException("subgroup " + subgroup + ": a " + operation + " that waits (timeout " + java.time.Duration.ofNanos(timeoutNanos) +
+            throw new IllegalStateException("subgroup " + subgroup + ": a " + operation + " that waits (timeout " +
+                java.time.Duration.ofNanos(timeoutNanos) +
                 ") is refused on the " + role + ": the slot or view it would wait for can only come from this " +
                 "thread; send without a timeout (it returns BACK_PRESSURED or WEDGED at once) or hand the send to " +
                 "an application thread");

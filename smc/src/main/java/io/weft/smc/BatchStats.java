@@ -80,7 +80,8 @@ public final class BatchStats
         {
             final long lo = 1L << i;
             final long hi = (1L << (i + 1)) - 1;
-            sb.append(i == 0 ? "" : " ").append(lo == hi ? String.valueOf(lo) : lo + "-" + hi).append(':').append(buckets[i]);
+            sb.append(i == 0 ? "" : " ").append(lo == hi ? String.valueOf(lo) : lo + "-" + hi).append(':')
+                .append(buckets[i]);
         }
         return sb.toString();
     }

@@ -59,7 +59,8 @@ public final class Claim
     {
         if (at < 0 || length < 0 || at + length > capacity)
         {
-            throw new IndexOutOfBoundsException("bytes [" + at + ", " + (at + length) + ") outside a claim of " + capacity);
+            throw new IndexOutOfBoundsException("bytes [" + at + ", " + (at + length) + ") outside a claim of " +
+                capacity);
         }
         MemorySegment.copy(src, srcOffset, segment, ValueLayout.JAVA_BYTE, offset + at, length);
         return this;

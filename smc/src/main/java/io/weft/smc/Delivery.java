@@ -244,7 +244,8 @@ final class Delivery
         long count = 0;
         long own = 0;
         long ownNanos = 0;
-        final long now = System.nanoTime(); // one clock read per pass: an own message's latency is to this delivery pass
+        // one clock read per pass: an own message's latency is to this delivery pass
+        final long now = System.nanoTime();
         long seq = delivered + 1;
         for (; seq <= upTo; seq++)
         {

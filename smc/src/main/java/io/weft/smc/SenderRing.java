@@ -322,7 +322,8 @@ final class SenderRing
         long min = Long.MAX_VALUE;
         for (final int r : layout.memberRanks)
         {
-            min = Math.min(min, delivered ? sst.counter(r, layout.delivered) : sst.counter(r, layout.received, mySender));
+            min = Math.min(min, delivered ? sst.counter(r, layout.delivered) : sst.counter(r, layout.received,
+                mySender));
         }
         return min;
     }

@@ -31,7 +31,8 @@ public final class Smc implements AutoCloseable
     }
 
     /** Registers every subgroup's predicates on {@code predicates} (which may already run). */
-    public static Smc start(final WeftConfig config, final Layout layout, final Sst sst, final PredicateThread predicates,
+    public static Smc start(final WeftConfig config, final Layout layout, final Sst sst,
+        final PredicateThread predicates,
         final SmcTotals totals)
     {
         final Smc smc = new Smc();

@@ -89,7 +89,8 @@ public final class SmcSubgroup
         final PredicateHandle receive = predicates.register(name + ".receive", PredicateKind.RECURRENT,
             cursor::receiveReady, this::receive);
         final PredicateHandle deliver = ordered
-            ? predicates.register(name + ".deliver", PredicateKind.RECURRENT, delivery::deliverReady, this::deliver) : null;
+            ? predicates.register(name + ".deliver", PredicateKind.RECURRENT, delivery::deliverReady, this::deliver) :
+                null;
         final PredicateHandle fence = ordered
             ? predicates.register(name + ".fence", PredicateKind.RECURRENT, this::fenceReady, this::fence) : null;
         handles = Stream.of(send, flow, receive, deliver, fence).filter(Objects::nonNull).toList();
@@ -265,7 +266,9 @@ public final class SmcSubgroup
         return false;
     }
 
-    /** Fence trigger, under the receive lock and never once wedged: an echo given here is given before any next view. */
+    /**
+     * Fence trigger, under the receive lock and never once wedged: an echo given here is given before any next view.
+     */
     private void fence()
     {
         receiveLock.lock();

@@ -35,9 +35,9 @@ final class OneWriter
                 final Thread writer = writers.putIfAbsent(c.name(), me);
                 if (writer != null && writer != me)
                 {
-                    throw new IllegalStateException("column " + c.name() + " is written by thread '" + writer.getName() +
-                        "' and now by '" + me.getName() + "': it has one writer, so that no push carries a stale " +
-                        "copy of the other's value");
+                    throw new IllegalStateException("column " + c.name() + " is written by thread '" +
+                        writer.getName() + "' and now by '" + me.getName() + "': it has one writer, so that no push " +
+                        "carries a stale copy of the other's value");
                 }
             }
         }

@@ -28,7 +28,8 @@ public final class RowCopy
     }
 
     /** Copies {@code length} bytes as described above: word by word below {@link #BULK}, else in bulk. */
-    public static void copy(final MemorySegment src, final long srcOffset, final MemorySegment dst, final long dstOffset,
+    public static void copy(final MemorySegment src, final long srcOffset, final MemorySegment dst,
+        final long dstOffset,
         final long length)
     {
         VarHandle.releaseFence();

@@ -364,7 +364,9 @@ public final class Sst implements AutoCloseable
         transport.beat(targets);
     }
 
-    /** When bytes or a beat from {@code rank} last arrived, where heartbeats can queue behind data (see the transport). */
+    /**
+     * When bytes or a beat from {@code rank} last arrived, where heartbeats can queue behind data (see the transport).
+     */
     public long lastHeardNanos(final int rank)
     {
         return transport.lastHeardNanos(rank);

@@ -75,7 +75,8 @@ public final class MemberJvm
             recorderFlags = List.copyOf(flags);
             command.add("-XX:AOTMode=record");
             command.add("-XX:AOTConfiguration=" + configuration());
-            command.add("-Xlog:aot=error"); // the recorder lists classes it cannot keep at exit: not the test's business
+            // the recorder lists classes it cannot keep at exit: not the test's business
+            command.add("-Xlog:aot=error");
             recorderPending = true;
         }
         command.add("-cp");

@@ -75,7 +75,8 @@ public final class MemberProcess implements AutoCloseable
         final Path log = dir.resolve(name + ".log");
         try
         {
-            final Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            final Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
+                .start();
             return new MemberProcess(name, p, log);
         }
         catch (final IOException ex)
@@ -185,7 +186,8 @@ public final class MemberProcess implements AutoCloseable
     /** Sends a signal by name ({@code STOP} freezes the process, {@code CONT} resumes it); fails if kill fails. */
     public void signal(final String signal) throws IOException, InterruptedException
     {
-        final Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).inheritIO().start();
+        final Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).inheritIO()
+            .start();
         if (kill.waitFor() != 0)
         {
             throw new IOException("kill -" + signal + " " + process.pid() + " failed");

@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Starts member processes for demos with this JVM's java, class path and JVM flags (the launcher's flags reach
- * every process this way; under a test, the members' AOT cache too: {@link MemberJvm}), prefixes their output, and kills them all if the demo is stopped or times out.
+ * every process this way; under a test, the members' AOT cache too: {@link MemberJvm}), prefixes their output, and
+ * kills them all if the demo is stopped or times out.
  */
 public final class MemberProcesses implements AutoCloseable
 {
@@ -66,7 +67,8 @@ public final class MemberProcesses implements AutoCloseable
         for (final String arg : ManagementFactory.getRuntimeMXBean().getInputArguments())
         {
             if (!arg.startsWith("-agentlib") && !arg.startsWith("-javaagent") &&
-                !arg.startsWith("-D" + ParentWatch.PROPERTY + "=")) // this JVM's own parent, when a member starts members
+                // this JVM's own parent, when a member starts members
+                !arg.startsWith("-D" + ParentWatch.PROPERTY + "="))
             {
                 flags.add(arg);
             }
@@ -82,7 +84,8 @@ public final class MemberProcesses implements AutoCloseable
             lines.add(captured);
             final Thread pump = Thread.ofPlatform().daemon(true).name("out-" + name).start(() ->
             {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)))
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                    StandardCharsets.UTF_8)))
                 {
                     String line;
                     while ((line = r.readLine()) != null)

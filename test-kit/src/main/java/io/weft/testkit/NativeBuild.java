@@ -15,7 +15,10 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** C built for tests with gcc: the ABI layout programs of sst (sst/src/test/c) and the software verbs device (test-kit/src/main/c). */
+/**
+ * C built for tests with gcc: the ABI layout programs of sst (sst/src/test/c) and the software verbs device
+ * (test-kit/src/main/c).
+ */
 public final class NativeBuild
 {
     private static Path verbsDevice;

@@ -262,7 +262,8 @@ final class ChaosCommand implements Callable<Integer>
             final List<String> removable = addedBy.keySet().stream().filter(n -> !removedBy.containsKey(n)).toList();
             return removable.isEmpty() || random.nextInt(3) == 0 ?
                 askDuringKill(random, ids, "add-subgroup", "added" + (addedBy.size() + 1), addedBy) :
-                askDuringKill(random, ids, "remove-subgroup", removable.get(random.nextInt(removable.size())), removedBy);
+                askDuringKill(random, ids, "remove-subgroup", removable.get(random.nextInt(removable.size())),
+                    removedBy);
         }
         if (roll < 6 || roll >= 13)
         {
@@ -328,7 +329,8 @@ final class ChaosCommand implements Callable<Integer>
         CommandFile.give(work, stalled, "stall-view 1500");
         members.awaitLine(stalled, "member " + stalled + ": STALL armed");
         members.kill(List.of(victim));
-        return "kill -9 [" + victim + "] with member " + stalled + "'s membership thread stalled 1.5 s in the view change";
+        return "kill -9 [" + victim + "] with member " + stalled + "'s membership thread stalled 1.5 s in the view " +
+            "change";
     }
 
     /** A member leaves while the leader is frozen (under the failure timeout): the leave waits, known to all. */

@@ -75,7 +75,8 @@ final class ChaosEnd
         }
         final List<VsCheck.Log> logs = VsCheck.read(work);
         violations.addAll(VsCheck.check(logs));
-        violations.addAll(VsCheck.checkNoLoss(logs.stream().filter(l -> survivorPids.contains(l.pid())).toList(), sent));
+        violations.addAll(VsCheck.checkNoLoss(logs.stream().filter(l -> survivorPids.contains(l.pid())).toList(),
+            sent));
         out.printf("chaos: end: %d members ended with state %s; %d senders' successful sends checked%n",
             finals.size(), finals.values().stream().findFirst().orElse("-"), sent.size());
         return violations;

@@ -29,7 +29,8 @@ import java.util.concurrent.locks.LockSupport;
  * sample its readers get to {@code dds-<topic>-<member>-<pid>.log} as {@code position publisher pid counter
  * stored|live} lines. Prints
  * READY, WRITTEN (with how many), DURABLE, FRONTIER (a logged topic's durability frontier, when it moves) and, once
- * it has read {@code count} samples of every publisher of every topic, READ-ALL. Obeys the command file {@code cmd-<member>}: "stop" stops writing, "end" ends.
+ * it has read {@code count} samples of every publisher of every topic, READ-ALL. Obeys the command file
+ * {@code cmd-<member>}: "stop" stops writing, "end" ends.
  */
 final class DdsMember
 {
@@ -70,7 +71,8 @@ final class DdsMember
             {
                 final Topic<byte[]> topic = participant.topic(name, Codecs.bytes());
                 final TopicConfig t = config.dds().topic(name);
-                final BufferedWriter log = Files.newBufferedWriter(dir.resolve("dds-" + name + "-" + me + "-" + pid + ".log"));
+                final BufferedWriter log = Files.newBufferedWriter(dir.resolve("dds-" + name + "-" + me + "-" + pid +
+                    ".log"));
                 logs.put(name, log);
                 final Map<Integer, Long> seen = new HashMap<>();
                 readFrom.put(name, seen);

@@ -109,8 +109,8 @@ final class DeliveryCheck
                 final byte seen = m.byteAt(j);
                 if (seen != expected)
                 {
-                    violation("member " + sender + " message " + counter + " byte " + j + " is " + seen + ", expected " +
-                        expected + (j <= 8 ? " (FIFO order broken or message lost)" : ""));
+                    violation("member " + sender + " message " + counter + " byte " + j + " is " + seen +
+                        ", expected " + expected + (j <= 8 ? " (FIFO order broken or message lost)" : ""));
                     break;
                 }
                 payloadHash = payloadHash * 31 + seen;

@@ -62,7 +62,8 @@ final class DemoCommand implements Callable<Integer>
         {
             for (int i = 0; i < members; i++)
             {
-                processes.start("m" + i, Weft.class, List.of("mc-member", "--config", file.toString(), "--member", String.valueOf(i),
+                processes.start("m" + i, Weft.class, List.of("mc-member", "--config", file.toString(),
+                    "--member", String.valueOf(i),
                     "--duration", duration.toString(), "--size", String.valueOf(size), "--report",
                     "--timeout", duration.plusMinutes(2).toString()));
             }

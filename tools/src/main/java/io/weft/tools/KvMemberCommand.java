@@ -50,7 +50,8 @@ final class KvMemberCommand implements Callable<Integer>
         final WeftConfig cfg = member.load();
         if (cfg.subgroups().stream().noneMatch(s -> s.name().equals(KvReplica.SUBGROUP)))
         {
-            System.err.println("weft: " + member.file + " has no subgroup named '" + KvReplica.SUBGROUP + "' (weft.subgroups)");
+            System.err.println("weft: " + member.file + " has no subgroup named '" + KvReplica.SUBGROUP +
+                "' (weft.subgroups)");
             return Weft.EXIT_CONFIG;
         }
         final KvReplica replica;
@@ -110,8 +111,8 @@ final class KvMemberCommand implements Callable<Integer>
                 stopped.countDown();
             }
         }));
-        System.out.printf("member %d: kv serving on %s:%d (reads %s, write position %d)%n", member.id, host, server.port(),
-            store.reads, replica.applied());
+        System.out.printf("member %d: kv serving on %s:%d (reads %s, write position %d)%n", member.id, host,
+            server.port(), store.reads, replica.applied());
         while (!stopped.await(1, java.util.concurrent.TimeUnit.SECONDS))
         {
             final String down = replica.down();

@@ -21,7 +21,8 @@ public final class LocalGroupOptions
     private final boolean rdma;
 
     /** Defaults {@code transport} and {@code members}; {@code --members} must be in {@code min..max}. */
-    public LocalGroupOptions(final String transport, final int members, final int min, final int max, final boolean rdma)
+    public LocalGroupOptions(final String transport, final int members, final int min, final int max,
+        final boolean rdma)
     {
         this.transport = transport;
         this.members = members;

@@ -114,8 +114,8 @@ final class LogCommand implements Callable<Integer>
         final TopicConfig t = c.dds().topic(topic);
         if (t.qos() != QosLevel.LOGGED_STORAGE)
         {
-            System.err.println("weft: topic " + topic + " is " + t.qos().configName() + ", not logged-storage: it has " +
-                "no log");
+            System.err.println("weft: topic " + topic + " is " + t.qos().configName() + ", not logged-storage: it " +
+                "has no log");
             return null;
         }
         return DomainParticipant.logDirectory(c, topic);

@@ -154,7 +154,8 @@ final class McMember
         }
         say("member %d: RESULT %s violations=%d in %.2fs%s%n", me, violations == 0 ? "ok" : "VIOLATED", violations,
             seconds, left ? "" : FINISH_FAILED);
-        return violations > 0 ? SstMember.EXIT_VIOLATION : memberFailed.get() ? SstMember.EXIT_MEMBER_FAILED : SstMember.EXIT_OK;
+        return violations > 0 ? SstMember.EXIT_VIOLATION : memberFailed.get() ? SstMember.EXIT_MEMBER_FAILED :
+            SstMember.EXIT_OK;
     }
 
     private boolean allComplete()

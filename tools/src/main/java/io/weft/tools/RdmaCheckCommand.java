@@ -9,7 +9,9 @@ import picocli.CommandLine.Option;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-/** What RDMA this host offers Weft: libfabric providers with RMA (libfabric backend), and verbs devices (verbs backend). */
+/**
+ * What RDMA this host offers Weft: libfabric providers with RMA (libfabric backend), and verbs devices (verbs backend).
+ */
 @Command(name = "rdma-check", description = "List the libfabric providers that can carry the rdma transport and the " +
     "RDMA (verbs) devices of this host.")
 final class RdmaCheckCommand implements Callable<Integer>
@@ -37,7 +39,8 @@ final class RdmaCheckCommand implements Callable<Integer>
         try
         {
             final List<String> devices = Verbs.load(verbsLibrary).devices();
-            System.out.println("verbs devices: " + (devices.isEmpty() ? "no RDMA devices" : String.join(", ", devices)));
+            System.out.println("verbs devices: " + (devices.isEmpty() ? "no RDMA devices" :
+                String.join(", ", devices)));
             verbs = !devices.isEmpty();
         }
         catch (final TransportException ex)
@@ -47,8 +50,10 @@ final class RdmaCheckCommand implements Callable<Integer>
         if (libfabric || verbs)
         {
             System.out.println("rdma-check: the rdma transport can run here with weft.transport.rdma.backend = " +
-                (libfabric && verbs ? "libfabric (weft.transport.rdma.provider) or verbs (weft.transport.rdma.verbs.device)"
-                    : libfabric ? "libfabric (weft.transport.rdma.provider)" : "verbs (weft.transport.rdma.verbs.device)"));
+                (libfabric && verbs ? "libfabric (weft.transport.rdma.provider) or verbs " +
+                    "(weft.transport.rdma.verbs.device)"
+                    : libfabric ? "libfabric (weft.transport.rdma.provider)"
+                    : "verbs (weft.transport.rdma.verbs.device)"));
             return 0;
         }
         System.out.println("rdma-check: the rdma transport cannot run here; use weft.transport.kind = tcp or shm");

@@ -15,6 +15,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,12 +49,13 @@ final class VsMember
     static final java.util.regex.Pattern SENT_LINE =
         java.util.regex.Pattern.compile("member (\\d+): SENT-OK incarnation=(\\d+) count=(\\d+)");
     /** Groups: messages delivered, hash chain. */
-    static final java.util.regex.Pattern FINAL_LINE = java.util.regex.Pattern.compile("FINAL delivered=(\\d+) hash=(\\S+)");
+    static final java.util.regex.Pattern FINAL_LINE = java.util.regex.Pattern.compile("FINAL delivered=(\\d+) " +
+        "hash=(\\S+)");
     /** Printed every {@link #PROGRESS_EVERY} deliveries, so that drivers wait for traffic rather than sleep. */
     static final java.util.regex.Pattern PROGRESS_LINE = java.util.regex.Pattern.compile("DELIVERED (\\d+) in view");
     static final int PROGRESS_EVERY = 500;
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     record Options(boolean join, long rate, int size, Path dir, Duration timeout, boolean callbackSend, boolean invoker)
     {

@@ -60,7 +60,8 @@ import java.util.concurrent.TimeUnit;
 public final class LimitMember
 {
     static final int RING_CAPACITY = 4 << 20;
-    static final int RING_FILE_LENGTH = RING_CAPACITY + org.agrona.concurrent.ringbuffer.RingBufferDescriptor.TRAILER_LENGTH;
+    static final int RING_FILE_LENGTH = RING_CAPACITY +
+        org.agrona.concurrent.ringbuffer.RingBufferDescriptor.TRAILER_LENGTH;
     static final int TOKEN_FILE_LENGTH = 3 * 64;
     private static final int COPY_REGION = 64 << 20;
     private static final long LOG_CHUNK = 64 << 20;

@@ -42,8 +42,10 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
             try
             {
                 final SteadyRun.Outcome o = probe(List.of(
-                    member("spsc-producer", "spsc-producer", warmupNanos, measureNanos, file.toString(), String.valueOf(size)),
-                    member("spsc-consumer", "spsc-consumer", warmupNanos, measureNanos, file.toString(), String.valueOf(size))),
+                    member("spsc-producer", "spsc-producer", warmupNanos, measureNanos, file.toString(),
+                        String.valueOf(size)),
+                    member("spsc-consumer", "spsc-consumer", warmupNanos, measureNanos, file.toString(),
+                        String.valueOf(size))),
                     warmupNanos, measureNanos, "spsc " + size + " B", failures, log);
                 spsc.put(size, o == null ? Double.NaN : o.reports().get(1).get("delivered_msgs_per_sec"));
             }
@@ -74,7 +76,8 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
             member("tcp-source", "tcp-source", warmupNanos, measureNanos, port)), warmupNanos, measureNanos,
             "tcp stream", failures, log);
         final String pingPort = String.valueOf(LoopbackPorts.consecutive(1)[0]);
-        final SteadyRun.Outcome ping = probe(List.of(member("tcp-echo", "tcp-echo", warmupNanos, measureNanos, pingPort),
+        final SteadyRun.Outcome ping = probe(List.of(member("tcp-echo", "tcp-echo", warmupNanos, measureNanos,
+            pingPort),
             member("tcp-ping", "tcp-ping", warmupNanos, measureNanos, pingPort)), warmupNanos, measureNanos,
             "tcp round trip", failures, log);
         final List<CrossCoreRoundTrip> crossCore = new ArrayList<>();
@@ -147,7 +150,8 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
         {
             return Double.NaN;
         }
-        final double[] rates = o.reports().stream().mapToDouble(r -> r.get("delivered_msgs_per_sec")).sorted().toArray();
+        final double[] rates = o.reports().stream().mapToDouble(r -> r.get("delivered_msgs_per_sec")).sorted()
+            .toArray();
         return rates[rates.length / 2];
     }
 
@@ -188,9 +192,11 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
         final List<String> lines = new ArrayList<>();
         lines.add(String.format(Locale.ROOT, "memcpy (1 MiB copies over 64 MiB regions): %,.0f MB/s", memcpyMBps));
         spscMsgsPerSec.forEach((size, rate) -> lines.add(String.format(Locale.ROOT,
-            "SPSC ring between two processes over /dev/shm, %d B (payload written, read and checked): %,.0f msgs/s, %,.0f MB/s",
+            "SPSC ring between two processes over /dev/shm, %d B (payload written, read and checked): %,.0f msgs/s, " +
+                "%,.0f MB/s",
             size, rate, rate * size / 1e6)));
-        lines.add(String.format(Locale.ROOT, "3-process shm token ring round trip: p50 %.2f us, p99 %.2f us, p99.9 %.2f us",
+        lines.add(String.format(Locale.ROOT, "3-process shm token ring round trip: p50 %.2f us, p99 %.2f us, p99.9 " +
+            "%.2f us",
             ringP50Us, ringP99Us, ringP999Us));
         lines.add(String.format(Locale.ROOT, "hiccups, every core busy: %.2f gaps over 100 us and %.2f over 1 ms per " +
             "second per core, longest %.0f us", hiccups.over100usPerCoreSecond(), hiccups.over1msPerCoreSecond(),
@@ -227,7 +233,8 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
     private static SteadyRun.Member member(final String name, final String mode, final long warmupNanos,
         final long measureNanos, final String... extra)
     {
-        final List<String> args = new ArrayList<>(List.of(mode, String.valueOf(warmupNanos), String.valueOf(measureNanos)));
+        final List<String> args = new ArrayList<>(List.of(mode, String.valueOf(warmupNanos),
+            String.valueOf(measureNanos)));
         args.addAll(List.of(extra));
         return new SteadyRun.Member(name, LimitMember.class, args);
     }
@@ -247,7 +254,8 @@ public record MachineLimits(double memcpyMBps, Map<Integer, Double> spscMsgsPerS
 
     private static Path shmFile(final String what, final int length) throws IOException
     {
-        final Path dir = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
+        final Path dir = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") :
+            Path.of(System.getProperty("java.io.tmpdir"));
         final Path file = Files.createTempFile(dir, "weft-limit-" + what + "-", ".bin");
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
         {

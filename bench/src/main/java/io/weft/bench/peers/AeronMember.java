@@ -81,7 +81,8 @@ public final class AeronMember
                 .socketSndbufLength(2 << 20).socketRcvbufLength(2 << 20)
                 .dirDeleteOnStart(true).dirDeleteOnShutdown(true));
             // System.exit (ParentWatch, after kill -9 of the bench) skips the finally below: the driver's files go too
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> IoUtil.delete(new File(dir), true), "aeron-dir-delete"));
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> IoUtil.delete(new File(dir), true),
+                "aeron-dir-delete"));
         }
         Aeron aeron = null;
         int code = 1;
@@ -98,7 +99,9 @@ public final class AeronMember
         System.exit(code);
     }
 
-    /** Deletes what the members started with {@code dir} may have left: its driver directory, or one per member (udp). */
+    /**
+     * Deletes what the members started with {@code dir} may have left: its driver directory, or one per member (udp).
+     */
     public static void deleteDirectories(final String dir, final int members)
     {
         IoUtil.delete(new File(dir), true);
@@ -248,7 +251,10 @@ public final class AeronMember
         idle.reset();
     }
 
-    /** True when the offer or claim must be retried (back-pressure, admin action, a destination not yet in); throws when it can never succeed. */
+    /**
+     * True when the offer or claim must be retried (back-pressure, admin action, a destination not yet in); throws when
+     * it can never succeed.
+     */
     private static boolean mustRetry(final long result)
     {
         if (result > 0)

@@ -59,7 +59,8 @@ public final class EtcdCluster implements AutoCloseable
         final StringBuilder cluster = new StringBuilder();
         for (int i = 0; i < n; i++)
         {
-            cluster.append(i == 0 ? "" : ",").append("e").append(i).append("=http://127.0.0.1:").append(ports.get(n + i));
+            cluster.append(i == 0 ? "" : ",").append("e").append(i).append("=http://127.0.0.1:")
+                .append(ports.get(n + i));
         }
         try
         {
@@ -181,8 +182,8 @@ public final class EtcdCluster implements AutoCloseable
             finished.complete(null);
             return;
         }
-        final ByteString key = ByteString.copyFrom(String.format("key:%012d", ThreadLocalRandom.current().nextInt(keys)),
-            StandardCharsets.US_ASCII);
+        final ByteString key = ByteString.copyFrom(
+            String.format("key:%012d", ThreadLocalRandom.current().nextInt(keys)), StandardCharsets.US_ASCII);
         final long sent = System.nanoTime();
         final StreamObserver<Object> answer = new StreamObserver<>()
         {

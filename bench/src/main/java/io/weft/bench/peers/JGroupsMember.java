@@ -66,7 +66,8 @@ public final class JGroupsMember
 
     static String stack(final int port, final int[] ports)
     {
-        final String hosts = Arrays.stream(ports).mapToObj(p -> "127.0.0.1[" + p + "]").collect(Collectors.joining(","));
+        final String hosts = Arrays.stream(ports).mapToObj(p -> "127.0.0.1[" + p + "]")
+            .collect(Collectors.joining(","));
         return """
             <config xmlns="urn:org:jgroups">
               <TCP bind_addr="127.0.0.1" bind_port="%d" port_range="0" tcp_nodelay="true"
@@ -88,7 +89,8 @@ public final class JGroupsMember
             """.formatted(port, hosts);
     }
 
-    private int run(final long rate, final int[] ports, final long warmupNanos, final long measureNanos) throws Exception
+    private int run(final long rate, final int[] ports, final long warmupNanos,
+        final long measureNanos) throws Exception
     {
         try (JChannel channel = new JChannel(new ByteArrayInputStream(stack(ports[index], ports)
             .getBytes(StandardCharsets.UTF_8))))

@@ -184,7 +184,8 @@ public final class SteadyRun
         }
         if (Arrays.stream(codes).anyMatch(c -> c != 0))
         {
-            return new Outcome(List.of(), "exit codes " + Arrays.toString(codes) + ": " + lastLines(processes, members));
+            return new Outcome(List.of(), "exit codes " + Arrays.toString(codes) + ": " +
+                lastLines(processes, members));
         }
         if (totalOrder && reports.stream().map(r -> r.texts().get("hash")).distinct().count() != 1)
         {

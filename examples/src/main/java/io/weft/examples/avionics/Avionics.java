@@ -100,8 +100,10 @@ public final class Avionics
         final byte[] secret = new byte[16];
         new SecureRandom().nextBytes(secret);
         final List<TopicConfig> topics = List.of(
-            new TopicConfig(POSITION, 1, QosLevel.UNORDERED, List.of(FLIGHT_MANAGEMENT), READERS, 256, Position.LENGTH, 1),
-            new TopicConfig(FLIGHT_PLAN, 2, QosLevel.ATOMIC_MULTICAST, List.of(FLIGHT_MANAGEMENT), READERS, 16, 1024, 1),
+            new TopicConfig(POSITION, 1, QosLevel.UNORDERED, List.of(FLIGHT_MANAGEMENT), READERS, 256,
+                Position.LENGTH, 1),
+            new TopicConfig(FLIGHT_PLAN, 2, QosLevel.ATOMIC_MULTICAST, List.of(FLIGHT_MANAGEMENT), READERS, 16,
+                1024, 1),
             new TopicConfig(ENGINE, 3, QosLevel.VOLATILE_STORAGE, List.of(ENGINE_MONITOR), READERS, 64,
                 EngineReading.LENGTH, ENGINE_HISTORY, new SampleKey(EngineReading.ENGINE, 4, ENGINES)),
             new TopicConfig(RECORD, 4, QosLevel.LOGGED_STORAGE, List.of(RECORDER), List.of(), 256, 256, 1));

@@ -129,11 +129,13 @@ final class Dashboard implements AutoCloseable
     private static byte[] chartJs()
     {
         final Properties pom = new Properties();
-        try (InputStream in = Dashboard.class.getResourceAsStream("/META-INF/maven/org.webjars.npm/chart.js/pom.properties"))
+        try (InputStream in =
+            Dashboard.class.getResourceAsStream("/META-INF/maven/org.webjars.npm/chart.js/pom.properties"))
         {
             if (in == null)
             {
-                throw new IllegalStateException("the Chart.js WebJar (org.webjars.npm:chart.js) is not on the class path");
+                throw new IllegalStateException("the Chart.js WebJar (org.webjars.npm:chart.js) is not on the class " +
+                    "path");
             }
             pom.load(in);
         }

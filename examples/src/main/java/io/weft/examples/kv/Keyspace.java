@@ -89,7 +89,8 @@ final class Keyspace
 
     private static KvStore.Entry entry(final Object stored)
     {
-        return stored == null ? null : stored instanceof byte[] value ? new KvStore.Entry(value, 0) : (KvStore.Entry)stored;
+        return stored == null ? null : stored instanceof byte[] value ? new KvStore.Entry(value, 0) :
+            (KvStore.Entry)stored;
     }
 
     KvStore.Entry get(final Key key)

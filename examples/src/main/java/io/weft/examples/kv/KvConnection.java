@@ -123,7 +123,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         final int n = args.size();
         return switch (cmd)
         {
-            case "PING" -> n == 1 ? new Reply.Simple("PONG") : n == 2 ? new Reply.Bulk(args.get(1)) : Reply.wrongArity(cmd);
+            case "PING" -> n == 1 ? new Reply.Simple("PONG") : n == 2 ? new Reply.Bulk(args.get(1)) :
+                Reply.wrongArity(cmd);
             case "ECHO" -> n == 2 ? new Reply.Bulk(args.get(1)) : Reply.wrongArity(cmd);
             case "QUIT" ->
             {
@@ -311,7 +312,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         {
             return;
         }
-        LOG.warn("client {} at {}: protocol error: {}; closing the connection", id, ctx.channel().remoteAddress(), what);
+        LOG.warn("client {} at {}: protocol error: {}; closing the connection", id, ctx.channel().remoteAddress(),
+            what);
         ctx.channel().config().setAutoRead(false);
         quitting = true;
         reading = false; // the answer goes out now, not at the end of a burst that stopped here
@@ -321,7 +323,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     @Override
     public void exceptionCaught(final ChannelHandlerContext context, final Throwable cause)
     {
-        if (cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() instanceof RespDecoder.RespException)
+        if (cause instanceof io.netty.handler.codec.DecoderException &&
+            cause.getCause() instanceof RespDecoder.RespException)
         {
             protocolError(cause.getCause().getMessage());
         }

@@ -356,7 +356,8 @@ public final class KvReplica implements AutoCloseable
         final ByteBuffer in = ByteBuffer.wrap(bytes);
         if (bytes.length < KvWire.HEADER || in.get(0) != KvWire.VERSION)
         {
-            throw new IllegalStateException("key-value message of an unknown version from member " + message.senderId());
+            throw new IllegalStateException("key-value message of an unknown version from member " +
+                message.senderId());
         }
         final int origin = in.getInt(KvWire.ORIGIN_OFFSET);
         switch (in.get(KvWire.KIND_OFFSET))
@@ -500,9 +501,10 @@ public final class KvReplica implements AutoCloseable
     }
 
     /**
-     * After a batch is logged and applied (on the predicate thread): every {@value #PERSISTED_EVERY} batches this member publishes
-     * how far its log reaches, so that the group's logged frontier (the least over the view) is known; a compaction
-     * that is due keeps the batches past that frontier, which another member may still ask for in a cold start.
+     * After a batch is logged and applied (on the predicate thread): every {@value #PERSISTED_EVERY} batches this
+     * member publishes how far its log reaches, so that the group's logged frontier (the least over the view) is known;
+     * a compaction that is due keeps the batches past that frontier, which another member may still ask for in a cold
+     * start.
      */
     private void logged()
     {

@@ -365,7 +365,8 @@ public final class KvStore
             return Reply.wrongArity(Commands.name(args));
         }
         final long t = integer(args.get(2));
-        final String opt = args.size() == 4 ? new String(args.get(3), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT) : "";
+        final String opt = args.size() == 4 ? new String(args.get(3), StandardCharsets.US_ASCII)
+            .toUpperCase(Locale.ROOT) : "";
         if (!Set.of("", "NX", "XX", "GT", "LT").contains(opt))
         {
             return Reply.error("ERR Unsupported option " + opt);
@@ -382,7 +383,8 @@ public final class KvStore
         }
         catch (final ArithmeticException ex)
         {
-            return Reply.error("ERR invalid expire time in '" + Commands.name(args).toLowerCase(Locale.ROOT) + "' command");
+            return Reply.error("ERR invalid expire time in '" + Commands.name(args).toLowerCase(Locale.ROOT) +
+                "' command");
         }
         final boolean none = old.expireAt == 0;
         final boolean allowed = switch (opt)
@@ -522,7 +524,8 @@ public final class KvStore
         try
         {
             final String text = new String(bytes, StandardCharsets.US_ASCII);
-            if (text.isEmpty() || text.startsWith("+") || (text.length() > 1 && text.charAt(text.startsWith("-") ? 1 : 0) == '0'))
+            if (text.isEmpty() || text.startsWith("+") ||
+                (text.length() > 1 && text.charAt(text.startsWith("-") ? 1 : 0) == '0'))
             {
                 throw new NumberFormatException(text);
             }

@@ -119,7 +119,9 @@ final class LogGenerations
         }
     }
 
-    /** The live log's directory: the generation the link names, or {@code DIR} itself for a log of the layout before. */
+    /**
+     * The live log's directory: the generation the link names, or {@code DIR} itself for a log of the layout before.
+     */
     Path live()
     {
         if (!Files.isSymbolicLink(link))
@@ -136,7 +138,9 @@ final class LogGenerations
         }
     }
 
-    /** A compaction cut short ({@code DIR.next} complete beside the old log's {@code DIR.old}) is finished or undone. */
+    /**
+     * A compaction cut short ({@code DIR.next} complete beside the old log's {@code DIR.old}) is finished or undone.
+     */
     private void settleLegacy()
     {
         final Path next = directory.resolveSibling(directory.getFileName() + ".next");

@@ -185,7 +185,8 @@ final class RespDecoder extends ByteToMessageDecoder
 
     private static List<byte[]> inline(final ByteBuf in)
     {
-        final int eol = in.indexOf(in.readerIndex(), Math.min(in.writerIndex(), in.readerIndex() + MAX_INLINE), (byte)'\n');
+        final int eol = in.indexOf(in.readerIndex(), Math.min(in.writerIndex(), in.readerIndex() + MAX_INLINE),
+            (byte)'\n');
         if (eol < 0)
         {
             if (in.readableBytes() >= MAX_INLINE)

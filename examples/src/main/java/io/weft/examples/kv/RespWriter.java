@@ -5,9 +5,9 @@ import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Writes replies in RESP2 or RESP3 straight into an outgoing buffer: every reply ready in one drain goes out in one buffer
- * and one write. (Netty's {@code RedisEncoder} takes a message object per reply and a pipeline pass for each; with
- * pipelined clients that was a third of the event loop's time, measured with JFR.)
+ * Writes replies in RESP2 or RESP3 straight into an outgoing buffer: every reply ready in one drain goes out in one
+ * buffer and one write. (Netty's {@code RedisEncoder} takes a message object per reply and a pipeline pass for each;
+ * with pipelined clients that was a third of the event loop's time, measured with JFR.)
  */
 final class RespWriter
 {

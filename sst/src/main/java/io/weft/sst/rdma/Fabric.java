@@ -119,7 +119,9 @@ final class Fabric
     static final FunctionDescriptor MR_REG = FunctionDescriptor.of(INT, PTR, PTR, U64, U64, U64, U64, U64, PTR, PTR);
     static final FunctionDescriptor GETNAME = FunctionDescriptor.of(INT, PTR, PTR, PTR);
     static final FunctionDescriptor AV_INSERT = FunctionDescriptor.of(INT, PTR, PTR, U64, PTR, U64, PTR);
-    /** fi_write; buf and context as 64-bit addresses (same registers as pointers on LP64) so a write allocates nothing. */
+    /**
+     * fi_write; buf and context as 64-bit addresses (same registers as pointers on LP64) so a write allocates nothing.
+     */
     static final FunctionDescriptor WRITE = FunctionDescriptor.of(U64, PTR, U64, U64, PTR, U64, U64, U64, U64);
     static final FunctionDescriptor WRITEDATA = FunctionDescriptor.of(U64, PTR, U64, U64, PTR, U64, U64, U64, U64, U64);
     static final FunctionDescriptor CQ_READ = FunctionDescriptor.of(U64, PTR, PTR, U64);

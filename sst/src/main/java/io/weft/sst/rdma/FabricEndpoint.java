@@ -124,9 +124,9 @@ final class FabricEndpoint implements RdmaEndpoint
                 {
                     throw new TransportException("libfabric provider '" + provider + "' is not available here for " +
                         "reliable-datagram RMA with write-after-write ordering" + (node == null ? "" : " on " + node) +
-                        " (fi_getinfo: " + lib.error(rc) + "). Pick another weft.transport.rdma.provider (tcp;ofi_rxm " +
-                        "or shm without RDMA hardware, verbs;ofi_rxm on InfiniBand/RoCE; `fi_info -l` lists them) or " +
-                        "another transport: weft.transport.kind = tcp or shm");
+                        " (fi_getinfo: " + lib.error(rc) + "). Pick another weft.transport.rdma.provider " +
+                        "(tcp;ofi_rxm or shm without RDMA hardware, verbs;ofi_rxm on InfiniBand/RoCE; `fi_info -l` " +
+                        "lists them) or another transport: weft.transport.kind = tcp or shm");
                 }
                 return result.get(ValueLayout.ADDRESS, 0);
             }
@@ -194,7 +194,8 @@ final class FabricEndpoint implements RdmaEndpoint
         try (Arena call = Arena.ofConfined())
         {
             final MemorySegment out = call.allocate(ValueLayout.ADDRESS);
-            check("fi_fabric", (int)lib.fabric.invokeExact(Fabric.ptr(info, FI_INFO_FABRIC_ATTR), out, MemorySegment.NULL));
+            check("fi_fabric", (int)lib.fabric.invokeExact(Fabric.ptr(info, FI_INFO_FABRIC_ATTR), out,
+                MemorySegment.NULL));
             fabric = out.get(ValueLayout.ADDRESS, 0);
             check("fi_domain", (int)Fabric.op(fabric, FID_FABRIC_OPS, FI_OPS_FABRIC_DOMAIN, Fabric.OPEN4)
                 .invokeExact(fabric, info, out, MemorySegment.NULL));
@@ -261,7 +262,8 @@ final class FabricEndpoint implements RdmaEndpoint
             final MemorySegment buf = call.allocate(512);
             final MemorySegment len = call.allocate(ValueLayout.JAVA_LONG);
             len.set(ValueLayout.JAVA_LONG, 0, 512);
-            check("fi_getname", (int)Fabric.op(ep, FID_EP_CM, FI_OPS_CM_GETNAME, Fabric.GETNAME).invokeExact(ep, buf, len));
+            check("fi_getname", (int)Fabric.op(ep, FID_EP_CM, FI_OPS_CM_GETNAME, Fabric.GETNAME).invokeExact(ep, buf,
+                len));
             return buf.asSlice(0, len.get(ValueLayout.JAVA_LONG, 0)).toArray(ValueLayout.JAVA_BYTE);
         }
         catch (final TransportException ex)
@@ -339,7 +341,8 @@ final class FabricEndpoint implements RdmaEndpoint
         try
         {
             rc = remoteData
-                ? (long)writeData.invokeExact(ep, localAddress, (long)length, desc, 0L, peers[targetRank], remoteAddress,
+                ? (long)writeData.invokeExact(ep, localAddress, (long)length, desc, 0L, peers[targetRank],
+                    remoteAddress,
                     remoteKey, context)
                 : (long)write.invokeExact(ep, localAddress, (long)length, desc, peers[targetRank], remoteAddress,
                     remoteKey, context);

@@ -34,7 +34,8 @@ final class JvmSignals
             final boolean[] have = new boolean[MAX_SIGNAL + 1];
             for (int sig = 1; sig <= MAX_SIGNAL; sig++)
             {
-                have[sig] = sigaction(sig, MemorySegment.NULL, saved.asSlice(sig * SIGACTION_SIZE, SIGACTION_SIZE)) == 0;
+                have[sig] = sigaction(sig, MemorySegment.NULL, saved.asSlice(sig * SIGACTION_SIZE,
+                    SIGACTION_SIZE)) == 0;
             }
             try
             {

@@ -78,8 +78,8 @@ final class RdmaControl implements AutoCloseable
         System.arraycopy(address, 0, name, 1, address.length);
         if (name.length > NAME_CAPACITY)
         {
-            throw new TransportException("the rdma address of this member is " + name.length + " bytes, more than the " +
-                "control table holds (" + NAME_CAPACITY + ")");
+            throw new TransportException("the rdma address of this member is " + name.length + " bytes, more than " +
+                "the control table holds (" + NAME_CAPACITY + ")");
         }
         final long row = (long)myRank * CONTROL.rowSize();
         MemorySegment.copy(name, 0, controlTable, ValueLayout.JAVA_BYTE, row + NAME, name.length);

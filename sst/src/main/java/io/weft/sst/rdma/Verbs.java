@@ -64,15 +64,17 @@ public final class Verbs
         openDevice = LINKER.downcallHandle(find(lib, "ibv_open_device"), FunctionDescriptor.of(PTR, PTR), ERRNO_STATE);
         closeDevice = LINKER.downcallHandle(find(lib, "ibv_close_device"), FunctionDescriptor.of(INT, PTR));
         // the exported ibv_query_port fills the leading (compat) part of ibv_port_attr: all the fields read here
-        queryPort = LINKER.downcallHandle(find(lib, "ibv_query_port"), FunctionDescriptor.of(INT, PTR, ValueLayout.JAVA_BYTE, PTR));
-        queryGid = LINKER.downcallHandle(find(lib, "ibv_query_gid"), FunctionDescriptor.of(INT, PTR, ValueLayout.JAVA_BYTE, INT, PTR));
+        queryPort = LINKER.downcallHandle(find(lib, "ibv_query_port"),
+            FunctionDescriptor.of(INT, PTR, ValueLayout.JAVA_BYTE, PTR));
+        queryGid = LINKER.downcallHandle(find(lib, "ibv_query_gid"),
+            FunctionDescriptor.of(INT, PTR, ValueLayout.JAVA_BYTE, INT, PTR));
         allocPd = LINKER.downcallHandle(find(lib, "ibv_alloc_pd"), FunctionDescriptor.of(PTR, PTR), ERRNO_STATE);
         deallocPd = LINKER.downcallHandle(find(lib, "ibv_dealloc_pd"), FunctionDescriptor.of(INT, PTR));
-        regMr = LINKER.downcallHandle(find(lib, "ibv_reg_mr"), FunctionDescriptor.of(PTR, PTR, PTR, ValueLayout.JAVA_LONG, INT),
-            ERRNO_STATE);
+        regMr = LINKER.downcallHandle(find(lib, "ibv_reg_mr"),
+            FunctionDescriptor.of(PTR, PTR, PTR, ValueLayout.JAVA_LONG, INT), ERRNO_STATE);
         deregMr = LINKER.downcallHandle(find(lib, "ibv_dereg_mr"), FunctionDescriptor.of(INT, PTR));
-        createCq = LINKER.downcallHandle(find(lib, "ibv_create_cq"), FunctionDescriptor.of(PTR, PTR, INT, PTR, PTR, INT),
-            ERRNO_STATE);
+        createCq = LINKER.downcallHandle(find(lib, "ibv_create_cq"),
+            FunctionDescriptor.of(PTR, PTR, INT, PTR, PTR, INT), ERRNO_STATE);
         destroyCq = LINKER.downcallHandle(find(lib, "ibv_destroy_cq"), FunctionDescriptor.of(INT, PTR));
         createQp = LINKER.downcallHandle(find(lib, "ibv_create_qp"), FunctionDescriptor.of(PTR, PTR, PTR), ERRNO_STATE);
         destroyQp = LINKER.downcallHandle(find(lib, "ibv_destroy_qp"), FunctionDescriptor.of(INT, PTR));
@@ -314,9 +316,9 @@ public final class Verbs
 
         /**
          * Posts one RDMA WRITE of {@code length} bytes from {@code localAddress} (registered with {@code lkey}) to
-         * {@code remoteAddress} / {@code rkey}; inline when asked (small enough for the queue pair), signalled only when
-         * asked (selective signalling). A zero-length write carries no scatter-gather entry. Returns 0, or the errno
-         * post_send gave.
+         * {@code remoteAddress} / {@code rkey}; inline when asked (small enough for the queue pair), signalled only
+         * when asked (selective signalling). A zero-length write carries no scatter-gather entry. Returns 0, or the
+         * errno post_send gave.
          */
         public int write(final long wrId, final long localAddress, final int length, final int lkey,
             final long remoteAddress, final int rkey, final boolean signaled, final boolean inline)
@@ -329,7 +331,8 @@ public final class Verbs
             wr.set(ValueLayout.ADDRESS, SEND_WR_SG_LIST, sge);
             wr.set(ValueLayout.JAVA_INT, SEND_WR_NUM_SGE, length == 0 ? 0 : 1);
             wr.set(ValueLayout.JAVA_INT, SEND_WR_OPCODE, (int)WR_RDMA_WRITE);
-            wr.set(ValueLayout.JAVA_INT, SEND_WR_SEND_FLAGS, (int)((signaled ? SEND_SIGNALED : 0) | (inline ? SEND_INLINE : 0)));
+            wr.set(ValueLayout.JAVA_INT, SEND_WR_SEND_FLAGS,
+                (int)((signaled ? SEND_SIGNALED : 0) | (inline ? SEND_INLINE : 0)));
             wr.set(ValueLayout.JAVA_LONG, SEND_WR_REMOTE_ADDR, remoteAddress);
             wr.set(ValueLayout.JAVA_INT, SEND_WR_RKEY, rkey);
             try

@@ -1,9 +1,10 @@
 package io.weft.sst.rdma;
 
 /**
- * libibverbs ABI facts (rdma-core, LP64): struct offsets, enum and flag values, and the slots of {@code ibv_context.ops}
- * through which the static-inline hot calls ({@code ibv_post_send}, {@code ibv_poll_cq}) dispatch. Each is checked by
- * {@code AbiLayoutTest} against {@code offsetof()} and the enums of the installed headers (src/test/c/verbs_layout.c).
+ * libibverbs ABI facts (rdma-core, LP64): struct offsets, enum and flag values, and the slots of
+ * {@code ibv_context.ops} through which the static-inline hot calls ({@code ibv_post_send}, {@code ibv_poll_cq})
+ * dispatch. Each is checked by {@code AbiLayoutTest} against {@code offsetof()} and the enums of the installed
+ * headers (src/test/c/verbs_layout.c).
  */
 final class VerbsAbi
 {

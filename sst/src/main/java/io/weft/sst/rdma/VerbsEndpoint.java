@@ -27,7 +27,8 @@ import static io.weft.sst.rdma.VerbsAbi.*;
  *     {@link #requestCompletion} posts a signalled zero-length write when the last write to a peer was unsignalled:
  *     its completion says every earlier write to that peer has landed.</li>
  *     <li>Small writes go inline (the payload copied into the work request: no DMA read of the table).</li>
- *     <li>Failure: an error completion (retry count exceeded when the peer is gone, an access error) fails the peer.</li>
+ *     <li>Failure: an error completion (retry count exceeded when the peer is gone, an access error) fails the
+ *     peer.</li>
  * </ul>
  */
 final class VerbsEndpoint implements RdmaEndpoint

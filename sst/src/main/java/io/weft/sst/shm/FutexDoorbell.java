@@ -82,7 +82,8 @@ final class FutexDoorbell implements Doorbell
     @Override
     public void ring()
     {
-        // the pushed bytes (stores) must be globally visible before the flag is read (a load): StoreLoad needs a full fence
+        // the pushed bytes (stores) must be globally visible before the flag is read (a load): StoreLoad needs a
+        // full fence
         VarHandle.fullFence();
         if ((int)INT.getVolatile(header, sleepingOffset) != 0)
         {

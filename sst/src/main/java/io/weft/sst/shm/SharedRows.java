@@ -57,9 +57,9 @@ final class SharedRows
             {
                 final Linker linker = Linker.nativeLinker();
                 final var libc = linker.defaultLookup();
-                mmap = linker.downcallHandle(libc.find("mmap").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_LONG,
-                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                    ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG), errno);
+                mmap = linker.downcallHandle(libc.find("mmap").orElseThrow(), FunctionDescriptor.of(
+                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG), errno);
                 // mremap is variadic: the new address follows the flags
                 mremap = linker.downcallHandle(libc.find("mremap").orElseThrow(), FunctionDescriptor.of(
                     ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
@@ -148,13 +148,15 @@ final class SharedRows
                 MAP_SHARED | MAP_ANONYMOUS, -1, 0L);
             if (copy == MAP_FAILED)
             {
-                throw new TransportException("cannot allocate a frozen row's snapshot: errno " + (int)ERRNO.get(state, 0L));
+                throw new TransportException("cannot allocate a frozen row's snapshot: errno " +
+                    (int)ERRNO.get(state, 0L));
             }
             try
             {
                 RowCopy.copy(region, offset, MemorySegment.ofAddress(copy).reinterpret(length), 0, length);
                 final long target = region.address() + offset;
-                final long at = (long)MREMAP.invokeExact(state, copy, 0L, length, MREMAP_MAYMOVE | MREMAP_FIXED, target);
+                final long at = (long)MREMAP.invokeExact(state, copy, 0L, length, MREMAP_MAYMOVE | MREMAP_FIXED,
+                    target);
                 if (at != target)
                 {
                     throw new TransportException("cannot map a frozen row's snapshot into the table: errno " +

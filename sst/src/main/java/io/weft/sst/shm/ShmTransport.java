@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -33,7 +34,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class ShmTransport implements SstTransport
 {
     private static final Logger LOG = LoggerFactory.getLogger(ShmTransport.class);
-    private static final java.lang.invoke.VarHandle DIRTY = java.lang.invoke.MethodHandles.arrayElementVarHandle(int[].class);
+    private static final VarHandle DIRTY = MethodHandles.arrayElementVarHandle(int[].class);
 
     private final TransportContext context;
     private final ShmTableFile own;

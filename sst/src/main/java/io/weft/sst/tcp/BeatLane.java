@@ -117,7 +117,8 @@ final class BeatLane implements AutoCloseable
                 continue;
             }
             out.clear();
-            out.putInt(MAGIC).putShort(VERSION).putShort((short)myRank).putLong(tokenHigh[t]).putLong(tokenLow[t]).flip();
+            out.putInt(MAGIC).putShort(VERSION).putShort((short)myRank).putLong(tokenHigh[t]).putLong(tokenLow[t])
+                .flip();
             try
             {
                 channel.send(out, peer); // a full socket buffer drops it: the next beat supersedes it

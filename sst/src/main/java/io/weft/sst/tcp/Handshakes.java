@@ -74,8 +74,8 @@ final class Handshakes
     private volatile String lastRefusal;
 
     Handshakes(final TransportContext context, final Selector selector, final ServerSocketChannel server,
-        final TcpConnection[] connections, final boolean[] frozen, final boolean[] resolved, final BooleanSupplier opened,
-        final IntConsumer resolve, final BeatLane beats)
+        final TcpConnection[] connections, final boolean[] frozen, final boolean[] resolved,
+        final BooleanSupplier opened, final IntConsumer resolve, final BeatLane beats)
     {
         this.context = context;
         this.config = context.config();
@@ -447,7 +447,8 @@ final class Handshakes
                 }
                 else
                 {
-                    refuse(c, "no complete handshake within " + TimeUnit.NANOSECONDS.toSeconds(HANDSHAKE_TIMEOUT_NANOS) + "s");
+                    refuse(c, "no complete handshake within " +
+                        TimeUnit.NANOSECONDS.toSeconds(HANDSHAKE_TIMEOUT_NANOS) + "s");
                 }
             }
         }
@@ -463,7 +464,8 @@ final class Handshakes
 
     private int sendBufferBytes()
     {
-        return Math.max(options.sendBufferBytes(), 2 * (mine.rowSize() + Frame.HEADER + Frame.ID) + TcpConnection.HEADROOM);
+        return Math.max(options.sendBufferBytes(), 2 * (mine.rowSize() + Frame.HEADER + Frame.ID) +
+            TcpConnection.HEADROOM);
     }
 
     private int recvBufferBytes()

@@ -142,8 +142,9 @@ final class OpenBarrier
                 missing.add(config.group().members().get(r).id());
             }
         }
-        final String why = "timed out after " + config.transport().connectTimeout() + " waiting for members " + missing +
-            " of group " + config.group().name() + " to connect" + (refusal == null ? "" : "; last refusal: " + refusal);
+        final String why = "timed out after " + config.transport().connectTimeout() + " waiting for members " +
+            missing + " of group " + config.group().name() + " to connect" +
+            (refusal == null ? "" : "; last refusal: " + refusal);
         if (!context.tolerateMissing())
         {
             throw new TransportException(why);

@@ -271,7 +271,8 @@ final class TcpConnection
             {
                 return Append.APPENDED;
             }
-            final int shift = head & ~7; // a multiple of 8: frames stay 8-byte aligned (a partial write may end anywhere)
+            // a multiple of 8: frames stay 8-byte aligned (a partial write may end anywhere)
+            final int shift = head & ~7;
             if (shift > 0)
             {
                 MemorySegment.copy(sendSegment, shift, sendSegment, 0, tail - shift);
@@ -352,7 +353,8 @@ final class TcpConnection
         final SelectionKey k = key;
         if (k != null && k.isValid())
         {
-            final int ops = head < tail || ackOwed >= 0 ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
+            final int ops = head < tail || ackOwed >= 0 ? SelectionKey.OP_READ | SelectionKey.OP_WRITE :
+                SelectionKey.OP_READ;
             if (k.interestOps() != ops)
             {
                 k.interestOps(ops);

@@ -64,7 +64,9 @@ public final class TcpTransport implements SstTransport
     private final int myRank;
     private final int rowSize;
     private final long myRowOffset;
-    /** Freed by the garbage collector once the table is unreachable (no view keeps it): readers never meet freed memory. */
+    /**
+     * Freed by the garbage collector once the table is unreachable (no view keeps it): readers never meet freed memory.
+     */
     private final Arena arena = Arena.ofAuto();
     private final MemorySegment table;
     private final Doorbell doorbell;
@@ -205,7 +207,8 @@ public final class TcpTransport implements SstTransport
         {
             final TcpConnection c = connections[t];
             if (c != null && !frozen[t] &&
-                c.push(table, myRowOffset + rowOffset, rowOffset, length, null, waitNanos, whileFull()) == TcpConnection.Append.CLOSED)
+                c.push(table, myRowOffset + rowOffset, rowOffset, length, null, waitNanos,
+                    whileFull()) == TcpConnection.Append.CLOSED)
             {
                 report(c);
             }
@@ -245,7 +248,8 @@ public final class TcpTransport implements SstTransport
                 continue;
             }
             final CompletableFuture<Void> done = new CompletableFuture<>();
-            if (c.push(table, myRowOffset + rowOffset, rowOffset, length, done, writeWaitNanos, whileFull()) != TcpConnection.Append.APPENDED
+            if (c.push(table, myRowOffset + rowOffset, rowOffset, length, done, writeWaitNanos,
+                whileFull()) != TcpConnection.Append.APPENDED
                 || !c.flushPending())
             {
                 report(c);

@@ -183,8 +183,8 @@ final class AvionicsChecks
         }
         if (changes.size() != plans || engineLines != engine || positionLines != positions)
         {
-            return "the log holds " + changes.size() + " flight-plan changes, " + engineLines + " engine readings and " +
-                positionLines + " positions; the recorder read " + plans + ", " + engine + " and " + positions;
+            return "the log holds " + changes.size() + " flight-plan changes, " + engineLines + " engine readings " +
+                "and " + positionLines + " positions; the recorder read " + plans + ", " + engine + " and " + positions;
         }
         return null;
     }

@@ -35,8 +35,8 @@ public final class AvionicsCommand implements Callable<Integer>
         "(default ${DEFAULT-VALUE}).")
     Duration phase;
 
-    @Option(names = "--hold", defaultValue = "0s", description = "Fly on this long before the end, with the dashboard " +
-        "up (default ${DEFAULT-VALUE}).")
+    @Option(names = "--hold", defaultValue = "0s", description = "Fly on this long before the end, with the " +
+        "dashboard up (default ${DEFAULT-VALUE}).")
     Duration hold;
 
     @Option(names = "--dashboard-port", defaultValue = "0", description = "The dashboard's loopback port (default: " +

@@ -136,7 +136,8 @@ final class AvionicsScenario
         final long recordedPlans = number(recorder, "plans");
         final long recordedEngine = number(recorder, "engine");
         final long recordedPositions = number(recorder, "positions");
-        check(recordedEngine == engine ? null : "the recorder read " + recordedEngine + " engine readings of " + engine);
+        check(recordedEngine == engine ? null : "the recorder read " + recordedEngine + " engine readings of " +
+            engine);
         check(number(recorder, "dropped") == 0 ? null : "the recorder dropped lines: " + recorder);
         check(AvionicsChecks.field(recorder, "RECORDED ", "durable").orElse("").equals("true") ? null :
             "the record was not durable at every member in time: " + recorder);
