@@ -18,7 +18,8 @@ import java.util.function.IntPredicate;
  * table. A crashed host refuses nothing (the probe times out): its table waits the connect timeout, as before.
  * <p>
  * Asked by the opening thread only; each member at most once per {@link #INTERVAL_NANOS}. A live member answers
- * (its port accepts and the probe closes at once), so the first ask probes at once.
+ * (its port accepts and the probe closes at once), so the first ask probes at once. {@link #listens} is the same
+ * probe the other way round: {@code open()} asks it of every other member, to refuse a view 0 of a running group.
  */
 final class GoneProbe implements IntPredicate
 {
@@ -60,18 +61,30 @@ final class GoneProbe implements IntPredicate
     /** True only on a refusal: nothing listens on the member's control port, so its process is gone. */
     static boolean refuses(final MemberAddress m)
     {
+        return probe(m) == Boolean.FALSE;
+    }
+
+    /** True only if the member's control port accepts: its process runs and has installed a view of its group. */
+    static boolean listens(final MemberAddress m)
+    {
+        return probe(m) == Boolean.TRUE;
+    }
+
+    /** Whether the control port accepts (true), refuses (false) or neither within the timeout (null). */
+    private static Boolean probe(final MemberAddress m)
+    {
         try (Socket s = new Socket())
         {
             s.connect(new InetSocketAddress(m.host(), m.controlPort()), CONNECT_TIMEOUT_MS);
-            return false;
+            return Boolean.TRUE;
         }
         catch (final ConnectException ex)
         {
-            return true;
+            return Boolean.FALSE;
         }
         catch (final IOException ex)
         {
-            return false; // a timeout or an unreachable host proves nothing
+            return null; // a timeout or an unreachable host proves nothing
         }
     }
 }

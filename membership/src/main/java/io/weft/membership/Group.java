@@ -90,6 +90,10 @@ public final class Group implements AutoCloseable
 
     private void enter(final Joiner.Admission admission)
     {
+        if (admission == null)
+        {
+            refuseIfRunning();
+        }
         final Epoch e = admission == null ? membership.openEpoch(initialView()) :
             FirstTable.openWhileInstalling(membership, config, admission);
         try
@@ -103,6 +107,25 @@ public final class Group implements AutoCloseable
         }
         membership.install(e, Map.of());
         membership.start();
+    }
+
+    /**
+     * open() where another member's control port answers: its group runs already (a member opens that port once
+     * its first view is installed, and view 0 needs every member of the initial view, this one too), so view 0
+     * would never form and the open would wait out the connect timeout, then fail naming a transport symptom.
+     */
+    private void refuseIfRunning()
+    {
+        for (final MemberAddress m : config.group().members())
+        {
+            if (m.id() != config.memberId() && GoneProbe.listens(m))
+            {
+                throw new IllegalStateException("member " + config.memberId() + " cannot open view 0 of group " +
+                    config.group().name() + ": member " + m.id() + " answers on its control port " + m.host() + ":" +
+                    m.controlPort() + ", so the group runs already; start this member as a joiner " +
+                    "(GroupBuilder.join(); on the command line --join)");
+            }
+        }
     }
 
     private View initialView()

@@ -160,7 +160,12 @@ public final class GroupBuilder
         return this;
     }
 
-    /** Opens view 0 (this member must be in weft.membership.initial-view) and waits until every member is connected. */
+    /**
+     * Opens view 0 (this member must be in weft.membership.initial-view) and waits until every member is connected.
+     *
+     * @throws IllegalStateException another member's control port answers: the group runs already (this member was
+     *                               in it and is started again), and only {@link #join()} can bring this one back.
+     */
     public Group open()
     {
         return Group.start(this, false);

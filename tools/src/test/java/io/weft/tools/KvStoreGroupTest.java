@@ -1,6 +1,7 @@
 package io.weft.tools;
 
 import io.weft.testkit.Await;
+import io.weft.testkit.MemberProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -479,6 +480,35 @@ class KvStoreGroupTest
                 {
                     assertEquals(k + value, c.get("k" + k), "key k" + k);
                 }
+            }
+        }
+    }
+
+    /**
+     * Member 2, killed with kill -9, started again without --join (as a service manager would): its group runs, so
+     * view 0 can never form again. It exits at once naming what to do; before, it waited the connect timeout (30 s)
+     * and exited with a transport error ("refused our handshake: group 'kv-N-v0', this member is in 'kv-N-v1'").
+     * Started with --join, it serves the key written before.
+     */
+    @Test
+    void aMemberStartedAgainWithoutJoinIsToldToJoin() throws Exception
+    {
+        try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable"))
+        {
+            try (Jedis a = new Jedis("127.0.0.1", kv.ports.get(0)))
+            {
+                assertEquals("OK", a.set("before", "1"));
+            }
+            kv.get(2).kill();
+            final MemberProcess again = kv.start(2, false);
+            assertEquals(Weft.EXIT_CONFIG, again.awaitExit(Duration.ofSeconds(60)), again.output());
+            assertTrue(again.output().contains("weft: member 2 cannot open view 0 of group ") &&
+                again.output().contains("so the group runs already; start this member as a joiner"), again.output());
+            kv.start(2, true);
+            kv.awaitServing(2);
+            try (Jedis c = new Jedis("127.0.0.1", kv.ports.get(2)))
+            {
+                assertEquals("1", c.get("before"));
             }
         }
     }
