@@ -61,30 +61,34 @@ final class GoneProbe implements IntPredicate
     /** True only on a refusal: nothing listens on the member's control port, so its process is gone. */
     static boolean refuses(final MemberAddress m)
     {
-        return probe(m) == Boolean.FALSE;
+        return probe(m) == Port.REFUSES;
     }
 
     /** True only if the member's control port accepts: its process runs and has installed a view of its group. */
     static boolean listens(final MemberAddress m)
     {
-        return probe(m) == Boolean.TRUE;
+        return probe(m) == Port.ACCEPTS;
     }
 
-    /** Whether the control port accepts (true), refuses (false) or neither within the timeout (null). */
-    private static Boolean probe(final MemberAddress m)
+    private enum Port
+    {
+        ACCEPTS, REFUSES, SILENT
+    }
+
+    private static Port probe(final MemberAddress m)
     {
         try (Socket s = new Socket())
         {
             s.connect(new InetSocketAddress(m.host(), m.controlPort()), CONNECT_TIMEOUT_MS);
-            return Boolean.TRUE;
+            return Port.ACCEPTS;
         }
         catch (final ConnectException ex)
         {
-            return Boolean.FALSE;
+            return Port.REFUSES;
         }
         catch (final IOException ex)
         {
-            return null; // a timeout or an unreachable host proves nothing
+            return Port.SILENT; // a timeout or an unreachable host proves nothing
         }
     }
 }
