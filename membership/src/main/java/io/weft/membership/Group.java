@@ -120,7 +120,7 @@ public final class Group implements AutoCloseable
         {
             if (m.id() != config.memberId() && GoneProbe.listens(m))
             {
-                throw new IllegalStateException("member " + config.memberId() + " cannot open view 0 of group " +
+                throw new GroupRefusedException("member " + config.memberId() + " cannot open view 0 of group " +
                     config.group().name() + ": member " + m.id() + " answers on its control port " + m.host() + ":" +
                     m.controlPort() + ", so the group runs already; start this member as a joiner " +
                     "(GroupBuilder.join(); on the command line --join)");
@@ -313,9 +313,10 @@ public final class Group implements AutoCloseable
      * the members bring up to date themselves, such as the DDS layer's logs when a whole group starts again. Needs
      * {@code weft.membership.secret}.
      *
-     * @throws IllegalStateException refused: no secret, not another member, the member does not know this one as a
+     * @throws GroupRefusedException refused: no secret, not another member, the member does not know this one as a
      *                               member of its view, or it serves no fetch or its capture failed (the message
-     *                               says which), or this member's group ended (stopped, left, closed).
+     *                               says which).
+     * @throws IllegalStateException this member's group ended (stopped, left, closed).
      * @throws java.io.IOException   the member could not be reached, or the state stream broke.
      */
     public void fetchState(final int memberId, final byte[] request) throws java.io.IOException

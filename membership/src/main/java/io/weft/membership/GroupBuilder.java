@@ -163,7 +163,7 @@ public final class GroupBuilder
     /**
      * Opens view 0 (this member must be in weft.membership.initial-view) and waits until every member is connected.
      *
-     * @throws IllegalStateException another member's control port answers: the group runs already (this member was
+     * @throws GroupRefusedException another member's control port answers: the group runs already (this member was
      *                               in it and is started again), and only {@link #join()} can bring this one back.
      */
     public Group open()
@@ -176,10 +176,10 @@ public final class GroupBuilder
      * with the group secret, waits for the view that adds this member, and installs the state on this thread while
      * that view's table connects; the view starts once the state is in.
      *
-     * @throws IllegalStateException refused (wrong secret, joins disabled, unknown id), not admitted within
-     *                               weft.membership.join-timeout, or the state not received (its installer asked
-     *                               for no bytes for a join timeout: the group's deliveries wait for it, so it was
-     *                               cut off).
+     * @throws GroupRefusedException refused (no or a wrong secret, joins disabled, unknown id).
+     * @throws IllegalStateException not admitted within weft.membership.join-timeout, or the state not received (its
+     *                               installer asked for no bytes for a join timeout: the group's deliveries wait for
+     *                               it, so it was cut off).
      */
     public Group join()
     {

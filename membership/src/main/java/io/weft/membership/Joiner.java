@@ -49,17 +49,6 @@ final class Joiner
         }
     }
 
-    /** The join cannot succeed: wrong secret, unknown member, joins disabled. */
-    static final class RefusedException extends IllegalStateException
-    {
-        private static final long serialVersionUID = 1L;
-
-        RefusedException(final String message)
-        {
-            super(message);
-        }
-    }
-
     private Joiner()
     {
     }
@@ -74,8 +63,8 @@ final class Joiner
         final String secret = config.membership().secret();
         if (secret == null)
         {
-            throw new RefusedException("member " + config.memberId() + " cannot join: weft.membership.secret is not " +
-                "set (the group's pre-shared secret)");
+            throw new GroupRefusedException("member " + config.memberId() + " cannot join: weft.membership.secret " +
+                "is not set (the group's pre-shared secret)");
         }
         final long deadline = System.nanoTime() + config.membership().joinTimeout().toNanos();
         final List<MemberAddress> others = new ArrayList<>();
@@ -109,7 +98,7 @@ final class Joiner
                         last = "member " + target.id() + ": " + a.reason;
                 }
             }
-            catch (final RefusedException ex)
+            catch (final GroupRefusedException ex)
             {
                 throw ex;
             }
@@ -178,7 +167,7 @@ final class Joiner
         final ControlWire.Frame challenge = ControlWire.read(in, ControlWire.MAX_REQUEST);
         if (challenge.type() == ControlWire.REFUSE)
         {
-            throw new RefusedException("member " + target.id() + " refused the " + what + ": " +
+            throw new GroupRefusedException("member " + target.id() + " refused the " + what + ": " +
                 ControlWire.text(challenge.payload()));
         }
         if (challenge.type() != ControlWire.CHALLENGE || challenge.payload().length != 2 * ControlWire.NONCE)
@@ -196,7 +185,7 @@ final class Joiner
             myNonce)))
         {
             ControlWire.write(out, ControlWire.RESPONSE, myProof); // so that the member logs the failed attempt
-            throw new RefusedException("member " + target.id() + " at " + target.host() + ":" +
+            throw new GroupRefusedException("member " + target.id() + " at " + target.host() + ":" +
                 target.controlPort() + " could not prove it knows the group secret: the secrets differ");
         }
         ControlWire.write(out, ControlWire.RESPONSE, myProof);
@@ -219,7 +208,7 @@ final class Joiner
             switch (reply.type())
             {
                 case ControlWire.REFUSE:
-                    throw new RefusedException("member " + target.id() + " refused the join: " +
+                    throw new GroupRefusedException("member " + target.id() + " refused the join: " +
                         ControlWire.text(reply.payload()));
                 case ControlWire.REDIRECT:
                     return new Attempt(Outcome.REDIRECT, null, redirectTarget(config, target, reply.payload()), null);
@@ -280,7 +269,7 @@ final class Joiner
         final int rank = config.group().rankOf(memberId);
         if (secret == null || rank < 0 || memberId == config.memberId())
         {
-            throw new RefusedException(secret == null ? "member " + config.memberId() + " cannot fetch state: " +
+            throw new GroupRefusedException(secret == null ? "member " + config.memberId() + " cannot fetch state: " +
                 "weft.membership.secret is not set (the group's pre-shared secret)" : "cannot fetch state from " +
                 "member " + memberId + ": not another member of weft.group.members");
         }
@@ -291,7 +280,7 @@ final class Joiner
             final ControlWire.Frame reply = ControlWire.read(h.in(), ControlWire.MAX_REQUEST);
             if (reply.type() == ControlWire.REFUSE)
             {
-                throw new RefusedException("member " + memberId + " refused the fetch: " +
+                throw new GroupRefusedException("member " + memberId + " refused the fetch: " +
                     ControlWire.text(reply.payload()));
             }
             if (reply.type() != ControlWire.ACCEPTED)

@@ -1,6 +1,7 @@
 package io.weft.tools;
 
 import io.weft.config.WeftConfigException;
+import io.weft.membership.GroupRefusedException;
 import io.weft.tools.avionics.AvionicsCommand;
 import io.weft.tools.avionics.AvionicsMemberCommand;
 import io.weft.sst.TransportException;
@@ -76,6 +77,11 @@ public final class Weft
             {
                 commandLine.getErr().println("weft: transport error: " + ex.getMessage());
                 return EXIT_TRANSPORT;
+            }
+            if (ex instanceof GroupRefusedException) // started again without --join, a wrong secret: no stack trace
+            {
+                commandLine.getErr().println("weft: " + ex.getMessage());
+                return EXIT_CONFIG;
             }
             throw ex;
         });
