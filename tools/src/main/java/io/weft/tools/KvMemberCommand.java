@@ -75,17 +75,7 @@ final class KvMemberCommand implements Callable<Integer>
         final CountDownLatch stopped = new CountDownLatch(1);
         final var builder = replica.attach(Group.builder(cfg), member.id)
             .onView(v -> System.out.printf("member %d: VIEW %d members=%s%n", member.id, v.id(), v.members()));
-        final Group group;
-        try
-        {
-            group = join ? builder.join() : builder.open();
-        }
-        catch (final IllegalStateException ex) // refused: a running group opened again, a join not admitted
-        {
-            System.err.println("weft: " + ex.getMessage());
-            replica.close();
-            return Weft.EXIT_CONFIG;
-        }
+        final Group group = join ? builder.join() : builder.open(); // a refusal: Weft's handler prints it, exit 2
         replica.start(group, !join);
         if (!replica.awaitServing(RECOVERY_TIMEOUT))
         {
