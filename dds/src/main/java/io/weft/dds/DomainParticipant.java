@@ -66,7 +66,10 @@ public final class DomainParticipant implements AutoCloseable
      * ({@link ParticipantBuilder#open}).
      *
      * @throws IllegalStateException enabled already, or view 0's logs cannot agree (the group is closed then; close
-     *                               the participant).
+     *                               the participant); or, from the group, a
+     *                               {@link io.weft.membership.GroupRefusedException} or a
+     *                               {@link io.weft.membership.GroupJoinException} ({@link GroupBuilder#open()},
+     *                               {@link GroupBuilder#join()}).
      */
     public synchronized DomainParticipant enable(final boolean join)
     {

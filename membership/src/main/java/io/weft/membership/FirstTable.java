@@ -100,7 +100,7 @@ final class FirstTable
                 throw openFailed;
             }
             e.close();
-            throw new IllegalStateException("member " + config.memberId() + " could not receive its state on " +
+            throw new GroupJoinException("member " + config.memberId() + " could not receive its state on " +
                 "joining " + admission.view() + ": " + (cutOff ? stalled(config) : failed), failed);
         }
     }

@@ -177,9 +177,9 @@ public final class GroupBuilder
      * that view's table connects; the view starts once the state is in.
      *
      * @throws GroupRefusedException refused (no or a wrong secret, joins disabled, unknown id).
-     * @throws IllegalStateException not admitted within weft.membership.join-timeout, or the state not received (its
-     *                               installer asked for no bytes for a join timeout: the group's deliveries wait for
-     *                               it, so it was cut off).
+     * @throws GroupJoinException    not admitted within weft.membership.join-timeout, or the state not received (its
+     *                               sender failed, or its installer asked for no bytes for a join timeout: the
+     *                               group's deliveries wait for it, so it was cut off).
      */
     public Group join()
     {

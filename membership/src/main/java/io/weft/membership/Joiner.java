@@ -112,8 +112,8 @@ final class Joiner
             LOG.debug("join attempt failed: {}", last);
             LockSupport.parkNanos(200_000_000L);
         }
-        throw new IllegalStateException("member " + config.memberId() + " could not join group " +
-            config.group().name() + " within " + config.membership().joinTimeout() + ": " + last);
+        throw new GroupJoinException("member " + config.memberId() + " could not join group " +
+            config.group().name() + " within " + config.membership().joinTimeout() + ": " + last, null);
     }
 
     private enum Outcome

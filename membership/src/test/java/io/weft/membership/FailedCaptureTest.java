@@ -39,7 +39,7 @@ class FailedCaptureTest
             final List<Group> groups = new ArrayList<>(InJvmGroups.open(builders));
             try
             {
-                final IllegalStateException ex = assertThrows(IllegalStateException.class, () ->
+                final GroupJoinException ex = assertThrows(GroupJoinException.class, () ->
                     Group.builder(config.forMember(2)).stateTransfer(new Picky("version 9")).join());
                 assertTrue(ex.getMessage().contains("could not receive its state"), ex.getMessage());
                 for (int m = 0; m < 2; m++)

@@ -55,14 +55,33 @@ class JoinerTest
         assertTrue(ex.getMessage().contains("failed authentication"), ex.getMessage());
     }
 
+    @Test
+    void aJoinNoMemberAnswersEndsAtTheJoinTimeoutNamingTheLastAnswer() throws Exception
+    {
+        final WeftConfig config = joiner(Duration.ofSeconds(1));
+        final var member0 = config.group().members().get(0);
+        final long start = System.nanoTime();
+        final GroupJoinException ex = assertThrows(GroupJoinException.class, () -> Joiner.join(config, new byte[0]));
+        final long tookMs = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(tookMs >= 1000, "gave up after " + tookMs + " ms, before the join timeout");
+        assertTrue(ex.getMessage().startsWith("member 1 could not join group " + config.group().name() +
+            " within PT1S: member 0 at " + member0.host() + ":" + member0.controlPort() + ": java.net.Connect"),
+            ex.getMessage());
+    }
+
+    private static WeftConfig joiner(final Duration joinTimeout)
+    {
+        final WeftConfig base = TestGroups.config(TransportKind.TCP, 2);
+        return WeftConfig.builder().memberId(1).groupName(base.group().name())
+            .members(base.group().members()).transport(TransportKind.TCP)
+            .membership(new MembershipConfig(List.of(0), SECRET, ViewChangeSends.WAIT, joinTimeout))
+            .build();
+    }
+
     /** Runs a join of member 1 against a fake member 0 that answers with {@code redirect} or a forged admission. */
     private static IllegalStateException joinAgainst(final byte[] redirect, final byte[] forgedMac) throws Exception
     {
-        final WeftConfig base = TestGroups.config(TransportKind.TCP, 2);
-        final WeftConfig config = WeftConfig.builder().memberId(1).groupName(base.group().name())
-            .members(base.group().members()).transport(TransportKind.TCP)
-            .membership(new MembershipConfig(List.of(0), SECRET, ViewChangeSends.WAIT, Duration.ofSeconds(2)))
-            .build();
+        final WeftConfig config = joiner(Duration.ofSeconds(2));
         final var member0 = config.group().members().get(0);
         try (ServerSocket server = new ServerSocket(member0.controlPort(), 8, InetAddress.getByName(member0.host())))
         {
@@ -82,7 +101,7 @@ class JoinerTest
             });
             try
             {
-                return assertThrows(IllegalStateException.class, () -> Joiner.join(config, new byte[0]));
+                return assertThrows(GroupJoinException.class, () -> Joiner.join(config, new byte[0]));
             }
             finally
             {

@@ -1,6 +1,7 @@
 package io.weft.tools;
 
 import io.weft.config.WeftConfigException;
+import io.weft.membership.GroupJoinException;
 import io.weft.membership.GroupRefusedException;
 import io.weft.tools.avionics.AvionicsCommand;
 import io.weft.tools.avionics.AvionicsMemberCommand;
@@ -81,7 +82,21 @@ public final class Weft
             if (ex instanceof GroupRefusedException) // started again without --join, a wrong secret: no stack trace
             {
                 commandLine.getErr().println("weft: " + ex.getMessage());
+                if (commandLine.getCommandSpec().findOption("--join") == null)
+                {
+                    commandLine.getErr().println("weft: " + commandLine.getCommandName() + " has no --join: it " +
+                        "runs from view 0 only; start every member of its group again");
+                }
                 return EXIT_CONFIG;
+            }
+            if (ex instanceof GroupJoinException) // not admitted, or the state not received, within the join timeout
+            {
+                commandLine.getErr().println("weft: " + ex.getMessage());
+                if (ex.getCause() instanceof RuntimeException || ex.getCause() instanceof Error)
+                {
+                    ex.getCause().printStackTrace(commandLine.getErr()); // the state installer's bug, not the network
+                }
+                return SstMember.EXIT_TIMEOUT;
             }
             throw ex;
         });

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -103,6 +104,29 @@ class FailureDetectionTest
                 Duration.ofSeconds(20));
             members.processes().get(1).signal("CONT");
             members.processes().get(2).signal("CONT");
+        }
+    }
+
+    /**
+     * A killed member started again the same way is refused (its group runs on without it) and, since mc-member
+     * cannot join, told to start the whole group again rather than to add --join.
+     */
+    @org.junit.jupiter.api.Test
+    void aKilledMemberStartedAgainIsRefusedAndToldItCannotJoin() throws Exception
+    {
+        final WeftConfig config = config(TransportKind.SHM);
+        try (Members members = start(config))
+        {
+            members.processes().get(2).kill();
+            members.processes().get(0).awaitOutput("member 0: member 2 failed: ", Duration.ofSeconds(20));
+            final MemberProcess again = members.add(MemberProcess.start("m2-again", dir, Weft.class, "mc-member",
+                "--config", dir.resolve(config.group().name() + ".conf").toString(), "--member", "2"));
+            assertEquals(Weft.EXIT_CONFIG, again.awaitExit(Duration.ofSeconds(60)), again.output());
+            final String out = again.output();
+            assertTrue(out.contains("weft: member 2 cannot open view 0 of group ") &&
+                out.contains("weft: mc-member has no --join: it runs from view 0 only; start every member of its " +
+                    "group again"), out);
+            assertFalse(out.contains("\tat "), "a stack trace:\n" + out);
         }
     }
 

@@ -256,6 +256,24 @@ class JoinLeaveTest
         }
     }
 
+    @Test
+    void aJoinerNoMemberAdmitsExitsAtItsJoinTimeoutWithoutAStackTrace() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.TCP, 4, List.of(0, 1, 2), dir))
+        {
+            final String text = Files.readString(run.file);
+            assertTrue(text.contains("join-timeout = 60000ms"), text);
+            final Path shortFile = Files.writeString(dir.resolve("short.conf"),
+                text.replace("join-timeout = 60000ms", "join-timeout = 2s"));
+            final MemberProcess joiner = MemberProcess.start("joiner", dir, Weft.class, "vs-member", "--config",
+                shortFile.toString(), "--member", "3", "--join", "--dir", dir.resolve("joiner").toString());
+            assertEquals(SstMember.EXIT_TIMEOUT, joiner.awaitExit(Duration.ofSeconds(60)), joiner.output());
+            assertTrue(joiner.output().contains("weft: member 3 could not join group " + run.config.group().name() +
+                " within PT2S: member "), joiner.output());
+            assertTrue(!joiner.output().contains("\tat "), "a stack trace:\n" + joiner.output());
+        }
+    }
+
     /**
      * A stranger that trickles a JOIN frame one byte every 400 ms (each read well within the 5 s read timeout) is
      * cut off by the handshake's total deadline of 5 s, not held for as long as it keeps trickling.
