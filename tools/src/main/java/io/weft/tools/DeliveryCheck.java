@@ -9,7 +9,8 @@ import java.util.Arrays;
 /**
  * Checks what one member delivers in one subgroup and folds it into a hash chain: per-sender FIFO (a counter in the
  * payload), payload bytes intact (a pattern derived from sender and counter), every message exactly once (counts),
- * and the end marker of every active sender. Two members that delivered the same sequence print the same hash.
+ * and the end marker of every active sender still in the view. Two members that delivered the same sequence print
+ * the same hash.
  *
  * <p>Payload: byte 0 is 0 for data and 1 for the end marker; bytes 1..8 hold the sender's counter when there is
  * room; every further byte j is {@code pattern(sender, counter, j)}.
@@ -29,6 +30,8 @@ final class DeliveryCheck
     private final long[] nextCounter;
     private final long[] lastIndex;
     private final boolean[] ended;
+    /** Active senders no longer in the view (failed, left): their end marker is not awaited, their count unknown. */
+    private final boolean[] departed;
     private volatile long hash = 0xcbf2_9ce4_8422_2325L;
     private volatile long delivered;
     private volatile long deliveredBytes;
@@ -49,6 +52,7 @@ final class DeliveryCheck
         this.lastIndex = new long[Math.max(max, 1)];
         Arrays.fill(lastIndex, -1);
         this.ended = new boolean[Math.max(max, 1)];
+        this.departed = new boolean[Math.max(max, 1)];
         this.complete = activeSenders.length == 0;
     }
 
@@ -65,6 +69,21 @@ final class DeliveryCheck
         {
             buf[j] = j <= 8 ? (byte)(counter >>> (8 * (j - 1))) : pattern(sender, counter, j);
         }
+    }
+
+    /**
+     * A view is installed (the group calls this on the membership thread, after the last delivery of the view before
+     * and before the first of this one): a message's index counts within its view, so each sender's starts again;
+     * an active sender the view no longer holds sends no end marker.
+     */
+    void onView(final java.util.List<Integer> members)
+    {
+        Arrays.fill(lastIndex, -1);
+        for (final int s : activeSenders)
+        {
+            departed[s] |= !members.contains(s);
+        }
+        complete = allEnded();
     }
 
     void onMessage(final Message m)
@@ -147,7 +166,7 @@ final class DeliveryCheck
     {
         for (final int s : activeSenders)
         {
-            if (!ended[s])
+            if (!ended[s] && !departed[s])
             {
                 return false;
             }
@@ -173,7 +192,7 @@ final class DeliveryCheck
         }
         for (final int s : activeSenders)
         {
-            if (nextCounter[s] != expectedPerSender)
+            if (!departed[s] && nextCounter[s] != expectedPerSender)
             {
                 violation("delivered " + nextCounter[s] + " messages of member " + s + ", sent " + expectedPerSender);
             }

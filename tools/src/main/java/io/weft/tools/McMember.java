@@ -56,7 +56,11 @@ final class McMember
         final int me = config.memberId();
         final GroupBuilder builder = Group.builder(config)
             .onMinority(reason -> say("member %d: MINORITY: %s%n", me, reason))
-            .onView(v -> say("member %d: VIEW %d members=%s%n", me, v.id(), v.members()))
+            .onView(v ->
+            {
+                say("member %d: VIEW %d members=%s%n", me, v.id(), v.members());
+                checks.values().forEach(c -> c.onView(v.members()));
+            })
             .onMemberFailure((id, reason) ->
         {
             memberFailed.set(true);

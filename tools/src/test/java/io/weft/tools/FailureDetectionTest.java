@@ -33,17 +33,17 @@ class FailureDetectionTest
 
     private Members start(final WeftConfig config) throws Exception
     {
-        return start(config, 64);
+        return start(config, 64, "PT90S");
     }
 
-    private Members start(final WeftConfig config, final int size) throws Exception
+    private Members start(final WeftConfig config, final int size, final String duration) throws Exception
     {
         final Path file = TestGroups.write(config, dir);
         final Members members = new Members(config);
         for (int i = 0; i < 3; i++)
         {
             members.add(MemberProcess.start("m" + i, dir, Weft.class, "mc-member", "--config", file.toString(),
-                "--member", String.valueOf(i), "--duration", "PT90S", "--size", String.valueOf(size), "--timeout",
+                "--member", String.valueOf(i), "--duration", duration, "--size", String.valueOf(size), "--timeout",
                 "PT2M"));
         }
         for (int i = 0; i < 3; i++)
@@ -108,6 +108,36 @@ class FailureDetectionTest
     }
 
     /**
+     * A sender killed mid-run: the survivors stop waiting for its end marker once the view drops it, deliver the same
+     * sequence and finish with exit 3 (finished, a member failed). Before, the check took the indexes of the next
+     * view, which start again, for violations, and the survivors waited for the end marker until their timeout.
+     */
+    @org.junit.jupiter.api.Test
+    void survivorsOfAKilledSenderFinishWithTheSameSequence() throws Exception
+    {
+        final WeftConfig config = config(TransportKind.SHM);
+        try (Members members = start(config, 64, "PT5S"))
+        {
+            members.processes().get(2).kill(); // every member sends from its "group open" on
+            final List<String> hashes = new java.util.ArrayList<>();
+            for (int i = 0; i < 2; i++)
+            {
+                final MemberProcess survivor = members.processes().get(i);
+                assertEquals(SstMember.EXIT_MEMBER_FAILED, survivor.awaitExit(Duration.ofSeconds(90)),
+                    survivor.output());
+                final String out = survivor.output();
+                assertTrue(out.contains("member " + i + ": VIEW 1 members=[0, 1]"), out);
+                assertTrue(out.contains("member " + i + ": RESULT ok violations=0"), out);
+                final java.util.regex.Matcher hash = java.util.regex.Pattern.compile("member " + i +
+                    ": subgroup g: HASH (\\w+ delivered=\\d+)").matcher(out);
+                assertTrue(hash.find(), out);
+                hashes.add(hash.group(1));
+            }
+            assertEquals(hashes.get(0), hashes.get(1), "the survivors delivered different sequences");
+        }
+    }
+
+    /**
      * A killed member started again the same way is refused (its group runs on without it) and, since mc-member
      * cannot join, told to start the whole group again rather than to add --join.
      */
@@ -147,7 +177,7 @@ class FailureDetectionTest
             .tcp(new io.weft.config.TcpOptions(io.weft.config.TcpOptions.MIN_SEND_BUFFER, 4096, true,
                 io.weft.config.TransportThreading.AUTO))
             .subgroups(List.of(SubgroupConfig.allMembers("g", 400, 1024))).smc(SmcConfig.SPINDLE).build();
-        try (Members members = start(config, 1024))
+        try (Members members = start(config, 1024, "PT90S"))
         {
             final MemberProcess frozen = members.processes().get(2);
             frozen.signal("STOP");
