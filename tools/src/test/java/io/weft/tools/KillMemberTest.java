@@ -10,13 +10,18 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** kill -9 of one member mid-run: the others neither hang nor crash, and their transport reports the failure. */
+/**
+ * kill -9 of one member mid-run: the others neither hang nor crash, and their transport reports the failure. On shm
+ * they also remove the killed member's table file, which it could not remove itself.
+ */
 @Timeout(180)
 class KillMemberTest
 {
@@ -49,6 +54,16 @@ class KillMemberTest
                 assertEquals(SstMember.EXIT_MEMBER_FAILED, code, out);
                 assertTrue(out.contains("violations=0"), out);
                 assertTrue(out.contains("saw every live member's counter reach " + count), out);
+            }
+            if (kind == TransportKind.SHM)
+            {
+                final Path shm = config.transport().shm().directory();
+                try (var left = Files.list(shm))
+                {
+                    final List<Path> files = left.filter(f -> f.getFileName().toString()
+                        .startsWith("weft-" + config.group().name() + "-")).toList();
+                    assertEquals(List.of(), files, "table files left in " + shm);
+                }
             }
         }
     }

@@ -278,6 +278,28 @@ final class ShmTableFile implements AutoCloseable
         deleteQuietly(path);
     }
 
+    /**
+     * Deletes this peer's file once its owner process has ended: a member killed with kill -9 cannot delete its own,
+     * and its file (its rows, rings included) would stay in the tmpfs, in memory, for as long as the host runs. Only
+     * a file whose header names an owner that no longer runs is deleted, so a live member's is never taken.
+     */
+    void deleteIfOwnerEnded()
+    {
+        try
+        {
+            if (readOwner(path).map(o -> o.pid > 0 && !o.running()).orElse(false))
+            {
+                LOG.info("removing table file {} of member {} (pid {} no longer runs)", path,
+                    header.get(ValueLayout.JAVA_INT, OFF_MEMBER_ID), ownerPid);
+                delete();
+            }
+        }
+        catch (final TransportException ex) // unreadable: left as it is, the close goes on
+        {
+            LOG.warn("cannot tell whether the owner of {} still runs: {}", path, ex.getMessage());
+        }
+    }
+
     private static void deleteQuietly(final Path path)
     {
         try
@@ -295,8 +317,18 @@ final class ShmTableFile implements AutoCloseable
     {
         boolean isLive()
         {
-            return state == STATE_LIVE && ProcessHandle.of(pid)
-                .map(p -> p.isAlive() && ShmTableFile.startMillis(p) == startMillis).orElse(false);
+            return state == STATE_LIVE && running();
+        }
+
+        /**
+         * The process that created the file still runs: the same pid and start time (pid reuse is told apart), and
+         * not a zombie, which ProcessHandle takes for alive: a killed member stays one until its parent reaps it,
+         * and under an init that reaps late (a container's) that is longer than the others take to change view.
+         */
+        boolean running()
+        {
+            return ProcessHandle.of(pid).map(p -> p.isAlive() && ShmTableFile.startMillis(p) == startMillis)
+                .orElse(false) && !exited(pid);
         }
     }
 
@@ -323,6 +355,26 @@ final class ShmTableFile implements AutoCloseable
         catch (final IOException ex)
         {
             throw new TransportException("cannot read table file " + path + ": " + ex, ex);
+        }
+    }
+
+    /** Linux: the state in /proc/PID/stat is Z (exited, not yet reaped) or X, or the process is gone. */
+    static boolean exited(final long pid)
+    {
+        try
+        {
+            final String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            final int end = stat.lastIndexOf(')'); // after the command name, which may hold spaces and parentheses
+            final char state = end > 0 && end + 2 < stat.length() ? stat.charAt(end + 2) : '?';
+            return state == 'Z' || state == 'X';
+        }
+        catch (final NoSuchFileException ex)
+        {
+            return true;
+        }
+        catch (final IOException ex)
+        {
+            return false; // cannot tell: taken for running, as before this check
         }
     }
 

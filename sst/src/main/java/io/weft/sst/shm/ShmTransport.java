@@ -331,6 +331,7 @@ public final class ShmTransport implements SstTransport
         {
             if (p != null)
             {
+                p.deleteIfOwnerEnded(); // killed: nobody else would, and a joiner's next view takes a new name
                 p.close();
             }
         }

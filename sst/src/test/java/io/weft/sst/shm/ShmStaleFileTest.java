@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -59,6 +60,36 @@ class ShmStaleFileTest
                 s1.push(LAYOUT.column("value"), s1.others());
                 assertEquals(7, s0.counter(1, LAYOUT.column("value")));
             }
+        }
+    }
+
+    /**
+     * A process that exited but is not reaped yet (a zombie, as a killed member is until its parent reaps it) keeps
+     * its pid, and ProcessHandle takes it for alive: its file must not be taken for a live member's.
+     */
+    @Test
+    void aFileWhoseOwnerExitedButIsNotReapedIsNotLive() throws Exception
+    {
+        // the shell's child exits after 0.3 s; exec'd in the shell's place, sleep never reaps it
+        final Process parent = new ProcessBuilder("bash", "-c", "sleep 0.3 & echo $!; exec sleep 60").start();
+        try
+        {
+            final long pid = Long.parseLong(new java.io.BufferedReader(new java.io.InputStreamReader(
+                parent.getInputStream())).readLine().trim());
+            final ProcessHandle zombie = ProcessHandle.of(pid).orElseThrow();
+            final long start = ShmTableFile.startMillis(zombie);
+            io.weft.testkit.Await.until(() -> ShmTableFile.exited(pid), Duration.ofSeconds(10), "the child to exit");
+            assertTrue(zombie.isAlive(), "ProcessHandle no longer takes a zombie for alive: this check is moot");
+            final ShmTableFile.Owner owner = new ShmTableFile.Owner(pid, start, ShmTableFile.STATE_LIVE);
+            assertFalse(owner.running());
+            assertFalse(owner.isLive());
+            final ShmTableFile.Owner me = new ShmTableFile.Owner(ProcessHandle.current().pid(),
+                ShmTableFile.startMillis(ProcessHandle.current()), ShmTableFile.STATE_LIVE);
+            assertTrue(me.running() && me.isLive());
+        }
+        finally
+        {
+            parent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
     }
 
