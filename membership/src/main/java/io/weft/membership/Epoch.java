@@ -55,6 +55,7 @@ final class Epoch implements AutoCloseable, MembershipTable
         this.smc = smc;
         this.columns = new MembershipColumns(layout.sst(), smc.subgroups().keySet());
         columns.oneWriterEach(sst);
+        sst.departing(this::departing); // each closes its table once done with the change: a departure, not a failure
         this.detector = new FailureDetector(sst, columns.heartbeat, columns.suspected, this::departing, this::abstains,
             view.members(),
             config.failure(), config.transport().connectTimeout(), onMinority, onSuspect);

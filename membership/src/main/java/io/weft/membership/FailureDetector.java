@@ -300,8 +300,17 @@ final class FailureDetector implements AutoCloseable
             count = suspectedCount();
             detecting = started;
         }
-        final long silence = detecting && !departing.test(rank) ? System.nanoTime() - lastChange.get(rank) : -1;
-        LOG.warn("suspecting member {}: {}", memberIds.get(rank), reason);
+        final boolean departed = departing.test(rank);
+        final long silence = detecting && !departed ? System.nanoTime() - lastChange.get(rank) : -1;
+        if (departed)
+        {
+            LOG.info("member {} is gone, departing (a leave, a finish or the next view): {}", memberIds.get(rank),
+                reason);
+        }
+        else
+        {
+            LOG.warn("suspecting member {}: {}", memberIds.get(rank), reason);
+        }
         // before the membership thread is woken: it must not act in a minority
         final boolean becameMinority = markMinority(ViewChangeRules.lostMajority(count, voters()));
         sst.freeze(rank, reason);

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.IntPredicate;
 
 /**
  * Receives failure reports from a transport, freezes the failed row once, and fans the report out to listeners.
@@ -26,6 +27,8 @@ final class FailureDispatcher implements FailureListener
     private SstTransport transport;
     private Consumer<Throwable> errorHandler;
     private Throwable threadFailure;
+    /** Ranks leaving the table on purpose: their loss is no failure to log as one (see {@link Sst#departing}). */
+    private volatile IntPredicate departing = rank -> false;
 
     @Override
     public void onMemberFailure(final int rank, final String reason)
@@ -39,7 +42,14 @@ final class FailureDispatcher implements FailureListener
             }
             t = transport;
         }
-        LOG.warn("member at rank {} failed: {}", rank, reason);
+        if (isDeparting(rank))
+        {
+            LOG.info("member at rank {} left the table: {}", rank, reason);
+        }
+        else
+        {
+            LOG.warn("member at rank {} failed: {}", rank, reason);
+        }
         if (t != null)
         {
             t.freeze(rank);
@@ -115,6 +125,23 @@ final class FailureDispatcher implements FailureListener
             known = new LinkedHashMap<>(failed);
         }
         known.forEach((rank, reason) -> tell(listener, rank, reason));
+    }
+
+    void departing(final IntPredicate departing)
+    {
+        this.departing = departing;
+    }
+
+    private boolean isDeparting(final int rank)
+    {
+        try
+        {
+            return departing.test(rank);
+        }
+        catch (final RuntimeException closed) // the rows it reads are gone with the table: say failed, as before
+        {
+            return false;
+        }
     }
 
     synchronized boolean hasFailed(final int rank)

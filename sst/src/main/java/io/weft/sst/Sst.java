@@ -347,6 +347,16 @@ public final class Sst implements AutoCloseable
         freeze(rank, "frozen by this member");
     }
 
+    /**
+     * Which ranks leave this table on purpose (a layer above knows: a leave or a finish announced, a view change
+     * completed, after which each member closes its table): a loss of one is frozen and reported as any other, but
+     * logged as a departure, not as a failure. Default: none.
+     */
+    public void departing(final java.util.function.IntPredicate departing)
+    {
+        failures.departing(departing);
+    }
+
     /** Freezes a member's row and tells the failure listeners why (for example a silent heartbeat). */
     public void freeze(final int rank, final String reason)
     {
