@@ -126,6 +126,7 @@ final class ShmTableFile implements AutoCloseable
             try
             {
                 Files.move(temp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                OwnTableFiles.opened(path);
             }
             catch (final AtomicMoveNotSupportedException ex)
             {
@@ -300,8 +301,9 @@ final class ShmTableFile implements AutoCloseable
         }
     }
 
-    private static void deleteQuietly(final Path path)
+    static void deleteQuietly(final Path path)
     {
+        OwnTableFiles.closed(path);
         try
         {
             Files.deleteIfExists(path);

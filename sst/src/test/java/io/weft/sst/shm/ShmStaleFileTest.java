@@ -63,6 +63,25 @@ class ShmStaleFileTest
         }
     }
 
+    /** A member's JVM that exits without closing its table (SIGTERM, Ctrl-C, System.exit) removes its file. */
+    @Test
+    void aFileIsRemovedWhenItsProcessExitsWithoutClosingIt() throws Exception
+    {
+        final WeftConfig config = TestGroups.config(TransportKind.SHM, 2);
+        final Path shm = config.transport().shm().directory();
+        try (Members members = new Members(config))
+        {
+            final MemberProcess holder = members.add(MemberProcess.start("holder", dir, ShmFileHolder.class,
+                shm.toString(), config.group().name(), "1"));
+            holder.awaitOutput("created", Duration.ofSeconds(30));
+            final Path file = ShmTableFile.pathOf(shm, config.group().name(), 1);
+            assertTrue(Files.exists(file));
+            holder.signal("TERM");
+            holder.awaitExit(Duration.ofSeconds(30));
+            assertFalse(Files.exists(file), "the file outlived its process: " + file);
+        }
+    }
+
     /**
      * A process that exited but is not reaped yet (a zombie, as a killed member is until its parent reaps it) keeps
      * its pid, and ProcessHandle takes it for alive: its file must not be taken for a live member's.
