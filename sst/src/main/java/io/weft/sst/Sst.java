@@ -352,7 +352,7 @@ public final class Sst implements AutoCloseable
      * completed, after which each member closes its table): a loss of one is frozen and reported as any other, but
      * logged as a departure, not as a failure. Default: none.
      */
-    public void departing(final java.util.function.IntPredicate departing)
+    public void departing(final IntPredicate departing)
     {
         failures.departing(departing);
     }

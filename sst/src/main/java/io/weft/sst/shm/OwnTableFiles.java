@@ -16,8 +16,15 @@ final class OwnTableFiles
 
     static
     {
-        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("weft-shm-exit").unstarted(() ->
-            OPEN.forEach(ShmTableFile::deleteQuietly)));
+        try
+        {
+            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("weft-shm-exit").unstarted(() ->
+                OPEN.forEach(ShmTableFile::deleteQuietly)));
+        }
+        catch (final IllegalStateException shuttingDown)
+        {
+            // the first table is opened while the JVM exits: only its close removes its file
+        }
     }
 
     private OwnTableFiles()
