@@ -98,11 +98,7 @@ final class Joiner
                         last = "member " + target.id() + ": " + a.reason;
                 }
             }
-            catch (final GroupRefusedException ex)
-            {
-                throw ex;
-            }
-            catch (final IOException ex)
+            catch (final IOException ex) // a refusal (GroupRefusedException) ends the join at once
             {
                 if (!(ex instanceof java.net.SocketTimeoutException) || NO_ANSWER.equals(last))
                 {

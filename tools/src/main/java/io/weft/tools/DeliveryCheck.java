@@ -5,6 +5,7 @@ import org.HdrHistogram.Recorder;
 
 import java.io.PrintStream;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Checks what one member delivers in one subgroup and folds it into a hash chain: per-sender FIFO (a counter in the
@@ -76,7 +77,7 @@ final class DeliveryCheck
      * and before the first of this one): a message's index counts within its view, so each sender's starts again;
      * an active sender the view no longer holds sends no end marker.
      */
-    void onView(final java.util.List<Integer> members)
+    void onView(final List<Integer> members)
     {
         Arrays.fill(lastIndex, -1);
         for (final int s : activeSenders)

@@ -14,7 +14,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -122,7 +124,7 @@ class FailureDetectionTest
         try (Members members = start(config, 64, "PT5S"))
         {
             members.processes().get(2).kill(); // every member sends from its "group open" on
-            final List<String> hashes = new java.util.ArrayList<>();
+            final Map<Integer, Map<String, McRun.Delivery>> delivered = new HashMap<>();
             for (int i = 0; i < 2; i++)
             {
                 final MemberProcess survivor = members.processes().get(i);
@@ -133,12 +135,13 @@ class FailureDetectionTest
                 assertTrue(out.contains("member " + i + ": RESULT ok violations=0"), out);
                 assertFalse(out.contains("member at rank " + (1 - i) + " failed") ||
                     out.contains("suspecting member " + (1 - i)), "a survivor logged as failed:\n" + out);
-                final java.util.regex.Matcher hash = java.util.regex.Pattern.compile("member " + i +
-                    ": subgroup g: HASH (\\w+ delivered=\\d+)").matcher(out);
-                assertTrue(hash.find(), out);
-                hashes.add(hash.group(1));
+                McRun.parse(out, delivered);
+                assertTrue(delivered.containsKey(i) && delivered.get(i).containsKey("g"), out);
             }
-            assertEquals(hashes.get(0), hashes.get(1), "the survivors delivered different sequences");
+            final McRun.Delivery first = delivered.get(0).get("g");
+            final McRun.Delivery second = delivered.get(1).get("g");
+            assertEquals(first.hash() + " " + first.delivered(), second.hash() + " " + second.delivered(),
+                "the survivors delivered different sequences");
         }
     }
 

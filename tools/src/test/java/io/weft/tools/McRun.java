@@ -103,16 +103,22 @@ final class McRun
                 assertEquals(0, code, m.name() + " exited " + code + ":\n" + out);
                 assertEquals(runs, out.split("RESULT ok violations=0", -1).length - 1, out);
                 assertFalse(out.contains(McMember.FINISH_FAILED), m.name() + "'s finish returned false:\n" + out);
-                final Matcher matcher = HASH.matcher(out);
-                while (matcher.find())
-                {
-                    run.deliveries.computeIfAbsent(Integer.parseInt(matcher.group(1)), k -> new HashMap<>())
-                        .put(matcher.group(2), new Delivery(matcher.group(3), Long.parseLong(matcher.group(4)),
-                            Long.parseLong(matcher.group(5))));
-                }
+                parse(out, run.deliveries);
             }
         }
         return run;
+    }
+
+    /** Adds what the members printing {@code out} delivered to {@code into} (member id -> subgroup -> delivery). */
+    static void parse(final String out, final Map<Integer, Map<String, Delivery>> into)
+    {
+        final Matcher matcher = HASH.matcher(out);
+        while (matcher.find())
+        {
+            into.computeIfAbsent(Integer.parseInt(matcher.group(1)), k -> new HashMap<>())
+                .put(matcher.group(2), new Delivery(matcher.group(3), Long.parseLong(matcher.group(4)),
+                    Long.parseLong(matcher.group(5))));
+        }
     }
 
     /** Every member of {@code subgroup} delivered the same sequence of {@code expected} messages. */
