@@ -85,6 +85,30 @@ class KvStoreGroupTest
             }
             assertEquals("2001", a.get("counter"));
 
+            // commands that Redis clients use beside GET and SET (a cache's SETEX, a rename, a float counter),
+            // each written at one member and read at another
+            assertEquals("OK", a.setex("session", 100, "s1"));
+            final long ttl = b.ttl("session");
+            assertTrue(ttl > 90 && ttl <= 100, "ttl " + ttl);
+            assertEquals("OK", b.rename("session", "session2"));
+            assertEquals("s1", c.get("session2"));
+            assertEquals("string", a.type("session2"));
+            assertEquals(1.5, c.incrByFloat("f", 1.5));
+            assertEquals("1.5", a.get("f"));
+            assertEquals(5, b.setrange("f", 3, "25"));
+            assertEquals("1.525", c.get("f"));
+            // an expiry past what a long holds threw on every member's delivery thread: that client's batch, its
+            // later commands among them, was never answered, and the store took the next batches on
+            final Pipeline overflow = a.pipelined();
+            final Response<String> tooLate = overflow.set("session2", "x", SetParams.setParams().ex(Long.MAX_VALUE));
+            final Response<Long> next = overflow.incr("after-overflow");
+            overflow.sync();
+            final JedisDataException expiry = assertThrows(JedisDataException.class, tooLate::get);
+            assertEquals("ERR invalid expire time in 'set' command", expiry.getMessage());
+            assertEquals(1, next.get(), "the command after it in its batch");
+            assertEquals("s1", b.get("session2"), "the refused SET changed nothing");
+            assertEquals(3, c.del("session2", "f", "after-overflow"));
+
             // standard errors
             final JedisDataException unknown = assertThrows(JedisDataException.class,
                 () -> a.sendCommand(() -> "NOSUCHCOMMAND".getBytes(StandardCharsets.US_ASCII), "x"));
@@ -175,6 +199,12 @@ class KvStoreGroupTest
             assertEquals("100", redisCli(ports.get(1), "ttl", "cli"));
             final String info = redisCli(ports.get(2), "info");
             assertTrue(info.contains("weft_view_members:[0, 1, 2]") && info.contains("db0:keys=3"), info);
+            // the sections asked for (a monitor's poll), in any case
+            final String sections = redisCli(ports.get(2), "info", "KEYSPACE", "memory").replace("\r\n", "\n");
+            assertTrue(sections.startsWith("# Memory\nused_memory:") && sections.contains("\n# Keyspace\n") &&
+                !sections.contains("# Server"), sections);
+            assertTrue(c.info("keyspace").startsWith("# Keyspace\r\ndb0:keys=3,"), c.info("keyspace"));
+            assertEquals("", c.info("nosuch"));
             assertTrue(redisCli(ports.get(0), "nosuch").startsWith("ERR unknown command 'nosuch'"));
 
             // RESP3 after HELLO 3: a client library in RESP3 mode, redis-cli -3, and the map on the wire

@@ -9,13 +9,14 @@ import java.util.Set;
 final class Commands
 {
     /** Commands that change the state: they travel through the group. */
-    private static final Set<String> WRITES = Set.of("SET", "SETNX", "GETSET", "DEL", "UNLINK", "INCR", "INCRBY",
-        "DECR", "DECRBY", "MSET", "APPEND", "EXPIRE", "PEXPIRE", "PERSIST", "FLUSHDB", "FLUSHALL", "GETDEL");
+    private static final Set<String> WRITES = Set.of("SET", "SETNX", "SETEX", "PSETEX", "GETSET", "GETEX", "GETDEL",
+        "DEL", "UNLINK", "INCR", "INCRBY", "DECR", "DECRBY", "INCRBYFLOAT", "MSET", "MSETNX", "APPEND", "SETRANGE",
+        "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "PERSIST", "RENAME", "RENAMENX", "FLUSHDB", "FLUSHALL");
     /** Writes that may make the store larger: refused while it holds more than its limit (Redis's denyoom). */
-    private static final Set<String> GROWING = Set.of("SET", "SETNX", "GETSET", "INCR", "INCRBY", "DECR", "DECRBY",
-        "MSET", "APPEND");
-    private static final Set<String> READS = Set.of("GET", "EXISTS", "MGET", "STRLEN", "TTL", "PTTL", "KEYS", "SCAN",
-        "DBSIZE");
+    private static final Set<String> GROWING = Set.of("SET", "SETNX", "SETEX", "PSETEX", "GETSET", "INCR", "INCRBY",
+        "DECR", "DECRBY", "INCRBYFLOAT", "MSET", "MSETNX", "APPEND", "SETRANGE");
+    private static final Set<String> READS = Set.of("GET", "GETRANGE", "EXISTS", "TOUCH", "MGET", "STRLEN", "TYPE",
+        "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME", "KEYS", "SCAN", "DBSIZE");
 
     private Commands()
     {

@@ -98,6 +98,13 @@ final class Keyspace
         return entry(entries.get(key));
     }
 
+    /** {@code key}'s entry if it is live at {@code now}, else null (expired ones count as absent). */
+    KvStore.Entry live(final byte[] key, final long now)
+    {
+        final KvStore.Entry e = get(new Key(key));
+        return e != null && e.live(now) ? e : null;
+    }
+
     /** Looks {@code key} up and nothing more: its value is not loaded (see {@link KvStore#touch}). */
     void touchKey(final Key key)
     {

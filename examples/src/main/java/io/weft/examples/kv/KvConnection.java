@@ -133,7 +133,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             }
             case "SELECT" -> n != 2 ? Reply.wrongArity(cmd) :
                 "0".equals(text(args.get(1))) ? Reply.OK : Reply.error("ERR DB index is out of range");
-            case "INFO" -> Reply.Bulk.of(replica.info());
+            case "INFO" -> Reply.Bulk.of(sections(replica.info(), args));
             case "HELLO" -> hello(args);
             case "CLIENT" -> client(args);
             case "COMMAND" -> new Reply.Array(List.of()); // no command table: clients fall back to plain commands
@@ -212,6 +212,30 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "SETINFO" -> Reply.OK;
             default -> Reply.error("ERR unknown subcommand '" + sub.toLowerCase(Locale.ROOT) + "'. Try CLIENT HELP.");
         };
+    }
+
+    /**
+     * INFO [section ...]: the sections of {@code info} named by the arguments in any case (Redis 7 takes several), all
+     * of them for none, "default", "all" or "everything"; an unknown name adds nothing.
+     */
+    static String sections(final String info, final List<byte[]> args)
+    {
+        final List<String> names = args.subList(1, args.size()).stream().map(a -> text(a).toLowerCase(Locale.ROOT))
+            .toList();
+        if (names.isEmpty() || names.stream().anyMatch(List.of("default", "all", "everything")::contains))
+        {
+            return info;
+        }
+        final StringBuilder out = new StringBuilder();
+        for (final String section : info.split("\r\n\r\n"))
+        {
+            final String name = section.substring(2, section.indexOf("\r\n")).toLowerCase(Locale.ROOT); // "# Name"
+            if (names.contains(name))
+            {
+                out.append(out.isEmpty() ? "" : "\r\n").append(section.strip()).append("\r\n");
+            }
+        }
+        return out.toString();
     }
 
     private static String text(final byte[] bytes)

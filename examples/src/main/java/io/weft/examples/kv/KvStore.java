@@ -1,5 +1,8 @@
 package io.weft.examples.kv;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The replicated state machine: string keys and values with optional expiry, and the Redis commands over them.
@@ -22,7 +24,12 @@ public final class KvStore
 {
     /** Expired entries removed after a batch per write it carries: more than a write can add. */
     static final int EXPIRED_PER_WRITE = 2;
+    private static final Logger LOG = LoggerFactory.getLogger(KvStore.class);
     private final Keyspace map = new Keyspace();
+    /** EXPIRE and the other commands on a key whatever its value. */
+    private final KeyCommands keys = new KeyCommands(map);
+    /** The counters, APPEND and the ranges. */
+    private final ValueEdits edits = new ValueEdits(map);
 
     /** A value and its expiry time in epoch milliseconds, 0 for none. */
     record Entry(byte[] value, long expireAt)
@@ -100,22 +107,37 @@ public final class KvStore
                     new Reply.Int(get(args.get(1), now) == null ? put(args.get(1), args.get(2), 0) : 0);
                 case "GETSET" -> n != 3 ? Reply.wrongArity(cmd) : getSet(args, now);
                 case "GETDEL" -> n != 2 ? Reply.wrongArity(cmd) : getDel(args.get(1), now);
+                case "SETEX", "PSETEX" -> n != 4 ? Reply.wrongArity(cmd) : setEx(cmd, args, now);
+                case "GETEX" -> n < 2 ? Reply.wrongArity(cmd) : getEx(args, now);
                 case "DEL", "UNLINK" -> n < 2 ? Reply.wrongArity(cmd) : new Reply.Int(delete(args, now));
-                case "EXISTS" -> n < 2 ? Reply.wrongArity(cmd) : new Reply.Int(exists(args, now));
-                case "INCR" -> n != 2 ? Reply.wrongArity(cmd) : incrBy(args.get(1), 1, now);
-                case "DECR" -> n != 2 ? Reply.wrongArity(cmd) : incrBy(args.get(1), -1, now);
-                case "INCRBY" -> n != 3 ? Reply.wrongArity(cmd) : incrBy(args.get(1), integer(args.get(2)), now);
-                case "DECRBY" -> n != 3 ? Reply.wrongArity(cmd) : decrBy(args.get(1), integer(args.get(2)), now);
+                case "EXISTS", "TOUCH" -> n < 2 ? Reply.wrongArity(cmd) : new Reply.Int(exists(args, now));
                 case "MGET" -> n < 2 ? Reply.wrongArity(cmd) : mget(args, now);
-                case "MSET" -> n < 3 || n % 2 == 0 ? Reply.wrongArity(cmd) : mset(args);
-                case "APPEND" -> n != 3 ? Reply.wrongArity(cmd) : append(args.get(1), args.get(2), now);
+                case "MSET" -> n < 3 || n % 2 == 0 ? Reply.wrongArity(cmd) : mset(args, false, now);
+                case "MSETNX" -> n < 3 || n % 2 == 0 ? Reply.wrongArity(cmd) : mset(args, true, now);
                 case "STRLEN" -> n != 2 ? Reply.wrongArity(cmd) : strlen(args.get(1), now);
-                case "EXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : expire(args, 1000, now);
-                case "PEXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : expire(args, 1, now);
-                case "PERSIST" -> n != 2 ? Reply.wrongArity(cmd) : persist(args.get(1), now);
-                case "TTL" -> n != 2 ? Reply.wrongArity(cmd) : ttl(args.get(1), now, true);
-                case "PTTL" -> n != 2 ? Reply.wrongArity(cmd) : ttl(args.get(1), now, false);
-                case "KEYS" -> n != 2 ? Reply.wrongArity(cmd) : keys(args.get(1), now);
+                case "INCR" -> n != 2 ? Reply.wrongArity(cmd) : edits.incrBy(args.get(1), 1, now);
+                case "DECR" -> n != 2 ? Reply.wrongArity(cmd) : edits.incrBy(args.get(1), -1, now);
+                case "INCRBY" -> n != 3 ? Reply.wrongArity(cmd) : edits.incrBy(args.get(1), integer(args.get(2)), now);
+                case "DECRBY" -> n != 3 ? Reply.wrongArity(cmd) : edits.decrBy(args.get(1), integer(args.get(2)), now);
+                case "INCRBYFLOAT" -> n != 3 ? Reply.wrongArity(cmd) : edits.incrByFloat(args.get(1), args.get(2), now);
+                case "APPEND" -> n != 3 ? Reply.wrongArity(cmd) : edits.append(args.get(1), args.get(2), now);
+                case "SETRANGE" -> n != 4 ? Reply.wrongArity(cmd) :
+                    edits.setRange(args.get(1), integer(args.get(2)), args.get(3), now);
+                case "GETRANGE" -> n != 4 ? Reply.wrongArity(cmd) :
+                    edits.getRange(args.get(1), integer(args.get(2)), integer(args.get(3)), now);
+                case "EXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1000, false, now);
+                case "PEXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1, false, now);
+                case "EXPIREAT" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1000, true, now);
+                case "PEXPIREAT" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1, true, now);
+                case "PERSIST" -> n != 2 ? Reply.wrongArity(cmd) : keys.persist(args.get(1), now);
+                case "TTL" -> n != 2 ? Reply.wrongArity(cmd) : keys.ttl(args.get(1), now, true, false);
+                case "PTTL" -> n != 2 ? Reply.wrongArity(cmd) : keys.ttl(args.get(1), now, false, false);
+                case "EXPIRETIME" -> n != 2 ? Reply.wrongArity(cmd) : keys.ttl(args.get(1), now, true, true);
+                case "PEXPIRETIME" -> n != 2 ? Reply.wrongArity(cmd) : keys.ttl(args.get(1), now, false, true);
+                case "TYPE" -> n != 2 ? Reply.wrongArity(cmd) : keys.type(args.get(1), now);
+                case "RENAME" -> n != 3 ? Reply.wrongArity(cmd) : keys.rename(args.get(1), args.get(2), false, now);
+                case "RENAMENX" -> n != 3 ? Reply.wrongArity(cmd) : keys.rename(args.get(1), args.get(2), true, now);
+                case "KEYS" -> n != 2 ? Reply.wrongArity(cmd) : matching(args.get(1), now);
                 case "SCAN" -> n < 2 ? Reply.wrongArity(cmd) : scan(args, now);
                 case "DBSIZE" -> n != 1 ? Reply.wrongArity(cmd) : new Reply.Int(size(now));
                 case "FLUSHDB", "FLUSHALL" -> n > 2 ? Reply.wrongArity(cmd) : flush();
@@ -125,6 +147,13 @@ public final class KvStore
         catch (final SyntaxError ex)
         {
             return Reply.error(ex.getMessage());
+        }
+        catch (final RuntimeException ex)
+        {
+            // A command's bug is the same at every member (the same state, arguments and clock): each replies with
+            // it and goes on with the batch, where one client's command stopped every member's batch short
+            LOG.error("command '{}' failed; replied with an error", cmd.toLowerCase(Locale.ROOT), ex);
+            return Reply.error("ERR internal error in '" + cmd.toLowerCase(Locale.ROOT) + "': " + ex);
         }
     }
 
@@ -168,14 +197,8 @@ public final class KvStore
 
     private byte[] get(final byte[] key, final long now)
     {
-        final Entry e = map.get(new Key(key));
-        return e != null && e.live(now) ? e.value : null;
-    }
-
-    private Entry entry(final byte[] key, final long now)
-    {
-        final Entry e = map.get(new Key(key));
-        return e != null && e.live(now) ? e : null;
+        final Entry e = map.live(key, now);
+        return e == null ? null : e.value;
     }
 
     private int put(final byte[] key, final byte[] value, final long expireAt)
@@ -209,18 +232,7 @@ public final class KvStore
                         throw new SyntaxError("ERR syntax error");
                     }
                     expiry = true;
-                    final long t = integer(args.get(++i));
-                    if (t <= 0)
-                    {
-                        throw new SyntaxError("ERR invalid expire time in 'set' command");
-                    }
-                    expireAt = switch (opt)
-                    {
-                        case "EX" -> now + Math.multiplyExact(t, 1000);
-                        case "PX" -> now + t;
-                        case "EXAT" -> Math.multiplyExact(t, 1000);
-                        default -> t;
-                    };
+                    expireAt = expireAt(opt, args.get(++i), now, "set");
                 }
                 default -> throw new SyntaxError("ERR syntax error");
             }
@@ -244,6 +256,68 @@ public final class KvStore
         }
         map.put(key, new Entry(args.get(2), keepTtl && old != null ? old.expireAt : expireAt));
         return get ? previous : Reply.OK;
+    }
+
+    /**
+     * The expiry time in epoch milliseconds of {@code t} after SET's, SETEX's or GETEX's {@code option} (EX, PX, EXAT
+     * or PXAT) at {@code now}; Redis's error where it is not positive or does not fit.
+     */
+    private static long expireAt(final String option, final byte[] t, final long now, final String command)
+    {
+        final long time = integer(t);
+        try
+        {
+            if (time > 0)
+            {
+                return switch (option)
+                {
+                    case "EX" -> Math.addExact(now, Math.multiplyExact(time, 1000));
+                    case "PX" -> Math.addExact(now, time);
+                    case "EXAT" -> Math.multiplyExact(time, 1000);
+                    default -> time;
+                };
+            }
+        }
+        catch (final ArithmeticException ex)
+        {
+            // as for a time that is not positive, below
+        }
+        throw new SyntaxError("ERR invalid expire time in '" + command + "' command");
+    }
+
+    /** SETEX key seconds value, PSETEX key milliseconds value. */
+    private Reply setEx(final String cmd, final List<byte[]> args, final long now)
+    {
+        final long at = expireAt(cmd.equals("SETEX") ? "EX" : "PX", args.get(2), now, cmd.toLowerCase(Locale.ROOT));
+        put(args.get(1), args.get(3), at);
+        return Reply.OK;
+    }
+
+    /** GETEX key [EX s|PX ms|EXAT s|PXAT ms|PERSIST]: the value, its expiry set or removed. */
+    private Reply getEx(final List<byte[]> args, final long now)
+    {
+        final String opt = args.size() > 2 ? new String(args.get(2), StandardCharsets.US_ASCII)
+            .toUpperCase(Locale.ROOT) : "";
+        final boolean persist = opt.equals("PERSIST") && args.size() == 3;
+        if (!(args.size() == 2 || persist || (List.of("EX", "PX", "EXAT", "PXAT").contains(opt) && args.size() == 4)))
+        {
+            return Reply.error("ERR syntax error");
+        }
+        final long at = persist || args.size() == 2 ? 0 : expireAt(opt, args.get(3), now, "getex");
+        final Entry old = map.live(args.get(1), now);
+        if (old == null || args.size() == 2)
+        {
+            return bulk(old == null ? null : old.value);
+        }
+        if (at != 0 && at <= now)
+        {
+            map.remove(new Key(args.get(1))); // an EXAT or PXAT already past, as in Redis
+        }
+        else
+        {
+            put(args.get(1), old.value, at);
+        }
+        return bulk(old.value);
     }
 
     private Reply getSet(final List<byte[]> args, final long now)
@@ -281,40 +355,6 @@ public final class KvStore
         return found;
     }
 
-    private Reply decrBy(final byte[] key, final long by, final long now)
-    {
-        if (by == Long.MIN_VALUE)
-        {
-            return Reply.error("ERR decrement would overflow");
-        }
-        return incrBy(key, -by, now);
-    }
-
-    private Reply incrBy(final byte[] key, final long by, final long now)
-    {
-        final Entry old = entry(key, now);
-        final long value;
-        try
-        {
-            value = old == null ? 0 : integer(old.value);
-        }
-        catch (final SyntaxError ex)
-        {
-            return Reply.error(ex.getMessage());
-        }
-        final long result;
-        try
-        {
-            result = Math.addExact(value, by);
-        }
-        catch (final ArithmeticException ex)
-        {
-            return Reply.error("ERR increment or decrement would overflow");
-        }
-        put(key, Long.toString(result).getBytes(StandardCharsets.US_ASCII), old == null ? 0 : old.expireAt);
-        return new Reply.Int(result);
-    }
-
     private Reply mget(final List<byte[]> args, final long now)
     {
         final List<Reply> values = new ArrayList<>(args.size() - 1);
@@ -325,30 +365,21 @@ public final class KvStore
         return new Reply.Array(values);
     }
 
-    private Reply mset(final List<byte[]> args)
+    /** MSET key value [key value ...]; MSETNX ({@code nx}): all of them only if none of the keys exists, 1 or 0. */
+    private Reply mset(final List<byte[]> args, final boolean nx, final long now)
     {
+        for (int i = 1; nx && i < args.size(); i += 2)
+        {
+            if (get(args.get(i), now) != null)
+            {
+                return new Reply.Int(0);
+            }
+        }
         for (int i = 1; i < args.size(); i += 2)
         {
             put(args.get(i), args.get(i + 1), 0);
         }
-        return Reply.OK;
-    }
-
-    private Reply append(final byte[] key, final byte[] suffix, final long now)
-    {
-        final Entry old = entry(key, now);
-        final byte[] value;
-        if (old == null)
-        {
-            value = suffix;
-        }
-        else
-        {
-            value = java.util.Arrays.copyOf(old.value, old.value.length + suffix.length);
-            System.arraycopy(suffix, 0, value, old.value.length, suffix.length);
-        }
-        put(key, value, old == null ? 0 : old.expireAt);
-        return new Reply.Int(value.length);
+        return nx ? new Reply.Int(1) : Reply.OK;
     }
 
     private Reply strlen(final byte[] key, final long now)
@@ -357,86 +388,7 @@ public final class KvStore
         return new Reply.Int(value == null ? 0 : value.length);
     }
 
-    /** EXPIRE key seconds [NX|XX|GT|LT] (PEXPIRE in milliseconds). */
-    private Reply expire(final List<byte[]> args, final long unitMillis, final long now)
-    {
-        if (args.size() > 4)
-        {
-            return Reply.wrongArity(Commands.name(args));
-        }
-        final long t = integer(args.get(2));
-        final String opt = args.size() == 4 ? new String(args.get(3), StandardCharsets.US_ASCII)
-            .toUpperCase(Locale.ROOT) : "";
-        if (!Set.of("", "NX", "XX", "GT", "LT").contains(opt))
-        {
-            return Reply.error("ERR Unsupported option " + opt);
-        }
-        final Entry old = entry(args.get(1), now);
-        if (old == null)
-        {
-            return new Reply.Int(0);
-        }
-        final long at;
-        try
-        {
-            at = Math.addExact(now, Math.multiplyExact(t, unitMillis));
-        }
-        catch (final ArithmeticException ex)
-        {
-            return Reply.error("ERR invalid expire time in '" + Commands.name(args).toLowerCase(Locale.ROOT) +
-                "' command");
-        }
-        final boolean none = old.expireAt == 0;
-        final boolean allowed = switch (opt)
-        {
-            case "NX" -> none;
-            case "XX" -> !none;
-            case "GT" -> !none && at > old.expireAt;
-            case "LT" -> none || at < old.expireAt;
-            default -> true;
-        };
-        if (!allowed)
-        {
-            return new Reply.Int(0);
-        }
-        if (at <= now)
-        {
-            map.remove(new Key(args.get(1)));
-        }
-        else
-        {
-            put(args.get(1), old.value, at);
-        }
-        return new Reply.Int(1);
-    }
-
-    private Reply persist(final byte[] key, final long now)
-    {
-        final Entry old = entry(key, now);
-        if (old == null || old.expireAt == 0)
-        {
-            return new Reply.Int(0);
-        }
-        put(key, old.value, 0);
-        return new Reply.Int(1);
-    }
-
-    private Reply ttl(final byte[] key, final long now, final boolean seconds)
-    {
-        final Entry e = entry(key, now);
-        if (e == null)
-        {
-            return new Reply.Int(-2);
-        }
-        if (e.expireAt == 0)
-        {
-            return new Reply.Int(-1);
-        }
-        final long left = e.expireAt - now;
-        return new Reply.Int(seconds ? (left + 500) / 1000 : left);
-    }
-
-    private Reply keys(final byte[] pattern, final long now)
+    private Reply matching(final byte[] pattern, final long now)
     {
         final List<Reply> found = new ArrayList<>();
         for (final Map.Entry<Key, Entry> e : map.sorted())

@@ -146,6 +146,150 @@ class KvStoreTest
         same(new Reply.Int(1), run("DBSIZE"));
     }
 
+    @Test
+    void setexGetexAndAbsoluteExpiriesFollowRedis()
+    {
+        same(Reply.OK, run("SETEX", "s", "10", "v"));
+        same(new Reply.Int(10_000), run("PTTL", "s"));
+        same(Reply.OK, run("PSETEX", "p", "1500", "v"));
+        same(new Reply.Int(1_500), run("PTTL", "p"));
+        same(Reply.error("ERR invalid expire time in 'setex' command"), run("SETEX", "s", "0", "w"));
+        same(Reply.error("ERR invalid expire time in 'psetex' command"), run("PSETEX", "s", "-5", "w"));
+        same(Reply.wrongArity("SETEX"), run("SETEX", "s", "10"));
+        same(bulk("v"), run("GET", "s"));
+        same(bulk("v"), run("GETEX", "s", "PX", "250"));
+        same(new Reply.Int(250), run("PTTL", "s"));
+        same(bulk("v"), run("GETEX", "s", "PERSIST"));
+        same(new Reply.Int(-1), run("TTL", "s"));
+        same(bulk("v"), run("GETEX", "s"));
+        same(Reply.NIL, run("GETEX", "missing", "EX", "5"));
+        same(Reply.error("ERR syntax error"), run("GETEX", "s", "EX"));
+        same(Reply.error("ERR syntax error"), run("GETEX", "s", "EX", "5", "PERSIST"));
+        same(Reply.error("ERR invalid expire time in 'getex' command"), run("GETEX", "s", "EX", "0"));
+        same(new Reply.Int(1), run("EXPIREAT", "s", Long.toString(now / 1000 + 20)));
+        same(new Reply.Int(now / 1000 + 20), run("EXPIRETIME", "s"));
+        same(new Reply.Int((now / 1000 + 20) * 1000), run("PEXPIRETIME", "s"));
+        same(new Reply.Int(20), run("TTL", "s"));
+        same(new Reply.Int(0), run("PEXPIREAT", "s", Long.toString(now + 5_000), "GT"));
+        same(new Reply.Int(1), run("PEXPIREAT", "s", Long.toString(now + 5_000), "LT"));
+        same(new Reply.Int(-2), run("EXPIRETIME", "missing"));
+        same(Reply.OK, run("SET", "forever", "v"));
+        same(new Reply.Int(-1), run("PEXPIRETIME", "forever"));
+        same(bulk("v"), run("GETEX", "s", "PXAT", Long.toString(now - 1))); // a time past deletes, as in Redis
+        same(new Reply.Int(0), run("EXISTS", "s"));
+        same(new Reply.Int(1), run("EXPIREAT", "forever", "1")); // so does an EXPIREAT in the past
+        same(new Reply.Int(0), run("EXISTS", "forever"));
+    }
+
+    /** An expiry past what a long holds was an ArithmeticException on every member's delivery thread. */
+    @Test
+    void expiryTimesThatDoNotFitAreRedisErrorsAndChangeNothing()
+    {
+        same(Reply.OK, run("SET", "k", "v"));
+        final String max = Long.toString(Long.MAX_VALUE);
+        same(Reply.error("ERR invalid expire time in 'set' command"), run("SET", "k", "w", "EX", max));
+        same(Reply.error("ERR invalid expire time in 'set' command"), run("SET", "k", "w", "PX", max));
+        same(Reply.error("ERR invalid expire time in 'set' command"), run("SET", "k", "w", "EXAT", max));
+        same(Reply.error("ERR invalid expire time in 'setex' command"), run("SETEX", "k", max, "w"));
+        same(Reply.error("ERR invalid expire time in 'psetex' command"), run("PSETEX", "k", max, "w"));
+        same(Reply.error("ERR invalid expire time in 'getex' command"), run("GETEX", "k", "EX", max));
+        same(Reply.error("ERR invalid expire time in 'expire' command"), run("EXPIRE", "k", max));
+        same(Reply.error("ERR invalid expire time in 'pexpire' command"), run("PEXPIRE", "k", max));
+        same(Reply.error("ERR invalid expire time in 'expireat' command"), run("EXPIREAT", "k", max));
+        same(bulk("v"), run("GET", "k"));
+        same(new Reply.Int(-1), run("TTL", "k"));
+    }
+
+    @Test
+    void renameTypeMsetnxAndTouchFollowRedis()
+    {
+        same(Reply.OK, run("SET", "a", "1", "PX", "800"));
+        same(new Reply.Simple("string"), run("TYPE", "a"));
+        same(new Reply.Simple("none"), run("TYPE", "missing"));
+        same(Reply.OK, run("RENAME", "a", "b"));
+        same(new Reply.Int(0), run("EXISTS", "a"));
+        same(new Reply.Int(800), run("PTTL", "b")); // the expiry moves with the value
+        same(Reply.error("ERR no such key"), run("RENAME", "a", "b"));
+        same(Reply.OK, run("SET", "c", "3"));
+        same(new Reply.Int(0), run("RENAMENX", "b", "c"));
+        same(new Reply.Int(1), run("RENAMENX", "b", "d"));
+        same(Reply.OK, run("RENAME", "d", "c")); // replaces c
+        same(bulk("1"), run("GET", "c"));
+        same(new Reply.Int(800), run("PTTL", "c"));
+        same(Reply.OK, run("RENAME", "c", "c"));
+        same(new Reply.Int(0), run("RENAMENX", "c", "c"));
+        same(new Reply.Int(1), run("DBSIZE"));
+        same(new Reply.Int(0), run("MSETNX", "x", "1", "c", "2"));
+        same(new Reply.Int(0), run("EXISTS", "x"));
+        same(new Reply.Int(1), run("MSETNX", "x", "1", "y", "2"));
+        same(new Reply.Array(List.of(bulk("1"), bulk("2"))), run("MGET", "x", "y"));
+        same(Reply.wrongArity("MSETNX"), run("MSETNX", "x", "1", "y"));
+        same(new Reply.Int(2), run("TOUCH", "x", "y", "missing"));
+    }
+
+    @Test
+    void rangesAndFloatIncrementsFollowRedis()
+    {
+        same(Reply.OK, run("SET", "s", "Hello World", "EX", "100"));
+        same(bulk("Hello"), run("GETRANGE", "s", "0", "4"));
+        same(bulk("World"), run("GETRANGE", "s", "-5", "-1"));
+        same(bulk("Hello World"), run("GETRANGE", "s", "-100", "100"));
+        same(bulk(""), run("GETRANGE", "s", "5", "2"));
+        same(bulk(""), run("GETRANGE", "s", "-1", "-5"));
+        same(bulk(""), run("GETRANGE", "missing", "0", "-1"));
+        same(new Reply.Int(11), run("SETRANGE", "s", "6", "Redis"));
+        same(bulk("Hello Redis"), run("GET", "s"));
+        same(new Reply.Int(100), run("TTL", "s")); // edits keep the expiry
+        same(new Reply.Int(8), run("SETRANGE", "z", "5", "abc"));
+        same(new Reply.Bulk(new byte[] {0, 0, 0, 0, 0, 'a', 'b', 'c'}), run("GET", "z"));
+        same(new Reply.Int(0), run("SETRANGE", "empty", "3", ""));
+        same(new Reply.Int(0), run("EXISTS", "empty")); // an empty part makes no key
+        same(new Reply.Int(0), run("APPEND", "empty", ""));
+        same(new Reply.Int(1), run("EXISTS", "empty")); // APPEND makes one
+        same(Reply.error("ERR offset is out of range"), run("SETRANGE", "s", "-1", "x"));
+        same(Reply.error("ERR string exceeds maximum allowed size (proto-max-bulk-len)"),
+            run("SETRANGE", "s", Long.toString(ValueEdits.MAX_LENGTH), "x"));
+        same(Reply.error("ERR string exceeds maximum allowed size (proto-max-bulk-len)"),
+            run("SETRANGE", "s", Long.toString(Long.MAX_VALUE), "x"));
+
+        same(Reply.OK, run("SET", "f", "10.50"));
+        same(bulk("10.6"), run("INCRBYFLOAT", "f", "0.1"));
+        same(bulk("5010.6"), run("INCRBYFLOAT", "f", "5.0e3"));
+        same(bulk("0"), run("INCRBYFLOAT", "f", "-5010.6"));
+        same(bulk("-0.5"), run("INCRBYFLOAT", "new", "-.5"));
+        same(bulk("3"), run("INCRBYFLOAT", "i", "3"));
+        same(new Reply.Int(4), run("INCR", "i"));
+        same(bulk("0"), run("INCRBYFLOAT", "tiny", "1e-30"));
+        same(Reply.error("ERR value is not a valid float"), run("INCRBYFLOAT", "s", "1"));
+        same(Reply.error("ERR value is not a valid float"), run("INCRBYFLOAT", "f", " 1"));
+        same(Reply.error("ERR value is not a valid float"), run("INCRBYFLOAT", "f", "nan"));
+        same(Reply.error("ERR value is not a valid float"), run("INCRBYFLOAT", "f", "1e5000"));
+        same(Reply.OK, run("SET", "big", "1e4931"));
+        same(Reply.error("ERR increment would produce NaN or Infinity"), run("INCRBYFLOAT", "big", "9e4931"));
+        same(bulk("0"), run("INCRBYFLOAT", "mixed", "1e-999999999"));
+        same(bulk("1"), run("INCRBYFLOAT", "mixed", "1")); // a term far below the other costs nothing to add
+        same(bulk("1"), run("INCRBYFLOAT", "mixed", "1e-999999999"));
+        same(bulk("0"), run("GET", "f"));
+    }
+
+    /** Every command the store runs is routed by the connection as a read or a write, and no other. */
+    @Test
+    void everyCommandOfTheStoreIsARoutedReadOrWrite()
+    {
+        for (final String cmd : List.of("GET", "SET", "SETNX", "SETEX", "PSETEX", "GETSET", "GETEX", "GETDEL", "DEL",
+            "UNLINK", "EXISTS", "TOUCH", "INCR", "DECR", "INCRBY", "DECRBY", "INCRBYFLOAT", "MGET", "MSET", "MSETNX",
+            "APPEND", "SETRANGE", "GETRANGE", "STRLEN", "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "PERSIST",
+            "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME", "TYPE", "RENAME", "RENAMENX", "KEYS", "SCAN", "DBSIZE",
+            "FLUSHDB", "FLUSHALL"))
+        {
+            assertTrue(Commands.isWrite(cmd) != Commands.isRead(cmd), cmd + " is a read or a write, not both");
+            final String reply = render(run(cmd, "k", "1", "2", "3"));
+            assertFalse(reply.contains("unknown command"), cmd + ": " + reply);
+        }
+        same(Reply.error("ERR unknown command 'lpush'"), run("LPUSH", "k", "v"));
+        assertFalse(Commands.isWrite("LPUSH") || Commands.isRead("LPUSH"));
+    }
+
     /** DBSIZE and INFO's counts skip the walk over every key while no key has an expiry: the count must follow. */
     @Test
     void keyCountsFollowExpiriesAsTheyAreSetReplacedRemovedAndPassed()

@@ -1,0 +1,133 @@
+package io.weft.examples.kv;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Redis's commands on a key whatever its value (its "generic" group): expiry (EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT,
+ * PERSIST, TTL, PTTL, EXPIRETIME, PEXPIRETIME), TYPE, RENAME and RENAMENX, over {@link KvStore}'s map and at the clock
+ * reading of the command's batch. Writes on the delivery thread only, as every write of the store.
+ */
+final class KeyCommands
+{
+    private final Keyspace map;
+
+    KeyCommands(final Keyspace map)
+    {
+        this.map = map;
+    }
+
+    /**
+     * EXPIRE key seconds [NX|XX|GT|LT] (PEXPIRE in milliseconds; EXPIREAT and PEXPIREAT at a Unix time): a time not
+     * after the clock reading removes the key, as in Redis.
+     */
+    Reply expire(final List<byte[]> args, final long unitMillis, final boolean absolute, final long now)
+    {
+        if (args.size() > 4)
+        {
+            return Reply.wrongArity(Commands.name(args));
+        }
+        final long t = KvStore.integer(args.get(2));
+        final String opt = args.size() == 4 ? new String(args.get(3), StandardCharsets.US_ASCII)
+            .toUpperCase(Locale.ROOT) : "";
+        if (!List.of("", "NX", "XX", "GT", "LT").contains(opt))
+        {
+            return Reply.error("ERR Unsupported option " + opt);
+        }
+        final long at;
+        try
+        {
+            at = Math.addExact(absolute ? 0 : now, Math.multiplyExact(t, unitMillis));
+        }
+        catch (final ArithmeticException ex)
+        {
+            return Reply.error("ERR invalid expire time in '" + Commands.name(args).toLowerCase(Locale.ROOT) +
+                "' command");
+        }
+        final KvStore.Entry old = map.live(args.get(1), now);
+        if (old == null)
+        {
+            return new Reply.Int(0);
+        }
+        final boolean none = old.expireAt() == 0; // no expiry counts as an infinite one for GT and LT
+        final boolean allowed = switch (opt)
+        {
+            case "NX" -> none;
+            case "XX" -> !none;
+            case "GT" -> !none && at > old.expireAt();
+            case "LT" -> none || at < old.expireAt();
+            default -> true;
+        };
+        if (!allowed)
+        {
+            return new Reply.Int(0);
+        }
+        if (at <= now)
+        {
+            map.remove(new Key(args.get(1)));
+        }
+        else
+        {
+            map.put(new Key(args.get(1)), new KvStore.Entry(old.value(), at));
+        }
+        return new Reply.Int(1);
+    }
+
+    Reply persist(final byte[] key, final long now)
+    {
+        final KvStore.Entry old = map.live(key, now);
+        if (old == null || old.expireAt() == 0)
+        {
+            return new Reply.Int(0);
+        }
+        map.put(new Key(key), old.value());
+        return new Reply.Int(1);
+    }
+
+    /** TTL and PTTL ({@code absolute}: EXPIRETIME and PEXPIRETIME): -2 for no key, -1 for no expiry. */
+    Reply ttl(final byte[] key, final long now, final boolean seconds, final boolean absolute)
+    {
+        final KvStore.Entry e = map.live(key, now);
+        if (e == null)
+        {
+            return new Reply.Int(-2);
+        }
+        if (e.expireAt() == 0)
+        {
+            return new Reply.Int(-1);
+        }
+        final long left = absolute ? e.expireAt() : e.expireAt() - now;
+        return new Reply.Int(seconds ? (left + 500) / 1000 : left);
+    }
+
+    /**
+     * RENAME key newkey (RENAMENX: only if newkey does not exist): the value and its expiry move; an existing newkey
+     * is replaced.
+     */
+    Reply type(final byte[] key, final long now)
+    {
+        return new Reply.Simple(map.live(key, now) == null ? "none" : "string");
+    }
+
+    Reply rename(final byte[] from, final byte[] to, final boolean nx, final long now)
+    {
+        final KvStore.Entry e = map.live(from, now);
+        if (e == null)
+        {
+            return Reply.error("ERR no such key");
+        }
+        final Key target = new Key(to);
+        if (target.equals(new Key(from)))
+        {
+            return nx ? new Reply.Int(0) : Reply.OK;
+        }
+        if (nx && map.live(to, now) != null)
+        {
+            return new Reply.Int(0);
+        }
+        map.remove(new Key(from));
+        map.put(target, e);
+        return nx ? new Reply.Int(1) : Reply.OK;
+    }
+}

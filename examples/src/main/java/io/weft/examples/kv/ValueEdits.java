@@ -1,0 +1,164 @@
+package io.weft.examples.kv;
+
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Redis's commands that make a string's new value out of its old one, keeping its expiry: the counters (INCR, DECR,
+ * INCRBY, DECRBY, INCRBYFLOAT), APPEND and SETRANGE; and GETRANGE, which reads a part of it. A value never grows past
+ * {@value #MAX_LENGTH} bytes, Redis's default {@code proto-max-bulk-len}.
+ */
+final class ValueEdits
+{
+    /** The longest value an edit may make. */
+    static final long MAX_LENGTH = 512L << 20;
+    /** The longest float argument Redis reads ({@code MAX_LONG_DOUBLE_CHARS}). */
+    private static final int MAX_FLOAT_CHARS = 5 * 1024;
+    /** The sums' precision: more than a long double's 64-bit mantissa carries, so Redis's results print the same. */
+    private static final MathContext SUM = new MathContext(40, RoundingMode.HALF_EVEN);
+    /** A long double's largest finite value is about 1.19e4932: Redis's sum is infinite from there. */
+    private static final BigDecimal INFINITE = new BigDecimal("1e4932");
+    /** Below this, Redis's 17 decimal places print 0. */
+    private static final BigDecimal NEGLIGIBLE = new BigDecimal("5e-18");
+    private static final Reply TOO_LONG = Reply.error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+    private static final Reply NOT_A_FLOAT = Reply.error("ERR value is not a valid float");
+
+    private final Keyspace map;
+
+    ValueEdits(final Keyspace map)
+    {
+        this.map = map;
+    }
+
+    private void replace(final byte[] key, final byte[] value, final KvStore.Entry old)
+    {
+        map.put(new Key(key), new KvStore.Entry(value, old == null ? 0 : old.expireAt()));
+    }
+
+    Reply decrBy(final byte[] key, final long by, final long now)
+    {
+        if (by == Long.MIN_VALUE)
+        {
+            return Reply.error("ERR decrement would overflow");
+        }
+        return incrBy(key, -by, now);
+    }
+
+    Reply incrBy(final byte[] key, final long by, final long now)
+    {
+        final KvStore.Entry old = map.live(key, now);
+        final long value = old == null ? 0 : KvStore.integer(old.value());
+        final long result;
+        try
+        {
+            result = Math.addExact(value, by);
+        }
+        catch (final ArithmeticException ex)
+        {
+            return Reply.error("ERR increment or decrement would overflow");
+        }
+        replace(key, Long.toString(result).getBytes(StandardCharsets.US_ASCII), old);
+        return new Reply.Int(result);
+    }
+
+    /**
+     * INCRBYFLOAT key increment: decimal arithmetic, which every member computes alike, printed as Redis prints its
+     * long double (17 decimal places at most, no trailing zeros, no exponent); Redis's infinity is an error.
+     */
+    Reply incrByFloat(final byte[] key, final byte[] increment, final long now)
+    {
+        final KvStore.Entry old = map.live(key, now);
+        final BigDecimal value = old == null ? BigDecimal.ZERO : decimal(old.value());
+        final BigDecimal by = decimal(increment);
+        if (value == null || by == null)
+        {
+            return NOT_A_FLOAT;
+        }
+        final BigDecimal sum = value.add(by, SUM); // with a precision, a negligible term costs nothing to align
+        if (sum.abs().compareTo(INFINITE) >= 0)
+        {
+            return Reply.error("ERR increment would produce NaN or Infinity");
+        }
+        final BigDecimal printed = sum.abs().compareTo(NEGLIGIBLE) < 0 ? BigDecimal.ZERO :
+            sum.setScale(17, RoundingMode.HALF_EVEN).stripTrailingZeros();
+        final byte[] result = (printed.signum() == 0 ? "0" : printed.toPlainString())
+            .getBytes(StandardCharsets.US_ASCII);
+        replace(key, result, old);
+        return new Reply.Bulk(result);
+    }
+
+    /** A float argument or value as Redis reads one (no spaces, finite), or null. */
+    private static BigDecimal decimal(final byte[] bytes)
+    {
+        if (bytes.length == 0 || bytes.length > MAX_FLOAT_CHARS)
+        {
+            return null;
+        }
+        try
+        {
+            final BigDecimal d = new BigDecimal(new String(bytes, StandardCharsets.US_ASCII));
+            return d.abs().compareTo(INFINITE) < 0 ? d : null;
+        }
+        catch (final NumberFormatException ex)
+        {
+            return null;
+        }
+    }
+
+    /**
+     * SETRANGE key offset value: writes {@code part} at {@code offset}, zeros before it where the value was shorter,
+     * and replies the new length; an empty part changes nothing.
+     */
+    Reply setRange(final byte[] key, final long offset, final byte[] part, final long now)
+    {
+        return write(key, offset, part, false, now);
+    }
+
+    /** APPEND key value: {@link #setRange} at the end, which makes a key even of an empty part. */
+    Reply append(final byte[] key, final byte[] part, final long now)
+    {
+        return write(key, -1, part, true, now);
+    }
+
+    private Reply write(final byte[] key, final long offset, final byte[] part, final boolean append, final long now)
+    {
+        final KvStore.Entry old = map.live(key, now);
+        final byte[] before = old == null ? new byte[0] : old.value();
+        final long at = append ? before.length : offset;
+        if (at < 0)
+        {
+            return Reply.error("ERR offset is out of range");
+        }
+        if (part.length == 0 && !(append && old == null))
+        {
+            return new Reply.Int(before.length);
+        }
+        if (at > MAX_LENGTH - part.length) // not at + part.length: an offset near Long.MAX_VALUE wraps
+        {
+            return TOO_LONG;
+        }
+        final byte[] value = Arrays.copyOf(before, (int)Math.max(before.length, at + part.length));
+        System.arraycopy(part, 0, value, (int)at, part.length);
+        replace(key, value, old);
+        return new Reply.Int(value.length);
+    }
+
+    /** GETRANGE key start end: both inclusive, negative from the end, clamped to the value; "" for no key. */
+    Reply getRange(final byte[] key, final long start, final long end, final long now)
+    {
+        final KvStore.Entry e = map.live(key, now);
+        final byte[] value = e == null ? new byte[0] : e.value();
+        final long length = value.length;
+        if (start < 0 && end < 0 && start > end)
+        {
+            return new Reply.Bulk(new byte[0]);
+        }
+        final long from = Math.max(0, start < 0 ? length + start : start);
+        final long to = Math.min(length - 1, Math.max(0, end < 0 ? length + end : end));
+        return new Reply.Bulk(from > to || length == 0 ? new byte[0] : Arrays.copyOfRange(value, (int)from,
+            (int)to + 1));
+    }
+}
