@@ -298,6 +298,12 @@ class KvStoreGroupTest
             Await.until(() -> b.dbSize() == held, () -> "member 1 to hold the " + held + " keys: " + b.dbSize());
             assertThrows(JedisDataException.class, () -> b.append("k0", "more"), "member 1 is as full");
             assertThrows(JedisDataException.class, () -> a.incr("counter"));
+            final redis.clients.jedis.Transaction grows = a.multi(); // a transaction that would grow it, as a whole
+            grows.expire("k2", 1000);
+            grows.set("k" + stored, value);
+            final JedisDataException oom = assertThrows(JedisDataException.class, grows::exec);
+            assertTrue(oom.getMessage().startsWith("OOM "), oom.getMessage());
+            assertEquals(-1, b.ttl("k2"), "nothing of the refused transaction was applied");
             assertEquals(1, b.expire("k1", 1000), "an expiry grows nothing");
             assertEquals(1, a.del("k0"), "a DEL frees memory and is taken");
             assertEquals("OK", a.set("again", "x"), "under the limit again");
@@ -306,6 +312,68 @@ class KvStoreGroupTest
                 assertEquals(String.valueOf(held), redisCli(port, "dbsize"), "member at " + port);
                 assertEquals("x", redisCli(port, "get", "again"));
                 assertEquals("", redisCli(port, "get", "k" + held), "the refused key");
+            }
+        }
+    }
+
+    /**
+     * MULTI ... EXEC (a Redis client's transaction, redis-py's default pipeline): the queued commands run whole and
+     * alone in the group's order, while another client at another member writes the same keys; a command refused while
+     * queuing discards the transaction. Before, MULTI was an unknown command.
+     */
+    @Test
+    void aTransactionRunsWholeWhileAnotherMemberWritesTheSameKeys() throws Exception
+    {
+        try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable");
+             Jedis a = new Jedis("127.0.0.1", kv.ports.get(0)); Jedis b = new Jedis("127.0.0.1", kv.ports.get(1)))
+        {
+            final java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            final java.util.concurrent.atomic.AtomicLong otherWrites = new java.util.concurrent.atomic.AtomicLong();
+            final Thread other = Thread.ofPlatform().daemon(true).start(() ->
+            {
+                while (!stop.get())
+                {
+                    final Pipeline p = b.pipelined();
+                    for (int i = 0; i < 20; i++)
+                    {
+                        p.set("k", "b");
+                        p.incr("n");
+                    }
+                    p.sync();
+                    otherWrites.addAndGet(40);
+                }
+            });
+            for (int i = 0; i < 300; i++)
+            {
+                final redis.clients.jedis.Transaction t = a.multi();
+                t.set("k", "a");
+                final Response<String> read = t.get("k");
+                final Response<Long> first = t.incr("n");
+                final Response<Long> second = t.incr("n");
+                t.exec();
+                assertEquals("a", read.get(), "transaction " + i + ": another client's SET came between its commands");
+                assertEquals(first.get() + 1, second.get(), "transaction " + i + ": another INCR came between");
+            }
+            stop.set(true);
+            other.join(30_000);
+            assertTrue(otherWrites.get() > 0, "the other client wrote meanwhile");
+            final long n = Long.parseLong(a.get("n"));
+            assertEquals(600 + otherWrites.get() / 2, n, "every INCR applied once");
+            for (final int port : kv.ports)
+            {
+                assertEquals(String.valueOf(n), redisCli(port, "get", "n"), "member at " + port);
+            }
+
+            // a command refused while queuing discards the whole transaction; the connection serves on
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", kv.ports.get(2)))
+            {
+                s.setSoTimeout(10_000);
+                s.getOutputStream().write(("MULTI\r\nSET q 1\r\nPING\r\nEXEC\r\nGET q\r\nEXEC\r\nQUIT\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+                final String replies = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                assertEquals("+OK\r\n+QUEUED\r\n-ERR 'ping' inside MULTI: a transaction here takes the store's commands " +
+                    "only\r\n-EXECABORT Transaction discarded because of previous errors.\r\n$-1\r\n" +
+                    "-ERR EXEC without MULTI\r\n+OK\r\n", replies);
             }
         }
     }

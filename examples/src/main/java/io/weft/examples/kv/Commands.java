@@ -27,10 +27,12 @@ final class Commands
         return WRITES.contains(command);
     }
 
-    /** Whether {@code command} is a write that may make the store larger. */
-    static boolean mayGrow(final String command)
+    /** Whether the write {@code args} may make the store larger; an EXEC ({@link Transaction}) if any of its may. */
+    static boolean mayGrow(final List<byte[]> args)
     {
-        return GROWING.contains(command);
+        final String command = name(args);
+        return command.equals("EXEC") ? Transaction.commands(args).stream().anyMatch(Commands::mayGrow) :
+            GROWING.contains(command);
     }
 
     static boolean isRead(final String command)

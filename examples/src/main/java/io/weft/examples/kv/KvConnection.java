@@ -55,6 +55,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private boolean submitted;
     /** Event loop: the outbound buffer is past its high-water mark; neither reading nor writing until it drains. */
     private boolean outputPaused;
+    /** Event loop: the open MULTI, or null. */
+    private Transaction transaction;
 
     KvConnection(final KvReplica replica, final long id)
     {
@@ -95,6 +97,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private Command dispatch(final List<byte[]> args)
     {
         final String cmd = Commands.name(args);
+        if (transaction != null)
+        {
+            return inTransaction(cmd, args);
+        }
         if (Commands.isWrite(cmd))
         {
             return lastInGroup = inGroup(args, true);
@@ -108,6 +114,40 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 Command.answered(replica.readLocal(args), resp3) : (lastInGroup = inGroup(args, false));
         }
         return Command.answered(connectionCommand(cmd, args), resp3);
+    }
+
+    /** A command while MULTI is open: EXEC sends the transaction, DISCARD drops it, a store command is queued. */
+    private Command inTransaction(final String cmd, final List<byte[]> args)
+    {
+        final Transaction t = transaction;
+        if (cmd.equals("EXEC") && !t.refused())
+        {
+            transaction = null;
+            return lastInGroup = inGroup(t.exec(), true); // reads too: they take their place in the order
+        }
+        final Reply reply = switch (cmd)
+        {
+            case "EXEC" ->
+            {
+                transaction = null;
+                yield Reply.error("EXECABORT Transaction discarded because of previous errors.");
+            }
+            case "DISCARD" ->
+            {
+                transaction = null;
+                yield Reply.OK;
+            }
+            case "MULTI" -> Reply.error("ERR MULTI calls can not be nested");
+            case "WATCH" -> Reply.error("ERR WATCH inside MULTI is not allowed");
+            case "QUIT", "RESET" ->
+            {
+                transaction = null;
+                yield connectionCommand(cmd, args);
+            }
+            default -> Commands.isWrite(cmd) || Commands.isRead(cmd) ? t.queue(args) : t.refuse("ERR '" +
+                cmd.toLowerCase(Locale.ROOT) + "' inside MULTI: a transaction here takes the store's commands only");
+        };
+        return Command.answered(reply, resp3);
     }
 
     private Command inGroup(final List<byte[]> args, final boolean write)
@@ -144,6 +184,15 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 name = null;
                 yield new Reply.Simple("RESET");
             }
+            case "MULTI" ->
+            {
+                transaction = new Transaction(replica.maxCommandBytes());
+                yield Reply.OK;
+            }
+            case "EXEC", "DISCARD" -> Reply.error("ERR " + cmd + " without MULTI");
+            case "WATCH" -> Reply.error("ERR WATCH is not supported by this store: MULTI ... EXEC runs whole in the " +
+                "group's order, but a change to a watched key is not detected");
+            case "UNWATCH" -> Reply.OK; // nothing is ever watched
             default -> Reply.error("ERR unknown command '" + text(args.getFirst()) + "', with args beginning with: " +
                 String.join(" ", args.subList(1, Math.min(n, 4)).stream().map(a -> "'" + text(a) + "'").toList()));
         };

@@ -263,7 +263,7 @@ public final class KvReplica implements AutoCloseable
         {
             command.complete(Reply.error("CLUSTERDOWN " + reason));
         }
-        else if (command.write && store.bytes() > maxMemory && Commands.mayGrow(Commands.name(command.args)))
+        else if (command.write && store.bytes() > maxMemory && Commands.mayGrow(command.args))
         {
             command.complete(Reply.error("OOM command not allowed when used memory > 'maxmemory'."));
         }

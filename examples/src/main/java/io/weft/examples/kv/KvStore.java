@@ -141,6 +141,7 @@ public final class KvStore
                 case "SCAN" -> n < 2 ? Reply.wrongArity(cmd) : scan(args, now);
                 case "DBSIZE" -> n != 1 ? Reply.wrongArity(cmd) : new Reply.Int(size(now));
                 case "FLUSHDB", "FLUSHALL" -> n > 2 ? Reply.wrongArity(cmd) : flush();
+                case "EXEC" -> exec(args, now);
                 default -> Reply.error("ERR unknown command '" + cmd.toLowerCase(Locale.ROOT) + "'");
             };
         }
@@ -462,6 +463,20 @@ public final class KvStore
         }
         final long next = b < Keyspace.BUCKETS ? b : 0;
         return new Reply.Array(List.of(Reply.Bulk.of(Long.toUnsignedString(next)), new Reply.Array(found)));
+    }
+
+    /** A transaction's commands in order ({@link Transaction}), nothing between them: their replies, one array. */
+    private Reply exec(final List<byte[]> args, final long now)
+    {
+        final List<List<byte[]>> commands = Transaction.commands(args);
+        final List<Reply> replies = new ArrayList<>(commands.size());
+        for (final List<byte[]> command : commands)
+        {
+            replies.add(apply(command, now));
+        }
+        // the batch counts an EXEC as one write; its other commands may add expiring keys too (SETEX): their removals
+        removeExpired(now, Math.max(0, commands.size() - 1));
+        return new Reply.Array(replies);
     }
 
     private Reply flush()

@@ -272,6 +272,34 @@ class KvStoreTest
         same(bulk("0"), run("GET", "f"));
     }
 
+    @Test
+    void aTransactionAppliesItsCommandsInOrderAndAnswersEach()
+    {
+        final Transaction t = new Transaction(1_000);
+        same(Transaction.QUEUED, t.queue(args("SET", "a", "1")));
+        same(Transaction.QUEUED, t.queue(args("INCR", "a")));
+        same(Transaction.QUEUED, t.queue(args("INCR", "s")));
+        same(Transaction.QUEUED, t.queue(args("GET", "a")));
+        same(Transaction.QUEUED, t.queue(args("GET")));
+        assertFalse(t.refused());
+        same(new Reply.Array(List.of(Reply.OK, new Reply.Int(2), new Reply.Int(1), bulk("2"), Reply.wrongArity("GET"))),
+            store.apply(t.exec(), now));
+        assertTrue(Commands.mayGrow(t.exec()), "a transaction with a SET may grow the store");
+
+        final Transaction big = new Transaction(100);
+        same(Transaction.QUEUED, big.queue(args("SET", "b", "x".repeat(40))));
+        same(Reply.error("ERR the transaction would exceed the replicated store's limit of 100 bytes for one write; " +
+            "it is discarded at EXEC"), big.queue(args("SET", "c", "x".repeat(40))));
+        assertTrue(big.refused());
+        final Transaction reads = new Transaction(1_000);
+        reads.queue(args("GET", "a"));
+        assertFalse(Commands.mayGrow(reads.exec()));
+        same(new Reply.Array(List.of()), store.apply(new Transaction(1_000).exec(), now)); // MULTI, then EXEC
+        same(Reply.error("ERR malformed EXEC write"), run("EXEC", "3", "GET", "a"));
+        same(Reply.error("ERR value is not an integer or out of range"), run("EXEC", "x", "GET", "a"));
+        same(bulk("2"), run("GET", "a"));
+    }
+
     /** Every command the store runs is routed by the connection as a read or a write, and no other. */
     @Test
     void everyCommandOfTheStoreIsARoutedReadOrWrite()
