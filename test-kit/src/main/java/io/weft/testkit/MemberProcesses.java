@@ -158,7 +158,10 @@ public final class MemberProcesses implements AutoCloseable
         }
     }
 
-    /** Asks every live process to stop (SIGTERM: members leave their group gracefully). */
+    /**
+     * Asks every live process to stop: SIGTERM, which runs its shutdown hooks (a kv-member leaves its group gracefully;
+     * the other member programs have no such hook, and their groups see them go as after a crash).
+     */
     public void terminate()
     {
         for (final Process p : processes)

@@ -6,8 +6,8 @@ import java.util.List;
  * Ends a member JVM when the process that started it ends. {@link MemberProcess} and {@link MemberProcesses} pass
  * their own pid as {@value #PROPERTY}; a member whose launcher or test JVM is killed (kill -9, a surefire timeout)
  * would otherwise live on as an orphan, holding its ports, its shared-memory files and CPU. The exit runs the shutdown
- * hooks, so the member leaves as after SIGTERM. The JDK polls a process that is not a child (at most every 5 s):
- * nothing spins.
+ * hooks, as SIGTERM does (a kv-member leaves its group; every member removes its shm table files). The JDK polls a
+ * process that is not a child (at most every 5 s): nothing spins.
  */
 public final class ParentWatch
 {

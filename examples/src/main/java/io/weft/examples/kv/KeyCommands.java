@@ -101,15 +101,16 @@ final class KeyCommands
         return new Reply.Int(seconds ? (left + 500) / 1000 : left);
     }
 
-    /**
-     * RENAME key newkey (RENAMENX: only if newkey does not exist): the value and its expiry move; an existing newkey
-     * is replaced.
-     */
+    /** TYPE key: "string", the one type this store holds, or "none". */
     Reply type(final byte[] key, final long now)
     {
         return new Reply.Simple(map.live(key, now) == null ? "none" : "string");
     }
 
+    /**
+     * RENAME key newkey (RENAMENX: only if newkey does not exist): the value and its expiry move; an existing newkey
+     * is replaced.
+     */
     Reply rename(final byte[] from, final byte[] to, final boolean nx, final long now)
     {
         final KvStore.Entry e = map.live(from, now);

@@ -404,9 +404,9 @@ public final class KvStore
     }
 
     /**
-     * SCAN cursor [MATCH pattern] [COUNT n]: whole buckets of the {@link Keyspace} from the cursor (a bucket index)
-     * until at least COUNT keys were visited; the next cursor is the next bucket, 0 at the end. Every key present for
-     * the whole scan is returned, at any member.
+     * SCAN cursor [MATCH pattern] [COUNT n] [TYPE type]: whole buckets of the {@link Keyspace} from the cursor (a
+     * bucket index) until at least COUNT keys were visited; the next cursor is the next bucket, 0 at the end. Every key
+     * present for the whole scan is returned, at any member; a TYPE other than "string" returns none.
      */
     private Reply scan(final List<byte[]> args, final long now)
     {
@@ -421,16 +421,21 @@ public final class KvStore
         }
         byte[] pattern = null;
         long count = 10;
+        boolean strings = true;
         for (int i = 2; i < args.size(); i += 2)
         {
             final String opt = new String(args.get(i), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
-            if (i + 1 >= args.size() || !(opt.equals("MATCH") || opt.equals("COUNT")))
+            if (i + 1 >= args.size() || !(opt.equals("MATCH") || opt.equals("COUNT") || opt.equals("TYPE")))
             {
                 return Reply.error("ERR syntax error");
             }
             if (opt.equals("MATCH"))
             {
                 pattern = args.get(i + 1);
+            }
+            else if (opt.equals("TYPE"))
+            {
+                strings = "string".equalsIgnoreCase(new String(args.get(i + 1), StandardCharsets.US_ASCII));
             }
             else
             {
@@ -454,7 +459,7 @@ public final class KvStore
             {
                 visited++;
                 final byte[] key = e.getKey().bytes();
-                if (e.getValue().live(now) && (pattern == null || Glob.matches(pattern, key)))
+                if (strings && e.getValue().live(now) && (pattern == null || Glob.matches(pattern, key)))
                 {
                     found.add(bulk(key));
                 }

@@ -374,7 +374,7 @@ class KvStoreTest
         int pages = 0;
         do
         {
-            cursor = scanPage(cursor, scanned, "MATCH", "user:*", "COUNT", "37");
+            cursor = scanPage(cursor, scanned, "MATCH", "user:*", "COUNT", "37", "TYPE", "String");
             pages++;
             if (pages == 5)
             {
@@ -393,6 +393,15 @@ class KvStoreTest
         assertFalse(Glob.matches("a\\*b".getBytes(), "axb".getBytes()));
         assertTrue(Glob.matches("*".getBytes(), "".getBytes()));
         same(Reply.error("ERR invalid cursor"), run("SCAN", "x"));
+        final Set<String> lists = new HashSet<>();
+        long next = 0;
+        do
+        {
+            next = scanPage(next, lists, "TYPE", "list", "COUNT", "1000"); // redis-py's scan_iter(_type=...)
+        }
+        while (next != 0);
+        assertEquals(Set.of(), lists, "no key is a list");
+        same(Reply.error("ERR syntax error"), run("SCAN", "0", "TYPE"));
     }
 
     /** One SCAN page from {@code cursor}: adds its keys to {@code into} (none may come twice); the next cursor. */
