@@ -153,6 +153,11 @@ final class ControlServer implements AutoCloseable
             final DataInputStream in = new DataInputStream(buffered);
             final DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
             final ControlWire.Frame join = ControlWire.read(in, ControlWire.MAX_REQUEST);
+            if (join.type() == ControlWire.PROBE) // a member about to open view 0: is a group running here?
+            {
+                ControlWire.write(out, ControlWire.PROBED, ControlWire.utf8(desk.groupName()));
+                return;
+            }
             if (join.type() != ControlWire.JOIN && join.type() != ControlWire.FETCH)
             {
                 throw new ControlWire.ProtocolException("expected JOIN or FETCH, got frame type " + join.type());

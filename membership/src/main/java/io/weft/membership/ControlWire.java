@@ -29,7 +29,9 @@ import java.util.List;
  * </pre>
  * A member of the view fetches part of another member's state outside a view change ({@link Group#fetchState}: the
  * DDS layer's logs when a whole group starts again) with the same handshake opened by FETCH instead of JOIN; the
- * member answers REFUSE reason, or ACCEPTED and STATE* ({@link StateTransfer#captureNow} of the request).
+ * member answers REFUSE reason, or ACCEPTED and STATE* ({@link StateTransfer#captureNow} of the request). A member
+ * about to open view 0 asks each other member's port PROBE, unauthenticated: a member answers PROBED with its group's
+ * name and closes ({@link GoneProbe#listens}).
  * Neither side sends the secret; each proves it knows it, so a joiner never takes a view from an impostor, and the
  * view and state it installs are bound to this handshake: nobody on the path can alter or replay them. The member
  * gives a handshake 5 s in all (not per read), so a client trickling bytes cannot hold one of its slots.
@@ -38,8 +40,8 @@ final class ControlWire
 {
     static final int MAGIC = 0x57464354; // "WFCT"
     // 2: the joiner's state request in RESPONSE, under its MAC; 3: VIEW lists added subgroups; 4: the state in chunks;
-    // 5: FETCH
-    static final byte VERSION = 5;
+    // 5: FETCH; 6: PROBE
+    static final byte VERSION = 6;
     static final byte JOIN = 1;
     static final byte CHALLENGE = 2;
     static final byte RESPONSE = 3;
@@ -51,6 +53,8 @@ final class ControlWire
     static final byte STATE = 9;
     static final byte ADMIT_MAC = 10;
     static final byte FETCH = 11;
+    static final byte PROBE = 12;
+    static final byte PROBED = 13;
     static final int NONCE = 32;
     /** Largest frame a member accepts from a joiner: only the handshake travels that way. */
     static final int MAX_REQUEST = 4096;

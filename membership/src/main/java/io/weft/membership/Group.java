@@ -118,7 +118,7 @@ public final class Group implements AutoCloseable
     {
         for (final MemberAddress m : config.group().members())
         {
-            if (m.id() != config.memberId() && GoneProbe.listens(m))
+            if (m.id() != config.memberId() && GoneProbe.listens(m, config.group().name()))
             {
                 throw new GroupRefusedException("member " + config.memberId() + " cannot open view 0 of group " +
                     config.group().name() + ": member " + m.id() + " answers on its control port " + m.host() + ":" +

@@ -41,4 +41,40 @@ class GoneProbeTest
         }
         assertTrue(GoneProbe.refuses(table.members().get(0)), "once member 0 closes its port, it refuses");
     }
+
+    /**
+     * open() refuses a view 0 only where a member of the group answers: another program on a member's control port (a
+     * proxy that accepts every connection, which is how this host answered an address outside it) used to make a
+     * member that started first refuse to start, telling it the group ran already.
+     */
+    @Test
+    void onlyAMemberOfTheGroupAnswersThatItRuns() throws Exception
+    {
+        final List<Integer> ports = TestGroups.freePorts(2);
+        final MemberAddress m = new MemberAddress(1, "127.0.0.1", ports.get(0), ports.get(1));
+        for (final byte[] answer : List.of(new byte[0], "HTTP/1.1 400 Bad Request\r\n\r\n".getBytes(),
+            new byte[] {0x57, 0x46, 0x43, 0x54, ControlWire.VERSION, ControlWire.PROBED, 0, 0, 0, 5, 'o', 't', 'h', 'e',
+                'r'}))
+        {
+            try (ServerSocket stranger = new ServerSocket())
+            {
+                stranger.bind(new InetSocketAddress("127.0.0.1", ports.get(1)));
+                final Thread answering = Thread.ofPlatform().daemon(true).start(() ->
+                {
+                    try (java.net.Socket s = stranger.accept())
+                    {
+                        s.getOutputStream().write(answer); // nothing, an HTTP error, another group's answer
+                        s.getInputStream().read(new byte[64]);
+                    }
+                    catch (final java.io.IOException ex)
+                    {
+                        // the probe is gone
+                    }
+                });
+                assertFalse(GoneProbe.listens(m, "probe"), new String(answer) + " is no member of group probe");
+                assertFalse(GoneProbe.refuses(m), "the port accepts: nothing proves the member gone");
+                answering.join(5_000);
+            }
+        }
+    }
 }

@@ -217,8 +217,8 @@ class JoinLeaveTest
                 final byte[] junk = new byte[4096];
                 random.nextBytes(junk);
                 assertTrue(sendAndRead(address.host(), address.controlPort(), junk).contains("not a weft control frame"));
-                // magic, control protocol version 5, JOIN, a length of 1 GiB
-                final byte[] huge = java.nio.ByteBuffer.allocate(10).putInt(0x57464354).put((byte)5).put((byte)1)
+                // magic, control protocol version 6, JOIN, a length of 1 GiB
+                final byte[] huge = java.nio.ByteBuffer.allocate(10).putInt(0x57464354).put((byte)6).put((byte)1)
                     .putInt(1 << 30).array();
                 assertTrue(sendAndRead(address.host(), address.controlPort(), huge).contains("at most"));
                 slow.add(() ->
@@ -283,7 +283,7 @@ class JoinLeaveTest
         try (Socket s = new Socket())
         {
             s.connect(new InetSocketAddress(host, port), 1000);
-            final byte[] frame = java.nio.ByteBuffer.allocate(10 + 100).putInt(0x57464354).put((byte)5).put((byte)1)
+            final byte[] frame = java.nio.ByteBuffer.allocate(10 + 100).putInt(0x57464354).put((byte)6).put((byte)1)
                 .putInt(100).array();
             final Thread trickler = Thread.ofPlatform().daemon(true).start(() ->
             {
