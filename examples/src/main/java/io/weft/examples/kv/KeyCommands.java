@@ -11,6 +11,9 @@ import java.util.Locale;
  */
 final class KeyCommands
 {
+    /** EXPIRE's conditions, none among them. */
+    private static final List<String> OPTIONS = List.of("", "NX", "XX", "GT", "LT");
+
     private final Keyspace map;
 
     KeyCommands(final Keyspace map)
@@ -31,20 +34,11 @@ final class KeyCommands
         final long t = KvStore.integer(args.get(2));
         final String opt = args.size() == 4 ? new String(args.get(3), StandardCharsets.US_ASCII)
             .toUpperCase(Locale.ROOT) : "";
-        if (!List.of("", "NX", "XX", "GT", "LT").contains(opt))
+        if (!OPTIONS.contains(opt))
         {
             return Reply.error("ERR Unsupported option " + opt);
         }
-        final long at;
-        try
-        {
-            at = Math.addExact(absolute ? 0 : now, Math.multiplyExact(t, unitMillis));
-        }
-        catch (final ArithmeticException ex)
-        {
-            return Reply.error("ERR invalid expire time in '" + Commands.name(args).toLowerCase(Locale.ROOT) +
-                "' command");
-        }
+        final long at = KvStore.expiryTime(t, unitMillis, absolute, now, Commands.name(args).toLowerCase(Locale.ROOT));
         final KvStore.Entry old = map.live(args.get(1), now);
         if (old == null)
         {

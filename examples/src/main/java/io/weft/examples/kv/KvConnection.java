@@ -120,18 +120,14 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private Command inTransaction(final String cmd, final List<byte[]> args)
     {
         final Transaction t = transaction;
-        if (cmd.equals("EXEC") && !t.refused())
+        if (cmd.equals("EXEC"))
         {
             transaction = null;
-            return lastInGroup = inGroup(t.exec(), true); // reads too: they take their place in the order
+            return t.refused() ? Command.answered(Reply.error("EXECABORT Transaction discarded because of previous " +
+                "errors."), resp3) : (lastInGroup = inGroup(t.exec(), true)); // reads too: they take their place
         }
         final Reply reply = switch (cmd)
         {
-            case "EXEC" ->
-            {
-                transaction = null;
-                yield Reply.error("EXECABORT Transaction discarded because of previous errors.");
-            }
             case "DISCARD" ->
             {
                 transaction = null;

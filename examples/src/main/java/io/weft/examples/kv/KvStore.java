@@ -25,6 +25,7 @@ public final class KvStore
     /** Expired entries removed after a batch per write it carries: more than a write can add. */
     static final int EXPIRED_PER_WRITE = 2;
     private static final Logger LOG = LoggerFactory.getLogger(KvStore.class);
+    private static final List<String> EXPIRY_OPTIONS = List.of("EX", "PX", "EXAT", "PXAT");
     private final Keyspace map = new Keyspace();
     /** EXPIRE and the other commands on a key whatever its value. */
     private final KeyCommands keys = new KeyCommands(map);
@@ -266,24 +267,34 @@ public final class KvStore
     private static long expireAt(final String option, final byte[] t, final long now, final String command)
     {
         final long time = integer(t);
+        if (time <= 0)
+        {
+            throw new SyntaxError("ERR invalid expire time in '" + command + "' command");
+        }
+        return switch (option)
+        {
+            case "EX" -> expiryTime(time, 1000, false, now, command);
+            case "PX" -> expiryTime(time, 1, false, now, command);
+            case "EXAT" -> expiryTime(time, 1000, true, now, command);
+            default -> time;
+        };
+    }
+
+    /**
+     * {@code t} units of {@code unitMillis} after {@code now}, or after the epoch if {@code absolute}, in epoch
+     * milliseconds: every expiry of every command is computed here; Redis's error where it does not fit a long.
+     */
+    static long expiryTime(final long t, final long unitMillis, final boolean absolute, final long now,
+        final String command)
+    {
         try
         {
-            if (time > 0)
-            {
-                return switch (option)
-                {
-                    case "EX" -> Math.addExact(now, Math.multiplyExact(time, 1000));
-                    case "PX" -> Math.addExact(now, time);
-                    case "EXAT" -> Math.multiplyExact(time, 1000);
-                    default -> time;
-                };
-            }
+            return Math.addExact(absolute ? 0 : now, Math.multiplyExact(t, unitMillis));
         }
         catch (final ArithmeticException ex)
         {
-            // as for a time that is not positive, below
+            throw new SyntaxError("ERR invalid expire time in '" + command + "' command");
         }
-        throw new SyntaxError("ERR invalid expire time in '" + command + "' command");
     }
 
     /** SETEX key seconds value, PSETEX key milliseconds value. */
@@ -300,7 +311,7 @@ public final class KvStore
         final String opt = args.size() > 2 ? new String(args.get(2), StandardCharsets.US_ASCII)
             .toUpperCase(Locale.ROOT) : "";
         final boolean persist = opt.equals("PERSIST") && args.size() == 3;
-        if (!(args.size() == 2 || persist || (List.of("EX", "PX", "EXAT", "PXAT").contains(opt) && args.size() == 4)))
+        if (!(args.size() == 2 || persist || (EXPIRY_OPTIONS.contains(opt) && args.size() == 4)))
         {
             return Reply.error("ERR syntax error");
         }
