@@ -31,7 +31,7 @@ final class Commands
     static boolean mayGrow(final List<byte[]> args)
     {
         final String command = name(args);
-        return command.equals("EXEC") ? Transaction.commands(args).stream().anyMatch(Commands::mayGrow) :
+        return command.equals("EXEC") ? Transaction.parse(args).commands().stream().anyMatch(Commands::mayGrow) :
             GROWING.contains(command);
     }
 

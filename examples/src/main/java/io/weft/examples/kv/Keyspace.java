@@ -48,6 +48,8 @@ final class Keyspace
      * writing thread's only.
      */
     private final ExpiryHeap expiries = new ExpiryHeap();
+    /** The write position of each bucket's last change: WATCH's. */
+    final KeyVersions versions = new KeyVersions();
 
     /**
      * Bytes an entry takes besides its key's and value's (an estimate, see {@link #bytes}): its share of the table's
@@ -132,6 +134,7 @@ final class Keyspace
     {
         final int length = value(stored).length;
         final Object old = entries.put(key, stored, length); // the length replaced comes from the slot: old unread
+        versions.stamp(key);
         addBytes(old == null ? key.length() + ENTRY_OVERHEAD + length : length - entries.replacedLength());
         // old is read only while some entry has an expiry: where none has, an overwrite loads no replaced value
         final long expiringBefore = expiring.getPlain();
@@ -166,6 +169,7 @@ final class Keyspace
             return null;
         }
         addBytes(-(key.length() + ENTRY_OVERHEAD + entries.replacedLength()));
+        versions.stamp(key);
         if (expireAt(stored) != 0)
         {
             expiring.setRelease(expiring.getPlain() - 1); // its pair in expiries is stale now
@@ -180,6 +184,7 @@ final class Keyspace
     void clear()
     {
         entries.clear();
+        versions.stampAll();
         bytes.setRelease(0);
         expiring.setRelease(0);
         buckets = null;
@@ -300,9 +305,9 @@ final class Keyspace
         {
             final List<Map.Entry<Key, Object>> all = new ArrayList<>(entries.size());
             entries.forEach((key, stored) -> all.add(new AbstractMap.SimpleImmutableEntry<>(key, stored)));
-            return StoreCut.of(all);
+            return StoreCut.of(all, versions.copy());
         }
-        return new StoreCut(frozen::forEach, entries.size());
+        return new StoreCut(frozen::forEach, entries.size(), versions.copy());
     }
 
     /** Keys live at {@code now} (a weakly consistent count): the table's size while no entry has an expiry. */

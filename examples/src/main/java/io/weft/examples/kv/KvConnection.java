@@ -11,8 +11,11 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -57,6 +60,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private boolean outputPaused;
     /** Event loop: the open MULTI, or null. */
     private Transaction transaction;
+    /** Event loop: the keys watched until EXEC, DISCARD, UNWATCH or RESET, in the order watched. */
+    private final Map<Key, Transaction.Watch> watching = new LinkedHashMap<>();
+    /** Event loop: what {@link #watching} adds to an EXEC write. */
+    private int watchBytes;
 
     KvConnection(final KvReplica replica, final long id)
     {
@@ -123,6 +130,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         if (cmd.equals("EXEC"))
         {
             transaction = null;
+            unwatch();
             return t.refused() ? Command.answered(Reply.error("EXECABORT Transaction discarded because of previous " +
                 "errors."), resp3) : (lastInGroup = inGroup(t.exec(), true)); // reads too: they take their place
         }
@@ -131,6 +139,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "DISCARD" ->
             {
                 transaction = null;
+                unwatch();
                 yield Reply.OK;
             }
             case "MULTI" -> Reply.error("ERR MULTI calls can not be nested");
@@ -178,20 +187,56 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "RESET" ->
             {
                 name = null;
+                unwatch();
                 yield new Reply.Simple("RESET");
             }
             case "MULTI" ->
             {
-                transaction = new Transaction(replica.maxCommandBytes());
+                transaction = new Transaction(replica.maxCommandBytes(), watching.values());
                 yield Reply.OK;
             }
             case "EXEC", "DISCARD" -> Reply.error("ERR " + cmd + " without MULTI");
-            case "WATCH" -> Reply.error("ERR WATCH is not supported by this store: MULTI ... EXEC runs whole in the " +
-                "group's order, but a change to a watched key is not detected");
-            case "UNWATCH" -> Reply.OK; // nothing is ever watched
+            case "WATCH" -> n < 2 ? Reply.wrongArity(cmd) : watch(args);
+            case "UNWATCH" ->
+            {
+                unwatch();
+                yield Reply.OK;
+            }
             default -> Reply.error("ERR unknown command '" + text(args.getFirst()) + "', with args beginning with: " +
                 String.join(" ", args.subList(1, Math.min(n, 4)).stream().map(a -> "'" + text(a) + "'").toList()));
         };
+    }
+
+    /**
+     * WATCH key [key ...]: each key not watched yet is watched from this member's copy now ({@link KvReplica#watch});
+     * refused whole past half a write's limit, since an EXEC write carries its watched keys.
+     */
+    private Reply watch(final List<byte[]> args)
+    {
+        final List<Transaction.Watch> added = new ArrayList<>();
+        int more = 0;
+        for (final byte[] key : args.subList(1, args.size()))
+        {
+            if (!watching.containsKey(new Key(key)) && added.stream().noneMatch(w -> Arrays.equals(w.key(), key)))
+            {
+                added.add(replica.watch(key));
+                more += added.getLast().bytes();
+            }
+        }
+        if (watchBytes + more > replica.maxCommandBytes() / 2)
+        {
+            return Reply.error("ERR WATCH would watch keys of " + (watchBytes + more) + " bytes: a transaction's " +
+                "write carries its watched keys, at most " + replica.maxCommandBytes() / 2 + " bytes of them");
+        }
+        added.forEach(w -> watching.put(new Key(w.key()), w));
+        watchBytes += more;
+        return Reply.OK;
+    }
+
+    private void unwatch()
+    {
+        watching.clear();
+        watchBytes = 0;
     }
 
     /**

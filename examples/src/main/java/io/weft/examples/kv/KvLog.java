@@ -151,7 +151,7 @@ public final class KvLog implements AutoCloseable
                 }
                 if (entry.sourceNanos() == g[0] + 1)
                 {
-                    applier.apply(entry.payload(), entry.payload().length);
+                    applier.apply(entry.sourceNanos(), entry.payload(), entry.payload().length);
                     g[0]++;
                 }
                 else if (entry.sourceNanos() > g[0] + 1)

@@ -93,10 +93,10 @@ public final class KvReplica implements AutoCloseable
     /** This member's part in a cold start's catch-up (set with {@link #me}, before the group starts). */
     private CatchUpSender catchUps;
 
-    /** Applies the writes of an encoded batch. */
+    /** Applies the writes of an encoded batch of write position {@code position}. */
     interface Applier
     {
-        void apply(byte[] batch, int length);
+        void apply(long position, byte[] batch, int length);
     }
 
     /**
@@ -118,7 +118,14 @@ public final class KvReplica implements AutoCloseable
     {
         this.localReads = localReads;
         this.log = logDirectory == null ? null : new KvLog(logDirectory, compactAfter);
-        this.applied = log == null ? 0 : log.replay(store, this::applyWrites);
+        this.applied = log == null ? 0 : log.replay(store, (g, batch, length) ->
+        {
+            store.writing(g);
+            applyWrites(batch, length);
+            store.written();
+        });
+        store.writing(applied); // the snapshot's position when no batch follows it
+        store.written();
     }
 
     /**
@@ -160,7 +167,12 @@ public final class KvReplica implements AutoCloseable
             .onFence(SUBGROUP, ticket -> onFence())
             .onView(this::onView)
             .stateTransfer(new KvStateTransfer(store, log, () -> applied, () -> recovery().running(),
-                position -> applied = position))
+                position ->
+                {
+                    applied = position;
+                    store.writing(position);
+                    store.written();
+                }))
             .onMinority(reason -> stop("this member is in a minority partition: " + reason));
     }
 
@@ -311,6 +323,12 @@ public final class KvReplica implements AutoCloseable
         return store.apply(args, System.currentTimeMillis());
     }
 
+    /** A connection's WATCH of {@code key}: this member's copy now, compared at EXEC by every member alike. */
+    Transaction.Watch watch(final byte[] key)
+    {
+        return store.watch(key, System.currentTimeMillis());
+    }
+
     /**
      * Why this replica refuses commands, or null while it serves: its own reason, or its group's once the member
      * stopped (a fault on its delivery thread stops it with no command refused, and a local read would serve a
@@ -395,6 +413,7 @@ public final class KvReplica implements AutoCloseable
         if (write)
         {
             applied++;
+            store.writing(applied);
             if (log != null)
             {
                 log.appendBatch(applied, bytes, bytes.length); // on disk before it is applied and acknowledged
@@ -409,6 +428,10 @@ public final class KvReplica implements AutoCloseable
         {
             // another member's batch, or this member's after it stopped serving: the writes still apply here
             applyWrites(bytes, bytes.length);
+        }
+        if (write)
+        {
+            store.written(); // a WATCH may take this position once every change of it is applied
         }
         if (write && log != null)
         {
@@ -492,8 +515,10 @@ public final class KvReplica implements AutoCloseable
             if (next.getKey() == applied + 1)
             {
                 applied++;
+                store.writing(applied);
                 log.appendBatch(applied, next.getValue(), next.getValue().length);
                 applyWrites(next.getValue(), next.getValue().length);
+                store.written();
                 logged();
             }
         }

@@ -87,6 +87,25 @@ public final class KvStore
         map.touchKey(key);
     }
 
+    /** The delivery thread: the changes from now on are those of write position {@code position} (see WATCH). */
+    void writing(final long position)
+    {
+        map.versions.writing(position);
+    }
+
+    /** The delivery thread: the write position of {@link #writing} is applied whole. */
+    void written()
+    {
+        map.versions.written();
+    }
+
+    /** Any thread: a WATCH of {@code key} now ({@link Transaction.Watch}). */
+    Transaction.Watch watch(final byte[] key, final long now)
+    {
+        final long position = map.versions.applied(); // first: what is read next is at least this new
+        return new Transaction.Watch(key, position, map.live(key, now) != null);
+    }
+
     /** {@code SET key value} without options (delivery thread). */
     void set(final Key key, final byte[] value)
     {
@@ -481,10 +500,22 @@ public final class KvStore
         return new Reply.Array(List.of(Reply.Bulk.of(Long.toUnsignedString(next)), new Reply.Array(found)));
     }
 
-    /** A transaction's commands in order ({@link Transaction}), nothing between them: their replies, one array. */
+    /**
+     * A transaction's commands in order ({@link Transaction}), nothing between them: their replies, one array; none of
+     * them and a nil reply if a watched key changed since it was watched.
+     */
     private Reply exec(final List<byte[]> args, final long now)
     {
-        final List<List<byte[]>> commands = Transaction.commands(args);
+        final Transaction.Parsed parsed = Transaction.parse(args);
+        for (final Transaction.Watch w : parsed.watches())
+        {
+            // a change after the watch, or an expiry since (a removal at a write is a change already)
+            if (map.versions.changedAfter(new Key(w.key()), w.position()) || w.live() && map.live(w.key(), now) == null)
+            {
+                return Reply.NIL_ARRAY;
+            }
+        }
+        final List<List<byte[]>> commands = parsed.commands();
         final List<Reply> replies = new ArrayList<>(commands.size());
         for (final List<byte[]> command : commands)
         {

@@ -15,15 +15,20 @@ import java.util.function.BiConsumer;
  * Taking it costs two references a slot; the bytes are written only by {@link #writeTo}, in pieces, so no copy of
  * the whole state is ever made (a state transfer's 1 MiB chunks, a log's entries: {@link KvLog}).
  *
- * <p>The format: the count of entries, then each entry's key length, key, value length, value and expiry (big-endian,
- * as {@code DataOutputStream} wrote them before), in the table's order: {@link StoreLoader}, which reads it back, takes
- * any order. {@link #sorted} writes them by key instead, so that equal stores write equal bytes (tests compare them).
- * Entries are encoded straight into one buffer, written out as it fills: a log's compaction spent most of its time in
- * a {@code DataOutputStream}'s small writes and in sorting (a profile under a SET load, 2026-11-30).
+ * <p>The format (big-endian, as {@code DataOutputStream} wrote it before): {@value #VERSIONED}, the count of
+ * {@link KeyVersions}' buckets that changed since position 0 and each one's index and write position; then the count
+ * of entries and each entry's key length, key, value length, value and expiry, in the table's order: {@link
+ * StoreLoader}, which reads it back, takes any order, and takes a state written before versions were kept (it starts
+ * with the count of entries, never negative). {@link #sorted} writes the entries by key instead, so that equal stores
+ * write equal bytes (tests compare them). Entries are encoded straight into one buffer, written out as it fills: a
+ * log's compaction spent most of its time in a {@code DataOutputStream}'s small writes and in sorting (a profile under
+ * a SET load, 2026-11-30).
  */
 final class StoreCut
 {
     private static final int BUFFER_BYTES = 1 << 16;
+    /** The first int of a state that carries versions: a count of entries is never negative. */
+    static final int VERSIONED = -2;
 
     /** Walks the cut's (key, stored value) pairs; the same pairs each time. */
     @FunctionalInterface
@@ -34,12 +39,17 @@ final class StoreCut
 
     private final Walk walk;
     private final int count;
+    private final long[] versions;
 
-    /** @param walk the cut's pairs, a stored value as {@link Keyspace} keeps it; {@code count} of them. */
-    StoreCut(final Walk walk, final int count)
+    /**
+     * @param walk     the cut's pairs, a stored value as {@link Keyspace} keeps it; {@code count} of them.
+     * @param versions a copy of the store's {@link KeyVersions}.
+     */
+    StoreCut(final Walk walk, final int count, final long[] versions)
     {
         this.walk = walk;
         this.count = count;
+        this.versions = versions;
     }
 
     /** The same cut, written in key order. */
@@ -48,19 +58,37 @@ final class StoreCut
         final List<Map.Entry<Key, Object>> all = new ArrayList<>(count);
         walk.forEach((key, stored) -> all.add(new AbstractMap.SimpleImmutableEntry<>(key, stored)));
         all.sort(Map.Entry.comparingByKey());
-        return of(all);
+        return of(all, versions);
     }
 
-    /** A cut of listed pairs, walked in their order. */
-    static StoreCut of(final List<Map.Entry<Key, Object>> pairs)
+    /** A cut of listed pairs, walked in their order, and {@code versions}. */
+    static StoreCut of(final List<Map.Entry<Key, Object>> pairs, final long[] versions)
     {
-        return new StoreCut(action -> pairs.forEach(e -> action.accept(e.getKey(), e.getValue())), pairs.size());
+        return new StoreCut(action -> pairs.forEach(e -> action.accept(e.getKey(), e.getValue())), pairs.size(),
+            versions);
     }
 
     /** Writes the state to {@code out}. Several threads may write one cut at once (one joiner each). */
     void writeTo(final OutputStream out) throws IOException
     {
         final Encoder encoder = new Encoder(out);
+        encoder.buffer.putInt(VERSIONED);
+        int changed = 0;
+        for (final long v : versions)
+        {
+            changed += v != 0 ? 1 : 0;
+        }
+        encoder.room(Integer.BYTES);
+        encoder.buffer.putInt(changed);
+        for (int b = 0; b < versions.length; b++)
+        {
+            if (versions[b] != 0)
+            {
+                encoder.room(Integer.BYTES + Long.BYTES);
+                encoder.buffer.putInt(b).putLong(versions[b]);
+            }
+        }
+        encoder.room(Integer.BYTES);
         encoder.buffer.putInt(count);
         try
         {

@@ -13,6 +13,12 @@ final class StoreLoader
     private final Keyspace map;
     private byte[] pending = new byte[1 << 16];
     private int length;
+    /** Whether the state's first int is read: {@link StoreCut#VERSIONED}, or an old state's count of entries. */
+    private boolean headRead;
+    /** The versions the state carries, or null; how many buckets it announced (-1: not read yet), how many read. */
+    private long[] versions;
+    private int changed = -1;
+    private int changedRead;
     private int count = -1;
     private int loaded;
     private long bytes;
@@ -34,17 +40,63 @@ final class StoreLoader
         length += n;
         bytes += n;
         final ByteBuffer in = ByteBuffer.wrap(pending, 0, length);
-        if (count < 0 && in.remaining() >= 4)
+        while (next(in))
         {
-            count = in.getInt();
-            check(count >= 0, "a count of " + count + " entries");
-        }
-        while (count >= 0 && loaded < count && load(in))
-        {
-            loaded++;
+            // each step reads one whole item: the head, a version, an entry
         }
         length = in.remaining();
         System.arraycopy(pending, in.position(), pending, 0, length);
+    }
+
+    /** Reads the next item if it is whole and returns true; false at the end or when it is not whole yet. */
+    private boolean next(final ByteBuffer in)
+    {
+        final boolean intDue = !headRead || (versions != null && changed < 0) ||
+            (count < 0 && (versions == null || changedRead == changed));
+        if (intDue)
+        {
+            if (in.remaining() < Integer.BYTES)
+            {
+                return false;
+            }
+            final int n = in.getInt();
+            if (!headRead)
+            {
+                headRead = true;
+                versions = n == StoreCut.VERSIONED ? new long[KeyVersions.BUCKETS] : null;
+                check(versions != null || n >= 0, "a count of " + n + " entries");
+                count = versions == null ? n : -1;
+            }
+            else if (versions != null && changed < 0)
+            {
+                check(n >= 0 && n <= KeyVersions.BUCKETS, "a count of " + n + " changed buckets");
+                changed = n;
+            }
+            else
+            {
+                check(n >= 0, "a count of " + n + " entries");
+                count = n;
+            }
+            return true;
+        }
+        if (versions != null && changedRead < changed)
+        {
+            if (in.remaining() < Integer.BYTES + Long.BYTES)
+            {
+                return false;
+            }
+            final int bucket = in.getInt();
+            check(bucket >= 0 && bucket < KeyVersions.BUCKETS, "a version of bucket " + bucket);
+            versions[bucket] = in.getLong();
+            changedRead++;
+            return true;
+        }
+        if (loaded < count && load(in))
+        {
+            loaded++;
+            return true;
+        }
+        return false;
     }
 
     /** Reads one whole entry into the store and returns true, or returns false when it is not whole yet. */
@@ -88,6 +140,7 @@ final class StoreLoader
     {
         check(bytes == 0 || (count == loaded && length == 0), "it ended after " + bytes + " bytes with " + loaded +
             " of " + Math.max(count, 0) + " entries whole and " + length + " bytes more");
+        map.versions.load(versions);
     }
 
     private static void check(final boolean holds, final String what)

@@ -2,18 +2,44 @@ package io.weft.examples.kv;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 
 /**
- * A connection's MULTI: the store commands queued until EXEC, which sends them as one write, {@code EXEC} followed by
- * each command's argument count and arguments. Every member applies that write whole, in the group's order, so no
- * other client's command comes between two of a transaction's (Redis's guarantee, without WATCH). A command refused
- * while queuing (unknown, not a store command, past the size a write may take) makes EXEC discard them all.
+ * A connection's MULTI: the store commands queued until EXEC, which sends them as one write: {@code EXEC}; if keys are
+ * watched, {@code WATCHED}, their count and each one's key, write position and whether it was live then ({@link
+ * Watch}); then each command's argument count and arguments. Every member applies that write whole, in the group's
+ * order, so no other client's command comes between two of a transaction's, and each makes the same decision on the
+ * watched keys ({@link KeyVersions}): all commands apply, or none and the reply is nil. A command refused while
+ * queuing (unknown, not a store command, past the size a write may take) makes EXEC discard them all.
  */
 final class Transaction
 {
     static final byte[] EXEC = "EXEC".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] WATCHED = "WATCHED".getBytes(StandardCharsets.US_ASCII);
     static final Reply QUEUED = new Reply.Simple("QUEUED");
+    private static final byte[] LIVE = {'1'};
+    private static final byte[] ABSENT = {'0'};
+
+    /**
+     * A key a connection watches: the write position this member had applied whole when WATCH read it ({@link
+     * KeyVersions#applied}) and whether it was live then (a key that expires before EXEC counts as changed, as in
+     * Redis 7).
+     */
+    record Watch(byte[] key, long position, boolean live)
+    {
+        /** The bytes this watch adds to an EXEC write. */
+        int bytes()
+        {
+            return 4 + key.length + 4 + Long.toString(position).length() + 4 + 1;
+        }
+    }
+
+    /** An EXEC write read back: its watched keys (none for a transaction without WATCH) and its commands. */
+    record Parsed(List<Watch> watches, List<List<byte[]>> commands)
+    {
+    }
 
     private final List<byte[]> exec = new ArrayList<>();
     private final int maxBytes;
@@ -21,17 +47,38 @@ final class Transaction
     private int bytes = 4 + 4 + EXEC.length;
     private boolean refused;
 
-    /** A transaction whose EXEC may take at most {@code maxBytes} (a write's limit, see {@link KvReplica}). */
-    Transaction(final int maxBytes)
+    /**
+     * A transaction whose EXEC may take at most {@code maxBytes} (a write's limit, see {@link KvReplica}), checked at
+     * EXEC against {@code watches}.
+     */
+    Transaction(final int maxBytes, final Collection<Watch> watches)
     {
         this.maxBytes = maxBytes;
         exec.add(EXEC);
+        if (!watches.isEmpty())
+        {
+            exec.add(WATCHED);
+            exec.add(ascii(watches.size()));
+            bytes += 4 + WATCHED.length + 4 + exec.getLast().length;
+            for (final Watch w : watches)
+            {
+                exec.add(w.key());
+                exec.add(ascii(w.position()));
+                exec.add(w.live() ? LIVE : ABSENT);
+                bytes += w.bytes();
+            }
+        }
+    }
+
+    private static byte[] ascii(final long n)
+    {
+        return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
     }
 
     /** Queues a store command: its reply comes with EXEC's. */
     Reply queue(final List<byte[]> args)
     {
-        final byte[] count = Integer.toString(args.size()).getBytes(StandardCharsets.US_ASCII);
+        final byte[] count = ascii(args.size());
         int more = 4 + count.length;
         for (final byte[] a : args)
         {
@@ -68,24 +115,43 @@ final class Transaction
     }
 
     /**
-     * The commands of an EXEC write ({@link #exec()}), each a view of its arguments: what every member applies.
+     * An EXEC write ({@link #exec()}) read back; its commands are views of their arguments: what every member applies.
      *
      * @throws KvStore.SyntaxError the write is not one this class makes
      */
-    static List<List<byte[]>> commands(final List<byte[]> exec)
+    static Parsed parse(final List<byte[]> exec)
     {
-        final List<List<byte[]>> commands = new ArrayList<>();
+        final List<Watch> watches = new ArrayList<>();
         int i = 1;
+        if (exec.size() > 2 && Arrays.equals(exec.get(1), WATCHED))
+        {
+            final long n = KvStore.integer(exec.get(2));
+            if (n < 1 || n > (exec.size() - 3) / 3)
+            {
+                throw malformed();
+            }
+            for (i = 3; i < 3 + 3 * n; i += 3)
+            {
+                final boolean live = Arrays.equals(exec.get(i + 2), LIVE);
+                watches.add(new Watch(exec.get(i), KvStore.integer(exec.get(i + 1)), live));
+            }
+        }
+        final List<List<byte[]>> commands = new ArrayList<>();
         while (i < exec.size())
         {
             final long n = KvStore.integer(exec.get(i));
             if (n < 1 || n > exec.size() - i - 1)
             {
-                throw new KvStore.SyntaxError("ERR malformed EXEC write");
+                throw malformed();
             }
             commands.add(exec.subList(i + 1, i + 1 + (int)n));
             i += 1 + (int)n;
         }
-        return commands;
+        return new Parsed(watches, commands);
+    }
+
+    private static KvStore.SyntaxError malformed()
+    {
+        return new KvStore.SyntaxError("ERR malformed EXEC write");
     }
 }

@@ -50,7 +50,7 @@ class KvLogTest
         final KvStore replayed = new KvStore();
         try (KvLog log = new KvLog(path, 1000))
         {
-            assertEquals(101, log.replay(replayed, (b, n) -> apply(replayed, b)));
+            assertEquals(101, log.replay(replayed, (g, b, n) -> apply(replayed, g, b)));
             assertEquals(91, log.firstBatch());
         }
         assertArrayEquals(store.snapshot(), replayed.snapshot(), "a replay rebuilds the store");
@@ -130,7 +130,7 @@ class KvLogTest
             final KvStore replayed = new KvStore();
             try (KvLog log = new KvLog(path))
             {
-                assertEquals(2, log.replay(replayed, (b, n) -> apply(replayed, b)), path.toString());
+                assertEquals(2, log.replay(replayed, (g, b, n) -> apply(replayed, g, b)), path.toString());
             }
             assertArrayEquals(state, replayed.snapshot(), path.toString());
         }
@@ -163,7 +163,7 @@ class KvLogTest
         final KvStore replayed = new KvStore();
         try (KvLog log = new KvLog(path, 1000))
         {
-            assertEquals(3_000, log.replay(replayed, (b, n) -> apply(replayed, b)));
+            assertEquals(3_000, log.replay(replayed, (g, b, n) -> apply(replayed, g, b)));
         }
         assertArrayEquals(store.snapshot(), replayed.snapshot());
         assertTrue(entries(path) < 3_000, entries(path) + " entries");
@@ -198,7 +198,7 @@ class KvLogTest
         }
         try (KvLog log = new KvLog(path, Long.MAX_VALUE))
         {
-            assertEquals(5_000, log.replay(new KvStore(), (b, n) -> { }));
+            assertEquals(5_000, log.replay(new KvStore(), (g, b, n) -> { }));
             assertEachOnce(log, froms, 5_000);
         }
     }
@@ -229,7 +229,8 @@ class KvLogTest
         final KvStore replayed = new KvStore();
         try (KvLog log = new KvLog(path, 1000))
         {
-            assertEquals(30, log.replay(replayed, (b, n) -> apply(replayed, b)), "the compacted log took its place");
+            assertEquals(30, log.replay(replayed, (g, b, n) -> apply(replayed, g, b)),
+                "the compacted log took its place");
         }
         assertArrayEquals(store.snapshot(), replayed.snapshot());
         assertFalse(Files.exists(sibling(path, ".old")));
@@ -249,7 +250,7 @@ class KvLogTest
         final KvStore store = new KvStore();
         try (KvLog log = new KvLog(path, 1000))
         {
-            assertEquals(20, log.replay(store, (b, n) -> apply(store, b)));
+            assertEquals(20, log.replay(store, (g, b, n) -> apply(store, g, b)));
             assertEquals(path, live(path), "used where it is");
             for (long g = 21; g <= 30; g++)
             {
@@ -267,7 +268,7 @@ class KvLogTest
         final KvStore replayed = new KvStore();
         try (KvLog log = new KvLog(path, 1000))
         {
-            assertEquals(31, log.replay(replayed, (b, n) -> apply(replayed, b)));
+            assertEquals(31, log.replay(replayed, (g, b, n) -> apply(replayed, g, b)));
         }
         assertArrayEquals(store.snapshot(), replayed.snapshot());
     }
@@ -303,7 +304,7 @@ class KvLogTest
         final KvStore replayed = new KvStore();
         try (KvLog log = new KvLog(path, 1000))
         {
-            assertEquals(7, log.replay(replayed, (b, n) -> apply(replayed, b)));
+            assertEquals(7, log.replay(replayed, (g, b, n) -> apply(replayed, g, b)));
         }
         assertFalse(Files.exists(sibling(path, ".next")));
     }
@@ -325,7 +326,7 @@ class KvLogTest
         final KvStore replayed = new KvStore();
         try (KvLog log = new KvLog(path, 1000))
         {
-            assertEquals(30, log.replay(replayed, (b, n) -> apply(replayed, b)));
+            assertEquals(30, log.replay(replayed, (g, b, n) -> apply(replayed, g, b)));
         }
         assertArrayEquals(store.snapshot(), replayed.snapshot());
         assertFalse(Files.exists(path.resolve("gen-0")) || Files.exists(path.resolve("gen-2")));
@@ -358,7 +359,7 @@ class KvLogTest
         final KvStore replayed = new KvStore();
         try (KvLog log = new KvLog(path, 1000))
         {
-            assertEquals(30, log.replay(replayed, (b, n) -> apply(replayed, b)));
+            assertEquals(30, log.replay(replayed, (g, b, n) -> apply(replayed, g, b)));
         }
         assertFalse(Files.exists(path.resolve("live.next")) || Files.exists(path.resolve("gen-1")));
     }
@@ -419,7 +420,7 @@ class KvLogTest
     {
         final byte[] batch = batch(g);
         log.appendBatch(g, batch, batch.length);
-        apply(store, batch);
+        apply(store, g, batch);
     }
 
     /** A batch as the replica encodes it: header, one SET of key k{g}. */
@@ -430,9 +431,12 @@ class KvLogTest
         return java.util.Arrays.copyOf(out.array(), out.position());
     }
 
-    private static void apply(final KvStore store, final byte[] batch)
+    /** Applies {@code batch} as the replica does, at write position {@code g}: its versions compare too. */
+    private static void apply(final KvStore store, final long g, final byte[] batch)
     {
+        store.writing(g);
         new WriteBatch(store).apply(batch, batch.length, 0);
+        store.written();
     }
 
     private static byte[] bytes(final String s)

@@ -13,6 +13,7 @@ import java.util.Set;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -46,6 +47,11 @@ class KvStoreTest
     private static void same(final Reply expected, final Reply actual)
     {
         assertEquals(render(expected), render(actual));
+    }
+
+    private static void same(final Reply expected, final Reply actual, final String why)
+    {
+        assertEquals(render(expected), render(actual), why);
     }
 
     private static String render(final Reply r)
@@ -275,7 +281,7 @@ class KvStoreTest
     @Test
     void aTransactionAppliesItsCommandsInOrderAndAnswersEach()
     {
-        final Transaction t = new Transaction(1_000);
+        final Transaction t = new Transaction(1_000, List.of());
         same(Transaction.QUEUED, t.queue(args("SET", "a", "1")));
         same(Transaction.QUEUED, t.queue(args("INCR", "a")));
         same(Transaction.QUEUED, t.queue(args("INCR", "s")));
@@ -286,18 +292,92 @@ class KvStoreTest
             store.apply(t.exec(), now));
         assertTrue(Commands.mayGrow(t.exec()), "a transaction with a SET may grow the store");
 
-        final Transaction big = new Transaction(100);
+        final Transaction big = new Transaction(100, List.of());
         same(Transaction.QUEUED, big.queue(args("SET", "b", "x".repeat(40))));
         same(Reply.error("ERR the transaction would exceed the replicated store's limit of 100 bytes for one write; " +
             "it is discarded at EXEC"), big.queue(args("SET", "c", "x".repeat(40))));
         assertTrue(big.refused());
-        final Transaction reads = new Transaction(1_000);
+        final Transaction reads = new Transaction(1_000, List.of());
         reads.queue(args("GET", "a"));
         assertFalse(Commands.mayGrow(reads.exec()));
-        same(new Reply.Array(List.of()), store.apply(new Transaction(1_000).exec(), now)); // MULTI, then EXEC
+        same(new Reply.Array(List.of()), store.apply(new Transaction(1_000, List.of()).exec(), now)); // MULTI; EXEC
         same(Reply.error("ERR malformed EXEC write"), run("EXEC", "3", "GET", "a"));
         same(Reply.error("ERR value is not an integer or out of range"), run("EXEC", "x", "GET", "a"));
         same(bulk("2"), run("GET", "a"));
+    }
+
+    /**
+     * A watched transaction applies only if no watched key changed after its watch: by any write, an expiry since, a
+     * FLUSHALL; a change of another key of another bucket does not abort it; a copy loaded from a cut decides alike.
+     */
+    @Test
+    void aWatchedTransactionAppliesOnlyIfItsKeysDidNotChange()
+    {
+        at(1, "SET", "w", "1");
+        final Transaction.Watch w = store.watch(bytes("w"), now);
+        assertEquals(1, w.position());
+        assertTrue(w.live());
+        same(new Reply.Array(List.of(new Reply.Int(2))), at(2, exec(List.of(w), "INCR", "w")));
+        same(Reply.NIL_ARRAY, at(3, exec(List.of(w), "INCR", "w")), "its own EXEC at 2 changed it after 1");
+        same(bulk("2"), run("GET", "w"));
+
+        final Transaction.Watch watched = store.watch(bytes("w"), now);
+        assertNotEquals(KeyVersions.bucket(new Key(bytes("w"))), KeyVersions.bucket(new Key(bytes("other"))));
+        at(4, "SET", "other", "x");
+        final KvStore copy = new KvStore();
+        install(copy, store.snapshot());
+        copy.writing(4);
+        copy.written();
+        same(new Reply.Array(List.of(Reply.OK)), at(5, exec(List.of(watched), "SET", "w", "3")));
+        same(new Reply.Array(List.of(Reply.OK)), at(copy, 5, exec(List.of(watched), "SET", "w", "3")));
+        same(Reply.NIL_ARRAY, at(6, exec(List.of(watched), "SET", "w", "4")));
+        same(Reply.NIL_ARRAY, at(copy, 6, exec(List.of(watched), "SET", "w", "4")));
+        assertArrayEquals(store.snapshot(), copy.snapshot(), "the versions too");
+
+        at(7, "SET", "e", "v", "PX", "100");
+        final Transaction.Watch expiring = store.watch(bytes("e"), now);
+        final Transaction.Watch absent = store.watch(bytes("none"), now);
+        assertFalse(absent.live());
+        now += 100;
+        same(Reply.NIL_ARRAY, at(8, exec(List.of(expiring), "SET", "x", "1")), "it expired since its watch");
+        same(new Reply.Array(List.of(Reply.OK)), at(9, exec(List.of(absent), "SET", "y", "1")));
+        final Transaction.Watch y = store.watch(bytes("y"), now);
+        at(10, "FLUSHALL");
+        same(Reply.NIL_ARRAY, at(11, exec(List.of(y, absent), "SET", "z", "1")));
+        same(new Reply.Int(0), run("EXISTS", "x", "z"));
+        same(Reply.error("ERR malformed EXEC write"), run("EXEC", "WATCHED", "3", "w", "1", "1"));
+    }
+
+    private static byte[] bytes(final String s)
+    {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The EXEC write of a transaction with {@code watches} and one command. */
+    private static List<byte[]> exec(final List<Transaction.Watch> watches, final String... command)
+    {
+        final Transaction t = new Transaction(1_000, watches);
+        t.queue(args(command));
+        return t.exec();
+    }
+
+    private Reply at(final long position, final String... command)
+    {
+        return at(store, position, args(command));
+    }
+
+    private Reply at(final long position, final List<byte[]> command)
+    {
+        return at(store, position, command);
+    }
+
+    /** Applies {@code command} to {@code s} as the write of write position {@code position}. */
+    private Reply at(final KvStore s, final long position, final List<byte[]> command)
+    {
+        s.writing(position);
+        final Reply reply = s.apply(command, now);
+        s.written();
+        return reply;
     }
 
     /** Every command the store runs is routed by the connection as a read or a write, and no other. */
@@ -505,7 +585,10 @@ class KvStoreTest
         }
         final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         store.cut().writeTo(bytes);
-        assertEquals(400, java.nio.ByteBuffer.wrap(bytes.toByteArray()).getInt());
+        final java.nio.ByteBuffer head = java.nio.ByteBuffer.wrap(bytes.toByteArray());
+        assertEquals(StoreCut.VERSIONED, head.getInt());
+        assertEquals(0, head.getInt(), "no bucket's version: every write was at write position 0");
+        assertEquals(400, head.getInt());
         final KvStore copy = new KvStore();
         install(copy, bytes.toByteArray());
         assertArrayEquals(store.snapshot(), copy.snapshot());
@@ -518,6 +601,7 @@ class KvStoreTest
     {
         for (int i = 0; i < 300; i++)
         {
+            store.writing(i + 1); // versions to load too
             run("SET", "k" + i, "v".repeat(i));
             if (i % 3 == 0)
             {
