@@ -367,15 +367,35 @@ public final class KvReplica implements AutoCloseable
 
     // ---- delivery (predicate thread) ---------------------------------------------------------------------------
 
+    /**
+     * A message this member cannot apply stops it serving: the others apply it, so its copy no longer follows the
+     * group's. The exception goes on to the delivery layer, which logs and counts it; before, that was all, and the
+     * member went on serving a copy that lacked the message.
+     */
     private void onMessage(final Message message)
+    {
+        try
+        {
+            deliver(message);
+        }
+        catch (final RuntimeException ex)
+        {
+            stop("message " + message.index() + " of member " + message.senderId() + " could not be applied here (" +
+                ex.getMessage() + "): this member's copy no longer follows the group's");
+            throw ex;
+        }
+    }
+
+    private void deliver(final Message message)
     {
         final byte[] bytes = new byte[message.length()];
         message.copyTo(bytes, 0);
         final ByteBuffer in = ByteBuffer.wrap(bytes);
         if (bytes.length < KvWire.HEADER || in.get(0) != KvWire.VERSION)
         {
-            throw new IllegalStateException("key-value message of an unknown version from member " +
-                message.senderId());
+            throw new IllegalStateException("a key-value message of " + bytes.length + " bytes and version " +
+                (bytes.length == 0 ? "none" : in.get(0)) + ", where this member speaks version " + KvWire.VERSION +
+                " (the members of a group must run one build of the store)");
         }
         final int origin = in.getInt(KvWire.ORIGIN_OFFSET);
         switch (in.get(KvWire.KIND_OFFSET))

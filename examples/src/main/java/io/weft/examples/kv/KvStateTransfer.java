@@ -63,5 +63,11 @@ record KvStateTransfer(KvStore store, KvLog log, LongSupplier applied, BooleanSu
             out.write(piece, 0, n);
         }
         loader.finish();
+        if (!loader.versioned())
+        {
+            // its members would decide a watched transaction otherwise than this one (KvWire's VERSION)
+            throw new IllegalStateException("the donor's state has no WATCH versions: the group runs an older build " +
+                "of the store, and the members of a group must run one build");
+        }
     }
 }

@@ -125,6 +125,12 @@ final class StoreLoader
         return true;
     }
 
+    /** Whether the state carried versions: one written by this build, not by one before WATCH. */
+    boolean versioned()
+    {
+        return versions != null;
+    }
+
     private static int length(final int n, final String of)
     {
         check(n >= 0, "a " + of + " of " + n + " bytes");

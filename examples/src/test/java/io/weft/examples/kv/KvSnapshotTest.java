@@ -6,7 +6,9 @@ import org.junit.jupiter.api.Timeout;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,6 +32,33 @@ class KvSnapshotTest
             () -> KvSnapshot.readHead(new ByteArrayInputStream(head(70, true, 1))));
         assertTrue(refused.getMessage().startsWith("the group is still in a cold start's recovery (its donor was at " +
             "write position 70): join once it serves"), refused.getMessage());
+    }
+
+    /**
+     * A donor of an older build writes no WATCH versions: installed, this member would decide a watched transaction
+     * otherwise than the group's members, so the join fails with the reason; a state of this build is installed.
+     */
+    @Test
+    void aStateOfAnOlderBuildIsRefusedWithTheReason() throws IOException
+    {
+        final KvStore store = new KvStore();
+        final long[] installed = {-1};
+        final KvStateTransfer transfer = new KvStateTransfer(store, null, () -> 0, () -> false, p -> installed[0] = p);
+        final IllegalStateException refused = assertThrows(IllegalStateException.class,
+            () -> transfer.install(new ByteArrayInputStream(head(12, false, 0, 0, 0, 0)))); // no entries, no versions
+        assertEquals("the donor's state has no WATCH versions: the group runs an older build of the store, and the " +
+            "members of a group must run one build", refused.getMessage());
+        assertEquals(-1, installed[0]);
+
+        final KvStore donor = new KvStore();
+        donor.writing(12);
+        donor.apply(List.of("SET".getBytes(), "k".getBytes(), "v".getBytes()), 0);
+        donor.written();
+        final ByteArrayOutputStream state = new ByteArrayOutputStream();
+        new KvStateTransfer(donor, null, () -> 12, () -> false, p -> { }).capture(new byte[0]).writeTo(state);
+        transfer.install(new ByteArrayInputStream(state.toByteArray()));
+        assertEquals(12, installed[0]);
+        assertArrayEquals(donor.snapshot(), store.snapshot(), "the entries and their versions");
     }
 
     @Test
