@@ -382,7 +382,8 @@ class KvStoreGroupTest
      * WATCH, an optimistic transaction (Jedis's and redis-py's compare-and-set: WATCH, GET, MULTI, SET, EXEC): two
      * clients at two members increment one counter that way and lose no increment, since an EXEC whose watched key
      * changed after its WATCH applies nothing at any member (nil) and its client tries again; a change by a client at
-     * another member, and an expiry, abort it; UNWATCH forgets. Before, WATCH was refused.
+     * another member, and an expiry, abort it; UNWATCH forgets; an uncontended one never fails (its WATCH sees its
+     * client's own last write). Before, WATCH was refused.
      */
     @Test
     void watchedIncrementsFromTwoMembersLoseNone() throws Exception
@@ -409,6 +410,15 @@ class KvStoreGroupTest
             expired.set("e2", "x");
             assertEquals(null, expired.exec(), "a watched key that expired since counts as changed");
             assertEquals(null, b.get("e2"));
+            for (int i = 0; i < 200; i++)
+            {
+                a.watch("solo");
+                final String value = a.get("solo");
+                final redis.clients.jedis.Transaction t = a.multi();
+                t.set("solo", String.valueOf(value == null ? 1 : Long.parseLong(value) + 1));
+                assertEquals(List.of("OK"), t.exec(), "uncontended compare-and-set " + i + ": its WATCH must see the " +
+                    "client's own EXEC before it");
+            }
 
             final java.util.concurrent.atomic.AtomicLong retries = new java.util.concurrent.atomic.AtomicLong();
             final List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());

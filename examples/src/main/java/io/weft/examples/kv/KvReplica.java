@@ -120,12 +120,11 @@ public final class KvReplica implements AutoCloseable
         this.log = logDirectory == null ? null : new KvLog(logDirectory, compactAfter);
         this.applied = log == null ? 0 : log.replay(store, (g, batch, length) ->
         {
-            store.writing(g);
+            store.versions().writing(g);
             applyWrites(batch, length);
-            store.written();
+            store.versions().written();
         });
-        store.writing(applied); // the snapshot's position when no batch follows it
-        store.written();
+        store.versions().at(applied); // the snapshot's position when no batch follows it
     }
 
     /**
@@ -167,12 +166,7 @@ public final class KvReplica implements AutoCloseable
             .onFence(SUBGROUP, ticket -> onFence())
             .onView(this::onView)
             .stateTransfer(new KvStateTransfer(store, log, () -> applied, () -> recovery().running(),
-                position ->
-                {
-                    applied = position;
-                    store.writing(position);
-                    store.written();
-                }))
+                position -> store.versions().at(applied = position)))
             .onMinority(reason -> stop("this member is in a minority partition: " + reason));
     }
 
@@ -432,8 +426,7 @@ public final class KvReplica implements AutoCloseable
         }
         if (write)
         {
-            applied++;
-            store.writing(applied);
+            store.versions().writing(++applied);
             if (log != null)
             {
                 log.appendBatch(applied, bytes, bytes.length); // on disk before it is applied and acknowledged
@@ -451,10 +444,7 @@ public final class KvReplica implements AutoCloseable
         }
         if (write)
         {
-            store.written(); // a WATCH may take this position once every change of it is applied
-        }
-        if (write && log != null)
-        {
+            store.versions().written(); // a WATCH may take this position once every change of it is applied
             logged(); // after the writes applied: a snapshot taken now is the store at write position applied
         }
     }
@@ -493,7 +483,16 @@ public final class KvReplica implements AutoCloseable
         for (int i = 0; i < n; i++)
         {
             final Command command = commands.get(i);
-            command.complete(store.apply(command.args, keys[i], batch.now())); // the arguments the batch carries
+            if (command.write)
+            {
+                store.versions().next(); // as the others' WriteBatch does: every member stamps the same versions
+            }
+            final Reply reply = store.apply(command.args, keys[i], batch.now()); // the arguments the batch carries
+            if (command.write)
+            {
+                store.versions().publish(); // before its reply: its client's WATCH after the reply sees this write
+            }
+            command.complete(reply);
             keys[i] = null;
         }
         store.removeExpired(batch.now(), written); // as applyWrites does with the batch as the others decode it
@@ -534,11 +533,10 @@ public final class KvReplica implements AutoCloseable
             early.pollFirstEntry();
             if (next.getKey() == applied + 1)
             {
-                applied++;
-                store.writing(applied);
+                store.versions().writing(++applied);
                 log.appendBatch(applied, next.getValue(), next.getValue().length);
                 applyWrites(next.getValue(), next.getValue().length);
-                store.written();
+                store.versions().written();
                 logged();
             }
         }
@@ -546,17 +544,17 @@ public final class KvReplica implements AutoCloseable
     }
 
     /**
-     * After a batch is logged and applied (on the predicate thread): every {@value #PERSISTED_EVERY} batches this
-     * member publishes how far its log reaches, so that the group's logged frontier (the least over the view) is known;
-     * a compaction that is due keeps the batches past that frontier, which another member may still ask for in a cold
-     * start.
+     * After a batch is logged and applied (on the predicate thread), if this member logs: every {@value
+     * #PERSISTED_EVERY} batches it publishes how far its log reaches, so that the group's logged frontier (the least
+     * over the view) is known; a compaction that is due keeps the batches past that frontier, which another member may
+     * still ask for in a cold start.
      */
     private void logged()
     {
         final Group g = group;
-        if (g == null)
+        if (g == null || log == null)
         {
-            return; // a joiner's state being installed: its group is not up yet
+            return; // no log, or a joiner's state being installed: its group is not up yet
         }
         final Subgroup subgroup = g.subgroup(SUBGROUP);
         if (applied % PERSISTED_EVERY == 0)

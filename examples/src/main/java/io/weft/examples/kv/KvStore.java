@@ -87,23 +87,17 @@ public final class KvStore
         map.touchKey(key);
     }
 
-    /** The delivery thread: the changes from now on are those of write position {@code position} (see WATCH). */
-    void writing(final long position)
+    /** The versions WATCH compares: the delivery thread stamps each batch's and each write's. */
+    KeyVersions versions()
     {
-        map.versions.writing(position);
-    }
-
-    /** The delivery thread: the write position of {@link #writing} is applied whole. */
-    void written()
-    {
-        map.versions.written();
+        return map.versions;
     }
 
     /** Any thread: a WATCH of {@code key} now ({@link Transaction.Watch}). */
     Transaction.Watch watch(final byte[] key, final long now)
     {
-        final long position = map.versions.applied(); // first: what is read next is at least this new
-        return new Transaction.Watch(key, position, map.live(key, now) != null);
+        final long version = map.versions.applied(); // first: what is read next is at least this new
+        return new Transaction.Watch(key, version, map.live(key, now) != null);
     }
 
     /** {@code SET key value} without options (delivery thread). */
@@ -187,6 +181,7 @@ public final class KvStore
      */
     void removeExpired(final long now, final int writes)
     {
+        map.versions.next(); // the removals' version follows the writes'
         map.removeExpired(now, EXPIRED_PER_WRITE * writes);
     }
 
@@ -510,7 +505,7 @@ public final class KvStore
         for (final Transaction.Watch w : parsed.watches())
         {
             // a change after the watch, or an expiry since (a removal at a write is a change already)
-            if (map.versions.changedAfter(new Key(w.key()), w.position()) || w.live() && map.live(w.key(), now) == null)
+            if (map.versions.changedAfter(new Key(w.key()), w.version()) || w.live() && map.live(w.key(), now) == null)
             {
                 return Reply.NIL_ARRAY;
             }

@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * A connection's MULTI: the store commands queued until EXEC, which sends them as one write: {@code EXEC}; if keys are
- * watched, {@code WATCHED}, their count and each one's key, write position and whether it was live then ({@link
+ * watched, {@code WATCHED}, their count and each one's key, version and whether it was live then ({@link
  * Watch}); then each command's argument count and arguments. Every member applies that write whole, in the group's
  * order, so no other client's command comes between two of a transaction's, and each makes the same decision on the
  * watched keys ({@link KeyVersions}): all commands apply, or none and the reply is nil. A command refused while
@@ -23,16 +23,16 @@ final class Transaction
     private static final byte[] ABSENT = {'0'};
 
     /**
-     * A key a connection watches: the write position this member had applied whole when WATCH read it ({@link
-     * KeyVersions#applied}) and whether it was live then (a key that expires before EXEC counts as changed, as in
-     * Redis 7).
+     * A key a connection watches: the version up to which this member had applied every change when WATCH read it
+     * ({@link KeyVersions#applied}) and whether it was live then (a key that expires before EXEC counts as changed, as
+     * in Redis 7).
      */
-    record Watch(byte[] key, long position, boolean live)
+    record Watch(byte[] key, long version, boolean live)
     {
         /** The bytes this watch adds to an EXEC write. */
         int bytes()
         {
-            return 4 + key.length + 4 + Long.toString(position).length() + 4 + 1;
+            return 4 + key.length + 4 + Long.toString(version).length() + 4 + 1;
         }
     }
 
@@ -63,7 +63,7 @@ final class Transaction
             for (final Watch w : watches)
             {
                 exec.add(w.key());
-                exec.add(ascii(w.position()));
+                exec.add(ascii(w.version()));
                 exec.add(w.live() ? LIVE : ABSENT);
                 bytes += w.bytes();
             }

@@ -91,6 +91,7 @@ final class WriteBatch
         }
         for (int i = 0; i < count; i++)
         {
+            store.versions().next(); // as the origin does (KvReplica): every member stamps the same versions
             if (args[i] == null)
             {
                 final int v = valueAt[i];

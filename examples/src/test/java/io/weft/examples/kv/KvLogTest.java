@@ -434,9 +434,9 @@ class KvLogTest
     /** Applies {@code batch} as the replica does, at write position {@code g}: its versions compare too. */
     private static void apply(final KvStore store, final long g, final byte[] batch)
     {
-        store.writing(g);
+        store.versions().writing(g);
         new WriteBatch(store).apply(batch, batch.length, 0);
-        store.written();
+        store.versions().written();
     }
 
     private static byte[] bytes(final String s)

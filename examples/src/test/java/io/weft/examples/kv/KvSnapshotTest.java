@@ -51,9 +51,9 @@ class KvSnapshotTest
         assertEquals(-1, installed[0]);
 
         final KvStore donor = new KvStore();
-        donor.writing(12);
+        donor.versions().writing(12);
         donor.apply(List.of("SET".getBytes(), "k".getBytes(), "v".getBytes()), 0);
-        donor.written();
+        donor.versions().written();
         final ByteArrayOutputStream state = new ByteArrayOutputStream();
         new KvStateTransfer(donor, null, () -> 12, () -> false, p -> { }).capture(new byte[0]).writeTo(state);
         transfer.install(new ByteArrayInputStream(state.toByteArray()));
