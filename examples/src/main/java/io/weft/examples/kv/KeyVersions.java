@@ -9,12 +9,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * changed after v. A change to the key itself is never missed; one to another key of its bucket (one in 65,536)
  * aborts it too, which a client handles as it handles a real conflict, by trying again.
  * <p>
- * A version is a write position and the number of the write in its batch: {@code position << 16 | write} (a batch of
- * at most 64 KiB holds fewer than 5,000 writes; the removals of expired keys after them take the next number, the
- * writes of an EXEC its own). Every member stamps the same versions, in the group's order, whether it applies its own
- * batch or decodes another's; a joiner's state and a log's snapshot carry them ({@link StoreCut}), so every member
- * makes the same decision for an EXEC and a replay makes the one the member made. A version per key instead would
- * cost every key 8 bytes and an object (see {@link Keyspace}'s stored values); this costs 512 KiB once.
+ * A version is a write position and the number of the write in its batch: {@code position << 17 | write} (a batch of
+ * at most {@code SubgroupConfig.MAX_PAYLOAD}, 1 MiB, holds at most 95,325 writes of 11 bytes or more, fewer than
+ * 2^17; the removals of expired keys after them take the next number, the writes of an EXEC its own; 2^46 write
+ * positions last 22 years at 100,000 batches a second). Every member stamps the same versions, in the group's order,
+ * whether it applies its own batch or decodes another's; a joiner's state and a log's snapshot carry them ({@link
+ * StoreCut}), so every member makes the same decision for an EXEC and a replay makes the one the member made. A
+ * version per key instead would cost every key 8 bytes and an object (see {@link Keyspace}'s stored values); this
+ * costs 512 KiB once.
  * <p>
  * Stamped by the writing thread; {@link #applied} is read by connection threads, which take it as their WATCH's
  * version. The origin of a batch publishes each of its writes before it completes the write's reply, so a client's
@@ -25,7 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class KeyVersions
 {
     static final int BUCKETS = 1 << 16;
-    private static final int WRITE_BITS = 16;
+    private static final int WRITE_BITS = 17;
 
     private final long[] changed = new long[BUCKETS];
     /** The version of the change being applied (the writing thread's). */
