@@ -466,6 +466,149 @@ class KvStoreGroupTest
     }
 
     /**
+     * Redis pub/sub across members: a channel subscriber at member 1 and a pattern subscriber at member 2 receive what
+     * clients at members 0 and 2 publish, every message once and in one order at both (the group's); PUBLISH counts
+     * the subscribers of the member it was sent to (as a Redis Cluster node does); a RESP2 subscriber may use the
+     * pub/sub commands only; one that does not read its messages is disconnected past 32 MiB and the member serves
+     * on. Before, SUBSCRIBE and PUBLISH were unknown commands.
+     */
+    @Test
+    void publishedMessagesReachSubscribersAtEveryMemberInOneOrder() throws Exception
+    {
+        final int each = 200;
+        try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable"))
+        {
+            final List<List<String>> got = List.of(java.util.Collections.synchronizedList(new ArrayList<>()),
+                java.util.Collections.synchronizedList(new ArrayList<>()));
+            final java.util.concurrent.CountDownLatch subscribed = new java.util.concurrent.CountDownLatch(2);
+            final List<Thread> subscribers = List.of(Thread.ofPlatform().start(() ->
+            {
+                try (Jedis s = new Jedis("127.0.0.1", kv.ports.get(1)))
+                {
+                    s.subscribe(new Collector(got.get(0), 2 * each, subscribed), "news");
+                }
+            }), Thread.ofPlatform().start(() ->
+            {
+                try (Jedis s = new Jedis("127.0.0.1", kv.ports.get(2)))
+                {
+                    s.psubscribe(new Collector(got.get(1), 2 * each, subscribed), "new*");
+                }
+            }));
+            assertTrue(subscribed.await(30, TimeUnit.SECONDS), "both subscribed");
+            final Thread other = Thread.ofPlatform().start(() ->
+            {
+                try (Jedis p = new Jedis("127.0.0.1", kv.ports.get(0)))
+                {
+                    for (int i = 0; i < each; i++)
+                    {
+                        p.publish("news", "a" + i);
+                    }
+                }
+            });
+            try (Jedis p = new Jedis("127.0.0.1", kv.ports.get(2)))
+            {
+                for (int i = 0; i < each; i++)
+                {
+                    assertEquals(1, p.publish("news", "b" + i), "member 2 has one subscriber, by pattern");
+                }
+            }
+            other.join(60_000);
+            for (final Thread s : subscribers)
+            {
+                s.join(60_000);
+                assertFalse(s.isAlive(), "a subscriber still waiting after 60 s: " + got.get(0).size() + " and " +
+                    got.get(1).size() + " messages");
+            }
+            assertEquals(2 * each, got.get(0).size());
+            assertEquals(got.get(0), got.get(1), "the subscribers at members 1 and 2 saw one order");
+            for (final String from : List.of("a", "b"))
+            {
+                assertEquals(java.util.stream.IntStream.range(0, each).mapToObj(i -> from + i).toList(),
+                    got.get(0).stream().filter(m -> m.startsWith(from)).toList(), "each publisher's order");
+            }
+
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", kv.ports.get(0));
+                 Jedis publisher = new Jedis("127.0.0.1", kv.ports.get(1)))
+            {
+                s.setSoTimeout(30_000);
+                s.getOutputStream().write("SUBSCRIBE big\r\nGET k\r\nPING\r\n".getBytes(StandardCharsets.US_ASCII));
+                final String expected = "*3\r\n$9\r\nsubscribe\r\n$3\r\nbig\r\n:1\r\n-ERR Can't execute 'get': " +
+                    "only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context\r\n" +
+                    "*2\r\n$4\r\npong\r\n$0\r\n\r\n";
+                final byte[] head = s.getInputStream().readNBytes(expected.length());
+                assertEquals(expected, new String(head, StandardCharsets.US_ASCII));
+                final String big = "x".repeat(60_000);
+                final Pipeline p = publisher.pipelined();
+                for (int i = 0; i < 800; i++) // 48 MB, and the subscriber does not read
+                {
+                    p.publish("big", big);
+                }
+                p.sync();
+                assertEquals("PONG", publisher.ping(), "the member serves on");
+                long read = 0;
+                for (int n = s.getInputStream().read(new byte[1 << 16]); n >= 0;
+                     n = s.getInputStream().read(new byte[1 << 16]))
+                {
+                    read += n; // what the socket's buffers held; then the member closed the connection
+                }
+                assertTrue(read < 800L * 60_000, "read " + read + " bytes of 48 MB: dropped past its limit");
+                assertEquals("1", redisCli(kv.ports.get(0), "incr", "after"), "the member of the dropped client");
+            }
+        }
+    }
+
+    /** Collects {@code count} messages of its channels or of its patterns, then unsubscribes from them. */
+    private static final class Collector extends redis.clients.jedis.JedisPubSub
+    {
+        private final List<String> messages;
+        private final int count;
+        private final java.util.concurrent.CountDownLatch subscribed;
+
+        Collector(final List<String> messages, final int count, final java.util.concurrent.CountDownLatch subscribed)
+        {
+            this.messages = messages;
+            this.count = count;
+            this.subscribed = subscribed;
+        }
+
+        @Override
+        public void onSubscribe(final String channel, final int subscriptions)
+        {
+            subscribed.countDown();
+        }
+
+        @Override
+        public void onPSubscribe(final String pattern, final int subscriptions)
+        {
+            subscribed.countDown();
+        }
+
+        @Override
+        public void onMessage(final String channel, final String message)
+        {
+            if (full(message))
+            {
+                unsubscribe();
+            }
+        }
+
+        @Override
+        public void onPMessage(final String pattern, final String channel, final String message)
+        {
+            if (full(message))
+            {
+                punsubscribe();
+            }
+        }
+
+        private boolean full(final String message)
+        {
+            messages.add(message);
+            return messages.size() == count;
+        }
+    }
+
+    /**
      * Small values reach the default limit (half of each member's 256 MiB heap) before the heap is full: the writes
      * that pass it are refused with the OOM error and every member serves on with the same keys. Before, the estimate
      * counted 64 bytes an entry besides its key and value where the JVM holds about 250: a store of 3-byte values

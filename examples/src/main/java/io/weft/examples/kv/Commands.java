@@ -8,10 +8,11 @@ import java.util.Set;
 /** The store's commands by kind: writes travel through the group; reads do too unless they are local reads. */
 final class Commands
 {
-    /** Commands that change the state: they travel through the group. */
+    /** Commands that change the state, and PUBLISH, which every member hands on: they travel through the group. */
     private static final Set<String> WRITES = Set.of("SET", "SETNX", "SETEX", "PSETEX", "GETSET", "GETEX", "GETDEL",
         "DEL", "UNLINK", "INCR", "INCRBY", "DECR", "DECRBY", "INCRBYFLOAT", "MSET", "MSETNX", "APPEND", "SETRANGE",
-        "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "PERSIST", "RENAME", "RENAMENX", "FLUSHDB", "FLUSHALL");
+        "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "PERSIST", "RENAME", "RENAMENX", "FLUSHDB", "FLUSHALL",
+        "PUBLISH");
     /** Writes that may make the store larger: refused while it holds more than its limit (Redis's denyoom). */
     private static final Set<String> GROWING = Set.of("SET", "SETNX", "SETEX", "PSETEX", "GETSET", "INCR", "INCRBY",
         "DECR", "DECRBY", "INCRBYFLOAT", "MSET", "MSETNX", "APPEND", "SETRANGE");

@@ -48,7 +48,7 @@ final class Keyspace
      * writing thread's only.
      */
     private final ExpiryHeap expiries = new ExpiryHeap();
-    /** The write position of each bucket's last change: WATCH's. */
+    /** The version of each bucket's last change: what WATCH compares. */
     final KeyVersions versions = new KeyVersions();
 
     /**

@@ -64,6 +64,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private final Map<Key, Transaction.Watch> watching = new LinkedHashMap<>();
     /** Event loop: what {@link #watching} adds to an EXEC write. */
     private int watchBytes;
+    /** Event loop: the channels and patterns subscribed, once the first SUBSCRIBE came; null before. */
+    private Subscriptions subscriptions;
 
     KvConnection(final KvReplica replica, final long id)
     {
@@ -104,6 +106,12 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private Command dispatch(final List<byte[]> args)
     {
         final String cmd = Commands.name(args);
+        if (subscribed() && !resp3 && !List.of("SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "PING", "QUIT",
+            "RESET").contains(cmd))
+        {
+            return Command.answered(Reply.error("ERR Can't execute '" + cmd.toLowerCase(Locale.ROOT) + "': only " +
+                "(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"), false);
+        }
         if (transaction != null)
         {
             return inTransaction(cmd, args);
@@ -168,8 +176,12 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         final int n = args.size();
         return switch (cmd)
         {
-            case "PING" -> n == 1 ? new Reply.Simple("PONG") : n == 2 ? new Reply.Bulk(args.get(1)) :
-                Reply.wrongArity(cmd);
+            case "PING" -> subscribed() && !resp3 ? Subscriptions.ping(args) : n == 1 ? new Reply.Simple("PONG") :
+                n == 2 ? new Reply.Bulk(args.get(1)) : Reply.wrongArity(cmd);
+            case "SUBSCRIBE", "PSUBSCRIBE" -> n < 2 ? Reply.wrongArity(cmd) :
+                subscriptions().subscribe(args, cmd.charAt(0) == 'P');
+            case "UNSUBSCRIBE", "PUNSUBSCRIBE" -> subscriptions().unsubscribe(args, cmd.charAt(0) == 'P');
+            case "PUBSUB" -> subscriptions().pubsub(args);
             case "ECHO" -> n == 2 ? new Reply.Bulk(args.get(1)) : Reply.wrongArity(cmd);
             case "QUIT" ->
             {
@@ -188,6 +200,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             {
                 name = null;
                 unwatch();
+                if (subscriptions != null)
+                {
+                    subscriptions.unsubscribeAll();
+                }
                 yield new Reply.Simple("RESET");
             }
             case "MULTI" ->
@@ -205,6 +221,32 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             default -> Reply.error("ERR unknown command '" + text(args.getFirst()) + "', with args beginning with: " +
                 String.join(" ", args.subList(1, Math.min(n, 4)).stream().map(a -> "'" + text(a) + "'").toList()));
         };
+    }
+
+    private boolean subscribed()
+    {
+        return subscriptions != null && subscriptions.active();
+    }
+
+    /** This connection's pub/sub state, made at its first use: messages arrive on the event loop, in order. */
+    private Subscriptions subscriptions()
+    {
+        if (subscriptions == null)
+        {
+            subscriptions = new Subscriptions(replica.pubSub, ctx.executor(), push ->
+            {
+                if (ctx.channel().isActive())
+                {
+                    enqueue(Command.answered(push, resp3));
+                }
+            }, () ->
+            {
+                LOG.warn("client {} at {}: a subscriber that leaves {} MiB of messages unread; closing the connection",
+                    id, ctx.channel().remoteAddress(), Subscriptions.LIMIT >> 20);
+                ctx.close();
+            });
+        }
+        return subscriptions;
     }
 
     /**
@@ -373,6 +415,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             out = out == null ? ctx.alloc().ioBuffer() : out;
             pending.poll();
             RespWriter.write(out, reply, head.resp3);
+            if (reply instanceof Reply.Push message) // a published message; a confirmation is in Several
+            {
+                subscriptions.written(message);
+            }
             if (out.readableBytes() >= FLUSH_BYTES)
             {
                 ctx.writeAndFlush(out);
@@ -460,6 +506,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     public void channelInactive(final ChannelHandlerContext context)
     {
         pending.clear(); // replies still due are dropped with the connection; their commands still apply
+        if (subscriptions != null)
+        {
+            subscriptions.unsubscribeAll();
+        }
         replica.connectedClients.decrementAndGet();
         if (outputPaused)
         {

@@ -58,6 +58,8 @@ public final class KvReplica implements AutoCloseable
     private static final int PERSISTED_EVERY = 64;
 
     private final KvStore store = new KvStore();
+    /** This member's pub/sub subscriptions (PUBLISH travels through the group as a write). */
+    final PubSub pubSub = store.pubSub;
     private final WriteBatch writeBatch = new WriteBatch(store);
     /** The keys of this member's own batch, built before its lookups (delivery thread; see KvStore.touch). */
     private Key[] keys = new Key[256];
@@ -118,12 +120,7 @@ public final class KvReplica implements AutoCloseable
     {
         this.localReads = localReads;
         this.log = logDirectory == null ? null : new KvLog(logDirectory, compactAfter);
-        this.applied = log == null ? 0 : log.replay(store, (g, batch, length) ->
-        {
-            store.versions().writing(g);
-            applyWrites(batch, length);
-            store.versions().written();
-        });
+        this.applied = log == null ? 0 : log.replay(store, this::applyWrites);
         store.versions().at(applied); // the snapshot's position when no batch follows it
     }
 
@@ -440,7 +437,7 @@ public final class KvReplica implements AutoCloseable
         else
         {
             // another member's batch, or this member's after it stopped serving: the writes still apply here
-            applyWrites(bytes, bytes.length);
+            applyWrites(applied, bytes, bytes.length);
         }
         if (write)
         {
@@ -498,13 +495,15 @@ public final class KvReplica implements AutoCloseable
         store.removeExpired(batch.now(), written); // as applyWrites does with the batch as the others decode it
     }
 
-    /** Applies the writes of an encoded batch, at its clock reading. */
-    private void applyWrites(final byte[] batch, final int length)
+    /** Applies the writes of an encoded batch of write position {@code position}, at its clock reading. */
+    private void applyWrites(final long position, final byte[] batch, final int length)
     {
+        store.versions().writing(position);
         final long now = ByteBuffer.wrap(batch, 0, length).getLong(KvWire.NOW_OFFSET);
         final int written = writeBatch.apply(batch, length, now);
         store.removeExpired(now, written);
         writes.addAndGet(written);
+        store.versions().written();
     }
 
     // ---- cold-start recovery (predicate thread) ----------------------------------------------------------------
@@ -533,10 +532,8 @@ public final class KvReplica implements AutoCloseable
             early.pollFirstEntry();
             if (next.getKey() == applied + 1)
             {
-                store.versions().writing(++applied);
-                log.appendBatch(applied, next.getValue(), next.getValue().length);
-                applyWrites(next.getValue(), next.getValue().length);
-                store.versions().written();
+                log.appendBatch(++applied, next.getValue(), next.getValue().length);
+                applyWrites(applied, next.getValue(), next.getValue().length);
                 logged();
             }
         }

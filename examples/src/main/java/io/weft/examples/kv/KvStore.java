@@ -31,6 +31,8 @@ public final class KvStore
     private final KeyCommands keys = new KeyCommands(map);
     /** The counters, APPEND and the ranges. */
     private final ValueEdits edits = new ValueEdits(map);
+    /** The subscribers of this member, whom PUBLISH hands its message (no part of the state). */
+    final PubSub pubSub = new PubSub();
 
     /** A value and its expiry time in epoch milliseconds, 0 for none. */
     record Entry(byte[] value, long expireAt)
@@ -156,6 +158,8 @@ public final class KvStore
                 case "DBSIZE" -> n != 1 ? Reply.wrongArity(cmd) : new Reply.Int(size(now));
                 case "FLUSHDB", "FLUSHALL" -> n > 2 ? Reply.wrongArity(cmd) : flush();
                 case "EXEC" -> exec(args, now);
+                case "PUBLISH" -> n != 3 ? Reply.wrongArity(cmd) :
+                    new Reply.Int(pubSub.publish(args.get(1), args.get(2)));
                 default -> Reply.error("ERR unknown command '" + cmd.toLowerCase(Locale.ROOT) + "'");
             };
         }

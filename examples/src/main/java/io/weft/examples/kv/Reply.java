@@ -3,7 +3,10 @@ package io.weft.examples.kv;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-/** A reply of the store, independent of the wire codec: the five RESP2 types and RESP3's map. */
+/**
+ * A reply of the store, independent of the wire codec: the five RESP2 types, RESP3's map and push, and several
+ * replies to one command (SUBSCRIBE a b: one confirmation a channel).
+ */
 public sealed interface Reply
 {
     Reply OK = new Simple("OK");
@@ -41,6 +44,16 @@ public sealed interface Reply
 
     /** Keys and values alternating: a RESP3 map ({@code %n}), a flat array in RESP2. */
     record Map(List<Reply> keysAndValues) implements Reply
+    {
+    }
+
+    /** Out-of-band data (pub/sub): a RESP3 push ({@code >n}), an array in RESP2. */
+    record Push(List<Reply> items) implements Reply
+    {
+    }
+
+    /** Replies written one after the other, for one command. */
+    record Several(List<Reply> replies) implements Reply
     {
     }
 

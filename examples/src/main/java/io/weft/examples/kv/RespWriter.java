@@ -36,6 +36,21 @@ final class RespWriter
                     write(out, item, resp3);
                 }
             }
+            case Reply.Push p ->
+            {
+                number(out, resp3 ? '>' : '*', p.items().size());
+                for (final Reply item : p.items())
+                {
+                    write(out, item, resp3);
+                }
+            }
+            case Reply.Several s ->
+            {
+                for (final Reply r : s.replies())
+                {
+                    write(out, r, resp3);
+                }
+            }
             case Reply.Simple s when s == Reply.OK -> out.writeBytes(OK);
             case Reply.Simple s -> line(out, '+', s.text());
             case Reply.Error e -> line(out, '-', e.text().replace('\r', ' ').replace('\n', ' '));

@@ -64,6 +64,8 @@ class KvStoreTest
             case Reply.Bulk b -> b.bytes() == null ? "$nil" : "$" + new String(b.bytes(), StandardCharsets.UTF_8);
             case Reply.Array a -> a.items() == null ? "*nil" : a.items().stream().map(KvStoreTest::render).toList().toString();
             case Reply.Map m -> "%" + m.keysAndValues().stream().map(KvStoreTest::render).toList();
+            case Reply.Push p -> ">" + p.items().stream().map(KvStoreTest::render).toList();
+            case Reply.Several s -> "several" + s.replies().stream().map(KvStoreTest::render).toList();
         };
     }
 
@@ -386,7 +388,7 @@ class KvStoreTest
             "UNLINK", "EXISTS", "TOUCH", "INCR", "DECR", "INCRBY", "DECRBY", "INCRBYFLOAT", "MGET", "MSET", "MSETNX",
             "APPEND", "SETRANGE", "GETRANGE", "STRLEN", "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "PERSIST",
             "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME", "TYPE", "RENAME", "RENAMENX", "KEYS", "SCAN", "DBSIZE",
-            "FLUSHDB", "FLUSHALL"))
+            "FLUSHDB", "FLUSHALL", "PUBLISH"))
         {
             assertTrue(Commands.isWrite(cmd) != Commands.isRead(cmd), cmd + " is a read or a write, not both");
             final String reply = render(run(cmd, "k", "1", "2", "3"));

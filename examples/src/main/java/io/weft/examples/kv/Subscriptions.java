@@ -1,0 +1,183 @@
+package io.weft.examples.kv;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * A connection's channels and patterns ({@link PubSub}): SUBSCRIBE, PSUBSCRIBE, UNSUBSCRIBE and PUNSUBSCRIBE answered
+ * as Redis answers them, one confirmation a name, and the messages published to them handed to the connection's event
+ * loop in the order the delivery thread publishes them. A client that does not read its messages is disconnected once
+ * {@value #LIMIT} bytes of them wait (Redis's {@code client-output-buffer-limit pubsub 32mb}): the delivery thread
+ * never waits for a subscriber, and no subscriber can fill the member's heap.
+ */
+final class Subscriptions implements PubSub.Subscriber
+{
+    static final long LIMIT = 32L << 20;
+    private static final byte[] PONG = "pong".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] EMPTY = {};
+
+    private final PubSub hub;
+    private final Executor loop;
+    private final Consumer<Reply.Push> deliver;
+    private final Runnable overLimit;
+    /** The event loop's: this connection's channels and patterns, in the order subscribed. */
+    private final Set<Key> channels = new LinkedHashSet<>();
+    private final Set<Key> patterns = new LinkedHashSet<>();
+    /** Bytes of messages handed on and not written to the socket yet (any thread). */
+    private final AtomicLong waiting = new AtomicLong();
+    private final AtomicBoolean dropped = new AtomicBoolean();
+
+    /**
+     * @param deliver   the event loop: a message for the client, in order.
+     * @param overLimit the event loop: the client left {@value #LIMIT} bytes of messages unread; told once.
+     */
+    Subscriptions(final PubSub hub, final Executor loop, final Consumer<Reply.Push> deliver, final Runnable overLimit)
+    {
+        this.hub = hub;
+        this.loop = loop;
+        this.deliver = deliver;
+        this.overLimit = overLimit;
+    }
+
+    /** The bytes a message takes while it waits, about. */
+    static long size(final Reply.Push push)
+    {
+        long n = 32;
+        for (final Reply item : push.items())
+        {
+            n += item instanceof Reply.Bulk b && b.bytes() != null ? b.bytes().length : 8;
+        }
+        return n;
+    }
+
+    @Override
+    public void push(final Reply.Push push)
+    {
+        if (dropped.get())
+        {
+            return; // its connection is closing
+        }
+        if (waiting.addAndGet(size(push)) > LIMIT)
+        {
+            if (dropped.compareAndSet(false, true))
+            {
+                loop.execute(overLimit);
+            }
+            return;
+        }
+        loop.execute(() -> deliver.accept(push));
+    }
+
+    /** The event loop: a message was written to the socket. */
+    void written(final Reply.Push push)
+    {
+        waiting.addAndGet(-size(push));
+    }
+
+    /** Whether any channel or pattern is subscribed (RESP2 then takes the pub/sub commands only). */
+    boolean active()
+    {
+        return !channels.isEmpty() || !patterns.isEmpty();
+    }
+
+    /** SUBSCRIBE or PSUBSCRIBE name [name ...]. */
+    Reply subscribe(final List<byte[]> args, final boolean pattern)
+    {
+        final String kind = pattern ? "psubscribe" : "subscribe";
+        final List<Reply> confirmations = new ArrayList<>();
+        for (final byte[] name : args.subList(1, args.size()))
+        {
+            final Key key = new Key(name);
+            if ((pattern ? patterns : channels).add(key))
+            {
+                hub.subscribe(key, pattern, this);
+            }
+            confirmations.add(confirmation(kind, name));
+        }
+        return new Reply.Several(confirmations);
+    }
+
+    /** UNSUBSCRIBE or PUNSUBSCRIBE [name ...]: the names given, or every one subscribed. */
+    Reply unsubscribe(final List<byte[]> args, final boolean pattern)
+    {
+        final String kind = pattern ? "punsubscribe" : "unsubscribe";
+        final Set<Key> own = pattern ? patterns : channels;
+        final List<Key> names = new ArrayList<>();
+        if (args.size() > 1)
+        {
+            args.subList(1, args.size()).forEach(a -> names.add(new Key(a)));
+        }
+        else
+        {
+            names.addAll(own);
+        }
+        if (names.isEmpty())
+        {
+            return new Reply.Several(List.of(confirmation(kind, null)));
+        }
+        final List<Reply> confirmations = new ArrayList<>();
+        for (final Key key : names)
+        {
+            if (own.remove(key))
+            {
+                hub.unsubscribe(key, pattern, this);
+            }
+            confirmations.add(confirmation(kind, key.bytes()));
+        }
+        return new Reply.Several(confirmations);
+    }
+
+    /** The event loop: RESET, or the connection closed. */
+    void unsubscribeAll()
+    {
+        channels.forEach(k -> hub.unsubscribe(k, false, this));
+        patterns.forEach(k -> hub.unsubscribe(k, true, this));
+        channels.clear();
+        patterns.clear();
+    }
+
+    private Reply confirmation(final String kind, final byte[] name)
+    {
+        return new Reply.Push(List.of(Reply.Bulk.of(kind), new Reply.Bulk(name),
+            new Reply.Int(channels.size() + patterns.size())));
+    }
+
+    /** PING while subscribed in RESP2: {@code pong} and the argument, an array. */
+    static Reply ping(final List<byte[]> args)
+    {
+        return args.size() > 2 ? Reply.wrongArity("ping") :
+            new Reply.Array(List.of(new Reply.Bulk(PONG), new Reply.Bulk(args.size() == 2 ? args.get(1) : EMPTY)));
+    }
+
+    /** PUBSUB CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT: this member's subscriptions. */
+    Reply pubsub(final List<byte[]> args)
+    {
+        final String sub = args.size() < 2 ? "" :
+            new String(args.get(1), StandardCharsets.UTF_8).toUpperCase(Locale.ROOT);
+        return switch (sub)
+        {
+            case "CHANNELS" -> args.size() > 3 ? Reply.wrongArity("pubsub|channels") :
+                new Reply.Array(hub.channels(args.size() == 3 ? args.get(2) : null));
+            case "NUMSUB" ->
+            {
+                final List<Reply> counts = new ArrayList<>();
+                for (final byte[] channel : args.subList(2, args.size()))
+                {
+                    counts.add(new Reply.Bulk(channel));
+                    counts.add(new Reply.Int(hub.subscribers(channel)));
+                }
+                yield new Reply.Array(counts);
+            }
+            case "NUMPAT" -> args.size() != 2 ? Reply.wrongArity("pubsub|numpat") : new Reply.Int(hub.patterns());
+            default -> Reply.error("ERR unknown subcommand '" + sub.toLowerCase(Locale.ROOT) + "'. Try PUBSUB HELP.");
+        };
+    }
+}
