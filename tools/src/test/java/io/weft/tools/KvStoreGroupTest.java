@@ -466,6 +466,34 @@ class KvStoreGroupTest
     }
 
     /**
+     * The versions WATCH compares travel with a joiner's state: a transaction watched at member 0 before member 2 was
+     * killed with kill -9 and joined again, whose key a client at member 1 changed meanwhile, is refused by every
+     * member, the joiner too. With versions of 0 the joiner would have applied it and held another value than the
+     * others.
+     */
+    @Test
+    void aJoinerDecidesATransactionWatchedBeforeItJoinedAsTheOthersDo() throws Exception
+    {
+        try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable");
+             Jedis a = new Jedis("127.0.0.1", kv.ports.get(0)); Jedis b = new Jedis("127.0.0.1", kv.ports.get(1)))
+        {
+            a.set("k", "start");
+            a.watch("k");
+            b.set("k", "b");
+            kv.get(2).kill();
+            kv.start(2, true);
+            kv.awaitServing(2);
+            final redis.clients.jedis.Transaction t = a.multi();
+            t.set("k", "a");
+            assertEquals(null, t.exec(), "k changed after the watch");
+            for (final int port : kv.ports)
+            {
+                assertEquals("b", redisCli(port, "get", "k"), "member at " + port);
+            }
+        }
+    }
+
+    /**
      * Redis pub/sub across members: a channel subscriber at member 1 and a pattern subscriber at member 2 receive what
      * clients at members 0 and 2 publish, every message once and in one order at both (the group's); PUBLISH counts
      * the subscribers of the member it was sent to (as a Redis Cluster node does); a RESP2 subscriber may use the
