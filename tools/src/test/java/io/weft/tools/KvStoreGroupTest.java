@@ -368,12 +368,13 @@ class KvStoreGroupTest
             try (java.net.Socket s = new java.net.Socket("127.0.0.1", kv.ports.get(2)))
             {
                 s.setSoTimeout(10_000);
-                s.getOutputStream().write(("MULTI\r\nSET q 1\r\nPING\r\nEXEC\r\nGET q\r\nEXEC\r\nQUIT\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().write(("MULTI\r\nSET q 1\r\nPING\r\nCLIENT ID\r\nEXEC\r\nGET q\r\nEXEC\r\n" +
+                    "MULTI\r\nPING\r\nECHO e\r\nEXEC\r\nQUIT\r\n").getBytes(StandardCharsets.US_ASCII));
                 final String replies = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
-                assertEquals("+OK\r\n+QUEUED\r\n-ERR 'ping' inside MULTI: a transaction here takes the store's commands " +
-                    "only\r\n-EXECABORT Transaction discarded because of previous errors.\r\n$-1\r\n" +
-                    "-ERR EXEC without MULTI\r\n+OK\r\n", replies);
+                assertEquals("+OK\r\n+QUEUED\r\n+QUEUED\r\n-ERR 'client' inside MULTI: a transaction here takes " +
+                    "the store's commands, PING and ECHO only\r\n-EXECABORT Transaction discarded because of " +
+                    "previous errors.\r\n$-1\r\n-ERR EXEC without MULTI\r\n" +
+                    "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+PONG\r\n$1\r\ne\r\n+OK\r\n", replies);
             }
         }
     }

@@ -157,8 +157,9 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 transaction = null;
                 yield connectionCommand(cmd, args);
             }
-            default -> Commands.isWrite(cmd) || Commands.isRead(cmd) ? t.queue(args) : t.refuse("ERR '" +
-                cmd.toLowerCase(Locale.ROOT) + "' inside MULTI: a transaction here takes the store's commands only");
+            default -> Commands.isWrite(cmd) || Commands.isRead(cmd) || cmd.equals("PING") || cmd.equals("ECHO") ?
+                t.queue(args) : t.refuse("ERR '" + cmd.toLowerCase(Locale.ROOT) + "' inside MULTI: a transaction " +
+                "here takes the store's commands, PING and ECHO only");
         };
         return Command.answered(reply, resp3);
     }
@@ -176,13 +177,12 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         final int n = args.size();
         return switch (cmd)
         {
-            case "PING" -> subscribed() && !resp3 ? Subscriptions.ping(args) : n == 1 ? new Reply.Simple("PONG") :
-                n == 2 ? new Reply.Bulk(args.get(1)) : Reply.wrongArity(cmd);
+            case "PING" -> subscribed() && !resp3 ? Subscriptions.ping(args) : Reply.pong(cmd, args);
             case "SUBSCRIBE", "PSUBSCRIBE" -> n < 2 ? Reply.wrongArity(cmd) :
                 subscriptions().subscribe(args, cmd.charAt(0) == 'P');
             case "UNSUBSCRIBE", "PUNSUBSCRIBE" -> subscriptions().unsubscribe(args, cmd.charAt(0) == 'P');
             case "PUBSUB" -> subscriptions().pubsub(args);
-            case "ECHO" -> n == 2 ? new Reply.Bulk(args.get(1)) : Reply.wrongArity(cmd);
+            case "ECHO" -> Reply.pong(cmd, args);
             case "QUIT" ->
             {
                 quitting = true;

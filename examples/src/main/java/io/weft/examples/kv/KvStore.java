@@ -158,6 +158,7 @@ public final class KvStore
                 case "DBSIZE" -> n != 1 ? Reply.wrongArity(cmd) : new Reply.Int(size(now));
                 case "FLUSHDB", "FLUSHALL" -> n > 2 ? Reply.wrongArity(cmd) : flush();
                 case "EXEC" -> exec(args, now);
+                case "PING", "ECHO" -> Reply.pong(cmd, args); // queued in a transaction
                 case "PUBLISH" -> n != 3 ? Reply.wrongArity(cmd) :
                     new Reply.Int(pubSub.publish(args.get(1), args.get(2)));
                 default -> Reply.error("ERR unknown command '" + cmd.toLowerCase(Locale.ROOT) + "'");

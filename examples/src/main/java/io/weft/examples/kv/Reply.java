@@ -62,6 +62,14 @@ public sealed interface Reply
         return new Error(text);
     }
 
+    /** PING [message] or ECHO message: answered by a connection, or by the store inside a transaction. */
+    static Reply pong(final String command, final List<byte[]> args)
+    {
+        final int n = args.size();
+        return n == 1 && command.equals("PING") ? new Simple("PONG") : n == 2 ? new Bulk(args.get(1)) :
+            wrongArity(command);
+    }
+
     static Reply wrongArity(final String command)
     {
         return new Error("ERR wrong number of arguments for '" + command.toLowerCase(java.util.Locale.ROOT) +

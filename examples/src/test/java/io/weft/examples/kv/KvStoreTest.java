@@ -289,9 +289,11 @@ class KvStoreTest
         same(Transaction.QUEUED, t.queue(args("INCR", "s")));
         same(Transaction.QUEUED, t.queue(args("GET", "a")));
         same(Transaction.QUEUED, t.queue(args("GET")));
+        same(Transaction.QUEUED, t.queue(args("PING")));
+        same(Transaction.QUEUED, t.queue(args("ECHO", "e")));
         assertFalse(t.refused());
-        same(new Reply.Array(List.of(Reply.OK, new Reply.Int(2), new Reply.Int(1), bulk("2"), Reply.wrongArity("GET"))),
-            store.apply(t.exec(), now));
+        same(new Reply.Array(List.of(Reply.OK, new Reply.Int(2), new Reply.Int(1), bulk("2"), Reply.wrongArity("GET"),
+            new Reply.Simple("PONG"), bulk("e"))), store.apply(t.exec(), now));
         assertTrue(Commands.mayGrow(t.exec()), "a transaction with a SET may grow the store");
 
         final Transaction big = new Transaction(100, List.of());
