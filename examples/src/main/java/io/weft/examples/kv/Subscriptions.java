@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -65,15 +66,21 @@ final class Subscriptions implements PubSub.Subscriber
         {
             return; // its connection is closing
         }
-        if (waiting.addAndGet(size(push)) > LIMIT)
+        try
         {
-            if (dropped.compareAndSet(false, true))
+            if (waiting.addAndGet(size(push)) <= LIMIT)
+            {
+                loop.execute(() -> deliver.accept(push));
+            }
+            else if (dropped.compareAndSet(false, true))
             {
                 loop.execute(overLimit);
             }
-            return;
         }
-        loop.execute(() -> deliver.accept(push));
+        catch (final RejectedExecutionException ex)
+        {
+            dropped.set(true); // the server is closing: its connections go, and the other subscribers get theirs
+        }
     }
 
     /** The event loop: a message was written to the socket. */

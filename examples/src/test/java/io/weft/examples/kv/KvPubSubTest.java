@@ -70,6 +70,21 @@ class KvPubSubTest
         assertEquals(31, received.size(), "a dropped subscriber gets nothing more; its connection is closing");
     }
 
+    /** A subscriber whose server is closing (its event loop refuses work) keeps no other from its message. */
+    @Test
+    void aSubscriberOfAClosingServerKeepsNoOtherFromItsMessages()
+    {
+        final Subscriptions closing = new Subscriptions(hub, task ->
+        {
+            throw new java.util.concurrent.RejectedExecutionException("event executor terminated");
+        }, push -> { }, () -> { });
+        closing.subscribe(args("SUBSCRIBE", "c"), false);
+        client.subscribe(args("SUBSCRIBE", "c"), false);
+        hub.publish(bytes("c"), bytes("m"));
+        hub.publish(bytes("c"), bytes("n"));
+        assertEquals(render(List.of(push("message", "c", "m"), push("message", "c", "n"))), render(received));
+    }
+
     private static Reply confirm(final String kind, final String name, final long count)
     {
         return new Reply.Push(List.of(bulk(kind), bulk(name), new Reply.Int(count)));
