@@ -20,12 +20,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One client connection: takes commands decoded by {@link RespDecoder}, answers the connection-level ones itself
- * (PING, ECHO, HELLO, CLIENT, SELECT, INFO, QUIT, ...), hands the store's commands to the {@link KvReplica}, and
- * writes the replies in command order (pipelining), whatever order they complete in. A client that pipelines more
- * than {@value #MAX_PENDING} commands is not read until replies drain, and one that does not read its replies is not
- * read either, once Netty's outbound buffer passes its high-water mark: replies wait in {@link #pending} (they refer
- * to the store's values, not copies of them) until it drains, so no client can fill the member's memory with replies
- * it does not take. A protocol error is answered and the connection closed, as Redis does.
+ * (PING, ECHO, HELLO, CLIENT, SELECT, INFO, QUIT, WATCH, SUBSCRIBE, ...), hands the store's commands to the {@link
+ * KvReplica}, and writes the replies in command order (pipelining), whatever order they complete in, with the
+ * messages of its subscriptions among them. A client that pipelines more than {@value #MAX_PENDING} commands is not
+ * read until replies drain, and one that does not read its replies is not read either, once Netty's outbound buffer
+ * passes its high-water mark: replies wait in {@link #pending} (they refer to the store's values, not copies of them)
+ * until it drains, so no client can fill the member's memory with replies it does not take. A protocol error is
+ * answered and the connection closed, as Redis does.
  */
 final class KvConnection extends ChannelInboundHandlerAdapter
 {
@@ -33,6 +34,9 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     /** Replies go out in buffers of about this size, the writability checked between them. */
     private static final int FLUSH_BYTES = 64 * 1024;
     private static final Logger LOG = LoggerFactory.getLogger(KvConnection.class);
+    /** What a RESP2 connection that subscribed may send, as in Redis. */
+    private static final java.util.Set<String> SUBSCRIBED_RESP2 = java.util.Set.of("SUBSCRIBE", "PSUBSCRIBE",
+        "UNSUBSCRIBE", "PUNSUBSCRIBE", "PING", "QUIT", "RESET");
 
     private final KvReplica replica;
     private final long id;
@@ -106,8 +110,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private Command dispatch(final List<byte[]> args)
     {
         final String cmd = Commands.name(args);
-        if (subscribed() && !resp3 && !List.of("SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "PING", "QUIT",
-            "RESET").contains(cmd))
+        if (subscribed() && !resp3 && !SUBSCRIBED_RESP2.contains(cmd))
         {
             return Command.answered(Reply.error("ERR Can't execute '" + cmd.toLowerCase(Locale.ROOT) + "': only " +
                 "(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"), false);
