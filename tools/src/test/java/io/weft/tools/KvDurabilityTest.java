@@ -286,17 +286,9 @@ class KvDurabilityTest
             kv.start(2, true);
             kv.awaitServing(2);
             largeStoreServed(kv, keys, bytes, 2);
+            kv.killAllAndColdStart();
             for (int i = 0; i < 3; i++)
             {
-                kv.get(i).kill();
-            }
-            for (int i = 0; i < 3; i++)
-            {
-                kv.start(i, false);
-            }
-            for (int i = 0; i < 3; i++)
-            {
-                kv.awaitServing(i);
                 largeStoreServed(kv, keys, bytes, i);
             }
         }
@@ -311,6 +303,39 @@ class KvDurabilityTest
             for (int p = 1; p <= keys; p += 101)
             {
                 assertEquals(KvLogFixtures.value(p, bytes), j.get("k" + p % keys), "member " + member + ", write " + p);
+            }
+        }
+    }
+
+    /**
+     * Watched transactions logged and replayed: a whole group killed with kill -9 and started again from its logs
+     * decides each EXEC as it was decided before the crash (a refused one stays refused, an applied one applied), since
+     * the replay stamps the versions WATCH compares at the positions the group gave them.
+     */
+    @Test
+    void aColdStartDecidesEveryWatchedTransactionAsBeforeTheCrash() throws Exception
+    {
+        final Path logs = dir.resolve("logs");
+        try (KvProcesses kv = new KvProcesses(dir, 3, "linearizable", logs))
+        {
+            try (Jedis a = new Jedis("127.0.0.1", kv.ports.get(0)); Jedis b = new Jedis("127.0.0.1", kv.ports.get(1)))
+            {
+                a.set("k", "start");
+                a.watch("k");
+                b.set("k", "b");
+                final redis.clients.jedis.Transaction refused = a.multi();
+                refused.set("k", "a");
+                assertEquals(null, refused.exec());
+                a.watch("k2");
+                final redis.clients.jedis.Transaction applied = a.multi();
+                applied.set("k2", "applied");
+                assertEquals(List.of("OK"), applied.exec());
+            }
+            kv.killAllAndColdStart();
+            for (final int port : kv.ports)
+            {
+                assertEquals("b", KvStoreGroupTest.redisCli(port, "get", "k"), "member at " + port);
+                assertEquals("applied", KvStoreGroupTest.redisCli(port, "get", "k2"), "member at " + port);
             }
         }
     }

@@ -121,6 +121,23 @@ final class KvProcesses implements AutoCloseable
         return p;
     }
 
+    /** Kills every member with kill -9 and starts the group again from its logs: each replays, then they recover. */
+    void killAllAndColdStart() throws IOException
+    {
+        for (final MemberProcess p : processes)
+        {
+            p.kill();
+        }
+        for (int i = 0; i < processes.size(); i++)
+        {
+            start(i, false);
+        }
+        for (int i = 0; i < processes.size(); i++)
+        {
+            awaitServing(i);
+        }
+    }
+
     void awaitServing(final int i)
     {
         processes.get(i).awaitOutput("member " + i + ": kv serving", Duration.ofSeconds(60));

@@ -16,7 +16,7 @@ import java.util.function.BiConsumer;
  * the whole state is ever made (a state transfer's 1 MiB chunks, a log's entries: {@link KvLog}).
  *
  * <p>The format (big-endian, as {@code DataOutputStream} wrote it before): {@value #VERSIONED}, the count of
- * {@link KeyVersions}' buckets that changed since position 0 and each one's index and write position; then the count
+ * {@link KeyVersions}' buckets that changed since position 0 and each one's index and version; then the count
  * of entries and each entry's key length, key, value length, value and expiry, in the table's order: {@link
  * StoreLoader}, which reads it back, takes any order, and takes a state written before versions were kept (it starts
  * with the count of entries, never negative). {@link #sorted} writes the entries by key instead, so that equal stores
