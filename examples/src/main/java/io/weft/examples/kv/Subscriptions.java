@@ -70,7 +70,7 @@ final class Subscriptions implements PubSub.Subscriber
         {
             if (waiting.addAndGet(size(push)) <= LIMIT)
             {
-                loop.execute(() -> deliver.accept(push));
+                loop.execute(() -> deliverIfSubscribed(push));
             }
             else if (dropped.compareAndSet(false, true))
             {
@@ -80,6 +80,23 @@ final class Subscriptions implements PubSub.Subscriber
         catch (final RejectedExecutionException ex)
         {
             dropped.set(true); // the server is closing: its connections go, and the other subscribers get theirs
+        }
+    }
+
+    /**
+     * The event loop: hands {@code push} on unless its channel or pattern was left since it was published, so that no
+     * message of a channel follows UNSUBSCRIBE's confirmation (as in Redis, whose messages before it come before it).
+     */
+    private void deliverIfSubscribed(final Reply.Push push)
+    {
+        final boolean pattern = push.items().size() == 4; // pmessage, pattern, channel, message
+        if ((pattern ? patterns : channels).contains(new Key(((Reply.Bulk)push.items().get(1)).bytes())))
+        {
+            deliver.accept(push);
+        }
+        else
+        {
+            written(push); // never written: it waits no more
         }
     }
 

@@ -70,6 +70,24 @@ class KvPubSubTest
         assertEquals(31, received.size(), "a dropped subscriber gets nothing more; its connection is closing");
     }
 
+    /** A message published before UNSUBSCRIBE but handed on after it does not follow the confirmation. */
+    @Test
+    void noMessageOfAChannelFollowsItsUnsubscribe()
+    {
+        final List<Runnable> loop = new ArrayList<>();
+        final Subscriptions later = new Subscriptions(hub, loop::add, received::add, () -> overLimit++);
+        later.subscribe(args("SUBSCRIBE", "c"), false);
+        later.subscribe(args("PSUBSCRIBE", "c*"), true);
+        hub.publish(bytes("c"), bytes("before"));
+        later.unsubscribe(args("UNSUBSCRIBE", "c"), false);
+        loop.forEach(Runnable::run); // the message's hand-over, after UNSUBSCRIBE on the event loop
+        assertEquals(render(List.of(push("pmessage", "c*", "c", "before"))), render(received),
+            "the pattern still holds; the channel's message is dropped");
+        later.unsubscribe(args("PUNSUBSCRIBE"), true);
+        hub.publish(bytes("c"), bytes("after"));
+        assertEquals(2, loop.size(), "nobody subscribed any more: nothing more handed on");
+    }
+
     /** A subscriber whose server is closing (its event loop refuses work) keeps no other from its message. */
     @Test
     void aSubscriberOfAClosingServerKeepsNoOtherFromItsMessages()
