@@ -51,55 +51,54 @@ class AvionicsDemoTest
         Assumptions.assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
             "needs the Debian packages chromium and chromium-driver (.ci/run installs them)");
         final int port = LocalPorts.free(1).getFirst();
+        // the browser first: the scenario runs on its own clock, and on a busy host a browser started after the
+        // dashboard came up found the flight over and the dashboard gone (ERR_CONNECTION_REFUSED, CI 2026-12-01)
+        final ChromeDriverService service = new ChromeDriverService.Builder()
+            .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+        final ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile())
+            .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1500,1100");
+        final ChromeDriver browser = new ChromeDriver(service, options);
         try (MemberProcess demo = MemberProcess.start("avionics", dir, Weft.class, "avionics", "--phase", "6s",
-            "--dashboard-port", String.valueOf(port), "--dir", dir.resolve("run").toString()))
+            "--hold", "10s", "--dashboard-port", String.valueOf(port), "--dir", dir.resolve("run").toString()))
         {
             demo.awaitOutput("avionics: steady flight; the dashboard is at", Duration.ofSeconds(90));
             final String url = "http://127.0.0.1:" + port + "/";
             assertPrometheusScrape(url);
+            browser.get(url);
+            final JavascriptExecutor js = browser;
+            awaitTrue(() -> number(js, "return window.weftDashboard.updates") >= 2, Duration.ofSeconds(20),
+                "the page never rendered a state");
+            final long before = number(js, "return Chart.getChart('rate-chart').data.datasets[0].data.length");
+            awaitTrue(() -> number(js, "return Chart.getChart('rate-chart').data.datasets[0].data.length") >=
+                before + 2, Duration.ofSeconds(20), "the rate chart did not grow");
+            assertEquals(4L, number(js, "return Chart.getChart('rate-chart').data.datasets.length"),
+                "one rate line per topic");
+            assertTrue(browser.findElement(By.id("view-id")).getText().startsWith("view "));
 
-            final ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
-            final ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile())
-                .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                    "--window-size=1500,1100");
-            final ChromeDriver browser = new ChromeDriver(service, options);
-            try
-            {
-                browser.get(url);
-                final JavascriptExecutor js = browser;
-                awaitTrue(() -> number(js, "return window.weftDashboard.updates") >= 2, Duration.ofSeconds(20),
-                    "the page never rendered a state");
-                final long before = number(js, "return Chart.getChart('rate-chart').data.datasets[0].data.length");
-                awaitTrue(() -> number(js, "return Chart.getChart('rate-chart').data.datasets[0].data.length") >=
-                    before + 2, Duration.ofSeconds(20), "the rate chart did not grow");
-                assertEquals(4L, number(js, "return Chart.getChart('rate-chart').data.datasets.length"),
-                    "one rate line per topic");
-                assertTrue(browser.findElement(By.id("view-id")).getText().startsWith("view "));
-
-                demo.awaitOutput("avionics: kill -9 display 1", Duration.ofSeconds(60));
-                awaitTrue(() -> browser.findElement(By.id("timeline")).getText().contains("failed 1"),
-                    Duration.ofSeconds(30), "the timeline never showed display 1's failure");
-                awaitTrue(() -> number(js, "return window.weftDashboard.timeline.filter(e => e.failed.includes(1))" +
-                    ".length") == 1, Duration.ofSeconds(10), "the page's state has no view without display 1");
-                assertEquals(1L, number(js, "return window.weftDashboard.timeline.filter(e => e.failed.includes(1)" +
-                    " && e.pausedMillis > 0).length"), "the failure's view does not say how long the multicast " +
-                    "stopped: " + browser.findElement(By.id("timeline")).getText());
-                assertTrue(browser.findElement(By.id("timeline")).getText().contains("multicast paused"),
-                    browser.findElement(By.id("timeline")).getText());
-                screenshot(browser);
-                assertMembershipScrape(url);
-                final String chips = browser.findElement(By.id("members")).getText();
-                assertTrue(!chips.contains("display-1") || browser.findElement(By.id("timeline")).getText()
-                    .contains("joined 1"), "the failed display is still shown as a member: " + chips);
-            }
-            finally
-            {
-                browser.quit();
-            }
+            demo.awaitOutput("avionics: kill -9 display 1", Duration.ofSeconds(60));
+            awaitTrue(() -> browser.findElement(By.id("timeline")).getText().contains("failed 1"),
+                Duration.ofSeconds(30), "the timeline never showed display 1's failure");
+            awaitTrue(() -> number(js, "return window.weftDashboard.timeline.filter(e => e.failed.includes(1))" +
+                ".length") == 1, Duration.ofSeconds(10), "the page's state has no view without display 1");
+            assertEquals(1L, number(js, "return window.weftDashboard.timeline.filter(e => e.failed.includes(1)" +
+                " && e.pausedMillis > 0).length"), "the failure's view does not say how long the multicast " +
+                "stopped: " + browser.findElement(By.id("timeline")).getText());
+            assertTrue(browser.findElement(By.id("timeline")).getText().contains("multicast paused"),
+                browser.findElement(By.id("timeline")).getText());
+            screenshot(browser);
+            assertMembershipScrape(url);
+            final String chips = browser.findElement(By.id("members")).getText();
+            assertTrue(!chips.contains("display-1") || browser.findElement(By.id("timeline")).getText()
+                .contains("joined 1"), "the failed display is still shown as a member: " + chips);
+            browser.quit(); // before the flight ends, as a viewer leaves (again in finally: a no-op then)
             assertEquals(0, demo.awaitExit(Duration.ofSeconds(150)), demo.output());
             assertTrue(demo.output().contains("avionics: OK: every display saw the same flight-plan sequence"),
                 demo.output());
+        }
+        finally
+        {
+            browser.quit();
         }
     }
 
