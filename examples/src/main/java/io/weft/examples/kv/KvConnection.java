@@ -11,7 +11,6 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -66,8 +65,6 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private Transaction transaction;
     /** Event loop: the keys watched until EXEC, DISCARD, UNWATCH or RESET, in the order watched. */
     private final Map<Key, Transaction.Watch> watching = new LinkedHashMap<>();
-    /** Event loop: what {@link #watching} adds to an EXEC write. */
-    private int watchBytes;
     /** Event loop: the channels and patterns subscribed, once the first SUBSCRIBE came; null before. */
     private Subscriptions subscriptions;
 
@@ -141,7 +138,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         if (cmd.equals("EXEC"))
         {
             transaction = null;
-            unwatch();
+            watching.clear();
             return t.refused() ? Command.answered(Reply.error("EXECABORT Transaction discarded because of previous " +
                 "errors."), resp3) : (lastInGroup = inGroup(t.exec(), true)); // reads too: they take their place
         }
@@ -150,7 +147,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "DISCARD" ->
             {
                 transaction = null;
-                unwatch();
+                watching.clear();
                 yield Reply.OK;
             }
             case "MULTI" -> Reply.error("ERR MULTI calls can not be nested");
@@ -202,7 +199,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "RESET" ->
             {
                 name = null;
-                unwatch();
+                watching.clear();
                 if (subscriptions != null)
                 {
                     subscriptions.unsubscribeAll();
@@ -218,7 +215,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "WATCH" -> n < 2 ? Reply.wrongArity(cmd) : watch(args);
             case "UNWATCH" ->
             {
-                unwatch();
+                watching.clear();
                 yield Reply.OK;
             }
             default -> Reply.error("ERR unknown command '" + text(args.getFirst()) + "', with args beginning with: " +
@@ -258,30 +255,19 @@ final class KvConnection extends ChannelInboundHandlerAdapter
      */
     private Reply watch(final List<byte[]> args)
     {
-        final List<Transaction.Watch> added = new ArrayList<>();
-        int more = 0;
+        final Map<Key, Transaction.Watch> all = new LinkedHashMap<>(watching);
         for (final byte[] key : args.subList(1, args.size()))
         {
-            if (!watching.containsKey(new Key(key)) && added.stream().noneMatch(w -> Arrays.equals(w.key(), key)))
-            {
-                added.add(replica.watch(key));
-                more += added.getLast().bytes();
-            }
+            all.computeIfAbsent(new Key(key), k -> replica.watch(key));
         }
-        if (watchBytes + more > replica.maxCommandBytes() / 2)
+        final int bytes = all.values().stream().mapToInt(Transaction.Watch::bytes).sum();
+        if (bytes > replica.maxCommandBytes() / 2)
         {
-            return Reply.error("ERR WATCH would watch keys of " + (watchBytes + more) + " bytes: a transaction's " +
-                "write carries its watched keys, at most " + replica.maxCommandBytes() / 2 + " bytes of them");
+            return Reply.error("ERR WATCH would watch keys of " + bytes + " bytes: a transaction's write carries its " +
+                "watched keys, at most " + replica.maxCommandBytes() / 2 + " bytes of them");
         }
-        added.forEach(w -> watching.put(new Key(w.key()), w));
-        watchBytes += more;
+        watching.putAll(all);
         return Reply.OK;
-    }
-
-    private void unwatch()
-    {
-        watching.clear();
-        watchBytes = 0;
     }
 
     /**

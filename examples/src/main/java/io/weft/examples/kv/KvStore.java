@@ -510,7 +510,9 @@ public final class KvStore
         for (final Transaction.Watch w : parsed.watches())
         {
             // a change after the watch, or an expiry since (a removal at a write is a change already)
-            if (map.versions.changedAfter(new Key(w.key()), w.version()) || w.live() && map.live(w.key(), now) == null)
+            final Key key = new Key(w.key());
+            if (map.versions.changedAfter(key, w.version()) || w.live() && !(map.get(key) instanceof Entry e &&
+                e.live(now)))
             {
                 return Reply.NIL_ARRAY;
             }
