@@ -340,6 +340,36 @@ class KvDurabilityTest
         }
     }
 
+    /** Hashes logged and replayed: a whole group killed with kill -9 and started from its logs holds them as before. */
+    @Test
+    void aColdStartKeepsEveryHash() throws Exception
+    {
+        try (KvProcesses kv = new KvProcesses(dir, 3, "linearizable", dir.resolve("logs")))
+        {
+            try (Jedis a = new Jedis("127.0.0.1", kv.ports.get(0)))
+            {
+                for (int i = 0; i < 100; i++)
+                {
+                    a.hset("h" + i % 10, "f" + i, "v" + i);
+                    a.hincrByFloat("sums", "x", 0.5);
+                }
+                a.hdel("h3", "f3", "f13");
+                a.pexpire("h4", 600_000);
+            }
+            kv.killAllAndColdStart();
+            for (final int port : kv.ports)
+            {
+                try (Jedis c = new Jedis("127.0.0.1", port))
+                {
+                    assertEquals("50", c.hget("sums", "x"), "member at " + port);
+                    assertEquals(8, c.hlen("h3"));
+                    assertEquals("v99", c.hget("h9", "f99"));
+                    assertTrue(c.pttl("h4") > 500_000);
+                }
+            }
+        }
+    }
+
     @Test
     void aWholeGroupKilledAndStartedAgainKeepsEveryAcknowledgedWrite() throws Exception
     {

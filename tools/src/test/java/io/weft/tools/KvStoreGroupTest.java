@@ -495,6 +495,63 @@ class KvStoreGroupTest
     }
 
     /**
+     * Hashes across members: clients at two members increment one field and write hashes at once, and every member
+     * holds every increment and field; a string command on a hash is WRONGTYPE at any member; a member killed with
+     * kill -9 and joined again receives the hashes with its state (fields, expiry) and serves them. Before, HSET and
+     * the other hash commands were unknown.
+     */
+    @Test
+    void hashesAreTheSameAtEveryMemberAndAJoinerReceivesThem() throws Exception
+    {
+        final int each = 150;
+        try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable");
+             Jedis a = new Jedis("127.0.0.1", kv.ports.get(0)))
+        {
+            final Thread other = Thread.ofPlatform().start(() ->
+            {
+                try (Jedis b = new Jedis("127.0.0.1", kv.ports.get(1)))
+                {
+                    for (int i = 0; i < each; i++)
+                    {
+                        b.hincrBy("counts", "n", 1);
+                        b.hset("user:" + i, java.util.Map.of("name", "b" + i, "age", Integer.toString(i)));
+                    }
+                }
+            });
+            for (int i = 0; i < each; i++)
+            {
+                a.hincrBy("counts", "n", 1);
+                a.hset("big", "f" + i, "v" + i);
+            }
+            other.join(TimeUnit.SECONDS.toMillis(60));
+            assertFalse(other.isAlive());
+            assertEquals(1, a.expire("big", 1000));
+            final JedisDataException wrongType = assertThrows(JedisDataException.class, () -> a.get("counts"));
+            assertTrue(wrongType.getMessage().startsWith("WRONGTYPE"), wrongType.getMessage());
+            kv.get(2).kill();
+            kv.start(2, true);
+            kv.awaitServing(2);
+            for (final int port : kv.ports)
+            {
+                try (Jedis c = new Jedis("127.0.0.1", port))
+                {
+                    assertEquals(Integer.toString(2 * each), c.hget("counts", "n"), "member at " + port);
+                    assertEquals(each, c.hlen("big"), "member at " + port);
+                    assertEquals("v77", c.hget("big", "f77"));
+                    assertEquals(java.util.Map.of("name", "b7", "age", "7"), c.hgetAll("user:7"));
+                    assertEquals("hash", c.type("user:7"));
+                    assertTrue(c.ttl("big") > 900, "the expiry travels with the state");
+                }
+            }
+            try (Jedis joined = new Jedis("127.0.0.1", kv.ports.get(2)))
+            {
+                assertEquals(1, joined.hdel("big", "f0"));
+            }
+            assertEquals(each - 1, a.hlen("big"));
+        }
+    }
+
+    /**
      * Redis pub/sub across members: a channel subscriber at member 1 and a pattern subscriber at member 2 receive what
      * clients at members 0 and 2 publish, every message once and in one order at both (the group's); PUBLISH counts
      * the subscribers of the member it was sent to (as a Redis Cluster node does); a RESP2 subscriber may use the

@@ -39,18 +39,19 @@ final class KeyCommands
             return Reply.error("ERR Unsupported option " + opt);
         }
         final long at = KvStore.expiryTime(t, unitMillis, absolute, now, Commands.name(args).toLowerCase(Locale.ROOT));
-        final KvStore.Entry old = map.live(args.get(1), now);
+        final Object old = map.liveStored(args.get(1), now);
         if (old == null)
         {
             return new Reply.Int(0);
         }
-        final boolean none = old.expireAt() == 0; // no expiry counts as an infinite one for GT and LT
+        final long oldAt = Keyspace.expireAt(old);
+        final boolean none = oldAt == 0; // no expiry counts as an infinite one for GT and LT
         final boolean allowed = switch (opt)
         {
             case "NX" -> none;
             case "XX" -> !none;
-            case "GT" -> !none && at > old.expireAt();
-            case "LT" -> none || at < old.expireAt();
+            case "GT" -> !none && at > oldAt;
+            case "LT" -> none || at < oldAt;
             default -> true;
         };
         if (!allowed)
@@ -63,42 +64,44 @@ final class KeyCommands
         }
         else
         {
-            map.put(new Key(args.get(1)), new KvStore.Entry(old.value(), at));
+            map.store(new Key(args.get(1)), Keyspace.withExpiry(old, at));
         }
         return new Reply.Int(1);
     }
 
     Reply persist(final byte[] key, final long now)
     {
-        final KvStore.Entry old = map.live(key, now);
-        if (old == null || old.expireAt() == 0)
+        final Object old = map.liveStored(key, now);
+        if (old == null || Keyspace.expireAt(old) == 0)
         {
             return new Reply.Int(0);
         }
-        map.put(new Key(key), old.value());
+        map.store(new Key(key), Keyspace.withExpiry(old, 0));
         return new Reply.Int(1);
     }
 
     /** TTL and PTTL ({@code absolute}: EXPIRETIME and PEXPIRETIME): -2 for no key, -1 for no expiry. */
     Reply ttl(final byte[] key, final long now, final boolean seconds, final boolean absolute)
     {
-        final KvStore.Entry e = map.live(key, now);
+        final Object e = map.liveStored(key, now);
         if (e == null)
         {
             return new Reply.Int(-2);
         }
-        if (e.expireAt() == 0)
+        final long at = Keyspace.expireAt(e);
+        if (at == 0)
         {
             return new Reply.Int(-1);
         }
-        final long left = absolute ? e.expireAt() : e.expireAt() - now;
+        final long left = absolute ? at : at - now;
         return new Reply.Int(seconds ? (left + 500) / 1000 : left);
     }
 
-    /** TYPE key: "string", the one type this store holds, or "none". */
+    /** TYPE key: "string", "hash" or "none". */
     Reply type(final byte[] key, final long now)
     {
-        return new Reply.Simple(map.live(key, now) == null ? "none" : "string");
+        final Object stored = map.liveStored(key, now);
+        return new Reply.Simple(stored == null ? "none" : Keyspace.type(stored));
     }
 
     /**
@@ -107,7 +110,7 @@ final class KeyCommands
      */
     Reply rename(final byte[] from, final byte[] to, final boolean nx, final long now)
     {
-        final KvStore.Entry e = map.live(from, now);
+        final Object e = map.liveStored(from, now);
         if (e == null)
         {
             return Reply.error("ERR no such key");
@@ -117,12 +120,12 @@ final class KeyCommands
         {
             return nx ? new Reply.Int(0) : Reply.OK;
         }
-        if (nx && map.live(to, now) != null)
+        if (nx && map.liveStored(to, now) != null)
         {
             return new Reply.Int(0);
         }
         map.remove(new Key(from));
-        map.put(target, e);
+        map.store(target, e);
         return nx ? new Reply.Int(1) : Reply.OK;
     }
 }

@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class Keyspace
 {
     static final int BUCKETS = 4096;
+    static final String WRONG_TYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
 
     /**
      * A value without expiry is stored as its bytes alone, any other as its {@link KvStore.Entry}: one object less per
@@ -50,6 +51,11 @@ final class Keyspace
     private final ExpiryHeap expiries = new ExpiryHeap();
     /** The version of each bucket's last change: what WATCH compares. */
     final KeyVersions versions = new KeyVersions();
+    /**
+     * Cuts taken ({@link #cut}): a hash's fields made before the last one belong to a cut and are copied before a
+     * change ({@link #writable}). Written while no write runs, on any thread; read by the writing thread.
+     */
+    private volatile long cuts;
 
     /**
      * Bytes an entry takes besides its key's and value's (an estimate, see {@link #bytes}): its share of the table's
@@ -77,7 +83,7 @@ final class Keyspace
         return entry.expireAt() == 0 ? entry.value() : entry;
     }
 
-    /** The value in {@code stored}, a value as this map keeps it ({@link #stored}). */
+    /** The string in {@code stored}, a string's value as this map keeps it ({@link #stored}). */
     static byte[] value(final Object stored)
     {
         return stored instanceof byte[] value ? value : ((KvStore.Entry)stored).value();
@@ -86,25 +92,106 @@ final class Keyspace
     /** The expiry in {@code stored}, a value as this map keeps it: 0 for none. */
     static long expireAt(final Object stored)
     {
-        return stored instanceof byte[] ? 0 : ((KvStore.Entry)stored).expireAt();
+        return switch (stored)
+        {
+            case byte[] ignored -> 0;
+            case Hash h -> h.expireAt();
+            default -> ((KvStore.Entry)stored).expireAt();
+        };
     }
 
+    /** Whether {@code stored}, a value as this map keeps it, is live at {@code now}. */
+    static boolean live(final Object stored, final long now)
+    {
+        final long at = expireAt(stored);
+        return at == 0 || at > now;
+    }
+
+    /** {@code stored}, a live value as this map keeps it, with the expiry {@code at} (0: none). */
+    static Object withExpiry(final Object stored, final long at)
+    {
+        return stored instanceof Hash h ? new Hash(h.fields(), at) : stored(new KvStore.Entry(value(stored), at));
+    }
+
+    /** Redis's name of the type of {@code stored}, a value as this map keeps it. */
+    static String type(final Object stored)
+    {
+        return stored instanceof Hash ? "hash" : "string";
+    }
+
+    /** What the key table keeps as {@code stored}'s length, for the store's size ({@link #bytes}). */
+    private static int length(final Object stored)
+    {
+        return stored instanceof Hash h ? h.fields().length() : value(stored).length;
+    }
+
+    /** A string's entry; Redis's WRONGTYPE error for a hash. */
     private static KvStore.Entry entry(final Object stored)
     {
-        return stored == null ? null : stored instanceof byte[] value ? new KvStore.Entry(value, 0) :
-            (KvStore.Entry)stored;
+        return switch (stored)
+        {
+            case null -> null;
+            case byte[] value -> new KvStore.Entry(value, 0);
+            case Hash ignored -> throw new KvStore.SyntaxError(WRONG_TYPE);
+            default -> (KvStore.Entry)stored;
+        };
     }
 
+    /** {@code key}'s string entry, live or not, or null; Redis's WRONGTYPE error if it holds a hash. */
     KvStore.Entry get(final Key key)
     {
         return entry(entries.get(key));
     }
 
-    /** {@code key}'s entry if it is live at {@code now}, else null (expired ones count as absent). */
+    /** {@code key}'s string entry if it is live at {@code now}, else null; WRONGTYPE if it holds a hash. */
     KvStore.Entry live(final byte[] key, final long now)
     {
         final KvStore.Entry e = get(new Key(key));
         return e != null && e.live(now) ? e : null;
+    }
+
+    /** {@code key}'s value of any type as this map keeps it, live or not, or null. */
+    Object stored(final Key key)
+    {
+        return entries.get(key);
+    }
+
+    /** {@code key}'s value of any type as this map keeps it if it is live at {@code now}, else null. */
+    Object liveStored(final byte[] key, final long now)
+    {
+        final Object stored = entries.get(new Key(key));
+        return stored != null && live(stored, now) ? stored : null;
+    }
+
+    /** {@code key}'s hash if it is live at {@code now}, else null; Redis's WRONGTYPE error if it holds a string. */
+    Hash hash(final Key key, final long now)
+    {
+        final Object stored = entries.get(key);
+        if (stored == null || !live(stored, now))
+        {
+            return null;
+        }
+        if (stored instanceof Hash h)
+        {
+            return h;
+        }
+        throw new KvStore.SyntaxError(WRONG_TYPE);
+    }
+
+    /**
+     * The writing thread: {@code h}, or a copy whose fields the writing thread may change where a cut holds its
+     * fields (see {@link Hash.Fields}). The caller stores what it changed ({@link #store}).
+     */
+    Hash writable(final Hash h)
+    {
+        final long cut = cuts;
+        return h.fields().cut == cut ? h : new Hash(h.fields().copy(cut), h.expireAt());
+    }
+
+    /** Fields for a new hash, which no cut holds. */
+    Hash.Fields newFields()
+    {
+        return new Hash.Fields(cuts);
     }
 
     /** Looks {@code key} up and nothing more: its value is not loaded (see {@link KvStore#touch}). */
@@ -121,18 +208,22 @@ final class Keyspace
 
     void put(final Key key, final KvStore.Entry entry)
     {
-        put(key, stored(entry));
+        store(key, stored(entry));
     }
 
     /** Stores {@code value} without expiry. */
     void put(final Key key, final byte[] value)
     {
-        put(key, (Object)value);
+        store(key, value);
     }
 
-    private void put(final Key key, final Object stored)
+    /**
+     * Stores {@code stored}, a value as this map keeps it, for {@code key}: also a hash whose fields changed in place,
+     * so that its size and version follow.
+     */
+    void store(final Key key, final Object stored)
     {
-        final int length = value(stored).length;
+        final int length = length(stored);
         final Object old = entries.put(key, stored, length); // the length replaced comes from the slot: old unread
         versions.stamp(key);
         addBytes(old == null ? key.length() + ENTRY_OVERHEAD + length : length - entries.replacedLength());
@@ -161,7 +252,8 @@ final class Keyspace
         }
     }
 
-    KvStore.Entry remove(final Key key)
+    /** Removes {@code key}; returns its value of any type as this map kept it, null if none. */
+    Object remove(final Key key)
     {
         final Object stored = entries.remove(key);
         if (stored == null)
@@ -178,7 +270,7 @@ final class Keyspace
         {
             buckets.get(bucket(key)).remove(key);
         }
-        return entry(stored);
+        return stored;
     }
 
     void clear()
@@ -254,7 +346,7 @@ final class Keyspace
     }
 
     /** The entries of bucket {@code i}, sorted by key: the same order at every member. The writing thread only. */
-    List<Map.Entry<Key, KvStore.Entry>> sortedBucket(final int i)
+    List<Map.Entry<Key, Object>> sortedBucket(final int i)
     {
         if (buckets == null)
         {
@@ -266,10 +358,10 @@ final class Keyspace
             entries.forEach((key, stored) -> index.get(bucket(key)).add(key));
             buckets = index;
         }
-        final List<Map.Entry<Key, KvStore.Entry>> found = new ArrayList<>(buckets.get(i).size());
+        final List<Map.Entry<Key, Object>> found = new ArrayList<>(buckets.get(i).size());
         for (final Key key : buckets.get(i))
         {
-            found.add(new AbstractMap.SimpleImmutableEntry<>(key, get(key)));
+            found.add(new AbstractMap.SimpleImmutableEntry<>(key, entries.get(key)));
         }
         found.sort(Map.Entry.comparingByKey());
         return found;
@@ -279,18 +371,11 @@ final class Keyspace
      * Every entry, sorted by key (so bucket by bucket): the same order at every member. A weakly consistent view when
      * the writing thread runs meanwhile.
      */
-    List<Map.Entry<Key, KvStore.Entry>> sorted()
+    List<Map.Entry<Key, Object>> sorted()
     {
-        final List<Map.Entry<Key, KvStore.Entry>> all = all();
+        final List<Map.Entry<Key, Object>> all = new ArrayList<>(entries.size());
+        entries.forEach((key, stored) -> all.add(new AbstractMap.SimpleImmutableEntry<>(key, stored)));
         all.sort(Map.Entry.comparingByKey());
-        return all;
-    }
-
-    /** Every entry, in no order: a weakly consistent view when the writing thread runs meanwhile. */
-    private List<Map.Entry<Key, KvStore.Entry>> all()
-    {
-        final List<Map.Entry<Key, KvStore.Entry>> all = new ArrayList<>(entries.size());
-        entries.forEach((key, stored) -> all.add(new AbstractMap.SimpleImmutableEntry<>(key, entry(stored))));
         return all;
     }
 
@@ -300,6 +385,7 @@ final class Keyspace
      */
     StoreCut cut()
     {
+        cuts = cuts + 1; // no write runs: one thread at a time
         final KeyTable.Frozen frozen = entries.freeze();
         if (frozen == null)
         {

@@ -13,7 +13,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The replicated state machine: string keys and values with optional expiry, and the Redis commands over them.
+ * The replicated state machine: keys holding strings or hashes ({@link HashCommands}) with optional expiry, and the
+ * Redis commands over them.
  * Every member applies the same writes in the same order with the same clock reading (the {@code now} of the batch
  * that carried them, taken at its sender), so every member holds the same state. Writes run on one thread (the
  * predicate thread, in delivery order); reads may run on others (local reads), hence concurrent maps of immutable
@@ -31,6 +32,8 @@ public final class KvStore
     private final KeyCommands keys = new KeyCommands(map);
     /** The counters, APPEND and the ranges. */
     private final ValueEdits edits = new ValueEdits(map);
+    /** HSET and the other commands on hashes. */
+    private final HashCommands hashes = new HashCommands(map);
     /** The subscribers of this member, whom PUBLISH hands its message (no part of the state). */
     final PubSub pubSub = new PubSub();
 
@@ -68,7 +71,7 @@ public final class KvStore
         }
         else
         {
-            map.get(key);
+            map.stored(key);
         }
     }
 
@@ -99,7 +102,7 @@ public final class KvStore
     Transaction.Watch watch(final byte[] key, final long now)
     {
         final long version = map.versions.applied(); // first: what is read next is at least this new
-        return new Transaction.Watch(key, version, map.live(key, now) != null);
+        return new Transaction.Watch(key, version, map.liveStored(key, now) != null);
     }
 
     /** {@code SET key value} without options (delivery thread). */
@@ -120,7 +123,7 @@ public final class KvStore
                 case "GET" -> n != 2 ? Reply.wrongArity(cmd) : bulk(get(args.get(1), now));
                 case "SET" -> n < 3 ? Reply.wrongArity(cmd) : set(args, now);
                 case "SETNX" -> n != 3 ? Reply.wrongArity(cmd) :
-                    new Reply.Int(get(args.get(1), now) == null ? put(args.get(1), args.get(2), 0) : 0);
+                    new Reply.Int(map.liveStored(args.get(1), now) == null ? put(args.get(1), args.get(2), 0) : 0);
                 case "GETSET" -> n != 3 ? Reply.wrongArity(cmd) : getSet(args, now);
                 case "GETDEL" -> n != 2 ? Reply.wrongArity(cmd) : getDel(args.get(1), now);
                 case "SETEX", "PSETEX" -> n != 4 ? Reply.wrongArity(cmd) : setEx(cmd, args, now);
@@ -161,7 +164,7 @@ public final class KvStore
                 case "PING", "ECHO" -> Reply.pong(cmd, args); // queued in a transaction
                 case "PUBLISH" -> n != 3 ? Reply.wrongArity(cmd) :
                     new Reply.Int(pubSub.publish(args.get(1), args.get(2)));
-                default -> Reply.error("ERR unknown command '" + cmd.toLowerCase(Locale.ROOT) + "'");
+                default -> hashes.apply(cmd, args, now); // a hash's command, or the unknown command's error
             };
         }
         catch (final SyntaxError ex)
@@ -268,14 +271,14 @@ public final class KvStore
             map.put(key, new Entry(args.get(2), expireAt)); // a plain SET needs no lookup: half the map's work
             return Reply.OK;
         }
-        final Entry found = map.get(key);
-        final Entry old = found != null && found.live(now) ? found : null;
-        final Reply previous = get ? bulk(old == null ? null : old.value) : null;
+        final Object found = map.stored(key); // of any type: SET replaces a hash, but its GET option reads strings only
+        final Object old = found != null && Keyspace.live(found, now) ? found : null;
+        final Reply previous = get ? bulk(old == null ? null : map.get(key).value) : null;
         if ((nx && old != null) || (xx && old == null))
         {
             return get ? previous : Reply.NIL;
         }
-        map.put(key, new Entry(args.get(2), keepTtl && old != null ? old.expireAt : expireAt));
+        map.put(key, new Entry(args.get(2), keepTtl && old != null ? Keyspace.expireAt(old) : expireAt));
         return get ? previous : Reply.OK;
     }
 
@@ -370,8 +373,8 @@ public final class KvStore
         long deleted = 0;
         for (int i = 1; i < args.size(); i++)
         {
-            final Entry e = map.remove(new Key(args.get(i)));
-            deleted += e != null && e.live(now) ? 1 : 0;
+            final Object e = map.remove(new Key(args.get(i)));
+            deleted += e != null && Keyspace.live(e, now) ? 1 : 0;
         }
         return deleted;
     }
@@ -381,7 +384,7 @@ public final class KvStore
         long found = 0;
         for (int i = 1; i < args.size(); i++)
         {
-            found += get(args.get(i), now) != null ? 1 : 0;
+            found += map.liveStored(args.get(i), now) != null ? 1 : 0;
         }
         return found;
     }
@@ -391,7 +394,8 @@ public final class KvStore
         final List<Reply> values = new ArrayList<>(args.size() - 1);
         for (int i = 1; i < args.size(); i++)
         {
-            values.add(bulk(get(args.get(i), now)));
+            // nil for a key of another type, as Redis answers
+            values.add(bulk(map.liveStored(args.get(i), now) instanceof Hash ? null : get(args.get(i), now)));
         }
         return new Reply.Array(values);
     }
@@ -401,7 +405,7 @@ public final class KvStore
     {
         for (int i = 1; nx && i < args.size(); i += 2)
         {
-            if (get(args.get(i), now) != null)
+            if (map.liveStored(args.get(i), now) != null)
             {
                 return new Reply.Int(0);
             }
@@ -422,10 +426,10 @@ public final class KvStore
     private Reply matching(final byte[] pattern, final long now)
     {
         final List<Reply> found = new ArrayList<>();
-        for (final Map.Entry<Key, Entry> e : map.sorted())
+        for (final Map.Entry<Key, Object> e : map.sorted())
         {
             final byte[] key = e.getKey().bytes();
-            if (e.getValue().live(now) && Glob.matches(pattern, key))
+            if (Keyspace.live(e.getValue(), now) && Glob.matches(pattern, key))
             {
                 found.add(bulk(key));
             }
@@ -436,7 +440,7 @@ public final class KvStore
     /**
      * SCAN cursor [MATCH pattern] [COUNT n] [TYPE type]: whole buckets of the {@link Keyspace} from the cursor (a
      * bucket index) until at least COUNT keys were visited; the next cursor is the next bucket, 0 at the end. Every key
-     * present for the whole scan is returned, at any member; a TYPE other than "string" returns none.
+     * present for the whole scan is returned, at any member; TYPE keeps the keys of one type ({@link Keyspace#type}).
      */
     private Reply scan(final List<byte[]> args, final long now)
     {
@@ -451,7 +455,7 @@ public final class KvStore
         }
         byte[] pattern = null;
         long count = 10;
-        boolean strings = true;
+        String type = null;
         for (int i = 2; i < args.size(); i += 2)
         {
             final String opt = new String(args.get(i), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
@@ -465,7 +469,7 @@ public final class KvStore
             }
             else if (opt.equals("TYPE"))
             {
-                strings = "string".equalsIgnoreCase(new String(args.get(i + 1), StandardCharsets.US_ASCII));
+                type = new String(args.get(i + 1), StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT);
             }
             else
             {
@@ -485,11 +489,12 @@ public final class KvStore
         int b = (int)cursor;
         while (b < Keyspace.BUCKETS && visited < count)
         {
-            for (final Map.Entry<Key, Entry> e : map.sortedBucket(b))
+            for (final Map.Entry<Key, Object> e : map.sortedBucket(b))
             {
                 visited++;
                 final byte[] key = e.getKey().bytes();
-                if (strings && e.getValue().live(now) && (pattern == null || Glob.matches(pattern, key)))
+                if ((type == null || type.equals(Keyspace.type(e.getValue()))) && Keyspace.live(e.getValue(), now) &&
+                    (pattern == null || Glob.matches(pattern, key)))
                 {
                     found.add(bulk(key));
                 }
@@ -511,8 +516,9 @@ public final class KvStore
         {
             // a change after the watch, or an expiry since (a removal at a write is a change already)
             final Key key = new Key(w.key());
-            if (map.versions.changedAfter(key, w.version()) || w.live() && !(map.get(key) instanceof Entry e &&
-                e.live(now)))
+            final Object stored = map.stored(key);
+            if (map.versions.changedAfter(key, w.version()) || w.live() && !(stored != null && Keyspace.live(stored,
+                now)))
             {
                 return Reply.NIL_ARRAY;
             }

@@ -17,18 +17,21 @@ import java.util.function.BiConsumer;
  *
  * <p>The format (big-endian, as {@code DataOutputStream} wrote it before): {@value #VERSIONED}, the count of
  * {@link KeyVersions}' buckets that changed since position 0 and each one's index and version; then the count
- * of entries and each entry's key length, key, value length, value and expiry, in the table's order: {@link
- * StoreLoader}, which reads it back, takes any order, and takes a state written before versions were kept (it starts
- * with the count of entries, never negative). {@link #sorted} writes the entries by key instead, so that equal stores
- * write equal bytes (tests compare them). Entries are encoded straight into one buffer, written out as it fills: a
- * log's compaction spent most of its time in a {@code DataOutputStream}'s small writes and in sorting (a profile under
- * a SET load, 2026-11-30).
+ * of entries and each entry's key length, key, value length, value and expiry, in the table's order; a hash's value
+ * is {@value #HASH}, its count of fields, and each field's length, field, value length and value, in {@link Key}'s
+ * order: {@link StoreLoader}, which reads it back, takes any order, and takes a state written before versions were
+ * kept (it starts with the count of entries, never negative). {@link #sorted} writes the entries by key instead, so
+ * that equal stores write equal bytes (tests compare them). Entries are encoded straight into one buffer, written
+ * out as it fills: a log's compaction spent most of its time in a {@code DataOutputStream}'s small writes and in
+ * sorting (a profile under a SET load, 2026-11-30).
  */
 final class StoreCut
 {
     private static final int BUFFER_BYTES = 1 << 16;
     /** The first int of a state that carries versions: a count of entries is never negative. */
     static final int VERSIONED = -2;
+    /** A hash's value length: a string's is never negative. */
+    static final int HASH = -1;
 
     /** Walks the cut's (key, stored value) pairs; the same pairs each time. */
     @FunctionalInterface
@@ -122,14 +125,15 @@ final class StoreCut
         {
             try
             {
-                final byte[] k = key.bytes();
-                room(Integer.BYTES);
-                buffer.putInt(k.length);
-                put(k);
-                final byte[] value = Keyspace.value(stored);
-                room(Integer.BYTES);
-                buffer.putInt(value.length);
-                put(value);
+                putBytes(key.bytes());
+                if (stored instanceof Hash h)
+                {
+                    putHash(h.fields());
+                }
+                else
+                {
+                    putBytes(Keyspace.value(stored));
+                }
                 room(Long.BYTES);
                 buffer.putLong(Keyspace.expireAt(stored));
             }
@@ -138,6 +142,26 @@ final class StoreCut
                 throw new Failed(ex);
             }
             written++;
+        }
+
+        /** {@value #HASH} and the count of fields, then each field and its value, in {@link Key}'s order. */
+        private void putHash(final Hash.Fields fields) throws IOException
+        {
+            final List<Map.Entry<Key, byte[]>> pairs = fields.sorted(); // a cut's fields: they change no more
+            room(2 * Integer.BYTES);
+            buffer.putInt(HASH).putInt(pairs.size());
+            for (final Map.Entry<Key, byte[]> pair : pairs)
+            {
+                putBytes(pair.getKey().bytes());
+                putBytes(pair.getValue());
+            }
+        }
+
+        private void putBytes(final byte[] bytes) throws IOException
+        {
+            room(Integer.BYTES);
+            buffer.putInt(bytes.length);
+            put(bytes);
         }
 
         /** Copies {@code bytes} into the buffer, or writes them as they are when larger than it. */

@@ -113,7 +113,12 @@ final class StoreLoader
             return false;
         }
         final int valueAt = at + 8 + keyLength;
-        final int valueLength = length(in.getInt(valueAt - 4), "value");
+        final int valueLength = in.getInt(valueAt - 4);
+        if (valueLength == StoreCut.HASH)
+        {
+            return loadHash(in, at, keyLength);
+        }
+        length(valueLength, "value");
         if (in.remaining() < 16L + keyLength + valueLength)
         {
             return false;
@@ -123,6 +128,51 @@ final class StoreLoader
         in.get(at + 4, key).get(valueAt, value).position(valueAt + valueLength + 8);
         map.put(new Key(key), new KvStore.Entry(value, in.getLong(valueAt + valueLength)));
         return true;
+    }
+
+    /**
+     * Reads one whole hash entry at {@code at}, whose key's length is read, into the store and returns true, or
+     * returns false when it is not whole yet (its fields are walked again when more bytes came).
+     */
+    private boolean loadHash(final ByteBuffer in, final int at, final int keyLength)
+    {
+        final int countAt = at + 8 + keyLength;
+        if (in.limit() - countAt < Integer.BYTES)
+        {
+            return false;
+        }
+        final int fields = in.getInt(countAt);
+        check(fields > 0, "a hash of " + fields + " fields");
+        long p = countAt + Integer.BYTES;
+        for (int i = 0; i < 2 * fields; i++) // each field's and value's length and bytes
+        {
+            if (in.limit() - p < Integer.BYTES)
+            {
+                return false;
+            }
+            p += Integer.BYTES + length(in.getInt((int)p), i % 2 == 0 ? "field" : "value");
+        }
+        if (in.limit() - p < Long.BYTES)
+        {
+            return false;
+        }
+        final byte[] key = new byte[keyLength];
+        in.get(at + 4, key).position(countAt + Integer.BYTES);
+        final Hash.Fields hash = map.newFields();
+        for (int i = 0; i < fields; i++)
+        {
+            hash.put(new Key(bytes(in)), bytes(in));
+        }
+        map.store(new Key(key), new Hash(hash, in.getLong()));
+        return true;
+    }
+
+    /** The next length-prefixed bytes of {@code in}, whole. */
+    private static byte[] bytes(final ByteBuffer in)
+    {
+        final byte[] b = new byte[in.getInt()];
+        in.get(b);
+        return b;
     }
 
     /** Whether the state carried versions: one written by this build, not by one before WATCH. */

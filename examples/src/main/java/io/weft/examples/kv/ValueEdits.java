@@ -24,7 +24,7 @@ final class ValueEdits
     /** Below this, Redis's 17 decimal places print 0. */
     private static final BigDecimal NEGLIGIBLE = new BigDecimal("5e-18");
     private static final Reply TOO_LONG = Reply.error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
-    private static final Reply NOT_A_FLOAT = Reply.error("ERR value is not a valid float");
+    private static final String NOT_A_FLOAT = "ERR value is not a valid float";
 
     private final Keyspace map;
 
@@ -50,18 +50,22 @@ final class ValueEdits
     Reply incrBy(final byte[] key, final long by, final long now)
     {
         final KvStore.Entry old = map.live(key, now);
-        final long value = old == null ? 0 : KvStore.integer(old.value());
-        final long result;
+        final long result = sum(old == null ? 0 : KvStore.integer(old.value()), by);
+        replace(key, Long.toString(result).getBytes(StandardCharsets.US_ASCII), old);
+        return new Reply.Int(result);
+    }
+
+    /** {@code value + by} for INCRBY and HINCRBY; Redis's error where it overflows. */
+    static long sum(final long value, final long by)
+    {
         try
         {
-            result = Math.addExact(value, by);
+            return Math.addExact(value, by);
         }
         catch (final ArithmeticException ex)
         {
-            return Reply.error("ERR increment or decrement would overflow");
+            throw new KvStore.SyntaxError("ERR increment or decrement would overflow");
         }
-        replace(key, Long.toString(result).getBytes(StandardCharsets.US_ASCII), old);
-        return new Reply.Int(result);
     }
 
     /**
@@ -72,26 +76,38 @@ final class ValueEdits
     {
         final KvStore.Entry old = map.live(key, now);
         final BigDecimal value = old == null ? BigDecimal.ZERO : decimal(old.value());
-        final BigDecimal by = decimal(increment);
-        if (value == null || by == null)
+        if (value == null)
         {
-            return NOT_A_FLOAT;
+            return Reply.error(NOT_A_FLOAT);
         }
-        final BigDecimal sum = value.add(by, SUM); // with a precision, a negligible term costs nothing to align
-        if (sum.abs().compareTo(INFINITE) >= 0)
-        {
-            return Reply.error("ERR increment would produce NaN or Infinity");
-        }
-        final BigDecimal printed = sum.abs().compareTo(NEGLIGIBLE) < 0 ? BigDecimal.ZERO :
-            sum.setScale(17, RoundingMode.HALF_EVEN).stripTrailingZeros();
-        final byte[] result = (printed.signum() == 0 ? "0" : printed.toPlainString())
-            .getBytes(StandardCharsets.US_ASCII);
+        final byte[] result = floatSum(value, increment);
         replace(key, result, old);
         return new Reply.Bulk(result);
     }
 
+    /**
+     * {@code value} plus the float argument {@code increment}, printed as INCRBYFLOAT prints it (HINCRBYFLOAT too);
+     * Redis's error for an increment that is not a float, or an infinite sum.
+     */
+    static byte[] floatSum(final BigDecimal value, final byte[] increment)
+    {
+        final BigDecimal by = decimal(increment);
+        if (by == null)
+        {
+            throw new KvStore.SyntaxError(NOT_A_FLOAT);
+        }
+        final BigDecimal sum = value.add(by, SUM); // with a precision, a negligible term costs nothing to align
+        if (sum.abs().compareTo(INFINITE) >= 0)
+        {
+            throw new KvStore.SyntaxError("ERR increment would produce NaN or Infinity");
+        }
+        final BigDecimal printed = sum.abs().compareTo(NEGLIGIBLE) < 0 ? BigDecimal.ZERO :
+            sum.setScale(17, RoundingMode.HALF_EVEN).stripTrailingZeros();
+        return (printed.signum() == 0 ? "0" : printed.toPlainString()).getBytes(StandardCharsets.US_ASCII);
+    }
+
     /** A float argument or value as Redis reads one (no spaces, finite), or null. */
-    private static BigDecimal decimal(final byte[] bytes)
+    static BigDecimal decimal(final byte[] bytes)
     {
         if (bytes.length == 0 || bytes.length > MAX_FLOAT_CHARS)
         {

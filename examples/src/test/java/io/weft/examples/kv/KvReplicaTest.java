@@ -43,8 +43,8 @@ class KvReplicaTest
             assertTrue(group.subgroup(KvReplica.SUBGROUP).send(older, Duration.ofSeconds(10)) >= 0);
             Await.until(() -> replica.down() != null, "the replica stops serving");
             assertEquals("message 0 of member 0 could not be applied here (a key-value message of 28 bytes and " +
-                "version 1, where this member speaks version 2 (the members of a group must run one build of the " +
-                "store)): this member's copy no longer follows the group's", replica.down());
+                "version 1, where this member speaks version " + KvWire.VERSION + " (the members of a group must run " +
+                "one build of the store)): this member's copy no longer follows the group's", replica.down());
             assertEquals(Reply.error("CLUSTERDOWN " + replica.down()), replica.readLocal(get));
         }
     }

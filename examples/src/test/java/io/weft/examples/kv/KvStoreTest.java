@@ -208,6 +208,181 @@ class KvStoreTest
         same(new Reply.Int(-1), run("TTL", "k"));
     }
 
+    /** Each hash command's replies and errors as Redis answers them; the commands of one type on the other's keys. */
+    @Test
+    void hashesFollowRedis()
+    {
+        same(new Reply.Int(3), run("HSET", "h", "b", "2", "a", "1", "c", "3"));
+        same(new Reply.Int(1), run("HSET", "h", "a", "one", "d", "4")); // d added, a replaced
+        same(bulk("one"), run("HGET", "h", "a"));
+        same(Reply.NIL, run("HGET", "h", "x"));
+        same(Reply.NIL, run("HGET", "missing", "a"));
+        same(new Reply.Array(List.of(bulk("2"), Reply.NIL, bulk("4"))), run("HMGET", "h", "b", "x", "d"));
+        final List<Reply> all = ((Reply.Map)run("HGETALL", "h")).keysAndValues();
+        assertEquals(java.util.Map.of("a", "one", "b", "2", "c", "3", "d", "4"), pairs(all));
+        final List<Reply> keys = new ArrayList<>();
+        final List<Reply> values = new ArrayList<>();
+        for (int i = 0; i < all.size(); i += 2)
+        {
+            keys.add(all.get(i));
+            values.add(all.get(i + 1));
+        }
+        same(new Reply.Array(keys), run("HKEYS", "h"), "in HGETALL's order");
+        same(new Reply.Array(values), run("HVALS", "h"));
+        same(new Reply.Int(4), run("HLEN", "h"));
+        same(new Reply.Int(0), run("HLEN", "missing"));
+        same(new Reply.Int(1), run("HEXISTS", "h", "a"));
+        same(new Reply.Int(0), run("HEXISTS", "h", "x"));
+        same(new Reply.Int(3), run("HSTRLEN", "h", "a"));
+        same(new Reply.Int(0), run("HSETNX", "h", "a", "again"));
+        same(new Reply.Int(1), run("HSETNX", "h", "e", "5"));
+        same(Reply.OK, run("HMSET", "h", "f", "6"));
+        same(new Reply.Int(12), run("HINCRBY", "h", "b", "10"));
+        same(new Reply.Int(-1), run("HINCRBY", "h", "new", "-1"));
+        same(Reply.error("ERR hash value is not an integer"), run("HINCRBY", "h", "a", "1"));
+        same(Reply.error("ERR value is not an integer or out of range"), run("HINCRBY", "h", "b", "x"));
+        run("HSET", "h", "max", Long.toString(Long.MAX_VALUE));
+        same(Reply.error("ERR increment or decrement would overflow"), run("HINCRBY", "h", "max", "1"));
+        same(bulk("13.5"), run("HINCRBYFLOAT", "h", "b", "1.5"));
+        same(Reply.error("ERR hash value is not a float"), run("HINCRBYFLOAT", "h", "a", "1"));
+        same(Reply.error("ERR value is not a valid float"), run("HINCRBYFLOAT", "h", "b", "x"));
+        final Reply.Array scanned = (Reply.Array)run("HSCAN", "h", "0", "MATCH", "[mn]*", "COUNT", "1");
+        same(bulk("0"), scanned.items().get(0), "the whole hash at once");
+        assertEquals(java.util.Map.of("max", Long.toString(Long.MAX_VALUE), "new", "-1"),
+            pairs(((Reply.Array)scanned.items().get(1)).items()));
+        same(new Reply.Array(List.of(bulk("0"), new Reply.Array(List.of(bulk("a"))))),
+            run("HSCAN", "h", "0", "MATCH", "a", "NOVALUES"));
+        same(Reply.error("ERR invalid cursor"), run("HSCAN", "h", "7"));
+        same(Reply.error("ERR syntax error"), run("HSCAN", "h", "0", "COUNT"));
+        same(Reply.wrongArity("HSET"), run("HSET", "h", "a"));
+        same(Reply.wrongArity("HGET"), run("HGET", "h"));
+        same(new Reply.Int(2), run("HDEL", "h", "a", "x", "b"));
+        same(new Reply.Int(6), run("HLEN", "h"));
+        same(new Reply.Int(6), run("HDEL", "h", "c", "d", "e", "f", "max", "new"));
+        same(new Reply.Int(0), run("EXISTS", "h"), "a hash goes with its last field");
+        same(new Reply.Int(0), run("HDEL", "h", "a"));
+
+        final Reply wrongType = Reply.error(Keyspace.WRONG_TYPE);
+        run("HSET", "h", "a", "1");
+        run("SET", "s", "v");
+        for (final String[] command : new String[][] {{"GET", "h"}, {"INCR", "h"}, {"APPEND", "h", "x"}, {"STRLEN",
+            "h"}, {"GETSET", "h", "x"}, {"GETDEL", "h"}, {"GETEX", "h"}, {"GETRANGE", "h", "0", "1"}, {"SETRANGE",
+            "h", "0", "x"}, {"INCRBYFLOAT", "h", "1"}, {"SET", "h", "x", "GET"}, {"HSET", "s", "a", "1"}, {"HGET", "s",
+            "a"}, {"HGETALL", "s"}, {"HDEL", "s", "a"}, {"HINCRBY", "s", "a", "1"}, {"HLEN", "s"}, {"HSCAN", "s", "0"}})
+        {
+            same(wrongType, run(command), String.join(" ", command));
+        }
+        same(new Reply.Int(1), run("HLEN", "h"), "a refused command changed nothing");
+        same(bulk("v"), run("GET", "s"));
+        same(new Reply.Array(List.of(Reply.NIL, bulk("v"))), run("MGET", "h", "s"), "MGET answers nil for a hash");
+        same(new Reply.Simple("hash"), run("TYPE", "h"));
+        same(new Reply.Int(2), run("EXISTS", "h", "s"));
+        same(new Reply.Int(0), run("SETNX", "h", "x"));
+        same(new Reply.Int(0), run("MSETNX", "h", "x", "n", "y"));
+        same(new Reply.Array(List.of(bulk("0"), new Reply.Array(List.of(bulk("h"))))),
+            run("SCAN", "0", "COUNT", "5000", "TYPE", "hash"));
+        same(new Reply.Array(List.of(bulk("0"), new Reply.Array(List.of(bulk("s"))))),
+            run("SCAN", "0", "COUNT", "5000", "TYPE", "string"));
+
+        same(new Reply.Int(1), run("PEXPIRE", "h", "500"));
+        same(new Reply.Int(500), run("PTTL", "h"));
+        run("HSET", "h", "b", "2");
+        same(new Reply.Int(500), run("PTTL", "h"), "a field's change keeps the key's expiry");
+        same(Reply.OK, run("RENAME", "h", "h2"));
+        same(new Reply.Int(500), run("PTTL", "h2"));
+        same(new Reply.Int(2), run("HLEN", "h2"));
+        same(new Reply.Int(1), run("PERSIST", "h2"));
+        same(new Reply.Int(-1), run("TTL", "h2"));
+        run("PEXPIRE", "h2", "100");
+        now += 100;
+        same(new Reply.Int(0), run("HLEN", "h2"), "expired");
+        same(new Reply.Int(1), run("HSET", "h2", "z", "1"));
+        same(new Reply.Map(List.of(bulk("z"), bulk("1"))), run("HGETALL", "h2"), "a new hash, no field of the old");
+        same(new Reply.Int(-1), run("TTL", "h2"));
+        same(Reply.OK, run("SET", "h2", "plain"), "SET replaces a hash");
+        same(new Reply.Simple("string"), run("TYPE", "h2"));
+        same(new Reply.Int(2), run("DEL", "h2", "s"));
+    }
+
+    /** Alternating fields and values as a map. */
+    private static java.util.Map<String, String> pairs(final List<Reply> fieldsAndValues)
+    {
+        final java.util.Map<String, String> map = new java.util.HashMap<>();
+        for (int i = 0; i < fieldsAndValues.size(); i += 2)
+        {
+            map.put(render(fieldsAndValues.get(i)).substring(1), render(fieldsAndValues.get(i + 1)).substring(1));
+        }
+        return map;
+    }
+
+    /** A change of a hash's field is a change of its key for WATCH; a change of another hash is not. */
+    @Test
+    void aWatchedHashAbortsATransactionWhenAFieldChanges()
+    {
+        run("HSET", "h", "a", "1");
+        run("HSET", "other", "a", "1");
+        final Transaction.Watch watch = store.watch(bytes("h"), now);
+        assertTrue(watch.live());
+        at(1, "HSET", "other", "b", "2");
+        same(new Reply.Array(List.of(new Reply.Int(2))), at(2, exec(List.of(watch), "HINCRBY", "h", "a", "1")));
+        at(3, "HDEL", "h", "zz"); // removes nothing: no change
+        final Transaction.Watch again = store.watch(bytes("h"), now);
+        at(4, "HDEL", "h", "zz");
+        at(5, "HSET", "h", "a", "5");
+        same(Reply.NIL_ARRAY, at(6, exec(List.of(again), "HINCRBY", "h", "a", "1")));
+        same(bulk("5"), run("HGET", "h", "a"));
+    }
+
+    /**
+     * A cut holds each hash as it was at the cut's moment while its fields change after it (in place where no cut
+     * holds them); hashes with fields past the 64 KiB encoding buffer load the same in pieces of any size.
+     */
+    @Test
+    void aCutHoldsEachHashAsItWasWhileItsFieldsChange() throws Exception
+    {
+        final List<StoreCut> cuts = new ArrayList<>();
+        final List<byte[]> then = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++)
+        {
+            run("HSET", "h" + i % 7, "f" + i % 50, "v" + i);
+            run(i % 3 == 0 ? "HDEL" : "HINCRBY", "h" + i % 5, "n" + i % 11, "1");
+            if (i % 97 == 0)
+            {
+                cuts.add(store.cut());
+                then.add(store.snapshot());
+            }
+        }
+        run("HSET", "big", "F".repeat(70_000), "V".repeat(70_000), "small", "x");
+        cuts.add(store.cut());
+        then.add(store.snapshot());
+        run("HDEL", "big", "small");
+        for (int c = 0; c < cuts.size(); c++)
+        {
+            final java.io.ByteArrayOutputStream later = new java.io.ByteArrayOutputStream();
+            cuts.get(c).writeTo(later);
+            final byte[] state = later.toByteArray();
+            for (final int piece : new int[] {1, 13, 4096, state.length})
+            {
+                final KvStore loaded = new KvStore();
+                final StoreLoader loader = loaded.loader();
+                for (int at = 0; at < state.length; at += piece)
+                {
+                    loader.accept(state, at, Math.min(piece, state.length - at));
+                }
+                loader.finish();
+                assertArrayEquals(then.get(c), loaded.snapshot(), "cut " + c + " in pieces of " + piece + " bytes");
+                if (piece == 1 && c % 5 != 0 && c != cuts.size() - 1)
+                {
+                    break; // byte by byte for some cuts: the loader walks a hash again at each piece
+                }
+            }
+        }
+        final KvStore loaded = new KvStore();
+        install(loaded, store.snapshot());
+        same(run("HGETALL", "h3"), loaded.apply(args("HGETALL", "h3"), now));
+        assertEquals(store.bytes(), loaded.bytes());
+    }
+
     @Test
     void renameTypeMsetnxAndTouchFollowRedis()
     {
@@ -390,7 +565,8 @@ class KvStoreTest
             "UNLINK", "EXISTS", "TOUCH", "INCR", "DECR", "INCRBY", "DECRBY", "INCRBYFLOAT", "MGET", "MSET", "MSETNX",
             "APPEND", "SETRANGE", "GETRANGE", "STRLEN", "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "PERSIST",
             "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME", "TYPE", "RENAME", "RENAMENX", "KEYS", "SCAN", "DBSIZE",
-            "FLUSHDB", "FLUSHALL", "PUBLISH"))
+            "FLUSHDB", "FLUSHALL", "PUBLISH", "HSET", "HMSET", "HSETNX", "HGET", "HMGET", "HDEL", "HLEN", "HEXISTS",
+            "HSTRLEN", "HGETALL", "HKEYS", "HVALS", "HINCRBY", "HINCRBYFLOAT", "HSCAN"))
         {
             assertTrue(Commands.isWrite(cmd) != Commands.isRead(cmd), cmd + " is a read or a write, not both");
             final String reply = render(run(cmd, "k", "1", "2", "3"));
@@ -670,8 +846,10 @@ class KvStoreTest
         {
             final String key = "key-" + random.nextInt(5_000) + "x".repeat(random.nextInt(3) * 10); // the table grows
             final String value = "v".repeat(random.nextInt(200));
-            switch (random.nextInt(9))
+            switch (random.nextInt(11))
             {
+                case 9 -> run("HSET", key, "f" + random.nextInt(8), value);
+                case 10 -> run("HDEL", key, "f" + random.nextInt(8));
                 case 0, 1 -> run("SET", key, value);
                 case 2 -> run("SET", key, value, "PX", "100000000");
                 case 3 -> run("APPEND", key, value);
@@ -800,8 +978,17 @@ class KvStoreTest
         for (final Reply key : ((Reply.Array)s.apply(List.of("KEYS".getBytes(), "*".getBytes()), now)).items())
         {
             final byte[] k = ((Reply.Bulk)key).bytes();
-            final long length = ((Reply.Int)s.apply(List.of("STRLEN".getBytes(), k), now)).value();
-            bytes += k.length + length + Keyspace.ENTRY_OVERHEAD;
+            bytes += k.length + Keyspace.ENTRY_OVERHEAD;
+            if (s.apply(List.of("TYPE".getBytes(), k), now) instanceof Reply.Simple type && type.text().equals("hash"))
+            {
+                for (final Reply field : ((Reply.Map)s.apply(List.of("HGETALL".getBytes(), k), now)).keysAndValues())
+                {
+                    bytes += ((Reply.Bulk)field).bytes().length;
+                }
+                bytes += Hash.FIELD_OVERHEAD * ((Reply.Int)s.apply(List.of("HLEN".getBytes(), k), now)).value();
+                continue;
+            }
+            bytes += ((Reply.Int)s.apply(List.of("STRLEN".getBytes(), k), now)).value();
         }
         return bytes;
     }
