@@ -19,6 +19,8 @@ record Hash(Fields fields, long expireAt)
      * map's node and table slot, the field's {@link Key} and the value's array header.
      */
     static final int FIELD_OVERHEAD = 112;
+    /** What a hash takes besides its fields and its entry's share: this record, its fields' object, map and table. */
+    static final int HASH_OVERHEAD = 192;
 
     /**
      * The field-value pairs of one hash. Written by the writing thread only, in place; read by any (local reads, a
@@ -68,10 +70,10 @@ record Hash(Fields fields, long expireAt)
             return old != null;
         }
 
-        /** What the fields take, estimated, as the length the key table keeps for the store's size. */
+        /** What the hash takes, estimated, as the length the key table keeps for the store's size. */
         int length()
         {
-            return (int)Math.min(Integer.MAX_VALUE, bytes);
+            return (int)Math.min(Integer.MAX_VALUE, HASH_OVERHEAD + bytes);
         }
 
         /** The pairs in {@link Key}'s order: the same at every member, whatever order they were written in. */

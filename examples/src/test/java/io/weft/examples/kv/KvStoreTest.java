@@ -985,7 +985,8 @@ class KvStoreTest
                 {
                     bytes += ((Reply.Bulk)field).bytes().length;
                 }
-                bytes += Hash.FIELD_OVERHEAD * ((Reply.Int)s.apply(List.of("HLEN".getBytes(), k), now)).value();
+                bytes += Hash.HASH_OVERHEAD + Hash.FIELD_OVERHEAD * ((Reply.Int)s.apply(List.of("HLEN".getBytes(), k),
+                    now)).value();
                 continue;
             }
             bytes += ((Reply.Int)s.apply(List.of("STRLEN".getBytes(), k), now)).value();
