@@ -92,12 +92,9 @@ final class Keyspace
     /** The expiry in {@code stored}, a value as this map keeps it: 0 for none. */
     static long expireAt(final Object stored)
     {
-        return switch (stored)
-        {
-            case byte[] ignored -> 0;
-            case Hash h -> h.expireAt();
-            default -> ((KvStore.Entry)stored).expireAt();
-        };
+        // type tests, not a pattern switch: this runs on every write
+        return stored instanceof byte[] ? 0 : stored instanceof Hash h ? h.expireAt() :
+            ((KvStore.Entry)stored).expireAt();
     }
 
     /** Whether {@code stored}, a value as this map keeps it, is live at {@code now}. */
@@ -128,13 +125,12 @@ final class Keyspace
     /** A string's entry; Redis's WRONGTYPE error for a hash. */
     private static KvStore.Entry entry(final Object stored)
     {
-        return switch (stored)
+        if (stored instanceof Hash)
         {
-            case null -> null;
-            case byte[] value -> new KvStore.Entry(value, 0);
-            case Hash ignored -> throw new KvStore.SyntaxError(WRONG_TYPE);
-            default -> (KvStore.Entry)stored;
-        };
+            throw new KvStore.SyntaxError(WRONG_TYPE);
+        }
+        return stored == null ? null : stored instanceof byte[] value ? new KvStore.Entry(value, 0) :
+            (KvStore.Entry)stored;
     }
 
     /** {@code key}'s string entry, live or not, or null; Redis's WRONGTYPE error if it holds a hash. */
