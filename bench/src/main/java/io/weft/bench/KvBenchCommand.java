@@ -74,6 +74,13 @@ final class KvBenchCommand implements Callable<Integer>
         "file the OS flushes: appendfsync no); etcd fsyncs each commit.")
     List<String> systems = List.of("weft-kv", "redis-server", "etcd");
 
+    @Option(names = "--tests", split = ",", description = "redis-benchmark tests: set, get and hset (HSET of random " +
+        "fields in one hash; not run on etcd) (default: set, get).")
+    List<String> tests = List.of("set", "get");
+
+    /** What {@code --tests} takes. */
+    private static final List<String> TESTS = List.of("set", "get", "hset");
+
     /** What {@code --systems} takes. */
     private static final List<String> SYSTEMS = List.of("weft-kv", "weft-kv-log", "redis-server", "redis-server-aof",
         "etcd");
@@ -106,6 +113,10 @@ final class KvBenchCommand implements Callable<Integer>
                 return Weft.EXIT_CONFIG;
             }
         }
+        if (tests.isEmpty() || !TESTS.containsAll(tests))
+        {
+            return Weft.refuse("--tests takes " + String.join(", ", TESTS) + ", not " + String.join(",", tests));
+        }
         if (!onPath("redis-benchmark") || (systems.stream().anyMatch(s -> s.startsWith("redis")) &&
             !onPath("redis-server")) ||
             (systems.contains("etcd") && !onPath("etcd")))
@@ -116,8 +127,9 @@ final class KvBenchCommand implements Callable<Integer>
         }
         final Path dir = Files.createTempDirectory("weft-bench-kv");
         final Map<String, List<Pass>> results = new LinkedHashMap<>();
-        out.printf("bench kv: redis-benchmark -c %d -P %d -d %d -r %d -t set,get; warm-up %s then about %s per test; " +
+        out.printf("bench kv: redis-benchmark -c %d -P %d -d %d -r %d -t %s; warm-up %s then about %s per test; " +
             "%d run(s); weft-kv: %d members on %s, linearizable reads%s%n", clients, pipeline, size, keys,
+            String.join(",", tests),
             warmup.toSeconds() + "s", measure.toSeconds() + "s", runs, members, kind.configName(),
             systems.stream().anyMatch(s -> s.endsWith("-log") || s.endsWith("-aof")) ? "; logs in " + dir : "");
         try
@@ -230,7 +242,7 @@ final class KvBenchCommand implements Callable<Integer>
     {
         try (EtcdCluster etcd = new EtcdCluster(dir, LocalPorts.free(2 * members)))
         {
-            for (final String test : List.of("set", "get"))
+            for (final String test : tests.stream().filter(t -> !t.equals("hset")).toList())
             {
                 final EtcdCluster.Window w = etcd.run(test.equals("set"), clients * pipeline, keys, size, warmup,
                     measure);
@@ -247,7 +259,7 @@ final class KvBenchCommand implements Callable<Integer>
     private void measureTests(final String system, final int port, final Map<String, List<Pass>> results)
         throws Exception
     {
-        for (final String test : List.of("set", "get"))
+        for (final String test : tests)
         {
             final Pass warm = warmUp(port, test);
             final long n = Math.max(MIN_PASS, (long)(warm.rps * measure.toMillis() / 1000.0));
@@ -317,7 +329,7 @@ final class KvBenchCommand implements Callable<Integer>
             new String[] {"weft-kv-log", "redis-server-aof", " (one node; the same promise: survives kill -9)"},
             new String[] {"weft-kv-log", "etcd", " (" + members + " members; fsyncs each commit)"},
             new String[] {"weft-kv-log", "weft-kv", " (the log's cost)"});
-        for (final String test : List.of("SET", "GET"))
+        for (final String test : tests.stream().map(t -> t.toUpperCase(Locale.ROOT)).toList())
         {
             for (final String[] pair : pairs)
             {

@@ -68,6 +68,10 @@ class KvStoreGroupTest
             assertEquals("OK", a.set("greeting", "hello"));
             assertEquals("hello", b.get("greeting"), "a write at member 0 is read at member 1");
             assertEquals("hello", c.get("greeting"));
+            // WAIT: every other member holds the connection's answered writes (they were delivered)
+            assertEquals(MEMBERS - 1, a.waitReplicas(1, 1000));
+            assertEquals("ERR timeout is negative",
+                assertThrows(JedisDataException.class, () -> a.waitReplicas(1, -1)).getMessage());
             assertEquals(1, c.incr("counter"));
             assertEquals(List.of("hello", "1"), b.mget("greeting", "counter"));
 

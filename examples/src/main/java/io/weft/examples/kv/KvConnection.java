@@ -172,6 +172,25 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         return command;
     }
 
+    /**
+     * WAIT numreplicas timeout: the other members of the view, at once. Each write of this connection answered before
+     * was delivered, which needs every member to have received it, and this reply follows those (replies keep their
+     * order). Asked for more replicas than the view has, Redis answers at the timeout; this store answers at once.
+     */
+    private Reply waitReplicas(final List<byte[]> args)
+    {
+        try
+        {
+            KvStore.integer(args.get(1));
+            return KvStore.integer(args.get(2)) < 0 ? Reply.error("ERR timeout is negative") :
+                new Reply.Int(replica.replicas());
+        }
+        catch (final KvStore.SyntaxError ex)
+        {
+            return Reply.error(ex.getMessage());
+        }
+    }
+
     private Reply connectionCommand(final String cmd, final List<byte[]> args)
     {
         final int n = args.size();
@@ -191,6 +210,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "SELECT" -> n != 2 ? Reply.wrongArity(cmd) :
                 "0".equals(text(args.get(1))) ? Reply.OK : Reply.error("ERR DB index is out of range");
             case "INFO" -> Reply.Bulk.of(sections(replica.info(), args));
+            case "WAIT" -> n != 3 ? Reply.wrongArity(cmd) : waitReplicas(args);
             case "HELLO" -> hello(args);
             case "CLIENT" -> client(args);
             case "COMMAND" -> new Reply.Array(List.of()); // no command table: clients fall back to plain commands

@@ -243,6 +243,12 @@ public final class KvReplica implements AutoCloseable
         return localReads;
     }
 
+    /** The other members of the view: a write is answered once delivered, so once each of them received it. */
+    int replicas()
+    {
+        return group.view().members().size() - 1;
+    }
+
     /** The largest batch: a CATCHUP message carries one after its own header. */
     private int batchCapacity()
     {
@@ -349,8 +355,7 @@ public final class KvReplica implements AutoCloseable
             "weft_transport:" + g.config().transport().kind().name().toLowerCase(java.util.Locale.ROOT) + "\r\n" +
             "weft_reads:" + (localReads ? "local" : "linearizable") + "\r\n" +
             "weft_log:" + (log == null ? "none" : log.directory().toString()) + "\r\nweft_write_position:" + applied +
-            "\r\n" +
-            "weft_writes_applied:" + writes.get() + "\r\nweft_reads_served:" + reads.get() + "\r\n" +
+            "\r\nweft_writes_applied:" + writes.get() + "\r\nweft_reads_served:" + reads.get() + "\r\n" +
             "weft_batches_sent:" + proposer.batchesSent() + "\r\nweft_status:" +
             Objects.requireNonNullElse(down(), "ok") + "\r\n" +
             "\r\n# Keyspace\r\ndb0:keys=" + store.size(now) + ",expires=" + store.expiring(now) + ",avg_ttl=0\r\n";
