@@ -74,12 +74,12 @@ final class KvBenchCommand implements Callable<Integer>
         "file the OS flushes: appendfsync no); etcd fsyncs each commit.")
     List<String> systems = List.of("weft-kv", "redis-server", "etcd");
 
-    @Option(names = "--tests", split = ",", description = "redis-benchmark tests: set, get and hset (HSET of random " +
-        "fields in one hash; not run on etcd) (default: set, get).")
+    @Option(names = "--tests", split = ",", description = "redis-benchmark tests: set, get, hset and sadd (random " +
+        "fields of one hash, members of one set; not run on etcd) (default: set, get).")
     List<String> tests = List.of("set", "get");
 
     /** What {@code --tests} takes. */
-    private static final List<String> TESTS = List.of("set", "get", "hset");
+    private static final List<String> TESTS = List.of("set", "get", "hset", "sadd");
 
     /** What {@code --systems} takes. */
     private static final List<String> SYSTEMS = List.of("weft-kv", "weft-kv-log", "redis-server", "redis-server-aof",
@@ -242,7 +242,7 @@ final class KvBenchCommand implements Callable<Integer>
     {
         try (EtcdCluster etcd = new EtcdCluster(dir, LocalPorts.free(2 * members)))
         {
-            for (final String test : tests.stream().filter(t -> !t.equals("hset")).toList())
+            for (final String test : tests.stream().filter(t -> t.equals("set") || t.equals("get")).toList())
             {
                 final EtcdCluster.Window w = etcd.run(test.equals("set"), clients * pipeline, keys, size, warmup,
                     measure);

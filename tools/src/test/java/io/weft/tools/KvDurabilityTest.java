@@ -340,9 +340,12 @@ class KvDurabilityTest
         }
     }
 
-    /** Hashes logged and replayed: a whole group killed with kill -9 and started from its logs holds them as before. */
+    /**
+     * Hashes and sets logged and replayed: a whole group killed with kill -9 and started from its logs holds them as
+     * before.
+     */
     @Test
-    void aColdStartKeepsEveryHash() throws Exception
+    void aColdStartKeepsEveryHashAndSet() throws Exception
     {
         try (KvProcesses kv = new KvProcesses(dir, 3, "linearizable", dir.resolve("logs")))
         {
@@ -352,11 +355,15 @@ class KvDurabilityTest
                 {
                     a.hset("h" + i % 10, "f" + i, "v" + i);
                     a.hincrByFloat("sums", "x", 0.5);
+                    a.sadd("s" + i % 3, "m" + i);
                 }
                 a.hdel("h3", "f3", "f13");
                 a.pexpire("h4", 600_000);
+                a.spop("s0", 4);
+                a.sunionstore("u", "s1", "s2");
             }
             kv.killAllAndColdStart();
+            final java.util.Set<java.util.Set<String>> popped = new java.util.HashSet<>();
             for (final int port : kv.ports)
             {
                 try (Jedis c = new Jedis("127.0.0.1", port))
@@ -365,8 +372,12 @@ class KvDurabilityTest
                     assertEquals(8, c.hlen("h3"));
                     assertEquals("v99", c.hget("h9", "f99"));
                     assertTrue(c.pttl("h4") > 500_000);
+                    assertEquals(30, c.scard("s0"));
+                    assertEquals(66, c.scard("u"));
+                    popped.add(c.smembers("s0"));
                 }
             }
+            assertEquals(1, popped.size(), "SPOP took the same members at every member");
         }
     }
 

@@ -499,13 +499,13 @@ class KvStoreGroupTest
     }
 
     /**
-     * Hashes across members: clients at two members increment one field and write hashes at once, and every member
-     * holds every increment and field; a string command on a hash is WRONGTYPE at any member; a member killed with
-     * kill -9 and joined again receives the hashes with its state (fields, expiry) and serves them. Before, HSET and
-     * the other hash commands were unknown.
+     * Hashes and sets across members: clients at two members increment one field, write hashes and add to one set at
+     * once, and every member holds every increment, field and member; a string command on a hash is WRONGTYPE at any
+     * member; a member killed with kill -9 and joined again receives the hashes and sets with its state (fields,
+     * members, expiry) and serves them. Before, HSET, SADD and the other commands of both types were unknown.
      */
     @Test
-    void hashesAreTheSameAtEveryMemberAndAJoinerReceivesThem() throws Exception
+    void hashesAndSetsAreTheSameAtEveryMemberAndAJoinerReceivesThem() throws Exception
     {
         final int each = 150;
         try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable");
@@ -519,6 +519,7 @@ class KvStoreGroupTest
                     {
                         b.hincrBy("counts", "n", 1);
                         b.hset("user:" + i, java.util.Map.of("name", "b" + i, "age", Integer.toString(i)));
+                        b.sadd("seen", "b" + i, "both" + i);
                     }
                 }
             });
@@ -526,6 +527,7 @@ class KvStoreGroupTest
             {
                 a.hincrBy("counts", "n", 1);
                 a.hset("big", "f" + i, "v" + i);
+                a.sadd("seen", "a" + i, "both" + i);
             }
             other.join(TimeUnit.SECONDS.toMillis(60));
             assertFalse(other.isAlive());
@@ -545,13 +547,17 @@ class KvStoreGroupTest
                     assertEquals(java.util.Map.of("name", "b7", "age", "7"), c.hgetAll("user:7"));
                     assertEquals("hash", c.type("user:7"));
                     assertTrue(c.ttl("big") > 900, "the expiry travels with the state");
+                    assertEquals(3 * each, c.scard("seen"), "member at " + port);
+                    assertTrue(c.sismember("seen", "both77") && c.sismember("seen", "a3") && c.sismember("seen", "b9"));
                 }
             }
             try (Jedis joined = new Jedis("127.0.0.1", kv.ports.get(2)))
             {
                 assertEquals(1, joined.hdel("big", "f0"));
+                assertEquals(1, joined.srem("seen", "a0"));
             }
             assertEquals(each - 1, a.hlen("big"));
+            assertEquals(3 * each - 1, a.scard("seen"));
         }
     }
 

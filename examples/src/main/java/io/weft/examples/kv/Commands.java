@@ -12,14 +12,16 @@ final class Commands
     private static final Set<String> WRITES = Set.of("SET", "SETNX", "SETEX", "PSETEX", "GETSET", "GETEX", "GETDEL",
         "DEL", "UNLINK", "INCR", "INCRBY", "DECR", "DECRBY", "INCRBYFLOAT", "MSET", "MSETNX", "APPEND", "SETRANGE",
         "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "PERSIST", "RENAME", "RENAMENX", "FLUSHDB", "FLUSHALL",
-        "PUBLISH", "HSET", "HMSET", "HSETNX", "HDEL", "HINCRBY", "HINCRBYFLOAT");
+        "PUBLISH", "HSET", "HMSET", "HSETNX", "HDEL", "HINCRBY", "HINCRBYFLOAT", "SADD", "SREM", "SPOP", "SMOVE",
+        "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE");
     /** Writes that may make the store larger: refused while it holds more than its limit (Redis's denyoom). */
     private static final Set<String> GROWING = Set.of("SET", "SETNX", "SETEX", "PSETEX", "GETSET", "INCR", "INCRBY",
         "DECR", "DECRBY", "INCRBYFLOAT", "MSET", "MSETNX", "APPEND", "SETRANGE", "HSET", "HMSET", "HSETNX", "HINCRBY",
-        "HINCRBYFLOAT");
+        "HINCRBYFLOAT", "SADD", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE");
     private static final Set<String> READS = Set.of("GET", "GETRANGE", "EXISTS", "TOUCH", "MGET", "STRLEN", "TYPE",
         "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME", "KEYS", "SCAN", "DBSIZE", "HGET", "HMGET", "HGETALL", "HKEYS",
-        "HVALS", "HLEN", "HEXISTS", "HSTRLEN", "HSCAN");
+        "HVALS", "HLEN", "HEXISTS", "HSTRLEN", "HSCAN", "SISMEMBER", "SMISMEMBER", "SMEMBERS", "SCARD", "SSCAN",
+        "SRANDMEMBER", "SINTER", "SUNION", "SDIFF", "SINTERCARD");
 
     private Commands()
     {

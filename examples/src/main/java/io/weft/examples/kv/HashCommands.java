@@ -8,11 +8,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Redis's commands on hashes ({@link Hash}): HSET, HMSET, HSETNX, HDEL, HINCRBY, HINCRBYFLOAT (writes, on the
+ * Redis's commands on hashes ({@link Aggregate}): HSET, HMSET, HSETNX, HDEL, HINCRBY, HINCRBYFLOAT (writes, on the
  * delivery thread only) and HGET, HMGET, HGETALL, HKEYS, HVALS, HLEN, HEXISTS, HSTRLEN, HSCAN (reads), at the clock
- * reading of the command's batch. A hash's last field removed removes its key, as in Redis; a command of one type
- * on a key of the other is Redis's WRONGTYPE error. Replies that list fields list them in {@link Key}'s order, so
- * that every member answers alike (Redis's order is its table's); HSCAN returns the whole hash at its first call.
+ * reading of the command's batch. A hash's last field removed removes its key, as in Redis; a command of another
+ * type's key is Redis's WRONGTYPE error. Replies that list fields list them as {@link FieldScan} does.
  */
 final class HashCommands
 {
@@ -41,20 +40,26 @@ final class HashCommands
             case "HEXISTS" -> n != 3 ? Reply.wrongArity(cmd) :
                 new Reply.Int(field(args.get(1), args.get(2), now) == null ? 0 : 1);
             case "HSTRLEN" -> n != 3 ? Reply.wrongArity(cmd) : strlen(args, now);
-            case "HGETALL" -> n != 2 ? Reply.wrongArity(cmd) : new Reply.Map(pairs(args.get(1), null, true, now));
+            case "HGETALL" -> n != 2 ? Reply.wrongArity(cmd) :
+                new Reply.Map(FieldScan.ALL.list(hash(args.get(1), now)));
             case "HKEYS", "HVALS" -> n != 2 ? Reply.wrongArity(cmd) : list(args.get(1), cmd.equals("HKEYS"), now);
             case "HINCRBY" -> n != 4 ? Reply.wrongArity(cmd) : incrBy(args, now);
             case "HINCRBYFLOAT" -> n != 4 ? Reply.wrongArity(cmd) : incrByFloat(args, now);
-            case "HSCAN" -> n < 3 ? Reply.wrongArity(cmd) : scan(args, now);
+            case "HSCAN" -> n < 3 ? Reply.wrongArity(cmd) : FieldScan.parse(args, true).reply(hash(args.get(1), now));
             default -> Reply.error("ERR unknown command '" + cmd.toLowerCase(Locale.ROOT) + "'");
         };
     }
 
-    /** {@code key}'s fields, empty if it has none; WRONGTYPE if it holds a string. */
+    /** {@code key}'s hash, null if none; WRONGTYPE if it holds another type. */
+    private Aggregate hash(final byte[] key, final long now)
+    {
+        return map.aggregate(new Key(key), now, false);
+    }
+
+    /** {@code key}'s fields, empty if it has none; WRONGTYPE if it holds another type. */
     private Map<Key, byte[]> fields(final byte[] key, final long now)
     {
-        final Hash h = map.hash(new Key(key), now);
-        return h == null ? Map.of() : h.fields().map;
+        return map.fields(new Key(key), now, false);
     }
 
     private byte[] field(final byte[] key, final byte[] field, final long now)
@@ -62,18 +67,12 @@ final class HashCommands
         return fields(key, now).get(new Key(field));
     }
 
-    /** {@code key}'s hash for a change: its live one, made writable ({@link Keyspace#writable}), or a new one. */
-    private Hash forWrite(final Key key, final long now)
-    {
-        final Hash h = map.hash(key, now);
-        return h == null ? new Hash(map.newFields(), 0) : map.writable(h);
-    }
 
     /** HSET key field value [field value ...]: the fields added; HMSET: OK. */
     private Reply set(final String cmd, final List<byte[]> args, final long now)
     {
         final Key key = new Key(args.get(1));
-        final Hash h = forWrite(key, now);
+        final Aggregate h = map.forWrite(key, now, false);
         int added = 0;
         for (int i = 2; i < args.size(); i += 2)
         {
@@ -90,7 +89,7 @@ final class HashCommands
         {
             return new Reply.Int(0);
         }
-        final Hash h = forWrite(key, now);
+        final Aggregate h = map.forWrite(key, now, false);
         h.fields().put(new Key(args.get(2)), args.get(3));
         map.store(key, h);
         return new Reply.Int(1);
@@ -110,27 +109,7 @@ final class HashCommands
     /** HDEL key field [field ...]: the fields removed; the key goes with its last field. */
     private Reply delete(final List<byte[]> args, final long now)
     {
-        final Key key = new Key(args.get(1));
-        final Hash live = map.hash(key, now);
-        if (live == null)
-        {
-            return new Reply.Int(0);
-        }
-        final Hash h = map.writable(live);
-        int removed = 0;
-        for (int i = 2; i < args.size(); i++)
-        {
-            removed += h.fields().remove(new Key(args.get(i))) ? 1 : 0;
-        }
-        if (h.fields().map.isEmpty())
-        {
-            map.remove(key);
-        }
-        else if (removed > 0)
-        {
-            map.store(key, h);
-        }
-        return new Reply.Int(removed);
+        return new Reply.Int(map.removeFields(new Key(args.get(1)), Key.all(args, 2), now, false));
     }
 
     private Reply strlen(final List<byte[]> args, final long now)
@@ -139,34 +118,10 @@ final class HashCommands
         return new Reply.Int(value == null ? 0 : value.length);
     }
 
-    /** Fields in {@link Key}'s order matching {@code pattern} (null: any), each with its value if {@code values}. */
-    private List<Reply> pairs(final byte[] key, final byte[] pattern, final boolean values, final long now)
-    {
-        final Hash h = map.hash(new Key(key), now);
-        if (h == null)
-        {
-            return List.of();
-        }
-        final List<Reply> found = new ArrayList<>();
-        for (final Map.Entry<Key, byte[]> e : h.fields().sorted())
-        {
-            final byte[] field = e.getKey().bytes();
-            if (pattern == null || Glob.matches(pattern, field))
-            {
-                found.add(new Reply.Bulk(field));
-                if (values)
-                {
-                    found.add(new Reply.Bulk(e.getValue()));
-                }
-            }
-        }
-        return found;
-    }
-
     /** HKEYS ({@code keys}) or HVALS, in the order of the fields. */
     private Reply list(final byte[] key, final boolean keys, final long now)
     {
-        final List<Reply> pairs = pairs(key, null, true, now);
+        final List<Reply> pairs = FieldScan.ALL.list(hash(key, now));
         final List<Reply> half = new ArrayList<>(pairs.size() / 2);
         for (int i = keys ? 0 : 1; i < pairs.size(); i += 2)
         {
@@ -178,12 +133,12 @@ final class HashCommands
     /** HINCRBY key field increment: the field's integer plus the increment (0 for no field). */
     private Reply incrBy(final List<byte[]> args, final long now)
     {
-        final long by = KvStore.integer(args.get(3));
+        final long by = ValueEdits.integer(args.get(3));
         final byte[] old = field(args.get(1), args.get(2), now);
         final long value;
         try
         {
-            value = old == null ? 0 : KvStore.integer(old);
+            value = old == null ? 0 : ValueEdits.integer(old);
         }
         catch (final KvStore.SyntaxError ex)
         {
@@ -212,46 +167,8 @@ final class HashCommands
     private void put(final List<byte[]> args, final byte[] value, final long now)
     {
         final Key key = new Key(args.get(1));
-        final Hash h = forWrite(key, now);
+        final Aggregate h = map.forWrite(key, now, false);
         h.fields().put(new Key(args.get(2)), value);
         map.store(key, h);
-    }
-
-    /**
-     * HSCAN key cursor [MATCH pattern] [COUNT n] [NOVALUES]: every field (and value) at cursor 0, with the next cursor
-     * 0: a whole iteration in one call, which Redis allows (COUNT is a hint; Redis does the same for small hashes).
-     * Only cursor 0 is valid: no other is ever handed out.
-     */
-    private Reply scan(final List<byte[]> args, final long now)
-    {
-        if (!"0".equals(new String(args.get(2), StandardCharsets.US_ASCII)))
-        {
-            return Reply.error("ERR invalid cursor");
-        }
-        byte[] pattern = null;
-        boolean values = true;
-        for (int i = 3; i < args.size(); i++)
-        {
-            final String opt = new String(args.get(i), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
-            if (opt.equals("NOVALUES"))
-            {
-                values = false;
-                continue;
-            }
-            if (i + 1 >= args.size() || !(opt.equals("MATCH") || opt.equals("COUNT")))
-            {
-                return Reply.error("ERR syntax error");
-            }
-            if (opt.equals("MATCH"))
-            {
-                pattern = args.get(++i);
-            }
-            else if (KvStore.integer(args.get(++i)) < 1)
-            {
-                return Reply.error("ERR syntax error");
-            }
-        }
-        return new Reply.Array(List.of(Reply.Bulk.of("0"), new Reply.Array(pairs(args.get(1), pattern, values,
-            now))));
     }
 }

@@ -3,7 +3,9 @@ package io.weft.examples.kv;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * A key of the store: a 62-bit hash (FNV-1a, not the JVM's, so that it is the same at every member: SCAN cursors and
@@ -25,6 +27,17 @@ final class Key implements Comparable<Key>
     private final long head1;
     /** The whole key when it is longer than {@value #INLINE} bytes, else null. */
     private final byte[] longKey;
+
+    /** The keys of {@code args} from index {@code from} on (a command's fields or members). */
+    static List<Key> all(final List<byte[]> args, final int from)
+    {
+        final List<Key> keys = new ArrayList<>(args.size() - from);
+        for (int i = from; i < args.size(); i++)
+        {
+            keys.add(new Key(args.get(i)));
+        }
+        return keys;
+    }
 
     Key(final byte[] bytes)
     {
@@ -121,7 +134,8 @@ final class Key implements Comparable<Key>
     public int compareTo(final Key other)
     {
         final int byHash = Long.compare(hash, other.hash);
-        return byHash != 0 ? byHash : Arrays.compareUnsigned(bytes(), other.bytes());
+        // equal keys compare without building their bytes: a set's sorted map compares each lookup's key so
+        return byHash != 0 || equals(other) ? byHash : Arrays.compareUnsigned(bytes(), other.bytes());
     }
 
     @Override

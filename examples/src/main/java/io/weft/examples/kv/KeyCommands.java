@@ -31,7 +31,7 @@ final class KeyCommands
         {
             return Reply.wrongArity(Commands.name(args));
         }
-        final long t = KvStore.integer(args.get(2));
+        final long t = ValueEdits.integer(args.get(2));
         final String opt = args.size() == 4 ? new String(args.get(3), StandardCharsets.US_ASCII)
             .toUpperCase(Locale.ROOT) : "";
         if (!OPTIONS.contains(opt))

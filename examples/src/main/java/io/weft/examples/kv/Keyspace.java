@@ -93,7 +93,7 @@ final class Keyspace
     static long expireAt(final Object stored)
     {
         // type tests, not a pattern switch: this runs on every write
-        return stored instanceof byte[] ? 0 : stored instanceof Hash h ? h.expireAt() :
+        return stored instanceof byte[] ? 0 : stored instanceof Aggregate a ? a.expireAt() :
             ((KvStore.Entry)stored).expireAt();
     }
 
@@ -107,25 +107,25 @@ final class Keyspace
     /** {@code stored}, a live value as this map keeps it, with the expiry {@code at} (0: none). */
     static Object withExpiry(final Object stored, final long at)
     {
-        return stored instanceof Hash h ? new Hash(h.fields(), at) : stored(new KvStore.Entry(value(stored), at));
+        return stored instanceof Aggregate a ? a.withExpiry(at) : stored(new KvStore.Entry(value(stored), at));
     }
 
     /** Redis's name of the type of {@code stored}, a value as this map keeps it. */
     static String type(final Object stored)
     {
-        return stored instanceof Hash ? "hash" : "string";
+        return stored instanceof Aggregate a ? a.type() : "string";
     }
 
     /** What the key table keeps as {@code stored}'s length, for the store's size ({@link #bytes}). */
     private static int length(final Object stored)
     {
-        return stored instanceof Hash h ? h.fields().length() : value(stored).length;
+        return stored instanceof Aggregate a ? a.fields().length() : value(stored).length;
     }
 
-    /** A string's entry; Redis's WRONGTYPE error for a hash. */
+    /** A string's entry; Redis's WRONGTYPE error for a hash or a set. */
     private static KvStore.Entry entry(final Object stored)
     {
-        if (stored instanceof Hash)
+        if (stored instanceof Aggregate)
         {
             throw new KvStore.SyntaxError(WRONG_TYPE);
         }
@@ -133,13 +133,13 @@ final class Keyspace
             (KvStore.Entry)stored;
     }
 
-    /** {@code key}'s string entry, live or not, or null; Redis's WRONGTYPE error if it holds a hash. */
+    /** {@code key}'s string entry, live or not, or null; Redis's WRONGTYPE error if it holds another type. */
     KvStore.Entry get(final Key key)
     {
         return entry(entries.get(key));
     }
 
-    /** {@code key}'s string entry if it is live at {@code now}, else null; WRONGTYPE if it holds a hash. */
+    /** {@code key}'s string entry if it is live at {@code now}, else null; WRONGTYPE if it holds another type. */
     KvStore.Entry live(final byte[] key, final long now)
     {
         final KvStore.Entry e = get(new Key(key));
@@ -159,35 +159,83 @@ final class Keyspace
         return stored != null && live(stored, now) ? stored : null;
     }
 
-    /** {@code key}'s hash if it is live at {@code now}, else null; Redis's WRONGTYPE error if it holds a string. */
-    Hash hash(final Key key, final long now)
+    /**
+     * {@code key}'s set ({@code set}) or hash if it is live at {@code now}, else null; Redis's WRONGTYPE error if it
+     * holds another type.
+     */
+    Aggregate aggregate(final Key key, final long now, final boolean set)
     {
         final Object stored = entries.get(key);
         if (stored == null || !live(stored, now))
         {
             return null;
         }
-        if (stored instanceof Hash h)
+        if (stored instanceof Aggregate a && a.set() == set)
         {
-            return h;
+            return a;
         }
         throw new KvStore.SyntaxError(WRONG_TYPE);
     }
 
-    /**
-     * The writing thread: {@code h}, or a copy whose fields the writing thread may change where a cut holds its
-     * fields (see {@link Hash.Fields}). The caller stores what it changed ({@link #store}).
-     */
-    Hash writable(final Hash h)
+    /** The fields of {@code key}'s set ({@code set}) or hash, empty if none; WRONGTYPE as {@link #aggregate}. */
+    Map<Key, byte[]> fields(final Key key, final long now, final boolean set)
     {
-        final long cut = cuts;
-        return h.fields().cut == cut ? h : new Hash(h.fields().copy(cut), h.expireAt());
+        final Aggregate a = aggregate(key, now, set);
+        return a == null ? Map.of() : a.fields().map;
     }
 
-    /** Fields for a new hash, which no cut holds. */
-    Hash.Fields newFields()
+    /**
+     * The writing thread: {@code key}'s set ({@code set}) or hash to change (its live one, {@link #writable}), or a new
+     * empty one. The caller stores it once changed ({@link #store}).
+     */
+    Aggregate forWrite(final Key key, final long now, final boolean set)
     {
-        return new Hash.Fields(cuts);
+        final Aggregate a = aggregate(key, now, set);
+        return a == null ? empty(set) : writable(a);
+    }
+
+    /** A new, empty set ({@code set}) or hash, which no cut holds. */
+    Aggregate empty(final boolean set)
+    {
+        return Aggregate.empty(set, cuts);
+    }
+
+    /**
+     * The writing thread: {@code a}, or a copy whose fields the writing thread may change where a cut holds its
+     * fields (see {@link Aggregate.Fields}). The caller stores what it changed ({@link #store}).
+     */
+    Aggregate writable(final Aggregate a)
+    {
+        final long cut = cuts;
+        return a.fields().cut == cut ? a : new Aggregate(a.fields().copy(cut), a.expireAt(), a.set());
+    }
+
+    /**
+     * The writing thread: removes {@code fields} from {@code key}'s set ({@code set}) or hash, and the key with its
+     * last field (as Redis does), and returns how many it held.
+     */
+    int removeFields(final Key key, final List<Key> fields, final long now, final boolean set)
+    {
+        final Aggregate live = aggregate(key, now, set);
+        if (live == null)
+        {
+            return 0;
+        }
+        final Aggregate a = writable(live);
+        int removed = 0;
+        for (final Key field : fields)
+        {
+            removed += a.fields().remove(field) ? 1 : 0;
+        }
+        if (a.fields().map.isEmpty())
+        {
+            remove(key);
+        }
+        else if (removed > 0)
+        {
+            store(key, a);
+        }
+        return removed;
     }
 
     /** Looks {@code key} up and nothing more: its value is not loaded (see {@link KvStore#touch}). */

@@ -181,8 +181,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     {
         try
         {
-            KvStore.integer(args.get(1));
-            return KvStore.integer(args.get(2)) < 0 ? Reply.error("ERR timeout is negative") :
+            ValueEdits.integer(args.get(1));
+            return ValueEdits.integer(args.get(2)) < 0 ? Reply.error("ERR timeout is negative") :
                 new Reply.Int(replica.replicas());
         }
         catch (final KvStore.SyntaxError ex)

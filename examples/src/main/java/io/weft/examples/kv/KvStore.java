@@ -12,9 +12,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import static io.weft.examples.kv.ValueEdits.integer;
+
 /**
- * The replicated state machine: keys holding strings or hashes ({@link HashCommands}) with optional expiry, and the
- * Redis commands over them.
+ * The replicated state machine: keys holding strings, hashes ({@link HashCommands}) or sets ({@link SetCommands}) with
+ * optional expiry, and the Redis commands over them.
  * Every member applies the same writes in the same order with the same clock reading (the {@code now} of the batch
  * that carried them, taken at its sender), so every member holds the same state. Writes run on one thread (the
  * predicate thread, in delivery order); reads may run on others (local reads), hence concurrent maps of immutable
@@ -32,8 +34,9 @@ public final class KvStore
     private final KeyCommands keys = new KeyCommands(map);
     /** The counters, APPEND and the ranges. */
     private final ValueEdits edits = new ValueEdits(map);
-    /** HSET and the other commands on hashes. */
+    /** HSET and the other commands on hashes, SADD and those on sets. */
     private final HashCommands hashes = new HashCommands(map);
+    private final SetCommands sets = new SetCommands(map);
     /** The subscribers of this member, whom PUBLISH hands its message (no part of the state). */
     final PubSub pubSub = new PubSub();
 
@@ -164,7 +167,7 @@ public final class KvStore
                 case "PING", "ECHO" -> Reply.pong(cmd, args); // queued in a transaction
                 case "PUBLISH" -> n != 3 ? Reply.wrongArity(cmd) :
                     new Reply.Int(pubSub.publish(args.get(1), args.get(2)));
-                default -> hashes.apply(cmd, args, now); // a hash's command, or the unknown command's error
+                default -> cmd.charAt(0) == 'S' ? sets.apply(cmd, args, now) : hashes.apply(cmd, args, now);
             };
         }
         catch (final SyntaxError ex)
@@ -395,7 +398,7 @@ public final class KvStore
         for (int i = 1; i < args.size(); i++)
         {
             // nil for a key of another type, as Redis answers
-            values.add(bulk(map.liveStored(args.get(i), now) instanceof Hash ? null : get(args.get(i), now)));
+            values.add(bulk(map.liveStored(args.get(i), now) instanceof Aggregate ? null : get(args.get(i), now)));
         }
         return new Reply.Array(values);
     }
@@ -538,25 +541,6 @@ public final class KvStore
     {
         map.clear();
         return Reply.OK;
-    }
-
-    /** A Redis integer argument: signed 64-bit decimal, nothing else. */
-    static long integer(final byte[] bytes)
-    {
-        try
-        {
-            final String text = new String(bytes, StandardCharsets.US_ASCII);
-            if (text.isEmpty() || text.startsWith("+") ||
-                (text.length() > 1 && text.charAt(text.startsWith("-") ? 1 : 0) == '0'))
-            {
-                throw new NumberFormatException(text);
-            }
-            return Long.parseLong(text);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new SyntaxError("ERR value is not an integer or out of range");
-        }
     }
 
     /**

@@ -16,9 +16,10 @@ public final class KvWire
     public static final int HEADER = 4 + 4 + 8 + 8 + 4;
     /**
      * 2 since EXEC's write may carry watched keys (2026-12-01), which a member of version 1 took for a malformed write:
-     * it would have applied nothing where the others applied the transaction; 3 since hashes (HSET, ...), which a
-     * member of version 2 answered as unknown commands where the others applied them. A member stops serving at a
-     * message of another version (see {@link KvReplica}): the members of a group run one build of the store.
+     * it would have applied nothing where the others applied the transaction; 3 since hashes and sets (HSET, SADD,
+     * ...), which a member of version 2 answered as unknown commands where the others applied them. A member stops
+     * serving at a message of another version (see {@link KvReplica}): the members of a group run one build of the
+     * store.
      */
     static final byte VERSION = 3;
 

@@ -10,20 +10,21 @@ import java.util.Map;
 import java.util.function.BiConsumer;
 
 /**
- * The store as of one moment, written out later, on another thread if need be: a copy of the key table's arrays
- * taken while no write runs, which holds the state because a write replaces a value, never changes one in place.
- * Taking it costs two references a slot; the bytes are written only by {@link #writeTo}, in pieces, so no copy of
- * the whole state is ever made (a state transfer's 1 MiB chunks, a log's entries: {@link KvLog}).
+ * The store as of one moment, written out later, on another thread if need be: a copy of the key table's arrays taken
+ * while no write runs, which holds the state because a write replaces a string's value, never changes one in place, and
+ * copies the fields of a hash or set that a cut holds before it changes them ({@link Aggregate.Fields}). Taking it
+ * costs two references a slot; the bytes are written only by {@link #writeTo}, in pieces, so no copy of the whole state
+ * is ever made (a state transfer's 1 MiB chunks, a log's entries: {@link KvLog}).
  *
- * <p>The format (big-endian, as {@code DataOutputStream} wrote it before): {@value #VERSIONED}, the count of
- * {@link KeyVersions}' buckets that changed since position 0 and each one's index and version; then the count
- * of entries and each entry's key length, key, value length, value and expiry, in the table's order; a hash's value
- * is {@value #HASH}, its count of fields, and each field's length, field, value length and value, in {@link Key}'s
- * order: {@link StoreLoader}, which reads it back, takes any order, and takes a state written before versions were
- * kept (it starts with the count of entries, never negative). {@link #sorted} writes the entries by key instead, so
- * that equal stores write equal bytes (tests compare them). Entries are encoded straight into one buffer, written
- * out as it fills: a log's compaction spent most of its time in a {@code DataOutputStream}'s small writes and in
- * sorting (a profile under a SET load, 2026-11-30).
+ * <p>The format (big-endian, as {@code DataOutputStream} wrote it before): {@value #VERSIONED}, the count of {@link
+ * KeyVersions}' buckets that changed since position 0 and each one's index and version; then the count of entries and
+ * each entry's key length, key, value length, value and expiry, in the table's order; a hash's value is {@value #HASH},
+ * its count of fields, and each field's length, field, value length and value, a set's {@value #SET}, its count of
+ * members and each member's length and member, in {@link Key}'s order: {@link StoreLoader}, which reads it back, takes
+ * any order, and takes a state written before versions were kept (it starts with the count of entries, never negative).
+ * {@link #sorted} writes the entries by key instead, so that equal stores write equal bytes (tests compare them).
+ * Entries are encoded straight into one buffer, written out as it fills: a log's compaction spent most of its time in a
+ * {@code DataOutputStream}'s small writes and in sorting (a profile under a SET load, 2026-11-30).
  */
 final class StoreCut
 {
@@ -32,6 +33,8 @@ final class StoreCut
     static final int VERSIONED = -2;
     /** A hash's value length: a string's is never negative. */
     static final int HASH = -1;
+    /** A set's value length. */
+    static final int SET = -3;
 
     /** Walks the cut's (key, stored value) pairs; the same pairs each time. */
     @FunctionalInterface
@@ -126,9 +129,9 @@ final class StoreCut
             try
             {
                 putBytes(key.bytes());
-                if (stored instanceof Hash h)
+                if (stored instanceof Aggregate a)
                 {
-                    putHash(h.fields());
+                    putFields(a);
                 }
                 else
                 {
@@ -144,16 +147,23 @@ final class StoreCut
             written++;
         }
 
-        /** {@value #HASH} and the count of fields, then each field and its value, in {@link Key}'s order. */
-        private void putHash(final Hash.Fields fields) throws IOException
+        /**
+         * A hash's {@value #HASH} and count of fields, then each field and its value; a set's {@value #SET} and count
+         * of members, then each member; in {@link Key}'s order.
+         */
+        private void putFields(final Aggregate a) throws IOException
         {
-            final List<Map.Entry<Key, byte[]>> pairs = fields.sorted(); // a cut's fields: they change no more
+            final List<Map.Entry<Key, byte[]>> pairs = a.fields().sorted(); // a cut's fields: they change no more
+            final boolean hash = !a.set();
             room(2 * Integer.BYTES);
-            buffer.putInt(HASH).putInt(pairs.size());
+            buffer.putInt(hash ? HASH : SET).putInt(pairs.size());
             for (final Map.Entry<Key, byte[]> pair : pairs)
             {
                 putBytes(pair.getKey().bytes());
-                putBytes(pair.getValue());
+                if (hash)
+                {
+                    putBytes(pair.getValue());
+                }
             }
         }
 

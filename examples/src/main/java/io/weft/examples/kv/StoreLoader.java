@@ -22,6 +22,13 @@ final class StoreLoader
     private int count = -1;
     private int loaded;
     private long bytes;
+    /**
+     * A hash entry not yet whole: how many of its fields' and values' lengths were walked, and where the next one is
+     * from the entry's start, so that each piece walks on from there (walking from its start again, a hash of many
+     * fields sent in small pieces took time quadratic in its size).
+     */
+    private long walked;
+    private long walkedTo;
 
     /** Empties {@code map}: it receives the state that follows. */
     StoreLoader(final Keyspace map)
@@ -45,7 +52,10 @@ final class StoreLoader
             // each step reads one whole item: the head, a version, an entry
         }
         length = in.remaining();
-        System.arraycopy(pending, in.position(), pending, 0, length);
+        if (in.position() > 0) // an entry still waiting stays where it is: no copy of it per piece
+        {
+            System.arraycopy(pending, in.position(), pending, 0, length);
+        }
     }
 
     /** Reads the next item if it is whole and returns true; false at the end or when it is not whole yet. */
@@ -114,9 +124,9 @@ final class StoreLoader
         }
         final int valueAt = at + 8 + keyLength;
         final int valueLength = in.getInt(valueAt - 4);
-        if (valueLength == StoreCut.HASH)
+        if (valueLength == StoreCut.HASH || valueLength == StoreCut.SET)
         {
-            return loadHash(in, at, keyLength);
+            return loadFields(in, at, keyLength, valueLength == StoreCut.HASH);
         }
         length(valueLength, "value");
         if (in.remaining() < 16L + keyLength + valueLength)
@@ -131,10 +141,10 @@ final class StoreLoader
     }
 
     /**
-     * Reads one whole hash entry at {@code at}, whose key's length is read, into the store and returns true, or
-     * returns false when it is not whole yet (its fields are walked again when more bytes came).
+     * Reads one whole hash entry ({@code hash}) or set entry at {@code at}, whose key's length is read, into the store
+     * and returns true, or returns false when it is not whole yet ({@link #walked}).
      */
-    private boolean loadHash(final ByteBuffer in, final int at, final int keyLength)
+    private boolean loadFields(final ByteBuffer in, final int at, final int keyLength, final boolean hash)
     {
         final int countAt = at + 8 + keyLength;
         if (in.limit() - countAt < Integer.BYTES)
@@ -142,28 +152,32 @@ final class StoreLoader
             return false;
         }
         final int fields = in.getInt(countAt);
-        check(fields > 0, "a hash of " + fields + " fields");
-        long p = countAt + Integer.BYTES;
-        for (int i = 0; i < 2 * fields; i++) // each field's and value's length and bytes
+        check(fields > 0, "a hash or set of " + fields + " fields");
+        final long items = hash ? 2L * fields : fields; // a hash's fields and values, a set's members
+        long p = walked == 0 ? countAt + Integer.BYTES : at + walkedTo;
+        for (; walked < items; walked++) // each one's length and bytes
         {
             if (in.limit() - p < Integer.BYTES)
             {
+                walkedTo = p - at;
                 return false;
             }
-            p += Integer.BYTES + length(in.getInt((int)p), i % 2 == 0 ? "field" : "value");
+            p += Integer.BYTES + length(in.getInt((int)p), walked % 2 == 0 || !hash ? "field" : "value");
         }
         if (in.limit() - p < Long.BYTES)
         {
+            walkedTo = p - at;
             return false;
         }
+        walked = 0;
         final byte[] key = new byte[keyLength];
         in.get(at + 4, key).position(countAt + Integer.BYTES);
-        final Hash.Fields hash = map.newFields();
+        final Aggregate loaded = map.empty(!hash);
         for (int i = 0; i < fields; i++)
         {
-            hash.put(new Key(bytes(in)), bytes(in));
+            loaded.fields().put(new Key(bytes(in)), hash ? bytes(in) : Aggregate.MEMBER);
         }
-        map.store(new Key(key), new Hash(hash, in.getLong()));
+        map.store(new Key(key), loaded.withExpiry(in.getLong()));
         return true;
     }
 

@@ -125,7 +125,7 @@ final class Transaction
         int i = 1;
         if (exec.size() > 2 && Arrays.equals(exec.get(1), WATCHED))
         {
-            final long n = KvStore.integer(exec.get(2));
+            final long n = ValueEdits.integer(exec.get(2));
             if (n < 1 || n > (exec.size() - 3) / 3)
             {
                 throw malformed();
@@ -133,13 +133,13 @@ final class Transaction
             for (i = 3; i < 3 + 3 * n; i += 3)
             {
                 final boolean live = Arrays.equals(exec.get(i + 2), LIVE);
-                watches.add(new Watch(exec.get(i), KvStore.integer(exec.get(i + 1)), live));
+                watches.add(new Watch(exec.get(i), ValueEdits.integer(exec.get(i + 1)), live));
             }
         }
         final List<List<byte[]>> commands = new ArrayList<>();
         while (i < exec.size())
         {
-            final long n = KvStore.integer(exec.get(i));
+            final long n = ValueEdits.integer(exec.get(i));
             if (n < 1 || n > exec.size() - i - 1)
             {
                 throw malformed();

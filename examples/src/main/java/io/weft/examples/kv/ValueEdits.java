@@ -50,7 +50,7 @@ final class ValueEdits
     Reply incrBy(final byte[] key, final long by, final long now)
     {
         final KvStore.Entry old = map.live(key, now);
-        final long result = sum(old == null ? 0 : KvStore.integer(old.value()), by);
+        final long result = sum(old == null ? 0 : ValueEdits.integer(old.value()), by);
         replace(key, Long.toString(result).getBytes(StandardCharsets.US_ASCII), old);
         return new Reply.Int(result);
     }
@@ -83,6 +83,25 @@ final class ValueEdits
         final byte[] result = floatSum(value, increment);
         replace(key, result, old);
         return new Reply.Bulk(result);
+    }
+
+    /** A Redis integer argument: signed 64-bit decimal, nothing else. */
+    static long integer(final byte[] bytes)
+    {
+        try
+        {
+            final String text = new String(bytes, StandardCharsets.US_ASCII);
+            if (text.isEmpty() || text.startsWith("+") ||
+                (text.length() > 1 && text.charAt(text.startsWith("-") ? 1 : 0) == '0'))
+            {
+                throw new NumberFormatException(text);
+            }
+            return Long.parseLong(text);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new KvStore.SyntaxError("ERR value is not an integer or out of range");
+        }
     }
 
     /**

@@ -304,6 +304,86 @@ class KvStoreTest
         same(new Reply.Int(2), run("DEL", "h2", "s"));
     }
 
+    /** Each set command's replies and errors as Redis answers them (SPOP's and SRANDMEMBER's choices aside). */
+    @Test
+    void setsFollowRedis()
+    {
+        same(new Reply.Int(3), run("SADD", "s", "b", "a", "c"));
+        same(new Reply.Int(1), run("SADD", "s", "a", "d"));
+        same(new Reply.Int(4), run("SCARD", "s"));
+        same(new Reply.Int(0), run("SCARD", "missing"));
+        same(new Reply.Int(1), run("SISMEMBER", "s", "a"));
+        same(new Reply.Int(0), run("SISMEMBER", "s", "x"));
+        same(new Reply.Array(List.of(new Reply.Int(1), new Reply.Int(0))), run("SMISMEMBER", "s", "d", "x"));
+        final List<Reply> members = ((Reply.Array)run("SMEMBERS", "s")).items();
+        assertEquals(Set.of("a", "b", "c", "d"), new HashSet<>(members.stream().map(r -> render(r).substring(1))
+            .toList()));
+        same(new Reply.Array(List.of(bulk("0"), new Reply.Array(members))), run("SSCAN", "s", "0", "COUNT", "1"),
+            "the whole set at once, in SMEMBERS' order");
+        same(Reply.error("ERR syntax error"), run("SSCAN", "s", "0", "NOVALUES"));
+        same(Reply.error("ERR invalid cursor"), run("SSCAN", "s", "3"));
+        same(new Reply.Int(2), run("SREM", "s", "a", "x", "b"));
+        run("SADD", "t", "c", "e");
+        run("SADD", "u", "c", "f");
+        same(new Reply.Array(List.of(bulk("c"))), run("SINTER", "s", "t", "u"));
+        same(new Reply.Array(List.of(bulk("d"))), run("SDIFF", "s", "t", "u"));
+        same(new Reply.Array(List.of()), run("SINTER", "s", "missing"));
+        assertEquals(Set.of("c", "d", "e", "f"), new HashSet<>(((Reply.Array)run("SUNION", "s", "t", "u", "missing"))
+            .items().stream().map(r -> render(r).substring(1)).toList()));
+        same(new Reply.Int(1), run("SINTERCARD", "2", "s", "t"));
+        same(new Reply.Int(1), run("SINTERCARD", "3", "s", "t", "u", "LIMIT", "5"));
+        same(Reply.error("ERR numkeys should be greater than 0"), run("SINTERCARD", "0", "s"));
+        same(Reply.error("ERR syntax error"), run("SINTERCARD", "3", "s", "t"));
+        same(new Reply.Int(3), run("SUNIONSTORE", "all", "s", "t"));
+        same(new Reply.Simple("set"), run("TYPE", "all"));
+        same(new Reply.Int(0), run("SINTERSTORE", "all", "s", "missing"));
+        same(new Reply.Int(0), run("EXISTS", "all"), "an empty result removes the destination");
+        run("SET", "str", "v");
+        same(new Reply.Int(1), run("SDIFFSTORE", "str", "s", "t"), "a STORE replaces a key of any type");
+        same(new Reply.Simple("set"), run("TYPE", "str"));
+
+        same(new Reply.Int(1), run("SMOVE", "t", "s", "e"));
+        same(new Reply.Int(0), run("SISMEMBER", "t", "e"));
+        same(new Reply.Int(1), run("SISMEMBER", "s", "e"));
+        same(new Reply.Int(0), run("SMOVE", "t", "s", "x"));
+        same(new Reply.Int(1), run("SMOVE", "s", "s", "e"), "a member moved onto its own set stays");
+        same(new Reply.Int(1), run("SMOVE", "t", "fresh", "c"));
+        same(new Reply.Int(0), run("EXISTS", "t"), "its last member moved out");
+        run("HSET", "h", "f", "v");
+        same(Reply.error(Keyspace.WRONG_TYPE), run("SMOVE", "s", "h", "c"));
+        same(new Reply.Int(1), run("SISMEMBER", "s", "c"), "nothing moved");
+
+        final Reply popped = run("SPOP", "s");
+        assertTrue(popped instanceof Reply.Bulk b && b.bytes() != null);
+        same(new Reply.Int(2), run("SCARD", "s"));
+        assertEquals(2, ((Reply.Array)run("SPOP", "s", "5")).items().size());
+        same(new Reply.Int(0), run("EXISTS", "s"));
+        same(Reply.NIL, run("SPOP", "s"));
+        same(new Reply.Array(List.of()), run("SPOP", "s", "1"));
+        same(Reply.error("ERR value is out of range, must be positive"), run("SPOP", "fresh", "-1"));
+        run("SADD", "r", "x", "y");
+        assertEquals(3, ((Reply.Array)run("SRANDMEMBER", "r", "-3")).items().size(), "repeats allowed");
+        assertEquals(2, ((Reply.Array)run("SRANDMEMBER", "r", "5")).items().size(), "distinct, at most the set");
+        assertTrue(run("SRANDMEMBER", "r") instanceof Reply.Bulk b && b.bytes() != null);
+        same(Reply.NIL, run("SRANDMEMBER", "missing"));
+
+        final Reply wrongType = Reply.error(Keyspace.WRONG_TYPE);
+        for (final String[] command : new String[][] {{"GET", "r"}, {"HGET", "r", "x"}, {"HSET", "r", "a", "b"},
+            {"SADD", "h", "x"}, {"SMEMBERS", "h"}, {"SINTER", "r", "h"}, {"SCARD", "str2"}})
+        {
+            run("SET", "str2", "v");
+            same(wrongType, run(command), String.join(" ", command));
+        }
+        same(new Reply.Int(2), run("SCARD", "r"), "a refused command changed nothing");
+        same(new Reply.Array(List.of(Reply.NIL)), run("MGET", "r"), "MGET answers nil for a set");
+        same(new Reply.Int(1), run("PEXPIRE", "r", "100"));
+        run("SADD", "r", "z");
+        same(new Reply.Int(100), run("PTTL", "r"), "a member's change keeps the key's expiry");
+        now += 100;
+        same(new Reply.Int(0), run("SCARD", "r"), "expired");
+        same(new Reply.Array(List.of(new Reply.Int(0))), run("SMISMEMBER", "r", "z"));
+    }
+
     /** Alternating fields and values as a map. */
     private static java.util.Map<String, String> pairs(final List<Reply> fieldsAndValues)
     {
@@ -334,11 +414,11 @@ class KvStoreTest
     }
 
     /**
-     * A cut holds each hash as it was at the cut's moment while its fields change after it (in place where no cut
-     * holds them); hashes with fields past the 64 KiB encoding buffer load the same in pieces of any size.
+     * A cut holds each hash and set as it was at the cut's moment while its fields change after it (in place where no
+     * cut holds them); hashes and sets with fields past the 64 KiB encoding buffer load the same in pieces of any size.
      */
     @Test
-    void aCutHoldsEachHashAsItWasWhileItsFieldsChange() throws Exception
+    void aCutHoldsEachHashAndSetAsItWasWhileItsFieldsChange() throws Exception
     {
         final List<StoreCut> cuts = new ArrayList<>();
         final List<byte[]> then = new ArrayList<>();
@@ -346,6 +426,7 @@ class KvStoreTest
         {
             run("HSET", "h" + i % 7, "f" + i % 50, "v" + i);
             run(i % 3 == 0 ? "HDEL" : "HINCRBY", "h" + i % 5, "n" + i % 11, "1");
+            run(i % 4 == 0 ? "SREM" : "SADD", "s" + i % 3, "m" + i % 13);
             if (i % 97 == 0)
             {
                 cuts.add(store.cut());
@@ -353,9 +434,11 @@ class KvStoreTest
             }
         }
         run("HSET", "big", "F".repeat(70_000), "V".repeat(70_000), "small", "x");
+        run("SADD", "set", "M".repeat(70_000), "m");
         cuts.add(store.cut());
         then.add(store.snapshot());
         run("HDEL", "big", "small");
+        run("SREM", "set", "m");
         for (int c = 0; c < cuts.size(); c++)
         {
             final java.io.ByteArrayOutputStream later = new java.io.ByteArrayOutputStream();
@@ -381,6 +464,32 @@ class KvStoreTest
         install(loaded, store.snapshot());
         same(run("HGETALL", "h3"), loaded.apply(args("HGETALL", "h3"), now));
         assertEquals(store.bytes(), loaded.bytes());
+    }
+
+    /**
+     * A hash of 200,000 fields sent in pieces of 100 bytes loads in one pass over its bytes. Walked again from its
+     * start at each piece, and moved to the buffer's front at each piece, it took time quadratic in its size.
+     */
+    @Test
+    @Timeout(value = 20, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // the loop does not stop when interrupted
+    void aLargeHashInSmallPiecesLoadsInOnePass()
+    {
+        final List<byte[]> hset = new ArrayList<>(args("HSET", "big"));
+        for (int i = 0; i < 200_000; i++)
+        {
+            hset.add(bytes("field-" + i));
+            hset.add(bytes("value-" + i));
+        }
+        same(new Reply.Int(200_000), store.apply(hset, now));
+        final byte[] state = store.snapshot();
+        final KvStore copy = new KvStore();
+        final StoreLoader loader = copy.loader();
+        for (int at = 0; at < state.length; at += 100)
+        {
+            loader.accept(state, at, Math.min(100, state.length - at));
+        }
+        loader.finish();
+        assertArrayEquals(state, copy.snapshot());
     }
 
     @Test
@@ -566,7 +675,9 @@ class KvStoreTest
             "APPEND", "SETRANGE", "GETRANGE", "STRLEN", "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "PERSIST",
             "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME", "TYPE", "RENAME", "RENAMENX", "KEYS", "SCAN", "DBSIZE",
             "FLUSHDB", "FLUSHALL", "PUBLISH", "HSET", "HMSET", "HSETNX", "HGET", "HMGET", "HDEL", "HLEN", "HEXISTS",
-            "HSTRLEN", "HGETALL", "HKEYS", "HVALS", "HINCRBY", "HINCRBYFLOAT", "HSCAN"))
+            "HSTRLEN", "HGETALL", "HKEYS", "HVALS", "HINCRBY", "HINCRBYFLOAT", "HSCAN", "SADD", "SREM", "SISMEMBER",
+            "SMISMEMBER", "SMEMBERS", "SCARD", "SSCAN", "SPOP", "SRANDMEMBER", "SMOVE", "SINTER", "SUNION", "SDIFF",
+            "SINTERCARD", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"))
         {
             assertTrue(Commands.isWrite(cmd) != Commands.isRead(cmd), cmd + " is a read or a write, not both");
             final String reply = render(run(cmd, "k", "1", "2", "3"));
@@ -846,10 +957,12 @@ class KvStoreTest
         {
             final String key = "key-" + random.nextInt(5_000) + "x".repeat(random.nextInt(3) * 10); // the table grows
             final String value = "v".repeat(random.nextInt(200));
-            switch (random.nextInt(11))
+            switch (random.nextInt(13))
             {
                 case 9 -> run("HSET", key, "f" + random.nextInt(8), value);
                 case 10 -> run("HDEL", key, "f" + random.nextInt(8));
+                case 11 -> run("SADD", key + "-s", value, "m" + random.nextInt(8));
+                case 12 -> run("SPOP", key + "-s");
                 case 0, 1 -> run("SET", key, value);
                 case 2 -> run("SET", key, value, "PX", "100000000");
                 case 3 -> run("APPEND", key, value);
@@ -979,14 +1092,17 @@ class KvStoreTest
         {
             final byte[] k = ((Reply.Bulk)key).bytes();
             bytes += k.length + Keyspace.ENTRY_OVERHEAD;
-            if (s.apply(List.of("TYPE".getBytes(), k), now) instanceof Reply.Simple type && type.text().equals("hash"))
+            final String type = ((Reply.Simple)s.apply(List.of("TYPE".getBytes(), k), now)).text();
+            if (!type.equals("string"))
             {
-                for (final Reply field : ((Reply.Map)s.apply(List.of("HGETALL".getBytes(), k), now)).keysAndValues())
+                final Reply all = s.apply(List.of((type.equals("hash") ? "HGETALL" : "SMEMBERS").getBytes(), k), now);
+                final List<Reply> items = all instanceof Reply.Map m ? m.keysAndValues() : ((Reply.Array)all).items();
+                for (final Reply item : items)
                 {
-                    bytes += ((Reply.Bulk)field).bytes().length;
+                    bytes += ((Reply.Bulk)item).bytes().length;
                 }
-                bytes += Hash.HASH_OVERHEAD + Hash.FIELD_OVERHEAD * ((Reply.Int)s.apply(List.of("HLEN".getBytes(), k),
-                    now)).value();
+                final int fields = type.equals("hash") ? items.size() / 2 : items.size();
+                bytes += Aggregate.AGGREGATE_OVERHEAD + (long)Aggregate.FIELD_OVERHEAD * fields;
                 continue;
             }
             bytes += ((Reply.Int)s.apply(List.of("STRLEN".getBytes(), k), now)).value();
