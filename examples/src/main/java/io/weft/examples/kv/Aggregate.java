@@ -32,7 +32,7 @@ record Aggregate(Fields fields, long expireAt, boolean set)
     /** A new, empty hash or set ({@code set}), made at cut count {@code cut}: no cut holds it. */
     static Aggregate empty(final boolean set, final long cut)
     {
-        return new Aggregate(new Fields(cut, set), 0, set);
+        return new Aggregate(new Fields(cut), 0, set);
     }
 
     /** This value with the expiry {@code at} (0: none), over the same fields. */
@@ -49,11 +49,11 @@ record Aggregate(Fields fields, long expireAt, boolean set)
 
     /**
      * The field-value pairs of one hash, or a set's members (each with an empty value). Written by the writing thread
-     * only, in place; read by any (local reads, a cut's walk), hence a concurrent map: a hash map for a hash, a sorted
-     * one for a set, whose SPOP takes its first members (a hash map would be sorted per SPOP). A {@link StoreCut} walks
-     * its entries after writes went on, so the writing thread never changes fields that a cut holds: fields made before
-     * the store's last cut ({@link #cut}) are copied before their first change after it ({@link Keyspace#writable});
-     * fields unchanged between cuts are never copied.
+     * only, in place; read by any (local reads, a cut's walk), hence a concurrent map: a hash map, or a sorted one for
+     * a set from its first SPOP on, which takes its first members (a hash map would be sorted per SPOP). A {@link
+     * StoreCut} walks its entries after writes went on, so the writing thread never changes fields that a cut holds:
+     * fields made before the store's last cut ({@link #cut}) are copied before their first change after it ({@link
+     * Keyspace#writable}); fields unchanged between cuts are never copied.
      */
     static final class Fields
     {
@@ -63,10 +63,10 @@ record Aggregate(Fields fields, long expireAt, boolean set)
         /** What the fields take, estimated: their bytes and {@value Aggregate#FIELD_OVERHEAD} each. Writing thread. */
         private long bytes;
 
-        /** Empty fields, in {@link Key}'s order if {@code sorted}. */
-        Fields(final long cut, final boolean sorted)
+        /** Empty fields in a hash map. */
+        Fields(final long cut)
         {
-            this(sorted ? new ConcurrentSkipListMap<>() : new ConcurrentHashMap<>(), cut, 0);
+            this(new ConcurrentHashMap<>(), cut, 0);
         }
 
         private Fields(final ConcurrentMap<Key, byte[]> map, final long cut, final long bytes)
@@ -76,12 +76,18 @@ record Aggregate(Fields fields, long expireAt, boolean set)
             this.bytes = bytes;
         }
 
-        /** A copy of these fields, made at cut count {@code cut}. */
-        Fields copy(final long cut)
+        /** A copy of these fields made at cut count {@code cut}: in a sorted map if {@code sort}, else as these are. */
+        Fields copy(final long cut, final boolean sort)
         {
             final ConcurrentMap<Key, byte[]> copy = map instanceof ConcurrentSkipListMap<Key, byte[]> sorted ?
-                sorted.clone() : new ConcurrentHashMap<>(map);
+                sorted.clone() : sort ? new ConcurrentSkipListMap<>(map) : new ConcurrentHashMap<>(map);
             return new Fields(copy, cut, bytes);
+        }
+
+        /** Whether the fields are in a sorted map ({@link #first}). */
+        boolean isSorted()
+        {
+            return map instanceof ConcurrentSkipListMap;
         }
 
         /** Sets {@code field} to {@code value} and returns its value before, null if it had none. Writing thread. */

@@ -97,7 +97,7 @@ final class KeyCommands
         return new Reply.Int(seconds ? (left + 500) / 1000 : left);
     }
 
-    /** TYPE key: "string", "hash" or "none". */
+    /** TYPE key: "string", "hash", "set" or "none". */
     Reply type(final byte[] key, final long now)
     {
         final Object stored = map.liveStored(key, now);

@@ -52,8 +52,8 @@ final class Keyspace
     /** The version of each bucket's last change: what WATCH compares. */
     final KeyVersions versions = new KeyVersions();
     /**
-     * Cuts taken ({@link #cut}): a hash's fields made before the last one belong to a cut and are copied before a
-     * change ({@link #writable}). Written while no write runs, on any thread; read by the writing thread.
+     * Cuts taken ({@link #cut}): the fields of a hash or set made before the last one belong to a cut and are copied
+     * before a change ({@link #writable}). Written while no write runs, on any thread; read by the writing thread.
      */
     private volatile long cuts;
 
@@ -207,7 +207,23 @@ final class Keyspace
     Aggregate writable(final Aggregate a)
     {
         final long cut = cuts;
-        return a.fields().cut == cut ? a : new Aggregate(a.fields().copy(cut), a.expireAt(), a.set());
+        return a.fields().cut == cut ? a : new Aggregate(a.fields().copy(cut, false), a.expireAt(), a.set());
+    }
+
+    /**
+     * The writing thread: {@link #writable}, with its fields in a sorted map (a set's SPOP: {@link
+     * Aggregate.Fields#first}), stored as it is if it had to be copied.
+     */
+    Aggregate sorted(final Key key, final Aggregate a)
+    {
+        final long cut = cuts;
+        if (a.fields().cut == cut && a.fields().isSorted())
+        {
+            return a;
+        }
+        final Aggregate sorted = new Aggregate(a.fields().copy(cut, true), a.expireAt(), a.set());
+        store(key, sorted);
+        return sorted;
     }
 
     /**

@@ -95,38 +95,38 @@ record SetCommands(Keyspace map)
     private Reply pop(final List<byte[]> args, final long now)
     {
         final long count = args.size() == 3 ? positive(args.get(2)) : 1;
+        final Key key = new Key(args.get(1));
         final Aggregate live = set(args.get(1), now);
-        final List<Key> popped = live == null ? List.of() : live.fields().first(count);
-        map.removeFields(new Key(args.get(1)), popped, now, true);
+        final List<Key> popped = live == null || count == 0 ? List.of() : map.sorted(key, live).fields().first(count);
+        map.removeFields(key, popped, now, true);
         final List<Reply> replies = popped.stream().map(k -> (Reply)new Reply.Bulk(k.bytes())).toList();
         return args.size() == 3 ? new Reply.Array(replies) : replies.isEmpty() ? Reply.NIL : replies.getFirst();
     }
 
     /**
      * SRANDMEMBER key [count]: a member at random (nil if none); with a positive count that many distinct ones at most,
-     * with a negative one that many, a member maybe more than once.
+     * with a negative one that many, a member maybe more than once. Drawn from a list of the members: a walk of the
+     * set, where Redis draws from its table (a draw by a lookup at a random hash in the sorted members of a set that
+     * saw an SPOP drew one member almost always: the hashes of short keys that differ in a byte lie close together).
      */
     private Reply randomMembers(final List<byte[]> args, final long now)
     {
-        final List<Key> members = new ArrayList<>(members(args.get(1), now).keySet());
         final long count = args.size() == 3 ? ValueEdits.integer(args.get(2)) : 1;
         if (count < -MOST_PICKED)
         {
             return Reply.error("ERR value is out of range: at most " + MOST_PICKED + " members a call here");
         }
+        final List<Key> all = new ArrayList<>(members(args.get(1), now).keySet());
         final ThreadLocalRandom random = ThreadLocalRandom.current();
         final List<Reply> picked = new ArrayList<>();
-        if (count < 0)
+        // a positive count takes the first of a partial shuffle, a negative one draws that many
+        for (int i = 0; i < Math.abs(count) && (count < 0 ? !all.isEmpty() : i < all.size()); i++)
         {
-            for (long i = 0; i < -count && !members.isEmpty(); i++)
+            if (count > 0)
             {
-                picked.add(new Reply.Bulk(members.get(random.nextInt(members.size())).bytes()));
+                java.util.Collections.swap(all, i, i + random.nextInt(all.size() - i));
             }
-        }
-        else
-        {
-            java.util.Collections.shuffle(members, random);
-            members.stream().limit(count).forEach(k -> picked.add(new Reply.Bulk(k.bytes())));
+            picked.add(new Reply.Bulk(all.get(count > 0 ? i : random.nextInt(all.size())).bytes()));
         }
         return args.size() == 3 ? new Reply.Array(picked) : picked.isEmpty() ? Reply.NIL : picked.getFirst();
     }

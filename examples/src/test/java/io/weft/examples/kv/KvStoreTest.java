@@ -366,6 +366,11 @@ class KvStoreTest
         assertEquals(2, ((Reply.Array)run("SRANDMEMBER", "r", "5")).items().size(), "distinct, at most the set");
         assertTrue(run("SRANDMEMBER", "r") instanceof Reply.Bulk b && b.bytes() != null);
         same(Reply.NIL, run("SRANDMEMBER", "missing"));
+        run("SADD", "ten", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9");
+        drawsEachMemberOfTen();
+        run("SADD", "ten", "10");
+        run("SPOP", "ten"); // from here on its members are sorted (a draw by a lookup at a random hash drew one)
+        drawsEachMemberOfTen();
 
         final Reply wrongType = Reply.error(Keyspace.WRONG_TYPE);
         for (final String[] command : new String[][] {{"GET", "r"}, {"HGET", "r", "x"}, {"HSET", "r", "a", "b"},
@@ -382,6 +387,23 @@ class KvStoreTest
         now += 100;
         same(new Reply.Int(0), run("SCARD", "r"), "expired");
         same(new Reply.Array(List.of(new Reply.Int(0))), run("SMISMEMBER", "r", "z"));
+    }
+
+    /** SRANDMEMBER of set "ten" draws each of its ten members, distinct ones for a positive count, repeats else. */
+    private void drawsEachMemberOfTen()
+    {
+        final Set<String> drawn = new HashSet<>();
+        for (int i = 0; i < 20_000; i++)
+        {
+            drawn.add(render(run("SRANDMEMBER", "ten")));
+        }
+        assertEquals(10, drawn.size(), "each member drawn: " + drawn);
+        for (final int count : new int[] {2, 9})
+        {
+            final List<Reply> distinct = ((Reply.Array)run("SRANDMEMBER", "ten", Integer.toString(count))).items();
+            assertEquals(count, new HashSet<>(distinct.stream().map(KvStoreTest::render).toList()).size());
+        }
+        assertEquals(25, ((Reply.Array)run("SRANDMEMBER", "ten", "-25")).items().size());
     }
 
     /** Alternating fields and values as a map. */
@@ -427,6 +449,10 @@ class KvStoreTest
             run("HSET", "h" + i % 7, "f" + i % 50, "v" + i);
             run(i % 3 == 0 ? "HDEL" : "HINCRBY", "h" + i % 5, "n" + i % 11, "1");
             run(i % 4 == 0 ? "SREM" : "SADD", "s" + i % 3, "m" + i % 13);
+            if (i % 50 == 0)
+            {
+                run("SPOP", "s" + i % 3); // a set sorted from its first SPOP on, copied for it where a cut holds it
+            }
             if (i % 97 == 0)
             {
                 cuts.add(store.cut());
