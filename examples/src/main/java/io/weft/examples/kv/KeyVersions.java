@@ -6,8 +6,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * What WATCH compares: for each of {@value #BUCKETS} buckets of keys (by the key's hash), the version of the last
  * change to a key in it. A transaction that watched a key at version v is aborted by its EXEC if the key's bucket
- * changed after v. A change to the key itself is never missed; one to another key of its bucket (one in 65,536)
- * aborts it too, which a client handles as it handles a real conflict, by trying again.
+ * changed after v. A change to the key itself is never missed; one to another key of its bucket aborts it too, which a
+ * client handles as it handles a real conflict, by trying again (keys that differ in their last bytes share buckets
+ * far more often than one in 65,536: {@link Key}'s hash is FNV-1a, whose bits here vary little with them).
  * <p>
  * A version is a write position and the number of the write in its batch: {@code position << 17 | write} (a batch of
  * at most {@code SubgroupConfig.MAX_PAYLOAD}, 1 MiB, holds at most 95,325 writes of 11 bytes or more, fewer than

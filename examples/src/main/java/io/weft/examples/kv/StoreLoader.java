@@ -23,7 +23,7 @@ final class StoreLoader
     private int loaded;
     private long bytes;
     /**
-     * A hash entry not yet whole: how many of its fields' and values' lengths were walked, and where the next one is
+     * A hash or set entry not yet whole: how many of its fields' and values' lengths were walked, and where the next is
      * from the entry's start, so that each piece walks on from there (walking from its start again, a hash of many
      * fields sent in small pieces took time quadratic in its size).
      */
