@@ -4,7 +4,6 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -42,11 +41,13 @@ final class HashCommands
             case "HSTRLEN" -> n != 3 ? Reply.wrongArity(cmd) : strlen(args, now);
             case "HGETALL" -> n != 2 ? Reply.wrongArity(cmd) :
                 new Reply.Map(FieldScan.ALL.list(hash(args.get(1), now)));
-            case "HKEYS", "HVALS" -> n != 2 ? Reply.wrongArity(cmd) : list(args.get(1), cmd.equals("HKEYS"), now);
+            case "HKEYS" -> n != 2 ? Reply.wrongArity(cmd) :
+                new Reply.Array(FieldScan.NAMES.list(hash(args.get(1), now)));
+            case "HVALS" -> n != 2 ? Reply.wrongArity(cmd) : values(args.get(1), now);
             case "HINCRBY" -> n != 4 ? Reply.wrongArity(cmd) : incrBy(args, now);
             case "HINCRBYFLOAT" -> n != 4 ? Reply.wrongArity(cmd) : incrByFloat(args, now);
             case "HSCAN" -> n < 3 ? Reply.wrongArity(cmd) : FieldScan.parse(args, true).reply(hash(args.get(1), now));
-            default -> Reply.error("ERR unknown command '" + cmd.toLowerCase(Locale.ROOT) + "'");
+            default -> Reply.unknown(cmd);
         };
     }
 
@@ -118,16 +119,12 @@ final class HashCommands
         return new Reply.Int(value == null ? 0 : value.length);
     }
 
-    /** HKEYS ({@code keys}) or HVALS, in the order of the fields. */
-    private Reply list(final byte[] key, final boolean keys, final long now)
+    /** HVALS key: the values in the order of their fields (HKEYS', HGETALL's). */
+    private Reply values(final byte[] key, final long now)
     {
-        final List<Reply> pairs = FieldScan.ALL.list(hash(key, now));
-        final List<Reply> half = new ArrayList<>(pairs.size() / 2);
-        for (int i = keys ? 0 : 1; i < pairs.size(); i += 2)
-        {
-            half.add(pairs.get(i));
-        }
-        return new Reply.Array(half);
+        final Aggregate h = hash(key, now);
+        return new Reply.Array(h == null ? List.of() :
+            h.fields().sorted().stream().map(e -> (Reply)new Reply.Bulk(e.getValue())).toList());
     }
 
     /** HINCRBY key field increment: the field's integer plus the increment (0 for no field). */

@@ -70,6 +70,12 @@ public sealed interface Reply
             wrongArity(command);
     }
 
+    /** A command the store does not know, named as Redis names it. */
+    static Reply unknown(final String command)
+    {
+        return new Error("ERR unknown command '" + command.toLowerCase(java.util.Locale.ROOT) + "'");
+    }
+
     static Reply wrongArity(final String command)
     {
         return new Error("ERR wrong number of arguments for '" + command.toLowerCase(java.util.Locale.ROOT) +

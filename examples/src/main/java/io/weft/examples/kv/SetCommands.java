@@ -2,7 +2,6 @@ package io.weft.examples.kv;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -42,7 +41,7 @@ record SetCommands(Keyspace map)
                 new Reply.Array(listed(combine(cmd.substring(1), args, 1, now)));
             case "SINTERCARD" -> n < 3 ? Reply.wrongArity(cmd) : interCard(args, now);
             case "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE" -> n < 3 ? Reply.wrongArity(cmd) : store(cmd, args, now);
-            default -> Reply.error("ERR unknown command '" + cmd.toLowerCase(Locale.ROOT) + "'");
+            default -> Reply.unknown(cmd);
         };
     }
 
