@@ -7,8 +7,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * What WATCH compares: for each of {@value #BUCKETS} buckets of keys (by the key's hash), the version of the last
  * change to a key in it. A transaction that watched a key at version v is aborted by its EXEC if the key's bucket
  * changed after v. A change to the key itself is never missed; one to another key of its bucket aborts it too, which a
- * client handles as it handles a real conflict, by trying again (keys that differ in their last bytes share buckets
- * far more often than one in 65,536: {@link Key}'s hash is FNV-1a, whose bits here vary little with them).
+ * client handles as it handles a real conflict, by trying again: one key in 65,536 shares a key's bucket.
+ * <p>
+ * A bucket is 16 bits of a 64-bit mix of {@link Key}'s hash ({@link #mix}). Builds before KvWire version 4 took
+ * FNV-1a's middle bits unmixed ({@link #unmixed}), which vary little between keys that differ in their last bytes:
+ * {@code user:0} to {@code user:999} fell in 64 buckets, so a change to any of about 15 other {@code user:N} aborted a
+ * WATCH of one. The buckets decide EXECs, and a log replays the EXECs its build decided, so the function follows the
+ * batches: a batch of an older version is applied with the unmixed one, and the group's first batch of this build
+ * switches to the mix and stamps every bucket (a transaction watching across it aborts once). Every member meets that
+ * batch at the same position, and a cut says which function its versions are by ({@link StoreCut}).
  * <p>
  * A version is a write position and the number of the write in its batch: {@code position << 17 | write} (a batch of
  * at most {@code SubgroupConfig.MAX_PAYLOAD}, 1 MiB, holds at most 95,325 writes of 11 bytes or more, fewer than
@@ -30,7 +37,14 @@ final class KeyVersions
     static final int BUCKETS = 1 << 16;
     private static final int WRITE_BITS = 17;
 
+    /** The first KvWire version whose batches are applied with the mixed buckets. */
+    static final byte MIXED_SINCE = 4;
+
     private final long[] changed = new long[BUCKETS];
+    /** Whether the buckets are by {@link #mix}; else by {@link #unmixed} (the writing thread's). */
+    private boolean mixed = true;
+    /** No batch applied and no state loaded yet: the first batch's version chooses the function. */
+    private boolean fresh = true;
     /** The version of the change being applied (the writing thread's). */
     private long version;
     /**
@@ -40,22 +54,60 @@ final class KeyVersions
      */
     private final AtomicLong applied = new AtomicLong();
 
-    /** Middle bits of the hash: FNV-1a's multiplications mix the low bits of a key into them. */
-    static int bucket(final Key key)
+    /** The high bits of MurmurHash3's 64-bit finalizer of the hash: every bit of the key moves each of them. */
+    static int mix(final Key key)
+    {
+        long h = key.hash();
+        h = (h ^ (h >>> 33)) * 0xff51afd7ed558ccdL;
+        h = (h ^ (h >>> 33)) * 0xc4ceb93fe53a8763L;
+        return (int)((h ^ (h >>> 33)) >>> 48);
+    }
+
+    /** The buckets of builds before KvWire version {@value #MIXED_SINCE}: the hash's middle bits. */
+    static int unmixed(final Key key)
     {
         return (int)(key.hash() >>> 24) & (BUCKETS - 1);
     }
 
-    /** The writing thread: the changes from now on are those of the batch of write position {@code position}. */
-    void writing(final long position)
+    private int bucket(final Key key)
+    {
+        return mixed ? mix(key) : unmixed(key);
+    }
+
+    /**
+     * The writing thread: the changes from now on are those of the batch of write position {@code position}, of
+     * KvWire version {@code wire}.
+     *
+     * @throws IllegalStateException a batch of an older build after one of this build: histories differ.
+     */
+    void writing(final long position, final byte wire)
     {
         version = position << WRITE_BITS;
+        final boolean mixing = wire >= MIXED_SINCE;
+        if (mixing != mixed)
+        {
+            if (fresh)
+            {
+                mixed = mixing; // a log of an older build replayed from its start: that build's buckets
+            }
+            else if (mixing)
+            {
+                mixed = true; // the group's first batch of this build: what was watched before is compared anew
+                Arrays.fill(changed, version);
+            }
+            else
+            {
+                throw new IllegalStateException("a key-value batch of version " + wire + " at write position " +
+                    position + " follows one of version " + MIXED_SINCE + " or later");
+            }
+        }
+        fresh = false;
     }
 
     /** With no write running: every change up to write position {@code position} is applied (a loaded state's). */
     void at(final long position)
     {
-        writing(position);
+        version = position << WRITE_BITS;
         written();
     }
 
@@ -107,12 +159,20 @@ final class KeyVersions
         return changed.clone();
     }
 
-    /**
-     * With no write running: takes a loaded state's versions; {@code null} for a state written before versions were
-     * kept, whose log holds no watched transaction (WATCH was refused then).
-     */
-    void load(final long[] versions)
+    /** Whether the buckets are by {@link #mix} (a cut says so; taken while no write runs). */
+    boolean mixed()
     {
+        return mixed;
+    }
+
+    /**
+     * With no write running: takes a loaded state's versions, by {@link #mix} if {@code mixed}; {@code null} for a
+     * state written before versions were kept, whose log holds no watched transaction (WATCH was refused then).
+     */
+    void load(final long[] versions, final boolean mixed)
+    {
+        this.mixed = mixed;
+        fresh = false;
         if (versions == null)
         {
             Arrays.fill(changed, 0);

@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The store's map: one {@link KeyTable} of entries, written by one thread (the delivery thread) and read by any
- * (local reads, INFO). SCAN walks {@value #BUCKETS} buckets, chosen by the top bits of each key's {@link Key#hash},
- * with the bucket index as its cursor (a key never changes bucket, so every key present for a whole scan is returned;
+ * (local reads, INFO). SCAN walks {@value #BUCKETS} buckets, chosen by 12 bits of a mix of each key's {@link Key#hash}
+ * ({@link KeyVersions#mix}: the hash's own top bits put {@code user:0} to {@code user:999} in 35 buckets), with the
+ * bucket index as its cursor (a key never changes bucket, so every key present for a whole scan is returned;
  * the hash is the same at every member, so a cursor is too).
  * <p>
  * The buckets' key sets are built at the first SCAN and kept up to date from then on, by the writing thread only:
@@ -75,7 +76,7 @@ final class Keyspace
 
     static int bucket(final Key key)
     {
-        return (int)(key.hash() >>> 50) & (BUCKETS - 1);
+        return KeyVersions.mix(key) >>> 4;
     }
 
     private static Object stored(final KvStore.Entry entry)
@@ -451,9 +452,9 @@ final class Keyspace
         {
             final List<Map.Entry<Key, Object>> all = new ArrayList<>(entries.size());
             entries.forEach((key, stored) -> all.add(new AbstractMap.SimpleImmutableEntry<>(key, stored)));
-            return StoreCut.of(all, versions.copy());
+            return StoreCut.of(all, versions.copy(), versions.mixed());
         }
-        return new StoreCut(frozen::forEach, entries.size(), versions.copy());
+        return new StoreCut(frozen::forEach, entries.size(), versions.copy(), versions.mixed());
     }
 
     /** Keys live at {@code now} (a weakly consistent count): the table's size while no entry has an expiry. */

@@ -428,7 +428,7 @@ public final class KvReplica implements AutoCloseable
         }
         if (write)
         {
-            store.versions().writing(++applied);
+            store.versions().writing(++applied, bytes[0]);
             if (log != null)
             {
                 log.appendBatch(applied, bytes, bytes.length); // on disk before it is applied and acknowledged
@@ -503,7 +503,7 @@ public final class KvReplica implements AutoCloseable
     /** Applies the writes of an encoded batch of write position {@code position}, at its clock reading. */
     private void applyWrites(final long position, final byte[] batch, final int length)
     {
-        store.versions().writing(position);
+        store.versions().writing(position, batch[0]);
         final long now = ByteBuffer.wrap(batch, 0, length).getLong(KvWire.NOW_OFFSET);
         final int written = writeBatch.apply(batch, length, now);
         store.removeExpired(now, written);

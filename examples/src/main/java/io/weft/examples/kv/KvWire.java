@@ -17,11 +17,12 @@ public final class KvWire
     /**
      * 2 since EXEC's write may carry watched keys (2026-12-01), which a member of version 1 took for a malformed write:
      * it would have applied nothing where the others applied the transaction; 3 since hashes and sets (HSET, SADD,
-     * ...), which a member of version 2 answered as unknown commands where the others applied them. A member stops
-     * serving at a message of another version (see {@link KvReplica}): the members of a group run one build of the
-     * store.
+     * ...), which a member of version 2 answered as unknown commands where the others applied them; 4 since WATCH's
+     * buckets are by a mix of the key's hash ({@link KeyVersions}), by which a member of version 3 would decide EXECs
+     * otherwise (a log's batches of older versions replay with their own buckets). A member stops serving at a message
+     * of another version (see {@link KvReplica}): the members of a group run one build of the store.
      */
-    static final byte VERSION = 3;
+    static final byte VERSION = 4;
 
     /** A member's commands: the writes apply at every member, the reads at their origin only. */
     static final byte BATCH = 0;

@@ -16,8 +16,9 @@ import java.util.function.BiConsumer;
  * costs two references a slot; the bytes are written only by {@link #writeTo}, in pieces, so no copy of the whole state
  * is ever made (a state transfer's 1 MiB chunks, a log's entries: {@link KvLog}).
  *
- * <p>The format (big-endian, as {@code DataOutputStream} wrote it before): {@value #VERSIONED}, the count of {@link
- * KeyVersions}' buckets that changed since position 0 and each one's index and version; then the count of entries and
+ * <p>The format (big-endian, as {@code DataOutputStream} wrote it before): {@value #VERSIONED_MIXED} ({@value
+ * #VERSIONED} for versions by the unmixed buckets of older batches: {@link KeyVersions}), the count of the buckets
+ * that changed since position 0 and each one's index and version; then the count of entries and
  * each entry's key length, key, value length, value and expiry, in the table's order; a hash's value is {@value #HASH},
  * its count of fields, and each field's length, field, value length and value, a set's {@value #SET}, its count of
  * members and each member's length and member, in {@link Key}'s order: {@link StoreLoader}, which reads it back, takes
@@ -29,8 +30,10 @@ import java.util.function.BiConsumer;
 final class StoreCut
 {
     private static final int BUFFER_BYTES = 1 << 16;
-    /** The first int of a state that carries versions: a count of entries is never negative. */
+    /** The first int of a state that carries versions by the unmixed buckets: a count of entries is never negative. */
     static final int VERSIONED = -2;
+    /** The first int of a state whose versions are by {@link KeyVersions#mix}. */
+    static final int VERSIONED_MIXED = -4;
     /** A hash's value length: a string's is never negative. */
     static final int HASH = -1;
     /** A set's value length. */
@@ -46,16 +49,18 @@ final class StoreCut
     private final Walk walk;
     private final int count;
     private final long[] versions;
+    private final boolean mixed;
 
     /**
      * @param walk     the cut's pairs, a stored value as {@link Keyspace} keeps it; {@code count} of them.
-     * @param versions a copy of the store's {@link KeyVersions}.
+     * @param versions a copy of the store's {@link KeyVersions}, by {@link KeyVersions#mix} if {@code mixed}.
      */
-    StoreCut(final Walk walk, final int count, final long[] versions)
+    StoreCut(final Walk walk, final int count, final long[] versions, final boolean mixed)
     {
         this.walk = walk;
         this.count = count;
         this.versions = versions;
+        this.mixed = mixed;
     }
 
     /** The same cut, written in key order. */
@@ -64,21 +69,21 @@ final class StoreCut
         final List<Map.Entry<Key, Object>> all = new ArrayList<>(count);
         walk.forEach((key, stored) -> all.add(new AbstractMap.SimpleImmutableEntry<>(key, stored)));
         all.sort(Map.Entry.comparingByKey());
-        return of(all, versions);
+        return of(all, versions, mixed);
     }
 
     /** A cut of listed pairs, walked in their order, and {@code versions}. */
-    static StoreCut of(final List<Map.Entry<Key, Object>> pairs, final long[] versions)
+    static StoreCut of(final List<Map.Entry<Key, Object>> pairs, final long[] versions, final boolean mixed)
     {
         return new StoreCut(action -> pairs.forEach(e -> action.accept(e.getKey(), e.getValue())), pairs.size(),
-            versions);
+            versions, mixed);
     }
 
     /** Writes the state to {@code out}. Several threads may write one cut at once (one joiner each). */
     void writeTo(final OutputStream out) throws IOException
     {
         final Encoder encoder = new Encoder(out);
-        encoder.buffer.putInt(VERSIONED);
+        encoder.buffer.putInt(mixed ? VERSIONED_MIXED : VERSIONED);
         int changed = 0;
         for (final long v : versions)
         {

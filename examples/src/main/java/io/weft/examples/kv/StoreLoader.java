@@ -13,8 +13,10 @@ final class StoreLoader
     private final Keyspace map;
     private byte[] pending = new byte[1 << 16];
     private int length;
-    /** Whether the state's first int is read: {@link StoreCut#VERSIONED}, or an old state's count of entries. */
+    /** Whether the state's first int is read: {@link StoreCut}'s versions mark, or an old state's count of entries. */
     private boolean headRead;
+    /** Whether the versions are by {@link KeyVersions#mix} ({@link StoreCut#VERSIONED_MIXED}). */
+    private boolean mixed;
     /** The versions the state carries, or null; how many buckets it announced (-1: not read yet), how many read. */
     private long[] versions;
     private int changed = -1;
@@ -73,7 +75,8 @@ final class StoreLoader
             if (!headRead)
             {
                 headRead = true;
-                versions = n == StoreCut.VERSIONED ? new long[KeyVersions.BUCKETS] : null;
+                mixed = n == StoreCut.VERSIONED_MIXED;
+                versions = mixed || n == StoreCut.VERSIONED ? new long[KeyVersions.BUCKETS] : null;
                 check(versions != null || n >= 0, "a count of " + n + " entries");
                 count = versions == null ? n : -1;
             }
@@ -210,7 +213,7 @@ final class StoreLoader
     {
         check(bytes == 0 || (count == loaded && length == 0), "it ended after " + bytes + " bytes with " + loaded +
             " of " + Math.max(count, 0) + " entries whole and " + length + " bytes more");
-        map.versions.load(versions);
+        map.versions.load(versions, mixed);
     }
 
     private static void check(final boolean holds, final String what)

@@ -434,7 +434,7 @@ class KvLogTest
     /** Applies {@code batch} as the replica does, at write position {@code g}: its versions compare too. */
     private static void apply(final KvStore store, final long g, final byte[] batch)
     {
-        store.versions().writing(g);
+        store.versions().writing(g, batch[0]);
         new WriteBatch(store).apply(batch, batch.length, 0);
         store.versions().written();
     }

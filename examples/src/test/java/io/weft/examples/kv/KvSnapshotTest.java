@@ -51,7 +51,7 @@ class KvSnapshotTest
         assertEquals(-1, installed[0]);
 
         final KvStore donor = new KvStore();
-        donor.versions().writing(12);
+        donor.versions().writing(12, KvWire.VERSION);
         donor.apply(List.of("SET".getBytes(), "k".getBytes(), "v".getBytes()), 0);
         donor.versions().written();
         final ByteArrayOutputStream state = new ByteArrayOutputStream();

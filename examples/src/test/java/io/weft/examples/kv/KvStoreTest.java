@@ -635,7 +635,7 @@ class KvStoreTest
         same(bulk("2"), run("GET", "w"));
 
         final Transaction.Watch watched = store.watch(bytes("w"), now);
-        assertNotEquals(KeyVersions.bucket(new Key(bytes("w"))), KeyVersions.bucket(new Key(bytes("other"))));
+        assertNotEquals(KeyVersions.mix(new Key(bytes("w"))), KeyVersions.mix(new Key(bytes("other"))));
         at(4, "SET", "other", "x");
         final KvStore copy = new KvStore();
         install(copy, store.snapshot());
@@ -658,6 +658,103 @@ class KvStoreTest
         same(Reply.NIL_ARRAY, at(11, exec(List.of(y, absent), "SET", "z", "1")));
         same(new Reply.Int(0), run("EXISTS", "x", "z"));
         same(Reply.error("ERR malformed EXEC write"), run("EXEC", "WATCHED", "3", "w", "1", "1"));
+    }
+
+    /**
+     * Keys that differ in their last bytes fall in buckets of their own: a WATCH of {@code user:1} is not aborted by
+     * changes to {@code user:0} to {@code user:199}; a SCAN of {@code COUNT 10} returns at most 15 of them a call. By
+     * FNV-1a's middle bits, the buckets before, {@code user:0} to {@code user:999} fell in 64 WATCH buckets (the EXEC
+     * failed) and in 35 SCAN buckets.
+     */
+    @Test
+    void aWatchIsNotAbortedByChangesToKeysThatDifferInTheirLastBytes()
+    {
+        final Set<Integer> mixed = new HashSet<>();
+        final Set<Integer> unmixed = new HashSet<>();
+        for (int i = 0; i < 1000; i++)
+        {
+            mixed.add(KeyVersions.mix(new Key(bytes("user:" + i))));
+            unmixed.add(KeyVersions.unmixed(new Key(bytes("user:" + i))));
+        }
+        assertEquals(64, unmixed.size());
+        assertTrue(mixed.size() >= 985, mixed.size() + " buckets of 1,000 keys"); // 992 expected of random ones
+
+        at(1, "SET", "user:1", "a");
+        final Transaction.Watch w = store.watch(bytes("user:1"), now);
+        for (int i = 0; i < 200; i++)
+        {
+            if (i != 1)
+            {
+                at(2 + i, "SET", "user:" + i, "b");
+            }
+        }
+        same(new Reply.Array(List.of(Reply.OK)), at(300, exec(List.of(w), "SET", "user:1", "c")));
+
+        // SCAN's buckets are by the mix too: COUNT 10 returns about ten keys a call, not a clump of 28 (35 buckets)
+        for (int i = 200; i < 1000; i++)
+        {
+            run("SET", "user:" + i, "d");
+        }
+        final Set<String> scanned = new HashSet<>();
+        String cursor = "0";
+        do
+        {
+            final List<Reply> reply = ((Reply.Array)run("SCAN", cursor, "COUNT", "10")).items();
+            cursor = new String(((Reply.Bulk)reply.get(0)).bytes(), StandardCharsets.UTF_8);
+            final List<Reply> keys = ((Reply.Array)reply.get(1)).items();
+            assertTrue(keys.size() <= 15, keys.size() + " keys in one call");
+            keys.forEach(k -> assertTrue(scanned.add(new String(((Reply.Bulk)k).bytes(), StandardCharsets.UTF_8))));
+        }
+        while (!cursor.equals("0"));
+        assertEquals(1000, scanned.size());
+    }
+
+    /**
+     * A log of a build before replays with that build's buckets: its EXEC aborted by a change to another key of the
+     * bucket aborts again; a cut says which buckets its versions are by; the first batch of this build switches to the
+     * mixed buckets at the store and at a copy loaded from a cut, and aborts a transaction watching across it, once;
+     * an older batch after it is refused.
+     */
+    @Test
+    void batchesOfAnOlderBuildKeepTheirBuckets()
+    {
+        final Key a = new Key(bytes("user:0"));
+        int n = 1;
+        while (KeyVersions.unmixed(new Key(bytes("user:" + n))) != KeyVersions.unmixed(a) ||
+            KeyVersions.mix(new Key(bytes("user:" + n))) == KeyVersions.mix(a))
+        {
+            n++;
+        }
+        final String b = "user:" + n;
+        final byte older = KeyVersions.MIXED_SINCE - 1;
+        at(store, 1, older, args("SET", "user:0", "1"));
+        final Transaction.Watch before = store.watch(bytes("user:0"), now);
+        at(store, 2, older, args("SET", b, "1"));
+        same(Reply.NIL_ARRAY, at(store, 3, older, exec(List.of(before), "SET", "user:0", "2")), "as decided then");
+
+        final KvStore copy = new KvStore();
+        final byte[] cut = store.snapshot();
+        assertEquals(StoreCut.VERSIONED, java.nio.ByteBuffer.wrap(cut).getInt());
+        install(copy, cut);
+        final Transaction.Watch across = store.watch(bytes("user:0"), now);
+        for (final KvStore s : List.of(store, copy))
+        {
+            at(s, 4, KvWire.VERSION, args("SET", "other", "1"));
+            same(Reply.NIL_ARRAY, at(s, 5, KvWire.VERSION, exec(List.of(across), "SET", "user:0", "3")));
+        }
+        final Transaction.Watch after = store.watch(bytes("user:0"), now);
+        for (final KvStore s : List.of(store, copy))
+        {
+            at(s, 6, KvWire.VERSION, args("SET", b, "2"));
+            same(new Reply.Array(List.of(Reply.OK)), at(s, 7, KvWire.VERSION, exec(List.of(after), "SET", "user:0",
+                "4")));
+        }
+        assertArrayEquals(store.snapshot(), copy.snapshot());
+        assertEquals(StoreCut.VERSIONED_MIXED, java.nio.ByteBuffer.wrap(store.snapshot()).getInt());
+        final IllegalStateException refused = assertThrows(IllegalStateException.class,
+            () -> store.versions().writing(8, older));
+        assertEquals("a key-value batch of version 3 at write position 8 follows one of version 4 or later",
+            refused.getMessage());
     }
 
     private static byte[] bytes(final String s)
@@ -686,7 +783,13 @@ class KvStoreTest
     /** Applies {@code command} to {@code s} as the write of write position {@code position}. */
     private Reply at(final KvStore s, final long position, final List<byte[]> command)
     {
-        s.versions().writing(position);
+        return at(s, position, KvWire.VERSION, command);
+    }
+
+    /** The same, in a batch of KvWire version {@code wire}. */
+    private Reply at(final KvStore s, final long position, final byte wire, final List<byte[]> command)
+    {
+        s.versions().writing(position, wire);
         final Reply reply = s.apply(command, now);
         s.versions().written();
         return reply;
@@ -901,7 +1004,7 @@ class KvStoreTest
         final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         store.cut().writeTo(bytes);
         final java.nio.ByteBuffer head = java.nio.ByteBuffer.wrap(bytes.toByteArray());
-        assertEquals(StoreCut.VERSIONED, head.getInt());
+        assertEquals(StoreCut.VERSIONED_MIXED, head.getInt());
         assertEquals(0, head.getInt(), "no bucket's version: every write was at write position 0");
         assertEquals(400, head.getInt());
         final KvStore copy = new KvStore();
@@ -916,7 +1019,7 @@ class KvStoreTest
     {
         for (int i = 0; i < 300; i++)
         {
-            store.versions().writing(i + 1); // versions to load too
+            store.versions().writing(i + 1, KvWire.VERSION); // versions to load too
             run("SET", "k" + i, "v".repeat(i));
             if (i % 3 == 0)
             {
