@@ -323,7 +323,8 @@ class KvStoreGroupTest
     /**
      * MULTI ... EXEC (a Redis client's transaction, redis-py's default pipeline): the queued commands run whole and
      * alone in the group's order, while another client at another member writes the same keys; a command refused while
-     * queuing discards the transaction. Before, MULTI was an unknown command.
+     * queuing (one the transaction cannot take, or a wrong count of arguments, as Redis checks) discards the
+     * transaction. Before, MULTI was an unknown command; a wrong count was found at EXEC, where the others applied.
      */
     @Test
     void aTransactionRunsWholeWhileAnotherMemberWritesTheSameKeys() throws Exception
@@ -373,12 +374,15 @@ class KvStoreGroupTest
             {
                 s.setSoTimeout(10_000);
                 s.getOutputStream().write(("MULTI\r\nSET q 1\r\nPING\r\nCLIENT ID\r\nEXEC\r\nGET q\r\nEXEC\r\n" +
-                    "MULTI\r\nPING\r\nECHO e\r\nEXEC\r\nQUIT\r\n").getBytes(StandardCharsets.US_ASCII));
+                    "MULTI\r\nPING\r\nECHO e\r\nEXEC\r\nMULTI\r\nSET r 1\r\nINCR\r\nEXEC\r\nGET r\r\nQUIT\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
                 final String replies = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
                 assertEquals("+OK\r\n+QUEUED\r\n+QUEUED\r\n-ERR 'client' inside MULTI: a transaction here takes " +
                     "the store's commands, PING and ECHO only\r\n-EXECABORT Transaction discarded because of " +
                     "previous errors.\r\n$-1\r\n-ERR EXEC without MULTI\r\n" +
-                    "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+PONG\r\n$1\r\ne\r\n+OK\r\n", replies);
+                    "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+PONG\r\n$1\r\ne\r\n" +
+                    "+OK\r\n+QUEUED\r\n-ERR wrong number of arguments for 'incr' command\r\n-EXECABORT Transaction " +
+                    "discarded because of previous errors.\r\n$-1\r\n+OK\r\n", replies);
             }
         }
     }

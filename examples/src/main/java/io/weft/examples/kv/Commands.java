@@ -3,33 +3,90 @@ package io.weft.examples.kv;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
+import java.util.Map;
 
-/** The store's commands by kind: writes travel through the group; reads do too unless they are local reads. */
+/**
+ * The store's commands by kind: writes travel through the group; reads do too unless they are local reads. Each has
+ * Redis's arity, which a transaction checks as a command is queued, as Redis does: a wrong count discards the
+ * transaction at EXEC where, applied, it would have failed alone while the others applied.
+ */
 final class Commands
 {
-    /** Commands that change the state, and PUBLISH, which every member hands on: they travel through the group. */
-    private static final Set<String> WRITES = Set.of("SET", "SETNX", "SETEX", "PSETEX", "GETSET", "GETEX", "GETDEL",
-        "DEL", "UNLINK", "INCR", "INCRBY", "DECR", "DECRBY", "INCRBYFLOAT", "MSET", "MSETNX", "APPEND", "SETRANGE",
-        "EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "PERSIST", "RENAME", "RENAMENX", "FLUSHDB", "FLUSHALL",
-        "PUBLISH", "HSET", "HMSET", "HSETNX", "HDEL", "HINCRBY", "HINCRBYFLOAT", "SADD", "SREM", "SPOP", "SMOVE",
-        "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE");
-    /** Writes that may make the store larger: refused while it holds more than its limit (Redis's denyoom). */
-    private static final Set<String> GROWING = Set.of("SET", "SETNX", "SETEX", "PSETEX", "GETSET", "INCR", "INCRBY",
-        "DECR", "DECRBY", "INCRBYFLOAT", "MSET", "MSETNX", "APPEND", "SETRANGE", "HSET", "HMSET", "HSETNX", "HINCRBY",
-        "HINCRBYFLOAT", "SADD", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE");
-    private static final Set<String> READS = Set.of("GET", "GETRANGE", "EXISTS", "TOUCH", "MGET", "STRLEN", "TYPE",
-        "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME", "KEYS", "SCAN", "DBSIZE", "HGET", "HMGET", "HGETALL", "HKEYS",
-        "HVALS", "HLEN", "HEXISTS", "HSTRLEN", "HSCAN", "SISMEMBER", "SMISMEMBER", "SMEMBERS", "SCARD", "SSCAN",
-        "SRANDMEMBER", "SINTER", "SUNION", "SDIFF", "SINTERCARD");
+    /** How a command travels: writes through the group (GROWING ones may make the store larger), reads by mode. */
+    private enum Kind
+    {
+        READ, WRITE, GROWING, CONNECTION
+    }
+
+    /** A command's kind and arity: n, exactly n words with its name; -n, at least n. */
+    private record Spec(Kind kind, int arity)
+    {
+    }
+
+    /**
+     * Every command the store runs (PUBLISH is a write: every member hands it on), and PING and ECHO, which a
+     * connection answers or a transaction queues. GROWING: Redis's denyoom, refused while the store holds more than
+     * its limit.
+     */
+    private static final Map<String, Spec> COMMANDS = Map.ofEntries(
+        of("SET", Kind.GROWING, -3), of("SETNX", Kind.GROWING, 3), of("SETEX", Kind.GROWING, 4),
+        of("PSETEX", Kind.GROWING, 4), of("GETSET", Kind.GROWING, 3), of("GETEX", Kind.WRITE, -2),
+        of("GETDEL", Kind.WRITE, 2), of("DEL", Kind.WRITE, -2), of("UNLINK", Kind.WRITE, -2),
+        of("INCR", Kind.GROWING, 2), of("INCRBY", Kind.GROWING, 3), of("DECR", Kind.GROWING, 2),
+        of("DECRBY", Kind.GROWING, 3), of("INCRBYFLOAT", Kind.GROWING, 3), of("MSET", Kind.GROWING, -3),
+        of("MSETNX", Kind.GROWING, -3), of("APPEND", Kind.GROWING, 3), of("SETRANGE", Kind.GROWING, 4),
+        of("EXPIRE", Kind.WRITE, -3), of("PEXPIRE", Kind.WRITE, -3), of("EXPIREAT", Kind.WRITE, -3),
+        of("PEXPIREAT", Kind.WRITE, -3), of("PERSIST", Kind.WRITE, 2), of("RENAME", Kind.WRITE, 3),
+        of("RENAMENX", Kind.WRITE, 3), of("FLUSHDB", Kind.WRITE, -1), of("FLUSHALL", Kind.WRITE, -1),
+        of("PUBLISH", Kind.WRITE, 3), of("HSET", Kind.GROWING, -4), of("HMSET", Kind.GROWING, -4),
+        of("HSETNX", Kind.GROWING, 4), of("HDEL", Kind.WRITE, -3), of("HINCRBY", Kind.GROWING, 4),
+        of("HINCRBYFLOAT", Kind.GROWING, 4), of("SADD", Kind.GROWING, -3), of("SREM", Kind.WRITE, -3),
+        of("SPOP", Kind.WRITE, -2), of("SMOVE", Kind.WRITE, 4), of("SINTERSTORE", Kind.GROWING, -3),
+        of("SUNIONSTORE", Kind.GROWING, -3), of("SDIFFSTORE", Kind.GROWING, -3),
+        of("GET", Kind.READ, 2), of("GETRANGE", Kind.READ, 4), of("EXISTS", Kind.READ, -2),
+        of("TOUCH", Kind.READ, -2), of("MGET", Kind.READ, -2), of("STRLEN", Kind.READ, 2), of("TYPE", Kind.READ, 2),
+        of("TTL", Kind.READ, 2), of("PTTL", Kind.READ, 2), of("EXPIRETIME", Kind.READ, 2),
+        of("PEXPIRETIME", Kind.READ, 2), of("KEYS", Kind.READ, 2), of("SCAN", Kind.READ, -2),
+        of("DBSIZE", Kind.READ, 1), of("HGET", Kind.READ, 3), of("HMGET", Kind.READ, -3),
+        of("HGETALL", Kind.READ, 2), of("HKEYS", Kind.READ, 2), of("HVALS", Kind.READ, 2), of("HLEN", Kind.READ, 2),
+        of("HEXISTS", Kind.READ, 3), of("HSTRLEN", Kind.READ, 3), of("HSCAN", Kind.READ, -3),
+        of("SISMEMBER", Kind.READ, 3), of("SMISMEMBER", Kind.READ, -3), of("SMEMBERS", Kind.READ, 2),
+        of("SCARD", Kind.READ, 2), of("SSCAN", Kind.READ, -3), of("SRANDMEMBER", Kind.READ, -2),
+        of("SINTER", Kind.READ, -2), of("SUNION", Kind.READ, -2), of("SDIFF", Kind.READ, -2),
+        of("SINTERCARD", Kind.READ, -3), of("PING", Kind.CONNECTION, -1), of("ECHO", Kind.CONNECTION, 2));
 
     private Commands()
     {
     }
 
+    private static Map.Entry<String, Spec> of(final String command, final Kind kind, final int arity)
+    {
+        return Map.entry(command, new Spec(kind, arity));
+    }
+
+    private static Kind kind(final String command)
+    {
+        final Spec spec = COMMANDS.get(command);
+        return spec == null ? null : spec.kind;
+    }
+
     static boolean isWrite(final String command)
     {
-        return WRITES.contains(command);
+        final Kind kind = kind(command);
+        return kind == Kind.WRITE || kind == Kind.GROWING;
+    }
+
+    /** Whether a transaction may queue {@code command}: the store's commands, PING and ECHO. */
+    static boolean isQueued(final String command)
+    {
+        return COMMANDS.containsKey(command);
+    }
+
+    /** Whether {@code words} words, the name included, fit {@code command}'s arity (a known command's). */
+    static boolean fitsArity(final String command, final int words)
+    {
+        final int arity = COMMANDS.get(command).arity;
+        return arity >= 0 ? words == arity : words >= -arity;
     }
 
     /** Whether the write {@code args} may make the store larger; an EXEC ({@link Transaction}) if any of its may. */
@@ -37,12 +94,12 @@ final class Commands
     {
         final String command = name(args);
         return command.equals("EXEC") ? Transaction.parse(args).commands().stream().anyMatch(Commands::mayGrow) :
-            GROWING.contains(command);
+            kind(command) == Kind.GROWING;
     }
 
     static boolean isRead(final String command)
     {
-        return READS.contains(command);
+        return kind(command) == Kind.READ;
     }
 
     /**
@@ -51,7 +108,7 @@ final class Commands
      */
     static boolean isLocalRead(final String command)
     {
-        return READS.contains(command) && !command.equals("SCAN");
+        return isRead(command) && !command.equals("SCAN");
     }
 
     /** The command name of {@code args}, upper case. */

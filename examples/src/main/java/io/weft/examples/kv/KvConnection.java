@@ -157,9 +157,9 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 transaction = null;
                 yield connectionCommand(cmd, args);
             }
-            default -> Commands.isWrite(cmd) || Commands.isRead(cmd) || cmd.equals("PING") || cmd.equals("ECHO") ?
-                t.queue(args) : t.refuse("ERR '" + cmd.toLowerCase(Locale.ROOT) + "' inside MULTI: a transaction " +
-                "here takes the store's commands, PING and ECHO only");
+            default -> !Commands.isQueued(cmd) ? t.refuse("ERR '" + cmd.toLowerCase(Locale.ROOT) + "' inside MULTI: " +
+                "a transaction here takes the store's commands, PING and ECHO only") :
+                Commands.fitsArity(cmd, args.size()) ? t.queue(args) : t.refuse(Reply.wrongArity(cmd).text());
         };
         return Command.answered(reply, resp3);
     }

@@ -76,7 +76,7 @@ public sealed interface Reply
         return new Error("ERR unknown command '" + command.toLowerCase(java.util.Locale.ROOT) + "'");
     }
 
-    static Reply wrongArity(final String command)
+    static Error wrongArity(final String command)
     {
         return new Error("ERR wrong number of arguments for '" + command.toLowerCase(java.util.Locale.ROOT) +
             "' command");
