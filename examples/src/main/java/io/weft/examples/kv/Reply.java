@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * A reply of the store, independent of the wire codec: the five RESP2 types, RESP3's map and push, and several
+ * A reply of the store, independent of the wire codec: the five RESP2 types, RESP3's map, set and push, and several
  * replies to one command (SUBSCRIBE a b: one confirmation a channel).
  */
 public sealed interface Reply
@@ -44,6 +44,11 @@ public sealed interface Reply
 
     /** Keys and values alternating: a RESP3 map ({@code %n}), a flat array in RESP2. */
     record Map(List<Reply> keysAndValues) implements Reply
+    {
+    }
+
+    /** Distinct members (SMEMBERS, SINTER, ...): a RESP3 set ({@code ~n}), an array in RESP2. */
+    record Set(List<Reply> items) implements Reply
     {
     }
 

@@ -3,6 +3,7 @@ package io.weft.examples.kv;
 import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * Writes replies in RESP2 or RESP3 straight into an outgoing buffer: every reply ready in one drain goes out in one
@@ -36,14 +37,8 @@ final class RespWriter
                     write(out, item, resp3);
                 }
             }
-            case Reply.Push p ->
-            {
-                number(out, resp3 ? '>' : '*', p.items().size());
-                for (final Reply item : p.items())
-                {
-                    write(out, item, resp3);
-                }
-            }
+            case Reply.Push p -> items(out, resp3 ? '>' : '*', p.items(), resp3);
+            case Reply.Set m -> items(out, resp3 ? '~' : '*', m.items(), resp3);
             case Reply.Several s ->
             {
                 for (final Reply r : s.replies())
@@ -75,13 +70,19 @@ final class RespWriter
                 }
                 else
                 {
-                    number(out, '*', a.items().size());
-                    for (final Reply item : a.items())
-                    {
-                        write(out, item, resp3);
-                    }
+                    items(out, '*', a.items(), resp3);
                 }
             }
+        }
+    }
+
+    /** An aggregate of {@code type}: its count, then each item. */
+    private static void items(final ByteBuf out, final char type, final List<Reply> items, final boolean resp3)
+    {
+        number(out, type, items.size());
+        for (final Reply item : items)
+        {
+            write(out, item, resp3);
         }
     }
 

@@ -30,7 +30,7 @@ record SetCommands(Keyspace map)
                 new Reply.Int(map.removeFields(new Key(args.get(1)), Key.all(args, 2), now, true));
             case "SISMEMBER" -> n != 3 ? Reply.wrongArity(cmd) : new Reply.Int(isMember(args.get(1), args.get(2), now));
             case "SMISMEMBER" -> n < 3 ? Reply.wrongArity(cmd) : areMembers(args, now);
-            case "SMEMBERS" -> n != 2 ? Reply.wrongArity(cmd) : new Reply.Array(FieldScan.NAMES.list(set(args.get(1),
+            case "SMEMBERS" -> n != 2 ? Reply.wrongArity(cmd) : new Reply.Set(FieldScan.NAMES.list(set(args.get(1),
                 now)));
             case "SCARD" -> n != 2 ? Reply.wrongArity(cmd) : new Reply.Int(members(args.get(1), now).size());
             case "SSCAN" -> n < 3 ? Reply.wrongArity(cmd) : FieldScan.parse(args, false).reply(set(args.get(1), now));
@@ -38,7 +38,7 @@ record SetCommands(Keyspace map)
             case "SRANDMEMBER" -> n != 2 && n != 3 ? Reply.wrongArity(cmd) : randomMembers(args, now);
             case "SMOVE" -> n != 4 ? Reply.wrongArity(cmd) : move(args, now);
             case "SINTER", "SUNION", "SDIFF" -> n < 2 ? Reply.wrongArity(cmd) :
-                new Reply.Array(listed(combine(cmd.substring(1), args, 1, now)));
+                new Reply.Set(listed(combine(cmd.substring(1), args, 1, now)));
             case "SINTERCARD" -> n < 3 ? Reply.wrongArity(cmd) : interCard(args, now);
             case "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE" -> n < 3 ? Reply.wrongArity(cmd) : store(cmd, args, now);
             default -> Reply.unknown(cmd);
@@ -99,7 +99,7 @@ record SetCommands(Keyspace map)
         final List<Key> popped = live == null || count == 0 ? List.of() : map.sorted(key, live).fields().first(count);
         map.removeFields(key, popped, now, true);
         final List<Reply> replies = popped.stream().map(k -> (Reply)new Reply.Bulk(k.bytes())).toList();
-        return args.size() == 3 ? new Reply.Array(replies) : replies.isEmpty() ? Reply.NIL : replies.getFirst();
+        return args.size() == 3 ? new Reply.Set(replies) : replies.isEmpty() ? Reply.NIL : replies.getFirst();
     }
 
     /**

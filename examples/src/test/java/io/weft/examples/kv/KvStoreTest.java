@@ -65,6 +65,7 @@ class KvStoreTest
             case Reply.Array a -> a.items() == null ? "*nil" : a.items().stream().map(KvStoreTest::render).toList().toString();
             case Reply.Map m -> "%" + m.keysAndValues().stream().map(KvStoreTest::render).toList();
             case Reply.Push p -> ">" + p.items().stream().map(KvStoreTest::render).toList();
+            case Reply.Set m -> "~" + m.items().stream().map(KvStoreTest::render).toList();
             case Reply.Several s -> "several" + s.replies().stream().map(KvStoreTest::render).toList();
         };
     }
@@ -315,7 +316,7 @@ class KvStoreTest
         same(new Reply.Int(1), run("SISMEMBER", "s", "a"));
         same(new Reply.Int(0), run("SISMEMBER", "s", "x"));
         same(new Reply.Array(List.of(new Reply.Int(1), new Reply.Int(0))), run("SMISMEMBER", "s", "d", "x"));
-        final List<Reply> members = ((Reply.Array)run("SMEMBERS", "s")).items();
+        final List<Reply> members = ((Reply.Set)run("SMEMBERS", "s")).items(); // a RESP3 set: RespWriter
         assertEquals(Set.of("a", "b", "c", "d"), new HashSet<>(members.stream().map(r -> render(r).substring(1))
             .toList()));
         same(new Reply.Array(List.of(bulk("0"), new Reply.Array(members))), run("SSCAN", "s", "0", "COUNT", "1"),
@@ -325,10 +326,10 @@ class KvStoreTest
         same(new Reply.Int(2), run("SREM", "s", "a", "x", "b"));
         run("SADD", "t", "c", "e");
         run("SADD", "u", "c", "f");
-        same(new Reply.Array(List.of(bulk("c"))), run("SINTER", "s", "t", "u"));
-        same(new Reply.Array(List.of(bulk("d"))), run("SDIFF", "s", "t", "u"));
-        same(new Reply.Array(List.of()), run("SINTER", "s", "missing"));
-        assertEquals(Set.of("c", "d", "e", "f"), new HashSet<>(((Reply.Array)run("SUNION", "s", "t", "u", "missing"))
+        same(new Reply.Set(List.of(bulk("c"))), run("SINTER", "s", "t", "u"));
+        same(new Reply.Set(List.of(bulk("d"))), run("SDIFF", "s", "t", "u"));
+        same(new Reply.Set(List.of()), run("SINTER", "s", "missing"));
+        assertEquals(Set.of("c", "d", "e", "f"), new HashSet<>(((Reply.Set)run("SUNION", "s", "t", "u", "missing"))
             .items().stream().map(r -> render(r).substring(1)).toList()));
         same(new Reply.Int(1), run("SINTERCARD", "2", "s", "t"));
         same(new Reply.Int(1), run("SINTERCARD", "3", "s", "t", "u", "LIMIT", "5"));
@@ -356,10 +357,10 @@ class KvStoreTest
         final Reply popped = run("SPOP", "s");
         assertTrue(popped instanceof Reply.Bulk b && b.bytes() != null);
         same(new Reply.Int(2), run("SCARD", "s"));
-        assertEquals(2, ((Reply.Array)run("SPOP", "s", "5")).items().size());
+        assertEquals(2, ((Reply.Set)run("SPOP", "s", "5")).items().size());
         same(new Reply.Int(0), run("EXISTS", "s"));
         same(Reply.NIL, run("SPOP", "s"));
-        same(new Reply.Array(List.of()), run("SPOP", "s", "1"));
+        same(new Reply.Set(List.of()), run("SPOP", "s", "1"));
         same(Reply.error("ERR value is out of range, must be positive"), run("SPOP", "fresh", "-1"));
         run("SADD", "r", "x", "y");
         assertEquals(3, ((Reply.Array)run("SRANDMEMBER", "r", "-3")).items().size(), "repeats allowed");
@@ -1248,7 +1249,7 @@ class KvStoreTest
             if (!type.equals("string"))
             {
                 final Reply all = s.apply(List.of((type.equals("hash") ? "HGETALL" : "SMEMBERS").getBytes(), k), now);
-                final List<Reply> items = all instanceof Reply.Map m ? m.keysAndValues() : ((Reply.Array)all).items();
+                final List<Reply> items = all instanceof Reply.Map m ? m.keysAndValues() : ((Reply.Set)all).items();
                 for (final Reply item : items)
                 {
                     bytes += ((Reply.Bulk)item).bytes().length;

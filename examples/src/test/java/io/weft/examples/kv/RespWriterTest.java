@@ -1,0 +1,32 @@
+package io.weft.examples.kv;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+@Timeout(10)
+class RespWriterTest
+{
+    /** A set of members (SMEMBERS, SINTER, SPOP with a count) is RESP3's set type, an array in RESP2, as in Redis 7. */
+    @Test
+    void aSetIsARespThreeSetAndARespTwoArray()
+    {
+        final Reply set = new Reply.Set(List.of(Reply.Bulk.of("a"), Reply.Bulk.of("bc")));
+        assertEquals("~2\r\n$1\r\na\r\n$2\r\nbc\r\n", written(set, true));
+        assertEquals("*2\r\n$1\r\na\r\n$2\r\nbc\r\n", written(set, false));
+        assertEquals("*1\r\n~0\r\n", written(new Reply.Array(List.of(new Reply.Set(List.of()))), true), "in EXEC's");
+    }
+
+    private static String written(final Reply reply, final boolean resp3)
+    {
+        final ByteBuf out = Unpooled.buffer();
+        RespWriter.write(out, reply, resp3);
+        return out.toString(StandardCharsets.US_ASCII);
+    }
+}
