@@ -207,8 +207,15 @@ final class Keyspace
      */
     Aggregate writable(final Aggregate a)
     {
+        return writable(a, false);
+    }
+
+    /** {@link #writable}, copied into a sorted map too if {@code sort} and its fields are not in one. */
+    private Aggregate writable(final Aggregate a, final boolean sort)
+    {
         final long cut = cuts;
-        return a.fields().cut == cut ? a : new Aggregate(a.fields().copy(cut, false), a.expireAt(), a.set());
+        return a.fields().cut == cut && (!sort || a.fields().isSorted()) ? a :
+            new Aggregate(a.fields().copy(cut, sort), a.expireAt(), a.set());
     }
 
     /**
@@ -217,13 +224,11 @@ final class Keyspace
      */
     Aggregate sorted(final Key key, final Aggregate a)
     {
-        final long cut = cuts;
-        if (a.fields().cut == cut && a.fields().isSorted())
+        final Aggregate sorted = writable(a, true);
+        if (sorted != a)
         {
-            return a;
+            store(key, sorted);
         }
-        final Aggregate sorted = new Aggregate(a.fields().copy(cut, true), a.expireAt(), a.set());
-        store(key, sorted);
         return sorted;
     }
 

@@ -50,7 +50,7 @@ final class ValueEdits
     Reply incrBy(final byte[] key, final long by, final long now)
     {
         final KvStore.Entry old = map.live(key, now);
-        final long result = sum(old == null ? 0 : ValueEdits.integer(old.value()), by);
+        final long result = sum(old == null ? 0 : integer(old.value()), by);
         replace(key, Long.toString(result).getBytes(StandardCharsets.US_ASCII), old);
         return new Reply.Int(result);
     }
