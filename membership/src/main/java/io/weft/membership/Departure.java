@@ -26,10 +26,14 @@ final class Departure
     boolean leave(final Duration timeout) throws InterruptedException
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
+        final String why = "member " + group.config().memberId() + " is leaving the group (Group.leave): it sends " +
+            "nothing more";
         Epoch announced = null;
+        Epoch refused = null;
         while (!group.isClosed() && System.nanoTime() < deadline)
         {
             final Epoch now = current.epoch();
+            refused = refuseSends(now, refused, why);
             // in each view again (a closed one is skipped), once this member's own sends are delivered there
             if (now != announced && now.ifOpen(Departure::ownSendsDelivered) && now.announce(now.columns.leaving))
             {
@@ -120,9 +124,13 @@ final class Departure
      */
     private boolean awaitOwnSendsDeliveredBeforeFinishing(final long deadline) throws InterruptedException
     {
+        final String why = "member " + group.config().memberId() + " is finishing (Group.finish): it sends nothing " +
+            "more";
+        Epoch refused = null;
         while (!group.isClosed() && System.nanoTime() < deadline)
         {
             final Epoch e = current.epoch();
+            refused = refuseSends(e, refused, why);
             if (e.ifOpen(Departure::ownSendsDelivered))
             {
                 return true;
@@ -134,6 +142,25 @@ final class Departure
             pause(1);
         }
         return false;
+    }
+
+    /**
+     * Refuses this member's later sends in view {@code now} (each subgroup's claims lock: a send either came before
+     * and is waited for, or throws), unless {@code refused} is that view already. A send that returned an index after
+     * the wait would be left out of the view's trim, and the view after it is without this member: lost. Returns the
+     * view whose sends are refused.
+     */
+    private static Epoch refuseSends(final Epoch now, final Epoch refused, final String why)
+    {
+        if (now == refused || !now.ifOpen(e ->
+        {
+            e.smc.subgroups().values().forEach(g -> g.refuseSends(why));
+            return true;
+        }))
+        {
+            return refused;
+        }
+        return now;
     }
 
     /**

@@ -65,7 +65,8 @@ public final class Subgroup
      *
      * @return the message index in the current view, or {@link #BACK_PRESSURED}.
      * @throws IllegalArgumentException larger than the subgroup's max-payload.
-     * @throws IllegalStateException    the group is closed, this member is not a sender, or it stopped.
+     * @throws IllegalStateException    the group is closed, this member is not a sender, it stopped, or it leaves
+     *                                  or finishes ({@link Group#leave}, {@link Group#finish} called).
      */
     public long send(final byte[] bytes)
     {

@@ -56,6 +56,8 @@ final class SenderRing
     private final ClaimWait waits;
     private volatile boolean wedged;
     private long deliveredAtWedge; // under the lock
+    /** Why claims are refused from now on ({@link #refuseSends}), null while they are taken. Under the lock. */
+    private String refusal;
     private volatile boolean closed;
     /**
      * Where targets read my row in place, or posts copy the row when made (tcp), a committing thread that finds the
@@ -119,6 +121,10 @@ final class SenderRing
             if (wedged)
             {
                 return SmcSubgroup.WEDGED;
+            }
+            if (refusal != null)
+            {
+                throw new IllegalStateException("subgroup " + name + ": " + refusal);
             }
             final long slot = counts.claimedSlots();
             final int extent = SlotHeader.extent(length);
@@ -448,6 +454,23 @@ final class SenderRing
     boolean isWedged()
     {
         return wedged;
+    }
+
+    /**
+     * Refuses every later claim, naming {@code why}, under the claims' lock: a claim either came before, and
+     * {@link #ownSendsDelivered} counts it, or throws. Null-sends go on.
+     */
+    void refuseSends(final String why)
+    {
+        lock.lock();
+        try
+        {
+            refusal = why;
+        }
+        finally
+        {
+            lock.unlock();
+        }
     }
 
     void close()

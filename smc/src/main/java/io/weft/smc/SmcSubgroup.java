@@ -378,6 +378,15 @@ public final class SmcSubgroup
         return io.weft.config.LockWait.awaitFree(receiveLock, timeoutNanos);
     }
 
+    /**
+     * From now on a claim or send of this member here throws an {@link IllegalStateException} naming {@code why}
+     * (it leaves or finishes); what it claimed before is sent and {@link #ownSendsDelivered} waits for it.
+     */
+    public void refuseSends(final String why)
+    {
+        ring.refuseSends(why);
+    }
+
     /** Whether the subgroup is wedged for a view change: nothing more is sent, received or delivered in this view. */
     public boolean isWedged()
     {
