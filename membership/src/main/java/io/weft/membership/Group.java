@@ -49,12 +49,15 @@ public final class Group implements AutoCloseable
     private final PassInvoker invoker; // null: a predicate thread runs the passes
     private final Departure departure;
     private final ViewSends sends;
+    private final LeaveOnExit exitLeave; // null: none asked
     private ControlServer control;
 
     /** Builds the member's parts; nothing connects and no thread starts until {@link #start}. */
     private Group(final GroupBuilder b)
     {
         this.config = b.config();
+        final java.time.Duration exit = b.exitLeave(); // first: a refused combination builds nothing
+        this.exitLeave = exit == null ? null : new LeaveOnExit(this, exit);
         this.registry = b.registry();
         for (final SubgroupConfig sg : config.subgroups())
         {
@@ -79,6 +82,10 @@ public final class Group implements AutoCloseable
         try
         {
             group.enter(join ? Joiner.join(b.config(), b.stateTransfer().joinRequest()) : null);
+            if (group.exitLeave != null)
+            {
+                group.exitLeave.register();
+            }
             return group;
         }
         catch (final RuntimeException ex)
@@ -409,8 +416,10 @@ public final class Group implements AutoCloseable
     /**
      * Leaves the group gracefully: waits until this member's own messages are delivered (so none is lost), announces
      * the leave, and returns once the view without this member is agreed and its last messages are delivered. Other
-     * members neither count it as failed nor against the majority. Sends must have stopped; the same id may join
-     * again later. Returns false if that did not happen within {@code timeout} (the member is then closed abruptly).
+     * members neither count it as failed nor against the majority. From the call on, a send or claim of any thread
+     * of this member throws an {@link IllegalStateException} (a send that returned an index before is delivered);
+     * the same id may join again later. Returns false if that did not happen within {@code timeout} (the member is
+     * then closed abruptly).
      */
     public boolean leave(final Duration timeout) throws InterruptedException
     {
@@ -423,7 +432,8 @@ public final class Group implements AutoCloseable
      * acknowledging and delivering meanwhile; then closes. No view change starts after it is called, and finished
      * members are not reported as failed. A view change under way when it is called is waited out (the sends it
      * left outside its trim go again in the next view), unless a member already passed the barrier and so takes no
-     * part in it. Returns false if the wait timed out, or if this member's own messages were not all delivered.
+     * part in it. From the call on, this member's sends throw an {@link IllegalStateException}, as during {@link
+     * #leave}. Returns false if the wait timed out, or if this member's own messages were not all delivered.
      */
     public boolean finish(final Duration timeout) throws InterruptedException
     {
@@ -452,6 +462,10 @@ public final class Group implements AutoCloseable
         if (!released.compareAndSet(false, true))
         {
             return;
+        }
+        if (exitLeave != null)
+        {
+            exitLeave.unregister();
         }
         current.moveTo(Lifecycle.CLOSED); // a member that left or stopped keeps that state
         membership.wake();

@@ -30,6 +30,7 @@ public final class GroupBuilder
     private final List<ViewListener> viewListeners = new ArrayList<>();
     private MeterRegistry registry = new SimpleMeterRegistry();
     private PassInvoker invoker;
+    private java.time.Duration exitLeave; // null: the JVM's exit leaves nothing
     private Consumer<String> minorityListener = message -> { };
     private final List<Consumer<String>> endListeners = new ArrayList<>();
     private StateTransfer stateTransfer = StateTransfer.NONE;
@@ -161,6 +162,24 @@ public final class GroupBuilder
     }
 
     /**
+     * Leaves the group gracefully ({@link Group#leave}, within {@code timeout}) if the JVM shuts down (SIGTERM,
+     * Ctrl-C, {@code System.exit}) while this member is in it: the others see it leave, where they would otherwise
+     * wait a failure timeout and remove it as failed. The application's sends are refused from then on. Not with
+     * {@link #useInvoker()}: the leave waits for passes that the application's thread runs there.
+     *
+     * @throws IllegalArgumentException {@code timeout} is not positive.
+     */
+    public GroupBuilder leaveOnExit(final java.time.Duration timeout)
+    {
+        if (timeout.isNegative() || timeout.isZero())
+        {
+            throw new IllegalArgumentException("leaveOnExit: the timeout must be positive, was " + timeout);
+        }
+        exitLeave = timeout;
+        return this;
+    }
+
+    /**
      * Opens view 0 (this member must be in weft.membership.initial-view) and waits until every member is connected.
      *
      * @throws GroupRefusedException another member's control port answers: the group runs already (this member was
@@ -199,6 +218,19 @@ public final class GroupBuilder
     PassInvoker invoker()
     {
         return invoker;
+    }
+
+    /** The timeout of the leave when the JVM shuts down, null for none; refuses it in invoker mode. */
+    java.time.Duration exitLeave()
+    {
+        if (exitLeave != null && invoker != null)
+        {
+            throw new IllegalStateException("member " + config.memberId() + ": leaveOnExit and useInvoker cannot " +
+                "be combined: in invoker mode the application's thread runs the passes a leave waits for, and a " +
+                "shutdown does not direct it; call group.leave(timeout) on that thread from the application's own " +
+                "shutdown path");
+        }
+        return exitLeave;
     }
 
     List<SubgroupAddedListener> subgroupAdded()

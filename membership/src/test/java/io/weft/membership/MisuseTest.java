@@ -104,4 +104,17 @@ class MisuseTest
                 IllegalStateException.class, () -> g1.fetchState(0, new byte[0])).getMessage());
         }
     }
+
+    @Test
+    void aLeaveOnExitInInvokerModeOrWithoutTimeIsRefusedBeforeAnythingOpens()
+    {
+        final WeftConfig config = TestGroups.builder(TransportKind.SHM, 2)
+            .subgroups(List.of(SubgroupConfig.allMembers("g", 8, 100))).build();
+        assertEquals("leaveOnExit: the timeout must be positive, was PT0S", assertThrows(IllegalArgumentException.class,
+            () -> Group.builder(config).leaveOnExit(Duration.ZERO)).getMessage());
+        final IllegalStateException invoker = assertThrows(IllegalStateException.class,
+            () -> Group.builder(config).leaveOnExit(Duration.ofSeconds(5)).useInvoker().open());
+        assertTrue(invoker.getMessage().startsWith("member 0: leaveOnExit and useInvoker cannot be combined"),
+            invoker.getMessage());
+    }
 }

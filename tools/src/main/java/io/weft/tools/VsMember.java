@@ -37,7 +37,8 @@ import java.util.concurrent.locks.LockSupport;
  * agreeing to the view that holds it, before opening that view's table) or {@code add-subgroup NAME} (adds an
  * all-member subgroup at run time; every member prints SUBGROUP-ADDED when told of one). With
  * {@code --callback-send}, its delivery callback also tries a send that waits (which a protocol thread must refuse at
- * once) and prints the outcome once.
+ * once) and prints the outcome once. With {@code --leave-on-exit} a SIGTERM leaves the group gracefully
+ * ({@code GroupBuilder.leaveOnExit}); the sender, refused, prints what it sent.
  */
 final class VsMember
 {
@@ -57,7 +58,8 @@ final class VsMember
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
-    record Options(boolean join, long rate, int size, Path dir, Duration timeout, boolean callbackSend, boolean invoker)
+    record Options(boolean join, long rate, int size, Path dir, Duration timeout, boolean callbackSend, boolean invoker,
+        boolean leaveOnExit)
     {
     }
 
@@ -131,6 +133,10 @@ final class VsMember
         if (options.invoker())
         {
             builder.useInvoker();
+        }
+        if (options.leaveOnExit())
+        {
+            builder.leaveOnExit(Duration.ofSeconds(30));
         }
         final Group group = options.join() ? builder.join() : builder.open();
         final Thread flusher = Thread.ofPlatform().daemon(true).start(this::flushLoop);
@@ -327,7 +333,11 @@ final class VsMember
             }
             catch (final IllegalStateException ex)
             {
-                if (group.minorityReason() == null && !group.isClosed())
+                if (ex.getMessage() != null && ex.getMessage().contains("is leaving"))
+                {
+                    say("member %d: SENT-OK incarnation=%d count=%d", me, incarnation, sentOk); // leaving on exit
+                }
+                else if (group.minorityReason() == null && !group.isClosed())
                 {
                     say("member %d: send failed: %s", me, ex.getMessage());
                 }

@@ -24,6 +24,9 @@ final class VsMemberCommand implements Callable<Integer>
     @Option(names = "--invoker", description = "Invoker mode: the main thread runs the passes between its commands.")
     boolean invoker;
 
+    @Option(names = "--leave-on-exit", description = "Leave the group gracefully when stopped (SIGTERM, Ctrl-C).")
+    boolean leaveOnExit;
+
     @Override
     public Integer call() throws Exception
     {
@@ -38,7 +41,7 @@ final class VsMemberCommand implements Callable<Integer>
             return Weft.refuse(problem);
         }
         return new VsMember(c, new VsMember.Options(run.join, run.rate, run.size, run.dir, run.timeout, callbackSend,
-            invoker),
+            invoker, leaveOnExit),
             System.out).run();
     }
 }

@@ -135,6 +135,30 @@ class JoinLeaveTest
     }
 
     /**
+     * A member stopped with SIGTERM while it sends, built with {@code GroupBuilder.leaveOnExit}: the others install a
+     * view in which it left, not failed, and deliver every send of it that returned an index (a SIGTERM without it
+     * is a failure: the member vanishes and is suspected).
+     */
+    @Test
+    void aMemberStoppedWithSigtermLeavesGracefully() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.SHM, 3, List.of(), dir))
+        {
+            run.startReady(3, "--leave-on-exit");
+            run.awaitDeliveries(List.of(0, 1, 2), 1000, Duration.ofSeconds(30)); // under load
+            final String out = run.terminate(2);
+            for (final int id : List.of(0, 1))
+            {
+                assertEquals("[0, 1]", run.awaitView(id, 1, Duration.ofSeconds(30)).getValue());
+                final String seen = run.process(id).output();
+                assertTrue(seen.contains("left=[2] failed=[]") && !seen.contains("member 2 failed"), seen);
+            }
+            assertTrue(out.contains("member 2: SENT-OK"), "its sender was refused and printed what it sent:\n" + out);
+            run.endAndCheck(); // member 2's sends that returned an index are in the survivors' logs
+        }
+    }
+
+    /**
      * A leave that a view change overtakes. Member 1 leaves while member 2 receives nothing (its invoker's owner
      * stalls 2 s), so its last sends wait for stability; member 3 is killed (over tcp the others see it at once) and
      * the others wedge. The leave used to be announced in the wedged view: the leader added it to the change, which

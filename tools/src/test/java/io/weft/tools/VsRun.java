@@ -124,6 +124,16 @@ final class VsRun implements AutoCloseable
         return at;
     }
 
+    /** SIGTERM (the JVM runs its shutdown hooks) and a wait for the exit; returns the member's output. */
+    String terminate(final int id) throws Exception
+    {
+        final MemberProcess p = live.remove(id);
+        p.signal("TERM");
+        p.awaitExit(Duration.ofSeconds(90));
+        ended.add(p);
+        return p.output();
+    }
+
     /** Waits for a member that ends by itself (a test hook) to exit; returns its exit code. */
     int awaitDeath(final int id, final Duration timeout)
     {
