@@ -157,13 +157,18 @@ final class ViewChangeRules
             return false;
         }
         int voters = 0;
+        int failedVoters = 0;
         for (int r = 0; r < t.rows(); r++)
         {
             voters += t.abstains(r) ? 0 : 1;
+            failedVoters += !t.abstains(r) && list.lists(ChangeList.FAILED, t.idAt(r)) ? 1 : 0;
         }
-        if (lostMajority(list.count(ChangeList.FAILED), voters))
+        // never commit a view that removes half the voters or more as failed; a member that announced a leave or
+        // finished and then failed counts on neither side, as in lostMajority (counted against, a leaver that crashed
+        // or a member that finished alone and closed held the others' view change, and so their group, for ever)
+        if (lostMajority(failedVoters, voters))
         {
-            return false; // never commit a view that removes half the members or more as failed
+            return false;
         }
         for (int r = 0; r < t.rows(); r++)
         {

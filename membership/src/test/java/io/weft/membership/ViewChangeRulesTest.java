@@ -164,6 +164,29 @@ class ViewChangeRulesTest
     }
 
     /**
+     * A member that announced a leave, or finished its run, and then went (crashed, or closed after a finish the
+     * others never joined) is removed as failed by the other two of three: it counts on neither side. Counted
+     * against (1 of 2 voters), it held their view change, and so their group, for ever.
+     */
+    @Test
+    void aDepartingMemberThatFailsIsRemovedByTheOthers()
+    {
+        for (final boolean leaving : new boolean[] {true, false})
+        {
+            final Table t = new Table(3, 0);
+            (leaving ? t.leaving : t.finished)[2] = true;
+            t.suspect(2);
+            final ChangeList list = ChangeList.of(ChangeList.encode(ChangeList.FAILED, 2));
+            t.acked(1, list);
+            t.wedged[1] = true;
+            assertTrue(ViewChangeRules.mayCommit(t, list), leaving ? "a leaver that crashed" : "a lone finisher");
+            t.suspect(1);
+            assertFalse(ViewChangeRules.mayCommit(t, ChangeList.of(ChangeList.encode(ChangeList.FAILED, 2),
+                ChangeList.encode(ChangeList.FAILED, 1))), "removing 1 of the 2 voters as failed");
+        }
+    }
+
+    /**
      * Issue 13, item 1: the cleanup leader adopts a trim published in any row, the row of a failed former cleanup
      * leader included, rather than compute a different one from its own received counts.
      */

@@ -27,7 +27,8 @@ import java.util.concurrent.locks.LockSupport;
  * It sends numbered messages ({@code sender id, incarnation (pid), counter}) at a steady rate, logs every delivery
  * with its view to {@code <dir>/deliveries-<id>-<pid>.log}, and keeps a state (messages delivered, hash chain of
  * the sequence) that joiners receive by state transfer, so that at the end every member's state must be equal.
- * Commands arrive as a file {@code <dir>/cmd-<id>} holding {@code end} (stop sending, finish together) or
+ * Commands arrive as a file {@code <dir>/cmd-<id>} holding {@code end} or {@code end MS} (stop sending, finish
+ * together, waiting 30 s or MS for the others) or
  * {@code leave} (stop sending, leave gracefully), {@code stall-view MS} (the membership thread sleeps that long in
  * the view callback of the next view change, then goes on) or {@code stall-trim MS} (deliveries slow down to 2 ms
  * each, so that a backlog builds, and the thread delivering the trim sleeps that long in its first message: the
@@ -217,8 +218,9 @@ final class VsMember
                     }
                     stopSending(sender);
                     say("member %d: SENT-OK incarnation=%d count=%d", me, incarnation, sentOk);
-                    final boolean ok = "leave".equals(command) ? group.leave(Duration.ofSeconds(30))
-                        : group.finish(Duration.ofSeconds(30));
+                    final Duration within = command.startsWith("end ") ?
+                        Duration.ofMillis(Long.parseLong(command.substring("end ".length()))) : Duration.ofSeconds(30);
+                    final boolean ok = "leave".equals(command) ? group.leave(within) : group.finish(within);
                     synchronized (log)
                     {
                         log.flush();

@@ -159,6 +159,30 @@ class JoinLeaveTest
     }
 
     /**
+     * One member ends its run ({@code Group.finish}) while the others go on: it waits for them up to its timeout
+     * (2 s), closes, and the other two remove it and go on. A member that finished counts on neither side of the
+     * majority rule, but the leader counted it as failed against the two voters left: 1 of 2, half, so their view
+     * change never committed and their group stood still for ever, every send back-pressured.
+     */
+    @Test
+    void aMemberThatFinishesAloneIsRemovedAndTheOthersGoOn() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.SHM, 3, List.of(), dir))
+        {
+            run.startReady(3);
+            run.awaitDeliveries(List.of(0, 1, 2), 1000, Duration.ofSeconds(30));
+            run.command(2, "end 2000");
+            assertEquals(SstMember.EXIT_TIMEOUT, run.awaitDeath(2, Duration.ofSeconds(60)), "the others never finish");
+            for (final int id : List.of(0, 1))
+            {
+                assertEquals("[0, 1]", run.awaitView(id, 1, Duration.ofSeconds(30)).getValue());
+            }
+            run.awaitDeliveries(List.of(0, 1), 1000, Duration.ofSeconds(30)); // in the view without 2
+            run.endAndCheck();
+        }
+    }
+
+    /**
      * A leave that a view change overtakes. Member 1 leaves while member 2 receives nothing (its invoker's owner
      * stalls 2 s), so its last sends wait for stability; member 3 is killed (over tcp the others see it at once) and
      * the others wedge. The leave used to be announced in the wedged view: the leader added it to the change, which
