@@ -1,6 +1,7 @@
 package io.weft.membership;
 
 import io.weft.predicates.PassInvoker;
+import io.weft.predicates.ProtocolThread;
 import io.weft.smc.SmcSubgroup;
 
 import java.time.Duration;
@@ -25,6 +26,7 @@ final class Departure
 
     boolean leave(final Duration timeout) throws InterruptedException
     {
+        refuseOnProtocolThread("leave");
         final long deadline = System.nanoTime() + timeout.toNanos();
         final String why = "member " + group.config().memberId() + " is leaving the group (Group.leave): it sends " +
             "nothing more";
@@ -67,6 +69,7 @@ final class Departure
 
     boolean finish(final Duration timeout) throws InterruptedException
     {
+        refuseOnProtocolThread("finish");
         final long deadline = System.nanoTime() + timeout.toNanos();
         final boolean delivered = awaitOwnSendsDeliveredBeforeFinishing(deadline);
         current.moveTo(Lifecycle.FINISHING);
@@ -100,6 +103,22 @@ final class Departure
         final boolean stableDelivered = all && !announced.ifOpen(e -> !caughtUp(e));
         group.close();
         return stableDelivered && delivered;
+    }
+
+    /**
+     * Refuses a leave or finish in a callback, at once: it would wait for deliveries and a view change that only the
+     * thread running the callback brings (it blocked that thread for its whole timeout, then closed the member, which
+     * the others removed as failed).
+     */
+    private void refuseOnProtocolThread(final String operation)
+    {
+        final String role = ProtocolThread.role();
+        if (role != null)
+        {
+            throw new IllegalStateException("member " + group.config().memberId() + ": " + operation + " is refused " +
+                "on the " + role + ": it waits for deliveries and a view change that this thread brings; call it " +
+                "from an application thread (in invoker mode, on the owner outside a callback)");
+        }
     }
 
     /** Waits about {@code millis}: asleep, or running the passes on the invoker's owner. */

@@ -419,7 +419,8 @@ public final class Group implements AutoCloseable
      * members neither count it as failed nor against the majority. From the call on, a send or claim of any thread
      * of this member throws an {@link IllegalStateException} (a send that returned an index before is delivered);
      * the same id may join again later. Returns false if that did not happen within {@code timeout} (the member is
-     * then closed abruptly).
+     * then closed abruptly). Refused with an {@link IllegalStateException} in a callback (a protocol thread), whose
+     * thread brings what it waits for.
      */
     public boolean leave(final Duration timeout) throws InterruptedException
     {
@@ -433,7 +434,8 @@ public final class Group implements AutoCloseable
      * members are not reported as failed. A view change under way when it is called is waited out (the sends it
      * left outside its trim go again in the next view), unless a member already passed the barrier and so takes no
      * part in it. From the call on, this member's sends throw an {@link IllegalStateException}, as during {@link
-     * #leave}. Returns false if the wait timed out, or if this member's own messages were not all delivered.
+     * #leave}, and it is refused in a callback as a leave is. Returns false if the wait timed out, or if this member's
+     * own messages were not all delivered.
      */
     public boolean finish(final Duration timeout) throws InterruptedException
     {

@@ -105,6 +105,51 @@ class MisuseTest
         }
     }
 
+    /**
+     * A leave or finish called in a delivery callback is refused at once, and the member goes on. It used to block
+     * the predicate thread, which alone brings what they wait for, for the whole timeout, then close the member.
+     */
+    @Test
+    void aLeaveOrFinishInADeliveryCallbackIsRefusedAndTheMemberGoesOn() throws Exception
+    {
+        final WeftConfig config = InJvmGroups.oneSubgroup(TransportKind.SHM, 2, "misuse-test-secret-16").build();
+        final List<String> seen = new CopyOnWriteArrayList<>();
+        final List<Group> groups = new ArrayList<>();
+        try (Members ignored = new Members(config))
+        {
+            groups.addAll(InJvmGroups.open(List.of(Group.builder(config).onDelivery("all", m -> { }),
+                Group.builder(config.forMember(1)).onDelivery("all", m ->
+                {
+                    final String text = new String(m.bytes());
+                    try
+                    {
+                        final Group me = groups.get(1);
+                        seen.add(text + ": " + ("leave".equals(text) ? me.leave(Duration.ofSeconds(5)) :
+                            "finish".equals(text) ? me.finish(Duration.ofSeconds(5)) : "delivered"));
+                    }
+                    catch (final IllegalStateException | InterruptedException ex)
+                    {
+                        seen.add(text + ": " + ex.getMessage());
+                    }
+                }))));
+            for (final String text : List.of("leave", "finish", "after"))
+            {
+                assertTrue(groups.get(0).subgroup("all").send(text.getBytes(), Duration.ofSeconds(5)) >= 0, text);
+            }
+            Await.until(() -> seen.size() == 3, () -> "member 1 delivered all three: " + seen);
+            final String refused = ": member 1: %s is refused on the predicate thread member-1-v0 (it runs the " +
+                "delivery callbacks): it waits for deliveries and a view change that this thread brings; call it " +
+                "from an application thread (in invoker mode, on the owner outside a callback)";
+            assertEquals(List.of("leave" + refused.formatted("leave"), "finish" + refused.formatted("finish"),
+                "after: delivered"), seen);
+            assertEquals(List.of(0, 1), groups.get(0).view().members(), "nobody left or failed");
+        }
+        finally
+        {
+            groups.forEach(Group::close);
+        }
+    }
+
     @Test
     void aLeaveOnExitInInvokerModeOrWithoutTimeIsRefusedBeforeAnythingOpens()
     {
