@@ -501,6 +501,20 @@ public final class DomainParticipant implements AutoCloseable
     }
 
     /**
+     * Leaves the group gracefully (see {@link Group#leave}): this member's samples written before are delivered, the
+     * others go on without it and do not count it as failed, the same id may join again; then closes, its logs
+     * drained. Writes of other threads are refused from the call on.
+     *
+     * @return false if the leave did not end within {@code timeout} (the member then left abruptly).
+     */
+    public boolean leave(final java.time.Duration timeout) throws InterruptedException
+    {
+        final boolean left = group().leave(timeout);
+        close();
+        return left;
+    }
+
+    /**
      * Leaves abruptly (see {@link Group#close}) and closes the topics' stores. The group's and the topics' meters leave
      * the registry, so that a participant created again with the registry counts in meters of its own.
      */

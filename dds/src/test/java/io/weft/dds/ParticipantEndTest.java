@@ -117,7 +117,9 @@ class ParticipantEndTest
             }
             Await.until(() -> iterated.size() == SAMPLES, () -> "the iteration read " + iterated);
             assertEquals("s0", iterated.get(0));
-            assertTrue(participants.get(1).group().leave(Duration.ofSeconds(20)), "member 1 leaves gracefully");
+            assertTrue(participants.get(1).leave(Duration.ofSeconds(20)), "member 1 leaves gracefully");
+            assertTrue(participants.get(1).group().hasLeft(), "a leave, not a close");
+            Await.until(() -> participants.get(0).group().view().left().contains(1), "member 0 saw member 1 leave");
             assertEquals(SAMPLES, iteration.get(10, TimeUnit.SECONDS), "a leaver's iteration ends");
             assertRefused(participants.get(1), 1, "member 1 left the group");
             assertNull(participants.get(0).group().minorityReason(), "member 0 goes on without the leaver");
