@@ -16,6 +16,8 @@ final class Departure
     private final Group group;
     private final CurrentView current;
     private final MembershipLoop membership;
+    /** The last view whose sends a leave or finish refused: the departing thread's. */
+    private Epoch refusedIn;
 
     Departure(final Group group, final CurrentView current, final MembershipLoop membership)
     {
@@ -31,11 +33,10 @@ final class Departure
         final String why = "member " + group.config().memberId() + " is leaving the group (Group.leave): it sends " +
             "nothing more";
         Epoch announced = null;
-        Epoch refused = null;
         while (!group.isClosed() && System.nanoTime() < deadline)
         {
             final Epoch now = current.epoch();
-            refused = refuseSends(now, refused, why);
+            refuseSendsIn(now, why);
             // in each view again (a closed one is skipped), once this member's own sends are delivered there
             if (now != announced && now.ifOpen(Departure::ownSendsDelivered) && now.announce(now.columns.leaving))
             {
@@ -71,7 +72,9 @@ final class Departure
     {
         refuseOnProtocolThread("finish");
         final long deadline = System.nanoTime() + timeout.toNanos();
-        final boolean delivered = awaitOwnSendsDeliveredBeforeFinishing(deadline);
+        final String why = "member " + group.config().memberId() + " is finishing (Group.finish): it sends nothing " +
+            "more";
+        final boolean delivered = awaitOwnSendsDeliveredBeforeFinishing(deadline, why);
         current.moveTo(Lifecycle.FINISHING);
         // announced again in a view that a change already under way installs meanwhile; a closed one is skipped
         Epoch announced = null;
@@ -79,6 +82,7 @@ final class Departure
         while (true) // once at least, past the deadline too: the others must not take this member for failed
         {
             final Epoch now = current.epoch();
+            refuseSendsIn(now, why); // a view that a change under way installed meanwhile
             if (now != announced && now.announce(now.columns.finished))
             {
                 announced = now;
@@ -141,15 +145,13 @@ final class Departure
      * cannot end and the next view never comes. Returns false if this member's own sends are not all delivered here
      * then (they are lost with the view), or at the deadline, or at a close.
      */
-    private boolean awaitOwnSendsDeliveredBeforeFinishing(final long deadline) throws InterruptedException
+    private boolean awaitOwnSendsDeliveredBeforeFinishing(final long deadline, final String why)
+        throws InterruptedException
     {
-        final String why = "member " + group.config().memberId() + " is finishing (Group.finish): it sends nothing " +
-            "more";
-        Epoch refused = null;
         while (!group.isClosed() && System.nanoTime() < deadline)
         {
             final Epoch e = current.epoch();
-            refused = refuseSends(e, refused, why);
+            refuseSendsIn(e, why);
             if (e.ifOpen(Departure::ownSendsDelivered))
             {
                 return true;
@@ -165,21 +167,19 @@ final class Departure
 
     /**
      * Refuses this member's later sends in view {@code now} (each subgroup's claims lock: a send either came before
-     * and is waited for, or throws), unless {@code refused} is that view already. A send that returned an index after
-     * the wait would be left out of the view's trim, and the view after it is without this member: lost. Returns the
-     * view whose sends are refused.
+     * and is waited for, or throws), unless it did already. A send that returned an index after
+     * the wait would be left out of the view's trim, and the view after it is without this member: lost.
      */
-    private static Epoch refuseSends(final Epoch now, final Epoch refused, final String why)
+    private void refuseSendsIn(final Epoch now, final String why)
     {
-        if (now == refused || !now.ifOpen(e ->
+        if (now != refusedIn && now.ifOpen(e ->
         {
             e.smc.subgroups().values().forEach(g -> g.refuseSends(why));
             return true;
         }))
         {
-            return refused;
+            refusedIn = now;
         }
-        return now;
     }
 
     /**
