@@ -116,7 +116,8 @@ public final class Subgroup
      *
      * @return the ticket (&gt; 0, increasing), or {@link #BACK_PRESSURED} if a view change did not end within
      * {@code timeout}, or at once while 64 fences of this member have not passed.
-     * @throws IllegalStateException the subgroup is unordered, this member is not in it, or the group stopped.
+     * @throws IllegalStateException the subgroup is unordered, this member is not in it, the group stopped, or this
+     *                               member leaves or finishes (a fence would pass in no view of it).
      */
     public long fence(final Duration timeout)
     {

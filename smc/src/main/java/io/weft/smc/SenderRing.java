@@ -169,6 +169,10 @@ final class SenderRing
             {
                 throw new IllegalStateException("subgroup " + name + " is closed");
             }
+            if (refusal != null)
+            {
+                throw new IllegalStateException("subgroup " + name + ": " + refusal); // no view after this to pass in
+            }
             if (!fences.hasRoom())
             {
                 return SmcSubgroup.BACK_PRESSURED;
@@ -457,8 +461,8 @@ final class SenderRing
     }
 
     /**
-     * Refuses every later claim, naming {@code why}, under the claims' lock: a claim either came before, and
-     * {@link #ownSendsDelivered} counts it, or throws. Null-sends go on.
+     * Refuses every later claim and read fence, naming {@code why}, under the claims' lock: a claim either came
+     * before, and {@link #ownSendsDelivered} counts it, or throws. Null-sends go on.
      */
     void refuseSends(final String why)
     {

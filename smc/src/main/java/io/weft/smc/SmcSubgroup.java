@@ -379,8 +379,9 @@ public final class SmcSubgroup
     }
 
     /**
-     * From now on a claim or send of this member here throws an {@link IllegalStateException} naming {@code why}
-     * (it leaves or finishes); what it claimed before is sent and {@link #ownSendsDelivered} waits for it.
+     * From now on a claim, send or read fence of this member here throws an {@link IllegalStateException} naming
+     * {@code why} (it leaves or finishes); what it claimed before is sent and {@link #ownSendsDelivered} waits for
+     * it.
      */
     public void refuseSends(final String why)
     {

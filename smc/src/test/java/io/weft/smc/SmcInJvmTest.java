@@ -535,6 +535,37 @@ class SmcInJvmTest
         }
     }
 
+    /**
+     * A departing member's refusal ({@code Group.leave}, {@code finish}): a claim taken before it is sent, delivered
+     * and waited for; a send or read fence after it throws, naming why; the other sender goes on, the refused one
+     * pads with nulls.
+     */
+    @Test
+    void aRefusalSendsEarlierClaimsAndRefusesLaterSendsAndFences() throws Exception
+    {
+        try (Members m = open(3, List.of(0, 1), SmcConfig.SPINDLE, null))
+        {
+            final SmcSubgroup leaver = m.subgroups.get(1);
+            final Claim early = new Claim();
+            assertTrue(leaver.claim(8, early, TimeUnit.SECONDS.toNanos(20)) >= 0);
+            leaver.refuseSends("member 1 is leaving");
+            assertEquals("subgroup s: member 1 is leaving",
+                assertThrows(IllegalStateException.class, () -> send(leaver, 99)).getMessage());
+            assertEquals("subgroup s: member 1 is leaving",
+                assertThrows(IllegalStateException.class, leaver::requestFence).getMessage());
+            assertFalse(leaver.ownSendsDelivered(), "the claim taken before is waited for");
+            early.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, early.offset(), 7L);
+            early.commit(8);
+            for (long k = 0; k < 100; k++)
+            {
+                send(m.subgroups.get(0), k);
+            }
+            Await.until(() -> m.delivered.stream().allMatch(l -> l.size() == 101), "the 100 and the early claim");
+            assertTrue(m.delivered.get(2).contains(1_000_007L), "member 1's claim taken before the refusal");
+            Await.until(leaver::ownSendsDelivered, "member 1's own sends delivered");
+        }
+    }
+
     /** A member wedged for a view change no longer echoes fences: a fence of another member waits for the next view. */
     @Test
     void aWedgedMemberDoesNotEchoAFence() throws Exception
