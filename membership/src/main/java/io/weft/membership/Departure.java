@@ -116,13 +116,9 @@ final class Departure
      */
     private void refuseOnProtocolThread(final String operation)
     {
-        final String role = ProtocolThread.role();
-        if (role != null)
-        {
-            throw new IllegalStateException("member " + group.config().memberId() + ": " + operation + " is refused " +
-                "on the " + role + ": it waits for deliveries and a view change that this thread brings; call it " +
-                "from an application thread (in invoker mode, on the owner outside a callback)");
-        }
+        ProtocolThread.refuse("member " + group.config().memberId() + ": " + operation, "it waits for " +
+            "deliveries and a view change that this thread brings; call it from an application thread (in invoker " +
+            "mode, on the owner outside a callback)");
     }
 
     /** Waits about {@code millis}: asleep, or running the passes on the invoker's owner. */

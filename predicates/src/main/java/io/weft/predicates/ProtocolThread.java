@@ -2,8 +2,8 @@ package io.weft.predicates;
 
 /**
  * Marks the threads that run the protocol (the predicate thread, which runs delivery callbacks, and the membership
- * thread, which runs view and trim callbacks). A send that would wait is refused on them: the slot or the view it
- * would wait for can only be brought by the thread that is waiting.
+ * thread, which runs view and trim callbacks). A call that would wait is refused on them (a send, a leave, a
+ * finish): the slot, the deliveries or the view it would wait for can only be brought by the thread that is waiting.
  */
 public final class ProtocolThread
 {
@@ -27,18 +27,27 @@ public final class ProtocolThread
      */
     public static void refuseWait(final String subgroup, final String operation, final long timeoutNanos)
     {
-        if (timeoutNanos <= 0)
+        if (timeoutNanos > 0 && ROLE.get() != null)
         {
-            return;
+            refuse("subgroup " + subgroup + ": a " + operation + " that waits (timeout " +
+                java.time.Duration.ofNanos(timeoutNanos) + ")", "the slot or view it would wait for can only come " +
+                "from this thread; send without a timeout (it returns BACK_PRESSURED or WEDGED at once) or hand the " +
+                "send to an application thread");
         }
+    }
+
+    /**
+     * Refuses, at once on a protocol thread, {@code what}: a call that waits for what only that thread brings (a
+     * send, a leave, a finish).
+     *
+     * @throws IllegalStateException "{@code what} is refused on the (thread's role): {@code why}".
+     */
+    public static void refuse(final String what, final String why)
+    {
         final String role = ROLE.get();
         if (role != null)
         {
-            throw new IllegalStateException("subgroup " + subgroup + ": a " + operation + " that waits (timeout " +
-                java.time.Duration.ofNanos(timeoutNanos) +
-                ") is refused on the " + role + ": the slot or view it would wait for can only come from this " +
-                "thread; send without a timeout (it returns BACK_PRESSURED or WEDGED at once) or hand the send to " +
-                "an application thread");
+            throw new IllegalStateException(what + " is refused on the " + role + ": " + why);
         }
     }
 

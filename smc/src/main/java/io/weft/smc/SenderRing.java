@@ -122,10 +122,7 @@ final class SenderRing
             {
                 return SmcSubgroup.WEDGED;
             }
-            if (refusal != null)
-            {
-                throw new IllegalStateException("subgroup " + name + ": " + refusal);
-            }
+            checkNotRefused();
             final long slot = counts.claimedSlots();
             final int extent = SlotHeader.extent(length);
             final long v = place(slot, extent);
@@ -169,10 +166,7 @@ final class SenderRing
             {
                 throw new IllegalStateException("subgroup " + name + " is closed");
             }
-            if (refusal != null)
-            {
-                throw new IllegalStateException("subgroup " + name + ": " + refusal); // no view after this to pass in
-            }
+            checkNotRefused(); // a fence too: no view after this one to pass in
             if (!fences.hasRoom())
             {
                 return SmcSubgroup.BACK_PRESSURED;
@@ -474,6 +468,15 @@ final class SenderRing
         finally
         {
             lock.unlock();
+        }
+    }
+
+    /** Under the lock: throws if {@link #refuseSends} was called. */
+    private void checkNotRefused()
+    {
+        if (refusal != null)
+        {
+            throw new IllegalStateException("subgroup " + name + ": " + refusal);
         }
     }
 
