@@ -36,8 +36,7 @@ final class TopicMeters
             .register(registry));
         if (state.config.qos() == QosLevel.LOGGED_STORAGE)
         {
-            meters.add(Gauge.builder(PREFIX + "durability.lag", state,
-                    s -> s.delivered() - Math.max(0, s.persistedFrontier()))
+            meters.add(Gauge.builder(PREFIX + "durability.lag", state, TopicState::durabilityLag)
                 .tags(tags).description("samples delivered here that are not yet in every member's log")
                 .register(registry));
         }

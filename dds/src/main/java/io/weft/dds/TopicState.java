@@ -420,6 +420,22 @@ final class TopicState
         return s == null ? -1 : frontier.accumulateAndGet(s.persistedFrontier(), Math::max);
     }
 
+    /**
+     * The durability gauge: samples delivered here not yet in every member's log; NaN (a gauge's "no value") once the
+     * group ended, which a sampler may read while the participant closes, before the gauge leaves the registry.
+     */
+    double durabilityLag()
+    {
+        try
+        {
+            return delivered() - Math.max(0, persistedFrontier());
+        }
+        catch (final IllegalStateException ended) // the group is closed, left or stopped: its table is gone
+        {
+            return Double.NaN;
+        }
+    }
+
     /** Position after this member's latest own sample delivered here, and how many own samples were delivered. */
     long ownEnd()
     {

@@ -514,7 +514,7 @@ public final class Group implements AutoCloseable
      */
     <T> T readEngine(final String name, final Function<SmcSubgroup, T> read, final T none)
     {
-        checkOpen(name);
+        checkLive("subgroup " + name + " cannot be read");
         return current.epoch().readIfOpen(e ->
         {
             final SmcSubgroup g = e.engine(name);

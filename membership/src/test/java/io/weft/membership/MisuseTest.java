@@ -102,6 +102,8 @@ class MisuseTest
                 IllegalStateException.class, () -> g1.removeSubgroup("more", Duration.ofSeconds(5))).getMessage());
             assertEquals("group of member 1 is closed; it cannot fetch state from member 0", assertThrows(
                 IllegalStateException.class, () -> g1.fetchState(0, new byte[0])).getMessage());
+            assertEquals("group of member 1 is closed; subgroup g cannot be read", assertThrows( // said "send"
+                IllegalStateException.class, () -> g1.subgroup("g").persistedFrontier()).getMessage());
         }
     }
 

@@ -79,9 +79,10 @@ final class DashboardModel
                 }
             }
             final Gauge lag = registry.find("weft.dds.durability.lag").tag("topic", t.name()).gauge();
-            if (lag != null)
+            final double behind = lag == null ? Double.NaN : lag.value();
+            if (Double.isFinite(behind)) // NaN: not logged, or the participant is closing
             {
-                topic.put("durabilityLag", lag.value());
+                topic.put("durabilityLag", behind);
             }
             topics.put(t.name(), topic);
         }
