@@ -55,6 +55,16 @@ public final class MemberProcess implements AutoCloseable
     private static MemberProcess start(final List<String> prefix, final List<String> jvmFlags, final String name,
         final Path dir, final Class<?> main, final String... args)
     {
+        final List<String> flags = new ArrayList<>(memberFlags());
+        flags.addAll(jvmFlags);
+        final MemberProcess member = run(name, dir, MemberJvm.command(prefix, flags, main, Arrays.asList(args), true));
+        MemberJvm.started(member.process);
+        return member;
+    }
+
+    /** A member JVM's flags: the project's (as the launcher gives them), a small heap, the serial collector. */
+    public static List<String> memberFlags()
+    {
         final List<String> flags = new ArrayList<>();
         final String projectFlags = System.getProperty("test.weft.jvmFlags", "");
         if (!projectFlags.isBlank())
@@ -63,10 +73,7 @@ public final class MemberProcess implements AutoCloseable
         }
         flags.add("-Xmx256m");
         flags.add("-XX:+UseSerialGC");
-        flags.addAll(jvmFlags);
-        final MemberProcess member = run(name, dir, MemberJvm.command(prefix, flags, main, Arrays.asList(args), true));
-        MemberJvm.started(member.process);
-        return member;
+        return flags;
     }
 
     /** Runs {@code command} as it is (for example {@code java -jar} on a user's jar), its output in {@code dir}. */

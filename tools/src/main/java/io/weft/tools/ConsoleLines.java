@@ -5,7 +5,6 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.util.Arrays;
 
 /**
@@ -81,17 +80,18 @@ public final class ConsoleLines
             length -= written;
         }
 
+        /** At exit: what waits for its newline goes out; a reader that went away (a pipe into head) is no error. */
         synchronized void drain()
         {
             try
             {
                 target.write(buffer, 0, length);
-                length = 0;
             }
-            catch (final IOException ex)
+            catch (final IOException readerGone)
             {
-                throw new UncheckedIOException(ex);
+                // the PrintStream above saw it too (checkError), and nothing can reach the reader now
             }
+            length = 0;
         }
 
         private void ensure(final int more)

@@ -14,6 +14,7 @@ import java.io.PrintStream;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.Map;
@@ -27,8 +28,8 @@ final class LogCommand implements Callable<Integer>
     @Option(names = "--config", description = "The domain's configuration file (with weft.dds.topics).")
     Path config;
 
-    @Option(names = "--member", defaultValue = "0", description = "Whose log (member id, default ${DEFAULT-VALUE}).")
-    int member;
+    @Option(names = "--member", description = "Whose log (member id, default 0).")
+    Integer member;
 
     @Option(names = "--topic", description = "The logged topic.")
     String topic;
@@ -45,15 +46,26 @@ final class LogCommand implements Callable<Integer>
     @Option(names = "--verify", description = "Check every entry (positions in order, CRC-32C) and print a summary.")
     boolean verify;
 
+    /** The file every Chronicle queue's directory holds (a log's is one). */
+    private static final String METADATA = "metadata.cq4t";
+
     private final PrintStream out = System.out;
 
     @Override
     public Integer call() throws Exception
     {
+        if (from < 0)
+        {
+            return Weft.refuse("--from " + from + ": a position in the log is 0 or more");
+        }
         final Path dir = directory();
         if (dir == null)
         {
             return Weft.EXIT_CONFIG;
+        }
+        if (Files.isDirectory(dir) && !Files.exists(dir.resolve(METADATA)))
+        {
+            return Weft.refuse("no log at " + dir + " (no " + METADATA + ": not a log's directory)");
         }
         try (SampleLog log = SampleLog.openReadOnly(dir))
         {
@@ -80,7 +92,7 @@ final class LogCommand implements Callable<Integer>
                 }));
                 try
                 {
-                    log.follow(from, () -> stop[0], this::print);
+                    log.follow(from, () -> stop[0] || out.checkError(), this::print);
                 }
                 catch (final InterruptedException ex)
                 {
@@ -88,8 +100,12 @@ final class LogCommand implements Callable<Integer>
                 }
                 return 0;
             }
-            final long end = log.read(from, this::print);
-            System.err.println("weft: " + Math.max(0, end - from) + " samples from position " + from + " of " + dir);
+            final long end = log.read(from, out::checkError, this::print);
+            if (!out.checkError()) // else the reader went (a pipe into head): nothing more to say
+            {
+                System.err.println("weft: " + Math.max(0, end - from) + " samples from position " + from + " of " +
+                    dir + (end < from ? " (it holds " + end + " samples)" : ""));
+            }
             return 0;
         }
         catch (final IllegalArgumentException | IllegalStateException ex)
@@ -101,21 +117,34 @@ final class LogCommand implements Callable<Integer>
 
     private Path directory()
     {
+        if (path != null && (config != null || topic != null || member != null))
+        {
+            Weft.refuse("give --path DIR, or --config FILE and --topic NAME (and --member ID), not both");
+            return null;
+        }
         if (path != null)
         {
             return path;
         }
         if (config == null || topic == null)
         {
-            System.err.println("weft: give --path DIR, or --config FILE and --topic NAME (and --member ID)");
+            Weft.refuse("give --path DIR, or --config FILE and --topic NAME (and --member ID)");
             return null;
         }
-        final WeftConfig c = ConfigLoader.load(config, Map.of("weft.member.id", member));
-        final TopicConfig t = c.dds().topic(topic);
+        final WeftConfig c = ConfigLoader.load(config, Map.of("weft.member.id", member == null ? 0 : member));
+        final TopicConfig t;
+        try
+        {
+            t = c.dds().topic(topic);
+        }
+        catch (final IllegalArgumentException unknown) // names the declared ones
+        {
+            Weft.refuse(unknown.getMessage() + " of " + config);
+            return null;
+        }
         if (t.qos() != QosLevel.LOGGED_STORAGE)
         {
-            System.err.println("weft: topic " + topic + " is " + t.qos().configName() + ", not logged-storage: it " +
-                "has no log");
+            Weft.refuse("topic " + topic + " is " + t.qos().configName() + ", not logged-storage: it has no log");
             return null;
         }
         return DomainParticipant.logDirectory(c, topic);
