@@ -2,12 +2,13 @@ package io.weft.tools;
 
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-/** {@code weft demo} refuses arguments it cannot run before it starts a member. */
+/** {@code weft demo} and {@code weft avionics} refuse arguments they cannot run before they start a member. */
 @Timeout(60)
 class DemoArgumentsTest
 {
@@ -19,5 +20,20 @@ class DemoArgumentsTest
         final CommandRun run = CommandRun.of("demo", argument);
         assertEquals(Weft.EXIT_CONFIG, run.code(), argument);
         assertFalse(run.output().contains("demo: "), "no member was started for " + argument + ": " + run.output());
+    }
+
+    /** The avionics demo names the argument that was wrong (it listed every rule, whichever was broken). */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--transport=rdma|--transport rdma: the demo runs on tcp or shm",
+        "--phase=0s|--phase must be positive, was PT0S",
+        "--hold=PT-1S|--hold must be 0 or more, was PT-1S",
+        "--dashboard-port=70000|--dashboard-port must be in 0..65535, was 70000"})
+    void theAvionicsDemoNamesTheBadArgument(final String argument, final String problem)
+    {
+        final CommandRun run = CommandRun.of("avionics", argument);
+        assertEquals(Weft.EXIT_CONFIG, run.code(), argument);
+        assertEquals("weft: " + problem, run.errors().strip());
+        assertFalse(run.output().contains("avionics: "), "nothing was started for " + argument + ": " + run.output());
     }
 }

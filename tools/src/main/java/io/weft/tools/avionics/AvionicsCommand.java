@@ -51,12 +51,14 @@ public final class AvionicsCommand implements Callable<Integer>
     public Integer call() throws Exception
     {
         final TransportKind kind = TransportKind.parse("--transport", transport);
-        if (kind == TransportKind.RDMA || phase.isNegative() || phase.isZero() || hold.isNegative() ||
-            dashboardPort < 0 || dashboardPort > 65535)
+        final String problem = kind == TransportKind.RDMA ? "--transport rdma: the demo runs on tcp or shm" :
+            phase.isNegative() || phase.isZero() ? "--phase must be positive, was " + phase :
+            hold.isNegative() ? "--hold must be 0 or more, was " + hold :
+            dashboardPort < 0 || dashboardPort > 65535 ? "--dashboard-port must be in 0..65535, was " + dashboardPort :
+            null;
+        if (problem != null)
         {
-            System.err.println("weft: avionics takes --transport tcp|shm, a positive --phase, --hold >= 0 and " +
-                "--dashboard-port 0..65535");
-            return Weft.EXIT_CONFIG;
+            return Weft.refuse(problem);
         }
         final Path home = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("weft-avionics");
         final WeftConfig config = Avionics.config(kind, LocalPorts.free(2 * Avionics.MEMBERS), home.resolve("logs"));
