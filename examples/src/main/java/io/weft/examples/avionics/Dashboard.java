@@ -18,7 +18,7 @@ import java.util.concurrent.Executors;
 /**
  * The live dashboard of one member, on loopback: the page ({@code /}), its script and Chart.js (from the WebJar on
  * the class path), the state it polls ({@code /api/state}, JSON) and a Prometheus scrape of every meter
- * ({@code /metrics}). The JDK's HTTP server on one thread: a few polls a second need no more.
+ * ({@code /metrics}). The JDK's HTTP server, a virtual thread per exchange.
  */
 final class Dashboard implements AutoCloseable
 {
@@ -49,8 +49,10 @@ final class Dashboard implements AutoCloseable
         final HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
         final Dashboard dashboard = new Dashboard(server, model, registry);
         server.createContext("/", dashboard::handle);
-        server.setExecutor(Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon(true)
-            .name("dashboard-http").unstarted(r)));
+        // a thread per exchange: the server reads a request's headers on its exchange's thread, and one client
+        // that never finished a request held the only thread, and the page of everyone else
+        server.setExecutor(Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("dashboard-http-", 0)
+            .factory()));
         server.start();
         return dashboard;
     }
