@@ -121,7 +121,7 @@ final class Joiner
     {
     }
 
-    /** The leader a REDIRECT names, checked: 4 bytes holding an id of the address book. */
+    /** The leader a REDIRECT names, checked: 4 bytes holding an id of the address book (this member's own too). */
     private static int redirectTarget(final WeftConfig config, final MemberAddress from, final byte[] payload)
         throws ControlWire.ProtocolException
     {
@@ -131,10 +131,10 @@ final class Joiner
                 payload.length + " bytes (expected a 4-byte member id)");
         }
         final int leader = ByteBuffer.wrap(payload).getInt();
-        if (config.group().rankOf(leader) < 0 || leader == config.memberId())
+        if (config.group().rankOf(leader) < 0)
         {
             throw new ControlWire.ProtocolException("member " + from.id() + " redirected to member " + leader +
-                ", which is not another member of weft.group.members");
+                ", which is not in weft.group.members");
         }
         return leader;
     }
@@ -207,7 +207,13 @@ final class Joiner
                     throw new GroupRefusedException("member " + target.id() + " refused the join: " +
                         ControlWire.text(reply.payload()));
                 case ControlWire.REDIRECT:
-                    return new Attempt(Outcome.REDIRECT, null, redirectTarget(config, target, reply.payload()), null);
+                    final int leader = redirectTarget(config, target, reply.payload());
+                    // the leader has this member's id: its previous run, still in the view until found failed (a
+                    // restart: wait), or another process with the same id (the join times out naming it)
+                    return leader == config.memberId() ? new Attempt(Outcome.RETRY, null, -1, "its leader is " +
+                        "member " + leader + ", this member's id: member " + leader + "'s previous run is still in " +
+                        "the view (it leaves once found failed), or another process runs with id " + leader) :
+                        new Attempt(Outcome.REDIRECT, null, leader, null);
                 case ControlWire.RETRY:
                     return new Attempt(Outcome.RETRY, null, -1, ControlWire.text(reply.payload()));
                 case ControlWire.ACCEPTED:

@@ -45,7 +45,22 @@ class JoinerTest
     void aRedirectToAnUnknownMemberIsAClearError() throws Exception
     {
         final IllegalStateException ex = joinAgainst(ByteBuffer.allocate(4).putInt(77).array(), null);
-        assertTrue(ex.getMessage().contains("redirected to member 77, which is not another member"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("redirected to member 77, which is not in weft.group.members"),
+            ex.getMessage());
+    }
+
+    /**
+     * A leader with the joiner's own id (its previous run, not yet found failed, or another process with the id):
+     * the join goes on trying, and its timeout says so. It said "redirected to member 1, which is not another member
+     * of weft.group.members", as if the group's configuration were wrong.
+     */
+    @Test
+    void aRedirectToTheJoinersOwnIdSaysAMemberWithItsIdLeads() throws Exception
+    {
+        final IllegalStateException ex = joinAgainst(ByteBuffer.allocate(4).putInt(1).array(), null);
+        assertTrue(ex.getMessage().contains("member 0: its leader is member 1, this member's id: member 1's previous " +
+            "run is still in the view (it leaves once found failed), or another process runs with id 1"),
+            ex.getMessage());
     }
 
     @Test
