@@ -1,6 +1,7 @@
 package io.weft.membership;
 
 import io.weft.config.MemberAddress;
+import io.weft.sst.ListenAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,7 +11,6 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -73,12 +73,12 @@ final class ControlServer implements AutoCloseable
         {
             server = new ServerSocket();
             server.setReuseAddress(true);
-            server.bind(new InetSocketAddress(me.host(), me.controlPort()));
+            server.bind(ListenAddress.of(me.host(), me.controlPort()));
         }
         catch (final IOException ex)
         {
-            throw new IllegalStateException("cannot listen on " + me.host() + ":" + me.controlPort() + " (member " +
-                me.id() + "'s control-port): " + ex.getMessage() + "; is another process using the port?", ex);
+            throw new IllegalStateException(ListenAddress.cannot(me.host(), me.controlPort(), me.id(), "control-port",
+                ex), ex);
         }
         acceptor = Thread.ofPlatform().name("weft-control-" + me.id()).daemon(true).unstarted(this::accept);
         acceptor.start();

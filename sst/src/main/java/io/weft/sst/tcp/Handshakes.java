@@ -220,7 +220,14 @@ final class Handshakes
     private void dial(final int rank)
     {
         final MemberAddress peer = config.group().members().get(rank);
-        final InetSocketAddress address = new InetSocketAddress(peer.host(), peer.sstPort());
+        final InetSocketAddress address = new InetSocketAddress(peer.host(), peer.sstPort()); // resolved each dial
+        if (address.isUnresolved()) // a name not known yet (a peer's record comes with it): as if refused, again
+        {
+            // connect() would throw UnresolvedAddressException, unchecked, and end the selector thread
+            lastRefusal = "member " + peer.id() + "'s host " + peer.host() + " does not resolve (weft.group.members)";
+            redialSoon(rank);
+            return;
+        }
         try
         {
             final SocketChannel ch = SocketChannel.open();

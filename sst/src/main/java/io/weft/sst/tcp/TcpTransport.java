@@ -7,6 +7,7 @@ import io.weft.config.Doorbell;
 import io.weft.config.ParkingDoorbell;
 import io.weft.config.PassHost;
 import io.weft.sst.HostedPasses;
+import io.weft.sst.ListenAddress;
 import io.weft.sst.Sst;
 import io.weft.sst.SstTransport;
 import io.weft.sst.TransportContext;
@@ -18,7 +19,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -114,14 +114,13 @@ public final class TcpTransport implements SstTransport
         try
         {
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(new InetSocketAddress(me.host(), me.sstPort()));
+            server.bind(ListenAddress.of(me.host(), me.sstPort()));
         }
         catch (final IOException ex)
         {
             server.close();
             selector.close();
-            throw new TransportException("cannot listen on " + me.host() + ":" + me.sstPort() + " (member " + me.id() +
-                "'s sst-port): " + ex.getMessage() + "; is another process using the port?", ex);
+            throw new TransportException(ListenAddress.cannot(me.host(), me.sstPort(), me.id(), "sst-port", ex), ex);
         }
         server.configureBlocking(false);
         server.register(selector, SelectionKey.OP_ACCEPT);
