@@ -97,8 +97,11 @@ final class ChaosCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        final String problem = group.problem() != null ? group.problem() : rate < 1 ? "--rate must be at least 1, was "
-            + rate : group.transport() == TransportKind.RDMA ? RdmaChoice.libfabricMissing("--transport rdma") : null;
+        final String problem = group.problem() != null ? group.problem() :
+            rate < 1 ? "--rate must be at least 1, was " + rate :
+            duration.isNegative() || duration.isZero() ? "--duration must be positive (a run without a fault checks " +
+                "nothing), was " + duration :
+            group.transport() == TransportKind.RDMA ? RdmaChoice.libfabricMissing("--transport rdma") : null;
         if (problem != null)
         {
             return Weft.refuse(problem);

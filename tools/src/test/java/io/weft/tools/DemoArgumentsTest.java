@@ -8,7 +8,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-/** {@code weft demo} and {@code weft avionics} refuse arguments they cannot run before they start a member. */
+/** {@code weft demo}, {@code avionics} and {@code chaos} refuse arguments they cannot run before starting a member. */
 @Timeout(60)
 class DemoArgumentsTest
 {
@@ -20,6 +20,19 @@ class DemoArgumentsTest
         final CommandRun run = CommandRun.of("demo", argument);
         assertEquals(Weft.EXIT_CONFIG, run.code(), argument);
         assertFalse(run.output().contains("demo: "), "no member was started for " + argument + ": " + run.output());
+    }
+
+    /** Chaos refuses a run that would check nothing, or that sends nothing, before it starts a member. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--duration=0s|--duration must be positive (a run without a fault checks nothing), was PT0S",
+        "--rate=0|--rate must be at least 1, was 0"})
+    void chaosNamesTheBadArgument(final String argument, final String problem)
+    {
+        final CommandRun run = CommandRun.of("chaos", argument);
+        assertEquals(Weft.EXIT_CONFIG, run.code(), argument);
+        assertEquals("weft: " + problem, run.errors().strip());
+        assertFalse(run.output().contains("chaos: "), "nothing was started for " + argument + ": " + run.output());
     }
 
     /** The avionics demo names the argument that was wrong (it listed every rule, whichever was broken). */
