@@ -65,8 +65,7 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<
         }
         catch (final RuntimeException ex)
         {
-            org.slf4j.LoggerFactory.getLogger(DataReader.class).error("{}: sample {} from member {} cannot be " +
-                "decoded, skipped: {}", topic, info.position(), info.publisherId(), ex.getMessage());
+            state.decodeFailed(ex, info);
             return;
         }
         if (listener != null)

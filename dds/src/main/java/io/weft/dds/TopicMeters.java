@@ -26,13 +26,16 @@ final class TopicMeters
     {
         final Tags tags = Tags.of("member", String.valueOf(member), "topic", name, "qos",
             state.config.qos().configName());
-        final List<Meter> meters = new ArrayList<>(4);
+        final List<Meter> meters = new ArrayList<>(5);
         meters.add(FunctionCounter.builder(PREFIX + "samples.written", written, AtomicLong::get).tags(tags)
             .description("samples this member wrote to the topic").register(registry));
         meters.add(FunctionCounter.builder(PREFIX + "samples.delivered", state, TopicState::delivered).tags(tags)
             .description("samples of the topic delivered at this member").register(registry));
         meters.add(FunctionCounter.builder(PREFIX + "listener.failures", state, TopicState::listenerFailures).tags(tags)
             .description("reader listeners that threw at this member (logged at most once per 10 s)")
+            .register(registry));
+        meters.add(FunctionCounter.builder(PREFIX + "decode.failures", state, TopicState::decodeFailures).tags(tags)
+            .description("samples a reader of this member could not decode and skipped (logged at most once per 10 s)")
             .register(registry));
         if (state.config.qos() == QosLevel.LOGGED_STORAGE)
         {

@@ -37,6 +37,7 @@ final class TopicState
     private volatile ReaderSink[] readers = new ReaderSink[0];
     private final SampleHeader live = new SampleHeader(); // refilled per live sample, under this monitor
     private final CallbackFailures listenerFailures = new CallbackFailures(LOG);
+    private final CallbackFailures decodeFailures = new CallbackFailures(LOG);
     private volatile Subgroup subgroup;
     private volatile Consumer<String> stopMember; // set with the subgroup, before the log thread starts
     private volatile String failure;
@@ -396,6 +397,22 @@ final class TopicState
             listenerFailures.failed(ex, "topic {}: a reader's listener failed on sample {} from member {}",
                 config.name(), header.info().position(), header.info().publisherId());
         }
+    }
+
+    /**
+     * A reader could not decode a sample and skipped it: counted, and logged at most once per 10 s (a publisher with
+     * another codec or version fails every sample so; each was an ERROR line).
+     */
+    void decodeFailed(final RuntimeException ex, final SampleInfo info)
+    {
+        decodeFailures.failed(ex, "topic {}: a reader cannot decode sample {} from member {}, skipped: {}",
+            config.name(), info.position(), info.publisherId(), ex.getMessage());
+    }
+
+    /** Samples that a reader here could not decode. */
+    long decodeFailures()
+    {
+        return decodeFailures.count();
     }
 
     /** Reader listeners that threw here, on samples or on the topic's deletion. */
