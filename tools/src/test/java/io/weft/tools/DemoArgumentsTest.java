@@ -22,31 +22,24 @@ class DemoArgumentsTest
         assertFalse(run.output().contains("demo: "), "no member was started for " + argument + ": " + run.output());
     }
 
-    /** Chaos refuses a run that would check nothing, or that sends nothing, before it starts a member. */
+    /**
+     * The avionics demo and chaos name the argument that was wrong (the demo listed every rule, whichever was broken;
+     * chaos ran a run of no step, which checked nothing, and exited 0).
+     */
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "--duration=0s|--duration must be positive (a run without a fault checks nothing), was PT0S",
-        "--rate=0|--rate must be at least 1, was 0"})
-    void chaosNamesTheBadArgument(final String argument, final String problem)
+        "avionics|--transport=rdma|--transport rdma: the demo runs on tcp or shm",
+        "avionics|--phase=0s|--phase must be positive, was PT0S",
+        "avionics|--hold=PT-1S|--hold must be 0 or more, was PT-1S",
+        "avionics|--dashboard-port=70000|--dashboard-port must be in 0..65535, was 70000",
+        "chaos|--duration=0s|--duration must be positive (a run without a fault checks nothing), was PT0S",
+        "chaos|--rate=0|--rate must be at least 1, was 0"})
+    void aCommandNamesTheBadArgument(final String command, final String argument, final String problem)
     {
-        final CommandRun run = CommandRun.of("chaos", argument);
+        final CommandRun run = CommandRun.of(command, argument);
         assertEquals(Weft.EXIT_CONFIG, run.code(), argument);
         assertEquals("weft: " + problem, run.errors().strip());
-        assertFalse(run.output().contains("chaos: "), "nothing was started for " + argument + ": " + run.output());
-    }
-
-    /** The avionics demo names the argument that was wrong (it listed every rule, whichever was broken). */
-    @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "--transport=rdma|--transport rdma: the demo runs on tcp or shm",
-        "--phase=0s|--phase must be positive, was PT0S",
-        "--hold=PT-1S|--hold must be 0 or more, was PT-1S",
-        "--dashboard-port=70000|--dashboard-port must be in 0..65535, was 70000"})
-    void theAvionicsDemoNamesTheBadArgument(final String argument, final String problem)
-    {
-        final CommandRun run = CommandRun.of("avionics", argument);
-        assertEquals(Weft.EXIT_CONFIG, run.code(), argument);
-        assertEquals("weft: " + problem, run.errors().strip());
-        assertFalse(run.output().contains("avionics: "), "nothing was started for " + argument + ": " + run.output());
+        assertFalse(run.output().contains(command + ": "), "nothing was started for " + argument + ": " +
+            run.output());
     }
 }
