@@ -8,7 +8,9 @@ import io.weft.dds.DomainParticipant;
 import io.weft.dds.LoggedSample;
 import io.weft.dds.SampleLog;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.PrintStream;
 import java.nio.charset.CharacterCodingException;
@@ -25,11 +27,17 @@ import java.util.concurrent.Callable;
     "ones as they are appended, or verify the log's integrity.")
 final class LogCommand implements Callable<Integer>
 {
+    /** The file every Chronicle queue's directory holds (a log's is one). */
+    private static final String METADATA = "metadata.cq4t";
+
+    @Spec
+    CommandSpec spec;
+
     @Option(names = "--config", description = "The domain's configuration file (with weft.dds.topics).")
     Path config;
 
-    @Option(names = "--member", description = "Whose log (member id, default 0).")
-    Integer member;
+    @Option(names = "--member", defaultValue = "0", description = "Whose log (member id, default ${DEFAULT-VALUE}).")
+    int member;
 
     @Option(names = "--topic", description = "The logged topic.")
     String topic;
@@ -45,9 +53,6 @@ final class LogCommand implements Callable<Integer>
 
     @Option(names = "--verify", description = "Check every entry (positions in order, CRC-32C) and print a summary.")
     boolean verify;
-
-    /** The file every Chronicle queue's directory holds (a log's is one). */
-    private static final String METADATA = "metadata.cq4t";
 
     private final PrintStream out = System.out;
 
@@ -117,7 +122,8 @@ final class LogCommand implements Callable<Integer>
 
     private Path directory()
     {
-        if (path != null && (config != null || topic != null || member != null))
+        if (path != null && (config != null || topic != null || spec.commandLine().getParseResult()
+            .hasMatchedOption("--member")))
         {
             Weft.refuse("give --path DIR, or --config FILE and --topic NAME (and --member ID), not both");
             return null;
@@ -131,7 +137,7 @@ final class LogCommand implements Callable<Integer>
             Weft.refuse("give --path DIR, or --config FILE and --topic NAME (and --member ID)");
             return null;
         }
-        final WeftConfig c = ConfigLoader.load(config, Map.of("weft.member.id", member == null ? 0 : member));
+        final WeftConfig c = ConfigLoader.load(config, Map.of("weft.member.id", member));
         final TopicConfig t;
         try
         {
