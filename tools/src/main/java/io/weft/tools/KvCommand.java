@@ -64,7 +64,9 @@ public final class KvCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
-        final String problem = group.problem() != null ? group.problem() : replica.problem();
+        final String problem = group.problem() != null ? group.problem() : replica.problem() != null ?
+            replica.problem() : duration != null && (duration.isNegative() || duration.isZero()) ?
+            "--duration must be positive, was " + duration : unusable(log);
         if (problem != null)
         {
             return Weft.refuse(problem);
@@ -84,6 +86,23 @@ public final class KvCommand implements Callable<Integer>
                 Weft.removeShutdownHook(cleanup);
                 stop(processes, home);
             }
+        }
+    }
+
+    /** Why the members could not log in {@code log} (created here if need be), or null: once, not in each member. */
+    private static String unusable(final Path log)
+    {
+        if (log == null)
+        {
+            return null;
+        }
+        try
+        {
+            return Files.isWritable(Files.createDirectories(log)) ? null : "--log " + log + " is not writable";
+        }
+        catch (final java.io.IOException ex)
+        {
+            return "--log " + log + ": cannot create it (" + ex + ")";
         }
     }
 

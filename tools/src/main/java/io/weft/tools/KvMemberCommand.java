@@ -63,10 +63,10 @@ final class KvMemberCommand implements Callable<Integer>
                 replica.maxMemory(store.maxMemory);
             }
         }
-        catch (final IllegalStateException ex)
+        catch (final IllegalStateException | java.io.UncheckedIOException ex) // a log it cannot open: no stack trace
         {
-            System.err.println("weft: " + ex.getMessage());
-            return Weft.EXIT_CONFIG;
+            return Weft.refuse(ex.getMessage() + (ex instanceof java.io.UncheckedIOException ? " (" + ex.getCause() +
+                ")" : ""));
         }
         if (log != null)
         {

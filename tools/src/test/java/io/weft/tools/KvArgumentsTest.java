@@ -1,0 +1,49 @@
+package io.weft.tools;
+
+import io.weft.config.TransportKind;
+import io.weft.testkit.TestGroups;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+/**
+ * A log directory the store cannot create is refused by name, before anything starts: by {@code weft kv} once (each
+ * of its members printed an UncheckedIOException's stack trace, and the command "every member exited before
+ * serving"), and by a {@code kv-member} started by hand (the stack trace).
+ */
+@Timeout(60)
+class KvArgumentsTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void aLogDirectoryThatCannotBeCreatedIsRefusedByName() throws Exception
+    {
+        final Path file = Files.writeString(dir.resolve("file"), "not a directory");
+        final Path log = file.resolve("logs");
+
+        final CommandRun kv = CommandRun.of("kv", "--log", log.toString());
+        assertEquals(Weft.EXIT_CONFIG, kv.code(), kv.errors());
+        final String notADirectory = "java.nio.file.FileSystemException: " + log + ": Not a directory";
+        assertEquals("weft: --log " + log + ": cannot create it (" + notADirectory + ")", kv.errors().strip());
+        assertFalse(kv.output().contains("kv: "), "no member was started: " + kv.output());
+
+        final Path config = TestGroups.write(KvCommand.config(TransportKind.TCP, TestGroups.freePorts(2)), dir);
+        final CommandRun member = CommandRun.of("kv-member", "--config", config.toString(), "--member", "0",
+            "--port", "0", "--log", log.toString());
+        assertEquals(Weft.EXIT_CONFIG, member.code(), member.errors());
+        assertEquals("weft: cannot create the key-value log directory " + log + " (" +
+            notADirectory + ")", member.errors().strip());
+        assertFalse(member.errors().contains("\tat "), member.errors());
+
+        assertEquals("weft: --duration must be positive, was PT0S", CommandRun.of("kv", "--duration", "0s")
+            .errors().strip());
+    }
+}
