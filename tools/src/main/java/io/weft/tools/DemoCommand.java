@@ -58,7 +58,8 @@ final class DemoCommand implements Callable<Integer>
         final Path file = Files.writeString(dir.resolve("group.conf"), ConfigWriter.render(config));
         System.out.printf("demo: %d members on %s, one ordered subgroup, every member sends %d-byte messages for %s%n",
             members, kind.configName(), size, duration);
-        try (MemberProcesses processes = new MemberProcesses(System.out))
+        try (MemberProcesses processes = new MemberProcesses(System.out);
+            LauncherEnd ignored = new LauncherEnd(processes, dir))
         {
             for (int i = 0; i < members; i++)
             {
@@ -95,11 +96,6 @@ final class DemoCommand implements Callable<Integer>
                 " members delivered the identical sequence" : "FAILED" + (identical ? "" : ": sequences differ"),
                 Arrays.toString(codes));
             return ok ? 0 : SstMember.EXIT_VIOLATION;
-        }
-        finally
-        {
-            Files.deleteIfExists(file);
-            Files.deleteIfExists(dir);
         }
     }
 }

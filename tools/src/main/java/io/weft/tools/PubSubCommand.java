@@ -10,7 +10,6 @@ import io.weft.config.WeftConfig;
 import io.weft.examples.pubsub.PubSubExample;
 import io.weft.testkit.LocalGroups;
 import io.weft.testkit.MemberProcesses;
-import io.weft.testkit.Trees;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -49,7 +48,8 @@ final class PubSubCommand implements Callable<Integer>
         ConfigLoader.load(file); // what each copy will read
         System.out.printf("pubsub: %d members on %s, topic greetings (atomic multicast), domain file %s%n", members,
             kind.configName(), file);
-        try (MemberProcesses processes = new MemberProcesses(System.out))
+        try (MemberProcesses processes = new MemberProcesses(System.out);
+            LauncherEnd ignored = new LauncherEnd(processes, dir))
         {
             for (int i = 0; i < members; i++)
             {
@@ -73,10 +73,6 @@ final class PubSubCommand implements Callable<Integer>
                 5 * members + " greetings in the same order" : "FAILED" + (same ? "" : ": members read differently"),
                 Arrays.toString(codes));
             return ok ? 0 : SstMember.EXIT_VIOLATION;
-        }
-        finally
-        {
-            Trees.delete(dir);
         }
     }
 }

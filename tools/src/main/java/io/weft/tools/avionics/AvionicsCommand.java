@@ -7,7 +7,7 @@ import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
 import io.weft.examples.avionics.Avionics;
 import io.weft.testkit.MemberProcesses;
-import io.weft.testkit.Trees;
+import io.weft.tools.LauncherEnd;
 import io.weft.tools.Weft;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -65,26 +65,10 @@ public final class AvionicsCommand implements Callable<Integer>
         final Path file = Files.writeString(home.resolve("avionics.conf"), ConfigWriter.render(config));
         ConfigLoader.load(file); // what each member will read
         System.out.printf("avionics: 5 members on %s, configuration %s%n", transport, file);
-        try (MemberProcesses processes = new MemberProcesses(System.out))
+        try (MemberProcesses processes = new MemberProcesses(System.out);
+            LauncherEnd ignored = new LauncherEnd(processes, dir == null ? home : null))
         {
-            final Thread cleanup = Thread.ofPlatform().unstarted(() -> processes.close());
-            Runtime.getRuntime().addShutdownHook(cleanup); // Ctrl-C: no member is left behind
-            try
-            {
-                return new AvionicsScenario(processes, file, phase, hold, dashboardPort).run() ? 0 :
-                    1;
-            }
-            finally
-            {
-                Weft.removeShutdownHook(cleanup);
-            }
-        }
-        finally
-        {
-            if (dir == null)
-            {
-                Trees.delete(home);
-            }
+            return new AvionicsScenario(processes, file, phase, hold, dashboardPort).run() ? 0 : 1;
         }
     }
 }
