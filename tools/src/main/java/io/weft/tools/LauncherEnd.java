@@ -8,8 +8,9 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The end of a launcher's run (demo, pubsub, avionics): its members are asked to stop (SIGTERM: their exit hooks run,
- * an shm member removes its table file), killed if they have not within 10 s, and its temporary directory is removed.
+ * The end of a launcher's run (demo, sst-demo, pubsub, avionics): its members are asked to stop (SIGTERM: their exit
+ * hooks run, an shm member removes its table file), killed if they have not within 10 s, and its temporary directory
+ * is removed.
  * At the end of the command, or from a shutdown hook on Ctrl-C or SIGTERM, which skip the command's finally blocks:
  * such a launcher used to leave its directory (the avionics demo's held every member's log).
  */

@@ -55,7 +55,8 @@ final class SstDemoCommand implements Callable<Integer>
         System.out.printf("sst-demo: %d members on %s, workload %s to %d (config %s)%n", members, kind.configName(),
             options.workload, count, file);
         final long start = System.nanoTime();
-        try (MemberProcesses processes = new MemberProcesses(System.out))
+        try (MemberProcesses processes = new MemberProcesses(System.out);
+            LauncherEnd ignored = new LauncherEnd(processes, dir))
         {
             for (int i = 0; i < members; i++)
             {
@@ -80,20 +81,12 @@ final class SstDemoCommand implements Callable<Integer>
         }
         finally
         {
-            cleanUp(dir, config);
+            removeTableFiles(config);
         }
     }
 
-    private static void cleanUp(final Path dir, final WeftConfig config) throws IOException
+    private static void removeTableFiles(final WeftConfig config) throws IOException
     {
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir))
-        {
-            for (final Path f : files)
-            {
-                Files.deleteIfExists(f);
-            }
-        }
-        Files.deleteIfExists(dir);
         // a member killed from outside leaves its table file; the next run would remove it, but do it now
         final Path shm = config.transport().shm().directory();
         if (Files.isDirectory(shm))

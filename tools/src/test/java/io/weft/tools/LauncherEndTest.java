@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A launcher stopped with SIGTERM while its members run (as Ctrl-C stops it) ends them and removes its temporary
- * directory. The demo left its configuration there, the avionics demo every member's log (1.3 MB after 15 s); the
- * launcher runs with a temporary directory of the test's own.
+ * directory. The demo and sst-demo left their configuration there, the avionics demo every member's log (1.3 MB after
+ * 15 s); the launcher runs with a temporary directory of the test's own.
  */
 @Timeout(120)
 class LauncherEndTest
@@ -29,6 +29,7 @@ class LauncherEndTest
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
         "demo|member 0: group open|--duration=60s",
+        "sst-demo|member 0: table open|--count=1000000000",
         "avionics|avionics: steady flight|--hold=60s"})
     void aLauncherStoppedWithSigtermEndsItsMembersAndRemovesItsDirectory(final String command, final String running,
         final String longRun) throws Exception
