@@ -116,8 +116,11 @@ class KvCommandTest
         final long[] pids = new long[3];
         final int[] ports = new int[3];
         final String rows;
-        try (MemberProcess kv = MemberProcess.start("kv", dir, Weft.class, "kv", "--members", "3", "--transport", "shm",
-            "--duration", "PT60S"))
+        // its temporary directory under the test's: a command killed with kill -9 cannot remove it (one per CI run was
+        // left in /tmp)
+        try (MemberProcess kv = MemberProcess.start(List.of("-Djava.io.tmpdir=" + Files.createDirectories(
+            dir.resolve("tmp"))), "kv", dir, Weft.class, "kv", "--members", "3", "--transport", "shm", "--duration",
+            "PT60S"))
         {
             serving(kv, ports, pids);
             rows = "weft-kv-" + kv.pid() + "-";
