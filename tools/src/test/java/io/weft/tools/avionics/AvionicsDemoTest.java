@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -53,8 +54,11 @@ class AvionicsDemoTest
         final int port = LocalPorts.free(1).getFirst();
         // the browser first: the scenario runs on its own clock, and on a busy host a browser started after the
         // dashboard came up found the flight over and the dashboard gone (ERR_CONNECTION_REFUSED, CI 2026-12-01)
+        // the browser's temporary files under the test's directory: its singleton socket's directory stayed in /tmp
+        // after each run (org.chromium.Chromium.*)
         final ChromeDriverService service = new ChromeDriverService.Builder()
-            .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+            .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort()
+            .withEnvironment(Map.of("TMPDIR", Files.createDirectories(dir.resolve("tmp")).toString())).build();
         final ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile())
             .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--window-size=1500,1100");
