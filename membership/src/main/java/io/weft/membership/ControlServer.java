@@ -1,7 +1,7 @@
 package io.weft.membership;
 
 import io.weft.config.MemberAddress;
-import io.weft.sst.ListenAddress;
+import io.weft.sst.HostPort;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,11 +73,11 @@ final class ControlServer implements AutoCloseable
         {
             server = new ServerSocket();
             server.setReuseAddress(true);
-            server.bind(ListenAddress.of(me.host(), me.controlPort()));
+            server.bind(HostPort.resolve(me.host(), me.controlPort()));
         }
         catch (final IOException ex)
         {
-            throw new IllegalStateException(ListenAddress.cannot(me.host(), me.controlPort(), me.id(), "control-port",
+            throw new IllegalStateException(HostPort.cannotListen(me.host(), me.controlPort(), me.id(), "control-port",
                 ex), ex);
         }
         acceptor = Thread.ofPlatform().name("weft-control-" + me.id()).daemon(true).unstarted(this::accept);

@@ -12,7 +12,6 @@ import io.weft.config.ViewChangeSends;
 import io.weft.config.WeftConfig;
 import io.weft.examples.kv.KvReplica;
 import io.weft.testkit.MemberProcesses;
-import io.weft.testkit.Trees;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -72,20 +71,10 @@ public final class KvCommand implements Callable<Integer>
             return Weft.refuse(problem);
         }
         final Path home = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("weft-kv");
-        try (MemberProcesses processes = new MemberProcesses(System.out))
+        try (MemberProcesses processes = new MemberProcesses(System.out);
+            LauncherEnd ignored = new LauncherEnd(processes, dir == null ? home : null, this::stopSupervising))
         {
-            // Ctrl-C or SIGTERM end this process without its finally blocks: stop the members and clean up here
-            final Thread cleanup = Thread.ofPlatform().unstarted(() -> stop(processes, home));
-            Runtime.getRuntime().addShutdownHook(cleanup);
-            try
-            {
-                return run(group.transport(), home, processes);
-            }
-            finally
-            {
-                Weft.removeShutdownHook(cleanup);
-                stop(processes, home);
-            }
+            return run(group.transport(), home, processes);
         }
     }
 
@@ -106,30 +95,10 @@ public final class KvCommand implements Callable<Integer>
         }
     }
 
-    /** SIGTERM to every member (each leaves the group), a wait for them, and the temporary directory removed. */
-    private void stop(final MemberProcesses processes, final Path home)
+    /** Before the members end: the supervision loop must not start them again. */
+    private synchronized void stopSupervising()
     {
-        synchronized (this)
-        {
-            stopping = true; // before the members end: the supervision loop must not start them again
-            processes.terminate();
-        }
-        try
-        {
-            processes.awaitAll(TimeUnit.SECONDS.toNanos(20));
-            if (dir == null)
-            {
-                Trees.delete(home);
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
-        catch (final java.io.IOException ex)
-        {
-            System.err.println("kv: could not delete " + home + ": " + ex.getMessage());
-        }
+        stopping = true;
     }
 
     private int run(final TransportKind kind, final Path home, final MemberProcesses processes) throws Exception
@@ -186,7 +155,7 @@ public final class KvCommand implements Callable<Integer>
                 }
                 groupAlive |= serving.contains(index) && processes.process(index).isAlive();
             }
-            synchronized (this) // against stop(): a member started after it would be left running
+            synchronized (this) // against stopSupervising(): a member started after it would be left running
             {
                 if (stopping)
                 {

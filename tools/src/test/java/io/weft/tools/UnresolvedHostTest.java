@@ -62,7 +62,7 @@ class UnresolvedHostTest
         final int listened = listening.awaitExit(Duration.ofSeconds(60));
         final String refused = listening.output();
         assertTrue(refused.contains("cannot listen on " + NOWHERE + ":") && refused.contains("(member 0's ") &&
-            refused.contains("the host does not resolve (weft.group.members)"), refused);
+            refused.contains(": " + NOWHERE + " does not resolve (weft.group.members)"), refused);
         assertFalse(refused.contains("UnresolvedAddressException") || refused.contains("another process"), refused);
         assertEquals(Weft.EXIT_TRANSPORT, listened, refused);
     }

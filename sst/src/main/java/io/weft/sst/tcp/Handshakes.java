@@ -3,6 +3,7 @@ package io.weft.sst.tcp;
 import io.weft.config.MemberAddress;
 import io.weft.config.TcpOptions;
 import io.weft.config.WeftConfig;
+import io.weft.sst.HostPort;
 import io.weft.sst.TransportContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -220,16 +221,9 @@ final class Handshakes
     private void dial(final int rank)
     {
         final MemberAddress peer = config.group().members().get(rank);
-        final InetSocketAddress address = new InetSocketAddress(peer.host(), peer.sstPort()); // resolved each dial
-        if (address.isUnresolved()) // a name not known yet (a peer's record comes with it): as if refused, again
-        {
-            // connect() would throw UnresolvedAddressException, unchecked, and end the selector thread
-            lastRefusal = "member " + peer.id() + "'s host " + peer.host() + " does not resolve (weft.group.members)";
-            redialSoon(rank);
-            return;
-        }
         try
         {
+            final InetSocketAddress address = HostPort.resolve(peer.host(), peer.sstPort());
             final SocketChannel ch = SocketChannel.open();
             configure(ch);
             final TcpConnection c = new TcpConnection(ch, address, true, sendBufferBytes(), recvBufferBytes(),
@@ -245,6 +239,11 @@ final class Handshakes
             {
                 c.key = ch.register(selector, SelectionKey.OP_CONNECT, c);
             }
+        }
+        catch (final java.net.UnknownHostException ex) // not known yet (a peer's name may come with it): again
+        {
+            lastRefusal = "member " + peer.id() + "'s host " + ex.getMessage();
+            redialSoon(rank);
         }
         catch (final IOException ex)
         {

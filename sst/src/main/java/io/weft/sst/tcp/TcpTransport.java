@@ -7,7 +7,7 @@ import io.weft.config.Doorbell;
 import io.weft.config.ParkingDoorbell;
 import io.weft.config.PassHost;
 import io.weft.sst.HostedPasses;
-import io.weft.sst.ListenAddress;
+import io.weft.sst.HostPort;
 import io.weft.sst.Sst;
 import io.weft.sst.SstTransport;
 import io.weft.sst.TransportContext;
@@ -114,13 +114,13 @@ public final class TcpTransport implements SstTransport
         try
         {
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(ListenAddress.of(me.host(), me.sstPort()));
+            server.bind(HostPort.resolve(me.host(), me.sstPort()));
         }
         catch (final IOException ex)
         {
             server.close();
             selector.close();
-            throw new TransportException(ListenAddress.cannot(me.host(), me.sstPort(), me.id(), "sst-port", ex), ex);
+            throw new TransportException(HostPort.cannotListen(me.host(), me.sstPort(), me.id(), "sst-port", ex), ex);
         }
         server.configureBlocking(false);
         server.register(selector, SelectionKey.OP_ACCEPT);
