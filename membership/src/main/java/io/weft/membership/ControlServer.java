@@ -41,8 +41,11 @@ final class ControlServer implements AutoCloseable
 
         int leaderId();
 
-        /** A member of the view asks to join again: its old incarnation is gone; remove it. */
-        void suspectRejoining(int memberId);
+        /**
+         * A member of the view asks to join again: its old incarnation is removed if silent here (a restart before
+         * its failure was found), never if alive (another process with its id). Returns why the joiner retries.
+         */
+        String rejoining(int memberId);
 
         void enqueue(PendingJoin join);
 
@@ -224,9 +227,7 @@ final class ControlServer implements AutoCloseable
             final View view = desk.view();
             if (view.contains(id))
             {
-                desk.suspectRejoining(id);
-                ControlWire.write(out, ControlWire.RETRY, ControlWire.utf8("member " + id + " is still in " + view +
-                    "; its old incarnation is being removed, try again"));
+                ControlWire.write(out, ControlWire.RETRY, ControlWire.utf8(desk.rejoining(id)));
                 return;
             }
             if (!over.compareAndSet(false, true))

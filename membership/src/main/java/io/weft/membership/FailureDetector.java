@@ -153,6 +153,22 @@ final class FailureDetector implements AutoCloseable
         }
     }
 
+    /**
+     * How long member {@code rank} has been silent here, in ms: the last heartbeat this detector saw advance, or the
+     * transport's last sign of life from it (beats, data), whichever is later; 0 before detection starts.
+     */
+    long silenceMillis(final int rank)
+    {
+        if (!started())
+        {
+            return 0;
+        }
+        final long changed = lastChange.get(rank);
+        final long heard = sst.lastHeardNanos(rank);
+        final long last = heard != Long.MIN_VALUE && heard - changed > 0 ? heard : changed;
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - last);
+    }
+
     synchronized boolean suspects(final int rank)
     {
         return suspectedByMe[rank];

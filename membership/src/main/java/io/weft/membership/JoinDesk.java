@@ -86,14 +86,44 @@ final class JoinDesk implements ControlServer.Desk
     }
 
     @Override
-    public void suspectRejoining(final int memberId)
+    public String rejoining(final int memberId)
     {
         final Epoch e = current.epoch();
         final int rank = e.view.rankOf(memberId);
-        if (rank >= 0 && rank != e.myRank())
+        if (rank < 0)
         {
-            e.detector.suspect(rank, "it asked to join again: its previous incarnation is gone");
+            return "member " + memberId + " has just left " + e.view + ", try again";
         }
+        if (rank == e.myRank())
+        {
+            return "member " + memberId + " is this leader, alive in " + e.view + ": another process runs with id " +
+                memberId;
+        }
+        final long silentMs = e.detector.silenceMillis(rank);
+        final long replaceMs = replaceAfter().toMillis();
+        if (silentMs < replaceMs && !e.detector.suspects(rank))
+        {
+            // a misconfigured second process must not evict a live member: in a group of two that stops both
+            return "member " + memberId + " is alive in " + e.view + " (heard " + silentMs + " ms ago): another " +
+                "process runs with id " + memberId + "; stop it, or this join succeeds once it is silent for " +
+                replaceMs + " ms";
+        }
+        e.detector.suspect(rank, "it asked to join again after " + silentMs + " ms of silence: its previous " +
+            "incarnation is gone");
+        return "member " + memberId + " is still in " + e.view + "; its old incarnation is being removed, try again";
+    }
+
+    /**
+     * How long a member must have been silent here before a process with its id replaces it: half the failure
+     * timeout, at least three heartbeat intervals (a live member is heard every interval), at most the timeout.
+     */
+    private java.time.Duration replaceAfter()
+    {
+        final var failure = config.failure();
+        final java.time.Duration half = failure.failureTimeout().dividedBy(2);
+        final java.time.Duration beats = failure.heartbeatInterval().multipliedBy(3);
+        final java.time.Duration floor = half.compareTo(beats) < 0 ? beats : half;
+        return floor.compareTo(failure.failureTimeout()) > 0 ? failure.failureTimeout() : floor;
     }
 
     @Override

@@ -78,6 +78,7 @@ final class Joiner
         String last = NO_ANSWER;
         int next = 0;
         Integer redirect = null;
+        int retries = 0;
         while (System.nanoTime() < deadline)
         {
             final MemberAddress target = redirect != null
@@ -96,6 +97,10 @@ final class Joiner
                         continue;
                     default:
                         last = "member " + target.id() + ": " + a.reason;
+                        if (retries++ == 0)
+                        {
+                            LOG.info("member {} retries its join: {}", config.memberId(), last);
+                        }
                 }
             }
             catch (final IOException ex) // a refusal (GroupRefusedException) ends the join at once

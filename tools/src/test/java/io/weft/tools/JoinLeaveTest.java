@@ -323,6 +323,35 @@ class JoinLeaveTest
     }
 
     /**
+     * A second process started with a live member's id, by mistake, joins in vain: the leader answers that the member
+     * is alive, and the group goes on. The leader used to suspect the live member as an old incarnation; in this
+     * group of two that removal was half the view, and both members stopped in a minority.
+     */
+    @Test
+    void aSecondProcessWithALiveMembersIdDoesNotEvictIt() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.TCP, 2, List.of(), dir))
+        {
+            run.startReady(2);
+            run.awaitDeliveries(List.of(0, 1), 1000, Duration.ofSeconds(30));
+            final Path shortFile = Files.writeString(dir.resolve("short.conf"),
+                Files.readString(run.file).replace("join-timeout = 60000ms", "join-timeout = 4s"));
+            final MemberProcess duplicate = MemberProcess.start("duplicate", dir, Weft.class, "vs-member", "--config",
+                shortFile.toString(), "--member", "1", "--join", "--dir", dir.resolve("duplicate").toString());
+            assertEquals(SstMember.EXIT_TIMEOUT, duplicate.awaitExit(Duration.ofSeconds(60)), duplicate.output());
+            assertTrue(duplicate.output().contains("within PT4S: member 0: member 1 is alive in "),
+                duplicate.output());
+            assertTrue(duplicate.output().contains("another process runs with id 1; stop it, or this join succeeds " +
+                "once it is silent for 1000 ms"), duplicate.output());
+            run.awaitDeliveries(List.of(0, 1), 1000, Duration.ofSeconds(30));
+            final MemberProcess leader = run.process(0);
+            run.endAndCheck();
+            assertTrue(!leader.output().contains("suspecting member 1") && !leader.output().contains("VIEW 1 "),
+                "the leader suspected the live member 1, or changed the view:\n" + leader.output());
+        }
+    }
+
+    /**
      * A stranger that trickles a JOIN frame one byte every 400 ms (each read well within the 5 s read timeout) is
      * cut off by the handshake's total deadline of 5 s, not held for as long as it keeps trickling.
      */
