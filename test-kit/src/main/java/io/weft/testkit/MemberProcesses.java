@@ -9,6 +9,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,10 +19,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class MemberProcesses implements AutoCloseable
 {
-    private final List<Process> processes = new ArrayList<>();
-    private final List<Thread> pumps = new ArrayList<>();
-    private final List<List<String>> lines = new ArrayList<>();
+    // a launcher's shutdown hook stops the processes while its command's thread may still be starting them
+    private final List<Process> processes = new CopyOnWriteArrayList<>();
+    private final List<Thread> pumps = new CopyOnWriteArrayList<>();
+    private final List<List<String>> lines = new CopyOnWriteArrayList<>();
     private final PrintStream out;
+    private volatile boolean stopping;
 
     public MemberProcesses(final PrintStream out)
     {
@@ -80,6 +83,10 @@ public final class MemberProcesses implements AutoCloseable
                 .redirectErrorStream(true).start();
             MemberJvm.started(p);
             processes.add(p);
+            if (stopping) // terminate() or close() walked the list before this process was in it
+            {
+                p.destroy();
+            }
             final List<String> captured = java.util.Collections.synchronizedList(new ArrayList<>());
             lines.add(captured);
             final Thread pump = Thread.ofPlatform().daemon(true).name("out-" + name).start(() ->
@@ -160,10 +167,12 @@ public final class MemberProcesses implements AutoCloseable
 
     /**
      * Asks every live process to stop: SIGTERM, which runs its shutdown hooks (a kv-member leaves its group gracefully;
-     * the other member programs have no such hook, and their groups see them go as after a crash).
+     * the other member programs have no such hook, and their groups see them go as after a crash). A process started
+     * after this call is stopped the same way as it starts.
      */
     public void terminate()
     {
+        stopping = true; // before the walk: a start that adds its process after the walk sees it
         for (final Process p : processes)
         {
             if (p.isAlive())
@@ -176,6 +185,7 @@ public final class MemberProcesses implements AutoCloseable
     @Override
     public void close()
     {
+        stopping = true;
         for (final Process p : processes)
         {
             if (p.isAlive())

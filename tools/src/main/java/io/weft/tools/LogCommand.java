@@ -12,14 +12,17 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 
 /** {@code weft log}: prints a logged-storage topic's log at one member, follows it, or checks it. */
@@ -95,13 +98,21 @@ final class LogCommand implements Callable<Integer>
                     stop[0] = true;
                     main.interrupt();
                 }));
+                final Moved moved = new Moved(dir);
                 try
                 {
-                    log.follow(from, () -> stop[0] || out.checkError(), this::print);
+                    log.follow(from, () -> stop[0] || out.checkError() || moved.now(), this::print);
                 }
                 catch (final InterruptedException ex)
                 {
                     Thread.currentThread().interrupt();
+                }
+                if (moved.now())
+                {
+                    System.err.println("weft: the log at " + dir + " was moved away or removed, nothing more will " +
+                        "be appended to the one followed (a deleted topic's log moves to member-<id>.deleted/ " +
+                        "beside the member's logs)");
+                    return 1;
                 }
                 return 0;
             }
@@ -117,6 +128,47 @@ final class LogCommand implements Callable<Integer>
         {
             System.err.println("weft: " + ex.getMessage());
             return 1;
+        }
+    }
+
+    /**
+     * Whether the directory followed is no longer at its path, or another is there now (a deleted topic's log is moved
+     * aside, a topic created again gets a new one): looked at every half second.
+     */
+    private static final class Moved
+    {
+        private final Path dir;
+        private final Object key;
+        private long next;
+        private boolean moved;
+
+        Moved(final Path dir) throws IOException
+        {
+            this.dir = dir;
+            this.key = key(dir);
+        }
+
+        boolean now()
+        {
+            final long t = System.nanoTime();
+            if (!moved && t - next >= 0)
+            {
+                next = t + 500_000_000L;
+                try
+                {
+                    moved = !Objects.equals(key, key(dir));
+                }
+                catch (final IOException gone)
+                {
+                    moved = true;
+                }
+            }
+            return moved;
+        }
+
+        private static Object key(final Path dir) throws IOException
+        {
+            return Files.readAttributes(dir, BasicFileAttributes.class).fileKey(); // device and inode (null: none)
         }
     }
 

@@ -107,6 +107,24 @@ class LogCommandTest
         }
     }
 
+    /** A followed log moved away (a deleted topic's log is moved aside) ends the follow; it waited for ever. */
+    @Test
+    void aFollowedLogMovedAwayEndsTheFollow() throws Exception
+    {
+        final Path log = write();
+        final List<String> command = MemberJvm.command(List.of(), MemberProcess.memberFlags(), Weft.class,
+            List.of("log", "--path", log.toString(), "--follow"), false);
+        try (MemberProcess p = MemberProcess.run("follow", dir, command))
+        {
+            p.awaitOutput(SAMPLES - 1 + " publisher=0 ", Duration.ofSeconds(60));
+            Files.move(log, dir.resolve("record-deleted"));
+            final int code = p.awaitExit(Duration.ofSeconds(30));
+            assertEquals(1, code, p.output());
+            assertTrue(p.output().contains("weft: the log at " + log + " was moved away or removed, nothing more " +
+                "will be appended to the one followed"), p.output());
+        }
+    }
+
     private void refused(final String message, final String... args)
     {
         final String[] line = Stream.concat(Stream.of("log"), Stream.of(args)).toArray(String[]::new);
