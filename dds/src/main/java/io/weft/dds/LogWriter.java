@@ -6,10 +6,9 @@ import io.weft.smc.MessageBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
+import java.io.IOError;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.file.Files;
 import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -256,20 +255,11 @@ final class LogWriter
         }
     }
 
-    /** Why appending the samples delivered from {@code first} on failed, with the space left where the log is. */
+    /** Why appending the samples delivered from {@code first} on failed (the log's own error names the space left). */
     private String failure(final long first, final Throwable ex)
     {
-        String free;
-        try
-        {
-            free = Files.getFileStore(log.directory()).getUsableSpace() + " bytes free there";
-        }
-        catch (final IOException | RuntimeException unknown)
-        {
-            free = "free space unknown: " + unknown.getMessage();
-        }
-        return "appending the samples from position " + first + " on to " + log.directory() + " failed (" + free +
-            "): " + ex;
+        return ex instanceof IOError && ex.getCause() != null ? ex.getCause().getMessage() :
+            "appending the samples from position " + first + " on to " + log.directory() + " failed: " + ex;
     }
 
     private void publish()

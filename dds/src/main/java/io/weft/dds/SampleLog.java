@@ -7,6 +7,8 @@ import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
 
+import java.io.IOError;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -41,6 +43,8 @@ public final class SampleLog implements AutoCloseable
     static final int RUN_BYTES = 256 * 1024;
     /** Entries between two marks of the in-memory index: 16 bytes of heap per this many entries. */
     static final int MARK_EVERY = 4096;
+    /** Usable bytes below which a faulted write is put down to a full disk: less than a few excerpts. */
+    private static final long FULL_BELOW = 4L * RUN_BYTES;
 
     private final Path directory;
     private final ChronicleQueue queue;
@@ -90,7 +94,7 @@ public final class SampleLog implements AutoCloseable
         {
             Files.createDirectories(directory);
         }
-        catch (final java.io.IOException ex)
+        catch (final IOException ex)
         {
             throw new IllegalStateException("cannot create the log directory " + directory + ": " + ex.getMessage(),
                 ex);
@@ -175,22 +179,57 @@ public final class SampleLog implements AutoCloseable
             final long first = count;
             try (DocumentContext dc = appender.writingDocument())
             {
-                final Bytes<?> b = dc.wire().bytes();
-                int bytes = 0;
-                do
+                try
                 {
-                    final int i = (int)(n % capacity);
-                    write(b, count, publishers[i], nanos[i], payloads[i], lengths[i]);
-                    bytes += ENTRY_OVERHEAD + lengths[i];
-                    count++;
-                    n++;
+                    final Bytes<?> b = dc.wire().bytes();
+                    int bytes = 0;
+                    do
+                    {
+                        final int i = (int)(n % capacity);
+                        write(b, count, publishers[i], nanos[i], payloads[i], lengths[i]);
+                        bytes += ENTRY_OVERHEAD + lengths[i];
+                        count++;
+                        n++;
+                    }
+                    while (n < to && bytes + ENTRY_OVERHEAD + lengths[(int)(n % capacity)] <= RUN_BYTES);
                 }
-                while (n < to && bytes + ENTRY_OVERHEAD + lengths[(int)(n % capacity)] <= RUN_BYTES);
+                catch (final RuntimeException | Error ex)
+                {
+                    count = first;
+                    throw unwritten(dc, first, ex);
+                }
             }
             mark(first, appender.lastIndexAppended());
         }
         dropBehind();
         return count;
+    }
+
+    /**
+     * An append that failed part way, from entry {@code first} on: its excerpt is rolled back, so the log holds
+     * nothing of it (Chronicle would commit the bytes written so far, and the log would not open again). A full disk
+     * faults the write to the mapped file (the kernel cannot back a new page), which the JVM raises as an
+     * {@link InternalError}; the error names the space left.
+     */
+    private IOError unwritten(final DocumentContext dc, final long first, final Throwable ex)
+    {
+        dc.rollbackOnClose();
+        String why = ex.toString();
+        if (ex instanceof InternalError)
+        {
+            try
+            {
+                final long usable = Files.getFileStore(directory).getUsableSpace();
+                why = (usable < FULL_BELOW ? "the disk of " + directory + " is full, " : "a write to its mapped " +
+                    "file faulted, ") + usable + " bytes usable there (" + ex.getMessage() + ")";
+            }
+            catch (final IOException | RuntimeException unknown)
+            {
+                why += " (free space unknown: " + unknown.getMessage() + ")";
+            }
+        }
+        return new IOError(new IOException("appending entry " + first + " to the log in " + directory +
+            " failed: " + why, ex));
     }
 
     /** After appends: the pages the appender has left far enough behind leave the page cache. */
@@ -230,7 +269,14 @@ public final class SampleLog implements AutoCloseable
     {
         try (DocumentContext dc = appender.writingDocument())
         {
-            write(dc.wire().bytes(), position, publisherId, sourceNanos, payload, length);
+            try
+            {
+                write(dc.wire().bytes(), position, publisherId, sourceNanos, payload, length);
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                throw unwritten(dc, position, ex);
+            }
         }
         mark(count, appender.lastIndexAppended());
         count++;

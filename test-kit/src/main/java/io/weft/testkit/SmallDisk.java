@@ -28,6 +28,12 @@ public final class SmallDisk implements AutoCloseable
         return new SmallDisk(directory);
     }
 
+    /** Makes room: the disk grows to {@code mebibytes} MiB, what it holds kept (a remount). */
+    public void grow(final int mebibytes) throws IOException, InterruptedException
+    {
+        Namespaces.run("mount", "-o", "remount,size=" + mebibytes + "m", directory.toString());
+    }
+
     /** Skips the calling test, saying why, where this process may not mount. */
     public static void assumeAvailable()
     {
