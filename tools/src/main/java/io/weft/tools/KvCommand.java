@@ -142,6 +142,7 @@ public final class KvCommand implements Callable<Integer>
         }
         final long end = System.nanoTime() + run.toNanos();
         final Set<Integer> serving = new HashSet<>(current); // process indexes that served: members of the group
+        final Restarts restarts = new Restarts(members);
         while (System.nanoTime() < end && !stopping)
         {
             Thread.sleep(200); // supervision poll: a dead member is restarted as a joiner
@@ -163,15 +164,20 @@ public final class KvCommand implements Callable<Integer>
                 }
                 if (!groupAlive)
                 {
+                    restarts.reset();
                     restartGroup(processes, current, file, ports);
                 }
                 for (int i = 0; i < members && groupAlive; i++)
                 {
                     final Process p = processes.process(current.get(i));
-                    if (!p.isAlive())
+                    final long now = System.nanoTime();
+                    if (!p.isAlive() && !restarts.waiting(i))
                     {
-                        System.out.printf("kv: member %d exited with %d; starting it again (it joins the group)%n",
-                            i, p.exitValue());
+                        System.out.println(restarts.exited(i, p.exitValue(), serving.contains(current.get(i)), now));
+                    }
+                    if (restarts.due(i, now))
+                    {
+                        restarts.started(i);
                         current.set(i, processes.start("kv" + i + "'", Weft.class, args(file, i, ports.get(i), true)));
                     }
                 }

@@ -59,17 +59,24 @@ class KvCommandTest
         return true;
     }
 
+    /** The three members' Redis ports and pids, by member id, as the command printed them. */
+    private record Served(int[] ports, long[] pids)
+    {
+    }
+
     /** Waits until the command serves, then reads each member's Redis port and pid from what it printed. */
-    private static void serving(final MemberProcess kv, final int[] ports, final long[] pids)
+    private static Served serving(final MemberProcess kv)
     {
         kv.awaitOutput("kv: serving.", Duration.ofSeconds(90));
         kv.awaitOutput("kv:   member 2 ", Duration.ofSeconds(5));
+        final Served served = new Served(new int[3], new long[3]);
         final Matcher m = MEMBER.matcher(kv.output());
         while (m.find())
         {
-            ports[Integer.parseInt(m.group(1))] = Integer.parseInt(m.group(2));
-            pids[Integer.parseInt(m.group(1))] = Long.parseLong(m.group(3));
+            served.ports[Integer.parseInt(m.group(1))] = Integer.parseInt(m.group(2));
+            served.pids[Integer.parseInt(m.group(1))] = Long.parseLong(m.group(3));
         }
+        return served;
     }
 
     @Test
@@ -79,9 +86,9 @@ class KvCommandTest
         try (MemberProcess kv = MemberProcess.start("kv", dir, Weft.class, "kv", "--members", "3", "--duration",
             "PT60S", "--dir", home.toString()))
         {
-            final int[] ports = new int[3];
-            final long[] pids = new long[3];
-            serving(kv, ports, pids);
+            final Served served = serving(kv);
+            final int[] ports = served.ports();
+            final long[] pids = served.pids();
             try (Jedis j = new Jedis("127.0.0.1", ports[0]))
             {
                 assertEquals("OK", j.set("before-the-kill", "kept"));
@@ -113,8 +120,8 @@ class KvCommandTest
     @Test
     void membersEndWithACommandKilledByKill9() throws Exception
     {
-        final long[] pids = new long[3];
-        final int[] ports = new int[3];
+        final long[] pids;
+        final int[] ports;
         final String rows;
         // its temporary directory under the test's: a command killed with kill -9 cannot remove it (one per CI run was
         // left in /tmp)
@@ -122,7 +129,9 @@ class KvCommandTest
             dir.resolve("tmp"))), "kv", dir, Weft.class, "kv", "--members", "3", "--transport", "shm", "--duration",
             "PT60S"))
         {
-            serving(kv, ports, pids);
+            final Served served = serving(kv);
+            pids = served.pids();
+            ports = served.ports();
             rows = "weft-kv-" + kv.pid() + "-";
             assertFalse(shmFiles(rows).isEmpty(), "no shared-memory rows named " + rows + "* while serving");
             kv.signal("KILL"); // no shutdown hook runs: only the members' own watch can end them
@@ -178,9 +187,9 @@ class KvCommandTest
         try (MemberProcess kv = MemberProcess.start("kv", dir, Weft.class, "kv", "--members", "3", "--duration",
             "PT90S", "--log", dir.resolve("logs").toString()))
         {
-            final int[] ports = new int[3];
-            final long[] pids = new long[3];
-            serving(kv, ports, pids);
+            final Served served = serving(kv);
+            final int[] ports = served.ports();
+            final long[] pids = served.pids();
             try (Jedis j = new Jedis("127.0.0.1", ports[0]))
             {
                 assertEquals("OK", j.set("before-every-kill", "kept"));
@@ -204,6 +213,57 @@ class KvCommandTest
         }
     }
     /**
+     * A member whose log is damaged refuses to start (exit 2), and the command does not start it again: it did, every
+     * poll, a JVM each time (14 starts in 20 s by hand). The other two serve on.
+     */
+    @Test
+    void aMemberThatRefusesToStartIsNotStartedAgain() throws Exception
+    {
+        try (MemberProcess kv = MemberProcess.start("kv", dir, Weft.class, "kv", "--members", "3", "--duration",
+            "PT30S", "--log", dir.resolve("logs").toString()))
+        {
+            final Served served = serving(kv);
+            try (Jedis j = new Jedis("127.0.0.1", served.ports()[0]))
+            {
+                for (int n = 0; n < 50; n++)
+                {
+                    assertEquals("OK", j.set("k" + n, "value-number-" + n));
+                }
+            }
+            damage(dir.resolve("logs").resolve("member-2"), "value-number-25");
+            new ProcessBuilder("kill", "-9", String.valueOf(served.pids()[2])).inheritIO().start().waitFor();
+            kv.awaitOutput("kv: member 2 exited with 2, a refusal that starting it again would repeat (its output " +
+                "above says why): it is not started again", Duration.ofSeconds(60));
+            try (Jedis j = new Jedis("127.0.0.1", served.ports()[1]))
+            {
+                assertEquals("OK", j.set("after", "1"));
+                assertEquals("value-number-25", j.get("k25"));
+            }
+            assertEquals(0, kv.awaitExit(Duration.ofSeconds(60)), kv.output()); // its --duration ends it
+            assertEquals(1, kv.output().lines().filter(l -> l.contains("] weft: the log in ") &&
+                l.contains("member-2") && l.contains(" is damaged: ")).count(), kv.output());
+        }
+    }
+
+    /** Flips a bit of {@code text} where it stands in the log's cycle file: that entry's CRC no longer matches. */
+    private static void damage(final Path memberLog, final String text) throws IOException
+    {
+        final Path cycle;
+        try (java.util.stream.Stream<Path> files = Files.walk(memberLog))
+        {
+            cycle = files.filter(f -> f.toString().endsWith(".cq4")).findFirst().orElseThrow();
+        }
+        final byte[] bytes = Files.readAllBytes(cycle);
+        final int at = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf(text);
+        assertTrue(at > 0, text + " is in " + cycle);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(cycle,
+            java.nio.file.StandardOpenOption.WRITE))
+        {
+            ch.write(java.nio.ByteBuffer.wrap(new byte[] {(byte)(bytes[at] ^ 1)}), at); // in place: the member runs
+        }
+    }
+
+    /**
      * {@code weft kv --log} over logs where members 0 and 1 compacted while member 2 was away (each a snapshot at
      * 1,000 and writes 1,001..1,100; member 2's log ends at 50): member 2 stops, since no log holds what it lacks, the
      * command starts it again as a joiner, and every member serves every write. Before, every member stopped and the
@@ -217,8 +277,7 @@ class KvCommandTest
         try (MemberProcess kv = MemberProcess.start("kv", dir, Weft.class, "kv", "--members", "3", "--duration",
             "PT90S", "--log", logs.toString()))
         {
-            final int[] ports = new int[3];
-            serving(kv, ports, new long[3]);
+            final int[] ports = serving(kv).ports();
             kv.awaitOutput("kv: member 2 exited with", Duration.ofSeconds(30));
             kv.awaitOutput("[kv2'] member 2: kv serving", Duration.ofSeconds(60));
             for (int i = 0; i < 3; i++)
