@@ -107,6 +107,7 @@ final class ShmTableFile implements AutoCloseable
         try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
             StandardOpenOption.WRITE))
         {
+            back(ch, size);
             final MemorySegment mapping = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
             final ShmTableFile file = new ShmTableFile(path, arena, mapping, self);
             Sst.initialize(file.table, layout, rows);
@@ -139,7 +140,23 @@ final class ShmTableFile implements AutoCloseable
         {
             arena.close();
             deleteQuietly(temp);
-            throw new TransportException("cannot create table file " + path + ": " + ex, ex);
+            throw new TransportException("cannot create table file " + path + " (" + size + " bytes): " + ex, ex);
+        }
+    }
+
+    /**
+     * Gives every page of the new file its memory now, by writing it: a tmpfs without room for the table fails here
+     * ("No space left on device"), where a mapping of a sparse file faults at the first write to a page (SIGBUS,
+     * raised as an InternalError by whichever thread touched it).
+     */
+    private static void back(final FileChannel ch, final long size) throws IOException
+    {
+        final java.nio.ByteBuffer zeros = java.nio.ByteBuffer.allocate((int)Math.min(size, 1 << 20));
+        long at = 0;
+        while (at < size)
+        {
+            zeros.clear().limit((int)Math.min(zeros.capacity(), size - at));
+            at += ch.write(zeros, at);
         }
     }
 
