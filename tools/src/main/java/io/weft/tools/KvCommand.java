@@ -182,12 +182,11 @@ public final class KvCommand implements Callable<Integer>
                     }
                 }
             }
-            for (int i = 0; i < members && !groupAlive && !stopping; i++)
+            final String refused = groupAlive ? null : awaitGroup(processes, current, serving);
+            if (refused != null)
             {
-                if (awaitServing(processes, current.get(i), i)) // the group again: as at the start
-                {
-                    serving.add(current.get(i));
-                }
+                System.out.println("kv: FAILED: " + refused);
+                return SstMember.EXIT_MEMBER_FAILED;
             }
         }
         System.out.println("kv: stopping");
@@ -214,6 +213,57 @@ public final class KvCommand implements Callable<Integer>
         {
             current.set(i, processes.start("kv" + i + "+", Weft.class, args(file, i, ports.get(i), false)));
         }
+    }
+
+    /**
+     * After a start of the whole group, as at the start: waits until each member serves or exits, for 60 s at most;
+     * returns why the group cannot start ({@link #refusal}), or null.
+     */
+    private String awaitGroup(final MemberProcesses processes, final List<Integer> current, final Set<Integer> serving)
+        throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline && !stopping)
+        {
+            final String refused = refusal(processes, current);
+            if (refused != null)
+            {
+                return refused;
+            }
+            boolean waiting = false;
+            for (int i = 0; i < current.size(); i++)
+            {
+                final int index = current.get(i);
+                if (!serving.contains(index) && servedYet(processes, index, i))
+                {
+                    serving.add(index);
+                }
+                waiting |= !serving.contains(index) && processes.process(index).isAlive();
+            }
+            if (!waiting)
+            {
+                return null;
+            }
+            Thread.sleep(50);
+        }
+        return null;
+    }
+
+    /** A member of the group that refused to start (exit 2), which every start would repeat; else null. */
+    private String refusal(final MemberProcesses processes, final List<Integer> current)
+    {
+        for (int i = 0; i < current.size(); i++)
+        {
+            final Process p = processes.process(current.get(i));
+            if (!p.isAlive() && p.exitValue() == Weft.EXIT_CONFIG)
+            {
+                return "member " + i + " refused to start (exit 2: its output above says why), and the group starts " +
+                    "again only with every member" + (log == null ? "" : "; repair its log, or move " +
+                    log.resolve("member-" + i) + " aside: it then starts empty and takes what it lacks from the " +
+                    "others' logs");
+            }
+        }
+        return null;
     }
 
     /** Whether member {@code member}'s process {@code index} has said it serves. */

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -59,6 +60,14 @@ class KvCommandTest
         return true;
     }
 
+    /** Starts {@code weft kv} of three members for {@code duration}, with {@code options}. */
+    private MemberProcess startKv(final String name, final String duration, final String... options)
+    {
+        final List<String> args = new ArrayList<>(List.of("kv", "--members", "3", "--duration", duration));
+        args.addAll(List.of(options));
+        return MemberProcess.start(name, dir, Weft.class, args.toArray(String[]::new));
+    }
+
     /** The three members' Redis ports and pids, by member id, as the command printed them. */
     private record Served(int[] ports, long[] pids)
     {
@@ -83,8 +92,7 @@ class KvCommandTest
     void aKilledMemberIsRestartedAndCatchesUp() throws Exception
     {
         final Path home = dir.resolve("kv");
-        try (MemberProcess kv = MemberProcess.start("kv", dir, Weft.class, "kv", "--members", "3", "--duration",
-            "PT60S", "--dir", home.toString()))
+        try (MemberProcess kv = startKv("kv", "PT60S", "--dir", home.toString()))
         {
             final Served served = serving(kv);
             final int[] ports = served.ports();
@@ -184,8 +192,7 @@ class KvCommandTest
     @Test
     void aGroupWhoseMembersAllDieStartsAgainFromItsLogs() throws Exception
     {
-        try (MemberProcess kv = MemberProcess.start("kv", dir, Weft.class, "kv", "--members", "3", "--duration",
-            "PT90S", "--log", dir.resolve("logs").toString()))
+        try (MemberProcess kv = startKv("kv", "PT90S", "--log", dir.resolve("logs").toString()))
         {
             final Served served = serving(kv);
             final int[] ports = served.ports();
@@ -219,8 +226,7 @@ class KvCommandTest
     @Test
     void aMemberThatRefusesToStartIsNotStartedAgain() throws Exception
     {
-        try (MemberProcess kv = MemberProcess.start("kv", dir, Weft.class, "kv", "--members", "3", "--duration",
-            "PT30S", "--log", dir.resolve("logs").toString()))
+        try (MemberProcess kv = startKv("kv", "PT30S", "--log", dir.resolve("logs").toString()))
         {
             final Served served = serving(kv);
             try (Jedis j = new Jedis("127.0.0.1", served.ports()[0]))
@@ -242,6 +248,48 @@ class KvCommandTest
             assertEquals(0, kv.awaitExit(Duration.ofSeconds(60)), kv.output()); // its --duration ends it
             assertEquals(1, kv.output().lines().filter(l -> l.contains("] weft: the log in ") &&
                 l.contains("member-2") && l.contains(" is damaged: ")).count(), kv.output());
+        }
+    }
+
+    /**
+     * The whole group killed, and member 2's log damaged: the group can start again only with every member, so the
+     * command ends, naming the member and what to do, where it started the group again for ever. Done
+     * (member 2's log moved aside), the store starts again with every write, member 2's included.
+     */
+    @Test
+    void aGroupThatCannotStartAgainEndsTheCommandSayingWhatToDo() throws Exception
+    {
+        final Path logs = dir.resolve("logs");
+        try (MemberProcess kv = startKv("kv", "PT120S", "--log", logs.toString()))
+        {
+            final Served served = serving(kv);
+            try (Jedis j = new Jedis("127.0.0.1", served.ports()[0]))
+            {
+                for (int n = 0; n < 50; n++)
+                {
+                    assertEquals("OK", j.set("k" + n, "value-number-" + n));
+                }
+            }
+            damage(logs.resolve("member-2"), "value-number-25");
+            final long[] pids = served.pids();
+            new ProcessBuilder("kill", "-9", String.valueOf(pids[0]), String.valueOf(pids[1]), String.valueOf(pids[2]))
+                .inheritIO().start().waitFor();
+            assertEquals(SstMember.EXIT_MEMBER_FAILED, kv.awaitExit(Duration.ofSeconds(60)), kv.output());
+            assertTrue(kv.output().contains("kv: FAILED: member 2 refused to start (exit 2: its output above says " +
+                "why), and the group starts again only with every member; repair its log, or move " +
+                logs.resolve("member-2") + " aside: it then starts empty and takes what it lacks from the others' " +
+                "logs"), kv.output());
+        }
+        Files.move(logs.resolve("member-2"), dir.resolve("member-2-damaged"));
+        try (MemberProcess kv = startKv("kv-again", "PT60S", "--log", logs.toString()))
+        {
+            try (Jedis j = new Jedis("127.0.0.1", serving(kv).ports()[2]))
+            {
+                assertEquals(50, j.dbSize());
+                assertEquals("value-number-25", j.get("k25"));
+            }
+            kv.signal("TERM");
+            kv.awaitExit(Duration.ofSeconds(60));
         }
     }
 
@@ -274,8 +322,7 @@ class KvCommandTest
     {
         final Path logs = dir.resolve("logs");
         KvLogFixtures.memberTwoBehindCompactedLogs(logs);
-        try (MemberProcess kv = MemberProcess.start("kv", dir, Weft.class, "kv", "--members", "3", "--duration",
-            "PT90S", "--log", logs.toString()))
+        try (MemberProcess kv = startKv("kv", "PT90S", "--log", logs.toString()))
         {
             final int[] ports = serving(kv).ports();
             kv.awaitOutput("kv: member 2 exited with", Duration.ofSeconds(30));
