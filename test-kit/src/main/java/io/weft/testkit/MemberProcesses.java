@@ -168,7 +168,7 @@ public final class MemberProcesses implements AutoCloseable
     /**
      * Asks every live process to stop: SIGTERM, which runs its shutdown hooks (a kv-member leaves its group gracefully;
      * the other member programs have no such hook, and their groups see them go as after a crash). A process started
-     * after this call is stopped the same way as it starts.
+     * after this call, or after {@link #close()}, gets SIGTERM as it starts.
      */
     public void terminate()
     {
