@@ -60,12 +60,17 @@ class KvCommandTest
         return true;
     }
 
-    /** Starts {@code weft kv} of three members for {@code duration}, with {@code options}. */
+    /**
+     * Starts {@code weft kv} of three members for {@code duration}, with {@code options}; its temporary directory
+     * under the test's, since a command the test kills (a failed test's end, kill -9) cannot remove it from /tmp.
+     */
     private MemberProcess startKv(final String name, final String duration, final String... options)
+        throws IOException
     {
         final List<String> args = new ArrayList<>(List.of("kv", "--members", "3", "--duration", duration));
         args.addAll(List.of(options));
-        return MemberProcess.start(name, dir, Weft.class, args.toArray(String[]::new));
+        return MemberProcess.start(List.of("-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp"))), name,
+            dir, Weft.class, args.toArray(String[]::new));
     }
 
     /** The three members' Redis ports and pids, by member id, as the command printed them. */
@@ -131,11 +136,7 @@ class KvCommandTest
         final long[] pids;
         final int[] ports;
         final String rows;
-        // its temporary directory under the test's: a command killed with kill -9 cannot remove it (one per CI run was
-        // left in /tmp)
-        try (MemberProcess kv = MemberProcess.start(List.of("-Djava.io.tmpdir=" + Files.createDirectories(
-            dir.resolve("tmp"))), "kv", dir, Weft.class, "kv", "--members", "3", "--transport", "shm", "--duration",
-            "PT60S"))
+        try (MemberProcess kv = startKv("kv", "PT60S", "--transport", "shm"))
         {
             final Served served = serving(kv);
             pids = served.pids();
