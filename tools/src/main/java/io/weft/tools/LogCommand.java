@@ -146,6 +146,7 @@ final class LogCommand implements Callable<Integer>
         {
             this.dir = dir;
             this.key = key(dir);
+            this.next = System.nanoTime(); // nanoTime may be negative: no fixed origin
         }
 
         boolean now()
