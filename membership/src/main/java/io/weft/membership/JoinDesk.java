@@ -100,7 +100,7 @@ final class JoinDesk implements ControlServer.Desk
                 memberId;
         }
         final long silentMs = e.detector.silenceMillis(rank);
-        final long replaceMs = replaceAfter().toMillis();
+        final long replaceMs = replaceAfterMillis();
         if (silentMs < replaceMs && !e.detector.suspects(rank))
         {
             // a misconfigured second process must not evict a live member: in a group of two that stops both
@@ -114,16 +114,13 @@ final class JoinDesk implements ControlServer.Desk
     }
 
     /**
-     * How long a member must have been silent here before a process with its id replaces it: half the failure
+     * How long, in ms, a member must have been silent here before a process with its id replaces it: half the failure
      * timeout, at least three heartbeat intervals (a live member is heard every interval), at most the timeout.
      */
-    private java.time.Duration replaceAfter()
+    private long replaceAfterMillis()
     {
-        final var failure = config.failure();
-        final java.time.Duration half = failure.failureTimeout().dividedBy(2);
-        final java.time.Duration beats = failure.heartbeatInterval().multipliedBy(3);
-        final java.time.Duration floor = half.compareTo(beats) < 0 ? beats : half;
-        return floor.compareTo(failure.failureTimeout()) > 0 ? failure.failureTimeout() : floor;
+        final long timeout = config.failure().failureTimeout().toMillis();
+        return Math.min(timeout, Math.max(timeout / 2, 3 * config.failure().heartbeatInterval().toMillis()));
     }
 
     @Override

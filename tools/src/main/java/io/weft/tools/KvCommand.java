@@ -96,7 +96,7 @@ public final class KvCommand implements Callable<Integer>
     }
 
     /** Before the members end: the supervision loop must not start them again. */
-    private synchronized void stopSupervising()
+    private void stopSupervising()
     {
         stopping = true;
     }
@@ -117,18 +117,22 @@ public final class KvCommand implements Callable<Integer>
         {
             current.add(processes.start("kv" + i, Weft.class, args(file, i, ports.get(i), false)));
         }
-        boolean served = false;
+        final Set<Integer> serving = new HashSet<>(); // process indexes that served: members of the group
+        final String refusedAtStart = awaitGroup(processes, current, serving);
+        if (refusedAtStart != null)
+        {
+            System.out.println("kv: FAILED: " + refusedAtStart);
+            return SstMember.EXIT_MEMBER_FAILED;
+        }
         for (int i = 0; i < members; i++)
         {
-            final boolean serves = awaitServing(processes, current.get(i), i);
-            if (!serves && processes.process(current.get(i)).isAlive())
+            if (!serving.contains(current.get(i)) && processes.process(current.get(i)).isAlive())
             {
                 System.out.println("kv: FAILED: member " + i + " did not start serving within 60 s");
                 return SstMember.EXIT_TIMEOUT;
             }
-            served |= serves;
         }
-        if (!served)
+        if (serving.isEmpty())
         {
             System.out.println("kv: FAILED: every member exited before serving (their output above says why)");
             return SstMember.EXIT_MEMBER_FAILED;
@@ -141,7 +145,6 @@ public final class KvCommand implements Callable<Integer>
                 processes.process(current.get(i)).pid(), ports.get(i));
         }
         final long end = System.nanoTime() + run.toNanos();
-        final Set<Integer> serving = new HashSet<>(current); // process indexes that served: members of the group
         final Restarts restarts = new Restarts(members);
         while (System.nanoTime() < end && !stopping)
         {
@@ -156,30 +159,27 @@ public final class KvCommand implements Callable<Integer>
                 }
                 groupAlive |= serving.contains(index) && processes.process(index).isAlive();
             }
-            synchronized (this) // against stopSupervising(): a member started after it would be left running
+            if (stopping) // a member started after the launcher's end began is stopped by MemberProcesses itself
             {
-                if (stopping)
+                break;
+            }
+            if (!groupAlive)
+            {
+                restarts.reset();
+                restartGroup(processes, current, file, ports);
+            }
+            for (int i = 0; i < members && groupAlive; i++)
+            {
+                final Process p = processes.process(current.get(i));
+                final long now = System.nanoTime();
+                if (!p.isAlive() && !restarts.waiting(i))
                 {
-                    break;
+                    System.out.println(restarts.exited(i, p.exitValue(), serving.contains(current.get(i)), now));
                 }
-                if (!groupAlive)
+                if (restarts.due(i, now))
                 {
-                    restarts.reset();
-                    restartGroup(processes, current, file, ports);
-                }
-                for (int i = 0; i < members && groupAlive; i++)
-                {
-                    final Process p = processes.process(current.get(i));
-                    final long now = System.nanoTime();
-                    if (!p.isAlive() && !restarts.waiting(i))
-                    {
-                        System.out.println(restarts.exited(i, p.exitValue(), serving.contains(current.get(i)), now));
-                    }
-                    if (restarts.due(i, now))
-                    {
-                        restarts.started(i);
-                        current.set(i, processes.start("kv" + i + "'", Weft.class, args(file, i, ports.get(i), true)));
-                    }
+                    restarts.started(i);
+                    current.set(i, processes.start("kv" + i + "'", Weft.class, args(file, i, ports.get(i), true)));
                 }
             }
             final String refused = groupAlive ? null : awaitGroup(processes, current, serving);
@@ -216,8 +216,8 @@ public final class KvCommand implements Callable<Integer>
     }
 
     /**
-     * After a start of the whole group, as at the start: waits until each member serves or exits, for 60 s at most;
-     * returns why the group cannot start ({@link #refusal}), or null.
+     * After a start of the whole group (the first, or again): waits until each member serves or exits, for 60 s at
+     * most; returns why the group cannot start ({@link #refusal}), or null.
      */
     private String awaitGroup(final MemberProcesses processes, final List<Integer> current, final Set<Integer> serving)
         throws InterruptedException
@@ -286,21 +286,6 @@ public final class KvCommand implements Callable<Integer>
             args.add("--join");
         }
         return args;
-    }
-
-    private static boolean awaitServing(final MemberProcesses processes, final int index, final int member)
-        throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline && processes.process(index).isAlive())
-        {
-            if (servedYet(processes, index, member))
-            {
-                return true;
-            }
-            Thread.sleep(50);
-        }
-        return false;
     }
 
     /**
