@@ -65,6 +65,8 @@ class KvDurabilityTest
                         assertEquals("v" + p, j.get("k" + p), "member " + i + ", key k" + p);
                     }
                     assertTrue(j.info().contains("weft_write_position:80"), j.info());
+                    assertEquals(Map.of("appendonly", "yes", "dir", logs.resolve("member-" + i).toAbsolutePath()
+                        .toString()), j.configGet("appendonly", "dir"), "CONFIG GET, member " + i);
                 }
             }
         }

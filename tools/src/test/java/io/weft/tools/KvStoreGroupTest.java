@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -40,7 +41,14 @@ class KvStoreGroupTest
 
     static String redisCli(final int port, final String... args) throws IOException, InterruptedException
     {
-        final List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", String.valueOf(port)));
+        return redisTool("redis-cli", port, args);
+    }
+
+    /** The output of {@code tool} (redis-cli, redis-benchmark) run against the member at {@code port}. */
+    private static String redisTool(final String tool, final int port, final String... args)
+        throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>(List.of(tool, "-h", "127.0.0.1", "-p", String.valueOf(port)));
         command.addAll(List.of(args));
         final Process p;
         try
@@ -49,10 +57,10 @@ class KvStoreGroupTest
         }
         catch (final IOException ex)
         {
-            throw new AssertionError("redis-cli is needed by this test: apt-get install redis-tools (.ci/run does)", ex);
+            throw new AssertionError(tool + " is needed by this test: apt-get install redis-tools (.ci/run does)", ex);
         }
         final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "redis-cli hung");
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), tool + " hung");
         return out;
     }
 
@@ -210,6 +218,19 @@ class KvStoreGroupTest
             assertTrue(c.info("keyspace").startsWith("# Keyspace\r\ndb0:keys=3,"), c.info("keyspace"));
             assertEquals("", c.info("nosuch"));
             assertTrue(redisCli(ports.get(0), "nosuch").startsWith("ERR unknown command 'nosuch'"));
+
+            // CONFIG GET: the settings that hold here, by Redis's names, in any case and by glob; redis-benchmark reads
+            // save and appendonly at its start, and warned "Could not fetch server CONFIG" at the empty answer before
+            assertEquals(Map.of("maxmemory", String.valueOf(info(a, "maxmemory")), "maxmemory-policy", "noeviction"),
+                a.configGet("MAXMEM*"));
+            assertEquals(Map.of("save", "", "appendonly", "no", "databases", "1"),
+                b.configGet("save", "appendonly", "data?ases", "save"));
+            assertEquals(Map.of(), c.configGet("nosuch"));
+            assertTrue(redisCli(ports.get(0), "config", "set", "maxmemory", "1").startsWith("ERR CONFIG SET is not " +
+                "supported by this store: its settings are fixed when a member starts"));
+            final String benchmark = redisTool("redis-benchmark", ports.get(1), "-q", "-n", "200", "-c", "2", "-t",
+                "ping");
+            assertTrue(benchmark.contains("PING_MBULK: ") && !benchmark.contains("WARNING"), benchmark);
 
             // RESP3 after HELLO 3: a client library in RESP3 mode, redis-cli -3, and the map on the wire
             try (Jedis three = new Jedis("127.0.0.1", ports.get(2), redis.clients.jedis.DefaultJedisClientConfig.builder()

@@ -209,13 +209,12 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             }
             case "SELECT" -> n != 2 ? Reply.wrongArity(cmd) :
                 "0".equals(text(args.get(1))) ? Reply.OK : Reply.error("ERR DB index is out of range");
-            case "INFO" -> Reply.Bulk.of(sections(replica.info(), args));
+            case "INFO" -> Reply.Bulk.of(sections(StoreReport.info(replica), args));
             case "WAIT" -> n != 3 ? Reply.wrongArity(cmd) : waitReplicas(args);
             case "HELLO" -> hello(args);
             case "CLIENT" -> client(args);
             case "COMMAND" -> new Reply.Array(List.of()); // no command table: clients fall back to plain commands
-            case "CONFIG" -> n >= 2 && "GET".equalsIgnoreCase(text(args.get(1))) ? new Reply.Array(List.of()) :
-                Reply.error("ERR CONFIG is limited to GET in this store (it has no settings of its own)");
+            case "CONFIG" -> StoreReport.config(replica, args);
             case "RESET" ->
             {
                 name = null;

@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -57,41 +56,42 @@ public final class KvReplica implements AutoCloseable
     /** Batches between two publications of how far this member's log reaches. */
     private static final int PERSISTED_EVERY = 64;
 
-    private final KvStore store = new KvStore();
+    final KvStore store = new KvStore();
     /** This member's pub/sub subscriptions (PUBLISH travels through the group as a write). */
     final PubSub pubSub = store.pubSub;
     private final WriteBatch writeBatch = new WriteBatch(store);
     /** The keys of this member's own batch, built before its lookups (delivery thread; see KvStore.touch). */
     private Key[] keys = new Key[256];
     private final boolean localReads;
-    private final KvLog log;
+    final KvLog log;
     private final CountDownLatch serving = new CountDownLatch(1);
     /** Write position: batches with a write applied here (predicate thread; replay and state transfer before it). */
-    private long applied;
+    long applied;
     /** Cold-start recovery (predicate thread; made at view 0 of a durable replica) and catch-ups ahead of it. */
     private volatile ColdStart coldStart;
     private final TreeMap<Long, byte[]> early = new TreeMap<>();
     /** The most catch-up batches {@link #early} held at once (delivery thread). */
     private int earlyPeak;
-    private final AtomicLong writes = new AtomicLong();
-    private final AtomicLong reads = new AtomicLong();
+    /** Writes applied and reads served here (INFO, {@link StoreReport}). */
+    final AtomicLong writes = new AtomicLong();
+    final AtomicLong reads = new AtomicLong();
     /** Client connections open, and those not read because they do not take their replies (INFO's Clients). */
     final AtomicInteger connectedClients = new AtomicInteger();
     final AtomicInteger clientsPausedForOutput = new AtomicInteger();
     /** Writes that may grow the store are refused while it holds more than this ({@link KvStore#bytes}). */
-    private volatile long maxMemory = Runtime.getRuntime().maxMemory() / 2;
-    private final KvProposer proposer = new KvProposer(this::stop);
+    volatile long maxMemory = Runtime.getRuntime().maxMemory() / 2;
+    final KvProposer proposer = new KvProposer(this::stop);
     private final AtomicBoolean proposeScheduled = new AtomicBoolean();
     private final Runnable proposeTask = () ->
     {
         proposeScheduled.set(false); // first: commands queued from now on schedule another pass
         proposer.proposeNow();
     };
-    private volatile Group group;
+    volatile Group group;
     private volatile String down;
     /** The current view: told before any delivery in it. */
     private volatile View view;
-    private int me;
+    int me;
     /** This member's part in a cold start's catch-up (set with {@link #me}, before the group starts). */
     private CatchUpSender catchUps;
 
@@ -336,29 +336,6 @@ public final class KvReplica implements AutoCloseable
         final String reason = down;
         final Group g = group;
         return reason != null || g == null ? reason : g.minorityReason();
-    }
-
-    /** The INFO text: server, clients, memory (the store's estimate), replication (the view) and keyspace sections. */
-    public String info()
-    {
-        final Group g = group;
-        final View view = g.view();
-        final long now = System.currentTimeMillis();
-        return "# Server\r\nredis_version:7.2.0\r\nweft_store:replicated key-value store on a Weft group\r\n" +
-            "process_id:" + ProcessHandle.current().pid() + "\r\n" +
-            "\r\n# Clients\r\nconnected_clients:" + connectedClients.get() + "\r\nweft_clients_paused_for_output:" +
-            clientsPausedForOutput.get() + "\r\n" +
-            "\r\n# Memory\r\nused_memory:" + store.bytes() + "\r\nmaxmemory:" + maxMemory +
-            "\r\nmaxmemory_policy:noeviction\r\n" +
-            "\r\n# Replication\r\nrole:master\r\nweft_member_id:" + me + "\r\nweft_view_id:" + view.id() + "\r\n" +
-            "weft_view_members:" + view.members() + "\r\nweft_view_leader:" + view.members().getFirst() + "\r\n" +
-            "weft_transport:" + g.config().transport().kind().name().toLowerCase(java.util.Locale.ROOT) + "\r\n" +
-            "weft_reads:" + (localReads ? "local" : "linearizable") + "\r\n" +
-            "weft_log:" + (log == null ? "none" : log.directory().toString()) + "\r\nweft_write_position:" + applied +
-            "\r\nweft_writes_applied:" + writes.get() + "\r\nweft_reads_served:" + reads.get() + "\r\n" +
-            "weft_batches_sent:" + proposer.batchesSent() + "\r\nweft_status:" +
-            Objects.requireNonNullElse(down(), "ok") + "\r\n" +
-            "\r\n# Keyspace\r\ndb0:keys=" + store.size(now) + ",expires=" + store.expiring(now) + ",avg_ttl=0\r\n";
     }
 
     // ---- delivery (predicate thread) ---------------------------------------------------------------------------

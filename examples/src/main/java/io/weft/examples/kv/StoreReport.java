@@ -1,0 +1,111 @@
+package io.weft.examples.kv;
+
+import io.weft.membership.Group;
+import io.weft.membership.View;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What a member tells about itself: INFO's sections, and CONFIG GET's settings under Redis's names with this store's
+ * values, so that tools that read them see what holds here (redis-benchmark reads {@code save} and {@code appendonly}
+ * at its start and warned "Could not fetch server CONFIG" at the empty answer this store gave before).
+ */
+final class StoreReport
+{
+    private StoreReport()
+    {
+    }
+
+    /** The INFO text: server, clients, memory (the store's estimate), replication (the view) and keyspace sections. */
+    static String info(final KvReplica r)
+    {
+        final Group g = r.group;
+        final View view = g.view();
+        final long now = System.currentTimeMillis();
+        return "# Server\r\nredis_version:7.2.0\r\nweft_store:replicated key-value store on a Weft group\r\n" +
+            "process_id:" + ProcessHandle.current().pid() + "\r\n" +
+            "\r\n# Clients\r\nconnected_clients:" + r.connectedClients.get() + "\r\nweft_clients_paused_for_output:" +
+            r.clientsPausedForOutput.get() + "\r\n" +
+            "\r\n# Memory\r\nused_memory:" + r.store.bytes() + "\r\nmaxmemory:" + r.maxMemory +
+            "\r\nmaxmemory_policy:noeviction\r\n" +
+            "\r\n# Replication\r\nrole:master\r\nweft_member_id:" + r.me + "\r\nweft_view_id:" + view.id() + "\r\n" +
+            "weft_view_members:" + view.members() + "\r\nweft_view_leader:" + view.members().getFirst() + "\r\n" +
+            "weft_transport:" + g.config().transport().kind().name().toLowerCase(Locale.ROOT) + "\r\n" +
+            "weft_reads:" + (r.localReads() ? "local" : "linearizable") + "\r\n" +
+            "weft_log:" + (r.log == null ? "none" : r.log.directory().toString()) + "\r\nweft_write_position:" +
+            r.applied + "\r\nweft_writes_applied:" + r.writes.get() + "\r\nweft_reads_served:" + r.reads.get() +
+            "\r\nweft_batches_sent:" + r.proposer.batchesSent() + "\r\nweft_status:" +
+            Objects.requireNonNullElse(r.down(), "ok") + "\r\n" +
+            "\r\n# Keyspace\r\ndb0:keys=" + r.store.size(now) + ",expires=" + r.store.expiring(now) + ",avg_ttl=0\r\n";
+    }
+
+    /**
+     * CONFIG GET pattern [pattern ...]: each setting whose name a pattern matches (a glob, in any case) once, as name
+     * and value (a map in RESP3); a pattern that matches none adds nothing, as in Redis. CONFIG's other subcommands
+     * are refused: the settings are the command line's, fixed while a member runs.
+     */
+    static Reply config(final KvReplica r, final List<byte[]> args)
+    {
+        final String sub = args.size() < 2 ? "" : new String(args.get(1), StandardCharsets.UTF_8);
+        if (!"GET".equalsIgnoreCase(sub))
+        {
+            return args.size() < 2 ? Reply.wrongArity("CONFIG") : Reply.error("ERR CONFIG " +
+                sub.toUpperCase(Locale.ROOT) + " is not supported by this store: its settings are fixed when a " +
+                "member starts (weft kv's options); CONFIG GET reads them");
+        }
+        if (args.size() < 3)
+        {
+            return Reply.error("ERR wrong number of arguments for 'config|get' command");
+        }
+        final List<byte[]> patterns = args.subList(2, args.size()).stream().map(StoreReport::lowerCase).toList();
+        final List<Reply> pairs = new ArrayList<>();
+        for (final Map.Entry<String, String> setting : settings(r).entrySet())
+        {
+            final byte[] name = setting.getKey().getBytes(StandardCharsets.US_ASCII);
+            for (final byte[] pattern : patterns)
+            {
+                if (Glob.matches(pattern, name))
+                {
+                    pairs.add(Reply.Bulk.of(setting.getKey()));
+                    pairs.add(Reply.Bulk.of(setting.getValue()));
+                    break;
+                }
+            }
+        }
+        return new Reply.Map(pairs);
+    }
+
+    /** The settings, by Redis's names, that hold for this store. */
+    private static Map<String, String> settings(final KvReplica r)
+    {
+        final Map<String, String> s = new LinkedHashMap<>();
+        s.put("appendonly", r.log == null ? "no" : "yes"); // with --log every write is logged before it is applied
+        s.put("appendfsync", "no"); // appends reach the page cache of a mapped file; the kernel writes them out
+        s.put("databases", "1");
+        s.put("dir", (r.log == null ? Path.of("") : r.log.directory()).toAbsolutePath().toString());
+        s.put("maxmemory", Long.toString(r.maxMemory));
+        s.put("maxmemory-policy", "noeviction"); // writes that may grow a full store are refused, nothing evicted
+        s.put("notify-keyspace-events", "");
+        s.put("save", ""); // no snapshot files: the log, where there is one, holds the store
+        s.put("timeout", "0"); // an idle client is never closed
+        return s;
+    }
+
+    /** {@code pattern} in lower case (ASCII): the settings' names are, and Redis matches them in any case. */
+    private static byte[] lowerCase(final byte[] pattern)
+    {
+        final byte[] lower = pattern.clone();
+        for (int i = 0; i < lower.length; i++)
+        {
+            lower[i] = lower[i] >= 'A' && lower[i] <= 'Z' ? (byte)(lower[i] + 32) : lower[i];
+        }
+        return lower;
+    }
+}
