@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * Starts member processes for demos with this JVM's java, class path and JVM flags (the launcher's flags reach
@@ -54,17 +55,28 @@ public final class MemberProcesses implements AutoCloseable
     public int startWith(final List<String> prefix, final String name, final Class<?> main, final List<String> jvmArgs,
         final List<String> args)
     {
-        return start(prefix, name, main, jvmArgs, args, true);
+        return start(prefix, name, main, jvmArgs, args, true, line -> true);
     }
 
     /** {@link #start(String, Class, List)} with the output captured only, not printed (a long listing). */
     public int startQuiet(final String name, final Class<?> main, final List<String> args)
     {
-        return start(List.of(), name, main, List.of(), args, false);
+        return start(List.of(), name, main, List.of(), args, false, line -> true);
+    }
+
+    /**
+     * {@link #start(String, Class, List)} that keeps, of the lines it prints, only those {@code kept} accepts for
+     * {@link #lines(int)}: a command that runs for days and looks for a few lines holds no more (each line costs about
+     * 200 bytes; `weft kv` kept every line its members printed, one per client that sent bad bytes).
+     */
+    public int startKeeping(final String name, final Class<?> main, final List<String> args,
+        final Predicate<String> kept)
+    {
+        return start(List.of(), name, main, List.of(), args, true, kept);
     }
 
     private int start(final List<String> prefix, final String name, final Class<?> main, final List<String> jvmArgs,
-        final List<String> args, final boolean echo)
+        final List<String> args, final boolean echo, final Predicate<String> kept)
     {
         final List<String> flags = new ArrayList<>();
         for (final String arg : ManagementFactory.getRuntimeMXBean().getInputArguments())
@@ -101,7 +113,10 @@ public final class MemberProcesses implements AutoCloseable
                         {
                             out.println("[" + name + "] " + line);
                         }
-                        captured.add(line);
+                        if (kept.test(line))
+                        {
+                            captured.add(line);
+                        }
                     }
                 }
                 catch (final IOException ignored)

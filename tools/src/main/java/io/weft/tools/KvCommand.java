@@ -115,7 +115,7 @@ public final class KvCommand implements Callable<Integer>
         final List<Integer> current = new ArrayList<>();
         for (int i = 0; i < members; i++)
         {
-            current.add(processes.start("kv" + i, Weft.class, args(file, i, ports.get(i), false)));
+            current.add(start(processes, "kv" + i, i, file, ports, false));
         }
         final Set<Integer> serving = new HashSet<>(); // process indexes that served: members of the group
         final String refusedAtStart = awaitGroup(processes, current, serving);
@@ -179,7 +179,7 @@ public final class KvCommand implements Callable<Integer>
                 if (restarts.due(i, now))
                 {
                     restarts.started(i);
-                    current.set(i, processes.start("kv" + i + "'", Weft.class, args(file, i, ports.get(i), true)));
+                    current.set(i, start(processes, "kv" + i + "'", i, file, ports, true));
                 }
             }
             final String refused = groupAlive ? null : awaitGroup(processes, current, serving);
@@ -211,7 +211,7 @@ public final class KvCommand implements Callable<Integer>
         }
         for (int i = 0; i < current.size(); i++)
         {
-            current.set(i, processes.start("kv" + i + "+", Weft.class, args(file, i, ports.get(i), false)));
+            current.set(i, start(processes, "kv" + i + "+", i, file, ports, false));
         }
     }
 
@@ -269,7 +269,23 @@ public final class KvCommand implements Callable<Integer>
     /** Whether member {@code member}'s process {@code index} has said it serves. */
     private static boolean servedYet(final MemberProcesses processes, final int index, final int member)
     {
-        return processes.lines(index).stream().anyMatch(l -> l.startsWith("member " + member + ": kv serving"));
+        return processes.lines(index).stream().anyMatch(l -> l.startsWith(servingLine(member)));
+    }
+
+    private static String servingLine(final int member)
+    {
+        return "member " + member + ": kv serving";
+    }
+
+    /**
+     * Starts member {@code member} as process {@code name}. Of its output, all printed, only the line saying it serves
+     * is kept: the command may run for days, and before it kept every line (one per client that sent bad bytes).
+     */
+    private int start(final MemberProcesses processes, final String name, final int member, final Path file,
+        final List<Integer> ports, final boolean join)
+    {
+        return processes.startKeeping(name, Weft.class, args(file, member, ports.get(member), join),
+            line -> line.startsWith(servingLine(member)));
     }
 
     private List<String> args(final Path file, final int member, final int port, final boolean join)
