@@ -21,6 +21,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -524,13 +525,14 @@ class KvStoreGroupTest
     }
 
     /**
-     * Hashes and sets across members: clients at two members increment one field, write hashes and add to one set at
-     * once, and every member holds every increment, field and member; a string command on a hash is WRONGTYPE at any
-     * member; a member killed with kill -9 and joined again receives the hashes and sets with its state (fields,
-     * members, expiry) and serves them. Before, HSET, SADD and the other commands of both types were unknown.
+     * Hashes, sets and lists across members: clients at two members increment one field, write hashes, add to one
+     * set and push to one list at once, and every member holds every increment, field, member and item, the list in
+     * one order that keeps each client's; a string command on a hash is WRONGTYPE at any member; a member killed with
+     * kill -9 and joined again receives them with its state (fields, members, items, expiry) and serves them. Before,
+     * HSET, SADD, RPUSH and the other commands of the three types were unknown.
      */
     @Test
-    void hashesAndSetsAreTheSameAtEveryMemberAndAJoinerReceivesThem() throws Exception
+    void hashesSetsAndListsAreTheSameAtEveryMemberAndAJoinerReceivesThem() throws Exception
     {
         final int each = 150;
         try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable");
@@ -545,6 +547,7 @@ class KvStoreGroupTest
                         b.hincrBy("counts", "n", 1);
                         b.hset("user:" + i, java.util.Map.of("name", "b" + i, "age", Integer.toString(i)));
                         b.sadd("seen", "b" + i, "both" + i);
+                        b.rpush("jobs", "b" + i);
                     }
                 }
             });
@@ -553,12 +556,19 @@ class KvStoreGroupTest
                 a.hincrBy("counts", "n", 1);
                 a.hset("big", "f" + i, "v" + i);
                 a.sadd("seen", "a" + i, "both" + i);
+                a.rpush("jobs", "a" + i);
             }
             other.join(TimeUnit.SECONDS.toMillis(60));
             assertFalse(other.isAlive());
             assertEquals(1, a.expire("big", 1000));
             final JedisDataException wrongType = assertThrows(JedisDataException.class, () -> a.get("counts"));
             assertTrue(wrongType.getMessage().startsWith("WRONGTYPE"), wrongType.getMessage());
+            final List<String> jobs = a.lrange("jobs", 0, -1);
+            for (final String client : List.of("a", "b"))
+            {
+                assertEquals(IntStream.range(0, each).mapToObj(i -> client + i).toList(),
+                    jobs.stream().filter(j -> j.startsWith(client)).toList(), "client " + client + "'s pushes in order");
+            }
             kv.get(2).kill();
             kv.start(2, true);
             kv.awaitServing(2);
@@ -566,6 +576,8 @@ class KvStoreGroupTest
             {
                 try (Jedis c = new Jedis("127.0.0.1", port))
                 {
+                    assertEquals(jobs, c.lrange("jobs", 0, -1), "member at " + port);
+                    assertEquals("list", c.type("jobs"));
                     assertEquals(Integer.toString(2 * each), c.hget("counts", "n"), "member at " + port);
                     assertEquals(each, c.hlen("big"), "member at " + port);
                     assertEquals("v77", c.hget("big", "f77"));
@@ -580,9 +592,13 @@ class KvStoreGroupTest
             {
                 assertEquals(1, joined.hdel("big", "f0"));
                 assertEquals(1, joined.srem("seen", "a0"));
+                assertEquals(jobs.getFirst(), joined.lpop("jobs"));
+                assertEquals(jobs.getLast(), joined.rpoplpush("jobs", "done"));
             }
             assertEquals(each - 1, a.hlen("big"));
             assertEquals(3 * each - 1, a.scard("seen"));
+            assertEquals(jobs.subList(1, jobs.size() - 1), a.lrange("jobs", 0, -1));
+            assertEquals(List.of(jobs.getLast()), a.lrange("done", 0, -1));
         }
     }
 

@@ -12,10 +12,14 @@ import java.util.Map;
  */
 final class Commands
 {
-    /** How a command travels: writes through the group (GROWING ones may make the store larger), reads by mode. */
+    /**
+     * How a command travels: writes through the group (GROWING ones may make the store larger), reads by mode, and
+     * ORDERED reads through the group in either mode: they read what only the writing thread may (SCAN's bucket index,
+     * a list's items, {@link ListValue.Items}).
+     */
     private enum Kind
     {
-        READ, WRITE, GROWING, CONNECTION
+        READ, ORDERED, WRITE, GROWING, CONNECTION
     }
 
     /** A command's kind and arity: n, exactly n words with its name; -n, at least n. */
@@ -46,14 +50,20 @@ final class Commands
         of("GET", Kind.READ, 2), of("GETRANGE", Kind.READ, 4), of("EXISTS", Kind.READ, -2),
         of("TOUCH", Kind.READ, -2), of("MGET", Kind.READ, -2), of("STRLEN", Kind.READ, 2), of("TYPE", Kind.READ, 2),
         of("TTL", Kind.READ, 2), of("PTTL", Kind.READ, 2), of("EXPIRETIME", Kind.READ, 2),
-        of("PEXPIRETIME", Kind.READ, 2), of("KEYS", Kind.READ, 2), of("SCAN", Kind.READ, -2),
+        of("PEXPIRETIME", Kind.READ, 2), of("KEYS", Kind.READ, 2), of("SCAN", Kind.ORDERED, -2),
         of("DBSIZE", Kind.READ, 1), of("HGET", Kind.READ, 3), of("HMGET", Kind.READ, -3),
         of("HGETALL", Kind.READ, 2), of("HKEYS", Kind.READ, 2), of("HVALS", Kind.READ, 2), of("HLEN", Kind.READ, 2),
         of("HEXISTS", Kind.READ, 3), of("HSTRLEN", Kind.READ, 3), of("HSCAN", Kind.READ, -3),
         of("SISMEMBER", Kind.READ, 3), of("SMISMEMBER", Kind.READ, -3), of("SMEMBERS", Kind.READ, 2),
         of("SCARD", Kind.READ, 2), of("SSCAN", Kind.READ, -3), of("SRANDMEMBER", Kind.READ, -2),
         of("SINTER", Kind.READ, -2), of("SUNION", Kind.READ, -2), of("SDIFF", Kind.READ, -2),
-        of("SINTERCARD", Kind.READ, -3), of("PING", Kind.CONNECTION, -1), of("ECHO", Kind.CONNECTION, 2));
+        of("SINTERCARD", Kind.READ, -3), of("LPUSH", Kind.GROWING, -3), of("RPUSH", Kind.GROWING, -3),
+        of("LPUSHX", Kind.GROWING, -3), of("RPUSHX", Kind.GROWING, -3), of("LPOP", Kind.WRITE, -2),
+        of("RPOP", Kind.WRITE, -2), of("LSET", Kind.GROWING, 4), of("LREM", Kind.WRITE, 4),
+        of("LTRIM", Kind.WRITE, 4), of("LINSERT", Kind.GROWING, 5), of("LMOVE", Kind.GROWING, 5),
+        of("RPOPLPUSH", Kind.GROWING, 3), of("LLEN", Kind.ORDERED, 2), of("LINDEX", Kind.ORDERED, 3),
+        of("LRANGE", Kind.ORDERED, 4), of("LPOS", Kind.ORDERED, -3), of("PING", Kind.CONNECTION, -1),
+        of("ECHO", Kind.CONNECTION, 2));
 
     private Commands()
     {
@@ -99,16 +109,17 @@ final class Commands
 
     static boolean isRead(final String command)
     {
-        return kind(command) == Kind.READ;
+        final Kind kind = kind(command);
+        return kind == Kind.READ || kind == Kind.ORDERED;
     }
 
     /**
-     * Whether a read may run on a connection's thread (local reads): all but SCAN, whose bucket index belongs to the
-     * writing thread (see {@link Keyspace}); a SCAN goes through the group even with local reads.
+     * Whether a read may run on a connection's thread (local reads): all but the ORDERED ones, which go through the
+     * group even with local reads.
      */
     static boolean isLocalRead(final String command)
     {
-        return isRead(command) && !command.equals("SCAN");
+        return kind(command) == Kind.READ;
     }
 
     /** The command name of {@code args}, upper case. */

@@ -95,7 +95,7 @@ final class Keyspace
     {
         // type tests, not a pattern switch: this runs on every write
         return stored instanceof byte[] ? 0 : stored instanceof Aggregate a ? a.expireAt() :
-            ((KvStore.Entry)stored).expireAt();
+            stored instanceof ListValue l ? l.expireAt() : ((KvStore.Entry)stored).expireAt();
     }
 
     /** Whether {@code stored}, a value as this map keeps it, is live at {@code now}. */
@@ -108,25 +108,33 @@ final class Keyspace
     /** {@code stored}, a live value as this map keeps it, with the expiry {@code at} (0: none). */
     static Object withExpiry(final Object stored, final long at)
     {
-        return stored instanceof Aggregate a ? a.withExpiry(at) : stored(new KvStore.Entry(value(stored), at));
+        return stored instanceof Aggregate a ? a.withExpiry(at) : stored instanceof ListValue l ? l.withExpiry(at) :
+            stored(new KvStore.Entry(value(stored), at));
     }
 
     /** Redis's name of the type of {@code stored}, a value as this map keeps it. */
     static String type(final Object stored)
     {
-        return stored instanceof Aggregate a ? a.type() : "string";
+        return stored instanceof Aggregate a ? a.type() : stored instanceof ListValue ? "list" : "string";
     }
 
     /** What the key table keeps as {@code stored}'s length, for the store's size ({@link #bytes}). */
     private static int length(final Object stored)
     {
-        return stored instanceof Aggregate a ? a.fields().length() : value(stored).length;
+        return stored instanceof Aggregate a ? a.fields().length() : stored instanceof ListValue l ?
+            l.items().length() : value(stored).length;
     }
 
-    /** A string's entry; Redis's WRONGTYPE error for a hash or a set. */
+    /** Whether {@code stored}, a value as this map keeps it, is a string. */
+    static boolean isString(final Object stored)
+    {
+        return stored instanceof byte[] || stored instanceof KvStore.Entry;
+    }
+
+    /** A string's entry; Redis's WRONGTYPE error for a hash, a set or a list. */
     private static KvStore.Entry entry(final Object stored)
     {
-        if (stored instanceof Aggregate)
+        if (stored != null && !isString(stored))
         {
             throw new KvStore.SyntaxError(WRONG_TYPE);
         }
@@ -193,6 +201,33 @@ final class Keyspace
     {
         final Aggregate a = aggregate(key, now, set);
         return a == null ? empty(set) : writable(a);
+    }
+
+    /** {@code key}'s list if it is live at {@code now}, else null; Redis's WRONGTYPE error if it holds another type. */
+    ListValue list(final Key key, final long now)
+    {
+        final Object stored = entries.get(key);
+        if (stored == null || !live(stored, now))
+        {
+            return null;
+        }
+        if (stored instanceof ListValue l)
+        {
+            return l;
+        }
+        throw new KvStore.SyntaxError(WRONG_TYPE);
+    }
+
+    /**
+     * The writing thread: {@code l}, or a copy whose items the writing thread may change where a cut holds its items
+     * (see {@link ListValue.Items}); a new empty list for null. The caller stores it once changed ({@link #store}), or
+     * removes its key once empty.
+     */
+    ListValue writableList(final ListValue l)
+    {
+        final long cut = cuts;
+        return l == null ? ListValue.empty(cut) : l.items().cut == cut ? l :
+            new ListValue(l.items().copy(cut), l.expireAt());
     }
 
     /** A new, empty set ({@code set}) or hash, which no cut holds. */

@@ -15,8 +15,8 @@ import java.util.Map;
 import static io.weft.examples.kv.ValueEdits.integer;
 
 /**
- * The replicated state machine: keys holding strings, hashes ({@link HashCommands}) or sets ({@link SetCommands}) with
- * optional expiry, and the Redis commands over them.
+ * The replicated state machine: keys holding strings, hashes ({@link HashCommands}), sets ({@link SetCommands}) or
+ * lists ({@link ListCommands}) with optional expiry, and the Redis commands over them.
  * Every member applies the same writes in the same order with the same clock reading (the {@code now} of the batch
  * that carried them, taken at its sender), so every member holds the same state. Writes run on one thread (the
  * predicate thread, in delivery order); reads may run on others (local reads), hence concurrent maps of immutable
@@ -34,9 +34,10 @@ public final class KvStore
     private final KeyCommands keys = new KeyCommands(map);
     /** The counters, APPEND and the ranges. */
     private final ValueEdits edits = new ValueEdits(map);
-    /** HSET and the other commands on hashes, SADD and those on sets. */
+    /** HSET and the other commands on hashes, SADD and those on sets, LPUSH and those on lists. */
     private final HashCommands hashes = new HashCommands(map);
     private final SetCommands sets = new SetCommands(map);
+    private final ListCommands lists = new ListCommands(map);
     /** The subscribers of this member, whom PUBLISH hands its message (no part of the state). */
     final PubSub pubSub = new PubSub();
 
@@ -167,7 +168,8 @@ public final class KvStore
                 case "PING", "ECHO" -> Reply.pong(cmd, args); // queued in a transaction
                 case "PUBLISH" -> n != 3 ? Reply.wrongArity(cmd) :
                     new Reply.Int(pubSub.publish(args.get(1), args.get(2)));
-                default -> cmd.charAt(0) == 'S' ? sets.apply(cmd, args, now) : hashes.apply(cmd, args, now);
+                default -> cmd.charAt(0) == 'S' ? sets.apply(cmd, args, now) : cmd.charAt(0) == 'H' ?
+                    hashes.apply(cmd, args, now) : lists.apply(cmd, args, now);
             };
         }
         catch (final SyntaxError ex)
@@ -398,7 +400,8 @@ public final class KvStore
         for (int i = 1; i < args.size(); i++)
         {
             // nil for a key of another type, as Redis answers
-            values.add(bulk(map.liveStored(args.get(i), now) instanceof Aggregate ? null : get(args.get(i), now)));
+            final Object stored = map.liveStored(args.get(i), now);
+            values.add(bulk(stored == null || !Keyspace.isString(stored) ? null : get(args.get(i), now)));
         }
         return new Reply.Array(values);
     }

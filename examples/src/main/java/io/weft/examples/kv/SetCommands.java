@@ -93,7 +93,7 @@ record SetCommands(Keyspace map)
     /** SPOP key [count]: the first members in {@link Key}'s order, removed; a bulk (or nil) without count. */
     private Reply pop(final List<byte[]> args, final long now)
     {
-        final long count = args.size() == 3 ? positive(args.get(2)) : 1;
+        final long count = args.size() == 3 ? ValueEdits.count(args.get(2)) : 1;
         final Key key = new Key(args.get(1));
         final Aggregate live = set(args.get(1), now);
         final List<Key> popped = live == null || count == 0 ? List.of() : map.sorted(key, live).fields().first(count);
@@ -215,16 +215,5 @@ record SetCommands(Keyspace map)
         }
         map.store(destination, s);
         return new Reply.Int(result.size());
-    }
-
-    /** A count that must be positive: Redis's error otherwise. */
-    private static long positive(final byte[] count)
-    {
-        final long n = ValueEdits.integer(count);
-        if (n < 0)
-        {
-            throw new KvStore.SyntaxError("ERR value is out of range, must be positive");
-        }
-        return n;
     }
 }

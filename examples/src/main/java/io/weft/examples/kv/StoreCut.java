@@ -21,7 +21,8 @@ import java.util.function.BiConsumer;
  * that changed since position 0 and each one's index and version; then the count of entries and
  * each entry's key length, key, value length, value and expiry, in the table's order; a hash's value is {@value #HASH},
  * its count of fields, and each field's length, field, value length and value, a set's {@value #SET}, its count of
- * members and each member's length and member, in {@link Key}'s order: {@link StoreLoader}, which reads it back, takes
+ * members and each member's length and member, in {@link Key}'s order, a list's {@value #LIST}, its count of items and
+ * each item's length and item, from its head: {@link StoreLoader}, which reads it back, takes
  * any order, and takes a state written before versions were kept (it starts with the count of entries, never negative).
  * {@link #sorted} writes the entries by key instead, so that equal stores write equal bytes (tests compare them).
  * Entries are encoded straight into one buffer, written out as it fills: a log's compaction spent most of its time in a
@@ -38,6 +39,8 @@ final class StoreCut
     static final int HASH = -1;
     /** A set's value length. */
     static final int SET = -3;
+    /** A list's value length. */
+    static final int LIST = -5;
 
     /** Walks the cut's (key, stored value) pairs; the same pairs each time. */
     @FunctionalInterface
@@ -138,6 +141,10 @@ final class StoreCut
                 {
                     putFields(a);
                 }
+                else if (stored instanceof ListValue l)
+                {
+                    putItems(l.items()); // a cut's items: they change no more
+                }
                 else
                 {
                     putBytes(Keyspace.value(stored));
@@ -169,6 +176,17 @@ final class StoreCut
                 {
                     putBytes(pair.getValue());
                 }
+            }
+        }
+
+        /** A list's {@value #LIST} and count of items, then each item, from the head. */
+        private void putItems(final ListValue.Items items) throws IOException
+        {
+            room(2 * Integer.BYTES);
+            buffer.putInt(LIST).putInt(items.size());
+            for (int i = 0; i < items.size(); i++)
+            {
+                putBytes(items.get(i));
             }
         }
 

@@ -127,9 +127,9 @@ final class StoreLoader
         }
         final int valueAt = at + 8 + keyLength;
         final int valueLength = in.getInt(valueAt - 4);
-        if (valueLength == StoreCut.HASH || valueLength == StoreCut.SET)
+        if (valueLength == StoreCut.HASH || valueLength == StoreCut.SET || valueLength == StoreCut.LIST)
         {
-            return loadFields(in, at, keyLength, valueLength == StoreCut.HASH);
+            return loadFields(in, at, keyLength, valueLength);
         }
         length(valueLength, "value");
         if (in.remaining() < 16L + keyLength + valueLength)
@@ -144,19 +144,20 @@ final class StoreLoader
     }
 
     /**
-     * Reads one whole hash entry ({@code hash}) or set entry at {@code at}, whose key's length is read, into the store
-     * and returns true, or returns false when it is not whole yet ({@link #walked}).
+     * Reads one whole hash, set or list entry ({@code kind}: {@link StoreCut#HASH}, ...) at {@code at}, whose key's
+     * length is read, into the store and returns true, or returns false when it is not whole yet ({@link #walked}).
      */
-    private boolean loadFields(final ByteBuffer in, final int at, final int keyLength, final boolean hash)
+    private boolean loadFields(final ByteBuffer in, final int at, final int keyLength, final int kind)
     {
+        final boolean hash = kind == StoreCut.HASH;
         final int countAt = at + 8 + keyLength;
         if (in.limit() - countAt < Integer.BYTES)
         {
             return false;
         }
         final int fields = in.getInt(countAt);
-        check(fields > 0, "a hash or set of " + fields + " fields");
-        final long items = hash ? 2L * fields : fields; // a hash's fields and values, a set's members
+        check(fields > 0, "a hash, set or list of " + fields + " fields");
+        final long items = hash ? 2L * fields : fields; // a hash's fields and values, a set's members, a list's items
         long p = walked == 0 ? countAt + Integer.BYTES : at + walkedTo;
         for (; walked < items; walked++) // each one's length and bytes
         {
@@ -175,6 +176,16 @@ final class StoreLoader
         walked = 0;
         final byte[] key = new byte[keyLength];
         in.get(at + 4, key).position(countAt + Integer.BYTES);
+        if (kind == StoreCut.LIST)
+        {
+            final ListValue list = map.writableList(null);
+            for (int i = 0; i < fields; i++)
+            {
+                list.items().addLast(bytes(in));
+            }
+            map.store(new Key(key), list.withExpiry(in.getLong()));
+            return true;
+        }
         final Aggregate loaded = map.empty(!hash);
         for (int i = 0; i < fields; i++)
         {

@@ -85,6 +85,25 @@ final class ValueEdits
         return new Reply.Bulk(result);
     }
 
+    /** A count argument (LPOP's, SPOP's): a Redis integer, 0 or more; Redis's error for any other word. */
+    static long count(final byte[] bytes)
+    {
+        long n = -1;
+        try
+        {
+            n = integer(bytes);
+        }
+        catch (final KvStore.SyntaxError ex)
+        {
+            // as a negative count: Redis says the same of both
+        }
+        if (n < 0)
+        {
+            throw new KvStore.SyntaxError("ERR value is out of range, must be positive");
+        }
+        return n;
+    }
+
     /** A Redis integer argument: signed 64-bit decimal, nothing else. */
     static long integer(final byte[] bytes)
     {

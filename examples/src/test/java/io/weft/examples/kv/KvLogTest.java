@@ -103,7 +103,8 @@ class KvLogTest
 
     /**
      * A store past what one log entry holds (about 16 MiB) is written in parts, by a compaction and as a joiner's
-     * state, and a replay rebuilds it; before, the append failed and the member stopped.
+     * state, and a replay rebuilds it, with a list of 12 MiB that spans parts; before, the append failed and the
+     * member stopped.
      */
     @Test
     void aStoreLargerThanALogEntryIsWrittenInParts() throws Exception
@@ -372,6 +373,10 @@ class KvLogTest
         for (int k = 0; k < keys; k++)
         {
             store.apply(List.of(bytes("SET"), bytes("x" + k), value), 0);
+            if (k % 2 == 0)
+            {
+                store.apply(List.of(bytes("RPUSH"), bytes("queue"), value), 0); // one entry across parts
+            }
         }
         return store;
     }

@@ -305,6 +305,110 @@ class KvStoreTest
         same(new Reply.Int(2), run("DEL", "h2", "s"));
     }
 
+    private static Reply items(final String... items)
+    {
+        return new Reply.Array(Arrays.stream(items).map(KvStoreTest::bulk).map(Reply.class::cast).toList());
+    }
+
+    private static Reply ints(final long... values)
+    {
+        return new Reply.Array(Arrays.stream(values).mapToObj(Reply.Int::new).map(Reply.class::cast).toList());
+    }
+
+    /**
+     * Each list command's replies and errors as Redis 7.2 answered them (a differential run against redis-server,
+     * 2026-12-02: the same answers to 118 commands): pushes and pops at both ends with counts, ranges clipped as
+     * Redis clips them, LSET, LREM from either end, LINSERT, LPOS's options, LMOVE within and between lists, and an
+     * emptied list's key gone. Before, every list command was unknown.
+     */
+    @Test
+    void listsFollowRedis()
+    {
+        same(new Reply.Int(5), run("RPUSH", "q", "a", "b", "c", "d", "e"));
+        same(new Reply.Int(7), run("LPUSH", "q", "z", "y"));
+        same(items("y", "z", "a", "b", "c", "d", "e"), run("LRANGE", "q", "0", "-1"));
+        same(items("y", "z", "a", "b", "c", "d", "e"), run("LRANGE", "q", "-100", "100"));
+        same(items(), run("LRANGE", "q", "3", "1"));
+        same(items("d", "e"), run("LRANGE", "q", "-2", "-1"));
+        same(items(), run("LRANGE", "q", "7", "9"));
+        same(Reply.error("ERR value is not an integer or out of range"), run("LRANGE", "q", "x", "1"));
+        same(new Reply.Int(7), run("LLEN", "q"));
+        same(new Reply.Int(0), run("LLEN", "nope"));
+        same(bulk("e"), run("LINDEX", "q", "-1"));
+        same(Reply.NIL, run("LINDEX", "q", "100"));
+        same(bulk("y"), run("LPOP", "q"));
+        same(bulk("e"), run("RPOP", "q"));
+        same(items("z", "a"), run("LPOP", "q", "2"));
+        same(items(), run("RPOP", "q", "0"));
+        same(Reply.error("ERR value is out of range, must be positive"), run("LPOP", "q", "-1"));
+        same(Reply.error("ERR value is out of range, must be positive"), run("LPOP", "q", "x"));
+        same(Reply.NIL, run("LPOP", "nope"));
+        same(Reply.NIL_ARRAY, run("LPOP", "nope", "2"));
+        same(items("b", "c", "d"), run("LRANGE", "q", "0", "-1"));
+
+        run("RPUSH", "r", "a", "b", "c", "a", "b", "a");
+        same(new Reply.Int(2), run("LREM", "r", "-2", "a"));
+        same(items("a", "b", "c", "b"), run("LRANGE", "r", "0", "-1"));
+        same(new Reply.Int(2), run("LREM", "r", "0", "b"));
+        same(Reply.OK, run("LSET", "r", "-1", "last"));
+        same(Reply.error("ERR index out of range"), run("LSET", "r", "9", "x"));
+        same(Reply.error("ERR no such key"), run("LSET", "nope", "0", "x"));
+        same(new Reply.Int(3), run("LINSERT", "r", "before", "last", "mid"));
+        same(new Reply.Int(-1), run("LINSERT", "r", "AFTER", "nothere", "x"));
+        same(new Reply.Int(0), run("LINSERT", "nope", "BEFORE", "a", "x"));
+        same(Reply.error("ERR syntax error"), run("LINSERT", "r", "middle", "a", "x"));
+        same(items("a", "mid", "last"), run("LRANGE", "r", "0", "-1"));
+
+        run("RPUSH", "p", "a", "b", "c", "b", "a", "b");
+        same(new Reply.Int(1), run("LPOS", "p", "b"));
+        same(new Reply.Int(3), run("LPOS", "p", "b", "RANK", "2"));
+        same(new Reply.Int(5), run("LPOS", "p", "b", "RANK", "-1"));
+        same(ints(1, 3, 5), run("LPOS", "p", "b", "COUNT", "0"));
+        same(ints(5, 3, 1), run("LPOS", "p", "b", "COUNT", "0", "RANK", "-1"));
+        same(ints(1), run("LPOS", "p", "b", "COUNT", "0", "MAXLEN", "2"));
+        same(Reply.NIL, run("LPOS", "p", "z"));
+        same(ints(), run("LPOS", "nope", "a", "COUNT", "1"));
+        same(Reply.error("ERR COUNT can't be negative"), run("LPOS", "p", "b", "COUNT", "-1"));
+        same(Reply.error("ERR syntax error"), run("LPOS", "p", "b", "RANK"));
+        assertTrue(render(run("LPOS", "p", "b", "RANK", "0")).startsWith("-ERR RANK can't be zero"));
+
+        same(bulk("a"), run("LMOVE", "p", "p", "LEFT", "right")); // a rotation
+        same(items("b", "c", "b", "a", "b", "a"), run("LRANGE", "p", "0", "-1"));
+        same(bulk("a"), run("RPOPLPUSH", "p", "dst"));
+        same(bulk("b"), run("LMOVE", "p", "dst", "LEFT", "RIGHT"));
+        same(items("a", "b"), run("LRANGE", "dst", "0", "-1"));
+        same(Reply.error("ERR syntax error"), run("LMOVE", "p", "dst", "up", "left"));
+        same(Reply.NIL, run("LMOVE", "nope", "dst", "LEFT", "LEFT"));
+
+        run("SET", "s", "1");
+        for (final String[] wrong : new String[][] {{"LPUSH", "s", "x"}, {"LRANGE", "s", "0", "1"}, {"LLEN", "s"},
+            {"LPOP", "s"}, {"LMOVE", "p", "s", "LEFT", "LEFT"}})
+        {
+            same(Reply.error(Keyspace.WRONG_TYPE), run(wrong), String.join(" ", wrong));
+        }
+        same(items("c", "b", "a", "b"), run("LRANGE", "p", "0", "-1"), "nothing moved towards the string");
+        same(Reply.error(Keyspace.WRONG_TYPE), run("GET", "p"));
+        same(new Reply.Simple("list"), run("TYPE", "p"));
+        same(new Reply.Array(Arrays.asList(Reply.NIL, bulk("1"))), run("MGET", "p", "s"));
+        same(new Reply.Int(0), run("LPUSHX", "nope", "a"));
+        same(new Reply.Int(6), run("RPUSHX", "p", "1", "2"));
+        same(Reply.OK, run("LTRIM", "p", "1", "-2"));
+        same(items("b", "a", "b", "1"), run("LRANGE", "p", "0", "-1"));
+        same(Reply.OK, run("LTRIM", "p", "5", "10"));
+        same(new Reply.Int(0), run("EXISTS", "p"), "an emptied list's key is gone");
+        run("RPUSH", "e", "x");
+        run("RPOP", "e");
+        same(new Reply.Int(0), run("EXISTS", "e"));
+        run("RPUSH", "t", "a");
+        run("EXPIRE", "t", "100");
+        run("LPUSH", "t", "b");
+        same(new Reply.Int(100), run("TTL", "t"), "a push keeps the expiry");
+        same(Reply.OK, run("RENAME", "t", "t2"));
+        same(items("b", "a"), run("LRANGE", "t2", "0", "-1"));
+        now += 100_001;
+        same(new Reply.Int(0), run("LLEN", "t2"), "expired");
+    }
+
     /** Each set command's replies and errors as Redis answers them (SPOP's and SRANDMEMBER's choices aside). */
     @Test
     void setsFollowRedis()
@@ -362,6 +466,7 @@ class KvStoreTest
         same(Reply.NIL, run("SPOP", "s"));
         same(new Reply.Set(List.of()), run("SPOP", "s", "1"));
         same(Reply.error("ERR value is out of range, must be positive"), run("SPOP", "fresh", "-1"));
+        same(Reply.error("ERR value is out of range, must be positive"), run("SPOP", "fresh", "x"), "as Redis 7.2");
         run("SADD", "r", "x", "y");
         assertEquals(3, ((Reply.Array)run("SRANDMEMBER", "r", "-3")).items().size(), "repeats allowed");
         assertEquals(2, ((Reply.Array)run("SRANDMEMBER", "r", "5")).items().size(), "distinct, at most the set");
@@ -437,11 +542,12 @@ class KvStoreTest
     }
 
     /**
-     * A cut holds each hash and set as it was at the cut's moment while its fields change after it (in place where no
-     * cut holds them); hashes and sets with fields past the 64 KiB encoding buffer load the same in pieces of any size.
+     * A cut holds each hash, set and list as it was at the cut's moment while its fields or items change after it (in
+     * place where no cut holds them); those with fields or items past the 64 KiB encoding buffer load the same in
+     * pieces of any size.
      */
     @Test
-    void aCutHoldsEachHashAndSetAsItWasWhileItsFieldsChange() throws Exception
+    void aCutHoldsEachHashSetAndListAsItWasWhileItsFieldsChange() throws Exception
     {
         final List<StoreCut> cuts = new ArrayList<>();
         final List<byte[]> then = new ArrayList<>();
@@ -454,6 +560,19 @@ class KvStoreTest
             {
                 run("SPOP", "s" + i % 3); // a set sorted from its first SPOP on, copied for it where a cut holds it
             }
+            if (i % 5 == 0)
+            {
+                run(i % 2 == 0 ? "LPOP" : "RPOP", "l" + i % 3);
+            }
+            else
+            {
+                run(i % 2 == 0 ? "LPUSH" : "RPUSH", "l" + i % 3, "i" + i);
+            }
+            if (i % 40 == 0)
+            {
+                run("LSET", "l" + i % 3, "0", "set" + i);
+                run("LTRIM", "l" + i % 3, "0", "300");
+            }
             if (i % 97 == 0)
             {
                 cuts.add(store.cut());
@@ -462,10 +581,13 @@ class KvStoreTest
         }
         run("HSET", "big", "F".repeat(70_000), "V".repeat(70_000), "small", "x");
         run("SADD", "set", "M".repeat(70_000), "m");
+        run("RPUSH", "list", "I".repeat(70_000), "i");
         cuts.add(store.cut());
         then.add(store.snapshot());
         run("HDEL", "big", "small");
         run("SREM", "set", "m");
+        run("LSET", "list", "0", "changed");
+        run("RPOP", "list");
         for (int c = 0; c < cuts.size(); c++)
         {
             final java.io.ByteArrayOutputStream later = new java.io.ByteArrayOutputStream();
@@ -490,6 +612,7 @@ class KvStoreTest
         final KvStore loaded = new KvStore();
         install(loaded, store.snapshot());
         same(run("HGETALL", "h3"), loaded.apply(args("HGETALL", "h3"), now));
+        same(run("LRANGE", "l1", "0", "-1"), loaded.apply(args("LRANGE", "l1", "0", "-1"), now));
         assertEquals(store.bytes(), loaded.bytes());
     }
 
@@ -804,7 +927,8 @@ class KvStoreTest
         "SCAN", "DBSIZE", "FLUSHDB", "FLUSHALL", "PUBLISH", "HSET", "HMSET", "HSETNX", "HGET", "HMGET", "HDEL", "HLEN",
         "HEXISTS", "HSTRLEN", "HGETALL", "HKEYS", "HVALS", "HINCRBY", "HINCRBYFLOAT", "HSCAN", "SADD", "SREM",
         "SISMEMBER", "SMISMEMBER", "SMEMBERS", "SCARD", "SSCAN", "SPOP", "SRANDMEMBER", "SMOVE", "SINTER", "SUNION",
-        "SDIFF", "SINTERCARD", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE");
+        "SDIFF", "SINTERCARD", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE", "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP",
+        "RPOP", "LLEN", "LINDEX", "LRANGE", "LSET", "LREM", "LTRIM", "LINSERT", "LPOS", "LMOVE", "RPOPLPUSH");
 
     /**
      * Every command the store runs is routed by the connection as a read or a write, and no other; a count of words
@@ -836,8 +960,9 @@ class KvStoreTest
                 }
             }
         }
-        same(Reply.error("ERR unknown command 'lpush'"), run("LPUSH", "k", "v"));
-        assertFalse(Commands.isWrite("LPUSH") || Commands.isRead("LPUSH"));
+        same(Reply.error("ERR unknown command 'blpop'"), run("BLPOP", "k", "0"));
+        assertFalse(Commands.isWrite("BLPOP") || Commands.isRead("BLPOP"));
+        assertFalse(Commands.isLocalRead("LRANGE") || Commands.isLocalRead("SCAN"), "reads of the writing thread's");
     }
 
     /** DBSIZE and INFO's counts skip the walk over every key while no key has an expiry: the count must follow. */
@@ -1100,7 +1225,8 @@ class KvStoreTest
 
     /**
      * The store's size estimate follows every kind of write (new keys, overwrites, appends, expiries set and removed,
-     * deletes, MSET, FLUSHDB) and a store loaded from a snapshot has the same: it is what {@code maxmemory} compares.
+     * deletes, MSET, FLUSHDB, hashes, sets, lists) and a store loaded from a snapshot has the same: it is what {@code
+     * maxmemory} compares.
      */
     @Test
     void theSizeEstimateFollowsEveryWriteAndASnapshot()
@@ -1110,8 +1236,11 @@ class KvStoreTest
         {
             final String key = "key-" + random.nextInt(5_000) + "x".repeat(random.nextInt(3) * 10); // the table grows
             final String value = "v".repeat(random.nextInt(200));
-            switch (random.nextInt(13))
+            switch (random.nextInt(16))
             {
+                case 13 -> run("RPUSH", key + "-l", value, "i" + random.nextInt(8));
+                case 14 -> run("LPOP", key + "-l", String.valueOf(random.nextInt(3)));
+                case 15 -> run("LSET", key + "-l", "0", value);
                 case 9 -> run("HSET", key, "f" + random.nextInt(8), value);
                 case 10 -> run("HDEL", key, "f" + random.nextInt(8));
                 case 11 -> run("SADD", key + "-s", value, "m" + random.nextInt(8));
@@ -1246,6 +1375,16 @@ class KvStoreTest
             final byte[] k = ((Reply.Bulk)key).bytes();
             bytes += k.length + Keyspace.ENTRY_OVERHEAD;
             final String type = ((Reply.Simple)s.apply(List.of("TYPE".getBytes(), k), now)).text();
+            if (type.equals("list"))
+            {
+                bytes += ListValue.LIST_OVERHEAD;
+                for (final Reply item : ((Reply.Array)s.apply(List.of("LRANGE".getBytes(), k, "0".getBytes(),
+                    "-1".getBytes()), now)).items())
+                {
+                    bytes += ((Reply.Bulk)item).bytes().length + ListValue.ITEM_OVERHEAD;
+                }
+                continue;
+            }
             if (!type.equals("string"))
             {
                 final Reply all = s.apply(List.of((type.equals("hash") ? "HGETALL" : "SMEMBERS").getBytes(), k), now);
