@@ -229,6 +229,10 @@ class KvStoreGroupTest
             assertEquals(Map.of(), c.configGet("nosuch"));
             assertTrue(redisCli(ports.get(0), "config", "set", "maxmemory", "1").startsWith("ERR CONFIG SET is not " +
                 "supported by this store: its settings are fixed when a member starts"));
+            final List<String> time = redisCli(ports.get(2), "time").lines().toList(); // TIME: the member's clock
+            assertEquals(2, time.size(), time.toString());
+            assertTrue(Math.abs(Long.parseLong(time.getFirst()) - System.currentTimeMillis() / 1000) < 60,
+                time.toString());
             final String benchmark = redisTool("redis-benchmark", ports.get(1), "-q", "-n", "200", "-c", "2", "-t",
                 "ping");
             assertTrue(benchmark.contains("PING_MBULK: ") && !benchmark.contains("WARNING"), benchmark);

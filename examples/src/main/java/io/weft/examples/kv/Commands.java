@@ -15,7 +15,7 @@ final class Commands
     /**
      * How a command travels: writes through the group (GROWING ones may make the store larger), reads by mode, and
      * ORDERED reads through the group in either mode: they read what only the writing thread may (SCAN's bucket index,
-     * a list's items, {@link ListValue.Items}).
+     * a list's items, {@link ListValue.Items}, and MEMORY USAGE the sizes that thread keeps).
      */
     private enum Kind
     {
@@ -62,7 +62,8 @@ final class Commands
         of("RPOP", Kind.WRITE, -2), of("LSET", Kind.GROWING, 4), of("LREM", Kind.WRITE, 4),
         of("LTRIM", Kind.WRITE, 4), of("LINSERT", Kind.GROWING, 5), of("LMOVE", Kind.GROWING, 5),
         of("RPOPLPUSH", Kind.GROWING, 3), of("LLEN", Kind.ORDERED, 2), of("LINDEX", Kind.ORDERED, 3),
-        of("LRANGE", Kind.ORDERED, 4), of("LPOS", Kind.ORDERED, -3), of("PING", Kind.CONNECTION, -1),
+        of("LRANGE", Kind.ORDERED, 4), of("LPOS", Kind.ORDERED, -3), of("COPY", Kind.GROWING, -3),
+        of("MEMORY", Kind.ORDERED, -2), of("PING", Kind.CONNECTION, -1),
         of("ECHO", Kind.CONNECTION, 2));
 
     private Commands()

@@ -6,8 +6,8 @@ import java.util.Locale;
 
 /**
  * Redis's commands on a key whatever its value (its "generic" group): expiry (EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT,
- * PERSIST, TTL, PTTL, EXPIRETIME, PEXPIRETIME), TYPE, RENAME and RENAMENX, over {@link KvStore}'s map and at the clock
- * reading of the command's batch. Writes on the delivery thread only, as every write of the store.
+ * PERSIST, TTL, PTTL, EXPIRETIME, PEXPIRETIME), TYPE, RENAME and RENAMENX, COPY, MEMORY USAGE, over {@link KvStore}'s
+ * map and at the clock reading of the command's batch. Writes on the delivery thread only, as every write of the store.
  */
 final class KeyCommands
 {
@@ -127,5 +127,73 @@ final class KeyCommands
         map.remove(new Key(from));
         map.store(target, e);
         return nx ? new Reply.Int(1) : Reply.OK;
+    }
+
+    /**
+     * COPY source destination [DB 0] [REPLACE]: 1 if copied (the value and its expiry), 0 without a source or with a
+     * destination and no REPLACE. This store has one database: another DB is Redis's out-of-range error.
+     */
+    Reply copy(final List<byte[]> args, final long now)
+    {
+        boolean replace = false;
+        for (int i = 3; i < args.size(); i++)
+        {
+            final String option = new String(args.get(i), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+            if (option.equals("REPLACE"))
+            {
+                replace = true;
+            }
+            else if (option.equals("DB") && i + 1 < args.size())
+            {
+                if (ValueEdits.integer(args.get(++i)) != 0)
+                {
+                    return Reply.error("ERR DB index is out of range");
+                }
+            }
+            else
+            {
+                return Reply.error("ERR syntax error");
+            }
+        }
+        final Key to = new Key(args.get(2));
+        if (to.equals(new Key(args.get(1))))
+        {
+            return Reply.error("ERR source and destination objects are the same");
+        }
+        final Object e = map.liveStored(args.get(1), now);
+        if (e == null || (!replace && map.liveStored(args.get(2), now) != null))
+        {
+            return new Reply.Int(0);
+        }
+        map.store(to, map.copyOf(e));
+        return new Reply.Int(1);
+    }
+
+    /**
+     * MEMORY USAGE key [SAMPLES count]: what the key and its value take in the store's estimate (the one its memory
+     * limit compares: not the heap's bytes, which Redis's answer is of its own memory), nil without the key.
+     */
+    Reply memory(final List<byte[]> args, final long now)
+    {
+        final String sub = new String(args.get(1), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+        if (!sub.equals("USAGE"))
+        {
+            return Reply.error("ERR MEMORY " + sub + " is not supported by this store: MEMORY USAGE is; INFO memory " +
+                "gives the store's estimate");
+        }
+        if (args.size() != 3 && args.size() != 5)
+        {
+            return Reply.error("ERR wrong number of arguments for 'memory|usage' command");
+        }
+        if (args.size() == 5)
+        {
+            if (!new String(args.get(3), StandardCharsets.US_ASCII).equalsIgnoreCase("SAMPLES"))
+            {
+                return Reply.error("ERR syntax error");
+            }
+            ValueEdits.integer(args.get(4)); // every field is counted: the estimate needs no samples
+        }
+        final Object stored = map.liveStored(args.get(2), now);
+        return stored == null ? Reply.NIL : new Reply.Int(Keyspace.usage(new Key(args.get(2)), stored));
     }
 }

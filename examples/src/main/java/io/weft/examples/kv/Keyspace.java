@@ -245,6 +245,22 @@ final class Keyspace
         return writable(a, false);
     }
 
+    /**
+     * The writing thread: a value to store under another key (COPY) that changes apart from {@code stored}: a hash's,
+     * set's or list's fields or items copied, a string as it is (a write replaces a string, never changes it).
+     */
+    Object copyOf(final Object stored)
+    {
+        return stored instanceof Aggregate a ? new Aggregate(a.fields().copy(cuts, false), a.expireAt(), a.set()) :
+            stored instanceof ListValue l ? new ListValue(l.items().copy(cuts), l.expireAt()) : stored;
+    }
+
+    /** What {@code key} and {@code stored}, its value as this map keeps it, take in the store's estimate. */
+    static long usage(final Key key, final Object stored)
+    {
+        return key.length() + ENTRY_OVERHEAD + length(stored);
+    }
+
     /** {@link #writable}, copied into a sorted map too if {@code sort} and its fields are not in one. */
     private Aggregate writable(final Aggregate a, final boolean sort)
     {

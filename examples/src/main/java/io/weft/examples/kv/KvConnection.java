@@ -202,6 +202,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "UNSUBSCRIBE", "PUNSUBSCRIBE" -> subscriptions().unsubscribe(args, cmd.charAt(0) == 'P');
             case "PUBSUB" -> subscriptions().pubsub(args);
             case "ECHO" -> Reply.pong(cmd, args);
+            case "TIME" -> n != 1 ? Reply.wrongArity(cmd) : time();
             case "QUIT" ->
             {
                 quitting = true;
@@ -240,6 +241,14 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             default -> Reply.error("ERR unknown command '" + text(args.getFirst()) + "', with args beginning with: " +
                 String.join(" ", args.subList(1, Math.min(n, 4)).stream().map(a -> "'" + text(a) + "'").toList()));
         };
+    }
+
+    /** TIME: this member's clock, seconds and microseconds since the epoch. */
+    private static Reply time()
+    {
+        final java.time.Instant t = java.time.Instant.now();
+        return new Reply.Array(List.of(Reply.Bulk.of(Long.toString(t.getEpochSecond())),
+            Reply.Bulk.of(Long.toString(t.getNano() / 1_000))));
     }
 
     private boolean subscribed()

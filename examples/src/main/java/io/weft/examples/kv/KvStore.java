@@ -160,6 +160,8 @@ public final class KvStore
                 case "TYPE" -> n != 2 ? Reply.wrongArity(cmd) : keys.type(args.get(1), now);
                 case "RENAME" -> n != 3 ? Reply.wrongArity(cmd) : keys.rename(args.get(1), args.get(2), false, now);
                 case "RENAMENX" -> n != 3 ? Reply.wrongArity(cmd) : keys.rename(args.get(1), args.get(2), true, now);
+                case "COPY" -> n < 3 ? Reply.wrongArity(cmd) : keys.copy(args, now);
+                case "MEMORY" -> n < 2 ? Reply.wrongArity(cmd) : keys.memory(args, now);
                 case "KEYS" -> n != 2 ? Reply.wrongArity(cmd) : matching(args.get(1), now);
                 case "SCAN" -> n < 2 ? Reply.wrongArity(cmd) : scan(args, now);
                 case "DBSIZE" -> n != 1 ? Reply.wrongArity(cmd) : new Reply.Int(size(now));

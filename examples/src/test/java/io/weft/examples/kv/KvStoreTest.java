@@ -409,6 +409,55 @@ class KvStoreTest
         same(new Reply.Int(0), run("LLEN", "t2"), "expired");
     }
 
+    /**
+     * COPY as Redis 7.2 answered in a differential run (2026-12-02), each type's copy changing apart from its source,
+     * with its expiry; MEMORY USAGE gives each key's share of the store's estimate, which they sum to. Both were
+     * unknown commands before (redis-cli --memkeys printed 0 bytes for every type).
+     */
+    @Test
+    void copyAndMemoryUsageFollowRedis()
+    {
+        run("RPUSH", "l", "a", "b");
+        run("HSET", "h", "f", "v");
+        run("SADD", "s", "m");
+        run("SET", "k", "vvvvv", "PX", "5000");
+        same(Reply.error("ERR source and destination objects are the same"), run("COPY", "l", "l"));
+        same(new Reply.Int(1), run("COPY", "l", "l2"));
+        same(new Reply.Int(0), run("COPY", "l", "l2"));
+        same(new Reply.Int(1), run("COPY", "l", "l2", "replace"));
+        same(new Reply.Int(1), run("COPY", "l", "l3", "DB", "0"));
+        same(Reply.error("ERR DB index is out of range"), run("COPY", "l", "l4", "DB", "1"));
+        same(new Reply.Int(0), run("COPY", "nope", "x"));
+        same(Reply.error("ERR syntax error"), run("COPY", "l", "x", "foo"));
+        same(Reply.wrongArity("COPY"), run("COPY", "l"));
+        for (final String[] pair : new String[][] {{"h", "h2"}, {"s", "s2"}, {"k", "k2"}})
+        {
+            same(new Reply.Int(1), run("COPY", pair[0], pair[1]));
+        }
+        run("RPUSH", "l2", "c");
+        run("HSET", "h2", "f", "changed");
+        run("SADD", "s2", "n");
+        same(items("a", "b"), run("LRANGE", "l", "0", "-1"), "the source list is its own");
+        same(bulk("v"), run("HGET", "h", "f"));
+        same(new Reply.Int(1), run("SCARD", "s"));
+        same(new Reply.Int(5000), run("PTTL", "k2"), "the expiry is copied");
+        same(bulk("vvvvv"), run("GET", "k2"));
+
+        same(Reply.NIL, run("MEMORY", "USAGE", "nope"));
+        same(new Reply.Int(1 + Keyspace.ENTRY_OVERHEAD + 5), run("MEMORY", "usage", "k"));
+        same(new Reply.Int(1 + Keyspace.ENTRY_OVERHEAD + 5), run("MEMORY", "USAGE", "k", "SAMPLES", "0"));
+        same(Reply.error("ERR value is not an integer or out of range"), run("MEMORY", "USAGE", "k", "SAMPLES", "x"));
+        same(Reply.error("ERR wrong number of arguments for 'memory|usage' command"), run("MEMORY", "USAGE"));
+        assertTrue(render(run("MEMORY", "DOCTOR")).startsWith("-ERR MEMORY DOCTOR is not supported"));
+        long sum = 0;
+        for (final Reply key : ((Reply.Array)run("KEYS", "*")).items())
+        {
+            sum += ((Reply.Int)run("MEMORY", "USAGE", new String(((Reply.Bulk)key).bytes(), StandardCharsets.UTF_8)))
+                .value();
+        }
+        assertEquals(store.bytes(), sum, "the keys' usages sum to the store's estimate");
+    }
+
     /** Each set command's replies and errors as Redis answers them (SPOP's and SRANDMEMBER's choices aside). */
     @Test
     void setsFollowRedis()
@@ -928,7 +977,8 @@ class KvStoreTest
         "HEXISTS", "HSTRLEN", "HGETALL", "HKEYS", "HVALS", "HINCRBY", "HINCRBYFLOAT", "HSCAN", "SADD", "SREM",
         "SISMEMBER", "SMISMEMBER", "SMEMBERS", "SCARD", "SSCAN", "SPOP", "SRANDMEMBER", "SMOVE", "SINTER", "SUNION",
         "SDIFF", "SINTERCARD", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE", "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP",
-        "RPOP", "LLEN", "LINDEX", "LRANGE", "LSET", "LREM", "LTRIM", "LINSERT", "LPOS", "LMOVE", "RPOPLPUSH");
+        "RPOP", "LLEN", "LINDEX", "LRANGE", "LSET", "LREM", "LTRIM", "LINSERT", "LPOS", "LMOVE", "RPOPLPUSH", "COPY",
+        "MEMORY");
 
     /**
      * Every command the store runs is routed by the connection as a read or a write, and no other; a count of words
