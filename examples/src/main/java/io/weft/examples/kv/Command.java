@@ -32,6 +32,13 @@ final class Command
     final boolean resp3;
     /** Bytes it adds to a batch: a write 4, plus 4 and the length of each argument; a read, a place only, none. */
     final int bytes;
+    /**
+     * A blocking command's deadline ({@link System#nanoTime}; {@link Long#MAX_VALUE}: none), 0 for any other: its
+     * origin waits for an item instead of answering nil until then ({@link BlockedClients}).
+     */
+    final long blockedUntil;
+    /** Where a blocking command is ({@link BlockedClients}' states); guarded by its monitor. */
+    int blockState;
     /** Told once the reply is set, on the thread that set it; null for a reply known at once. */
     private final Runnable onReply;
     private Reply reply;
@@ -39,6 +46,14 @@ final class Command
     /** A command for the group; {@code onReply} is told when its reply is set. */
     Command(final List<byte[]> args, final boolean write, final boolean resp3, final Runnable onReply)
     {
+        this(args, write, resp3, onReply, 0);
+    }
+
+    /** A command for the group that blocks until {@code blockedUntil} ({@link #blockedUntil}). */
+    Command(final List<byte[]> args, final boolean write, final boolean resp3, final Runnable onReply,
+        final long blockedUntil)
+    {
+        this.blockedUntil = blockedUntil;
         this.args = args;
         this.write = write;
         this.resp3 = resp3;
@@ -59,6 +74,7 @@ final class Command
         this.bytes = 0;
         this.onReply = null;
         this.reply = reply;
+        this.blockedUntil = 0;
     }
 
     /** The arguments of the writes among {@code commands}, in order: what a batch carries. */

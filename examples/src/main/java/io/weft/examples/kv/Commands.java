@@ -61,7 +61,9 @@ final class Commands
         of("LPUSHX", Kind.GROWING, -3), of("RPUSHX", Kind.GROWING, -3), of("LPOP", Kind.WRITE, -2),
         of("RPOP", Kind.WRITE, -2), of("LSET", Kind.GROWING, 4), of("LREM", Kind.WRITE, 4),
         of("LTRIM", Kind.WRITE, 4), of("LINSERT", Kind.GROWING, 5), of("LMOVE", Kind.GROWING, 5),
-        of("RPOPLPUSH", Kind.GROWING, 3), of("LLEN", Kind.ORDERED, 2), of("LINDEX", Kind.ORDERED, 3),
+        of("RPOPLPUSH", Kind.GROWING, 3), of("BLPOP", Kind.WRITE, -3), of("BRPOP", Kind.WRITE, -3),
+        of("BLMOVE", Kind.GROWING, 6), of("BRPOPLPUSH", Kind.GROWING, 4), of("LLEN", Kind.ORDERED, 2),
+        of("LINDEX", Kind.ORDERED, 3),
         of("LRANGE", Kind.ORDERED, 4), of("LPOS", Kind.ORDERED, -3), of("COPY", Kind.GROWING, -3),
         of("MEMORY", Kind.ORDERED, -2), of("PING", Kind.CONNECTION, -1),
         of("ECHO", Kind.CONNECTION, 2));

@@ -53,6 +53,12 @@ final class Keyspace
     /** The version of each bucket's last change: what WATCH compares. */
     final KeyVersions versions = new KeyVersions();
     /**
+     * Lists that came to hold items since the last look ({@link #listReady}), recorded while a client waits on a list
+     * ({@link BlockedClients}): the writing thread's only, as the switch.
+     */
+    private final Set<Key> readyLists = new HashSet<>();
+    private boolean recordReadyLists;
+    /**
      * Cuts taken ({@link #cut}): the fields of a hash or set made before the last one belong to a cut and are copied
      * before a change ({@link #writable}). Written while no write runs, on any thread; read by the writing thread.
      */
@@ -201,6 +207,27 @@ final class Keyspace
     {
         final Aggregate a = aggregate(key, now, set);
         return a == null ? empty(set) : writable(a);
+    }
+
+    /** The writing thread: {@code key} holds a list with items now (a push, LMOVE, RENAME, COPY). */
+    void listReady(final Key key)
+    {
+        if (recordReadyLists)
+        {
+            readyLists.add(key);
+        }
+    }
+
+    /** The writing thread: whether {@link #listReady} records, while clients wait ({@link BlockedClients}). */
+    void recordReadyLists(final boolean record)
+    {
+        recordReadyLists = record;
+    }
+
+    /** The writing thread: the lists {@link #listReady} recorded, for {@link BlockedClients#ready} to clear. */
+    Set<Key> readyLists()
+    {
+        return readyLists;
     }
 
     /** {@code key}'s list if it is live at {@code now}, else null; Redis's WRONGTYPE error if it holds another type. */

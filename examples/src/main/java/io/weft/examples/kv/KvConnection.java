@@ -118,7 +118,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
         if (Commands.isWrite(cmd))
         {
-            return lastInGroup = inGroup(args, true);
+            return lastInGroup = BlockedClients.blocks(cmd) ? blocking(cmd, args) : inGroup(args, true);
         }
         if (Commands.isRead(cmd))
         {
@@ -166,9 +166,34 @@ final class KvConnection extends ChannelInboundHandlerAdapter
 
     private Command inGroup(final List<byte[]> args, final boolean write)
     {
-        final Command command = new Command(args, write, resp3, replied);
+        return inGroup(new Command(args, write, resp3, replied));
+    }
+
+    private Command inGroup(final Command command)
+    {
         replica.submit(command);
         submitted = true;
+        return command;
+    }
+
+    /**
+     * BLPOP, BRPOP, BLMOVE, BRPOPLPUSH: through the group, and answered with nothing at the timeout if still waiting
+     * for an item then ({@link BlockedClients}). The client's later commands meanwhile are not held back, as Redis
+     * holds them; its replies keep their order.
+     */
+    private Command blocking(final String cmd, final List<byte[]> args)
+    {
+        final Command command = inGroup(new Command(args, true, resp3, replied, BlockedClients.deadline(cmd, args)));
+        if (command.blockedUntil != 0 && command.blockedUntil != Long.MAX_VALUE)
+        {
+            ctx.executor().schedule(() ->
+            {
+                if (replica.store.blocked.expire(command))
+                {
+                    command.complete(BlockedClients.nothing(command));
+                }
+            }, command.blockedUntil - System.nanoTime(), java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
         return command;
     }
 
@@ -522,6 +547,13 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     @Override
     public void channelInactive(final ChannelHandlerContext context)
     {
+        for (final Command c : pending)
+        {
+            if (c.blockedUntil != 0)
+            {
+                replica.store.blocked.cancel(c); // a client gone waits no more: nothing is popped for it
+            }
+        }
         pending.clear(); // replies still due are dropped with the connection; their commands still apply
         if (subscriptions != null)
         {

@@ -425,6 +425,12 @@ public final class KvReplica implements AutoCloseable
         {
             store.versions().written(); // a WATCH may take this position once every change of it is applied
             logged(); // after the writes applied: a snapshot taken now is the store at write position applied
+            final List<Command> woken = store.blocked.woken();
+            woken.forEach(proposer::submit); // clients blocked on a list the batch filled try again
+            if (!woken.isEmpty())
+            {
+                proposer.proposeNow();
+            }
         }
     }
 
@@ -471,7 +477,11 @@ public final class KvReplica implements AutoCloseable
             {
                 store.versions().publish(); // before its reply: its client's WATCH after the reply sees this write
             }
-            command.complete(reply);
+            final Reply answer = command.blockedUntil == 0 ? reply : store.blocked.park(command, reply); // null: waits
+            if (answer != null)
+            {
+                command.complete(answer);
+            }
             keys[i] = null;
         }
         store.removeExpired(batch.now(), written); // as applyWrites does with the batch as the others decode it
@@ -555,6 +565,7 @@ public final class KvReplica implements AutoCloseable
         }
         down = reason;
         serving.countDown();
+        store.blocked.failAll(Reply.error("CLUSTERDOWN " + reason));
         proposer.stop(Reply.error("CLUSTERDOWN " + reason),
             Reply.error("CLUSTERDOWN " + reason + " (the command may or may not have been applied)"));
     }

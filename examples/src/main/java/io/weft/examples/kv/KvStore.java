@@ -38,6 +38,8 @@ public final class KvStore
     private final HashCommands hashes = new HashCommands(map);
     private final SetCommands sets = new SetCommands(map);
     private final ListCommands lists = new ListCommands(map);
+    /** This member's clients blocked on lists (BLPOP, ...): the delivery thread parks and wakes them. */
+    final BlockedClients blocked = new BlockedClients(map);
     /** The subscribers of this member, whom PUBLISH hands its message (no part of the state). */
     final PubSub pubSub = new PubSub();
 

@@ -7,10 +7,10 @@ import java.util.Locale;
 
 /**
  * Redis's commands on lists ({@link ListValue}): LPUSH, RPUSH, LPUSHX, RPUSHX, LPOP, RPOP, LSET, LREM, LTRIM, LINSERT,
- * LMOVE, RPOPLPUSH (writes, on the delivery thread only) and LLEN, LINDEX, LRANGE, LPOS (reads, on the delivery
- * thread too: they go through the group even with local reads, {@link Commands}). A list's last item removed removes
- * its key; a command of another type's key is WRONGTYPE. The blocking commands (BLPOP, ...) are not built: a member
- * cannot hold a client's command until another's write arrives without holding up its batch.
+ * LMOVE, RPOPLPUSH, and the blocking BLPOP, BRPOP, BLMOVE and BRPOPLPUSH (writes, on the delivery thread only; the
+ * blocking ones apply as their non-blocking forms, and their origin makes the client wait: {@link BlockedClients}) and
+ * LLEN, LINDEX, LRANGE, LPOS (reads, on the delivery thread too: they go through the group even with local reads,
+ * {@link Commands}). A list's last item removed removes its key; a command of another type's key is WRONGTYPE.
  *
  * @param map the store's keys and values.
  */
@@ -35,6 +35,10 @@ record ListCommands(Keyspace map)
             case "LMOVE" -> n != 5 ? Reply.wrongArity(cmd) : move(args.get(1), args.get(2), left(args.get(3)),
                 left(args.get(4)), now);
             case "RPOPLPUSH" -> n != 3 ? Reply.wrongArity(cmd) : move(args.get(1), args.get(2), false, true, now);
+            case "BLPOP", "BRPOP" -> n < 3 ? Reply.wrongArity(cmd) : blockingPop(cmd.charAt(1) == 'L', args, now);
+            case "BLMOVE" -> n != 6 ? Reply.wrongArity(cmd) : blockingMove(args, left(args.get(3)), left(args.get(4)),
+                now);
+            case "BRPOPLPUSH" -> n != 4 ? Reply.wrongArity(cmd) : blockingMove(args, false, true, now);
             default -> Reply.unknown(cmd);
         };
     }
@@ -66,6 +70,7 @@ record ListCommands(Keyspace map)
             }
         }
         map.store(key, l);
+        map.listReady(key);
         return new Reply.Int(l.items().size());
     }
 
@@ -321,7 +326,37 @@ record ListCommands(Keyspace map)
             stored(from, l);
         }
         map.store(to, d);
+        map.listReady(to);
         return new Reply.Bulk(item);
+    }
+
+    /**
+     * BLPOP, BRPOP key [key ...] timeout, as applied at every member: the key and an item of the first of the lists
+     * that holds one, or nil; its origin makes a client wait for an item ({@link BlockedClients}).
+     */
+    private Reply blockingPop(final boolean left, final List<byte[]> args, final long now)
+    {
+        BlockedClients.timeout(args.getLast());
+        for (int i = 1; i < args.size() - 1; i++)
+        {
+            final Key key = new Key(args.get(i));
+            final ListValue live = map.list(key, now);
+            if (live != null)
+            {
+                final ListValue l = map.writableList(live);
+                final byte[] item = left ? l.items().removeFirst() : l.items().removeLast();
+                stored(key, l);
+                return new Reply.Array(List.of(new Reply.Bulk(args.get(i)), new Reply.Bulk(item)));
+            }
+        }
+        return Reply.NIL_ARRAY;
+    }
+
+    /** BLMOVE, BRPOPLPUSH as applied at every member: LMOVE's, once their timeout (the last word) is one. */
+    private Reply blockingMove(final List<byte[]> args, final boolean fromLeft, final boolean toLeft, final long now)
+    {
+        BlockedClients.timeout(args.getLast());
+        return move(args.get(1), args.get(2), fromLeft, toLeft, now);
     }
 
     /** LMOVE's LEFT (true) or RIGHT (false), in any case; a syntax error otherwise. */

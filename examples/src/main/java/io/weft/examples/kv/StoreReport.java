@@ -31,8 +31,8 @@ final class StoreReport
         final long now = System.currentTimeMillis();
         return "# Server\r\nredis_version:7.2.0\r\nweft_store:replicated key-value store on a Weft group\r\n" +
             "process_id:" + ProcessHandle.current().pid() + "\r\n" +
-            "\r\n# Clients\r\nconnected_clients:" + r.connectedClients.get() + "\r\nweft_clients_paused_for_output:" +
-            r.clientsPausedForOutput.get() + "\r\n" +
+            "\r\n# Clients\r\nconnected_clients:" + r.connectedClients.get() + "\r\nblocked_clients:" +
+            r.store.blocked.size() + "\r\nweft_clients_paused_for_output:" + r.clientsPausedForOutput.get() + "\r\n" +
             "\r\n# Memory\r\nused_memory:" + r.store.bytes() + "\r\nmaxmemory:" + r.maxMemory +
             "\r\nmaxmemory_policy:noeviction\r\n" +
             "\r\n# Replication\r\nrole:master\r\nweft_member_id:" + r.me + "\r\nweft_view_id:" + view.id() + "\r\n" +

@@ -399,6 +399,23 @@ class KvStoreTest
         run("RPUSH", "e", "x");
         run("RPOP", "e");
         same(new Reply.Int(0), run("EXISTS", "e"));
+
+        // the blocking forms as every member applies them: a pop, or nil (their origin makes the client wait)
+        run("RPUSH", "b", "1", "2", "3");
+        same(new Reply.Array(List.of(bulk("b"), bulk("1"))), run("BLPOP", "none", "b", "0"));
+        same(new Reply.Array(List.of(bulk("b"), bulk("3"))), run("BRPOP", "b", "0.5"));
+        same(Reply.NIL_ARRAY, run("BLPOP", "none", "1"));
+        same(Reply.error(Keyspace.WRONG_TYPE), run("BLPOP", "none", "s", "1"), "keys checked in order");
+        same(new Reply.Array(List.of(bulk("b"), bulk("2"))), run("BLPOP", "b", "s", "1"), "a list before the string");
+        same(Reply.error("ERR timeout is not a float or out of range"), run("BLPOP", "b", "x"));
+        same(Reply.error("ERR timeout is not a float or out of range"), run("BLPOP", "b", "nan"));
+        same(Reply.error("ERR timeout is negative"), run("BRPOP", "b", "-1"));
+        same(Reply.error("ERR timeout is out of range"), run("BRPOP", "b", "1e20"));
+        run("RPUSH", "b", "4");
+        same(Reply.error("ERR syntax error"), run("BLMOVE", "b", "c", "up", "LEFT", "0"));
+        same(bulk("4"), run("BLMOVE", "b", "c", "LEFT", "RIGHT", "0"));
+        same(Reply.NIL, run("BRPOPLPUSH", "b", "c", "0"));
+        same(items("4"), run("LRANGE", "c", "0", "-1"));
         run("RPUSH", "t", "a");
         run("EXPIRE", "t", "100");
         run("LPUSH", "t", "b");
@@ -978,7 +995,7 @@ class KvStoreTest
         "SISMEMBER", "SMISMEMBER", "SMEMBERS", "SCARD", "SSCAN", "SPOP", "SRANDMEMBER", "SMOVE", "SINTER", "SUNION",
         "SDIFF", "SINTERCARD", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE", "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP",
         "RPOP", "LLEN", "LINDEX", "LRANGE", "LSET", "LREM", "LTRIM", "LINSERT", "LPOS", "LMOVE", "RPOPLPUSH", "COPY",
-        "MEMORY");
+        "MEMORY", "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH");
 
     /**
      * Every command the store runs is routed by the connection as a read or a write, and no other; a count of words
@@ -1010,8 +1027,8 @@ class KvStoreTest
                 }
             }
         }
-        same(Reply.error("ERR unknown command 'blpop'"), run("BLPOP", "k", "0"));
-        assertFalse(Commands.isWrite("BLPOP") || Commands.isRead("BLPOP"));
+        same(Reply.error("ERR unknown command 'xadd'"), run("XADD", "k", "*", "f", "v"));
+        assertFalse(Commands.isWrite("XADD") || Commands.isRead("XADD"));
         assertFalse(Commands.isLocalRead("LRANGE") || Commands.isLocalRead("SCAN"), "reads of the writing thread's");
     }
 

@@ -1,0 +1,234 @@
+package io.weft.examples.kv;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The clients of this member blocked in BLPOP, BRPOP, BLMOVE or BRPOPLPUSH. A blocking command travels through the
+ * group as a write and is applied at every member like its non-blocking form: it pops from the first of its lists that
+ * holds an item, or changes nothing and answers nil. At its origin, a nil before the deadline is not answered: the
+ * command waits here under each of its lists, and when a batch leaves one of them holding items (a push, an LMOVE, a
+ * RENAME or COPY onto it: {@link Keyspace#listReady}), every command waiting on it is sent through the group again.
+ * The first one applied takes the item at every member alike; the others find the list empty and wait again. A wait
+ * ends at its deadline (nil), when its client goes (no reply), or when the member stops (the stop's error).
+ * <p>
+ * A command is {@link #IN_FLIGHT} (in the group), {@link #PARKED} (waiting here) or {@link #DONE} (answered or given
+ * up); the delivery thread parks and wakes, a connection's event loop expires and cancels, under this object's monitor.
+ * A command in the group is never answered by its deadline: the pop it may make must reach its client.
+ */
+final class BlockedClients
+{
+    static final int IN_FLIGHT = 0;
+    static final int PARKED = 1;
+    static final int DONE = 2;
+    /** The longest timeout taken, in seconds (about 31,700 years): longer ones are Redis's out-of-range error. */
+    private static final double MOST_SECONDS = 1e12;
+
+    private final Map<Key, List<Command>> waiting = new HashMap<>();
+    private final Keyspace map;
+    /** The stop's reply once the member stopped ({@link #failAll}): nothing waits from then on. */
+    private Reply stopped;
+
+    BlockedClients(final Keyspace map)
+    {
+        this.map = map;
+    }
+
+    /** Whether {@code command} (its name upper case) blocks: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH. */
+    static boolean blocks(final String command)
+    {
+        return switch (command)
+        {
+            case "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH" -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * An event loop: the deadline of the blocking command {@code args}, named {@code command}, from its timeout (the
+     * last argument, seconds; 0: none); 0 if it has no valid timeout, so that it goes through the group as any write
+     * and its error comes back from there, as from inside a transaction.
+     */
+    static long deadline(final String command, final List<byte[]> args)
+    {
+        if (!Commands.fitsArity(command, args.size()))
+        {
+            return 0;
+        }
+        try
+        {
+            final double seconds = timeout(args.getLast());
+            return seconds == 0 ? Long.MAX_VALUE : System.nanoTime() + (long)(seconds * 1e9);
+        }
+        catch (final KvStore.SyntaxError ex)
+        {
+            return 0;
+        }
+    }
+
+    /** A blocking command's timeout in seconds; Redis's errors for one that is not a number, negative, or too long. */
+    static double timeout(final byte[] word)
+    {
+        final double seconds;
+        try
+        {
+            seconds = Double.parseDouble(new String(word, java.nio.charset.StandardCharsets.US_ASCII));
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new KvStore.SyntaxError("ERR timeout is not a float or out of range");
+        }
+        if (Double.isNaN(seconds))
+        {
+            throw new KvStore.SyntaxError("ERR timeout is not a float or out of range");
+        }
+        if (seconds < 0)
+        {
+            throw new KvStore.SyntaxError("ERR timeout is negative");
+        }
+        if (seconds > MOST_SECONDS)
+        {
+            throw new KvStore.SyntaxError("ERR timeout is out of range");
+        }
+        return seconds;
+    }
+
+    /** What a blocking command answers when nothing came: nil, an array's for BLPOP and BRPOP. */
+    static Reply nothing(final Command command)
+    {
+        return Commands.name(command.args).startsWith("BLM") || Commands.name(command.args).startsWith("BRPOPL") ?
+            Reply.NIL : Reply.NIL_ARRAY;
+    }
+
+    /**
+     * The delivery thread, at the origin of blocking {@code command} applied with {@code reply}: null if it waits here
+     * instead of being answered (it popped nothing and has time left), else its answer: {@code reply}, or the stop's
+     * error once the member stopped (a stop racing this delivery: nothing would wake it).
+     */
+    synchronized Reply park(final Command command, final Reply reply)
+    {
+        final boolean nothing = reply == Reply.NIL || reply == Reply.NIL_ARRAY;
+        if (!nothing || System.nanoTime() - command.blockedUntil >= 0 || command.blockState != IN_FLIGHT ||
+            stopped != null)
+        {
+            command.blockState = DONE;
+            return nothing && stopped != null ? stopped : reply;
+        }
+        command.blockState = PARKED;
+        for (final Key key : keys(command))
+        {
+            waiting.computeIfAbsent(key, k -> new ArrayList<>()).add(command);
+        }
+        map.recordReadyLists(true);
+        return null;
+    }
+
+    /**
+     * The delivery thread, after a batch: the commands waiting on the lists it left holding items ({@link
+     * Keyspace#listReady}), to send through the group again, in the order they came.
+     */
+    List<Command> woken()
+    {
+        final Set<Key> ready = map.readyLists();
+        if (ready.isEmpty())
+        {
+            return List.of(); // no list a client waits on was filled: the usual batch takes no lock
+        }
+        final long now = System.currentTimeMillis(); // whether a list is live: this member's decision alone
+        final List<Command> woken = new ArrayList<>();
+        synchronized (this)
+        {
+            for (final Key key : ready)
+            {
+                final List<Command> commands = waiting.get(key);
+                if (commands != null && map.list(key, now) != null)
+                {
+                    for (final Command c : List.copyOf(commands))
+                    {
+                        if (c.blockState == PARKED)
+                        {
+                            c.blockState = IN_FLIGHT;
+                            woken.add(c);
+                        }
+                        forget(c);
+                    }
+                }
+            }
+            map.recordReadyLists(!waiting.isEmpty());
+        }
+        ready.clear();
+        return woken;
+    }
+
+    /** An event loop, at {@code command}'s deadline: true if it waited here, and is to be answered with nothing. */
+    synchronized boolean expire(final Command command)
+    {
+        if (command.blockState != PARKED)
+        {
+            return false; // in the group: its reply comes from there, nil or an item
+        }
+        command.blockState = DONE;
+        forget(command);
+        return true;
+    }
+
+    /** An event loop whose client went: {@code command} waits no more, and is not sent again. */
+    synchronized void cancel(final Command command)
+    {
+        command.blockState = DONE;
+        forget(command);
+    }
+
+    /** The member stops: every waiting command is answered {@code reply}. */
+    void failAll(final Reply reply)
+    {
+        final List<Command> failed = new ArrayList<>();
+        synchronized (this)
+        {
+            stopped = reply;
+            for (final List<Command> commands : waiting.values())
+            {
+                for (final Command c : commands)
+                {
+                    if (c.blockState == PARKED)
+                    {
+                        c.blockState = DONE;
+                        failed.add(c);
+                    }
+                }
+            }
+            waiting.clear();
+        }
+        failed.forEach(c -> c.complete(reply)); // outside the monitor: a reply wakes its connection
+    }
+
+    /** Commands waiting here (a test's and INFO's count). */
+    synchronized int size()
+    {
+        return (int)waiting.values().stream().flatMap(List::stream).distinct().count();
+    }
+
+    private void forget(final Command command)
+    {
+        for (final Key key : keys(command))
+        {
+            final List<Command> commands = waiting.get(key);
+            if (commands != null && commands.remove(command) && commands.isEmpty())
+            {
+                waiting.remove(key);
+            }
+        }
+    }
+
+    /** The lists a blocking command waits on: BLPOP's and BRPOP's keys, BLMOVE's and BRPOPLPUSH's source. */
+    private static List<Key> keys(final Command command)
+    {
+        final List<byte[]> args = command.args;
+        final String name = Commands.name(args);
+        return name.equals("BLPOP") || name.equals("BRPOP") ? Key.all(args.subList(0, args.size() - 1), 1) :
+            List.of(new Key(args.get(1)));
+    }
+}

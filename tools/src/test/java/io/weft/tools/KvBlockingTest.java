@@ -1,0 +1,137 @@
+package io.weft.tools;
+
+import io.weft.testkit.Await;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.args.ListDirection;
+import redis.clients.jedis.util.KeyValue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The blocking list commands with three member processes and Jedis clients, as a job queue uses them: workers at every
+ * member wait in BRPOP while a producer pushes at one, and every job reaches one worker once; a wait ends at its
+ * timeout with nil, an item pushed at another member ends it at once, BLMOVE moves what it waited for, and a client
+ * that went while it waited takes nothing. Before, BLPOP and the others were unknown commands (docs/kv.md, Lists).
+ */
+@Timeout(180)
+class KvBlockingTest
+{
+    private static final int JOBS = 1_000;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void workersAtEveryMemberTakeEachJobOnceAndWaitsEndAsRedisEndsThem() throws Exception
+    {
+        try (KvProcesses kv = new KvProcesses(dir, 3, "linearizable");
+             Jedis producer = new Jedis("127.0.0.1", kv.ports.get(0));
+             Jedis waiter = new Jedis("127.0.0.1", kv.ports.get(1)))
+        {
+            // a wait that nothing ends: nil at its timeout, and nothing left waiting at the member
+            final long start = System.nanoTime();
+            assertNull(waiter.blpop(0.5, "empty"));
+            assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(450), "ended at its timeout");
+            assertTrue(waiter.info("clients").contains("blocked_clients:0"), waiter.info("clients"));
+
+            // a push at member 0 ends a wait at member 1 (no timeout), and BLMOVE at member 2 moves the next item
+            final AtomicReference<Object> popped = new AtomicReference<>();
+            final Thread blpop = Thread.ofPlatform().start(() -> popped.set(waiter.blpop(0, "q")));
+            Await.until(() -> producer.info("clients").contains("blocked_clients:0") &&
+                infoAt(kv, 1).contains("blocked_clients:1"), () -> "member 1 to hold the wait: " + infoAt(kv, 1));
+            producer.rpush("q", "first");
+            blpop.join(TimeUnit.SECONDS.toMillis(30));
+            assertFalse(blpop.isAlive(), "the push ended the wait");
+            assertEquals(List.of("q", "first"), popped.get());
+            try (Jedis mover = new Jedis("127.0.0.1", kv.ports.get(2)))
+            {
+                final Thread blmove = Thread.ofPlatform().start(() -> popped.set(
+                    mover.blmove("q", "done", ListDirection.LEFT, ListDirection.RIGHT, 0)));
+                Await.until(() -> infoAt(kv, 2).contains("blocked_clients:1"), () -> infoAt(kv, 2));
+                producer.rpush("q", "second");
+                blmove.join(TimeUnit.SECONDS.toMillis(30));
+                assertFalse(blmove.isAlive(), "the push ended the move's wait");
+                assertEquals("second", popped.get());
+            }
+            assertEquals(List.of("second"), waiter.lrange("done", 0, -1));
+
+            // a client that goes while it waits takes nothing: the next push stays in the list
+            final java.net.Socket gone = new java.net.Socket("127.0.0.1", kv.ports.get(2));
+            gone.getOutputStream().write("BLPOP left 0\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            Await.until(() -> infoAt(kv, 2).contains("blocked_clients:1"), () -> infoAt(kv, 2));
+            gone.close();
+            Await.until(() -> infoAt(kv, 2).contains("blocked_clients:0"), () -> infoAt(kv, 2));
+            producer.rpush("left", "kept");
+            assertEquals(List.of("kept"), waiter.lrange("left", 0, -1));
+
+            // workers at the three members, two each, waiting 0.2 s at a time; one producer
+            final AtomicBoolean done = new AtomicBoolean();
+            final ConcurrentLinkedQueue<String> taken = new ConcurrentLinkedQueue<>();
+            final List<Thread> workers = new ArrayList<>();
+            for (int w = 0; w < 6; w++)
+            {
+                final int port = kv.ports.get(w % 3);
+                workers.add(Thread.ofPlatform().start(() ->
+                {
+                    try (Jedis worker = new Jedis("127.0.0.1", port))
+                    {
+                        while (!done.get())
+                        {
+                            final KeyValue<String, String> job = worker.brpop(0.2, "jobs");
+                            if (job != null)
+                            {
+                                taken.add(job.getValue());
+                            }
+                        }
+                    }
+                }));
+            }
+            for (int j = 0; j < JOBS; j++)
+            {
+                producer.lpush("jobs", "job-" + j);
+            }
+            Await.until(() -> taken.size() >= JOBS, () -> taken.size() + " of " + JOBS + " jobs taken");
+            done.set(true);
+            for (final Thread worker : workers)
+            {
+                worker.join(TimeUnit.SECONDS.toMillis(30));
+                assertFalse(worker.isAlive());
+            }
+            final Set<String> distinct = new HashSet<>(taken);
+            assertEquals(JOBS, taken.size(), "no job taken twice");
+            assertEquals(JOBS, distinct.size());
+            for (int m = 0; m < 3; m++)
+            {
+                assertTrue(infoAt(kv, m).contains("blocked_clients:0"), infoAt(kv, m));
+                try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(m)))
+                {
+                    assertEquals(0, j.llen("jobs"), "member " + m);
+                }
+            }
+        }
+    }
+
+    private static String infoAt(final KvProcesses kv, final int member)
+    {
+        try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(member)))
+        {
+            return j.info("clients");
+        }
+    }
+}
