@@ -24,8 +24,10 @@ final class BlockedClients
     static final int IN_FLIGHT = 0;
     static final int PARKED = 1;
     static final int DONE = 2;
-    /** The longest timeout taken, in seconds (about 31,700 years): longer ones are Redis's out-of-range error. */
-    private static final double MOST_SECONDS = 1e12;
+    /** The longest timeout taken, in seconds (2^63 milliseconds, as Redis): longer ones are its out-of-range error. */
+    private static final double MOST_SECONDS = Long.MAX_VALUE / 1000.0;
+    /** Timeouts longer than this many seconds (about 31 years) wait as 0 does, for ever: a deadline in nanoseconds. */
+    private static final double FOREVER_SECONDS = 1e9;
 
     private final Map<Key, List<Command>> waiting = new HashMap<>();
     private final Keyspace map;
@@ -61,7 +63,8 @@ final class BlockedClients
         try
         {
             final double seconds = timeout(args.getLast());
-            return seconds == 0 ? Long.MAX_VALUE : System.nanoTime() + (long)(seconds * 1e9);
+            return seconds == 0 || seconds > FOREVER_SECONDS ? Long.MAX_VALUE :
+                System.nanoTime() + (long)(seconds * 1e9);
         }
         catch (final KvStore.SyntaxError ex)
         {

@@ -11,10 +11,13 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -65,6 +68,11 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private Transaction transaction;
     /** Event loop: the keys watched until EXEC, DISCARD, UNWATCH or RESET, in the order watched. */
     private final Map<Key, Transaction.Watch> watching = new LinkedHashMap<>();
+    /**
+     * Event loop: the timers of this connection's blocking commands not yet answered, cancelled as each is answered
+     * (a worker's BRPOP with a long timeout, answered at once under load, would otherwise keep its command until then).
+     */
+    private final Map<Command, ScheduledFuture<?>> timers = new IdentityHashMap<>();
     /** Event loop: the channels and patterns subscribed, once the first SUBSCRIBE came; null before. */
     private Subscriptions subscriptions;
 
@@ -186,13 +194,14 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         final Command command = inGroup(new Command(args, true, resp3, replied, BlockedClients.deadline(cmd, args)));
         if (command.blockedUntil != 0 && command.blockedUntil != Long.MAX_VALUE)
         {
-            ctx.executor().schedule(() ->
+            timers.put(command, ctx.executor().schedule(() ->
             {
+                timers.remove(command);
                 if (replica.store.blocked.expire(command))
                 {
                     command.complete(BlockedClients.nothing(command));
                 }
-            }, command.blockedUntil - System.nanoTime(), java.util.concurrent.TimeUnit.NANOSECONDS);
+            }, command.blockedUntil - System.nanoTime(), TimeUnit.NANOSECONDS));
         }
         return command;
     }
@@ -456,6 +465,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         {
             out = out == null ? ctx.alloc().ioBuffer() : out;
             pending.poll();
+            if (head.blockedUntil != 0)
+            {
+                stopTimer(head);
+            }
             RespWriter.write(out, reply, head.resp3);
             if (reply instanceof Reply.Push message) // a published message; a confirmation is in Several
             {
@@ -481,6 +494,15 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         if (!quitting && !outputPaused && !ctx.channel().config().isAutoRead() && pending.size() < MAX_PENDING / 2)
         {
             ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    private void stopTimer(final Command command)
+    {
+        final ScheduledFuture<?> timer = timers.remove(command);
+        if (timer != null)
+        {
+            timer.cancel(false);
         }
     }
 
@@ -552,6 +574,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             if (c.blockedUntil != 0)
             {
                 replica.store.blocked.cancel(c); // a client gone waits no more: nothing is popped for it
+                stopTimer(c);
             }
         }
         pending.clear(); // replies still due are dropped with the connection; their commands still apply

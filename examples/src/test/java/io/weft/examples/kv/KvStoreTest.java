@@ -411,6 +411,13 @@ class KvStoreTest
         same(Reply.error("ERR timeout is not a float or out of range"), run("BLPOP", "b", "nan"));
         same(Reply.error("ERR timeout is negative"), run("BRPOP", "b", "-1"));
         same(Reply.error("ERR timeout is out of range"), run("BRPOP", "b", "1e20"));
+        same(Reply.NIL_ARRAY, run("BRPOP", "none", "1e12"), "a timeout past 31 years waits for ever");
+        assertEquals(Long.MAX_VALUE, BlockedClients.deadline("BRPOP", args("BRPOP", "none", "1e12")));
+        assertEquals(Long.MAX_VALUE, BlockedClients.deadline("BLPOP", args("BLPOP", "none", "0")));
+        final long in = BlockedClients.deadline("BLMOVE", args("BLMOVE", "a", "b", "LEFT", "LEFT", "2.5")) -
+            System.nanoTime();
+        assertTrue(in > 2_000_000_000L && in <= 2_500_000_000L, in + " ns");
+        assertEquals(0, BlockedClients.deadline("BLPOP", args("BLPOP", "none", "x")), "the store answers its error");
         run("RPUSH", "b", "4");
         same(Reply.error("ERR syntax error"), run("BLMOVE", "b", "c", "up", "LEFT", "0"));
         same(bulk("4"), run("BLMOVE", "b", "c", "LEFT", "RIGHT", "0"));
