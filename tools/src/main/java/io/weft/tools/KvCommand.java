@@ -150,14 +150,9 @@ public final class KvCommand implements Callable<Integer>
         {
             Thread.sleep(200); // supervision poll: a dead member is restarted as a joiner
             boolean groupAlive = false;
-            for (int i = 0; i < members; i++)
+            for (final int index : current)
             {
-                final int index = current.get(i);
-                if (!serving.contains(index) && servedYet(processes, index, i))
-                {
-                    serving.add(index);
-                }
-                groupAlive |= serving.contains(index) && processes.process(index).isAlive();
+                groupAlive |= served(processes, serving, index) && processes.process(index).isAlive();
             }
             if (stopping) // a member started after the launcher's end began is stopped by MemberProcesses itself
             {
@@ -231,14 +226,9 @@ public final class KvCommand implements Callable<Integer>
                 return refused;
             }
             boolean waiting = false;
-            for (int i = 0; i < current.size(); i++)
+            for (final int index : current)
             {
-                final int index = current.get(i);
-                if (!serving.contains(index) && servedYet(processes, index, i))
-                {
-                    serving.add(index);
-                }
-                waiting |= !serving.contains(index) && processes.process(index).isAlive();
+                waiting |= !served(processes, serving, index) && processes.process(index).isAlive();
             }
             if (!waiting)
             {
@@ -266,15 +256,13 @@ public final class KvCommand implements Callable<Integer>
         return null;
     }
 
-    /** Whether member {@code member}'s process {@code index} has said it serves. */
-    private static boolean servedYet(final MemberProcesses processes, final int index, final int member)
+    /**
+     * Whether process {@code index} has served, noted in {@code serving}: it said so, the one line of its output kept
+     * ({@link #start}).
+     */
+    private static boolean served(final MemberProcesses processes, final Set<Integer> serving, final int index)
     {
-        return processes.lines(index).stream().anyMatch(l -> l.startsWith(servingLine(member)));
-    }
-
-    private static String servingLine(final int member)
-    {
-        return "member " + member + ": kv serving";
+        return serving.contains(index) || (!processes.lines(index).isEmpty() && serving.add(index));
     }
 
     /**
@@ -284,8 +272,9 @@ public final class KvCommand implements Callable<Integer>
     private int start(final MemberProcesses processes, final String name, final int member, final Path file,
         final List<Integer> ports, final boolean join)
     {
+        final String serves = "member " + member + ": kv serving";
         return processes.startKeeping(name, Weft.class, args(file, member, ports.get(member), join),
-            line -> line.startsWith(servingLine(member)));
+            line -> line.startsWith(serves));
     }
 
     private List<String> args(final Path file, final int member, final int port, final boolean join)

@@ -26,8 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The blocking list commands with three member processes and Jedis clients, as a job queue uses them: workers at every
  * member wait in BRPOP while a producer pushes at one, and every job reaches one worker once; a wait ends at its
- * timeout with nil, an item pushed at another member ends it at once, BLMOVE moves what it waited for, and a client
- * that went while it waited takes nothing. Before, BLPOP and the others were unknown commands (docs/kv.md, Lists).
+ * timeout with nil, an item pushed at another member (or a list renamed onto its key) ends it at once, BLMOVE moves
+ * what it waited for, and a client that went while it waited takes nothing. Before, BLPOP and the others were unknown
+ * commands (docs/kv.md, Lists).
  */
 @Timeout(180)
 class KvBlockingTest
@@ -70,6 +71,15 @@ class KvBlockingTest
                 assertEquals("second", popped.get());
             }
             assertEquals(List.of("second"), waiter.lrange("done", 0, -1));
+
+            // any write that stores a list ends a wait on its key, a RENAME onto it too
+            final Thread renamed = Thread.ofPlatform().start(() -> popped.set(waiter.blpop(0, "target")));
+            Await.until(() -> infoAt(kv, 1).contains("blocked_clients:1"), () -> infoAt(kv, 1));
+            producer.rpush("source", "moved");
+            producer.rename("source", "target");
+            renamed.join(TimeUnit.SECONDS.toMillis(30));
+            assertFalse(renamed.isAlive(), "the RENAME ended the wait");
+            assertEquals(List.of("target", "moved"), popped.get());
 
             // a client that goes while it waits takes nothing: the next push stays in the list
             final java.net.Socket gone = new java.net.Socket("127.0.0.1", kv.ports.get(2));

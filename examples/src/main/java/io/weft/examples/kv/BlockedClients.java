@@ -10,8 +10,8 @@ import java.util.Set;
  * The clients of this member blocked in BLPOP, BRPOP, BLMOVE or BRPOPLPUSH. A blocking command travels through the
  * group as a write and is applied at every member like its non-blocking form: it pops from the first of its lists that
  * holds an item, or changes nothing and answers nil. At its origin, a nil before the deadline is not answered: the
- * command waits here under each of its lists, and when a batch leaves one of them holding items (a push, an LMOVE, a
- * RENAME or COPY onto it: {@link Keyspace#listReady}), every command waiting on it is sent through the group again.
+ * command waits here under each of its lists, and when a batch stores one of them with items (a push, an LMOVE, a
+ * RENAME or COPY onto it: {@link Keyspace#store}), every command waiting on it is sent through the group again.
  * The first one applied takes the item at every member alike; the others find the list empty and wait again. A wait
  * ends at its deadline (nil), when its client goes (no reply), or when the member stops (the stop's error).
  * <p>
@@ -102,8 +102,8 @@ final class BlockedClients
     /** What a blocking command answers when nothing came: nil, an array's for BLPOP and BRPOP. */
     static Reply nothing(final Command command)
     {
-        return Commands.name(command.args).startsWith("BLM") || Commands.name(command.args).startsWith("BRPOPL") ?
-            Reply.NIL : Reply.NIL_ARRAY;
+        final String name = Commands.name(command.args);
+        return name.equals("BLPOP") || name.equals("BRPOP") ? Reply.NIL_ARRAY : Reply.NIL;
     }
 
     /**
@@ -130,8 +130,8 @@ final class BlockedClients
     }
 
     /**
-     * The delivery thread, after a batch: the commands waiting on the lists it left holding items ({@link
-     * Keyspace#listReady}), to send through the group again, in the order they came.
+     * The delivery thread, after a batch: the commands waiting on the lists it stored with items ({@link
+     * Keyspace#store}) and that still hold some, to send through the group again, in the order they came.
      */
     List<Command> woken()
     {

@@ -126,10 +126,6 @@ final class KeyCommands
         }
         map.remove(new Key(from));
         map.store(target, e);
-        if (e instanceof ListValue)
-        {
-            map.listReady(target); // a client may wait on it
-        }
         return nx ? new Reply.Int(1) : Reply.OK;
     }
 
@@ -170,10 +166,6 @@ final class KeyCommands
             return new Reply.Int(0);
         }
         map.store(to, map.copyOf(e));
-        if (e instanceof ListValue)
-        {
-            map.listReady(to); // a client may wait on it
-        }
         return new Reply.Int(1);
     }
 

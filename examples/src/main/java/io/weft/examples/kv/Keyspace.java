@@ -53,8 +53,9 @@ final class Keyspace
     /** The version of each bucket's last change: what WATCH compares. */
     final KeyVersions versions = new KeyVersions();
     /**
-     * Lists that came to hold items since the last look ({@link #listReady}), recorded while a client waits on a list
-     * ({@link BlockedClients}): the writing thread's only, as the switch.
+     * Keys {@link #store} stored a list at since the last look (a list is stored with items only: a push, LMOVE,
+     * RENAME, COPY, a transaction's), recorded while a client waits on a list ({@link BlockedClients}): the writing
+     * thread's only, as the switch.
      */
     private final Set<Key> readyLists = new HashSet<>();
     private boolean recordReadyLists;
@@ -170,7 +171,13 @@ final class Keyspace
     /** {@code key}'s value of any type as this map keeps it if it is live at {@code now}, else null. */
     Object liveStored(final byte[] key, final long now)
     {
-        final Object stored = entries.get(new Key(key));
+        return liveStored(new Key(key), now);
+    }
+
+    /** {@link #liveStored(byte[], long)} of a key made already. */
+    private Object liveStored(final Key key, final long now)
+    {
+        final Object stored = entries.get(key);
         return stored != null && live(stored, now) ? stored : null;
     }
 
@@ -180,14 +187,10 @@ final class Keyspace
      */
     Aggregate aggregate(final Key key, final long now, final boolean set)
     {
-        final Object stored = entries.get(key);
-        if (stored == null || !live(stored, now))
+        final Object stored = liveStored(key, now);
+        if (stored == null || stored instanceof Aggregate a && a.set() == set)
         {
-            return null;
-        }
-        if (stored instanceof Aggregate a && a.set() == set)
-        {
-            return a;
+            return (Aggregate)stored;
         }
         throw new KvStore.SyntaxError(WRONG_TYPE);
     }
@@ -209,22 +212,13 @@ final class Keyspace
         return a == null ? empty(set) : writable(a);
     }
 
-    /** The writing thread: {@code key} holds a list with items now (a push, LMOVE, RENAME, COPY). */
-    void listReady(final Key key)
-    {
-        if (recordReadyLists)
-        {
-            readyLists.add(key);
-        }
-    }
-
-    /** The writing thread: whether {@link #listReady} records, while clients wait ({@link BlockedClients}). */
+    /** The writing thread: whether {@link #store} records the lists it stores, while clients wait on some. */
     void recordReadyLists(final boolean record)
     {
         recordReadyLists = record;
     }
 
-    /** The writing thread: the lists {@link #listReady} recorded, for {@link BlockedClients#ready} to clear. */
+    /** The writing thread: the lists {@link #store} recorded, for {@link BlockedClients#woken} to clear. */
     Set<Key> readyLists()
     {
         return readyLists;
@@ -233,14 +227,10 @@ final class Keyspace
     /** {@code key}'s list if it is live at {@code now}, else null; Redis's WRONGTYPE error if it holds another type. */
     ListValue list(final Key key, final long now)
     {
-        final Object stored = entries.get(key);
-        if (stored == null || !live(stored, now))
+        final Object stored = liveStored(key, now);
+        if (stored == null || stored instanceof ListValue)
         {
-            return null;
-        }
-        if (stored instanceof ListValue l)
-        {
-            return l;
+            return (ListValue)stored;
         }
         throw new KvStore.SyntaxError(WRONG_TYPE);
     }
@@ -370,6 +360,10 @@ final class Keyspace
         final int length = length(stored);
         final Object old = entries.put(key, stored, length); // the length replaced comes from the slot: old unread
         versions.stamp(key);
+        if (recordReadyLists && stored instanceof ListValue)
+        {
+            readyLists.add(key); // a client may wait on it
+        }
         addBytes(old == null ? key.length() + ENTRY_OVERHEAD + length : length - entries.replacedLength());
         // old is read only while some entry has an expiry: where none has, an overwrite loads no replaced value
         final long expiringBefore = expiring.getPlain();

@@ -2,6 +2,7 @@ package io.weft.examples.kv;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -70,7 +71,6 @@ record ListCommands(Keyspace map)
             }
         }
         map.store(key, l);
-        map.listReady(key);
         return new Reply.Int(l.items().size());
     }
 
@@ -179,7 +179,7 @@ record ListCommands(Keyspace map)
         for (int i = 0; i < size; i++)
         {
             final byte[] next = live.items().get(count < 0 ? size - 1 - i : i);
-            if ((count == 0 || removed < Math.abs(count)) && java.util.Arrays.equals(next, item))
+            if ((count == 0 || removed < Math.abs(count)) && Arrays.equals(next, item))
             {
                 removed++;
             }
@@ -227,7 +227,7 @@ record ListCommands(Keyspace map)
         final int size = size(live);
         for (int i = 0; i < size; i++)
         {
-            if (java.util.Arrays.equals(live.items().get(i), args.get(3)))
+            if (Arrays.equals(live.items().get(i), args.get(3)))
             {
                 final ListValue l = map.writableList(live);
                 final List<byte[]> items = l.items().range(0, size - 1);
@@ -282,7 +282,7 @@ record ListCommands(Keyspace map)
             (count <= 0 || found.size() < count); step++)
         {
             final int i = rank > 0 ? step : size - 1 - step;
-            if (java.util.Arrays.equals(l.items().get(i), args.get(2)) && skip-- == 0)
+            if (Arrays.equals(l.items().get(i), args.get(2)) && skip-- == 0)
             {
                 found.add(new Reply.Int(i));
                 skip = 0;
@@ -326,7 +326,6 @@ record ListCommands(Keyspace map)
             stored(from, l);
         }
         map.store(to, d);
-        map.listReady(to);
         return new Reply.Bulk(item);
     }
 

@@ -88,20 +88,19 @@ final class ValueEdits
     /** A count argument (LPOP's, SPOP's): a Redis integer, 0 or more; Redis's error for any other word. */
     static long count(final byte[] bytes)
     {
-        long n = -1;
         try
         {
-            n = integer(bytes);
+            final long n = integer(bytes);
+            if (n >= 0)
+            {
+                return n;
+            }
         }
         catch (final KvStore.SyntaxError ex)
         {
-            // as a negative count: Redis says the same of both
+            // not a number: Redis says of it what it says of a negative count
         }
-        if (n < 0)
-        {
-            throw new KvStore.SyntaxError("ERR value is out of range, must be positive");
-        }
-        return n;
+        throw new KvStore.SyntaxError("ERR value is out of range, must be positive");
     }
 
     /** A Redis integer argument: signed 64-bit decimal, nothing else. */
