@@ -11,6 +11,7 @@ import redis.clients.jedis.Response;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.params.SetParams;
+import redis.clients.jedis.resps.Tuple;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -529,14 +530,15 @@ class KvStoreGroupTest
     }
 
     /**
-     * Hashes, sets and lists across members: clients at two members increment one field, write hashes, add to one
-     * set and push to one list at once, and every member holds every increment, field, member and item, the list in
-     * one order that keeps each client's; a string command on a hash is WRONGTYPE at any member; a member killed with
-     * kill -9 and joined again receives them with its state (fields, members, items, expiry) and serves them. Before,
-     * HSET, SADD, RPUSH and the other commands of the three types were unknown.
+     * Hashes, sets, lists and sorted sets across members: clients at two members increment one field, write hashes,
+     * add to one set, push to one list and raise scores on one leaderboard at once, and every member holds every
+     * increment, field, member, item and score, the list in one order that keeps each client's; a string command on a
+     * hash is WRONGTYPE at any member; a member killed with kill -9 and joined again receives them with its state
+     * (fields, members, items, scores, expiry) and serves them. Before, HSET, SADD, RPUSH, ZADD and the other commands
+     * of the four types were unknown.
      */
     @Test
-    void hashesSetsAndListsAreTheSameAtEveryMemberAndAJoinerReceivesThem() throws Exception
+    void hashesSetsListsAndSortedSetsAreTheSameAtEveryMemberAndAJoinerReceivesThem() throws Exception
     {
         final int each = 150;
         try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable");
@@ -552,6 +554,8 @@ class KvStoreGroupTest
                         b.hset("user:" + i, java.util.Map.of("name", "b" + i, "age", Integer.toString(i)));
                         b.sadd("seen", "b" + i, "both" + i);
                         b.rpush("jobs", "b" + i);
+                        b.zincrby("board", 1.5, "player" + i % 10);
+                        b.zadd("due", i, "b" + i);
                     }
                 }
             });
@@ -561,6 +565,8 @@ class KvStoreGroupTest
                 a.hset("big", "f" + i, "v" + i);
                 a.sadd("seen", "a" + i, "both" + i);
                 a.rpush("jobs", "a" + i);
+                a.zincrby("board", 1, "player" + i % 10);
+                a.zadd("due", i + 0.5, "a" + i);
             }
             other.join(TimeUnit.SECONDS.toMillis(60));
             assertFalse(other.isAlive());
@@ -568,6 +574,11 @@ class KvStoreGroupTest
             final JedisDataException wrongType = assertThrows(JedisDataException.class, () -> a.get("counts"));
             assertTrue(wrongType.getMessage().startsWith("WRONGTYPE"), wrongType.getMessage());
             final List<String> jobs = a.lrange("jobs", 0, -1);
+            final List<Tuple> board = a.zrevrangeWithScores("board", 0, -1);
+            assertEquals(IntStream.range(0, 10).mapToObj(i -> new Tuple("player" + (9 - i), 2.5 * each / 10)).toList(),
+                board, "every increment of both clients");
+            final List<String> due = a.zrangeByScore("due", "(9", "10.5");
+            assertEquals(List.of("a9", "b10", "a10"), due);
             for (final String client : List.of("a", "b"))
             {
                 assertEquals(IntStream.range(0, each).mapToObj(i -> client + i).toList(),
@@ -581,6 +592,10 @@ class KvStoreGroupTest
                 try (Jedis c = new Jedis("127.0.0.1", port))
                 {
                     assertEquals(jobs, c.lrange("jobs", 0, -1), "member at " + port);
+                    assertEquals(board, c.zrevrangeWithScores("board", 0, -1), "member at " + port);
+                    assertEquals(2 * each, c.zcard("due"), "member at " + port);
+                    assertEquals(due, c.zrangeByScore("due", "(9", "10.5"), "member at " + port);
+                    assertEquals("zset", c.type("board"));
                     assertEquals("list", c.type("jobs"));
                     assertEquals(Integer.toString(2 * each), c.hget("counts", "n"), "member at " + port);
                     assertEquals(each, c.hlen("big"), "member at " + port);
@@ -598,7 +613,9 @@ class KvStoreGroupTest
                 assertEquals(1, joined.srem("seen", "a0"));
                 assertEquals(jobs.getFirst(), joined.lpop("jobs"));
                 assertEquals(jobs.getLast(), joined.rpoplpush("jobs", "done"));
+                assertEquals(List.of(new Tuple("b0", 0.0)), joined.zpopmin("due", 1));
             }
+            assertEquals(new Tuple("a0", 0.5), a.zpopmin("due"));
             assertEquals(each - 1, a.hlen("big"));
             assertEquals(3 * each - 1, a.scard("seen"));
             assertEquals(jobs.subList(1, jobs.size() - 1), a.lrange("jobs", 0, -1));

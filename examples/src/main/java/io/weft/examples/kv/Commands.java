@@ -15,7 +15,7 @@ final class Commands
     /**
      * How a command travels: writes through the group (GROWING ones may make the store larger), reads by mode, and
      * ORDERED reads through the group in either mode: they read what only the writing thread may (SCAN's bucket index,
-     * a list's items, {@link ListValue.Items}, and MEMORY USAGE the sizes that thread keeps).
+     * a list's items or a sorted set's members, {@link WriterOwned}, and MEMORY USAGE the sizes that thread keeps).
      */
     private enum Kind
     {
@@ -65,7 +65,14 @@ final class Commands
         of("BLMOVE", Kind.GROWING, 6), of("BRPOPLPUSH", Kind.GROWING, 4), of("LLEN", Kind.ORDERED, 2),
         of("LINDEX", Kind.ORDERED, 3),
         of("LRANGE", Kind.ORDERED, 4), of("LPOS", Kind.ORDERED, -3), of("COPY", Kind.GROWING, -3),
-        of("MEMORY", Kind.ORDERED, -2), of("PING", Kind.CONNECTION, -1),
+        of("MEMORY", Kind.ORDERED, -2), of("ZADD", Kind.GROWING, -4), of("ZINCRBY", Kind.GROWING, 4),
+        of("ZREM", Kind.WRITE, -3), of("ZREMRANGEBYRANK", Kind.WRITE, 4), of("ZREMRANGEBYSCORE", Kind.WRITE, 4),
+        of("ZREMRANGEBYLEX", Kind.WRITE, 4), of("ZPOPMIN", Kind.WRITE, -2), of("ZPOPMAX", Kind.WRITE, -2),
+        of("ZCARD", Kind.ORDERED, 2), of("ZSCORE", Kind.ORDERED, 3), of("ZMSCORE", Kind.ORDERED, -3),
+        of("ZRANK", Kind.ORDERED, -3), of("ZREVRANK", Kind.ORDERED, -3), of("ZCOUNT", Kind.ORDERED, 4),
+        of("ZLEXCOUNT", Kind.ORDERED, 4), of("ZRANGE", Kind.ORDERED, -4), of("ZREVRANGE", Kind.ORDERED, -4),
+        of("ZRANGEBYSCORE", Kind.ORDERED, -4), of("ZREVRANGEBYSCORE", Kind.ORDERED, -4),
+        of("ZRANGEBYLEX", Kind.ORDERED, -4), of("ZREVRANGEBYLEX", Kind.ORDERED, -4), of("PING", Kind.CONNECTION, -1),
         of("ECHO", Kind.CONNECTION, 2));
 
     private Commands()

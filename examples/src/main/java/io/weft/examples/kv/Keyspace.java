@@ -102,7 +102,7 @@ final class Keyspace
     {
         // type tests, not a pattern switch: this runs on every write
         return stored instanceof byte[] ? 0 : stored instanceof Aggregate a ? a.expireAt() :
-            stored instanceof ListValue l ? l.expireAt() : ((KvStore.Entry)stored).expireAt();
+            stored instanceof WriterOwned<?> w ? w.expireAt() : ((KvStore.Entry)stored).expireAt();
     }
 
     /** Whether {@code stored}, a value as this map keeps it, is live at {@code now}. */
@@ -115,21 +115,21 @@ final class Keyspace
     /** {@code stored}, a live value as this map keeps it, with the expiry {@code at} (0: none). */
     static Object withExpiry(final Object stored, final long at)
     {
-        return stored instanceof Aggregate a ? a.withExpiry(at) : stored instanceof ListValue l ? l.withExpiry(at) :
-            stored(new KvStore.Entry(value(stored), at));
+        return stored instanceof Aggregate a ? a.withExpiry(at) :
+            stored instanceof WriterOwned<?> w ? w.withExpiry(at) : stored(new KvStore.Entry(value(stored), at));
     }
 
     /** Redis's name of the type of {@code stored}, a value as this map keeps it. */
     static String type(final Object stored)
     {
-        return stored instanceof Aggregate a ? a.type() : stored instanceof ListValue ? "list" : "string";
+        return stored instanceof Aggregate a ? a.type() : stored instanceof WriterOwned<?> w ? w.type() : "string";
     }
 
     /** What the key table keeps as {@code stored}'s length, for the store's size ({@link #bytes}). */
     private static int length(final Object stored)
     {
-        return stored instanceof Aggregate a ? a.fields().length() : stored instanceof ListValue l ?
-            l.items().length() : value(stored).length;
+        return stored instanceof Aggregate a ? a.fields().length() : stored instanceof WriterOwned<?> w ? w.length() :
+            value(stored).length;
     }
 
     /** Whether {@code stored}, a value as this map keeps it, is a string. */
@@ -138,7 +138,7 @@ final class Keyspace
         return stored instanceof byte[] || stored instanceof KvStore.Entry;
     }
 
-    /** A string's entry; Redis's WRONGTYPE error for a hash, a set or a list. */
+    /** A string's entry; Redis's WRONGTYPE error for a value of another type. */
     private static KvStore.Entry entry(final Object stored)
     {
         if (stored != null && !isString(stored))
@@ -227,24 +227,58 @@ final class Keyspace
     /** {@code key}'s list if it is live at {@code now}, else null; Redis's WRONGTYPE error if it holds another type. */
     ListValue list(final Key key, final long now)
     {
+        return owned(key, now, ListValue.class);
+    }
+
+    /** {@code key}'s sorted set if it is live at {@code now}, else null; WRONGTYPE if it holds another type. */
+    ZSetValue zset(final Key key, final long now)
+    {
+        return owned(key, now, ZSetValue.class);
+    }
+
+    private <T extends WriterOwned<T>> T owned(final Key key, final long now, final Class<T> type)
+    {
         final Object stored = liveStored(key, now);
-        if (stored == null || stored instanceof ListValue)
+        if (stored == null || type.isInstance(stored))
         {
-            return (ListValue)stored;
+            return type.cast(stored);
         }
         throw new KvStore.SyntaxError(WRONG_TYPE);
     }
 
     /**
      * The writing thread: {@code l}, or a copy whose items the writing thread may change where a cut holds its items
-     * (see {@link ListValue.Items}); a new empty list for null. The caller stores it once changed ({@link #store}), or
-     * removes its key once empty.
+     * (see {@link WriterOwned}); a new empty list for null. The caller stores it once changed ({@link #storeOrRemove}).
      */
     ListValue writableList(final ListValue l)
     {
         final long cut = cuts;
-        return l == null ? ListValue.empty(cut) : l.items().cut == cut ? l :
-            new ListValue(l.items().copy(cut), l.expireAt());
+        return l == null ? ListValue.empty(cut) : writable(l, cut);
+    }
+
+    /** The writing thread: {@link #writableList}'s counterpart for a sorted set. */
+    ZSetValue writableZSet(final ZSetValue z)
+    {
+        final long cut = cuts;
+        return z == null ? ZSetValue.empty(cut) : writable(z, cut);
+    }
+
+    private static <T extends WriterOwned<T>> T writable(final T value, final long cut)
+    {
+        return value.cut() == cut ? value : value.copy(cut);
+    }
+
+    /** The writing thread: stores {@code value} for {@code key}, changed, or removes the key if it holds nothing. */
+    void storeOrRemove(final Key key, final WriterOwned<?> value)
+    {
+        if (value.size() == 0)
+        {
+            remove(key);
+        }
+        else
+        {
+            store(key, value);
+        }
     }
 
     /** A new, empty set ({@code set}) or hash, which no cut holds. */
@@ -264,12 +298,13 @@ final class Keyspace
 
     /**
      * The writing thread: a value to store under another key (COPY) that changes apart from {@code stored}: a hash's,
-     * set's or list's fields or items copied, a string as it is (a write replaces a string, never changes it).
+     * set's, list's or sorted set's fields, items or members copied, a string as it is (a write replaces a string,
+     * never changes it).
      */
     Object copyOf(final Object stored)
     {
         return stored instanceof Aggregate a ? new Aggregate(a.fields().copy(cuts, false), a.expireAt(), a.set()) :
-            stored instanceof ListValue l ? new ListValue(l.items().copy(cuts), l.expireAt()) : stored;
+            stored instanceof WriterOwned<?> w ? w.copy(cuts) : stored;
     }
 
     /** What {@code key} and {@code stored}, its value as this map keeps it, take in the store's estimate. */

@@ -16,7 +16,8 @@ import static io.weft.examples.kv.ValueEdits.integer;
 
 /**
  * The replicated state machine: keys holding strings, hashes ({@link HashCommands}), sets ({@link SetCommands}) or
- * lists ({@link ListCommands}) with optional expiry, and the Redis commands over them.
+ * lists ({@link ListCommands}) or sorted sets ({@link ZSetCommands}) with optional expiry, and the Redis commands over
+ * them.
  * Every member applies the same writes in the same order with the same clock reading (the {@code now} of the batch
  * that carried them, taken at its sender), so every member holds the same state. Writes run on one thread (the
  * predicate thread, in delivery order); reads may run on others (local reads), hence concurrent maps of immutable
@@ -34,10 +35,11 @@ public final class KvStore
     private final KeyCommands keys = new KeyCommands(map);
     /** The counters, APPEND and the ranges. */
     private final ValueEdits edits = new ValueEdits(map);
-    /** HSET and the other commands on hashes, SADD and those on sets, LPUSH and those on lists. */
+    /** The commands on hashes (HSET, ...), sets (SADD, ...), lists (LPUSH, ...) and sorted sets (ZADD, ...). */
     private final HashCommands hashes = new HashCommands(map);
     private final SetCommands sets = new SetCommands(map);
     private final ListCommands lists = new ListCommands(map);
+    private final ZSetCommands zsets = new ZSetCommands(map);
     /** This member's clients blocked on lists (BLPOP, ...): the delivery thread parks and wakes them. */
     final BlockedClients blocked = new BlockedClients(map);
     /** The subscribers of this member, whom PUBLISH hands its message (no part of the state). */
@@ -173,7 +175,8 @@ public final class KvStore
                 case "PUBLISH" -> n != 3 ? Reply.wrongArity(cmd) :
                     new Reply.Int(pubSub.publish(args.get(1), args.get(2)));
                 default -> cmd.charAt(0) == 'S' ? sets.apply(cmd, args, now) : cmd.charAt(0) == 'H' ?
-                    hashes.apply(cmd, args, now) : lists.apply(cmd, args, now);
+                    hashes.apply(cmd, args, now) : cmd.charAt(0) == 'Z' ? zsets.apply(cmd, args, now) :
+                    lists.apply(cmd, args, now);
             };
         }
         catch (final SyntaxError ex)

@@ -92,22 +92,9 @@ record ListCommands(Keyspace map)
             {
                 popped.add(new Reply.Bulk(left ? l.items().removeFirst() : l.items().removeLast()));
             }
-            stored(key, l);
+            map.storeOrRemove(key, l);
         }
         return args.size() == 3 ? new Reply.Array(popped) : popped.getFirst();
-    }
-
-    /** Stores {@code l} for {@code key}, changed, or removes the key if it has no item left. */
-    private void stored(final Key key, final ListValue l)
-    {
-        if (l.items().size() == 0)
-        {
-            map.remove(key);
-        }
-        else
-        {
-            map.store(key, l);
-        }
     }
 
     /** LINDEX key index (negative: from the tail): the item, nil if out of range. */
@@ -192,7 +179,7 @@ record ListCommands(Keyspace map)
         {
             final ListValue l = map.writableList(live);
             l.items().replace(count < 0 ? kept.reversed() : kept);
-            stored(key, l);
+            map.storeOrRemove(key, l);
         }
         return new Reply.Int(removed);
     }
@@ -209,7 +196,7 @@ record ListCommands(Keyspace map)
         {
             final ListValue l = map.writableList(live);
             l.items().replace(l.items().range(span[0], span[1]));
-            stored(key, l);
+            map.storeOrRemove(key, l);
         }
         return Reply.OK;
     }
@@ -323,7 +310,7 @@ record ListCommands(Keyspace map)
         }
         if (d != l)
         {
-            stored(from, l);
+            map.storeOrRemove(from, l);
         }
         map.store(to, d);
         return new Reply.Bulk(item);
@@ -344,7 +331,7 @@ record ListCommands(Keyspace map)
             {
                 final ListValue l = map.writableList(live);
                 final byte[] item = left ? l.items().removeFirst() : l.items().removeLast();
-                stored(key, l);
+                map.storeOrRemove(key, l);
                 return new Reply.Array(List.of(new Reply.Bulk(args.get(i)), new Reply.Bulk(item)));
             }
         }

@@ -10,7 +10,7 @@ import java.util.List;
  * @param items    the items, index 0 at the head (Redis's left).
  * @param expireAt the expiry time in epoch milliseconds, 0 for none.
  */
-record ListValue(Items items, long expireAt)
+record ListValue(Items items, long expireAt) implements WriterOwned<ListValue>
 {
     /**
      * What an item takes besides its bytes (an estimate, as {@link Aggregate#FIELD_OVERHEAD}): its array's header and
@@ -29,10 +29,22 @@ record ListValue(Items items, long expireAt)
         return new ListValue(new Items(cut, 8), 0);
     }
 
-    /** This value with the expiry {@code at} (0: none), over the same items. */
-    ListValue withExpiry(final long at)
+    @Override
+    public ListValue withExpiry(final long at)
     {
         return new ListValue(items, at);
+    }
+
+    @Override
+    public ListValue copy(final long cut)
+    {
+        return new ListValue(items.copy(cut), expireAt);
+    }
+
+    @Override
+    public Items contents()
+    {
+        return items;
     }
 
     /**
@@ -41,10 +53,8 @@ record ListValue(Items items, long expireAt)
      * thread never changes items a cut holds, it copies items made before the store's last cut ({@link #cut}) before
      * their first change after it ({@link Keyspace#writableList}), as a hash's fields.
      */
-    static final class Items
+    static final class Items extends WriterOwned.Contents
     {
-        /** The store's cut count when these items were made: older ones are a cut's. */
-        final long cut;
         private byte[][] ring;
         private int head;
         private int size;
@@ -53,7 +63,7 @@ record ListValue(Items items, long expireAt)
 
         Items(final long cut, final int capacity)
         {
-            this.cut = cut;
+            super(cut);
             this.ring = new byte[slots(capacity)][];
         }
 
@@ -68,9 +78,16 @@ record ListValue(Items items, long expireAt)
             return copy;
         }
 
+        @Override
         int size()
         {
             return size;
+        }
+
+        @Override
+        String type()
+        {
+            return "list";
         }
 
         /** The item at {@code index}, 0 to size - 1. */
@@ -143,6 +160,7 @@ record ListValue(Items items, long expireAt)
         }
 
         /** What the list takes, estimated, as the length the key table keeps for the store's size. */
+        @Override
         int length()
         {
             return (int)Math.min(Integer.MAX_VALUE, LIST_OVERHEAD + bytes);

@@ -57,6 +57,19 @@ public sealed interface Reply
     {
     }
 
+    /** A sorted set's score: a RESP3 double ({@code ,1.5}), a bulk string in RESP2 ({@link ZSetValue#format}). */
+    record Double(double value) implements Reply
+    {
+    }
+
+    /**
+     * Members each followed by its score (WITHSCORES, ZPOPMIN with a count): a flat array in RESP2, an array of
+     * (member, score) pairs in RESP3, as Redis 7 answers each protocol.
+     */
+    record Scored(List<Reply> membersAndScores) implements Reply
+    {
+    }
+
     /** Replies written one after the other, for one command. */
     record Several(List<Reply> replies) implements Reply
     {

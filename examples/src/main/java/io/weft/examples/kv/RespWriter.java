@@ -39,6 +39,24 @@ final class RespWriter
             }
             case Reply.Push p -> items(out, resp3 ? '>' : '*', p.items(), resp3);
             case Reply.Set m -> items(out, resp3 ? '~' : '*', m.items(), resp3);
+            case Reply.Double d when resp3 -> line(out, ',', ZSetValue.format(d.value()));
+            case Reply.Double d ->
+            {
+                final String text = ZSetValue.format(d.value());
+                number(out, '$', text.length());
+                out.writeCharSequence(text, StandardCharsets.US_ASCII);
+                out.writeBytes(CRLF);
+            }
+            case Reply.Scored s when resp3 ->
+            {
+                final List<Reply> flat = s.membersAndScores();
+                number(out, '*', flat.size() / 2);
+                for (int i = 0; i < flat.size(); i += 2)
+                {
+                    items(out, '*', flat.subList(i, i + 2), true);
+                }
+            }
+            case Reply.Scored s -> items(out, '*', s.membersAndScores(), false);
             case Reply.Several s ->
             {
                 for (final Reply r : s.replies())

@@ -22,9 +22,11 @@ import java.util.function.BiConsumer;
  * each entry's key length, key, value length, value and expiry, in the table's order; a hash's value is {@value #HASH},
  * its count of fields, and each field's length, field, value length and value, a set's {@value #SET}, its count of
  * members and each member's length and member, in {@link Key}'s order, a list's {@value #LIST}, its count of items and
- * each item's length and item, from its head: {@link StoreLoader}, which reads it back, takes
- * any order, and takes a state written before versions were kept (it starts with the count of entries, never negative).
- * {@link #sorted} writes the entries by key instead, so that equal stores write equal bytes (tests compare them).
+ * each item's length and item, from its head, a sorted set's {@value #ZSET}, its count of members and each member's
+ * length and member, then 8 and its score (a double), in the set's order: {@link StoreLoader}, which reads it back,
+ * takes any order, and takes a state written before versions were kept (it starts with the count of entries, never
+ * negative). {@link #sorted} writes the entries by key instead, so that equal stores write equal bytes (tests compare
+ * them).
  * Entries are encoded straight into one buffer, written out as it fills: a log's compaction spent most of its time in a
  * {@code DataOutputStream}'s small writes and in sorting (a profile under a SET load, 2026-11-30).
  */
@@ -41,6 +43,8 @@ final class StoreCut
     static final int SET = -3;
     /** A list's value length. */
     static final int LIST = -5;
+    /** A sorted set's value length. */
+    static final int ZSET = -7;
 
     /** Walks the cut's (key, stored value) pairs; the same pairs each time. */
     @FunctionalInterface
@@ -145,6 +149,10 @@ final class StoreCut
                 {
                     putItems(l.items()); // a cut's items: they change no more
                 }
+                else if (stored instanceof ZSetValue z)
+                {
+                    putMembers(z.members()); // as the items
+                }
                 else
                 {
                     putBytes(Keyspace.value(stored));
@@ -187,6 +195,20 @@ final class StoreCut
             for (int i = 0; i < items.size(); i++)
             {
                 putBytes(items.get(i));
+            }
+        }
+
+        /** A sorted set's {@value #ZSET} and count of members, then each member and its score (8 bytes), in order. */
+        private void putMembers(final ZSetValue.Members members) throws IOException
+        {
+            room(2 * Integer.BYTES);
+            buffer.putInt(ZSET).putInt(members.size());
+            for (int i = 0; i < members.size(); i++)
+            {
+                final ZSetValue.Node node = members.at(i);
+                putBytes(node.member);
+                room(Integer.BYTES + Double.BYTES);
+                buffer.putInt(Double.BYTES).putDouble(node.score);
             }
         }
 

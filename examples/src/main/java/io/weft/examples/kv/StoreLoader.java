@@ -127,7 +127,8 @@ final class StoreLoader
         }
         final int valueAt = at + 8 + keyLength;
         final int valueLength = in.getInt(valueAt - 4);
-        if (valueLength == StoreCut.HASH || valueLength == StoreCut.SET || valueLength == StoreCut.LIST)
+        if (valueLength == StoreCut.HASH || valueLength == StoreCut.SET || valueLength == StoreCut.LIST ||
+            valueLength == StoreCut.ZSET)
         {
             return loadFields(in, at, keyLength, valueLength);
         }
@@ -144,19 +145,20 @@ final class StoreLoader
     }
 
     /**
-     * Reads one whole hash, set or list entry ({@code kind}: {@link StoreCut#HASH}, ...) at {@code at}, whose key's
-     * length is read, into the store and returns true, or returns false when it is not whole yet ({@link #walked}).
+     * Reads one whole hash, set, list or sorted set entry ({@code kind}: {@link StoreCut#HASH}, ...) at {@code at},
+     * whose key's length is read, into the store and returns true, or returns false when it is not whole yet
+     * ({@link #walked}).
      */
     private boolean loadFields(final ByteBuffer in, final int at, final int keyLength, final int kind)
     {
-        final boolean hash = kind == StoreCut.HASH;
+        final boolean hash = kind == StoreCut.HASH || kind == StoreCut.ZSET; // a member's score is its value
         final int countAt = at + 8 + keyLength;
         if (in.limit() - countAt < Integer.BYTES)
         {
             return false;
         }
         final int fields = in.getInt(countAt);
-        check(fields > 0, "a hash, set or list of " + fields + " fields");
+        check(fields > 0, "a hash, set, list or sorted set of " + fields + " fields");
         final long items = hash ? 2L * fields : fields; // a hash's fields and values, a set's members, a list's items
         long p = walked == 0 ? countAt + Integer.BYTES : at + walkedTo;
         for (; walked < items; walked++) // each one's length and bytes
@@ -184,6 +186,18 @@ final class StoreLoader
                 list.items().addLast(bytes(in));
             }
             map.store(new Key(key), list.withExpiry(in.getLong()));
+            return true;
+        }
+        if (kind == StoreCut.ZSET)
+        {
+            final ZSetValue zset = map.writableZSet(null);
+            for (int i = 0; i < fields; i++)
+            {
+                final byte[] member = bytes(in);
+                check(in.getInt() == Double.BYTES, "a score that is not 8 bytes");
+                zset.members().put(member, in.getDouble());
+            }
+            map.store(new Key(key), zset.withExpiry(in.getLong()));
             return true;
         }
         final Aggregate loaded = map.empty(!hash);

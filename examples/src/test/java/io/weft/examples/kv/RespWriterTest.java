@@ -23,6 +23,22 @@ class RespWriterTest
         assertEquals("*1\r\n~0\r\n", written(new Reply.Array(List.of(new Reply.Set(List.of()))), true), "in EXEC's");
     }
 
+    /**
+     * A score is RESP3's double and a bulk string in RESP2; members with scores (WITHSCORES) are pairs in RESP3 and
+     * one flat array in RESP2, as Redis 7 writes them.
+     */
+    @Test
+    void scoresAreRespThreeDoublesAndPairs()
+    {
+        assertEquals(",2.5\r\n", written(new Reply.Double(2.5), true));
+        assertEquals("$3\r\n2.5\r\n", written(new Reply.Double(2.5), false));
+        assertEquals(",-inf\r\n", written(new Reply.Double(Double.NEGATIVE_INFINITY), true));
+        final Reply scored = new Reply.Scored(List.of(Reply.Bulk.of("a"), new Reply.Double(1), Reply.Bulk.of("b"),
+            new Reply.Double(1e20)));
+        assertEquals("*2\r\n*2\r\n$1\r\na\r\n,1\r\n*2\r\n$1\r\nb\r\n,1e+20\r\n", written(scored, true));
+        assertEquals("*4\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$5\r\n1e+20\r\n", written(scored, false));
+    }
+
     private static String written(final Reply reply, final boolean resp3)
     {
         final ByteBuf out = Unpooled.buffer();

@@ -1,0 +1,464 @@
+package io.weft.examples.kv;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Redis's commands on sorted sets ({@link ZSetValue}): ZADD, ZINCRBY, ZREM, ZREMRANGEBYRANK, ZREMRANGEBYSCORE,
+ * ZREMRANGEBYLEX, ZPOPMIN, ZPOPMAX (writes) and ZCARD, ZSCORE, ZMSCORE, ZRANK, ZREVRANK, ZCOUNT, ZLEXCOUNT, ZRANGE,
+ * ZREVRANGE, ZRANGEBYSCORE, ZREVRANGEBYSCORE, ZRANGEBYLEX, ZREVRANGEBYLEX (reads), all on the delivery thread: a
+ * sorted set's reads go through the group even with local reads ({@link Commands}), as a list's do. A sorted set's
+ * last member removed removes its key; a command on another type's key is WRONGTYPE.
+ *
+ * @param map the store's keys and values.
+ */
+record ZSetCommands(Keyspace map)
+{
+    private static final String NOT_A_FLOAT = "ERR value is not a valid float";
+    private static final String BAD_SCORE_RANGE = "ERR min or max is not a float";
+    private static final String BAD_LEX_RANGE = "ERR min or max not valid string range item";
+    private static final String SYNTAX = "ERR syntax error";
+    private static final String NAN = "ERR resulting score is not a number (NaN)";
+    private static final int[] NOTHING = {0, 0};
+
+    /** How a range command selects: by rank, by score or by member (ZRANGE's BYSCORE, BYLEX). */
+    private enum By
+    {
+        RANK, SCORE, LEX
+    }
+
+    /** Runs {@code cmd}, a sorted set's command, or answers the unknown command's error. */
+    Reply apply(final String cmd, final List<byte[]> args, final long now)
+    {
+        final int n = args.size();
+        return switch (cmd)
+        {
+            case "ZADD" -> n < 4 ? Reply.wrongArity(cmd) : add(args, now);
+            case "ZINCRBY" -> n != 4 ? Reply.wrongArity(cmd) : incrementBy(args, now);
+            case "ZREM" -> n < 3 ? Reply.wrongArity(cmd) : remove(args, now);
+            case "ZCARD" -> n != 2 ? Reply.wrongArity(cmd) : new Reply.Int(size(zset(args, now)));
+            case "ZSCORE" -> n != 3 ? Reply.wrongArity(cmd) : score(zset(args, now), args.get(2));
+            case "ZMSCORE" -> n < 3 ? Reply.wrongArity(cmd) : scores(args, now);
+            case "ZRANK", "ZREVRANK" -> n != 3 && n != 4 ? Reply.wrongArity(cmd) : rank(cmd.length() == 8, args, now);
+            case "ZCOUNT" -> n != 4 ? Reply.wrongArity(cmd) : count(By.SCORE, args, now);
+            case "ZLEXCOUNT" -> n != 4 ? Reply.wrongArity(cmd) : count(By.LEX, args, now);
+            case "ZRANGE" -> n < 4 ? Reply.wrongArity(cmd) : range(args, null, false, now);
+            case "ZREVRANGE" -> n < 4 ? Reply.wrongArity(cmd) : range(args, By.RANK, true, now);
+            case "ZRANGEBYSCORE" -> n < 4 ? Reply.wrongArity(cmd) : range(args, By.SCORE, false, now);
+            case "ZREVRANGEBYSCORE" -> n < 4 ? Reply.wrongArity(cmd) : range(args, By.SCORE, true, now);
+            case "ZRANGEBYLEX" -> n < 4 ? Reply.wrongArity(cmd) : range(args, By.LEX, false, now);
+            case "ZREVRANGEBYLEX" -> n < 4 ? Reply.wrongArity(cmd) : range(args, By.LEX, true, now);
+            case "ZREMRANGEBYRANK" -> n != 4 ? Reply.wrongArity(cmd) : removeRange(By.RANK, args, now);
+            case "ZREMRANGEBYSCORE" -> n != 4 ? Reply.wrongArity(cmd) : removeRange(By.SCORE, args, now);
+            case "ZREMRANGEBYLEX" -> n != 4 ? Reply.wrongArity(cmd) : removeRange(By.LEX, args, now);
+            case "ZPOPMIN", "ZPOPMAX" -> n != 2 && n != 3 ? Reply.wrongArity(cmd) : pop(cmd.endsWith("MIN"), args, now);
+            default -> Reply.unknown(cmd);
+        };
+    }
+
+    private ZSetValue zset(final List<byte[]> args, final long now)
+    {
+        return map.zset(new Key(args.get(1)), now);
+    }
+
+    private static int size(final ZSetValue z)
+    {
+        return z == null ? 0 : z.members().size();
+    }
+
+    /**
+     * ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]: the members added (and changed, CH), or
+     * with INCR the member's new score, nil where a condition kept it; every score is checked before any change.
+     */
+    private Reply add(final List<byte[]> args, final long now)
+    {
+        boolean nx = false;
+        boolean xx = false;
+        boolean gt = false;
+        boolean lt = false;
+        boolean ch = false;
+        boolean incr = false;
+        int at = 2;
+        for (boolean option = true; option && at < args.size(); )
+        {
+            switch (upper(args.get(at)))
+            {
+                case "NX" -> nx = true;
+                case "XX" -> xx = true;
+                case "GT" -> gt = true;
+                case "LT" -> lt = true;
+                case "CH" -> ch = true;
+                case "INCR" -> incr = true;
+                default -> option = false;
+            }
+            at += option ? 1 : 0;
+        }
+        final int elements = args.size() - at;
+        if (elements == 0 || elements % 2 != 0)
+        {
+            return Reply.error(SYNTAX);
+        }
+        if (nx && xx)
+        {
+            return Reply.error("ERR XX and NX options at the same time are not compatible");
+        }
+        if (gt && nx || lt && nx || gt && lt)
+        {
+            return Reply.error("ERR GT, LT, and/or NX options at the same time are not compatible");
+        }
+        if (incr && elements > 2)
+        {
+            return Reply.error("ERR INCR option supports a single increment-element pair");
+        }
+        final double[] scores = new double[elements / 2];
+        for (int i = 0; i < scores.length; i++)
+        {
+            scores[i] = ZSetValue.parse(args.get(at + 2 * i), NOT_A_FLOAT);
+        }
+        final Key key = new Key(args.get(1));
+        final ZSetValue live = map.zset(key, now);
+        if (live == null && xx)
+        {
+            return incr ? Reply.NIL : new Reply.Int(0);
+        }
+        final ZSetValue z = map.writableZSet(live);
+        int added = 0;
+        int changed = 0;
+        double last = 0;
+        boolean kept = false;
+        for (int i = 0; i < scores.length; i++)
+        {
+            final byte[] member = args.get(at + 2 * i + 1);
+            final ZSetValue.Node old = z.members().get(member);
+            double score = scores[i];
+            if (old == null)
+            {
+                kept = xx;
+                if (!xx)
+                {
+                    z.members().put(member, score);
+                    added++;
+                }
+            }
+            else
+            {
+                score = incr ? old.score + score : score;
+                if (Double.isNaN(score))
+                {
+                    return Reply.error(NAN);
+                }
+                kept = nx || lt && score >= old.score || gt && score <= old.score;
+                if (!kept && score != old.score)
+                {
+                    z.members().put(member, score);
+                    changed++;
+                }
+            }
+            last = score;
+        }
+        if (added + changed > 0)
+        {
+            map.storeOrRemove(key, z);
+        }
+        return incr ? kept ? Reply.NIL : new Reply.Double(last) : new Reply.Int(ch ? added + changed : added);
+    }
+
+    /** ZINCRBY key increment member: the member's new score (added at the increment if it was not a member). */
+    private Reply incrementBy(final List<byte[]> args, final long now)
+    {
+        final double by = ZSetValue.parse(args.get(2), NOT_A_FLOAT);
+        final Key key = new Key(args.get(1));
+        final ZSetValue z = map.writableZSet(map.zset(key, now));
+        final ZSetValue.Node old = z.members().get(args.get(3));
+        final double score = old == null ? by : old.score + by;
+        if (Double.isNaN(score))
+        {
+            return Reply.error(NAN);
+        }
+        z.members().put(args.get(3), score);
+        map.store(key, z);
+        return new Reply.Double(score);
+    }
+
+    /** ZREM key member [member ...]: how many were members. */
+    private Reply remove(final List<byte[]> args, final long now)
+    {
+        final Key key = new Key(args.get(1));
+        final ZSetValue live = map.zset(key, now);
+        if (live == null)
+        {
+            return new Reply.Int(0);
+        }
+        final ZSetValue z = map.writableZSet(live);
+        int removed = 0;
+        for (int i = 2; i < args.size(); i++)
+        {
+            removed += z.members().remove(args.get(i)) ? 1 : 0;
+        }
+        if (removed > 0)
+        {
+            map.storeOrRemove(key, z);
+        }
+        return new Reply.Int(removed);
+    }
+
+    private static Reply score(final ZSetValue z, final byte[] member)
+    {
+        final ZSetValue.Node node = z == null ? null : z.members().get(member);
+        return node == null ? Reply.NIL : new Reply.Double(node.score);
+    }
+
+    /** ZMSCORE key member [member ...]: each member's score, nil for one that is not a member. */
+    private Reply scores(final List<byte[]> args, final long now)
+    {
+        final ZSetValue z = zset(args, now);
+        final List<Reply> scores = new ArrayList<>(args.size() - 2);
+        for (int i = 2; i < args.size(); i++)
+        {
+            scores.add(score(z, args.get(i)));
+        }
+        return new Reply.Array(scores);
+    }
+
+    /** ZRANK, ZREVRANK key member [WITHSCORE]: the member's rank (and score), nil if it is not a member. */
+    private Reply rank(final boolean reverse, final List<byte[]> args, final long now)
+    {
+        final boolean withScore = args.size() == 4;
+        if (withScore && !upper(args.get(3)).equals("WITHSCORE"))
+        {
+            return Reply.error(SYNTAX);
+        }
+        final ZSetValue z = zset(args, now);
+        final ZSetValue.Node node = z == null ? null : z.members().get(args.get(2));
+        if (node == null)
+        {
+            return withScore ? Reply.NIL_ARRAY : Reply.NIL;
+        }
+        final int rank = z.members().rank(node);
+        final Reply.Int r = new Reply.Int(reverse ? z.members().size() - 1 - rank : rank);
+        return withScore ? new Reply.Array(List.of(r, new Reply.Double(node.score))) : r;
+    }
+
+    /** ZCOUNT key min max, ZLEXCOUNT key min max: how many members the range holds. */
+    private Reply count(final By by, final List<byte[]> args, final long now)
+    {
+        final ZSetValue z = zset(args, now);
+        final int[] ranks = ranks(z, by, args.get(2), args.get(3));
+        return new Reply.Int(ranks[1] - ranks[0]);
+    }
+
+    /**
+     * ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES] ({@code fixed} null), and the
+     * older forms, whose selection ({@code fixed}) and direction ({@code reverse}) their name gives. A reverse range
+     * by score or member names its bounds high one first.
+     */
+    private Reply range(final List<byte[]> args, final By fixed, final boolean reverse, final long now)
+    {
+        By by = fixed;
+        boolean rev = reverse;
+        boolean withScores = false;
+        long offset = 0;
+        long limit = -1;
+        boolean limited = false;
+        for (int i = 4; i < args.size(); i++)
+        {
+            final String option = upper(args.get(i));
+            if (option.equals("WITHSCORES"))
+            {
+                withScores = true;
+            }
+            else if (option.equals("LIMIT") && args.size() - i - 1 >= 2)
+            {
+                offset = ValueEdits.integer(args.get(++i));
+                limit = ValueEdits.integer(args.get(++i));
+                limited = true;
+            }
+            else if (fixed == null && !rev && option.equals("REV"))
+            {
+                rev = true;
+            }
+            else if (fixed == null && by == null && (option.equals("BYSCORE") || option.equals("BYLEX")))
+            {
+                by = option.equals("BYSCORE") ? By.SCORE : By.LEX;
+            }
+            else
+            {
+                return Reply.error(SYNTAX);
+            }
+        }
+        by = by == null ? By.RANK : by;
+        if (limited && by == By.RANK)
+        {
+            return Reply.error("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX");
+        }
+        if (withScores && by == By.LEX)
+        {
+            return Reply.error("ERR syntax error, WITHSCORES not supported in combination with BYLEX");
+        }
+        final boolean boundsSwapped = rev && by != By.RANK;
+        final byte[] low = args.get(boundsSwapped ? 3 : 2);
+        final byte[] high = args.get(boundsSwapped ? 2 : 3);
+        final long[] span = span(by, low, high); // a bound's error before the key's type
+        final ZSetValue z = zset(args, now);
+        final int[] selected = span != null ? byRank(size(z), span, rev) : ranks(z, by, low, high);
+        final List<Reply> replies = new ArrayList<>();
+        if (span == null && offset < 0)
+        {
+            return new Reply.Array(replies);
+        }
+        final long count = selected[1] - selected[0];
+        for (long i = offset; i < count && (limit < 0 || i - offset < limit); i++)
+        {
+            final ZSetValue.Node node = z.members().at((int)(rev ? selected[1] - 1 - i : selected[0] + i));
+            replies.add(new Reply.Bulk(node.member));
+            if (withScores)
+            {
+                replies.add(new Reply.Double(node.score));
+            }
+        }
+        return withScores ? new Reply.Scored(replies) : new Reply.Array(replies);
+    }
+
+    /**
+     * The ranks, first included and last not, that a range by score or member from {@code low} to {@code high}
+     * holds in {@code z} (none for null); Redis's error for a bound that is not one.
+     */
+    private static int[] ranks(final ZSetValue z, final By by, final byte[] low, final byte[] high)
+    {
+        if (by == By.SCORE)
+        {
+            final boolean lowOpen = low.length > 0 && low[0] == '(';
+            final boolean highOpen = high.length > 0 && high[0] == '(';
+            final double min = ZSetValue.parse(lowOpen ? Arrays.copyOfRange(low, 1, low.length) : low,
+                BAD_SCORE_RANGE);
+            final double max = ZSetValue.parse(highOpen ? Arrays.copyOfRange(high, 1, high.length) : high,
+                BAD_SCORE_RANGE);
+            if (z == null)
+            {
+                return NOTHING;
+            }
+            final int from = z.members().belowScore(min, lowOpen);
+            return new int[] {from, Math.max(from, z.members().belowScore(max, !highOpen))};
+        }
+        checkLex(low);
+        checkLex(high);
+        if (z == null)
+        {
+            return NOTHING;
+        }
+        final int from = lexRank(z, low, true);
+        return new int[] {from, Math.max(from, lexRank(z, high, false))};
+    }
+
+    /** A bound of a range by member: {@code -}, {@code +}, or {@code [} or {@code (} and a member. */
+    private static void checkLex(final byte[] bound)
+    {
+        final boolean endless = bound.length == 1 && (bound[0] == '-' || bound[0] == '+');
+        if (!endless && (bound.length == 0 || bound[0] != '[' && bound[0] != '('))
+        {
+            throw new KvStore.SyntaxError(BAD_LEX_RANGE);
+        }
+    }
+
+    /** The rank at which a range by member starts ({@code low}) or ends (not included) at {@code bound}. */
+    private static int lexRank(final ZSetValue z, final byte[] bound, final boolean low)
+    {
+        if (bound.length == 1 && (bound[0] == '-' || bound[0] == '+'))
+        {
+            return bound[0] == '-' ? 0 : z.members().size();
+        }
+        final byte[] member = Arrays.copyOfRange(bound, 1, bound.length);
+        final boolean open = bound[0] == '(';
+        return z.members().belowMember(member, low == open);
+    }
+
+    /**
+     * A range by rank's start and stop, read; for a range by score or member null, once its bounds are checked (a
+     * bound's error comes before the key's WRONGTYPE, as in Redis).
+     */
+    private static long[] span(final By by, final byte[] low, final byte[] high)
+    {
+        if (by == By.RANK)
+        {
+            return new long[] {ValueEdits.integer(low), ValueEdits.integer(high)};
+        }
+        ranks(null, by, low, high);
+        return null;
+    }
+
+    /**
+     * The ranks, first included and last not, of a set of {@code size} members from rank {@code span[0]} to {@code
+     * span[1]} (negative: from the end), counted from the highest ({@code reverse}).
+     */
+    private static int[] byRank(final int size, final long[] span, final boolean reverse)
+    {
+        final long first = span[0];
+        final long last = span[1];
+        final long from = Math.max(0, first < 0 ? size + first : first);
+        final long to = Math.min(size - 1L, last < 0 ? size + last : last);
+        if (from > to || from >= size)
+        {
+            return NOTHING;
+        }
+        // a reverse range's ranks count from the end: in the set's order they are the mirror image
+        return reverse ? new int[] {(int)(size - 1 - to), (int)(size - from)} : new int[] {(int)from, (int)to + 1};
+    }
+
+    /** ZREMRANGEBYRANK, ZREMRANGEBYSCORE, ZREMRANGEBYLEX key low high: how many members the range held. */
+    private Reply removeRange(final By by, final List<byte[]> args, final long now)
+    {
+        final Key key = new Key(args.get(1));
+        final long[] span = span(by, args.get(2), args.get(3));
+        final ZSetValue live = map.zset(key, now);
+        final int[] ranks = span != null ? byRank(size(live), span, false) : ranks(live, by, args.get(2), args.get(3));
+        final int count = ranks[1] - ranks[0];
+        if (count > 0)
+        {
+            final ZSetValue z = map.writableZSet(live);
+            final List<byte[]> members = new ArrayList<>(count);
+            for (int i = ranks[0]; i < ranks[1]; i++)
+            {
+                members.add(z.members().at(i).member);
+            }
+            for (final byte[] member : members)
+            {
+                z.members().remove(member);
+            }
+            map.storeOrRemove(key, z);
+        }
+        return new Reply.Int(count);
+    }
+
+    /**
+     * ZPOPMIN, ZPOPMAX key [count]: the lowest (highest) members with their scores, removed; without a count one
+     * member and its score.
+     */
+    private Reply pop(final boolean min, final List<byte[]> args, final long now)
+    {
+        final long count = args.size() == 3 ? ValueEdits.count(args.get(2)) : 1;
+        final Key key = new Key(args.get(1));
+        final ZSetValue live = map.zset(key, now);
+        final List<Reply> popped = new ArrayList<>();
+        if (live != null && count > 0)
+        {
+            final ZSetValue z = map.writableZSet(live);
+            while (popped.size() < 2 * count && z.members().size() > 0)
+            {
+                final ZSetValue.Node node = z.members().at(min ? 0 : z.members().size() - 1);
+                z.members().remove(node.member);
+                popped.add(new Reply.Bulk(node.member));
+                popped.add(new Reply.Double(node.score));
+            }
+            map.storeOrRemove(key, z);
+        }
+        return args.size() == 3 ? new Reply.Scored(popped) : new Reply.Array(popped);
+    }
+
+    private static String upper(final byte[] word)
+    {
+        return new String(word, StandardCharsets.ISO_8859_1).toUpperCase(Locale.ROOT);
+    }
+}
