@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Transaction;
 import redis.clients.jedis.args.ListDirection;
 import redis.clients.jedis.util.KeyValue;
 
@@ -26,8 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The blocking list commands with three member processes and Jedis clients, as a job queue uses them: workers at every
  * member wait in BRPOP while a producer pushes at one, and every job reaches one worker once; a wait ends at its
- * timeout with nil, an item pushed at another member (or a list renamed onto its key) ends it at once, BLMOVE moves
- * what it waited for, and a client that went while it waited takes nothing. Before, BLPOP and the others were unknown
+ * timeout with nil, an item pushed at another member (or a list renamed onto its key) ends it at once, a list made
+ * another type in the batch that filled it does not (and leaves the member serving), BLMOVE moves what it waited for,
+ * and a client that went while it waited takes nothing. Before, BLPOP and the others were unknown
  * commands (docs/kv.md, Lists).
  */
 @Timeout(180)
@@ -80,6 +82,26 @@ class KvBlockingTest
             renamed.join(TimeUnit.SECONDS.toMillis(30));
             assertFalse(renamed.isAlive(), "the RENAME ended the wait");
             assertEquals(List.of("target", "moved"), popped.get());
+
+            // a list filled and made another type in one batch (a transaction) wakes no one, and the member where a
+            // client waits on it serves on; a list pushed there later ends the wait
+            final Thread retyped = Thread.ofPlatform().start(() -> popped.set(waiter.blpop(0, "retyped")));
+            Await.until(() -> infoAt(kv, 1).contains("blocked_clients:1"), () -> infoAt(kv, 1));
+            final Transaction t = producer.multi();
+            t.rpush("retyped", "x");
+            t.set("retyped", "a string");
+            assertEquals(List.of(1L, "OK"), t.exec());
+            try (Jedis other = new Jedis("127.0.0.1", kv.ports.get(1)))
+            {
+                assertEquals("a string", other.get("retyped"), "member 1 serves on");
+                assertEquals("OK", other.set("after", "1"));
+            }
+            assertTrue(retyped.isAlive(), "still waiting");
+            producer.del("retyped");
+            producer.rpush("retyped", "y");
+            retyped.join(TimeUnit.SECONDS.toMillis(30));
+            assertFalse(retyped.isAlive(), "the push ended the wait");
+            assertEquals(List.of("retyped", "y"), popped.get());
 
             // a client that goes while it waits takes nothing: the next push stays in the list
             final java.net.Socket gone = new java.net.Socket("127.0.0.1", kv.ports.get(2));

@@ -147,7 +147,9 @@ final class BlockedClients
             for (final Key key : ready)
             {
                 final List<Command> commands = waiting.get(key);
-                if (commands != null && map.list(key, now) != null)
+                // a list stored and replaced by another type later in the batch wakes no one (list() would throw
+                // WRONGTYPE on this thread and stop the member)
+                if (commands != null && map.liveStored(key, now) instanceof ListValue)
                 {
                     for (final Command c : List.copyOf(commands))
                     {

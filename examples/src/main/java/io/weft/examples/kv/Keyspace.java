@@ -175,7 +175,7 @@ final class Keyspace
     }
 
     /** {@link #liveStored(byte[], long)} of a key made already. */
-    private Object liveStored(final Key key, final long now)
+    Object liveStored(final Key key, final long now)
     {
         final Object stored = entries.get(key);
         return stored != null && live(stored, now) ? stored : null;
