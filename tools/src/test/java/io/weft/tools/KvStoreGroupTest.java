@@ -624,6 +624,74 @@ class KvStoreGroupTest
     }
 
     /**
+     * Lua scripts across members, as clients use them: a lock released by its owner's token only (the compare and
+     * delete that needs EVAL), 400 read-modify-write scripts from clients at two members at once, none lost, and a
+     * script's random numbers, all the same at every member and at one killed with kill -9 and joined again; EVALSHA
+     * at the member that loaded the script and at one where an EVAL of it was applied, NOSCRIPT at the joiner until
+     * then. Before, EVAL was an unknown command.
+     */
+    @Test
+    void scriptsChangeEveryMemberAlike() throws Exception
+    {
+        final String release = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) " +
+            "else return 0 end";
+        final String increment = "local v = tonumber(redis.call('GET', KEYS[1]) or '0') + 1 " +
+            "redis.call('SET', KEYS[1], v) return v";
+        final String random = "redis.call('SET', KEYS[1], math.random(1000000000)) return redis.call('GET', KEYS[1])";
+        final int each = 200;
+        try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable");
+             Jedis a = new Jedis("127.0.0.1", kv.ports.get(0));
+             Jedis b = new Jedis("127.0.0.1", kv.ports.get(1)))
+        {
+            assertEquals("OK", a.set("lock", "token-a", SetParams.setParams().nx().px(60_000)));
+            assertEquals(0L, b.eval(release, List.of("lock"), List.of("token-b")));
+            assertEquals("token-a", a.get("lock"), "not released by another token");
+            assertEquals(1L, b.eval(release, List.of("lock"), List.of("token-a")));
+            assertEquals(null, a.get("lock"));
+
+            final Thread other = Thread.ofPlatform().start(() ->
+            {
+                try (Jedis c = new Jedis("127.0.0.1", kv.ports.get(1)))
+                {
+                    for (int i = 0; i < each; i++)
+                    {
+                        c.eval(increment, List.of("counter"), List.of());
+                    }
+                }
+            });
+            for (int i = 0; i < each; i++)
+            {
+                a.eval(increment, List.of("counter"), List.of());
+            }
+            other.join(TimeUnit.SECONDS.toMillis(60));
+            assertFalse(other.isAlive());
+            final Object drawn = a.eval(random, List.of("drawn"), List.of());
+            final String sha = a.scriptLoad(increment);
+            assertEquals(2L * each + 1, a.evalsha(sha, List.of("counter"), List.of()));
+            kv.get(2).kill();
+            kv.start(2, true);
+            kv.awaitServing(2);
+            try (Jedis joined = new Jedis("127.0.0.1", kv.ports.get(2)))
+            {
+                final JedisDataException unknown = assertThrows(JedisDataException.class,
+                    () -> joined.evalsha(sha, List.of("counter"), List.of()));
+                assertTrue(unknown.getMessage().startsWith("NOSCRIPT"), unknown.getMessage());
+                b.eval(increment, List.of("counter"), List.of()); // applied at the joiner too: known there now
+                assertEquals(2L * each + 3, joined.evalsha(sha, List.of("counter"), List.of()));
+            }
+            for (final int port : kv.ports)
+            {
+                try (Jedis c = new Jedis("127.0.0.1", port))
+                {
+                    assertEquals(Integer.toString(2 * each + 3), c.get("counter"), "member at " + port);
+                    assertEquals(drawn, c.get("drawn"), "member at " + port);
+                    assertEquals(null, c.get("lock"), "member at " + port);
+                }
+            }
+        }
+    }
+
+    /**
      * Redis pub/sub across members: a channel subscriber at member 1 and a pattern subscriber at member 2 receive what
      * clients at members 0 and 2 publish, every message once and in one order at both (the group's); PUBLISH counts
      * the subscribers of the member it was sent to (as a Redis Cluster node does); a RESP2 subscriber may use the

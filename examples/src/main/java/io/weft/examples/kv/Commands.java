@@ -72,7 +72,8 @@ final class Commands
         of("ZRANK", Kind.ORDERED, -3), of("ZREVRANK", Kind.ORDERED, -3), of("ZCOUNT", Kind.ORDERED, 4),
         of("ZLEXCOUNT", Kind.ORDERED, 4), of("ZRANGE", Kind.ORDERED, -4), of("ZREVRANGE", Kind.ORDERED, -4),
         of("ZRANGEBYSCORE", Kind.ORDERED, -4), of("ZREVRANGEBYSCORE", Kind.ORDERED, -4),
-        of("ZRANGEBYLEX", Kind.ORDERED, -4), of("ZREVRANGEBYLEX", Kind.ORDERED, -4), of("PING", Kind.CONNECTION, -1),
+        of("ZRANGEBYLEX", Kind.ORDERED, -4), of("ZREVRANGEBYLEX", Kind.ORDERED, -4), of("EVAL", Kind.GROWING, -3),
+        of("EVAL_RO", Kind.ORDERED, -3), of("PING", Kind.CONNECTION, -1),
         of("ECHO", Kind.CONNECTION, 2));
 
     private Commands()

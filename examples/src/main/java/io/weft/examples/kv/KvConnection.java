@@ -112,8 +112,13 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         context.fireChannelReadComplete();
     }
 
-    private Command dispatch(final List<byte[]> args)
+    private Command dispatch(final List<byte[]> given)
     {
+        final List<byte[]> args = replica.store.scripts.withBody(given); // EVALSHA travels as EVAL with its body
+        if (args == null)
+        {
+            return Command.answered(Scripts.NO_SCRIPT, resp3);
+        }
         final String cmd = Commands.name(args);
         if (subscribed() && !resp3 && !SUBSCRIBED_RESP2.contains(cmd))
         {
@@ -250,6 +255,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "CLIENT" -> client(args);
             case "COMMAND" -> new Reply.Array(List.of()); // no command table: clients fall back to plain commands
             case "CONFIG" -> StoreReport.config(replica, args);
+            case "SCRIPT" -> replica.store.scripts.script(args);
             case "RESET" ->
             {
                 name = null;

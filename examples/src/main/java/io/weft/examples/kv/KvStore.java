@@ -40,6 +40,8 @@ public final class KvStore
     private final SetCommands sets = new SetCommands(map);
     private final ListCommands lists = new ListCommands(map);
     private final ZSetCommands zsets = new ZSetCommands(map);
+    /** EVAL and the script caches of this member. */
+    final Scripts scripts = new Scripts(this);
     /** This member's clients blocked on lists (BLPOP, ...): the delivery thread parks and wakes them. */
     final BlockedClients blocked = new BlockedClients(map);
     /** The subscribers of this member, whom PUBLISH hands its message (no part of the state). */
@@ -171,6 +173,7 @@ public final class KvStore
                 case "DBSIZE" -> n != 1 ? Reply.wrongArity(cmd) : new Reply.Int(size(now));
                 case "FLUSHDB", "FLUSHALL" -> n > 2 ? Reply.wrongArity(cmd) : flush();
                 case "EXEC" -> exec(args, now);
+                case "EVAL", "EVAL_RO" -> n < 3 ? Reply.wrongArity(cmd) : scripts.eval(cmd, args, now);
                 case "PING", "ECHO" -> Reply.pong(cmd, args); // queued in a transaction
                 case "PUBLISH" -> n != 3 ? Reply.wrongArity(cmd) :
                     new Reply.Int(pubSub.publish(args.get(1), args.get(2)));

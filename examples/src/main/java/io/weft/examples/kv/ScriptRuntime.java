@@ -1,0 +1,443 @@
+package io.weft.examples.kv;
+
+import org.luaj.vm2.Globals;
+import org.luaj.vm2.LoadState;
+import org.luaj.vm2.LuaError;
+import org.luaj.vm2.LuaInteger;
+import org.luaj.vm2.LuaString;
+import org.luaj.vm2.LuaTable;
+import org.luaj.vm2.LuaValue;
+import org.luaj.vm2.Varargs;
+import org.luaj.vm2.compiler.LuaC;
+import org.luaj.vm2.lib.BaseLib;
+import org.luaj.vm2.lib.Bit32Lib;
+import org.luaj.vm2.lib.DebugLib;
+import org.luaj.vm2.lib.MathLib;
+import org.luaj.vm2.lib.PackageLib;
+import org.luaj.vm2.lib.StringLib;
+import org.luaj.vm2.lib.TableLib;
+import org.luaj.vm2.lib.VarArgFunction;
+
+import java.io.ByteArrayInputStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The Lua state that runs {@link Scripts} on the delivery thread (LuaJ, Lua 5.2 with Redis's 5.1 names
+ * {@code unpack} and {@code table.getn}): the base, table, string, math and bit32 libraries, the {@code redis} table
+ * ({@code call}, {@code pcall}, {@code status_reply}, {@code error_reply}, {@code sha1hex}, {@code log}), and
+ * {@code KEYS} and {@code ARGV}. A script must change every member's copy alike, so what could differ between members
+ * is taken away or made the same: no files, modules, printing or garbage collector; {@code math.random} starts from
+ * one seed at every script; {@code tostring} of a table or function names its type only (not its address);
+ * {@code TIME} inside a script is the batch's clock; the libraries and globals are read-only (globals cannot be
+ * created or misspelt, as in Redis 7), so no script leaves a change for the next, which a member that joined later
+ * would run in a fresh state. A script runs at most {@value #INSTRUCTIONS} Lua instructions and calls {@value #DEPTH}
+ * functions deep: past either it ends with an error, at every member at the same instruction (the writes it made
+ * stay, as in Redis).
+ */
+final class ScriptRuntime
+{
+    /** Lua instructions a script may run: about a second of this member's delivery thread, which waits for it. */
+    static final long INSTRUCTIONS = 50_000_000L;
+    /** Lua calls a script may nest (Java's stack, not the same at every member, must never be what ends one). */
+    static final int DEPTH = 200;
+    /** The longest string {@code string.rep} makes: a command's longest argument (16 MiB). */
+    private static final long LONGEST_STRING = 16L << 20;
+    private static final int HOOK_EVERY = 10_000;
+    private static final int COMPILED = 500;
+    private static final String CHUNK = "@user_script";
+    /** Commands of a connection, not of the store: Redis refuses them in scripts. */
+    private static final Set<String> CONNECTION = Set.of("MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH", "SUBSCRIBE",
+        "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "CLIENT", "HELLO", "AUTH", "QUIT", "RESET", "SCRIPT", "WAIT",
+        "CONFIG");
+    private static final Set<String> REMOVED = Set.of("dofile", "loadfile", "load", "loadstring", "require", "module",
+        "package", "debug", "print", "collectgarbage", "coroutine", "rawset");
+    private static final List<String> LIBRARIES = List.of("string", "table", "math", "bit32", "redis");
+
+    private final KvStore store;
+    private final Globals globals = new Globals();
+    /** Compiled scripts by SHA-1, the least recently used dropped beyond {@value #COMPILED}. */
+    private final Map<String, LuaValue> compiled = new LinkedHashMap<>(16, 0.75f, true)
+    {
+        @Override
+        protected boolean removeEldestEntry(final Map.Entry<String, LuaValue> eldest)
+        {
+            return size() > COMPILED;
+        }
+    };
+    private final Random random = new Random();
+    // the script running: its clock, whether it may write, the instructions and depth it reached
+    private long now;
+    private boolean readOnly;
+    private long instructions;
+    private int depth;
+
+    ScriptRuntime(final KvStore store)
+    {
+        this.store = store;
+        globals.load(new BaseLib());
+        globals.load(new PackageLib());
+        globals.load(new Bit32Lib());
+        globals.load(new TableLib());
+        globals.load(new StringLib());
+        globals.load(new MathLib());
+        globals.load(new DebugLib());
+        LoadState.install(globals);
+        LuaC.install(globals);
+        globals.get("debug").get("sethook").invoke(LuaValue.varargsOf(new LuaValue[] {
+            function(this::onHook), LuaValue.valueOf("cr"), LuaValue.valueOf(HOOK_EVERY)}));
+        for (final String name : REMOVED)
+        {
+            globals.set(name, LuaValue.NIL);
+        }
+        final LuaValue table = globals.get("table");
+        globals.set("unpack", table.get("unpack"));
+        table.set("getn", function(args -> LuaValue.valueOf(args.checktable(1).length())));
+        final LuaValue math = globals.get("math");
+        math.set("random", function(this::random));
+        math.set("randomseed", function(args -> seed(args.checklong(1))));
+        final LuaValue rep = globals.get("string").get("rep");
+        globals.get("string").set("rep", function(args ->
+        {
+            if ((long)args.checkstring(1).length() * Math.max(0, args.checkint(2)) > LONGEST_STRING)
+            {
+                throw new LuaError("string.rep: a result past " + LONGEST_STRING + " bytes");
+            }
+            return rep.invoke(args);
+        }));
+        final LuaFormat format = new LuaFormat(globals.get("string").get("format"));
+        globals.get("string").set("format", function(format::format));
+        final LuaValue tostring = globals.get("tostring");
+        globals.set("tostring", function(args ->
+        {
+            final LuaValue v = args.arg1();
+            final boolean byAddress = (v.istable() || v.isfunction() || v.isthread() || v.isuserdata()) &&
+                (v.getmetatable() == null || v.getmetatable().get("__tostring").isnil());
+            return byAddress ? LuaValue.valueOf(v.typename()) : tostring.invoke(args);
+        }));
+        globals.set("redis", redisTable());
+        // what one script changes must not reach the next: a member that joins later runs them in a fresh state
+        for (final String library : LIBRARIES)
+        {
+            globals.set(library, readOnly(globals.get(library)));
+        }
+        LuaString.s_metatable = guard(globals.get("string"));
+        globals.setmetatable(guard(function(args ->
+        {
+            throw new LuaError("Script attempted to access nonexistent global variable '" + args.arg(2).tojstring() +
+                "'");
+        })));
+    }
+
+    /** An empty table that reads {@code table}'s fields and refuses writes, its metatable hidden (as Redis 7's). */
+    private static LuaTable readOnly(final LuaValue table)
+    {
+        final LuaTable proxy = new LuaTable();
+        proxy.setmetatable(guard(table));
+        return proxy;
+    }
+
+    private static LuaTable guard(final LuaValue index)
+    {
+        final LuaTable meta = new LuaTable();
+        meta.set(LuaValue.INDEX, index);
+        meta.set(LuaValue.NEWINDEX, function(args ->
+        {
+            throw new LuaError("Attempt to modify a readonly table");
+        }));
+        meta.set(LuaValue.METATABLE, LuaValue.FALSE);
+        return meta;
+    }
+
+    /** The error SCRIPT LOAD answers for {@code body}, a script that does not compile; null if it does. */
+    static String compileError(final byte[] body, final String sha)
+    {
+        final Globals compiler = new Globals();
+        LoadState.install(compiler);
+        LuaC.install(compiler);
+        try
+        {
+            compiler.load(new ByteArrayInputStream(body), CHUNK, "t", compiler);
+            return null;
+        }
+        catch (final LuaError ex)
+        {
+            return "ERR Error compiling script (new function): " + ex.getMessage() + " script: " + sha;
+        }
+    }
+
+    /** Runs a script (compiled once, by its SHA-1) with its keys and arguments at clock reading {@code now}. */
+    Reply run(final String sha, final byte[] body, final List<byte[]> keys, final List<byte[]> args,
+        final boolean readOnly, final long now)
+    {
+        LuaValue script = compiled.get(sha);
+        if (script == null)
+        {
+            try
+            {
+                script = globals.load(new ByteArrayInputStream(body), CHUNK, "t", globals);
+            }
+            catch (final LuaError ex)
+            {
+                return Reply.error("ERR Error compiling script (new function): " + ex.getMessage() + " script: " + sha);
+            }
+            compiled.put(sha, script);
+        }
+        globals.rawset("KEYS", strings(keys));
+        globals.rawset("ARGV", strings(args));
+        this.now = now;
+        this.readOnly = readOnly;
+        instructions = 0;
+        depth = 0;
+        seed(0);
+        try
+        {
+            return reply(script.call());
+        }
+        catch (final LuaError ex)
+        {
+            final LuaValue thrown = ex.getMessageObject();
+            final LuaValue err = thrown != null && thrown.istable() ? thrown.rawget("err") : LuaValue.NIL;
+            // Redis's form of a place in the script, without LuaJ's traceback: "user_script:3: text"
+            final String text = (thrown != null && thrown.type() == LuaValue.TSTRING ? thrown.tojstring() :
+                ex.getMessage()).replaceFirst("(?s)\\s*stack traceback:.*", "");
+            return Reply.error(err.type() == LuaValue.TSTRING ? err.tojstring() + " script: " + sha :
+                "ERR " + text.replaceFirst("^@?user_script:(\\d+) ", "user_script:$1: ") + " script: " + sha);
+        }
+        finally
+        {
+            globals.rawset("KEYS", LuaValue.NIL);
+            globals.rawset("ARGV", LuaValue.NIL);
+        }
+    }
+
+    private LuaTable redisTable()
+    {
+        final LuaTable redis = new LuaTable();
+        redis.set("call", function(args -> call(args, false)));
+        redis.set("pcall", function(args -> call(args, true)));
+        redis.set("status_reply", function(args -> field("ok", args.checkstring(1))));
+        redis.set("error_reply", function(args -> field("err", args.checkstring(1))));
+        redis.set("sha1hex", function(args -> LuaValue.valueOf(Scripts.sha1(bytes(args.checkstring(1))))));
+        redis.set("log", function(args -> LuaValue.NONE)); // a member's log is not the script's
+        redis.set("setresp", function(args -> args.checkint(1) == 2 ? LuaValue.NONE :
+            error("ERR RESP version must be 2 here")));
+        redis.set("set_repl", function(args -> LuaValue.NONE)); // every member runs the script: nothing to replicate
+        redis.set("replicate_commands", function(args -> LuaValue.TRUE));
+        for (final String level : List.of("LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING"))
+        {
+            redis.set(level, LuaValue.valueOf(level.length()));
+        }
+        for (final String repl : List.of("REPL_NONE", "REPL_AOF", "REPL_SLAVE", "REPL_REPLICA", "REPL_ALL"))
+        {
+            redis.set(repl, LuaValue.valueOf(repl.length()));
+        }
+        return redis;
+    }
+
+    /** redis.call, redis.pcall: the store's command, its reply as Lua values; its error raised, or returned (pcall). */
+    private Varargs call(final Varargs args, final boolean protectedCall)
+    {
+        if (args.narg() == 0)
+        {
+            return failed("ERR Please specify at least one argument for this redis lib call", protectedCall);
+        }
+        final List<byte[]> command = new ArrayList<>(args.narg());
+        for (int i = 1; i <= args.narg(); i++)
+        {
+            final LuaValue a = args.arg(i);
+            if (a.type() != LuaValue.TSTRING && a.type() != LuaValue.TNUMBER)
+            {
+                return failed("ERR Lua redis lib command arguments must be strings or integers", protectedCall);
+            }
+            command.add(bytes(a.checkstring()));
+        }
+        final String cmd = Commands.name(command);
+        final String refused = refused(cmd, command.size());
+        final Reply reply = refused != null ? Reply.error(refused) : cmd.equals("TIME") ?
+            new Reply.Array(List.of(Reply.Bulk.of(Long.toString(now / 1000)), Reply.Bulk.of(Long.toString(
+                now % 1000 * 1000)))) : store.apply(command, now);
+        return reply instanceof Reply.Error e ? failed(e.text(), protectedCall) : lua(reply);
+    }
+
+    /** Why a script may not run {@code cmd} with {@code words} words; null if it may. */
+    private String refused(final String cmd, final int words)
+    {
+        if (cmd.equals("TIME"))
+        {
+            return words == 1 ? null : "ERR Wrong number of args calling Redis command from script";
+        }
+        if (BlockedClients.blocks(cmd) || cmd.startsWith("EVAL") || CONNECTION.contains(cmd))
+        {
+            return "ERR This Redis command is not allowed from script";
+        }
+        if (!Commands.isQueued(cmd))
+        {
+            return "ERR Unknown Redis command called from script";
+        }
+        if (readOnly && Commands.isWrite(cmd))
+        {
+            return "ERR Write commands are not allowed from read-only scripts.";
+        }
+        return Commands.fitsArity(cmd, words) ? null : "ERR Wrong number of args calling Redis command from script";
+    }
+
+    private static Varargs failed(final String error, final boolean returned)
+    {
+        final LuaTable err = field("err", LuaValue.valueOf(error));
+        if (returned)
+        {
+            return err;
+        }
+        throw new LuaError(err);
+    }
+
+    /** A reply as Redis hands it to a script (RESP2): a table for an array, false for a nil, {ok=...}, {err=...}. */
+    private static LuaValue lua(final Reply reply)
+    {
+        return switch (reply)
+        {
+            case Reply.Int i -> LuaInteger.valueOf(i.value());
+            case Reply.Bulk b -> b.bytes() == null ? LuaValue.FALSE : LuaValue.valueOf(b.bytes());
+            case Reply.Double d -> LuaValue.valueOf(ZSetValue.format(d.value()));
+            case Reply.Simple s -> field("ok", LuaValue.valueOf(s.text()));
+            case Reply.Error e -> field("err", LuaValue.valueOf(e.text()));
+            case Reply.Array a -> a.items() == null ? LuaValue.FALSE : table(a.items());
+            case Reply.Map m -> table(m.keysAndValues());
+            case Reply.Set s -> table(s.items());
+            case Reply.Scored s -> table(s.membersAndScores());
+            case Reply.Push p -> table(p.items());
+            case Reply.Several s -> table(s.replies());
+        };
+    }
+
+    private static LuaTable table(final List<Reply> items)
+    {
+        final LuaTable t = new LuaTable(items.size(), 0);
+        for (int i = 0; i < items.size(); i++)
+        {
+            t.rawset(i + 1, lua(items.get(i)));
+        }
+        return t;
+    }
+
+    /** A script's result as Redis replies it: numbers truncated to integers, tables up to their first nil. */
+    private static Reply reply(final LuaValue v)
+    {
+        return switch (v.type())
+        {
+            case LuaValue.TNUMBER -> new Reply.Int((long)v.todouble());
+            case LuaValue.TSTRING -> new Reply.Bulk(bytes(v.checkstring()));
+            case LuaValue.TBOOLEAN -> v.toboolean() ? new Reply.Int(1) : Reply.NIL;
+            case LuaValue.TTABLE -> tableReply(v);
+            default -> Reply.NIL;
+        };
+    }
+
+    private static Reply tableReply(final LuaValue t)
+    {
+        final LuaValue err = t.rawget("err");
+        if (err.type() == LuaValue.TSTRING)
+        {
+            return Reply.error(err.tojstring());
+        }
+        final LuaValue ok = t.rawget("ok");
+        if (ok.type() == LuaValue.TSTRING)
+        {
+            return new Reply.Simple(ok.tojstring());
+        }
+        final List<Reply> items = new ArrayList<>();
+        for (int i = 1; !t.rawget(i).isnil(); i++)
+        {
+            items.add(reply(t.rawget(i)));
+        }
+        return new Reply.Array(items);
+    }
+
+    private static LuaTable field(final String field, final LuaValue text)
+    {
+        final LuaTable t = new LuaTable();
+        t.rawset(field, text);
+        return t;
+    }
+
+    private static LuaTable strings(final List<byte[]> values)
+    {
+        final LuaTable t = new LuaTable(values.size(), 0);
+        for (int i = 0; i < values.size(); i++)
+        {
+            t.rawset(i + 1, LuaValue.valueOf(values.get(i)));
+        }
+        return t;
+    }
+
+    private static byte[] bytes(final LuaString s)
+    {
+        final byte[] b = new byte[s.m_length];
+        System.arraycopy(s.m_bytes, s.m_offset, b, 0, s.m_length);
+        return b;
+    }
+
+    /** The debug hook: every {@value #HOOK_EVERY} instructions, and at each call and return. */
+    private Varargs onHook(final Varargs args)
+    {
+        switch (args.checkjstring(1))
+        {
+            case "count" -> instructions += HOOK_EVERY;
+            case "call", "tail call" -> depth++;
+            case "return" -> depth--;
+            default ->
+            {
+            }
+        }
+        if (instructions > INSTRUCTIONS)
+        {
+            throw new LuaError("the script ran past " + INSTRUCTIONS + " Lua instructions");
+        }
+        if (depth > DEPTH)
+        {
+            throw new LuaError("the script called functions past " + DEPTH + " deep");
+        }
+        return LuaValue.NONE;
+    }
+
+    /** math.random as Lua's: [0, 1) without arguments, [1, m] with one, [m, n] with two. */
+    private Varargs random(final Varargs args)
+    {
+        return switch (args.narg())
+        {
+            case 0 -> LuaValue.valueOf(random.nextDouble());
+            case 1 -> LuaValue.valueOf(1 + random.nextInt(Math.max(1, args.checkint(1))));
+            default -> LuaValue.valueOf(args.checkint(1) + random.nextInt(Math.max(1, args.checkint(2) -
+                args.checkint(1) + 1)));
+        };
+    }
+
+    private Varargs seed(final long seed)
+    {
+        random.setSeed(seed);
+        return LuaValue.NONE;
+    }
+
+    private static Varargs error(final String text)
+    {
+        throw new LuaError(text);
+    }
+
+    private static VarArgFunction function(final Function<Varargs, Varargs> body)
+    {
+        return new VarArgFunction()
+        {
+            @Override
+            public Varargs invoke(final Varargs args)
+            {
+                return body.apply(args);
+            }
+        };
+    }
+}
