@@ -676,7 +676,9 @@ class KvStoreGroupTest
                 final JedisDataException unknown = assertThrows(JedisDataException.class,
                     () -> joined.evalsha(sha, List.of("counter"), List.of()));
                 assertTrue(unknown.getMessage().startsWith("NOSCRIPT"), unknown.getMessage());
-                b.eval(increment, List.of("counter"), List.of()); // applied at the joiner too: known there now
+                b.eval(increment, List.of("counter"), List.of()); // applied at the joiner too: known there then
+                // the reply came from member 1 once every member had the EVAL; member 2 may apply it a moment later
+                Await.until(() -> joined.scriptExists(sha), () -> "member 2 to apply the EVAL");
                 assertEquals(2L * each + 3, joined.evalsha(sha, List.of("counter"), List.of()));
             }
             for (final int port : kv.ports)

@@ -100,9 +100,9 @@ final class Keyspace
     /** The expiry in {@code stored}, a value as this map keeps it: 0 for none. */
     static long expireAt(final Object stored)
     {
-        // type tests, not a pattern switch: this runs on every write
-        return stored instanceof byte[] ? 0 : stored instanceof Aggregate a ? a.expireAt() :
-            stored instanceof WriterOwned<?> w ? w.expireAt() : ((KvStore.Entry)stored).expireAt();
+        // type tests, not a pattern switch: this runs on every write (strings first, the interface test last)
+        return stored instanceof byte[] ? 0 : stored instanceof KvStore.Entry e ? e.expireAt() :
+            stored instanceof Aggregate a ? a.expireAt() : ((WriterOwned<?>)stored).expireAt();
     }
 
     /** Whether {@code stored}, a value as this map keeps it, is live at {@code now}. */
@@ -128,8 +128,8 @@ final class Keyspace
     /** What the key table keeps as {@code stored}'s length, for the store's size ({@link #bytes}). */
     private static int length(final Object stored)
     {
-        return stored instanceof Aggregate a ? a.fields().length() : stored instanceof WriterOwned<?> w ? w.length() :
-            value(stored).length;
+        return stored instanceof byte[] value ? value.length : stored instanceof KvStore.Entry e ? e.value().length :
+            stored instanceof Aggregate a ? a.fields().length() : ((WriterOwned<?>)stored).length();
     }
 
     /** Whether {@code stored}, a value as this map keeps it, is a string. */

@@ -409,13 +409,17 @@ final class ScriptRuntime
     /** math.random as Lua's: [0, 1) without arguments, [1, m] with one, [m, n] with two. */
     private Varargs random(final Varargs args)
     {
-        return switch (args.narg())
+        if (args.narg() == 0)
         {
-            case 0 -> LuaValue.valueOf(random.nextDouble());
-            case 1 -> LuaValue.valueOf(1 + random.nextInt(Math.max(1, args.checkint(1))));
-            default -> LuaValue.valueOf(args.checkint(1) + random.nextInt(Math.max(1, args.checkint(2) -
-                args.checkint(1) + 1)));
-        };
+            return LuaValue.valueOf(random.nextDouble());
+        }
+        final long low = args.narg() == 1 ? 1 : args.checklong(1);
+        final long high = args.checklong(args.narg() == 1 ? 1 : 2);
+        if (low > high)
+        {
+            throw new LuaError("bad argument #" + args.narg() + " to 'random' (interval is empty)");
+        }
+        return LuaInteger.valueOf(low + (long)(random.nextDouble() * (high - low + 1)));
     }
 
     private Varargs seed(final long seed)

@@ -445,7 +445,7 @@ record ZSetCommands(Keyspace map)
         if (live != null && count > 0)
         {
             final ZSetValue z = map.writableZSet(live);
-            while (popped.size() < 2 * count && z.members().size() > 0)
+            while (popped.size() / 2 < count && z.members().size() > 0) // a member and its score each
             {
                 final ZSetValue.Node node = z.members().at(min ? 0 : z.members().size() - 1);
                 z.members().remove(node.member);

@@ -381,6 +381,8 @@ class KvStoreTest
         same(new Reply.Array(List.of(bulk("c"), new Reply.Double(3))), run("ZPOPMIN", "z"));
         same(scored("b", Double.POSITIVE_INFINITY, "a", 7), run("ZPOPMAX", "z", "2"));
         same(Reply.error("ERR value is out of range, must be positive"), run("ZPOPMIN", "z", "-1"));
+        run("ZADD", "all", "1", "x", "2", "y");
+        same(scored("x", 1, "y", 2), run("ZPOPMIN", "all", Long.toString(Long.MAX_VALUE)), "every member, no overflow");
         same(new Reply.Int(1), run("ZREM", "z", "d", "nope"));
         same(new Reply.Int(0), run("EXISTS", "z"), "an emptied sorted set's key is gone");
 

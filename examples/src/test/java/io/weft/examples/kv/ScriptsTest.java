@@ -163,6 +163,8 @@ class ScriptsTest
         {
             assertTrue(text(eval(change, "0")).startsWith("-ERR"), change + " is refused");
         }
+        assertEquals(":0", text(eval("return pcall(math.random, 2, 1) and 1 or 0", "0")), "an empty interval");
+        assertEquals(":1", text(eval("local r = math.random(3, 5) return (r >= 3 and r <= 5) and 1 or 0", "0")));
         assertEquals("ABC 2", text(eval("return ('abc'):upper() .. ' ' .. math.floor(2.5)", "0")),
             "the libraries as they were for the next script");
     }
