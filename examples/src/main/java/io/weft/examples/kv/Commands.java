@@ -138,8 +138,13 @@ final class Commands
     {
         final byte[] b = args.getFirst();
         // the commands clients send most are named without building a string (per command, per member)
-        return isSet(args) ? "SET" : is(b, 0, b.length, 'G', 'E', 'T') ? "GET" :
-            new String(b, StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+        return isSet(args) ? "SET" : is(b, 0, b.length, 'G', 'E', 'T') ? "GET" : word(b);
+    }
+
+    /** A command's, subcommand's or option's word, upper case: Redis takes them in any case. */
+    static String word(final byte[] b)
+    {
+        return new String(b, StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
     }
 
     /** Whether {@code args} is a SET, in any case, without building its name. */

@@ -3,7 +3,6 @@ package io.weft.examples.kv;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -36,7 +35,7 @@ record FieldScan(byte[] pattern, boolean values)
         boolean values = hash;
         for (int i = 3; i < args.size(); i++)
         {
-            final String opt = new String(args.get(i), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+            final String opt = Commands.word(args.get(i));
             if (hash && opt.equals("NOVALUES"))
             {
                 values = false;

@@ -32,8 +32,7 @@ final class KeyCommands
             return Reply.wrongArity(Commands.name(args));
         }
         final long t = ValueEdits.integer(args.get(2));
-        final String opt = args.size() == 4 ? new String(args.get(3), StandardCharsets.US_ASCII)
-            .toUpperCase(Locale.ROOT) : "";
+        final String opt = args.size() == 4 ? Commands.word(args.get(3)) : "";
         if (!OPTIONS.contains(opt))
         {
             return Reply.error("ERR Unsupported option " + opt);
@@ -138,7 +137,7 @@ final class KeyCommands
         boolean replace = false;
         for (int i = 3; i < args.size(); i++)
         {
-            final String option = new String(args.get(i), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+            final String option = Commands.word(args.get(i));
             if (option.equals("REPLACE"))
             {
                 replace = true;
@@ -175,7 +174,7 @@ final class KeyCommands
      */
     Reply memory(final List<byte[]> args, final long now)
     {
-        final String sub = new String(args.get(1), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+        final String sub = Commands.word(args.get(1));
         if (!sub.equals("USAGE"))
         {
             return Reply.error("ERR MEMORY " + sub + " is not supported by this store: MEMORY USAGE is; INFO memory " +

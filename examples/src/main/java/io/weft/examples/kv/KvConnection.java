@@ -252,7 +252,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "INFO" -> Reply.Bulk.of(sections(StoreReport.info(replica), args));
             case "WAIT" -> n != 3 ? Reply.wrongArity(cmd) : waitReplicas(args);
             case "HELLO" -> hello(args);
-            case "CLIENT" -> client(args);
+            case "CLIENT" -> n < 2 ? Reply.wrongArity(cmd) : client(args);
             case "COMMAND" -> new Reply.Array(List.of()); // no command table: clients fall back to plain commands
             case "CONFIG" -> StoreReport.config(replica, args);
             case "SCRIPT" -> replica.store.scripts.script(args);
@@ -356,7 +356,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
         for (int i = 2; i < args.size(); i++)
         {
-            final String option = text(args.get(i)).toUpperCase(Locale.ROOT);
+            final String option = Commands.word(args.get(i));
             if (option.equals("SETNAME") && i + 1 < args.size())
             {
                 name = text(args.get(++i));
@@ -379,7 +379,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
 
     private Reply client(final List<byte[]> args)
     {
-        final String sub = args.size() >= 2 ? text(args.get(1)).toUpperCase(Locale.ROOT) : "";
+        final String sub = Commands.word(args.get(1));
         return switch (sub)
         {
             case "SETNAME" ->
@@ -399,7 +399,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "GETNAME" -> new Reply.Bulk(name == null ? null : name.getBytes(StandardCharsets.UTF_8));
             case "ID" -> new Reply.Int(id);
             case "SETINFO" -> Reply.OK;
-            default -> Reply.error("ERR unknown subcommand '" + sub.toLowerCase(Locale.ROOT) + "'. Try CLIENT HELP.");
+            default -> Reply.error("ERR unknown subcommand '" + text(args.get(1)) + "'. Try CLIENT HELP.");
         };
     }
 

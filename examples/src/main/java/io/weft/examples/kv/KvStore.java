@@ -257,7 +257,7 @@ public final class KvStore
         boolean expiry = false;
         for (int i = 3; i < args.size(); i++)
         {
-            final String opt = new String(args.get(i), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+            final String opt = Commands.word(args.get(i));
             switch (opt)
             {
                 case "NX" -> nx = true;
@@ -345,8 +345,7 @@ public final class KvStore
     /** GETEX key [EX s|PX ms|EXAT s|PXAT ms|PERSIST]: the value, its expiry set or removed. */
     private Reply getEx(final List<byte[]> args, final long now)
     {
-        final String opt = args.size() > 2 ? new String(args.get(2), StandardCharsets.US_ASCII)
-            .toUpperCase(Locale.ROOT) : "";
+        final String opt = args.size() > 2 ? Commands.word(args.get(2)) : "";
         final boolean persist = opt.equals("PERSIST") && args.size() == 3;
         if (!(args.size() == 2 || persist || (EXPIRY_OPTIONS.contains(opt) && args.size() == 4)))
         {
@@ -474,7 +473,7 @@ public final class KvStore
         String type = null;
         for (int i = 2; i < args.size(); i += 2)
         {
-            final String opt = new String(args.get(i), StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
+            final String opt = Commands.word(args.get(i));
             if (i + 1 >= args.size() || !(opt.equals("MATCH") || opt.equals("COUNT") || opt.equals("TYPE")))
             {
                 return Reply.error("ERR syntax error");

@@ -1,10 +1,8 @@
 package io.weft.examples.kv;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * Redis's commands on lists ({@link ListValue}): LPUSH, RPUSH, LPUSHX, RPUSHX, LPOP, RPOP, LSET, LREM, LTRIM, LINSERT,
@@ -204,7 +202,7 @@ record ListCommands(Keyspace map)
     /** LINSERT key BEFORE|AFTER pivot item: the length after, -1 without the pivot, 0 without the list. */
     private Reply insert(final List<byte[]> args, final long now)
     {
-        final String where = text(args.get(2));
+        final String where = Commands.word(args.get(2));
         if (!where.equals("BEFORE") && !where.equals("AFTER"))
         {
             return Reply.error("ERR syntax error");
@@ -238,7 +236,7 @@ record ListCommands(Keyspace map)
         long maxLength = 0;
         for (int i = 3; i < args.size(); i += 2)
         {
-            final String option = text(args.get(i));
+            final String option = Commands.word(args.get(i));
             if (i + 1 == args.size() || !List.of("RANK", "COUNT", "MAXLEN").contains(option))
             {
                 return Reply.error("ERR syntax error");
@@ -348,16 +346,11 @@ record ListCommands(Keyspace map)
     /** LMOVE's LEFT (true) or RIGHT (false), in any case; a syntax error otherwise. */
     private static boolean left(final byte[] direction)
     {
-        final String d = text(direction);
+        final String d = Commands.word(direction);
         if (!d.equals("LEFT") && !d.equals("RIGHT"))
         {
             throw new KvStore.SyntaxError("ERR syntax error");
         }
         return d.equals("LEFT");
-    }
-
-    private static String text(final byte[] word)
-    {
-        return new String(word, StandardCharsets.US_ASCII).toUpperCase(Locale.ROOT);
     }
 }

@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -184,9 +183,11 @@ final class Subscriptions implements PubSub.Subscriber
     /** PUBSUB CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT: this member's subscriptions. */
     Reply pubsub(final List<byte[]> args)
     {
-        final String sub = args.size() < 2 ? "" :
-            new String(args.get(1), StandardCharsets.UTF_8).toUpperCase(Locale.ROOT);
-        return switch (sub)
+        if (args.size() < 2)
+        {
+            return Reply.wrongArity("pubsub");
+        }
+        return switch (Commands.word(args.get(1)))
         {
             case "CHANNELS" -> args.size() > 3 ? Reply.wrongArity("pubsub|channels") :
                 new Reply.Array(hub.channels(args.size() == 3 ? args.get(2) : null));
@@ -201,7 +202,8 @@ final class Subscriptions implements PubSub.Subscriber
                 yield new Reply.Array(counts);
             }
             case "NUMPAT" -> args.size() != 2 ? Reply.wrongArity("pubsub|numpat") : new Reply.Int(hub.patterns());
-            default -> Reply.error("ERR unknown subcommand '" + sub.toLowerCase(Locale.ROOT) + "'. Try PUBSUB HELP.");
+            default -> Reply.error("ERR unknown subcommand '" + new String(args.get(1), StandardCharsets.UTF_8) +
+                "'. Try PUBSUB HELP.");
         };
     }
 }

@@ -1,10 +1,9 @@
 package io.weft.examples.kv;
 
-import java.nio.charset.StandardCharsets;
+import io.weft.examples.kv.ZRange.By;
+
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * Redis's commands on sorted sets ({@link ZSetValue}): ZADD, ZINCRBY, ZREM, ZREMRANGEBYRANK, ZREMRANGEBYSCORE,
@@ -18,17 +17,8 @@ import java.util.Locale;
 record ZSetCommands(Keyspace map)
 {
     private static final String NOT_A_FLOAT = "ERR value is not a valid float";
-    private static final String BAD_SCORE_RANGE = "ERR min or max is not a float";
-    private static final String BAD_LEX_RANGE = "ERR min or max not valid string range item";
     private static final String SYNTAX = "ERR syntax error";
     private static final String NAN = "ERR resulting score is not a number (NaN)";
-    private static final int[] NOTHING = {0, 0};
-
-    /** How a range command selects: by rank, by score or by member (ZRANGE's BYSCORE, BYLEX). */
-    private enum By
-    {
-        RANK, SCORE, LEX
-    }
 
     /** Runs {@code cmd}, a sorted set's command, or answers the unknown command's error. */
     Reply apply(final String cmd, final List<byte[]> args, final long now)
@@ -84,7 +74,7 @@ record ZSetCommands(Keyspace map)
         int at = 2;
         for (boolean option = true; option && at < args.size(); )
         {
-            switch (upper(args.get(at)))
+            switch (Commands.word(args.get(at)))
             {
                 case "NX" -> nx = true;
                 case "XX" -> xx = true;
@@ -227,7 +217,7 @@ record ZSetCommands(Keyspace map)
     private Reply rank(final boolean reverse, final List<byte[]> args, final long now)
     {
         final boolean withScore = args.size() == 4;
-        if (withScore && !upper(args.get(3)).equals("WITHSCORE"))
+        if (withScore && !Commands.word(args.get(3)).equals("WITHSCORE"))
         {
             return Reply.error(SYNTAX);
         }
@@ -245,8 +235,8 @@ record ZSetCommands(Keyspace map)
     /** ZCOUNT key min max, ZLEXCOUNT key min max: how many members the range holds. */
     private Reply count(final By by, final List<byte[]> args, final long now)
     {
-        final ZSetValue z = zset(args, now);
-        final int[] ranks = ranks(z, by, args.get(2), args.get(3));
+        final ZRange range = ZRange.of(by, args.get(2), args.get(3));
+        final int[] ranks = range.ranks(zset(args, now), false);
         return new Reply.Int(ranks[1] - ranks[0]);
     }
 
@@ -265,7 +255,7 @@ record ZSetCommands(Keyspace map)
         boolean limited = false;
         for (int i = 4; i < args.size(); i++)
         {
-            final String option = upper(args.get(i));
+            final String option = Commands.word(args.get(i));
             if (option.equals("WITHSCORES"))
             {
                 withScores = true;
@@ -301,11 +291,11 @@ record ZSetCommands(Keyspace map)
         final boolean boundsSwapped = rev && by != By.RANK;
         final byte[] low = args.get(boundsSwapped ? 3 : 2);
         final byte[] high = args.get(boundsSwapped ? 2 : 3);
-        final long[] span = span(by, low, high); // a bound's error before the key's type
+        final ZRange bounds = ZRange.of(by, low, high); // a bound's error before the key's type
         final ZSetValue z = zset(args, now);
-        final int[] selected = span != null ? byRank(size(z), span, rev) : ranks(z, by, low, high);
+        final int[] selected = bounds.ranks(z, rev);
         final List<Reply> replies = new ArrayList<>();
-        if (span == null && offset < 0)
+        if (by != By.RANK && offset < 0)
         {
             return new Reply.Array(replies);
         }
@@ -322,98 +312,13 @@ record ZSetCommands(Keyspace map)
         return withScores ? new Reply.Scored(replies) : new Reply.Array(replies);
     }
 
-    /**
-     * The ranks, first included and last not, that a range by score or member from {@code low} to {@code high}
-     * holds in {@code z} (none for null); Redis's error for a bound that is not one.
-     */
-    private static int[] ranks(final ZSetValue z, final By by, final byte[] low, final byte[] high)
-    {
-        if (by == By.SCORE)
-        {
-            final boolean lowOpen = low.length > 0 && low[0] == '(';
-            final boolean highOpen = high.length > 0 && high[0] == '(';
-            final double min = ZSetValue.parse(lowOpen ? Arrays.copyOfRange(low, 1, low.length) : low,
-                BAD_SCORE_RANGE);
-            final double max = ZSetValue.parse(highOpen ? Arrays.copyOfRange(high, 1, high.length) : high,
-                BAD_SCORE_RANGE);
-            if (z == null)
-            {
-                return NOTHING;
-            }
-            final int from = z.members().belowScore(min, lowOpen);
-            return new int[] {from, Math.max(from, z.members().belowScore(max, !highOpen))};
-        }
-        checkLex(low);
-        checkLex(high);
-        if (z == null)
-        {
-            return NOTHING;
-        }
-        final int from = lexRank(z, low, true);
-        return new int[] {from, Math.max(from, lexRank(z, high, false))};
-    }
-
-    /** A bound of a range by member: {@code -}, {@code +}, or {@code [} or {@code (} and a member. */
-    private static void checkLex(final byte[] bound)
-    {
-        final boolean endless = bound.length == 1 && (bound[0] == '-' || bound[0] == '+');
-        if (!endless && (bound.length == 0 || bound[0] != '[' && bound[0] != '('))
-        {
-            throw new KvStore.SyntaxError(BAD_LEX_RANGE);
-        }
-    }
-
-    /** The rank at which a range by member starts ({@code low}) or ends (not included) at {@code bound}. */
-    private static int lexRank(final ZSetValue z, final byte[] bound, final boolean low)
-    {
-        if (bound.length == 1 && (bound[0] == '-' || bound[0] == '+'))
-        {
-            return bound[0] == '-' ? 0 : z.members().size();
-        }
-        final byte[] member = Arrays.copyOfRange(bound, 1, bound.length);
-        final boolean open = bound[0] == '(';
-        return z.members().belowMember(member, low == open);
-    }
-
-    /**
-     * A range by rank's start and stop, read; for a range by score or member null, once its bounds are checked (a
-     * bound's error comes before the key's WRONGTYPE, as in Redis).
-     */
-    private static long[] span(final By by, final byte[] low, final byte[] high)
-    {
-        if (by == By.RANK)
-        {
-            return new long[] {ValueEdits.integer(low), ValueEdits.integer(high)};
-        }
-        ranks(null, by, low, high);
-        return null;
-    }
-
-    /**
-     * The ranks, first included and last not, of a set of {@code size} members from rank {@code span[0]} to {@code
-     * span[1]} (negative: from the end), counted from the highest ({@code reverse}).
-     */
-    private static int[] byRank(final int size, final long[] span, final boolean reverse)
-    {
-        final long first = span[0];
-        final long last = span[1];
-        final long from = Math.max(0, first < 0 ? size + first : first);
-        final long to = Math.min(size - 1L, last < 0 ? size + last : last);
-        if (from > to || from >= size)
-        {
-            return NOTHING;
-        }
-        // a reverse range's ranks count from the end: in the set's order they are the mirror image
-        return reverse ? new int[] {(int)(size - 1 - to), (int)(size - from)} : new int[] {(int)from, (int)to + 1};
-    }
-
     /** ZREMRANGEBYRANK, ZREMRANGEBYSCORE, ZREMRANGEBYLEX key low high: how many members the range held. */
     private Reply removeRange(final By by, final List<byte[]> args, final long now)
     {
         final Key key = new Key(args.get(1));
-        final long[] span = span(by, args.get(2), args.get(3));
+        final ZRange range = ZRange.of(by, args.get(2), args.get(3));
         final ZSetValue live = map.zset(key, now);
-        final int[] ranks = span != null ? byRank(size(live), span, false) : ranks(live, by, args.get(2), args.get(3));
+        final int[] ranks = range.ranks(live, false);
         final int count = ranks[1] - ranks[0];
         if (count > 0)
         {
@@ -455,10 +360,5 @@ record ZSetCommands(Keyspace map)
             map.storeOrRemove(key, z);
         }
         return args.size() == 3 ? new Reply.Scored(popped) : new Reply.Array(popped);
-    }
-
-    private static String upper(final byte[] word)
-    {
-        return new String(word, StandardCharsets.ISO_8859_1).toUpperCase(Locale.ROOT);
     }
 }

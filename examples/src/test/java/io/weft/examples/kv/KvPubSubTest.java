@@ -49,7 +49,7 @@ class KvPubSubTest
         same(new Reply.Several(List.of(new Reply.Push(List.of(bulk("unsubscribe"), Reply.NIL, new Reply.Int(0))))),
             client.unsubscribe(args("UNSUBSCRIBE"), false));
         assertEquals(0, hub.publish(bytes("news"), bytes("gone")));
-        same(Reply.error("ERR unknown subcommand 'shardchannels'. Try PUBSUB HELP."),
+        same(Reply.error("ERR unknown subcommand 'SHARDCHANNELS'. Try PUBSUB HELP."),
             client.pubsub(args("PUBSUB", "SHARDCHANNELS")));
     }
 

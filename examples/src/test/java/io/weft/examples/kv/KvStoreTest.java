@@ -407,6 +407,8 @@ class KvStoreTest
             same(Reply.error(Keyspace.WRONG_TYPE), run(wrong), String.join(" ", wrong));
         }
         same(Reply.error("ERR min or max is not a float"), run("ZRANGE", "s", "x", "1", "BYSCORE"), "bounds first");
+        same(Reply.error("ERR min or max is not a float"), run("ZCOUNT", "s", "x", "1"), "bounds first");
+        same(Reply.error("ERR min or max not valid string range item"), run("ZLEXCOUNT", "s", "a", "b"));
         run("ZADD", "w", "1", "a");
         same(new Reply.Simple("zset"), run("TYPE", "w"));
         same(Reply.error(Keyspace.WRONG_TYPE), run("GET", "w"));
