@@ -7,11 +7,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
+import redis.clients.jedis.args.SortedSetOption;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.params.SetParams;
+import redis.clients.jedis.params.ZParams;
 import redis.clients.jedis.resps.Tuple;
+import redis.clients.jedis.util.KeyValue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -579,6 +583,14 @@ class KvStoreGroupTest
                 board, "every increment of both clients");
             final List<String> due = a.zrangeByScore("due", "(9", "10.5");
             assertEquals(List.of("a9", "b10", "a10"), due);
+            // sorted sets combined (a set among them: its members of score 1) and a range kept, applied at every member
+            assertEquals(10 + 2 * each, a.zunionstore("total", new ZParams().weights(2, 1)
+                .aggregate(ZParams.Aggregate.MAX), "board", "due"));
+            assertEquals(2 * each, a.zinterstore("both", new ZParams(), "seen", "due"));
+            assertEquals(3L, a.sendCommand(Protocol.Command.ZRANGESTORE, "top", "board", "0", "2", "REV"));
+            final List<Tuple> total = a.zrangeWithScores("total", 0, -1);
+            final List<Tuple> both = a.zrangeWithScores("both", 0, -1);
+            assertEquals(new Tuple("a149", 150.5), both.getLast(), "149.5 + the set's 1");
             for (final String client : List.of("a", "b"))
             {
                 assertEquals(IntStream.range(0, each).mapToObj(i -> client + i).toList(),
@@ -595,6 +607,9 @@ class KvStoreGroupTest
                     assertEquals(board, c.zrevrangeWithScores("board", 0, -1), "member at " + port);
                     assertEquals(2 * each, c.zcard("due"), "member at " + port);
                     assertEquals(due, c.zrangeByScore("due", "(9", "10.5"), "member at " + port);
+                    assertEquals(total, c.zrangeWithScores("total", 0, -1), "member at " + port);
+                    assertEquals(both, c.zrangeWithScores("both", 0, -1), "member at " + port);
+                    assertEquals(board.subList(0, 3), c.zrevrangeWithScores("top", 0, -1), "member at " + port);
                     assertEquals("zset", c.type("board"));
                     assertEquals("list", c.type("jobs"));
                     assertEquals(Integer.toString(2 * each), c.hget("counts", "n"), "member at " + port);
@@ -614,8 +629,11 @@ class KvStoreGroupTest
                 assertEquals(jobs.getFirst(), joined.lpop("jobs"));
                 assertEquals(jobs.getLast(), joined.rpoplpush("jobs", "done"));
                 assertEquals(List.of(new Tuple("b0", 0.0)), joined.zpopmin("due", 1));
+                assertEquals(new KeyValue<>("total", List.of(total.getLast())), joined.zmpop(SortedSetOption.MAX, "none",
+                    "total"));
             }
             assertEquals(new Tuple("a0", 0.5), a.zpopmin("due"));
+            assertEquals(total.subList(0, total.size() - 1), a.zrangeWithScores("total", 0, -1));
             assertEquals(each - 1, a.hlen("big"));
             assertEquals(3 * each - 1, a.scard("seen"));
             assertEquals(jobs.subList(1, jobs.size() - 1), a.lrange("jobs", 0, -1));

@@ -72,7 +72,11 @@ final class Commands
         of("ZRANK", Kind.ORDERED, -3), of("ZREVRANK", Kind.ORDERED, -3), of("ZCOUNT", Kind.ORDERED, 4),
         of("ZLEXCOUNT", Kind.ORDERED, 4), of("ZRANGE", Kind.ORDERED, -4), of("ZREVRANGE", Kind.ORDERED, -4),
         of("ZRANGEBYSCORE", Kind.ORDERED, -4), of("ZREVRANGEBYSCORE", Kind.ORDERED, -4),
-        of("ZRANGEBYLEX", Kind.ORDERED, -4), of("ZREVRANGEBYLEX", Kind.ORDERED, -4), of("EVAL", Kind.GROWING, -3),
+        of("ZRANGEBYLEX", Kind.ORDERED, -4), of("ZREVRANGEBYLEX", Kind.ORDERED, -4), of("ZMPOP", Kind.WRITE, -4),
+        of("ZRANGESTORE", Kind.GROWING, -5), of("ZRANDMEMBER", Kind.ORDERED, -2), of("ZSCAN", Kind.ORDERED, -3),
+        of("ZUNION", Kind.ORDERED, -3), of("ZINTER", Kind.ORDERED, -3), of("ZDIFF", Kind.ORDERED, -3),
+        of("ZINTERCARD", Kind.ORDERED, -3), of("ZUNIONSTORE", Kind.GROWING, -4), of("ZINTERSTORE", Kind.GROWING, -4),
+        of("ZDIFFSTORE", Kind.GROWING, -4), of("EVAL", Kind.GROWING, -3),
         of("EVAL_RO", Kind.ORDERED, -3), of("PING", Kind.CONNECTION, -1),
         of("ECHO", Kind.CONNECTION, 2));
 

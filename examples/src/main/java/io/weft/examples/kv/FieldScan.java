@@ -6,10 +6,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * HSCAN's and SSCAN's arguments, and the listing they and HGETALL, HKEYS, HVALS, SMEMBERS share: a hash's fields or a
- * set's members in {@link Key}'s order, the same at every member (Redis's order is its table's). A scan returns the
- * whole value at cursor 0 with the next cursor 0: one call is a whole iteration, which Redis allows (COUNT is a hint;
- * Redis does the same for small values), and no other cursor is ever handed out, so none other is taken.
+ * HSCAN's, SSCAN's and ZSCAN's arguments, and the listing the first two and HGETALL, HKEYS, HVALS, SMEMBERS share:
+ * a hash's fields or a set's members in {@link Key}'s order, the same at every member (Redis's order is its table's;
+ * ZSCAN lists a sorted set's in its order). A scan returns the whole value at cursor 0 with the next cursor 0: one
+ * call is a whole iteration, which Redis allows (COUNT is a hint; Redis does the same for small values), and no other
+ * cursor is ever handed out, so none other is taken.
  *
  * @param pattern MATCH's glob, or null for every field.
  * @param values  whether each field's value follows it (a hash's scan without NOVALUES).
@@ -67,7 +68,7 @@ record FieldScan(byte[] pattern, boolean values)
         for (final Map.Entry<Key, byte[]> e : a.fields().sorted())
         {
             final byte[] field = e.getKey().bytes();
-            if (pattern == null || Glob.matches(pattern, field))
+            if (matches(field))
             {
                 found.add(new Reply.Bulk(field));
                 if (values)
@@ -79,9 +80,21 @@ record FieldScan(byte[] pattern, boolean values)
         return found;
     }
 
+    /** Whether MATCH's pattern, if any, matches {@code field}. */
+    boolean matches(final byte[] field)
+    {
+        return pattern == null || Glob.matches(pattern, field);
+    }
+
     /** The scan's reply: the next cursor, 0, and what {@link #list} finds. */
     Reply reply(final Aggregate a)
     {
-        return new Reply.Array(List.of(Reply.Bulk.of("0"), new Reply.Array(list(a))));
+        return reply(list(a));
+    }
+
+    /** The scan's reply of {@code found}: the next cursor, 0, and what was found. */
+    static Reply reply(final List<Reply> found)
+    {
+        return new Reply.Array(List.of(Reply.Bulk.of("0"), new Reply.Array(found)));
     }
 }

@@ -88,19 +88,28 @@ final class ValueEdits
     /** A count argument (LPOP's, SPOP's): a Redis integer, 0 or more; Redis's error for any other word. */
     static long count(final byte[] bytes)
     {
+        return atLeast(bytes, 0, "ERR value is out of range, must be positive");
+    }
+
+    /**
+     * A Redis integer argument of {@code min} or more; else {@code error}, which Redis also answers for a word that
+     * is not a number (ZMPOP's numkeys and COUNT, ZINTERCARD's LIMIT).
+     */
+    static long atLeast(final byte[] bytes, final long min, final String error)
+    {
         try
         {
             final long n = integer(bytes);
-            if (n >= 0)
+            if (n >= min)
             {
                 return n;
             }
         }
         catch (final KvStore.SyntaxError ex)
         {
-            // not a number: Redis says of it what it says of a negative count
+            // not a number: the same error as one out of range
         }
-        throw new KvStore.SyntaxError("ERR value is out of range, must be positive");
+        throw new KvStore.SyntaxError(error);
     }
 
     /** A Redis integer argument: signed 64-bit decimal, nothing else. */

@@ -18,6 +18,8 @@ record ZSetCommands(Keyspace map)
 {
     private static final String NOT_A_FLOAT = "ERR value is not a valid float";
     private static final String SYNTAX = "ERR syntax error";
+    /** The most members ZRANDMEMBER with a negative count returns (each may repeat: a reply would be unbounded). */
+    private static final long MOST_PICKED = 1_000_000;
     private static final String NAN = "ERR resulting score is not a number (NaN)";
 
     /** Runs {@code cmd}, a sorted set's command, or answers the unknown command's error. */
@@ -35,16 +37,25 @@ record ZSetCommands(Keyspace map)
             case "ZRANK", "ZREVRANK" -> n != 3 && n != 4 ? Reply.wrongArity(cmd) : rank(cmd.length() == 8, args, now);
             case "ZCOUNT" -> n != 4 ? Reply.wrongArity(cmd) : count(By.SCORE, args, now);
             case "ZLEXCOUNT" -> n != 4 ? Reply.wrongArity(cmd) : count(By.LEX, args, now);
-            case "ZRANGE" -> n < 4 ? Reply.wrongArity(cmd) : range(args, null, false, now);
-            case "ZREVRANGE" -> n < 4 ? Reply.wrongArity(cmd) : range(args, By.RANK, true, now);
-            case "ZRANGEBYSCORE" -> n < 4 ? Reply.wrongArity(cmd) : range(args, By.SCORE, false, now);
-            case "ZREVRANGEBYSCORE" -> n < 4 ? Reply.wrongArity(cmd) : range(args, By.SCORE, true, now);
-            case "ZRANGEBYLEX" -> n < 4 ? Reply.wrongArity(cmd) : range(args, By.LEX, false, now);
-            case "ZREVRANGEBYLEX" -> n < 4 ? Reply.wrongArity(cmd) : range(args, By.LEX, true, now);
+            case "ZRANGE" -> n < 4 ? Reply.wrongArity(cmd) : range(args, null, false, now, null);
+            case "ZREVRANGE" -> n < 4 ? Reply.wrongArity(cmd) : range(args, By.RANK, true, now, null);
+            case "ZRANGEBYSCORE" -> n < 4 ? Reply.wrongArity(cmd) : range(args, By.SCORE, false, now, null);
+            case "ZREVRANGEBYSCORE" -> n < 4 ? Reply.wrongArity(cmd) : range(args, By.SCORE, true, now, null);
+            case "ZRANGEBYLEX" -> n < 4 ? Reply.wrongArity(cmd) : range(args, By.LEX, false, now, null);
+            case "ZREVRANGEBYLEX" -> n < 4 ? Reply.wrongArity(cmd) : range(args, By.LEX, true, now, null);
             case "ZREMRANGEBYRANK" -> n != 4 ? Reply.wrongArity(cmd) : removeRange(By.RANK, args, now);
             case "ZREMRANGEBYSCORE" -> n != 4 ? Reply.wrongArity(cmd) : removeRange(By.SCORE, args, now);
             case "ZREMRANGEBYLEX" -> n != 4 ? Reply.wrongArity(cmd) : removeRange(By.LEX, args, now);
             case "ZPOPMIN", "ZPOPMAX" -> n != 2 && n != 3 ? Reply.wrongArity(cmd) : pop(cmd.endsWith("MIN"), args, now);
+            case "ZMPOP" -> n < 4 ? Reply.wrongArity(cmd) : multiPop(args, now);
+            case "ZRANGESTORE" -> n < 5 ? Reply.wrongArity(cmd) : range(args.subList(1, n), null, false, now,
+                new Key(args.get(1)));
+            case "ZRANDMEMBER" -> n < 2 ? Reply.wrongArity(cmd) : randomMembers(args, now);
+            case "ZSCAN" -> n < 3 ? Reply.wrongArity(cmd) : scan(args, now);
+            case "ZUNION", "ZINTER", "ZDIFF", "ZINTERCARD" -> n < 3 ? Reply.wrongArity(cmd) :
+                new ZSetAlgebra(map).apply(cmd, args, now);
+            case "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE" -> n < 4 ? Reply.wrongArity(cmd) :
+                new ZSetAlgebra(map).apply(cmd, args, now);
             default -> Reply.unknown(cmd);
         };
     }
@@ -243,9 +254,11 @@ record ZSetCommands(Keyspace map)
     /**
      * ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES] ({@code fixed} null), and the
      * older forms, whose selection ({@code fixed}) and direction ({@code reverse}) their name gives. A reverse range
-     * by score or member names its bounds high one first.
+     * by score or member names its bounds high one first. ZRANGESTORE's arguments from its source key on, with
+     * {@code destination}: the range replaces what it holds (no WITHSCORES), and the reply is its size.
      */
-    private Reply range(final List<byte[]> args, final By fixed, final boolean reverse, final long now)
+    private Reply range(final List<byte[]> args, final By fixed, final boolean reverse, final long now,
+        final Key destination)
     {
         By by = fixed;
         boolean rev = reverse;
@@ -256,7 +269,7 @@ record ZSetCommands(Keyspace map)
         for (int i = 4; i < args.size(); i++)
         {
             final String option = Commands.word(args.get(i));
-            if (option.equals("WITHSCORES"))
+            if (option.equals("WITHSCORES") && destination == null)
             {
                 withScores = true;
             }
@@ -297,17 +310,27 @@ record ZSetCommands(Keyspace map)
         final List<Reply> replies = new ArrayList<>();
         if (by != By.RANK && offset < 0)
         {
-            return new Reply.Array(replies);
+            return destination != null ? store(destination, ZSetValue.empty(0)) : new Reply.Array(replies);
         }
         final long count = selected[1] - selected[0];
+        final ZSetValue stored = destination == null ? null : ZSetValue.empty(0);
         for (long i = offset; i < count && (limit < 0 || i - offset < limit); i++)
         {
             final ZSetValue.Node node = z.members().at((int)(rev ? selected[1] - 1 - i : selected[0] + i));
+            if (stored != null)
+            {
+                stored.members().put(node.member, node.score);
+                continue;
+            }
             replies.add(new Reply.Bulk(node.member));
             if (withScores)
             {
                 replies.add(new Reply.Double(node.score));
             }
+        }
+        if (stored != null)
+        {
+            return store(destination, stored);
         }
         return withScores ? new Reply.Scored(replies) : new Reply.Array(replies);
     }
@@ -345,7 +368,13 @@ record ZSetCommands(Keyspace map)
     {
         final long count = args.size() == 3 ? ValueEdits.count(args.get(2)) : 1;
         final Key key = new Key(args.get(1));
-        final ZSetValue live = map.zset(key, now);
+        final List<Reply> popped = pop(key, map.zset(key, now), min, count);
+        return args.size() == 3 ? new Reply.Scored(popped) : new Reply.Array(popped);
+    }
+
+    /** Up to {@code count} of {@code live}'s lowest (highest) members, removed, each followed by its score. */
+    private List<Reply> pop(final Key key, final ZSetValue live, final boolean min, final long count)
+    {
         final List<Reply> popped = new ArrayList<>();
         if (live != null && count > 0)
         {
@@ -359,6 +388,133 @@ record ZSetCommands(Keyspace map)
             }
             map.storeOrRemove(key, z);
         }
-        return args.size() == 3 ? new Reply.Scored(popped) : new Reply.Array(popped);
+        return popped;
+    }
+
+    /** ZRANGESTORE's end: {@code result} replaces what {@code destination} holds (removed if empty); its size. */
+    private Reply store(final Key destination, final ZSetValue result)
+    {
+        final ZSetValue z = map.writableZSet(null);
+        for (int i = 0; i < result.members().size(); i++)
+        {
+            z.members().put(result.members().at(i).member, result.members().at(i).score);
+        }
+        map.storeOrRemove(destination, z);
+        return new Reply.Int(z.members().size());
+    }
+
+    /**
+     * ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]: the first key with members and what ZPOPMIN or ZPOPMAX with
+     * the count popped from it, as (member, score) pairs; nil if every key is empty.
+     */
+    private Reply multiPop(final List<byte[]> args, final long now)
+    {
+        final long keys = ValueEdits.atLeast(args.get(1), 1, "ERR numkeys should be greater than 0");
+        final long whereAt = 2 + keys;
+        if (whereAt >= args.size())
+        {
+            return Reply.error(SYNTAX);
+        }
+        final String where = Commands.word(args.get((int)whereAt));
+        if (!where.equals("MIN") && !where.equals("MAX"))
+        {
+            return Reply.error(SYNTAX);
+        }
+        long count = -1;
+        for (int j = (int)whereAt + 1; j < args.size(); j++)
+        {
+            if (count != -1 || j + 1 >= args.size() || !Commands.word(args.get(j)).equals("COUNT"))
+            {
+                return Reply.error(SYNTAX);
+            }
+            count = ValueEdits.atLeast(args.get(++j), 1, "ERR count should be greater than 0");
+        }
+        for (int i = 2; i < whereAt; i++)
+        {
+            final Key key = new Key(args.get(i));
+            final ZSetValue live = map.zset(key, now);
+            if (live != null)
+            {
+                final List<Reply> popped = pop(key, live, where.equals("MIN"), Math.max(count, 1));
+                final List<Reply> pairs = new ArrayList<>();
+                for (int p = 0; p < popped.size(); p += 2)
+                {
+                    pairs.add(new Reply.Array(popped.subList(p, p + 2)));
+                }
+                return new Reply.Array(List.of(new Reply.Bulk(args.get(i)), new Reply.Array(pairs)));
+            }
+        }
+        return Reply.NIL_ARRAY;
+    }
+
+    /**
+     * ZRANDMEMBER key [count [WITHSCORES]]: a member at random (nil if none); with a positive count that many distinct
+     * ones at most, with a negative one that many, a member maybe more than once (at one member: a read).
+     */
+    private Reply randomMembers(final List<byte[]> args, final long now)
+    {
+        final int n = args.size();
+        if (n > 4 || n == 4 && !Commands.word(args.get(3)).equals("WITHSCORES"))
+        {
+            return Reply.error(SYNTAX);
+        }
+        final long count = n >= 3 ? ValueEdits.integer(args.get(2)) : 1;
+        if (count < -MOST_PICKED)
+        {
+            return Reply.error("ERR value is out of range: at most " + MOST_PICKED + " members a call here");
+        }
+        final ZSetValue z = zset(args, now);
+        final List<ZSetValue.Node> all = new ArrayList<>();
+        for (int i = 0; i < size(z); i++)
+        {
+            all.add(z.members().at(i));
+        }
+        final java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        final List<Reply> picked = new ArrayList<>();
+        if (count >= all.size())
+        {
+            picked.addAll(all.stream().map(node -> (Reply)new Reply.Bulk(node.member)).toList());
+        }
+        for (int i = 0; i < Math.abs(count) && count < all.size() && !all.isEmpty(); i++)
+        {
+            if (count > 0) // the first of a partial shuffle
+            {
+                java.util.Collections.swap(all, i, i + random.nextInt(all.size() - i));
+            }
+            picked.add(new Reply.Bulk(all.get(count > 0 ? i : random.nextInt(all.size())).member));
+        }
+        if (n < 3)
+        {
+            return picked.isEmpty() ? Reply.NIL : picked.getFirst();
+        }
+        if (n == 3)
+        {
+            return new Reply.Array(picked);
+        }
+        final List<Reply> scored = new ArrayList<>();
+        for (final Reply member : picked)
+        {
+            scored.add(member);
+            scored.add(new Reply.Double(z.members().get(((Reply.Bulk)member).bytes()).score));
+        }
+        return new Reply.Scored(scored);
+    }
+
+    /** ZSCAN key 0 [MATCH pattern] [COUNT n]: every member that matches and its score, at cursor 0 (see FieldScan). */
+    private Reply scan(final List<byte[]> args, final long now)
+    {
+        final FieldScan scan = FieldScan.parse(args, false);
+        final ZSetValue z = zset(args, now);
+        final List<Reply> found = new ArrayList<>();
+        for (int i = 0; i < size(z); i++)
+        {
+            final ZSetValue.Node node = z.members().at(i);
+            if (scan.matches(node.member))
+            {
+                found.add(new Reply.Bulk(node.member));
+                found.add(Reply.Bulk.of(ZSetValue.format(node.score))); // a string in RESP3 too, as Redis answers
+            }
+        }
+        return FieldScan.reply(found);
     }
 }
