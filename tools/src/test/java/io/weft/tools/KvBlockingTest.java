@@ -7,6 +7,8 @@ import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Transaction;
 import redis.clients.jedis.args.ListDirection;
+import redis.clients.jedis.args.SortedSetOption;
+import redis.clients.jedis.resps.Tuple;
 import redis.clients.jedis.util.KeyValue;
 
 import java.nio.file.Path;
@@ -29,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * member wait in BRPOP while a producer pushes at one, and every job reaches one worker once; a wait ends at its
  * timeout with nil, an item pushed at another member (or a list renamed onto its key) ends it at once, a list made
  * another type in the batch that filled it does not (and leaves the member serving), BLMOVE moves what it waited for,
- * and a client that went while it waited takes nothing. Before, BLPOP and the others were unknown
+ * BZPOPMIN and BZMPOP wait for a sorted set as BLPOP for a list (and neither type ends the other's wait), and a client
+ * that went while it waited takes nothing. Before, BLPOP and the others were unknown
  * commands (docs/kv.md, Lists).
  */
 @Timeout(180)
@@ -102,6 +105,35 @@ class KvBlockingTest
             retyped.join(TimeUnit.SECONDS.toMillis(30));
             assertFalse(retyped.isAlive(), "the push ended the wait");
             assertEquals(List.of("retyped", "y"), popped.get());
+
+            // sorted sets: a ZADD at member 0 ends a BZPOPMIN wait at member 1, which takes the lowest member; a sorted
+            // set ends no wait for a list (BLPOP at member 2 on the same key waits on, until a list is pushed there)
+            final AtomicReference<Object> listWait = new AtomicReference<>();
+            try (Jedis listWaiter = new Jedis("127.0.0.1", kv.ports.get(2)))
+            {
+                final Thread blpopDue = Thread.ofPlatform().start(() -> listWait.set(listWaiter.blpop(0, "due")));
+                final Thread bzpop = Thread.ofPlatform().start(() -> popped.set(waiter.bzpopmin(0, "due")));
+                Await.until(() -> infoAt(kv, 1).contains("blocked_clients:1") &&
+                    infoAt(kv, 2).contains("blocked_clients:1"), () -> infoAt(kv, 1) + infoAt(kv, 2));
+                producer.zadd("due", java.util.Map.of("b", 2.0, "a", 1.0));
+                bzpop.join(TimeUnit.SECONDS.toMillis(30));
+                assertFalse(bzpop.isAlive(), "the ZADD ended the wait");
+                assertEquals(new KeyValue<>("due", new Tuple("a", 1.0)), popped.get());
+                assertTrue(blpopDue.isAlive() && infoAt(kv, 2).contains("blocked_clients:1"), "a list's wait waits on");
+                producer.del("due");
+                producer.rpush("due", "job");
+                blpopDue.join(TimeUnit.SECONDS.toMillis(30));
+                assertFalse(blpopDue.isAlive(), "the push ended the wait");
+                assertEquals(List.of("due", "job"), listWait.get());
+            }
+            // BZMPOP: from the first of its keys that has members, up to COUNT of them
+            final Thread bzmpop = Thread.ofPlatform().start(() -> popped.set(waiter.bzmpop(0, SortedSetOption.MAX, 2,
+                "none", "board")));
+            Await.until(() -> infoAt(kv, 1).contains("blocked_clients:1"), () -> infoAt(kv, 1));
+            producer.zadd("board", java.util.Map.of("p1", 10.0, "p2", 20.0, "p3", 30.0));
+            bzmpop.join(TimeUnit.SECONDS.toMillis(30));
+            assertFalse(bzmpop.isAlive(), "the ZADD ended the wait");
+            assertEquals(new KeyValue<>("board", List.of(new Tuple("p3", 30.0), new Tuple("p2", 20.0))), popped.get());
 
             // a client that goes while it waits takes nothing: the next push stays in the list
             final java.net.Socket gone = new java.net.Socket("127.0.0.1", kv.ports.get(2));

@@ -7,11 +7,12 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The clients of this member blocked in BLPOP, BRPOP, BLMOVE or BRPOPLPUSH. A blocking command travels through the
- * group as a write and is applied at every member like its non-blocking form: it pops from the first of its lists that
- * holds an item, or changes nothing and answers nil. At its origin, a nil before the deadline is not answered: the
- * command waits here under each of its lists, and when a batch stores one of them with items (a push, an LMOVE, a
- * RENAME or COPY onto it: {@link Keyspace#store}), every command waiting on it is sent through the group again.
+ * The clients of this member blocked in BLPOP, BRPOP, BLMOVE or BRPOPLPUSH on lists, or in BZPOPMIN, BZPOPMAX or
+ * BZMPOP on sorted sets. A blocking command travels through the group as a write and is applied at every member like
+ * its non-blocking form: it pops from the first of its keys that holds an item, or changes nothing and answers nil. At
+ * its origin, a nil before the deadline is not answered: the command waits here under each of its keys, and when a
+ * batch stores one of them with items of the type it waits for (a push or ZADD, an LMOVE, a RENAME or COPY onto it:
+ * {@link Keyspace#store}), every command waiting on it is sent through the group again.
  * The first one applied takes the item at every member alike; the others find the list empty and wait again. A wait
  * ends at its deadline (nil), when its client goes (no reply), or when the member stops (the stop's error).
  * <p>
@@ -39,19 +40,25 @@ final class BlockedClients
         this.map = map;
     }
 
-    /** Whether {@code command} (its name upper case) blocks: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH. */
+    /** Whether {@code command} (its name upper case) blocks: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BZPOPMIN, .... */
     static boolean blocks(final String command)
     {
         return switch (command)
         {
-            case "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH" -> true;
+            case "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "BZPOPMIN", "BZPOPMAX", "BZMPOP" -> true;
             default -> false;
         };
     }
 
+    /** A blocking command's timeout argument: the last, but BZMPOP's first. */
+    static byte[] timeoutArgument(final List<byte[]> args)
+    {
+        return Commands.name(args).equals("BZMPOP") ? args.get(1) : args.getLast();
+    }
+
     /**
-     * An event loop: the deadline of the blocking command {@code args}, named {@code command}, from its timeout (the
-     * last argument, seconds; 0: none); 0 if it has no valid timeout, so that it goes through the group as any write
+     * An event loop: the deadline of the blocking command {@code args}, named {@code command}, from its timeout
+     * (seconds; 0: none); 0 if it has no valid timeout, so that it goes through the group as any write
      * and its error comes back from there, as from inside a transaction.
      */
     static long deadline(final String command, final List<byte[]> args)
@@ -62,7 +69,7 @@ final class BlockedClients
         }
         try
         {
-            final double seconds = timeout(args.getLast());
+            final double seconds = timeout(timeoutArgument(args));
             return seconds == 0 || seconds > FOREVER_SECONDS ? Long.MAX_VALUE :
                 System.nanoTime() + (long)(seconds * 1e9);
         }
@@ -99,11 +106,11 @@ final class BlockedClients
         return seconds;
     }
 
-    /** What a blocking command answers when nothing came: nil, an array's for BLPOP and BRPOP. */
+    /** What a blocking command answers when nothing came: nil, an array's but for BLMOVE's and BRPOPLPUSH's. */
     static Reply nothing(final Command command)
     {
         final String name = Commands.name(command.args);
-        return name.equals("BLPOP") || name.equals("BRPOP") ? Reply.NIL_ARRAY : Reply.NIL;
+        return name.equals("BLMOVE") || name.equals("BRPOPLPUSH") ? Reply.NIL : Reply.NIL_ARRAY;
     }
 
     /**
@@ -130,8 +137,9 @@ final class BlockedClients
     }
 
     /**
-     * The delivery thread, after a batch: the commands waiting on the lists it stored with items ({@link
-     * Keyspace#store}) and that still hold some, to send through the group again, in the order they came.
+     * The delivery thread, after a batch: the commands waiting on the lists and sorted sets it stored with items
+     * ({@link Keyspace#store}) and that still hold some of the type each waits for, to send through the group again,
+     * in the order they came.
      */
     List<Command> woken()
     {
@@ -147,11 +155,12 @@ final class BlockedClients
             for (final Key key : ready)
             {
                 final List<Command> commands = waiting.get(key);
-                // a list stored and replaced by another type later in the batch wakes no one (list() would throw
-                // WRONGTYPE on this thread and stop the member)
-                if (commands != null && map.liveStored(key, now) instanceof ListValue)
+                // a key stored and replaced by another type later in the batch wakes no one (list() would throw
+                // WRONGTYPE on this thread and stop the member), nor does a sorted set wake a list's waiter
+                final Object stored = map.liveStored(key, now);
+                for (final Command c : commands == null ? List.<Command>of() : List.copyOf(commands))
                 {
-                    for (final Command c : List.copyOf(commands))
+                    if (waitsFor(c, stored))
                     {
                         if (c.blockState == PARKED)
                         {
@@ -228,12 +237,22 @@ final class BlockedClients
         }
     }
 
-    /** The lists a blocking command waits on: BLPOP's and BRPOP's keys, BLMOVE's and BRPOPLPUSH's source. */
+    /** Whether {@code stored} is what {@code command} waits for: a sorted set for BZPOPMIN, ..., else a list. */
+    private static boolean waitsFor(final Command command, final Object stored)
+    {
+        return Commands.name(command.args).startsWith("BZ") ? stored instanceof ZSetValue : stored instanceof ListValue;
+    }
+
+    /** The keys a blocking command waits on: BLMOVE's and BRPOPLPUSH's source, the others' keys. */
     private static List<Key> keys(final Command command)
     {
         final List<byte[]> args = command.args;
         final String name = Commands.name(args);
-        return name.equals("BLPOP") || name.equals("BRPOP") ? Key.all(args.subList(0, args.size() - 1), 1) :
-            List.of(new Key(args.get(1)));
+        if (name.equals("BZMPOP")) // BZMPOP timeout numkeys key [key ...] MIN|MAX ...: applied, so numkeys is valid
+        {
+            return Key.all(args.subList(0, 3 + (int)ValueEdits.integer(args.get(2))), 3);
+        }
+        return name.equals("BLMOVE") || name.equals("BRPOPLPUSH") ? List.of(new Key(args.get(1))) :
+            Key.all(args.subList(0, args.size() - 1), 1);
     }
 }

@@ -73,6 +73,7 @@ final class Commands
         of("ZLEXCOUNT", Kind.ORDERED, 4), of("ZRANGE", Kind.ORDERED, -4), of("ZREVRANGE", Kind.ORDERED, -4),
         of("ZRANGEBYSCORE", Kind.ORDERED, -4), of("ZREVRANGEBYSCORE", Kind.ORDERED, -4),
         of("ZRANGEBYLEX", Kind.ORDERED, -4), of("ZREVRANGEBYLEX", Kind.ORDERED, -4), of("ZMPOP", Kind.WRITE, -4),
+        of("BZPOPMIN", Kind.WRITE, -3), of("BZPOPMAX", Kind.WRITE, -3), of("BZMPOP", Kind.WRITE, -5),
         of("ZRANGESTORE", Kind.GROWING, -5), of("ZRANDMEMBER", Kind.ORDERED, -2), of("ZSCAN", Kind.ORDERED, -3),
         of("ZUNION", Kind.ORDERED, -3), of("ZINTER", Kind.ORDERED, -3), of("ZDIFF", Kind.ORDERED, -3),
         of("ZINTERCARD", Kind.ORDERED, -3), of("ZUNIONSTORE", Kind.GROWING, -4), of("ZINTERSTORE", Kind.GROWING, -4),

@@ -395,9 +395,9 @@ final class Keyspace
         final int length = length(stored);
         final Object old = entries.put(key, stored, length); // the length replaced comes from the slot: old unread
         versions.stamp(key);
-        if (recordReadyLists && stored instanceof ListValue)
+        if (recordReadyLists && stored instanceof WriterOwned<?>)
         {
-            readyLists.add(key); // a client may wait on it
+            readyLists.add(key); // a client may wait on it: a list or a sorted set
         }
         addBytes(old == null ? key.length() + ENTRY_OVERHEAD + length : length - entries.replacedLength());
         // old is read only while some entry has an expiry: where none has, an overwrite loads no replaced value

@@ -178,8 +178,8 @@ public final class KvStore
                 case "PUBLISH" -> n != 3 ? Reply.wrongArity(cmd) :
                     new Reply.Int(pubSub.publish(args.get(1), args.get(2)));
                 default -> cmd.charAt(0) == 'S' ? sets.apply(cmd, args, now) : cmd.charAt(0) == 'H' ?
-                    hashes.apply(cmd, args, now) : cmd.charAt(0) == 'Z' ? zsets.apply(cmd, args, now) :
-                    lists.apply(cmd, args, now);
+                    hashes.apply(cmd, args, now) : cmd.charAt(0) == 'Z' || cmd.startsWith("BZ") ?
+                    zsets.apply(cmd, args, now) : lists.apply(cmd, args, now);
             };
         }
         catch (final SyntaxError ex)

@@ -48,6 +48,8 @@ record ZSetCommands(Keyspace map)
             case "ZREMRANGEBYLEX" -> n != 4 ? Reply.wrongArity(cmd) : removeRange(By.LEX, args, now);
             case "ZPOPMIN", "ZPOPMAX" -> n != 2 && n != 3 ? Reply.wrongArity(cmd) : pop(cmd.endsWith("MIN"), args, now);
             case "ZMPOP" -> n < 4 ? Reply.wrongArity(cmd) : multiPop(args, now);
+            case "BZPOPMIN", "BZPOPMAX" -> n < 3 ? Reply.wrongArity(cmd) : blockingPop(cmd.endsWith("MIN"), args, now);
+            case "BZMPOP" -> n < 5 ? Reply.wrongArity(cmd) : blockingMultiPop(args, now);
             case "ZRANGESTORE" -> n < 5 ? Reply.wrongArity(cmd) : range(args.subList(1, n), null, false, now,
                 new Key(args.get(1)));
             case "ZRANDMEMBER" -> n < 2 ? Reply.wrongArity(cmd) : randomMembers(args, now);
@@ -389,6 +391,34 @@ record ZSetCommands(Keyspace map)
             map.storeOrRemove(key, z);
         }
         return popped;
+    }
+
+    /**
+     * BZPOPMIN, BZPOPMAX key [key ...] timeout, as applied at every member: the key, member and score popped from the
+     * first of the sorted sets with members, nil if none has any (its origin then waits: {@link BlockedClients}).
+     */
+    private Reply blockingPop(final boolean min, final List<byte[]> args, final long now)
+    {
+        BlockedClients.timeout(args.getLast());
+        for (int i = 1; i < args.size() - 1; i++)
+        {
+            final Key key = new Key(args.get(i));
+            final ZSetValue live = map.zset(key, now);
+            if (live != null)
+            {
+                final List<Reply> popped = new ArrayList<>(List.of(new Reply.Bulk(args.get(i))));
+                popped.addAll(pop(key, live, min, 1));
+                return new Reply.Array(popped);
+            }
+        }
+        return Reply.NIL_ARRAY;
+    }
+
+    /** BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count], as applied at every member: ZMPOP's answer. */
+    private Reply blockingMultiPop(final List<byte[]> args, final long now)
+    {
+        BlockedClients.timeout(args.get(1));
+        return multiPop(args.subList(1, args.size()), now);
     }
 
     /** ZRANGESTORE's end: {@code result} replaces what {@code destination} holds (removed if empty); its size. */

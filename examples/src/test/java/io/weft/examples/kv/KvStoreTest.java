@@ -308,7 +308,8 @@ class KvStoreTest
     }
 
     /**
-     * ZUNION, ZINTER, ZDIFF, their STOREs, ZINTERCARD, ZRANGESTORE, ZMPOP, ZRANDMEMBER and ZSCAN answer as
+     * ZUNION, ZINTER, ZDIFF, their STOREs, ZINTERCARD, ZRANGESTORE, ZMPOP, ZRANDMEMBER, ZSCAN and (as applied at
+     * every member) BZPOPMIN, BZPOPMAX and BZMPOP answer as
      * redis-server 7.0.15 answered the same commands (a set among the inputs: its members of score 1). Before, each
      * was an unknown command.
      */
@@ -360,6 +361,10 @@ class KvStoreTest
         same(Reply.NIL, run("ZRANDMEMBER", "none"));
         same(Reply.error("ERR syntax error"), run("ZRANDMEMBER", "a", "1", "WITHSCORES", "x"));
         same(new Reply.Array(List.of(bulk("0"), items("x", "1"))), run("ZSCAN", "a", "0", "MATCH", "x*"));
+        same(new Reply.Array(List.of(bulk("a"), bulk("x"), new Reply.Double(1))), run("BZPOPMIN", "none", "a", "0"));
+        same(Reply.NIL_ARRAY, run("BZPOPMAX", "a", "0.1"), "applied: nil, for its origin to wait on");
+        same(Reply.error("ERR timeout is negative"), run("BZPOPMIN", "a", "-1"));
+        same(Reply.NIL_ARRAY, run("BZMPOP", "0.1", "1", "a", "MIN"));
     }
 
     private static Reply items(final String... items)
