@@ -190,9 +190,9 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     }
 
     /**
-     * BLPOP, BRPOP, BLMOVE, BRPOPLPUSH: through the group, and answered with nothing at the timeout if still waiting
-     * for an item then ({@link BlockedClients}). The client's later commands meanwhile are not held back, as Redis
-     * holds them; its replies keep their order.
+     * BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BZPOPMIN, BZPOPMAX, BZMPOP: through the group, and answered with nothing at
+     * the timeout if still waiting for an item then ({@link BlockedClients}). The client's later commands meanwhile
+     * are not held back, as Redis holds them; its replies keep their order.
      */
     private Command blocking(final String cmd, final List<byte[]> args)
     {

@@ -42,7 +42,7 @@ public final class KvStore
     private final ZSetCommands zsets = new ZSetCommands(map);
     /** EVAL and the script caches of this member. */
     final Scripts scripts = new Scripts(this);
-    /** This member's clients blocked on lists (BLPOP, ...): the delivery thread parks and wakes them. */
+    /** This member's clients blocked on lists and sorted sets (BLPOP, BZPOPMIN, ...), woken by the delivery thread. */
     final BlockedClients blocked = new BlockedClients(map);
     /** The subscribers of this member, whom PUBLISH hands its message (no part of the state). */
     final PubSub pubSub = new PubSub();

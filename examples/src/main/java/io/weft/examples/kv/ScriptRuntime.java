@@ -33,12 +33,12 @@ import java.util.function.Function;
  * ({@code call}, {@code pcall}, {@code status_reply}, {@code error_reply}, {@code sha1hex}, {@code log}), and
  * {@code KEYS} and {@code ARGV}. A script must change every member's copy alike, so what could differ between members
  * is taken away or made the same: no files, modules, printing or garbage collector; {@code math.random} starts from
- * one seed at every script; {@code tostring} of a table or function names its type only (not its address);
- * {@code TIME} inside a script is the batch's clock; the libraries and globals are read-only (globals cannot be
- * created or misspelt, as in Redis 7), so no script leaves a change for the next, which a member that joined later
- * would run in a fresh state. A script runs at most {@value #INSTRUCTIONS} Lua instructions and calls {@value #DEPTH}
- * functions deep: past either it ends with an error, at every member at the same instruction (the writes it made
- * stay, as in Redis).
+ * one seed at every script, and SRANDMEMBER and ZRANDMEMBER inside draw from it ({@link Draws}); {@code tostring} of a
+ * table or function names its type only (not its address); {@code TIME} inside a script is the batch's clock; the
+ * libraries and globals are read-only (globals cannot be created or misspelt, as in Redis 7), so no script leaves a
+ * change for the next, which a member that joined later would run in a fresh state. A script runs at most
+ * {@value #INSTRUCTIONS} Lua instructions and calls {@value #DEPTH} functions deep: past either it ends with an error,
+ * at every member at the same instruction (the writes it made stay, as in Redis).
  */
 final class ScriptRuntime
 {
@@ -195,6 +195,7 @@ final class ScriptRuntime
         instructions = 0;
         depth = 0;
         seed(0);
+        Draws.scriptStarted(random); // SRANDMEMBER and ZRANDMEMBER inside draw alike at every member
         try
         {
             return reply(script.call());
@@ -211,6 +212,7 @@ final class ScriptRuntime
         }
         finally
         {
+            Draws.scriptEnded();
             globals.rawset("KEYS", LuaValue.NIL);
             globals.rawset("ARGV", LuaValue.NIL);
         }

@@ -3,14 +3,15 @@ package io.weft.examples.kv;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
 
 /**
  * Redis's commands on sets ({@link Aggregate}): SADD, SREM, SPOP, SMOVE, SINTERSTORE, SUNIONSTORE, SDIFFSTORE (writes,
  * on the delivery thread only) and SISMEMBER, SMISMEMBER, SMEMBERS, SCARD, SSCAN, SRANDMEMBER, SINTER, SUNION, SDIFF,
  * SINTERCARD (reads). A set's last member removed removes its key; a command of another type's key is WRONGTYPE.
  * Members are listed in {@link Key}'s order ({@link FieldScan}), and SPOP takes the first ones in that order: Redis
- * picks at random, which members that apply a write alike cannot; SRANDMEMBER, a read at one member, picks at random.
+ * picks at random, which members that apply a write alike cannot; SRANDMEMBER, a read at one member, picks at random
+ * (inside a script, which every member runs, from the script's generator: {@link Draws}).
  *
  * @param map the store's keys and values.
  */
@@ -116,7 +117,7 @@ record SetCommands(Keyspace map)
             return Reply.error("ERR value is out of range: at most " + MOST_PICKED + " members a call here");
         }
         final List<Key> all = new ArrayList<>(members(args.get(1), now).keySet());
-        final ThreadLocalRandom random = ThreadLocalRandom.current();
+        final RandomGenerator random = Draws.current();
         final List<Reply> picked = new ArrayList<>();
         // a positive count takes the first of a partial shuffle, a negative one draws that many
         for (int i = 0; i < Math.abs(count) && (count < 0 ? !all.isEmpty() : i < all.size()); i++)

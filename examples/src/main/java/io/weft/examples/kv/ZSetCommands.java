@@ -310,13 +310,9 @@ record ZSetCommands(Keyspace map)
         final ZSetValue z = zset(args, now);
         final int[] selected = bounds.ranks(z, rev);
         final List<Reply> replies = new ArrayList<>();
-        if (by != By.RANK && offset < 0)
-        {
-            return destination != null ? store(destination, ZSetValue.empty(0)) : new Reply.Array(replies);
-        }
+        final ZSetValue stored = destination == null ? null : map.writableZSet(null); // a new one, for ZRANGESTORE
         final long count = selected[1] - selected[0];
-        final ZSetValue stored = destination == null ? null : ZSetValue.empty(0);
-        for (long i = offset; i < count && (limit < 0 || i - offset < limit); i++)
+        for (long i = offset; i >= 0 && i < count && (limit < 0 || i - offset < limit); i++) // LIMIT -1: none
         {
             final ZSetValue.Node node = z.members().at((int)(rev ? selected[1] - 1 - i : selected[0] + i));
             if (stored != null)
@@ -332,7 +328,8 @@ record ZSetCommands(Keyspace map)
         }
         if (stored != null)
         {
-            return store(destination, stored);
+            map.storeOrRemove(destination, stored); // replaces what it held, expiry too; an empty range removes it
+            return new Reply.Int(stored.members().size());
         }
         return withScores ? new Reply.Scored(replies) : new Reply.Array(replies);
     }
@@ -421,18 +418,6 @@ record ZSetCommands(Keyspace map)
         return multiPop(args.subList(1, args.size()), now);
     }
 
-    /** ZRANGESTORE's end: {@code result} replaces what {@code destination} holds (removed if empty); its size. */
-    private Reply store(final Key destination, final ZSetValue result)
-    {
-        final ZSetValue z = map.writableZSet(null);
-        for (int i = 0; i < result.members().size(); i++)
-        {
-            z.members().put(result.members().at(i).member, result.members().at(i).score);
-        }
-        map.storeOrRemove(destination, z);
-        return new Reply.Int(z.members().size());
-    }
-
     /**
      * ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]: the first key with members and what ZPOPMIN or ZPOPMAX with
      * the count popped from it, as (member, score) pairs; nil if every key is empty.
@@ -440,18 +425,18 @@ record ZSetCommands(Keyspace map)
     private Reply multiPop(final List<byte[]> args, final long now)
     {
         final long keys = ValueEdits.atLeast(args.get(1), 1, "ERR numkeys should be greater than 0");
-        final long whereAt = 2 + keys;
-        if (whereAt >= args.size())
+        if (keys > args.size() - 3) // no room for MIN or MAX after the keys (2 + keys would overflow for 2^63 - 1)
         {
             return Reply.error(SYNTAX);
         }
-        final String where = Commands.word(args.get((int)whereAt));
+        final int whereAt = 2 + (int)keys;
+        final String where = Commands.word(args.get(whereAt));
         if (!where.equals("MIN") && !where.equals("MAX"))
         {
             return Reply.error(SYNTAX);
         }
         long count = -1;
-        for (int j = (int)whereAt + 1; j < args.size(); j++)
+        for (int j = whereAt + 1; j < args.size(); j++)
         {
             if (count != -1 || j + 1 >= args.size() || !Commands.word(args.get(j)).equals("COUNT"))
             {
@@ -499,7 +484,7 @@ record ZSetCommands(Keyspace map)
         {
             all.add(z.members().at(i));
         }
-        final java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        final java.util.random.RandomGenerator random = Draws.current();
         final List<Reply> picked = new ArrayList<>();
         if (count >= all.size())
         {

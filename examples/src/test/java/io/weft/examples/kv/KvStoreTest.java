@@ -356,6 +356,7 @@ class KvStoreTest
         same(Reply.error("ERR numkeys should be greater than 0"), run("ZMPOP", "x", "a", "MIN"));
         same(Reply.error("ERR count should be greater than 0"), run("ZMPOP", "1", "a", "MIN", "COUNT", "0"));
         same(Reply.error("ERR syntax error"), run("ZMPOP", "1", "a", "MIN", "COUNT", "1", "COUNT", "2"));
+        same(Reply.error("ERR syntax error"), run("ZMPOP", Long.toString(Long.MAX_VALUE), "a", "MIN"), "no overflow");
         same(scored("x", 1), run("ZRANDMEMBER", "a", "5", "WITHSCORES"), "the whole set");
         same(new Reply.Array(List.of(bulk("x"), bulk("x"))), run("ZRANDMEMBER", "a", "-2"), "repeats allowed");
         same(Reply.NIL, run("ZRANDMEMBER", "none"));

@@ -170,6 +170,34 @@ class ScriptsTest
     }
 
     /**
+     * A script that writes what SRANDMEMBER or ZRANDMEMBER drew (a random pop) changes two stores alike: inside a
+     * script they draw from its generator, seeded alike at every member. Before, each store drew from its own thread's
+     * numbers, and the two removed different members (the first draw differed).
+     */
+    @Test
+    void aScriptThatWritesWhatItDrewChangesEveryMemberAlike()
+    {
+        final KvStore other = new KvStore();
+        final String pop = "local m = redis.call('SRANDMEMBER', KEYS[1]) redis.call('SREM', KEYS[1], m) " +
+            "local z = redis.call('ZRANDMEMBER', KEYS[2], -3) redis.call('ZREM', KEYS[2], z[3]) return m .. z[3]";
+        for (final KvStore s : List.of(store, other))
+        {
+            for (int i = 0; i < 100; i++)
+            {
+                run(s, "SADD", "s", "m" + i);
+                run(s, "ZADD", "z", Integer.toString(i), "z" + i);
+            }
+        }
+        for (int i = 0; i < 20; i++)
+        {
+            assertEquals(text(run("EVAL", pop, "2", "s", "z")), text(run(other, "EVAL", pop, "2", "s", "z")),
+                "draw " + i);
+        }
+        assertEquals(":80", text(run("SCARD", "s")));
+        assertArrayEquals(store.snapshot(), other.snapshot());
+    }
+
+    /**
      * string.format as C's printf, which Redis's Lua uses (each expected text is redis-server 7.0.15's answer, a
      * differential run of 35 formats, 2026-12-02): LuaJ's own gave 3.14159 for %.2f, 1.0E-4 for %g of 0.0001 and
      * ignored widths of %s.
