@@ -31,8 +31,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * member wait in BRPOP while a producer pushes at one, and every job reaches one worker once; a wait ends at its
  * timeout with nil, an item pushed at another member (or a list renamed onto its key) ends it at once, a list made
  * another type in the batch that filled it does not (and leaves the member serving), BLMOVE moves what it waited for,
- * BZPOPMIN and BZMPOP wait for a sorted set as BLPOP for a list (and neither type ends the other's wait), and a client
- * that went while it waited takes nothing. Before, BLPOP and the others were unknown
+ * BZPOPMIN and BZMPOP wait for a sorted set as BLPOP for a list (and neither type ends the other's wait), commands
+ * pipelined after a blocking one wait for it, and a client that went while it waited takes nothing (and runs none of
+ * them). Before, BLPOP and the others were unknown
  * commands (docs/kv.md, Lists).
  */
 @Timeout(180)
@@ -135,14 +136,31 @@ class KvBlockingTest
             assertFalse(bzmpop.isAlive(), "the ZADD ended the wait");
             assertEquals(new KeyValue<>("board", List.of(new Tuple("p3", 30.0), new Tuple("p2", 20.0))), popped.get());
 
-            // a client that goes while it waits takes nothing: the next push stays in the list
+            // commands pipelined after a blocking one wait for it, as in Redis: the SET applies after the BLPOP took
+            // its item (before, it applied in the batch that parked the BLPOP, so member 1 read "1" here at once)
+            try (java.net.Socket pipelined = new java.net.Socket("127.0.0.1", kv.ports.get(2)))
+            {
+                pipelined.setSoTimeout((int)TimeUnit.SECONDS.toMillis(30));
+                pipelined.getOutputStream().write(ascii("BLPOP held 0\r\nSET heldset 1\r\nGET heldset\r\n"));
+                Await.until(() -> infoAt(kv, 2).contains("blocked_clients:1"), () -> infoAt(kv, 2));
+                assertNull(waiter.get("heldset"), "the SET waits for the BLPOP");
+                producer.rpush("held", "x");
+                final String replies = "*2\r\n$4\r\nheld\r\n$1\r\nx\r\n+OK\r\n$1\r\n1\r\n";
+                assertEquals(replies, new String(pipelined.getInputStream().readNBytes(replies.length()),
+                    java.nio.charset.StandardCharsets.US_ASCII));
+                assertEquals("1", waiter.get("heldset"));
+            }
+
+            // a client that goes while it waits takes nothing: the next push stays in the list, and what it pipelined
+            // after the BLPOP never runs
             final java.net.Socket gone = new java.net.Socket("127.0.0.1", kv.ports.get(2));
-            gone.getOutputStream().write("BLPOP left 0\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            gone.getOutputStream().write(ascii("BLPOP left 0\r\nSET gone 1\r\n"));
             Await.until(() -> infoAt(kv, 2).contains("blocked_clients:1"), () -> infoAt(kv, 2));
             gone.close();
             Await.until(() -> infoAt(kv, 2).contains("blocked_clients:0"), () -> infoAt(kv, 2));
             producer.rpush("left", "kept");
             assertEquals(List.of("kept"), waiter.lrange("left", 0, -1));
+            assertNull(waiter.get("gone"), "held commands of a client gone are dropped");
 
             // workers at the three members, two each, waiting 0.2 s at a time; one producer
             final AtomicBoolean done = new AtomicBoolean();
@@ -189,6 +207,11 @@ class KvBlockingTest
                 }
             }
         }
+    }
+
+    private static byte[] ascii(final String text)
+    {
+        return text.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     private static String infoAt(final KvProcesses kv, final int member)

@@ -41,10 +41,9 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         "UNSUBSCRIBE", "PUNSUBSCRIBE", "PING", "QUIT", "RESET");
 
     private final KvReplica replica;
-    private final long id;
     /** Replies due, in command order. */
     private final ArrayDeque<Command> pending = new ArrayDeque<>();
-    private boolean resp3;
+    private final ClientSession session;
     /** This connection's last command sent through the group: a local read waits for it (its replies in order). */
     private Command lastInGroup;
     private final AtomicBoolean drainRequested = new AtomicBoolean();
@@ -56,7 +55,6 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         drain();
     };
     private ChannelHandlerContext ctx;
-    private String name;
     private boolean quitting;
     /** Event loop: inside a read burst, replies ready at once (local reads, PING) wait for its end: one write each. */
     private boolean reading;
@@ -75,11 +73,17 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private final Map<Command, ScheduledFuture<?>> timers = new IdentityHashMap<>();
     /** Event loop: the channels and patterns subscribed, once the first SUBSCRIBE came; null before. */
     private Subscriptions subscriptions;
+    /** Event loop: the blocking command this client waits on, or null; the commands read meanwhile are held. */
+    private Command waitingOn;
+    /** Event loop: the commands read while {@link #waitingOn}, run in order once it is answered, as Redis runs them. */
+    private final ArrayDeque<List<byte[]>> held = new ArrayDeque<>();
+    /** Event loop: bad input read while {@link #waitingOn}: answered, and the connection closed, after the held. */
+    private String heldProtocolError;
 
     KvConnection(final KvReplica replica, final long id)
     {
         this.replica = replica;
-        this.id = id;
+        this.session = new ClientSession(id);
     }
 
     @Override
@@ -93,9 +97,45 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     public void channelRead(final ChannelHandlerContext context, final Object msg)
     {
         reading = true;
-        if (!quitting)
+        if (quitting || heldProtocolError != null)
         {
-            enqueue(dispatch((List<byte[]>)msg)); // from RespDecoder: never empty
+            return;
+        }
+        if (waitingOn != null)
+        {
+            held.add((List<byte[]>)msg);
+            if (held.size() + pending.size() >= MAX_PENDING)
+            {
+                ctx.channel().config().setAutoRead(false); // read again once the wait ends and replies drain
+            }
+            return;
+        }
+        enqueue(dispatch((List<byte[]>)msg)); // from RespDecoder: never empty
+    }
+
+    /**
+     * Event loop: the command this client waited on is answered; the commands read meanwhile run now, in order, until
+     * one waits again (a client gone drops them: {@link #channelInactive}).
+     */
+    private void resume()
+    {
+        waitingOn = null;
+        final boolean burst = reading;
+        reading = true; // replies ready at once go out together, with the drain that resumed
+        List<byte[]> next;
+        while (waitingOn == null && !quitting && (next = held.poll()) != null)
+        {
+            enqueue(dispatch(next));
+        }
+        if (waitingOn == null && !quitting && heldProtocolError != null)
+        {
+            pending.add(protocolErrorReply(heldProtocolError)); // the drain that resumed writes it, then closes
+        }
+        reading = burst;
+        if (!burst && submitted)
+        {
+            submitted = false;
+            replica.proposeAfterReads(ctx.executor());
         }
     }
 
@@ -117,10 +157,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         final List<byte[]> args = replica.store.scripts.withBody(given); // EVALSHA travels as EVAL with its body
         if (args == null)
         {
-            return Command.answered(Scripts.NO_SCRIPT, resp3);
+            return Command.answered(Scripts.NO_SCRIPT, session.resp3);
         }
         final String cmd = Commands.name(args);
-        if (subscribed() && !resp3 && !SUBSCRIBED_RESP2.contains(cmd))
+        if (subscribed() && !session.resp3 && !SUBSCRIBED_RESP2.contains(cmd))
         {
             return Command.answered(Reply.error("ERR Can't execute '" + cmd.toLowerCase(Locale.ROOT) + "': only " +
                 "(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"), false);
@@ -139,9 +179,9 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             // the connection reads its own writes and never an older state than a read before it. Replies that are
             // merely waiting for the end of the read burst do not count (that test held most pipelined reads back).
             return replica.localReads() && Commands.isLocalRead(cmd) && (lastInGroup == null || lastInGroup.isDone()) ?
-                Command.answered(replica.readLocal(args), resp3) : (lastInGroup = inGroup(args, false));
+                Command.answered(replica.readLocal(args), session.resp3) : (lastInGroup = inGroup(args, false));
         }
-        return Command.answered(connectionCommand(cmd, args), resp3);
+        return Command.answered(connectionCommand(cmd, args), session.resp3);
     }
 
     /** A command while MULTI is open: EXEC sends the transaction, DISCARD drops it, a store command is queued. */
@@ -153,7 +193,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             transaction = null;
             watching.clear();
             return t.refused() ? Command.answered(Reply.error("EXECABORT Transaction discarded because of previous " +
-                "errors."), resp3) : (lastInGroup = inGroup(t.exec(), true)); // reads too: they take their place
+                "errors."), session.resp3) : (lastInGroup = inGroup(t.exec(), true)); // reads too take their place
         }
         final Reply reply = switch (cmd)
         {
@@ -174,12 +214,12 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 "a transaction here takes the store's commands, PING and ECHO only") :
                 Commands.fitsArity(cmd, args.size()) ? t.queue(args) : t.refuse(Reply.wrongArity(cmd).text());
         };
-        return Command.answered(reply, resp3);
+        return Command.answered(reply, session.resp3);
     }
 
     private Command inGroup(final List<byte[]> args, final boolean write)
     {
-        return inGroup(new Command(args, write, resp3, replied));
+        return inGroup(new Command(args, write, session.resp3, replied));
     }
 
     private Command inGroup(final Command command)
@@ -191,12 +231,13 @@ final class KvConnection extends ChannelInboundHandlerAdapter
 
     /**
      * BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BZPOPMIN, BZPOPMAX, BZMPOP: through the group, and answered with nothing at
-     * the timeout if still waiting for an item then ({@link BlockedClients}). The client's later commands meanwhile
-     * are not held back, as Redis holds them; its replies keep their order.
+     * the timeout if still waiting for an item then ({@link BlockedClients}). The client's later commands are held
+     * until it is answered, as Redis holds them: a pipelined write after a BLPOP applies after what the BLPOP took.
      */
     private Command blocking(final String cmd, final List<byte[]> args)
     {
-        final Command command = inGroup(new Command(args, true, resp3, replied, BlockedClients.deadline(cmd, args)));
+        final Command command = inGroup(new Command(args, true, session.resp3, replied,
+            BlockedClients.deadline(cmd, args)));
         if (command.blockedUntil != 0 && command.blockedUntil != Long.MAX_VALUE)
         {
             timers.put(command, ctx.executor().schedule(() ->
@@ -207,6 +248,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                     command.complete(BlockedClients.nothing(command));
                 }
             }, command.blockedUntil - System.nanoTime(), TimeUnit.NANOSECONDS));
+        }
+        if (command.blockedUntil != 0) // 0: refused (arity, timeout), answered without waiting
+        {
+            waitingOn = command;
         }
         return command;
     }
@@ -235,13 +280,13 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         final int n = args.size();
         return switch (cmd)
         {
-            case "PING" -> subscribed() && !resp3 ? Subscriptions.ping(args) : Reply.pong(cmd, args);
+            case "PING" -> subscribed() && !session.resp3 ? Subscriptions.ping(args) : Reply.pong(cmd, args);
             case "SUBSCRIBE", "PSUBSCRIBE" -> n < 2 ? Reply.wrongArity(cmd) :
                 subscriptions().subscribe(args, cmd.charAt(0) == 'P');
             case "UNSUBSCRIBE", "PUNSUBSCRIBE" -> subscriptions().unsubscribe(args, cmd.charAt(0) == 'P');
             case "PUBSUB" -> subscriptions().pubsub(args);
             case "ECHO" -> Reply.pong(cmd, args);
-            case "TIME" -> n != 1 ? Reply.wrongArity(cmd) : time();
+            case "TIME" -> n != 1 ? Reply.wrongArity(cmd) : StoreReport.time();
             case "QUIT" ->
             {
                 quitting = true;
@@ -249,16 +294,16 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             }
             case "SELECT" -> n != 2 ? Reply.wrongArity(cmd) :
                 "0".equals(text(args.get(1))) ? Reply.OK : Reply.error("ERR DB index is out of range");
-            case "INFO" -> Reply.Bulk.of(sections(StoreReport.info(replica), args));
+            case "INFO" -> Reply.Bulk.of(StoreReport.sections(StoreReport.info(replica), args));
             case "WAIT" -> n != 3 ? Reply.wrongArity(cmd) : waitReplicas(args);
-            case "HELLO" -> hello(args);
-            case "CLIENT" -> n < 2 ? Reply.wrongArity(cmd) : client(args);
+            case "HELLO" -> session.hello(args);
+            case "CLIENT" -> n < 2 ? Reply.wrongArity(cmd) : session.client(args);
             case "COMMAND" -> new Reply.Array(List.of()); // no command table: clients fall back to plain commands
             case "CONFIG" -> StoreReport.config(replica, args);
             case "SCRIPT" -> replica.store.scripts.script(args);
             case "RESET" ->
             {
-                name = null;
+                session.name = null;
                 watching.clear();
                 if (subscriptions != null)
                 {
@@ -283,14 +328,6 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         };
     }
 
-    /** TIME: this member's clock, seconds and microseconds since the epoch. */
-    private static Reply time()
-    {
-        final java.time.Instant t = java.time.Instant.now();
-        return new Reply.Array(List.of(Reply.Bulk.of(Long.toString(t.getEpochSecond())),
-            Reply.Bulk.of(Long.toString(t.getNano() / 1_000))));
-    }
-
     private boolean subscribed()
     {
         return subscriptions != null && subscriptions.active();
@@ -305,12 +342,12 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             {
                 if (ctx.channel().isActive())
                 {
-                    enqueue(Command.answered(push, resp3));
+                    enqueue(Command.answered(push, session.resp3));
                 }
             }, () ->
             {
                 LOG.warn("client {} at {}: a subscriber that leaves {} MiB of messages unread; closing the connection",
-                    id, ctx.channel().remoteAddress(), Subscriptions.LIMIT >> 20);
+                    session.id, ctx.channel().remoteAddress(), Subscriptions.LIMIT >> 20);
                 ctx.close();
             });
         }
@@ -338,96 +375,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         return Reply.OK;
     }
 
-    /**
-     * HELLO [protover [AUTH user pass] [SETNAME name]]: switches this connection to RESP2 or RESP3 (from its own reply
-     * on) and answers with the server's properties, a map.
-     */
-    private Reply hello(final List<byte[]> args)
-    {
-        boolean three = resp3;
-        if (args.size() >= 2)
-        {
-            final String version = text(args.get(1));
-            if (!version.equals("2") && !version.equals("3"))
-            {
-                return Reply.error("NOPROTO unsupported protocol version");
-            }
-            three = version.equals("3");
-        }
-        for (int i = 2; i < args.size(); i++)
-        {
-            final String option = Commands.word(args.get(i));
-            if (option.equals("SETNAME") && i + 1 < args.size())
-            {
-                name = text(args.get(++i));
-            }
-            else if (option.equals("AUTH"))
-            {
-                return Reply.error("ERR this store has no users or passwords: AUTH is not supported");
-            }
-            else
-            {
-                return Reply.error("ERR syntax error in HELLO option '" + text(args.get(i)) + "'");
-            }
-        }
-        resp3 = three;
-        return new Reply.Map(List.of(Reply.Bulk.of("server"), Reply.Bulk.of("weft-kv"), Reply.Bulk.of("version"),
-            Reply.Bulk.of("7.2.0"), Reply.Bulk.of("proto"), new Reply.Int(resp3 ? 3 : 2), Reply.Bulk.of("id"),
-            new Reply.Int(id), Reply.Bulk.of("mode"), Reply.Bulk.of("standalone"), Reply.Bulk.of("role"),
-            Reply.Bulk.of("master"), Reply.Bulk.of("modules"), new Reply.Array(List.of())));
-    }
-
-    private Reply client(final List<byte[]> args)
-    {
-        final String sub = Commands.word(args.get(1));
-        return switch (sub)
-        {
-            case "SETNAME" ->
-            {
-                if (args.size() != 3)
-                {
-                    yield Reply.wrongArity("client|setname");
-                }
-                final String n = text(args.get(2));
-                if (n.chars().anyMatch(c -> c <= ' ' || c > '~'))
-                {
-                    yield Reply.error("ERR Client names cannot contain spaces, newlines or special characters.");
-                }
-                name = n.isEmpty() ? null : n;
-                yield Reply.OK;
-            }
-            case "GETNAME" -> new Reply.Bulk(name == null ? null : name.getBytes(StandardCharsets.UTF_8));
-            case "ID" -> new Reply.Int(id);
-            case "SETINFO" -> Reply.OK;
-            default -> Reply.error("ERR unknown subcommand '" + text(args.get(1)) + "'. Try CLIENT HELP.");
-        };
-    }
-
-    /**
-     * INFO [section ...]: the sections of {@code info} named by the arguments in any case (Redis 7 takes several), all
-     * of them for none, "default", "all" or "everything"; an unknown name adds nothing.
-     */
-    static String sections(final String info, final List<byte[]> args)
-    {
-        final List<String> names = args.subList(1, args.size()).stream().map(a -> text(a).toLowerCase(Locale.ROOT))
-            .toList();
-        if (names.isEmpty() || names.stream().anyMatch(List.of("default", "all", "everything")::contains))
-        {
-            return info;
-        }
-        final StringBuilder out = new StringBuilder();
-        for (final String section : info.split("\r\n\r\n"))
-        {
-            final String name = section.substring(2, section.indexOf("\r\n")).toLowerCase(Locale.ROOT); // "# Name"
-            if (names.contains(name))
-            {
-                out.append(out.isEmpty() ? "" : "\r\n").append(section.strip()).append("\r\n");
-            }
-        }
-        return out.toString();
-    }
-
-    private static String text(final byte[] bytes)
+    static String text(final byte[] bytes)
     {
         return new String(bytes, StandardCharsets.UTF_8);
     }
@@ -464,6 +412,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
      */
     private void drain()
     {
+        if (waitingOn != null && waitingOn.isDone())
+        {
+            resume();
+        }
         ByteBuf out = null;
         Command head;
         Reply reply;
@@ -497,7 +449,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             ctx.writeAndFlush(out);
             pauseIfUnwritable();
         }
-        if (!quitting && !outputPaused && !ctx.channel().config().isAutoRead() && pending.size() < MAX_PENDING / 2)
+        if (!quitting && heldProtocolError == null && !outputPaused && !ctx.channel().config().isAutoRead() &&
+            held.size() + pending.size() < MAX_PENDING / 2)
         {
             ctx.channel().config().setAutoRead(true);
         }
@@ -538,16 +491,27 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     /** Answers bad input after the replies still due, then closes: nothing after it is read. */
     private void protocolError(final String what)
     {
-        if (quitting)
+        if (quitting || heldProtocolError != null)
         {
             return;
         }
-        LOG.warn("client {} at {}: protocol error: {}; closing the connection", id, ctx.channel().remoteAddress(),
-            what);
         ctx.channel().config().setAutoRead(false);
-        quitting = true;
+        if (waitingOn != null) // the commands held before it run first
+        {
+            heldProtocolError = what;
+            return;
+        }
         reading = false; // the answer goes out now, not at the end of a burst that stopped here
-        enqueue(Command.answered(Reply.error("ERR Protocol error: " + what), resp3));
+        enqueue(protocolErrorReply(what));
+    }
+
+    /** The answer to bad input; nothing after it is read or run. */
+    private Command protocolErrorReply(final String what)
+    {
+        LOG.warn("client {} at {}: protocol error: {}; closing the connection", session.id,
+            ctx.channel().remoteAddress(), what);
+        quitting = true;
+        return Command.answered(Reply.error("ERR Protocol error: " + what), session.resp3);
     }
 
     @Override
@@ -560,7 +524,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
         else
         {
-            LOG.debug("client {}: {}", id, cause.toString());
+            LOG.debug("client {}: {}", session.id, cause.toString());
             context.close();
         }
     }
@@ -584,6 +548,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             }
         }
         pending.clear(); // replies still due are dropped with the connection; their commands still apply
+        held.clear(); // read while it waited: never run, as in Redis
+        waitingOn = null;
         if (subscriptions != null)
         {
             subscriptions.unsubscribeAll();

@@ -108,4 +108,36 @@ final class StoreReport
         }
         return lower;
     }
+
+    /**
+     * INFO [section ...]: the sections of {@code info} named by the arguments in any case (Redis 7 takes several), all
+     * of them for none, "default", "all" or "everything"; an unknown name adds nothing.
+     */
+    static String sections(final String info, final List<byte[]> args)
+    {
+        final List<String> names = args.subList(1, args.size()).stream()
+            .map(a -> KvConnection.text(a).toLowerCase(Locale.ROOT)).toList();
+        if (names.isEmpty() || names.stream().anyMatch(List.of("default", "all", "everything")::contains))
+        {
+            return info;
+        }
+        final StringBuilder out = new StringBuilder();
+        for (final String section : info.split("\r\n\r\n"))
+        {
+            final String name = section.substring(2, section.indexOf("\r\n")).toLowerCase(Locale.ROOT); // "# Name"
+            if (names.contains(name))
+            {
+                out.append(out.isEmpty() ? "" : "\r\n").append(section.strip()).append("\r\n");
+            }
+        }
+        return out.toString();
+    }
+
+    /** TIME: this member's clock, seconds and microseconds since the epoch. */
+    static Reply time()
+    {
+        final java.time.Instant t = java.time.Instant.now();
+        return new Reply.Array(List.of(Reply.Bulk.of(Long.toString(t.getEpochSecond())),
+            Reply.Bulk.of(Long.toString(t.getNano() / 1_000))));
+    }
 }
