@@ -43,10 +43,17 @@ final class BlockedClients
     /** Whether {@code command} (its name upper case) blocks: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BZPOPMIN, .... */
     static boolean blocks(final String command)
     {
+        return awaited(command) != null;
+    }
+
+    /** The type whose value under one of its keys ends a blocking command's wait; null: the command does not block. */
+    private static Class<?> awaited(final String command)
+    {
         return switch (command)
         {
-            case "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "BZPOPMIN", "BZPOPMAX", "BZMPOP" -> true;
-            default -> false;
+            case "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH" -> ListValue.class;
+            case "BZPOPMIN", "BZPOPMAX", "BZMPOP" -> ZSetValue.class;
+            default -> null;
         };
     }
 
@@ -237,10 +244,10 @@ final class BlockedClients
         }
     }
 
-    /** Whether {@code stored} is what {@code command} waits for: a sorted set for BZPOPMIN, ..., else a list. */
+    /** Whether {@code stored} is what {@code command} waits for: a list for BLPOP, a sorted set for BZPOPMIN, ... */
     private static boolean waitsFor(final Command command, final Object stored)
     {
-        return Commands.name(command.args).startsWith("BZ") ? stored instanceof ZSetValue : stored instanceof ListValue;
+        return awaited(Commands.name(command.args)).isInstance(stored);
     }
 
     /** The keys a blocking command waits on: BLMOVE's and BRPOPLPUSH's source, the others' keys. */

@@ -43,7 +43,7 @@ final class KeyCommands
         {
             return new Reply.Int(0);
         }
-        final long oldAt = Keyspace.expireAt(old);
+        final long oldAt = Stored.expireAt(old);
         final boolean none = oldAt == 0; // no expiry counts as an infinite one for GT and LT
         final boolean allowed = switch (opt)
         {
@@ -63,7 +63,7 @@ final class KeyCommands
         }
         else
         {
-            map.store(new Key(args.get(1)), Keyspace.withExpiry(old, at));
+            map.store(new Key(args.get(1)), Stored.withExpiry(old, at));
         }
         return new Reply.Int(1);
     }
@@ -71,11 +71,11 @@ final class KeyCommands
     Reply persist(final byte[] key, final long now)
     {
         final Object old = map.liveStored(key, now);
-        if (old == null || Keyspace.expireAt(old) == 0)
+        if (old == null || Stored.expireAt(old) == 0)
         {
             return new Reply.Int(0);
         }
-        map.store(new Key(key), Keyspace.withExpiry(old, 0));
+        map.store(new Key(key), Stored.withExpiry(old, 0));
         return new Reply.Int(1);
     }
 
@@ -87,7 +87,7 @@ final class KeyCommands
         {
             return new Reply.Int(-2);
         }
-        final long at = Keyspace.expireAt(e);
+        final long at = Stored.expireAt(e);
         if (at == 0)
         {
             return new Reply.Int(-1);
@@ -100,7 +100,7 @@ final class KeyCommands
     Reply type(final byte[] key, final long now)
     {
         final Object stored = map.liveStored(key, now);
-        return new Reply.Simple(stored == null ? "none" : Keyspace.type(stored));
+        return new Reply.Simple(stored == null ? "none" : Stored.type(stored));
     }
 
     /**

@@ -86,73 +86,10 @@ final class Keyspace
         return KeyVersions.mix(key) >>> 4;
     }
 
-    private static Object stored(final KvStore.Entry entry)
-    {
-        return entry.expireAt() == 0 ? entry.value() : entry;
-    }
-
-    /** The string in {@code stored}, a string's value as this map keeps it ({@link #stored}). */
-    static byte[] value(final Object stored)
-    {
-        return stored instanceof byte[] value ? value : ((KvStore.Entry)stored).value();
-    }
-
-    /** The expiry in {@code stored}, a value as this map keeps it: 0 for none. */
-    static long expireAt(final Object stored)
-    {
-        // type tests, not a pattern switch: this runs on every write (strings first, the interface test last)
-        return stored instanceof byte[] ? 0 : stored instanceof KvStore.Entry e ? e.expireAt() :
-            stored instanceof Aggregate a ? a.expireAt() : ((WriterOwned<?>)stored).expireAt();
-    }
-
-    /** Whether {@code stored}, a value as this map keeps it, is live at {@code now}. */
-    static boolean live(final Object stored, final long now)
-    {
-        final long at = expireAt(stored);
-        return at == 0 || at > now;
-    }
-
-    /** {@code stored}, a live value as this map keeps it, with the expiry {@code at} (0: none). */
-    static Object withExpiry(final Object stored, final long at)
-    {
-        return stored instanceof Aggregate a ? a.withExpiry(at) :
-            stored instanceof WriterOwned<?> w ? w.withExpiry(at) : stored(new KvStore.Entry(value(stored), at));
-    }
-
-    /** Redis's name of the type of {@code stored}, a value as this map keeps it. */
-    static String type(final Object stored)
-    {
-        return stored instanceof Aggregate a ? a.type() : stored instanceof WriterOwned<?> w ? w.type() : "string";
-    }
-
-    /** What the key table keeps as {@code stored}'s length, for the store's size ({@link #bytes}). */
-    private static int length(final Object stored)
-    {
-        return stored instanceof byte[] value ? value.length : stored instanceof KvStore.Entry e ? e.value().length :
-            stored instanceof Aggregate a ? a.fields().length() : ((WriterOwned<?>)stored).length();
-    }
-
-    /** Whether {@code stored}, a value as this map keeps it, is a string. */
-    static boolean isString(final Object stored)
-    {
-        return stored instanceof byte[] || stored instanceof KvStore.Entry;
-    }
-
-    /** A string's entry; Redis's WRONGTYPE error for a value of another type. */
-    private static KvStore.Entry entry(final Object stored)
-    {
-        if (stored != null && !isString(stored))
-        {
-            throw new KvStore.SyntaxError(WRONG_TYPE);
-        }
-        return stored == null ? null : stored instanceof byte[] value ? new KvStore.Entry(value, 0) :
-            (KvStore.Entry)stored;
-    }
-
     /** {@code key}'s string entry, live or not, or null; Redis's WRONGTYPE error if it holds another type. */
     KvStore.Entry get(final Key key)
     {
-        return entry(entries.get(key));
+        return Stored.entry(entries.get(key));
     }
 
     /** {@code key}'s string entry if it is live at {@code now}, else null; WRONGTYPE if it holds another type. */
@@ -178,7 +115,7 @@ final class Keyspace
     Object liveStored(final Key key, final long now)
     {
         final Object stored = entries.get(key);
-        return stored != null && live(stored, now) ? stored : null;
+        return stored != null && Stored.live(stored, now) ? stored : null;
     }
 
     /**
@@ -234,6 +171,23 @@ final class Keyspace
     ZSetValue zset(final Key key, final long now)
     {
         return owned(key, now, ZSetValue.class);
+    }
+
+    /**
+     * The index in {@code args} of the first key from {@code from} to before {@code to} that holds a live {@code
+     * type} at {@code now}, or -1 if none does; WRONGTYPE at a key of another type before it (BLPOP, BZPOPMIN, ZMPOP).
+     */
+    <T extends WriterOwned<T>> int firstLive(final List<byte[]> args, final int from, final int to,
+        final Class<T> type, final long now)
+    {
+        for (int i = from; i < to; i++)
+        {
+            if (owned(new Key(args.get(i)), now, type) != null)
+            {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private <T extends WriterOwned<T>> T owned(final Key key, final long now, final Class<T> type)
@@ -310,7 +264,7 @@ final class Keyspace
     /** What {@code key} and {@code stored}, its value as this map keeps it, take in the store's estimate. */
     static long usage(final Key key, final Object stored)
     {
-        return key.length() + ENTRY_OVERHEAD + length(stored);
+        return key.length() + ENTRY_OVERHEAD + Stored.length(stored);
     }
 
     /** {@link #writable}, copied into a sorted map too if {@code sort} and its fields are not in one. */
@@ -377,7 +331,7 @@ final class Keyspace
 
     void put(final Key key, final KvStore.Entry entry)
     {
-        store(key, stored(entry));
+        store(key, Stored.of(entry));
     }
 
     /** Stores {@code value} without expiry. */
@@ -392,7 +346,7 @@ final class Keyspace
      */
     void store(final Key key, final Object stored)
     {
-        final int length = length(stored);
+        final int length = Stored.length(stored);
         final Object old = entries.put(key, stored, length); // the length replaced comes from the slot: old unread
         versions.stamp(key);
         if (recordReadyLists && stored instanceof WriterOwned<?>)
@@ -402,8 +356,8 @@ final class Keyspace
         addBytes(old == null ? key.length() + ENTRY_OVERHEAD + length : length - entries.replacedLength());
         // old is read only while some entry has an expiry: where none has, an overwrite loads no replaced value
         final long expiringBefore = expiring.getPlain();
-        final long oldAt = expiringBefore != 0 && old != null ? expireAt(old) : 0;
-        final long at = expireAt(stored);
+        final long oldAt = expiringBefore != 0 && old != null ? Stored.expireAt(old) : 0;
+        final long at = Stored.expireAt(stored);
         if (oldAt != at)
         {
             final long expiringNow = expiringBefore + (at != 0 ? 1 : 0) - (oldAt != 0 ? 1 : 0);
@@ -435,7 +389,7 @@ final class Keyspace
         }
         addBytes(-(key.length() + ENTRY_OVERHEAD + entries.replacedLength()));
         versions.stamp(key);
-        if (expireAt(stored) != 0)
+        if (Stored.expireAt(stored) != 0)
         {
             expiring.setRelease(expiring.getPlain() - 1); // its pair in expiries is stale now
         }
@@ -472,7 +426,7 @@ final class Keyspace
             final Key key = expiries.firstKey();
             expiries.removeFirst();
             final Object stored = entries.get(key);
-            final long expiry = stored == null ? 0 : expireAt(stored);
+            final long expiry = stored == null ? 0 : Stored.expireAt(stored);
             if (expiry == at)
             {
                 remove(key);
@@ -493,7 +447,7 @@ final class Keyspace
         expiries.reset();
         entries.forEach((key, stored) ->
         {
-            final long at = expireAt(stored);
+            final long at = Stored.expireAt(stored);
             if (at != 0)
             {
                 expiries.add(at, key);
@@ -586,7 +540,7 @@ final class Keyspace
         final long[] n = {0};
         entries.forEach((key, stored) ->
         {
-            final long at = expireAt(stored);
+            final long at = Stored.expireAt(stored);
             n[0] += (at == 0 ? !expiringOnly : at > now) ? 1 : 0;
         });
         return n[0];

@@ -287,13 +287,13 @@ public final class KvStore
             return Reply.OK;
         }
         final Object found = map.stored(key); // of any type: SET replaces a hash, but its GET option reads strings only
-        final Object old = found != null && Keyspace.live(found, now) ? found : null;
+        final Object old = found != null && Stored.live(found, now) ? found : null;
         final Reply previous = get ? bulk(old == null ? null : map.get(key).value) : null;
         if ((nx && old != null) || (xx && old == null))
         {
             return get ? previous : Reply.NIL;
         }
-        map.put(key, new Entry(args.get(2), keepTtl && old != null ? Keyspace.expireAt(old) : expireAt));
+        map.put(key, new Entry(args.get(2), keepTtl && old != null ? Stored.expireAt(old) : expireAt));
         return get ? previous : Reply.OK;
     }
 
@@ -388,7 +388,7 @@ public final class KvStore
         for (int i = 1; i < args.size(); i++)
         {
             final Object e = map.remove(new Key(args.get(i)));
-            deleted += e != null && Keyspace.live(e, now) ? 1 : 0;
+            deleted += e != null && Stored.live(e, now) ? 1 : 0;
         }
         return deleted;
     }
@@ -410,7 +410,7 @@ public final class KvStore
         {
             // nil for a key of another type, as Redis answers
             final Object stored = map.liveStored(args.get(i), now);
-            values.add(bulk(stored == null || !Keyspace.isString(stored) ? null : get(args.get(i), now)));
+            values.add(bulk(stored == null || !Stored.isString(stored) ? null : get(args.get(i), now)));
         }
         return new Reply.Array(values);
     }
@@ -444,7 +444,7 @@ public final class KvStore
         for (final Map.Entry<Key, Object> e : map.sorted())
         {
             final byte[] key = e.getKey().bytes();
-            if (Keyspace.live(e.getValue(), now) && Glob.matches(pattern, key))
+            if (Stored.live(e.getValue(), now) && Glob.matches(pattern, key))
             {
                 found.add(bulk(key));
             }
@@ -508,7 +508,7 @@ public final class KvStore
             {
                 visited++;
                 final byte[] key = e.getKey().bytes();
-                if ((type == null || type.equals(Keyspace.type(e.getValue()))) && Keyspace.live(e.getValue(), now) &&
+                if ((type == null || type.equals(Stored.type(e.getValue()))) && Stored.live(e.getValue(), now) &&
                     (pattern == null || Glob.matches(pattern, key)))
                 {
                     found.add(bulk(key));
@@ -532,7 +532,7 @@ public final class KvStore
             // a change after the watch, or an expiry since (a removal at a write is a change already)
             final Key key = new Key(w.key());
             final Object stored = map.stored(key);
-            if (map.versions.changedAfter(key, w.version()) || w.live() && !(stored != null && Keyspace.live(stored,
+            if (map.versions.changedAfter(key, w.version()) || w.live() && !(stored != null && Stored.live(stored,
                 now)))
             {
                 return Reply.NIL_ARRAY;

@@ -321,19 +321,16 @@ record ListCommands(Keyspace map)
     private Reply blockingPop(final boolean left, final List<byte[]> args, final long now)
     {
         BlockedClients.timeout(args.getLast());
-        for (int i = 1; i < args.size() - 1; i++)
+        final int i = map.firstLive(args, 1, args.size() - 1, ListValue.class, now);
+        if (i < 0)
         {
-            final Key key = new Key(args.get(i));
-            final ListValue live = map.list(key, now);
-            if (live != null)
-            {
-                final ListValue l = map.writableList(live);
-                final byte[] item = left ? l.items().removeFirst() : l.items().removeLast();
-                map.storeOrRemove(key, l);
-                return new Reply.Array(List.of(new Reply.Bulk(args.get(i)), new Reply.Bulk(item)));
-            }
+            return Reply.NIL_ARRAY;
         }
-        return Reply.NIL_ARRAY;
+        final Key key = new Key(args.get(i));
+        final ListValue l = map.writableList(map.list(key, now));
+        final byte[] item = left ? l.items().removeFirst() : l.items().removeLast();
+        map.storeOrRemove(key, l);
+        return new Reply.Array(List.of(new Reply.Bulk(args.get(i)), new Reply.Bulk(item)));
     }
 
     /** BLMOVE, BRPOPLPUSH as applied at every member: LMOVE's, once their timeout (the last word) is one. */

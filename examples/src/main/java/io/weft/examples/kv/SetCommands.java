@@ -179,22 +179,18 @@ record SetCommands(Keyspace map)
     /** SINTERCARD numkeys key [key ...] [LIMIT limit]: the intersection's size, at most the limit (0: none). */
     private Reply interCard(final List<byte[]> args, final long now)
     {
-        final long keys = ValueEdits.integer(args.get(1));
-        if (keys < 1)
+        final long keys = ValueEdits.atLeast(args.get(1), 1, "ERR numkeys should be greater than 0");
+        if (keys > args.size() - 2)
         {
-            return Reply.error("ERR numkeys should be greater than 0");
+            return Reply.error("ERR Number of keys can't be greater than number of args");
         }
-        final int last = 2 + (int)Math.min(keys, Integer.MAX_VALUE - 2);
-        if (last > args.size() || !(last == args.size() || last + 2 == args.size() &&
-            "LIMIT".equalsIgnoreCase(new String(args.get(last), java.nio.charset.StandardCharsets.US_ASCII))))
+        final int last = 2 + (int)keys;
+        if (last != args.size() && (last + 2 != args.size() || !Commands.word(args.get(last)).equals("LIMIT")))
         {
             return Reply.error("ERR syntax error");
         }
-        final long limit = last == args.size() ? 0 : ValueEdits.integer(args.get(last + 1));
-        if (limit < 0)
-        {
-            return Reply.error("ERR LIMIT can't be negative");
-        }
+        final long limit = last == args.size() ? 0 : ValueEdits.atLeast(args.get(last + 1), 0,
+            "ERR LIMIT can't be negative");
         final int size = combine("INTER", args.subList(0, last), 2, now).size();
         return new Reply.Int(limit == 0 ? size : Math.min(size, limit));
     }

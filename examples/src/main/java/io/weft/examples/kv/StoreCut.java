@@ -155,10 +155,10 @@ final class StoreCut
                 }
                 else
                 {
-                    putBytes(Keyspace.value(stored));
+                    putBytes(Stored.value(stored));
                 }
                 room(Long.BYTES);
-                buffer.putLong(Keyspace.expireAt(stored));
+                buffer.putLong(Stored.expireAt(stored));
             }
             catch (final IOException ex)
             {

@@ -397,18 +397,15 @@ record ZSetCommands(Keyspace map)
     private Reply blockingPop(final boolean min, final List<byte[]> args, final long now)
     {
         BlockedClients.timeout(args.getLast());
-        for (int i = 1; i < args.size() - 1; i++)
+        final int i = map.firstLive(args, 1, args.size() - 1, ZSetValue.class, now);
+        if (i < 0)
         {
-            final Key key = new Key(args.get(i));
-            final ZSetValue live = map.zset(key, now);
-            if (live != null)
-            {
-                final List<Reply> popped = new ArrayList<>(List.of(new Reply.Bulk(args.get(i))));
-                popped.addAll(pop(key, live, min, 1));
-                return new Reply.Array(popped);
-            }
+            return Reply.NIL_ARRAY;
         }
-        return Reply.NIL_ARRAY;
+        final Key key = new Key(args.get(i));
+        final List<Reply> popped = new ArrayList<>(List.of(new Reply.Bulk(args.get(i))));
+        popped.addAll(pop(key, map.zset(key, now), min, 1));
+        return new Reply.Array(popped);
     }
 
     /** BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count], as applied at every member: ZMPOP's answer. */
@@ -444,22 +441,19 @@ record ZSetCommands(Keyspace map)
             }
             count = ValueEdits.atLeast(args.get(++j), 1, "ERR count should be greater than 0");
         }
-        for (int i = 2; i < whereAt; i++)
+        final int i = map.firstLive(args, 2, whereAt, ZSetValue.class, now);
+        if (i < 0)
         {
-            final Key key = new Key(args.get(i));
-            final ZSetValue live = map.zset(key, now);
-            if (live != null)
-            {
-                final List<Reply> popped = pop(key, live, where.equals("MIN"), Math.max(count, 1));
-                final List<Reply> pairs = new ArrayList<>();
-                for (int p = 0; p < popped.size(); p += 2)
-                {
-                    pairs.add(new Reply.Array(popped.subList(p, p + 2)));
-                }
-                return new Reply.Array(List.of(new Reply.Bulk(args.get(i)), new Reply.Array(pairs)));
-            }
+            return Reply.NIL_ARRAY;
         }
-        return Reply.NIL_ARRAY;
+        final Key key = new Key(args.get(i));
+        final List<Reply> popped = pop(key, map.zset(key, now), where.equals("MIN"), Math.max(count, 1));
+        final List<Reply> pairs = new ArrayList<>();
+        for (int p = 0; p < popped.size(); p += 2)
+        {
+            pairs.add(new Reply.Array(popped.subList(p, p + 2)));
+        }
+        return new Reply.Array(List.of(new Reply.Bulk(args.get(i)), new Reply.Array(pairs)));
     }
 
     /**

@@ -674,7 +674,11 @@ class KvStoreTest
         same(new Reply.Int(1), run("SINTERCARD", "2", "s", "t"));
         same(new Reply.Int(1), run("SINTERCARD", "3", "s", "t", "u", "LIMIT", "5"));
         same(Reply.error("ERR numkeys should be greater than 0"), run("SINTERCARD", "0", "s"));
-        same(Reply.error("ERR syntax error"), run("SINTERCARD", "3", "s", "t"));
+        same(Reply.error("ERR numkeys should be greater than 0"), run("SINTERCARD", "x", "s"));
+        same(Reply.error("ERR Number of keys can't be greater than number of args"), run("SINTERCARD", "3", "s", "t"));
+        same(Reply.error("ERR syntax error"), run("SINTERCARD", "1", "s", "LIMIT", "1", "extra"));
+        same(Reply.error("ERR LIMIT can't be negative"), run("SINTERCARD", "1", "s", "limit", "x"));
+        same(Reply.error("ERR LIMIT can't be negative"), run("SINTERCARD", "1", "s", "LIMIT", "-1"));
         same(new Reply.Int(3), run("SUNIONSTORE", "all", "s", "t"));
         same(new Reply.Simple("set"), run("TYPE", "all"));
         same(new Reply.Int(0), run("SINTERSTORE", "all", "s", "missing"));
