@@ -146,16 +146,24 @@ final class HashCommands
         return new Reply.Int(result);
     }
 
-    /** HINCRBYFLOAT key field increment: as INCRBYFLOAT adds ({@link ValueEdits#floatSum}). */
+    /**
+     * HINCRBYFLOAT key field increment: as INCRBYFLOAT adds ({@link ValueEdits#floatSum}); an infinite increment is
+     * refused first, as Redis refuses it.
+     */
     private Reply incrByFloat(final List<byte[]> args, final long now)
     {
+        final BigDecimal by = ValueEdits.decimal(args.get(3)); // the increment first, before the key's type
+        if (by == null || ValueEdits.infinite(by))
+        {
+            return Reply.error(by == null ? "ERR value is not a valid float" : "ERR value is NaN or Infinity");
+        }
         final byte[] old = field(args.get(1), args.get(2), now);
         final BigDecimal value = old == null ? BigDecimal.ZERO : ValueEdits.decimal(old);
         if (value == null)
         {
             return Reply.error(NOT_A_FLOAT);
         }
-        final byte[] result = ValueEdits.floatSum(value, args.get(3));
+        final byte[] result = ValueEdits.floatSum(value, by);
         put(args, result, now);
         return new Reply.Bulk(result);
     }

@@ -11,8 +11,12 @@ import java.util.Locale;
  */
 final class KeyCommands
 {
-    /** EXPIRE's conditions, none among them. */
-    private static final List<String> OPTIONS = List.of("", "NX", "XX", "GT", "LT");
+    /** EXPIRE's conditions; each is the bit of its place here (NX, XX, GT, LT). */
+    private static final List<String> OPTIONS = List.of("NX", "XX", "GT", "LT");
+    private static final int NX = 1;
+    private static final int XX = 2;
+    private static final int GT = 4;
+    private static final int LT = 8;
 
     private final Keyspace map;
 
@@ -22,21 +26,30 @@ final class KeyCommands
     }
 
     /**
-     * EXPIRE key seconds [NX|XX|GT|LT] (PEXPIRE in milliseconds; EXPIREAT and PEXPIREAT at a Unix time): a time not
+     * EXPIRE key seconds [NX|XX|GT|LT ...] (PEXPIRE in milliseconds; EXPIREAT and PEXPIREAT at a Unix time): a time not
      * after the clock reading removes the key, as in Redis.
      */
     Reply expire(final List<byte[]> args, final long unitMillis, final boolean absolute, final long now)
     {
-        if (args.size() > 4)
+        int options = 0; // a bit each, by its place in OPTIONS
+        for (final byte[] word : args.subList(3, args.size()))
         {
-            return Reply.wrongArity(Commands.name(args));
+            final int option = OPTIONS.indexOf(Commands.word(word));
+            if (option < 0)
+            {
+                return Reply.error("ERR Unsupported option " + new String(word, StandardCharsets.UTF_8));
+            }
+            options |= 1 << option;
+        }
+        if ((options & NX) != 0 && options != NX)
+        {
+            return Reply.error("ERR NX and XX, GT or LT options at the same time are not compatible");
+        }
+        if ((options & (GT | LT)) == (GT | LT))
+        {
+            return Reply.error("ERR GT and LT options at the same time are not compatible");
         }
         final long t = ValueEdits.integer(args.get(2));
-        final String opt = args.size() == 4 ? Commands.word(args.get(3)) : "";
-        if (!OPTIONS.contains(opt))
-        {
-            return Reply.error("ERR Unsupported option " + opt);
-        }
         final long at = KvStore.expiryTime(t, unitMillis, absolute, now, Commands.name(args).toLowerCase(Locale.ROOT));
         final Object old = map.liveStored(args.get(1), now);
         if (old == null)
@@ -45,14 +58,8 @@ final class KeyCommands
         }
         final long oldAt = Stored.expireAt(old);
         final boolean none = oldAt == 0; // no expiry counts as an infinite one for GT and LT
-        final boolean allowed = switch (opt)
-        {
-            case "NX" -> none;
-            case "XX" -> !none;
-            case "GT" -> !none && at > oldAt;
-            case "LT" -> none || at < oldAt;
-            default -> true;
-        };
+        final boolean allowed = ((options & NX) == 0 || none) && ((options & XX) == 0 || !none) &&
+            ((options & GT) == 0 || !none && at > oldAt) && ((options & LT) == 0 || none || at < oldAt);
         if (!allowed)
         {
             return new Reply.Int(0);

@@ -21,6 +21,8 @@ final class ValueEdits
     private static final MathContext SUM = new MathContext(40, RoundingMode.HALF_EVEN);
     /** A long double's largest finite value is about 1.19e4932: Redis's sum is infinite from there. */
     private static final BigDecimal INFINITE = new BigDecimal("1e4932");
+    /** What {@link #decimal} reads for inf or infinity, as Redis's string2ld reads them: beyond any finite value. */
+    private static final BigDecimal INFINITY = INFINITE.scaleByPowerOfTen(1);
     /** Below this, Redis's 17 decimal places print 0. */
     private static final BigDecimal NEGLIGIBLE = new BigDecimal("5e-18");
     private static final Reply TOO_LONG = Reply.error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
@@ -76,11 +78,12 @@ final class ValueEdits
     {
         final KvStore.Entry old = map.live(key, now);
         final BigDecimal value = old == null ? BigDecimal.ZERO : decimal(old.value());
-        if (value == null)
+        final BigDecimal by = decimal(increment);
+        if (value == null || by == null)
         {
             return Reply.error(NOT_A_FLOAT);
         }
-        final byte[] result = floatSum(value, increment);
+        final byte[] result = floatSum(value, by);
         replace(key, result, old);
         return new Reply.Bulk(result);
     }
@@ -132,18 +135,13 @@ final class ValueEdits
     }
 
     /**
-     * {@code value} plus the float argument {@code increment}, printed as INCRBYFLOAT prints it (HINCRBYFLOAT too);
-     * Redis's error for an increment that is not a float, or an infinite sum.
+     * {@code value} plus {@code by}, both read by {@link #decimal}, printed as INCRBYFLOAT prints it (HINCRBYFLOAT
+     * too); Redis's error for an infinite term or sum.
      */
-    static byte[] floatSum(final BigDecimal value, final byte[] increment)
+    static byte[] floatSum(final BigDecimal value, final BigDecimal by)
     {
-        final BigDecimal by = decimal(increment);
-        if (by == null)
-        {
-            throw new KvStore.SyntaxError(NOT_A_FLOAT);
-        }
         final BigDecimal sum = value.add(by, SUM); // with a precision, a negligible term costs nothing to align
-        if (sum.abs().compareTo(INFINITE) >= 0)
+        if (infinite(value) || infinite(by) || infinite(sum)) // inf - inf is Redis's NaN: the same error
         {
             throw new KvStore.SyntaxError("ERR increment would produce NaN or Infinity");
         }
@@ -152,17 +150,32 @@ final class ValueEdits
         return (printed.signum() == 0 ? "0" : printed.toPlainString()).getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** A float argument or value as Redis reads one (no spaces, finite), or null. */
+    /** Whether {@code d}, read by {@link #decimal}, is infinite as a long double. */
+    static boolean infinite(final BigDecimal d)
+    {
+        return d.abs().compareTo(INFINITE) >= 0;
+    }
+
+    /**
+     * A float argument or value as Redis reads one (no spaces; inf and infinity in any case, signed or not, as a
+     * value beyond every finite one; a finite value a long double cannot hold is none), or null.
+     */
     static BigDecimal decimal(final byte[] bytes)
     {
         if (bytes.length == 0 || bytes.length > MAX_FLOAT_CHARS)
         {
             return null;
         }
+        final String text = new String(bytes, StandardCharsets.US_ASCII);
+        final String unsigned = text.charAt(0) == '-' || text.charAt(0) == '+' ? text.substring(1) : text;
+        if (unsigned.equalsIgnoreCase("inf") || unsigned.equalsIgnoreCase("infinity"))
+        {
+            return text.charAt(0) == '-' ? INFINITY.negate() : INFINITY;
+        }
         try
         {
-            final BigDecimal d = new BigDecimal(new String(bytes, StandardCharsets.US_ASCII));
-            return d.abs().compareTo(INFINITE) < 0 ? d : null;
+            final BigDecimal d = new BigDecimal(text);
+            return infinite(d) ? null : d;
         }
         catch (final NumberFormatException ex)
         {

@@ -142,6 +142,15 @@ class KvStoreTest
         same(new Reply.Int(1), run("EXPIRE", "p", "5"));
         same(new Reply.Int(0), run("EXPIRE", "p", "9", "NX"));
         same(new Reply.Int(1), run("EXPIRE", "p", "9", "GT"));
+        same(new Reply.Int(0), run("EXPIRE", "p", "5", "XX", "GT"), "the conditions together, as in Redis");
+        same(new Reply.Int(1), run("EXPIRE", "p", "5", "xx", "LT", "LT"));
+        same(new Reply.Int(5), run("TTL", "p"));
+        same(Reply.error("ERR NX and XX, GT or LT options at the same time are not compatible"),
+            run("EXPIRE", "p", "x", "NX", "GT"));
+        same(Reply.error("ERR GT and LT options at the same time are not compatible"),
+            run("EXPIRE", "p", "1", "GT", "LT"));
+        same(Reply.error("ERR Unsupported option foo"), run("EXPIRE", "p", "x", "foo"));
+        same(Reply.error("ERR Unsupported option "), run("EXPIRE", "p", "1", ""));
         same(new Reply.Int(1), run("PERSIST", "p"));
         same(new Reply.Int(-1), run("TTL", "p"));
         same(Reply.NIL, run("SET", "t2", "v", "PX", "1500", "GET"));
@@ -249,6 +258,11 @@ class KvStoreTest
         same(bulk("13.5"), run("HINCRBYFLOAT", "h", "b", "1.5"));
         same(Reply.error("ERR hash value is not a float"), run("HINCRBYFLOAT", "h", "a", "1"));
         same(Reply.error("ERR value is not a valid float"), run("HINCRBYFLOAT", "h", "b", "x"));
+        same(Reply.error("ERR value is not a valid float"), run("HINCRBYFLOAT", "h", "a", "x"), "increment first");
+        same(Reply.error("ERR value is NaN or Infinity"), run("HINCRBYFLOAT", "h", "b", "-Infinity"));
+        run("HSET", "hinf", "f", "inf");
+        same(Reply.error("ERR increment would produce NaN or Infinity"), run("HINCRBYFLOAT", "hinf", "f", "1"));
+        run("DEL", "hinf");
         final Reply.Array scanned = (Reply.Array)run("HSCAN", "h", "0", "MATCH", "[mn]*", "COUNT", "1");
         same(bulk("0"), scanned.items().get(0), "the whole hash at once");
         assertEquals(java.util.Map.of("max", Long.toString(Long.MAX_VALUE), "new", "-1"),
@@ -954,6 +968,13 @@ class KvStoreTest
         same(Reply.error("ERR value is not a valid float"), run("INCRBYFLOAT", "f", " 1"));
         same(Reply.error("ERR value is not a valid float"), run("INCRBYFLOAT", "f", "nan"));
         same(Reply.error("ERR value is not a valid float"), run("INCRBYFLOAT", "f", "1e5000"));
+        same(Reply.error("ERR value is not a valid float"), run("INCRBYFLOAT", "f", "inff"));
+        for (final String inf : List.of("inf", "-INF", "+Infinity"))
+        {
+            same(Reply.error("ERR increment would produce NaN or Infinity"), run("INCRBYFLOAT", "f", inf), inf);
+        }
+        same(Reply.OK, run("SET", "ninf", "-inf"));
+        same(Reply.error("ERR increment would produce NaN or Infinity"), run("INCRBYFLOAT", "ninf", "1"));
         same(Reply.OK, run("SET", "big", "1e4931"));
         same(Reply.error("ERR increment would produce NaN or Infinity"), run("INCRBYFLOAT", "big", "9e4931"));
         same(bulk("0"), run("INCRBYFLOAT", "mixed", "1e-999999999"));
