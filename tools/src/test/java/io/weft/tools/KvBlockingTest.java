@@ -31,10 +31,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * member wait in BRPOP while a producer pushes at one, and every job reaches one worker once; a wait ends at its
  * timeout with nil, an item pushed at another member (or a list renamed onto its key) ends it at once, a list made
  * another type in the batch that filled it does not (and leaves the member serving), BLMOVE moves what it waited for,
- * BZPOPMIN and BZMPOP wait for a sorted set as BLPOP for a list (and neither type ends the other's wait), commands
- * pipelined after a blocking one wait for it, and a client that went while it waited takes nothing (and runs none of
- * them). Before, BLPOP and the others were unknown
- * commands (docs/kv.md, Lists).
+ * BLMPOP takes up to its count, BZPOPMIN and BZMPOP wait for a sorted set as BLPOP for a list (and neither type ends
+ * the other's wait), commands pipelined after a blocking one wait for it, and a client that went while it waited takes
+ * nothing (and runs none of them). Before, BLPOP and the others were unknown commands (docs/kv.md, Lists).
  */
 @Timeout(180)
 class KvBlockingTest
@@ -135,6 +134,15 @@ class KvBlockingTest
             bzmpop.join(TimeUnit.SECONDS.toMillis(30));
             assertFalse(bzmpop.isAlive(), "the ZADD ended the wait");
             assertEquals(new KeyValue<>("board", List.of(new Tuple("p3", 30.0), new Tuple("p2", 20.0))), popped.get());
+
+            // BLMPOP: from the first of its keys that has items, up to COUNT of them (before: an unknown command)
+            final Thread blmpop = Thread.ofPlatform().start(() -> popped.set(waiter.blmpop(0, ListDirection.RIGHT, 2,
+                "none", "batch")));
+            Await.until(() -> infoAt(kv, 1).contains("blocked_clients:1"), () -> infoAt(kv, 1));
+            producer.rpush("batch", "j1", "j2", "j3");
+            blmpop.join(TimeUnit.SECONDS.toMillis(30));
+            assertFalse(blmpop.isAlive(), "the push ended the wait");
+            assertEquals(new KeyValue<>("batch", List.of("j3", "j2")), popped.get());
 
             // commands pipelined after a blocking one wait for it, as in Redis: the SET applies after the BLPOP took
             // its item (before, it applied in the batch that parked the BLPOP, so member 1 read "1" here at once)

@@ -7,14 +7,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The clients of this member blocked in BLPOP, BRPOP, BLMOVE or BRPOPLPUSH on lists, or in BZPOPMIN, BZPOPMAX or
- * BZMPOP on sorted sets. A blocking command travels through the group as a write and is applied at every member like
+ * The clients of this member blocked in BLPOP, BRPOP, BLMOVE, BRPOPLPUSH or BLMPOP on lists, or in BZPOPMIN, BZPOPMAX
+ * or BZMPOP on sorted sets. A blocking command travels through the group as a write and is applied at every member like
  * its non-blocking form: it pops from the first of its keys that holds an item, or changes nothing and answers nil. At
  * its origin, a nil before the deadline is not answered: the command waits here under each of its keys, and when a
  * batch stores one of them with items of the type it waits for (a push or ZADD, an LMOVE, a RENAME or COPY onto it:
- * {@link Keyspace#store}), every command waiting on it is sent through the group again.
- * The first one applied takes the item at every member alike; the others find the list empty and wait again. A wait
- * ends at its deadline (nil), when its client goes (no reply), or when the member stops (the stop's error).
+ * {@link Keyspace#store}), every command waiting on it is sent through the group again. The first one applied takes the
+ * item at every member alike; the others find the list empty and wait again. A wait ends at its deadline (nil), when
+ * its client goes (no reply), or when the member stops (the stop's error).
  * <p>
  * A command is {@link #IN_FLIGHT} (in the group), {@link #PARKED} (waiting here) or {@link #DONE} (answered or given
  * up); the delivery thread parks and wakes, a connection's event loop expires and cancels, under this object's monitor.
@@ -51,16 +51,21 @@ final class BlockedClients
     {
         return switch (command)
         {
-            case "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH" -> ListValue.class;
+            case "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "BLMPOP" -> ListValue.class;
             case "BZPOPMIN", "BZPOPMAX", "BZMPOP" -> ZSetValue.class;
             default -> null;
         };
     }
 
-    /** A blocking command's timeout argument: the last, but BZMPOP's first. */
+    /** A blocking command's timeout argument: the last, but BLMPOP's and BZMPOP's first. */
     static byte[] timeoutArgument(final List<byte[]> args)
     {
-        return Commands.name(args).equals("BZMPOP") ? args.get(1) : args.getLast();
+        return multiPop(Commands.name(args)) ? args.get(1) : args.getLast();
+    }
+
+    private static boolean multiPop(final String command)
+    {
+        return command.equals("BLMPOP") || command.equals("BZMPOP");
     }
 
     /**
@@ -255,7 +260,7 @@ final class BlockedClients
     {
         final List<byte[]> args = command.args;
         final String name = Commands.name(args);
-        if (name.equals("BZMPOP")) // BZMPOP timeout numkeys key [key ...] MIN|MAX ...: applied, so numkeys is valid
+        if (multiPop(name)) // BZMPOP timeout numkeys key [key ...] MIN|MAX ...: applied, so numkeys is valid
         {
             return Key.all(args.subList(0, 3 + (int)ValueEdits.integer(args.get(2))), 3);
         }

@@ -59,6 +59,7 @@ final class Commands
         of("SINTER", Kind.READ, -2), of("SUNION", Kind.READ, -2), of("SDIFF", Kind.READ, -2),
         of("SINTERCARD", Kind.READ, -3), of("LPUSH", Kind.GROWING, -3), of("RPUSH", Kind.GROWING, -3),
         of("LPUSHX", Kind.GROWING, -3), of("RPUSHX", Kind.GROWING, -3), of("LPOP", Kind.WRITE, -2),
+        of("LMPOP", Kind.WRITE, -4), of("BLMPOP", Kind.WRITE, -5),
         of("RPOP", Kind.WRITE, -2), of("LSET", Kind.GROWING, 4), of("LREM", Kind.WRITE, 4),
         of("LTRIM", Kind.WRITE, 4), of("LINSERT", Kind.GROWING, 5), of("LMOVE", Kind.GROWING, 5),
         of("RPOPLPUSH", Kind.GROWING, 3), of("BLPOP", Kind.WRITE, -3), of("BRPOP", Kind.WRITE, -3),

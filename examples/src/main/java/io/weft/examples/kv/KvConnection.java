@@ -230,9 +230,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     }
 
     /**
-     * BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BZPOPMIN, BZPOPMAX, BZMPOP: through the group, and answered with nothing at
-     * the timeout if still waiting for an item then ({@link BlockedClients}). The client's later commands are held
-     * until it is answered, as Redis holds them: a pipelined write after a BLPOP applies after what the BLPOP took.
+     * BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX, BZMPOP: through the group, and answered with
+     * nothing at the timeout if still waiting for an item then ({@link BlockedClients}). The client's later commands
+     * are held until it is answered, as Redis holds them: a pipelined write after a BLPOP applies after what the BLPOP
+     * took.
      */
     private Command blocking(final String cmd, final List<byte[]> args)
     {

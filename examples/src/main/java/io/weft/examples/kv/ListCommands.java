@@ -6,10 +6,11 @@ import java.util.List;
 
 /**
  * Redis's commands on lists ({@link ListValue}): LPUSH, RPUSH, LPUSHX, RPUSHX, LPOP, RPOP, LSET, LREM, LTRIM, LINSERT,
- * LMOVE, RPOPLPUSH, and the blocking BLPOP, BRPOP, BLMOVE and BRPOPLPUSH (writes, on the delivery thread only; the
- * blocking ones apply as their non-blocking forms, and their origin makes the client wait: {@link BlockedClients}) and
- * LLEN, LINDEX, LRANGE, LPOS (reads, on the delivery thread too: they go through the group even with local reads,
- * {@link Commands}). A list's last item removed removes its key; a command of another type's key is WRONGTYPE.
+ * LMOVE, RPOPLPUSH, LMPOP, and the blocking BLPOP, BRPOP, BLMOVE, BRPOPLPUSH and BLMPOP (writes, on the delivery thread
+ * only; the blocking ones apply as their non-blocking forms, and their origin makes the client wait: {@link
+ * BlockedClients}) and LLEN, LINDEX, LRANGE, LPOS (reads, on the delivery thread too: they go through the group even
+ * with local reads, {@link Commands}). A list's last item removed removes its key; a command of another type's key is
+ * WRONGTYPE.
  *
  * @param map the store's keys and values.
  */
@@ -38,6 +39,8 @@ record ListCommands(Keyspace map)
             case "BLMOVE" -> n != 6 ? Reply.wrongArity(cmd) : blockingMove(args, left(args.get(3)), left(args.get(4)),
                 now);
             case "BRPOPLPUSH" -> n != 4 ? Reply.wrongArity(cmd) : blockingMove(args, false, true, now);
+            case "LMPOP" -> n < 4 ? Reply.wrongArity(cmd) : multiPop(args, now);
+            case "BLMPOP" -> n < 5 ? Reply.wrongArity(cmd) : blockingMultiPop(args, now);
             default -> Reply.unknown(cmd);
         };
     }
@@ -82,17 +85,45 @@ record ListCommands(Keyspace map)
         {
             return args.size() == 3 ? Reply.NIL_ARRAY : Reply.NIL;
         }
-        final List<Reply> popped = new ArrayList<>();
-        if (count > 0)
-        {
-            final ListValue l = map.writableList(live);
-            while (popped.size() < count && l.items().size() > 0)
-            {
-                popped.add(new Reply.Bulk(left ? l.items().removeFirst() : l.items().removeLast()));
-            }
-            map.storeOrRemove(key, l);
-        }
+        final List<Reply> popped = count > 0 ? pop(key, live, left, count) : List.of();
         return args.size() == 3 ? new Reply.Array(popped) : popped.getFirst();
+    }
+
+    /** Pops up to {@code count} (1 or more) items from the {@code left} or right end of {@code live}, {@code key}'s. */
+    private List<Reply> pop(final Key key, final ListValue live, final boolean left, final long count)
+    {
+        final List<Reply> popped = new ArrayList<>();
+        final ListValue l = map.writableList(live);
+        while (popped.size() < count && l.items().size() > 0)
+        {
+            popped.add(new Reply.Bulk(left ? l.items().removeFirst() : l.items().removeLast()));
+        }
+        map.storeOrRemove(key, l);
+        return popped;
+    }
+
+    /**
+     * LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]: the first key with items and up to count of them popped
+     * from that end; nil if every list is empty.
+     */
+    private Reply multiPop(final List<byte[]> args, final long now)
+    {
+        final MultiPop m = MultiPop.parse(args, "LEFT", "RIGHT");
+        final int i = map.firstLive(args, m.first(), m.end(), ListValue.class, now);
+        if (i < 0)
+        {
+            return Reply.NIL_ARRAY;
+        }
+        final Key key = new Key(args.get(i));
+        return new Reply.Array(List.of(new Reply.Bulk(args.get(i)),
+            new Reply.Array(pop(key, map.list(key, now), m.head(), m.count()))));
+    }
+
+    /** BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count], as applied at every member: LMPOP's answer. */
+    private Reply blockingMultiPop(final List<byte[]> args, final long now)
+    {
+        BlockedClients.timeout(args.get(1));
+        return multiPop(args.subList(1, args.size()), now);
     }
 
     /** LINDEX key index (negative: from the tail): the item, nil if out of range. */
@@ -327,10 +358,7 @@ record ListCommands(Keyspace map)
             return Reply.NIL_ARRAY;
         }
         final Key key = new Key(args.get(i));
-        final ListValue l = map.writableList(map.list(key, now));
-        final byte[] item = left ? l.items().removeFirst() : l.items().removeLast();
-        map.storeOrRemove(key, l);
-        return new Reply.Array(List.of(new Reply.Bulk(args.get(i)), new Reply.Bulk(item)));
+        return new Reply.Array(List.of(new Reply.Bulk(args.get(i)), pop(key, map.list(key, now), left, 1).getFirst()));
     }
 
     /** BLMOVE, BRPOPLPUSH as applied at every member: LMOVE's, once their timeout (the last word) is one. */

@@ -421,33 +421,14 @@ record ZSetCommands(Keyspace map)
      */
     private Reply multiPop(final List<byte[]> args, final long now)
     {
-        final long keys = ValueEdits.atLeast(args.get(1), 1, "ERR numkeys should be greater than 0");
-        if (keys > args.size() - 3) // no room for MIN or MAX after the keys (2 + keys would overflow for 2^63 - 1)
-        {
-            return Reply.error(SYNTAX);
-        }
-        final int whereAt = 2 + (int)keys;
-        final String where = Commands.word(args.get(whereAt));
-        if (!where.equals("MIN") && !where.equals("MAX"))
-        {
-            return Reply.error(SYNTAX);
-        }
-        long count = -1;
-        for (int j = whereAt + 1; j < args.size(); j++)
-        {
-            if (count != -1 || j + 1 >= args.size() || !Commands.word(args.get(j)).equals("COUNT"))
-            {
-                return Reply.error(SYNTAX);
-            }
-            count = ValueEdits.atLeast(args.get(++j), 1, "ERR count should be greater than 0");
-        }
-        final int i = map.firstLive(args, 2, whereAt, ZSetValue.class, now);
+        final MultiPop m = MultiPop.parse(args, "MIN", "MAX");
+        final int i = map.firstLive(args, m.first(), m.end(), ZSetValue.class, now);
         if (i < 0)
         {
             return Reply.NIL_ARRAY;
         }
         final Key key = new Key(args.get(i));
-        final List<Reply> popped = pop(key, map.zset(key, now), where.equals("MIN"), Math.max(count, 1));
+        final List<Reply> popped = pop(key, map.zset(key, now), m.head(), m.count());
         final List<Reply> pairs = new ArrayList<>();
         for (int p = 0; p < popped.size(); p += 2)
         {

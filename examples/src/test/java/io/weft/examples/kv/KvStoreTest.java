@@ -577,6 +577,23 @@ class KvStoreTest
         run("RPOP", "e");
         same(new Reply.Int(0), run("EXISTS", "e"));
 
+        // LMPOP: the first list with items, up to COUNT of them from one end (redis-server 7.0.15's answers)
+        run("RPUSH", "m2", "a", "b", "c", "d");
+        run("RPUSH", "m1", "x");
+        same(new Reply.Array(List.of(bulk("m2"), items("a"))), run("LMPOP", "2", "none", "m2", "LEFT"));
+        same(new Reply.Array(List.of(bulk("m1"), items("x"))), run("LMPOP", "2", "m1", "m2", "right", "COUNT", "9"));
+        same(new Reply.Int(0), run("EXISTS", "m1"), "an emptied list's key is gone");
+        same(new Reply.Array(List.of(bulk("m2"), items("d", "c"))), run("LMPOP", "1", "m2", "RIGHT", "COUNT", "2"));
+        same(Reply.NIL_ARRAY, run("LMPOP", "1", "none", "LEFT"));
+        same(Reply.error(Keyspace.WRONG_TYPE), run("LMPOP", "2", "s", "m2", "LEFT"), "keys checked in order");
+        same(Reply.error("ERR numkeys should be greater than 0"), run("LMPOP", "x", "m2", "LEFT"));
+        same(Reply.error("ERR count should be greater than 0"), run("LMPOP", "1", "m2", "LEFT", "COUNT", "0"));
+        same(Reply.error("ERR syntax error"), run("LMPOP", "1", "m2", "UP"));
+        same(Reply.error("ERR syntax error"), run("LMPOP", "2", "m2", "LEFT"));
+        same(Reply.error("ERR syntax error"), run("LMPOP", "1", "m2", "LEFT", "COUNT", "1", "COUNT", "2"));
+        same(new Reply.Array(List.of(bulk("m2"), items("b"))), run("BLMPOP", "0", "2", "none", "m2", "LEFT"));
+        same(Reply.error("ERR timeout is negative"), run("BLMPOP", "-1", "1", "m2", "LEFT"));
+
         // the blocking forms as every member applies them: a pop, or nil (their origin makes the client wait)
         run("RPUSH", "b", "1", "2", "3");
         same(new Reply.Array(List.of(bulk("b"), bulk("1"))), run("BLPOP", "none", "b", "0"));
@@ -1198,7 +1215,7 @@ class KvStoreTest
         "SISMEMBER", "SMISMEMBER", "SMEMBERS", "SCARD", "SSCAN", "SPOP", "SRANDMEMBER", "SMOVE", "SINTER", "SUNION",
         "SDIFF", "SINTERCARD", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE", "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP",
         "RPOP", "LLEN", "LINDEX", "LRANGE", "LSET", "LREM", "LTRIM", "LINSERT", "LPOS", "LMOVE", "RPOPLPUSH", "COPY",
-        "MEMORY", "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH");
+        "MEMORY", "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "LMPOP", "BLMPOP");
 
     /**
      * Every command the store runs is routed by the connection as a read or a write, and no other; a count of words
