@@ -17,6 +17,8 @@ final class KeyCommands
     private static final int XX = 2;
     private static final int GT = 4;
     private static final int LT = 8;
+    /** The first KvWire version whose EXPIRE takes several conditions; before, more than one was a wrong arity. */
+    static final byte SEVERAL_CONDITIONS_SINCE = 9;
 
     private final Keyspace map;
 
@@ -31,6 +33,10 @@ final class KeyCommands
      */
     Reply expire(final List<byte[]> args, final long unitMillis, final boolean absolute, final long now)
     {
+        if (args.size() > 4 && map.versions.wire() < SEVERAL_CONDITIONS_SINCE) // a log's batch, as its build applied it
+        {
+            return Reply.wrongArity(Commands.name(args));
+        }
         int options = 0; // a bit each, by its place in OPTIONS
         for (final byte[] word : args.subList(3, args.size()))
         {

@@ -47,6 +47,8 @@ final class KeyVersions
     private boolean fresh = true;
     /** The version of the change being applied (the writing thread's). */
     private long version;
+    /** The KvWire version of the batch being applied (the writing thread's): a log's older batch replays as built. */
+    private byte wire = KvWire.VERSION;
     /**
      * The version up to which every change is applied. Released by the writing thread after the changes, acquired by
      * a WATCH, which then reads the store: what it reads is at least as new as that, so any change it did not see has
@@ -83,6 +85,7 @@ final class KeyVersions
     void writing(final long position, final byte wire)
     {
         version = position << WRITE_BITS;
+        this.wire = wire;
         final boolean mixing = wire >= MIXED_SINCE;
         if (mixing != mixed)
         {
@@ -102,6 +105,12 @@ final class KeyVersions
             }
         }
         fresh = false;
+    }
+
+    /** The writing thread: the KvWire version of the batch being applied, this build's outside of one. */
+    byte wire()
+    {
+        return wire;
     }
 
     /** With no write running: every change up to write position {@code position} is applied (a loaded state's). */

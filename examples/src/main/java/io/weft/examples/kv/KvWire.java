@@ -21,11 +21,12 @@ public final class KvWire
      * buckets are by a mix of the key's hash ({@link KeyVersions}), by which a member of version 3 would decide EXECs
      * otherwise (a log's batches of older versions replay with their own buckets); 5 since lists (LPUSH, ...), which a
      * member of version 4 answered as unknown commands where the others applied them; 6 since sorted sets (ZADD, ...),
-     * likewise; 7 since EVAL; 8 since ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE, ZRANGESTORE and ZMPOP. A member
+     * likewise; 7 since EVAL; 8 since ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE, ZRANGESTORE and ZMPOP; 9 since LMPOP,
+     * BLMPOP and EXPIRE with several conditions, which version 8 refused (its batches replay so). A member
      * stops serving at a message of another version (see {@link KvReplica}): the members of a group run one build of
      * the store.
      */
-    static final byte VERSION = 8;
+    static final byte VERSION = 9;
 
     /** A member's commands: the writes apply at every member, the reads at their origin only. */
     static final byte BATCH = 0;

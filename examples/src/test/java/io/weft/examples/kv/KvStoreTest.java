@@ -151,6 +151,11 @@ class KvStoreTest
             run("EXPIRE", "p", "1", "GT", "LT"));
         same(Reply.error("ERR Unsupported option foo"), run("EXPIRE", "p", "x", "foo"));
         same(Reply.error("ERR Unsupported option "), run("EXPIRE", "p", "1", ""));
+        final KvStore older = new KvStore(); // a log's batch of version 8 replays as that build applied it
+        final byte eight = KeyCommands.SEVERAL_CONDITIONS_SINCE - 1;
+        at(older, 1, eight, args("SET", "p", "v"));
+        same(Reply.wrongArity("EXPIRE"), at(older, 2, eight, args("EXPIRE", "p", "5", "NX", "NX")));
+        same(new Reply.Int(1), at(older, 3, KvWire.VERSION, args("EXPIRE", "p", "5", "NX", "NX")));
         same(new Reply.Int(1), run("PERSIST", "p"));
         same(new Reply.Int(-1), run("TTL", "p"));
         same(Reply.NIL, run("SET", "t2", "v", "PX", "1500", "GET"));
