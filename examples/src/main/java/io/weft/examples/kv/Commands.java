@@ -54,6 +54,7 @@ final class Commands
         of("DBSIZE", Kind.READ, 1), of("HGET", Kind.READ, 3), of("HMGET", Kind.READ, -3),
         of("HGETALL", Kind.READ, 2), of("HKEYS", Kind.READ, 2), of("HVALS", Kind.READ, 2), of("HLEN", Kind.READ, 2),
         of("HEXISTS", Kind.READ, 3), of("HSTRLEN", Kind.READ, 3), of("HSCAN", Kind.READ, -3),
+        of("HRANDFIELD", Kind.READ, -2),
         of("SISMEMBER", Kind.READ, 3), of("SMISMEMBER", Kind.READ, -3), of("SMEMBERS", Kind.READ, 2),
         of("SCARD", Kind.READ, 2), of("SSCAN", Kind.READ, -3), of("SRANDMEMBER", Kind.READ, -2),
         of("SINTER", Kind.READ, -2), of("SUNION", Kind.READ, -2), of("SDIFF", Kind.READ, -2),

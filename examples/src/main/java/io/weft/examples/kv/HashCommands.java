@@ -8,9 +8,9 @@ import java.util.Map;
 
 /**
  * Redis's commands on hashes ({@link Aggregate}): HSET, HMSET, HSETNX, HDEL, HINCRBY, HINCRBYFLOAT (writes, on the
- * delivery thread only) and HGET, HMGET, HGETALL, HKEYS, HVALS, HLEN, HEXISTS, HSTRLEN, HSCAN (reads), at the clock
- * reading of the command's batch. A hash's last field removed removes its key, as in Redis; a command of another
- * type's key is Redis's WRONGTYPE error. Replies that list fields list them as {@link FieldScan} does.
+ * delivery thread only) and HGET, HMGET, HGETALL, HKEYS, HVALS, HLEN, HEXISTS, HSTRLEN, HSCAN, HRANDFIELD (reads), at
+ * the clock reading of the command's batch. A hash's last field removed removes its key, as in Redis; a command of
+ * another type's key is Redis's WRONGTYPE error. Replies that list fields list them as {@link FieldScan} does.
  */
 final class HashCommands
 {
@@ -47,6 +47,7 @@ final class HashCommands
             case "HINCRBY" -> n != 4 ? Reply.wrongArity(cmd) : incrBy(args, now);
             case "HINCRBYFLOAT" -> n != 4 ? Reply.wrongArity(cmd) : incrByFloat(args, now);
             case "HSCAN" -> n < 3 ? Reply.wrongArity(cmd) : FieldScan.parse(args, true).reply(hash(args.get(1), now));
+            case "HRANDFIELD" -> n < 2 ? Reply.wrongArity(cmd) : randomFields(args, now);
             default -> Reply.unknown(cmd);
         };
     }
@@ -166,6 +167,36 @@ final class HashCommands
         final byte[] result = ValueEdits.floatSum(value, by);
         put(args, result, now);
         return new Reply.Bulk(result);
+    }
+
+    /**
+     * HRANDFIELD key [count [WITHVALUES]]: a field at random (nil if none); with a count as SRANDMEMBER picks
+     * ({@link Draws#pick}), with WITHVALUES each followed by its value (at one member: a read).
+     */
+    private Reply randomFields(final List<byte[]> args, final long now)
+    {
+        final int n = args.size();
+        if (n > 4 || n == 4 && !Commands.word(args.get(3)).equals("WITHVALUES"))
+        {
+            return Reply.error("ERR syntax error");
+        }
+        final long count = n >= 3 ? ValueEdits.integer(args.get(2)) : 1;
+        final List<Map.Entry<Key, byte[]>> picked = Draws.pick(new ArrayList<>(fields(args.get(1), now).entrySet()),
+            count);
+        if (n == 2)
+        {
+            return picked.isEmpty() ? Reply.NIL : new Reply.Bulk(picked.getFirst().getKey().bytes());
+        }
+        final List<Reply> replies = new ArrayList<>();
+        for (final Map.Entry<Key, byte[]> field : picked)
+        {
+            replies.add(new Reply.Bulk(field.getKey().bytes()));
+            if (n == 4)
+            {
+                replies.add(new Reply.Bulk(field.getValue()));
+            }
+        }
+        return n == 4 ? new Reply.Scored(replies) : new Reply.Array(replies);
     }
 
     /** Sets field {@code args[2]} of key {@code args[1]} to {@code value}. */

@@ -22,7 +22,8 @@ public final class KvWire
      * otherwise (a log's batches of older versions replay with their own buckets); 5 since lists (LPUSH, ...), which a
      * member of version 4 answered as unknown commands where the others applied them; 6 since sorted sets (ZADD, ...),
      * likewise; 7 since EVAL; 8 since ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE, ZRANGESTORE and ZMPOP; 9 since LMPOP,
-     * BLMPOP and EXPIRE with several conditions, which version 8 refused (its batches replay so). A member
+     * BLMPOP, HRANDFIELD (in scripts) and EXPIRE with several conditions, which version 8 refused (its batches replay
+     * EXPIRE so). A member
      * stops serving at a message of another version (see {@link KvReplica}): the members of a group run one build of
      * the store.
      */

@@ -63,8 +63,8 @@ public sealed interface Reply
     }
 
     /**
-     * Members each followed by its score (WITHSCORES, ZPOPMIN with a count): a flat array in RESP2, an array of
-     * (member, score) pairs in RESP3, as Redis 7 answers each protocol.
+     * Members each followed by its score (WITHSCORES, ZPOPMIN with a count), or fields by their values (HRANDFIELD
+     * WITHVALUES): a flat array in RESP2, an array of pairs in RESP3, as Redis 7 answers each protocol.
      */
     record Scored(List<Reply> membersAndScores) implements Reply
     {

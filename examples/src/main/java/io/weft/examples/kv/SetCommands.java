@@ -3,7 +3,6 @@ package io.weft.examples.kv;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.random.RandomGenerator;
 
 /**
  * Redis's commands on sets ({@link Aggregate}): SADD, SREM, SPOP, SMOVE, SINTERSTORE, SUNIONSTORE, SDIFFSTORE (writes,
@@ -17,9 +16,6 @@ import java.util.random.RandomGenerator;
  */
 record SetCommands(Keyspace map)
 {
-    /** The most members SRANDMEMBER with a negative count returns (each may repeat: a reply would be unbounded). */
-    private static final long MOST_PICKED = 1_000_000;
-
     /** Runs {@code cmd}, a set's command, or answers the unknown command's error. */
     Reply apply(final String cmd, final List<byte[]> args, final long now)
     {
@@ -112,22 +108,8 @@ record SetCommands(Keyspace map)
     private Reply randomMembers(final List<byte[]> args, final long now)
     {
         final long count = args.size() == 3 ? ValueEdits.integer(args.get(2)) : 1;
-        if (count < -MOST_PICKED)
-        {
-            return Reply.error("ERR value is out of range: at most " + MOST_PICKED + " members a call here");
-        }
-        final List<Key> all = new ArrayList<>(members(args.get(1), now).keySet());
-        final RandomGenerator random = Draws.current();
-        final List<Reply> picked = new ArrayList<>();
-        // a positive count takes the first of a partial shuffle, a negative one draws that many
-        for (int i = 0; i < Math.abs(count) && (count < 0 ? !all.isEmpty() : i < all.size()); i++)
-        {
-            if (count > 0)
-            {
-                java.util.Collections.swap(all, i, i + random.nextInt(all.size() - i));
-            }
-            picked.add(new Reply.Bulk(all.get(count > 0 ? i : random.nextInt(all.size())).bytes()));
-        }
+        final List<Reply> picked = Draws.pick(new ArrayList<>(members(args.get(1), now).keySet()), count).stream()
+            .map(k -> (Reply)new Reply.Bulk(k.bytes())).toList();
         return args.size() == 3 ? new Reply.Array(picked) : picked.isEmpty() ? Reply.NIL : picked.getFirst();
     }
 

@@ -44,6 +44,11 @@ class KvStoreTest
         return Reply.Bulk.of(s);
     }
 
+    private static String text(final Reply bulk)
+    {
+        return new String(((Reply.Bulk)bulk).bytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     private static void same(final Reply expected, final Reply actual)
     {
         assertEquals(render(expected), render(actual));
@@ -265,6 +270,25 @@ class KvStoreTest
         same(Reply.error("ERR value is not a valid float"), run("HINCRBYFLOAT", "h", "b", "x"));
         same(Reply.error("ERR value is not a valid float"), run("HINCRBYFLOAT", "h", "a", "x"), "increment first");
         same(Reply.error("ERR value is NaN or Infinity"), run("HINCRBYFLOAT", "h", "b", "-Infinity"));
+        // HRANDFIELD (before: an unknown command): distinct fields for a positive count, repeats for a negative one
+        run("HSET", "hr", "a", "1", "b", "2", "c", "3");
+        final java.util.Map<String, String> hr = java.util.Map.of("a", "1", "b", "2", "c", "3");
+        assertTrue(hr.containsKey(text(run("HRANDFIELD", "hr"))));
+        final List<Reply> two = ((Reply.Array)run("HRANDFIELD", "hr", "2")).items();
+        assertEquals(2, two.stream().map(KvStoreTest::text).distinct().count(), render(new Reply.Array(two)));
+        assertEquals(3, ((Reply.Array)run("HRANDFIELD", "hr", "9")).items().size(), "at most every field");
+        final List<Reply> drawn = ((Reply.Scored)run("HRANDFIELD", "hr", "-7", "withvalues")).membersAndScores();
+        assertEquals(14, drawn.size());
+        for (int i = 0; i < drawn.size(); i += 2)
+        {
+            assertEquals(hr.get(text(drawn.get(i))), text(drawn.get(i + 1)), "each field with its value");
+        }
+        same(new Reply.Array(List.of()), run("HRANDFIELD", "hr", "0"));
+        same(Reply.NIL, run("HRANDFIELD", "none"));
+        same(new Reply.Array(List.of()), run("HRANDFIELD", "none", "-3"));
+        same(Reply.error("ERR syntax error"), run("HRANDFIELD", "hr", "1", "WITHSCORES"));
+        same(Reply.error("ERR value is not an integer or out of range"), run("HRANDFIELD", "hr", "x"));
+        run("DEL", "hr");
         run("HSET", "hinf", "f", "inf");
         same(Reply.error("ERR increment would produce NaN or Infinity"), run("HINCRBYFLOAT", "hinf", "f", "1"));
         run("DEL", "hinf");
@@ -1216,7 +1240,8 @@ class KvStoreTest
         "MGET", "MSET", "MSETNX", "APPEND", "SETRANGE", "GETRANGE", "STRLEN", "EXPIRE", "PEXPIRE", "EXPIREAT",
         "PEXPIREAT", "PERSIST", "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME", "TYPE", "RENAME", "RENAMENX", "KEYS",
         "SCAN", "DBSIZE", "FLUSHDB", "FLUSHALL", "PUBLISH", "HSET", "HMSET", "HSETNX", "HGET", "HMGET", "HDEL", "HLEN",
-        "HEXISTS", "HSTRLEN", "HGETALL", "HKEYS", "HVALS", "HINCRBY", "HINCRBYFLOAT", "HSCAN", "SADD", "SREM",
+        "HEXISTS", "HSTRLEN", "HGETALL", "HKEYS", "HVALS", "HINCRBY", "HINCRBYFLOAT", "HSCAN", "HRANDFIELD", "SADD",
+        "SREM",
         "SISMEMBER", "SMISMEMBER", "SMEMBERS", "SCARD", "SSCAN", "SPOP", "SRANDMEMBER", "SMOVE", "SINTER", "SUNION",
         "SDIFF", "SINTERCARD", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE", "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP",
         "RPOP", "LLEN", "LINDEX", "LRANGE", "LSET", "LREM", "LTRIM", "LINSERT", "LPOS", "LMOVE", "RPOPLPUSH", "COPY",
