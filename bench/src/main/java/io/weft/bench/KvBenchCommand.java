@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -75,11 +76,17 @@ final class KvBenchCommand implements Callable<Integer>
     List<String> systems = List.of("weft-kv", "redis-server", "etcd");
 
     @Option(names = "--tests", split = ",", description = "redis-benchmark tests: set, get, hset and sadd (random " +
-        "fields of one hash, members of one set; not run on etcd) (default: set, get).")
+        "fields of one hash, members of one set; not run on etcd) (default: set, get); and jobs: a job queue, " +
+        "--clients workers in BLPOP at each member (redis-server: as many at its one port), one producer pushing " +
+        "--rate jobs a second, latency from a push to the worker that takes it (not run on etcd).")
     List<String> tests = List.of("set", "get");
 
+    @Option(names = "--rate", defaultValue = "1000", description = "Jobs pushed a second in the jobs test " +
+        "(default ${DEFAULT-VALUE}).")
+    double rate;
+
     /** What {@code --tests} takes. */
-    private static final List<String> TESTS = List.of("set", "get", "hset", "sadd");
+    private static final List<String> TESTS = List.of("set", "get", "hset", "sadd", "jobs");
 
     /** What {@code --systems} takes. */
     private static final List<String> SYSTEMS = List.of("weft-kv", "weft-kv-log", "redis-server", "redis-server-aof",
@@ -117,6 +124,11 @@ final class KvBenchCommand implements Callable<Integer>
         {
             return Weft.refuse("--tests takes " + String.join(", ", TESTS) + ", not " + String.join(",", tests));
         }
+        if (!(rate > 0 && rate <= 1e6) || clients < 1)
+        {
+            return Weft.refuse("--rate takes 1 to 1000000 jobs a second and --clients at least 1, not " + rate +
+                " and " + clients);
+        }
         if (!onPath("redis-benchmark") || (systems.stream().anyMatch(s -> s.startsWith("redis")) &&
             !onPath("redis-server")) ||
             (systems.contains("etcd") && !onPath("etcd")))
@@ -127,9 +139,8 @@ final class KvBenchCommand implements Callable<Integer>
         }
         final Path dir = Files.createTempDirectory("weft-bench-kv");
         final Map<String, List<Pass>> results = new LinkedHashMap<>();
-        out.printf("bench kv: redis-benchmark -c %d -P %d -d %d -r %d -t %s; warm-up %s then about %s per test; " +
-            "%d run(s); weft-kv: %d members on %s, linearizable reads%s%n", clients, pipeline, size, keys,
-            String.join(",", tests),
+        out.printf("bench kv: %s; warm-up %s then about %s per test; " +
+            "%d run(s); weft-kv: %d members on %s, linearizable reads%s%n", clientWork(),
             warmup.toSeconds() + "s", measure.toSeconds() + "s", runs, members, kind.configName(),
             systems.stream().anyMatch(s -> s.endsWith("-log") || s.endsWith("-aof")) ? "; logs in " + dir : "");
         try
@@ -158,7 +169,25 @@ final class KvBenchCommand implements Callable<Integer>
         return 0;
     }
 
-    /** {@code logs}: where the members log (system weft-kv-log), or null (weft-kv, in memory). */
+    /** The first line's account of the client work: redis-benchmark's arguments, the job queue's. */
+    private String clientWork()
+    {
+        final List<String> benchmarked = tests.stream().filter(t -> !t.equals("jobs")).toList();
+        final List<String> parts = new ArrayList<>();
+        if (!benchmarked.isEmpty())
+        {
+            parts.add(String.format("redis-benchmark -c %d -P %d -d %d -r %d -t %s", clients, pipeline, size, keys,
+                String.join(",", benchmarked)));
+        }
+        if (tests.contains("jobs"))
+        {
+            parts.add(String.format(Locale.ROOT, "jobs: %d workers in BLPOP at each member, %.0f pushes a second",
+                clients, rate));
+        }
+        return String.join("; ", parts);
+    }
+
+        /** {@code logs}: where the members log (system weft-kv-log), or null (weft-kv, in memory). */
     private void measureWeft(final TransportKind kind, final Path dir, final Path logs,
         final Map<String, List<Pass>> results) throws Exception
     {
@@ -182,7 +211,7 @@ final class KvBenchCommand implements Callable<Integer>
             {
                 awaitPort(free.get(2 * members + i), processes.process(i));
             }
-            measureTests(logs == null ? "weft-kv" : "weft-kv-log", port, results);
+            measureTests(logs == null ? "weft-kv" : "weft-kv-log", free.subList(2 * members, 3 * members), results);
             for (int i = 0; i < members; i++)
             {
                 processes.process(i).destroy();
@@ -210,7 +239,8 @@ final class KvBenchCommand implements Callable<Integer>
         try
         {
             awaitPort(port, redis);
-            measureTests(aof == null ? "redis-server" : "redis-server-aof", port, results);
+            measureTests(aof == null ? "redis-server" : "redis-server-aof", Collections.nCopies(members, port),
+                results);
         }
         finally
         {
@@ -256,14 +286,27 @@ final class KvBenchCommand implements Callable<Integer>
         new ProcessBuilder("sync").inheritIO().start().waitFor(60, TimeUnit.SECONDS);
     }
 
-    private void measureTests(final String system, final int port, final Map<String, List<Pass>> results)
+    /** {@code ports}: the port of each member of the store, or a single server's port as often. */
+    private void measureTests(final String system, final List<Integer> ports, final Map<String, List<Pass>> results)
         throws Exception
     {
+        final int port = ports.getFirst();
         for (final String test : tests)
         {
-            final Pass warm = warmUp(port, test);
-            final long n = Math.max(MIN_PASS, (long)(warm.rps * measure.toMillis() / 1000.0));
-            final Pass pass = benchmark(port, test, n, measure.multipliedBy(6));
+            final Pass pass;
+            if (test.equals("jobs"))
+            {
+                try (JobQueue queue = new JobQueue(ports, clients, "bench-jobs-" + System.nanoTime()))
+                {
+                    pass = queue.run(rate, warmup, measure);
+                }
+            }
+            else
+            {
+                final Pass warm = warmUp(port, test);
+                final long n = Math.max(MIN_PASS, (long)(warm.rps * measure.toMillis() / 1000.0));
+                pass = benchmark(port, test, n, measure.multipliedBy(6));
+            }
             out.printf(Locale.ROOT, "bench kv: %-16s %s %,12.0f requests/s  p50 %.3f ms  p99 %.3f ms%n", system,
                 test.toUpperCase(Locale.ROOT), pass.rps, pass.p50, pass.p99);
             results.computeIfAbsent(system + " " + test.toUpperCase(Locale.ROOT), k -> new ArrayList<>()).add(pass);
@@ -316,12 +359,15 @@ final class KvBenchCommand implements Callable<Integer>
         final Map<String, Pass> medians = new LinkedHashMap<>();
         for (final Map.Entry<String, List<Pass>> e : results.entrySet())
         {
-            final List<Pass> sorted = e.getValue().stream().sorted(Comparator.comparingDouble(Pass::rps)).toList();
+            // the run of median throughput; at the job queue's fixed rate, the run of median p50
+            final List<Pass> sorted = e.getValue().stream().sorted(Comparator.comparingDouble(
+                e.getKey().endsWith(" JOBS") ? Pass::p50 : Pass::rps)).toList();
             final Pass median = sorted.get(sorted.size() / 2);
             medians.put(e.getKey(), median);
             final String[] name = e.getKey().split(" ");
             out.printf(Locale.ROOT, "| %s | %s | %,.0f | %,.0f-%,.0f | %.3f | %.3f | %.3f |%n", name[0], name[1],
-                median.rps, sorted.getFirst().rps, sorted.getLast().rps, median.p50, median.p95, median.p99);
+                median.rps, sorted.stream().mapToDouble(Pass::rps).min().orElseThrow(),
+                sorted.stream().mapToDouble(Pass::rps).max().orElseThrow(), median.p50, median.p95, median.p99);
         }
         final String group = " (" + members + " members, replicated)";
         final List<String[]> pairs = List.of(new String[] {"weft-kv", "redis-server", " (one node)"},

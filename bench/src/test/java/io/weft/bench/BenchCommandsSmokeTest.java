@@ -94,4 +94,14 @@ class BenchCommandsSmokeTest
         assertTrue(written.find(), out);
         assertTrue(Long.parseLong(written.group(1)) > 1024, "the logs hold the writes: " + out);
     }
+
+    /** The job queue: workers in BLPOP at every member; the run fails if a job is lost or taken twice. */
+    @Test
+    void kvBenchRunsAJobQueueWithWorkersAtEveryMember()
+    {
+        final String out = bench("kv", "--systems", "weft-kv", "--tests", "jobs", "--clients", "20", "--rate", "200",
+            "--runs", "1", "--warmup", "1s", "--measure", "1s");
+        assertTrue(out.contains("jobs: 20 workers in BLPOP at each member, 200 pushes a second"), out);
+        assertTrue(out.contains("| weft-kv | JOBS |"), out);
+    }
 }
