@@ -170,6 +170,56 @@ class KvBlockingTest
             assertEquals(List.of("kept"), waiter.lrange("left", 0, -1));
             assertNull(waiter.get("gone"), "held commands of a client gone are dropped");
 
+            // a push of three items wakes the three clients waiting longest at a member, not its ten (a herd): the
+            // writes applied are the push, three pops and a SET after them (before: the push, ten pops and the SET)
+            final ConcurrentLinkedQueue<List<String>> crowdTook = new ConcurrentLinkedQueue<>();
+            final List<Thread> crowd = new ArrayList<>();
+            for (int c = 0; c < 10; c++)
+            {
+                crowd.add(Thread.ofPlatform().start(() ->
+                {
+                    try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(1)))
+                    {
+                        crowdTook.add(j.blpop(0, "crowd"));
+                    }
+                }));
+            }
+            Await.until(() -> infoAt(kv, 1).contains("blocked_clients:10"), () -> infoAt(kv, 1));
+            final long before = writesAt(kv, 1);
+            producer.rpush("crowd", "c1", "c2", "c3");
+            Await.until(() -> crowdTook.size() == 3, () -> crowdTook + " taken");
+            assertEquals("OK", waiter.set("crowdmark", "1"));
+            assertEquals(before + 5, writesAt(kv, 1), "the push, three pops and the SET");
+            producer.rpush("crowd", "c4", "c5", "c6", "c7", "c8", "c9", "c10");
+            for (final Thread c : crowd)
+            {
+                c.join(TimeUnit.SECONDS.toMillis(30));
+                assertFalse(c.isAlive(), "every push reached a waiter");
+            }
+            assertEquals(10, new HashSet<>(crowdTook).size(), crowdTook.toString());
+
+            // a client woken by one key that pops from another of its keys leaves the first one's item to the next
+            // waiter: A waits on ka and kb, B on kb; one transaction fills kb then ka; kb wakes A (waiting longest),
+            // which pops from ka, its first key; kb's item then wakes B (before, B waited on with kb's item there)
+            final AtomicReference<Object> first = new AtomicReference<>();
+            final AtomicReference<Object> second = new AtomicReference<>();
+            try (Jedis a = new Jedis("127.0.0.1", kv.ports.get(1)); Jedis b = new Jedis("127.0.0.1", kv.ports.get(1)))
+            {
+                final Thread waitsOnBoth = Thread.ofPlatform().start(() -> first.set(a.blpop(0, "ka", "kb")));
+                Await.until(() -> infoAt(kv, 1).contains("blocked_clients:1"), () -> infoAt(kv, 1));
+                final Thread waitsOnKb = Thread.ofPlatform().start(() -> second.set(b.blpop(0, "kb")));
+                Await.until(() -> infoAt(kv, 1).contains("blocked_clients:2"), () -> infoAt(kv, 1));
+                final Transaction both = producer.multi();
+                both.rpush("kb", "x");
+                both.rpush("ka", "y");
+                assertEquals(List.of(1L, 1L), both.exec());
+                waitsOnBoth.join(TimeUnit.SECONDS.toMillis(30));
+                waitsOnKb.join(TimeUnit.SECONDS.toMillis(30));
+                assertFalse(waitsOnBoth.isAlive() || waitsOnKb.isAlive(), "both waits ended: " + first + " " + second);
+                assertEquals(List.of("ka", "y"), first.get());
+                assertEquals(List.of("kb", "x"), second.get());
+            }
+
             // workers at the three members, two each, waiting 0.2 s at a time; one producer
             final AtomicBoolean done = new AtomicBoolean();
             final ConcurrentLinkedQueue<String> taken = new ConcurrentLinkedQueue<>();
@@ -222,7 +272,17 @@ class KvBlockingTest
         return text.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 
-    private static String infoAt(final KvProcesses kv, final int member)
+    private static long writesAt(final KvProcesses kv, final int member)
+    {
+        try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(member)))
+        {
+            final String info = j.info("replication");
+            final int at = info.indexOf("weft_writes_applied:") + "weft_writes_applied:".length();
+            return Long.parseLong(info.substring(at, info.indexOf('\r', at)));
+        }
+    }
+
+        private static String infoAt(final KvProcesses kv, final int member)
     {
         try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(member)))
         {

@@ -12,9 +12,12 @@ import java.util.Set;
  * its non-blocking form: it pops from the first of its keys that holds an item, or changes nothing and answers nil. At
  * its origin, a nil before the deadline is not answered: the command waits here under each of its keys, and when a
  * batch stores one of them with items of the type it waits for (a push or ZADD, an LMOVE, a RENAME or COPY onto it:
- * {@link Keyspace#store}), every command waiting on it is sent through the group again. The first one applied takes the
- * item at every member alike; the others find the list empty and wait again. A wait ends at its deadline (nil), when
- * its client goes (no reply), or when the member stops (the stop's error).
+ * {@link Keyspace#store}), the commands waiting on it longest are sent through the group again, as many as it holds
+ * items but for those sent again already and not yet applied: one push wakes one waiter here, not each (a herd). The
+ * first one applied takes the item at every member alike; one that finds the list empty (another member's took it)
+ * waits again. Once a command sent again is applied here, its keys are looked at again: it may have popped from
+ * another of its keys than the one that woke it, leaving that one's items to the next waiter. A wait ends at its
+ * deadline (nil), when its client goes (no reply), or when the member stops (the stop's error).
  * <p>
  * A command is {@link #IN_FLIGHT} (in the group), {@link #PARKED} (waiting here) or {@link #DONE} (answered or given
  * up); the delivery thread parks and wakes, a connection's event loop expires and cancels, under this object's monitor.
@@ -31,6 +34,8 @@ final class BlockedClients
     private static final double FOREVER_SECONDS = 1e9;
 
     private final Map<Key, List<Command>> waiting = new HashMap<>();
+    /** Commands sent through the group again and not yet applied here, by the key that woke them. */
+    private final Map<Key, Integer> sentAgain = new HashMap<>();
     private final Keyspace map;
     /** The stop's reply once the member stopped ({@link #failAll}): nothing waits from then on. */
     private Reply stopped;
@@ -132,6 +137,12 @@ final class BlockedClients
      */
     synchronized Reply park(final Command command, final Reply reply)
     {
+        if (command.wokenOn != null)
+        {
+            sentAgain.computeIfPresent(command.wokenOn, (key, n) -> n == 1 ? null : n - 1);
+            command.wokenOn = null;
+            map.readyLists().addAll(keys(command)); // what it left under its keys may end another's wait
+        }
         final boolean nothing = reply == Reply.NIL || reply == Reply.NIL_ARRAY;
         if (!nothing || System.nanoTime() - command.blockedUntil >= 0 || command.blockState != IN_FLIGHT ||
             stopped != null)
@@ -149,9 +160,10 @@ final class BlockedClients
     }
 
     /**
-     * The delivery thread, after a batch: the commands waiting on the lists and sorted sets it stored with items
-     * ({@link Keyspace#store}) and that still hold some of the type each waits for, to send through the group again,
-     * in the order they came.
+     * The delivery thread, after a batch: the commands to send through the group again, in the order they came: on
+     * each list or sorted set the batch stored ({@link Keyspace#store}) or a woken command applied looked at again,
+     * that still holds some of the type each waits for, those waiting longest, as many as its items but for the
+     * commands it woke already that are still in the group.
      */
     List<Command> woken()
     {
@@ -161,24 +173,29 @@ final class BlockedClients
             return List.of(); // no list a client waits on was filled: the usual batch takes no lock
         }
         final long now = System.currentTimeMillis(); // whether a list is live: this member's decision alone
-        final List<Command> woken = new ArrayList<>();
+        final List<Command> sent = new ArrayList<>();
         synchronized (this)
         {
             for (final Key key : ready)
             {
                 final List<Command> commands = waiting.get(key);
+                if (commands == null)
+                {
+                    continue;
+                }
                 // a key stored and replaced by another type later in the batch wakes no one (list() would throw
                 // WRONGTYPE on this thread and stop the member), nor does a sorted set wake a list's waiter
                 final Object stored = map.liveStored(key, now);
-                for (final Command c : commands == null ? List.<Command>of() : List.copyOf(commands))
+                int items = stored instanceof WriterOwned<?> value ? value.size() - sentAgain.getOrDefault(key, 0) : 0;
+                for (final Command c : items > 0 ? List.copyOf(commands) : List.<Command>of())
                 {
-                    if (waitsFor(c, stored))
+                    if (items > 0 && waitsFor(c, stored))
                     {
-                        if (c.blockState == PARKED)
-                        {
-                            c.blockState = IN_FLIGHT;
-                            woken.add(c);
-                        }
+                        items--;
+                        c.blockState = IN_FLIGHT;
+                        c.wokenOn = key;
+                        sentAgain.merge(key, 1, Integer::sum);
+                        sent.add(c);
                         forget(c);
                     }
                 }
@@ -186,7 +203,7 @@ final class BlockedClients
             map.recordReadyLists(!waiting.isEmpty());
         }
         ready.clear();
-        return woken;
+        return sent;
     }
 
     /** An event loop, at {@code command}'s deadline: true if it waited here, and is to be answered with nothing. */
@@ -227,6 +244,7 @@ final class BlockedClients
                 }
             }
             waiting.clear();
+            sentAgain.clear();
         }
         failed.forEach(c -> c.complete(reply)); // outside the monitor: a reply wakes its connection
     }

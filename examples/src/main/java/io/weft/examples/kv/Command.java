@@ -39,6 +39,8 @@ final class Command
     final long blockedUntil;
     /** Where a blocking command is ({@link BlockedClients}' states); guarded by its monitor. */
     int blockState;
+    /** The key whose items sent a parked blocking command through the group again; null while it is not woken. */
+    Key wokenOn;
     /** Told once the reply is set, on the thread that set it; null for a reply known at once. */
     private final Runnable onReply;
     private Reply reply;

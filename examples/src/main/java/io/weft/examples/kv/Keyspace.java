@@ -3,6 +3,7 @@ package io.weft.examples.kv;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -57,7 +58,7 @@ final class Keyspace
      * RENAME, COPY, a transaction's), recorded while a client waits on a list ({@link BlockedClients}): the writing
      * thread's only, as the switch.
      */
-    private final Set<Key> readyLists = new HashSet<>();
+    private final Set<Key> readyLists = new LinkedHashSet<>(); // in the order stored: waiters are woken so
     private boolean recordReadyLists;
     /**
      * Cuts taken ({@link #cut}): the fields of a hash or set made before the last one belong to a cut and are copied
