@@ -3,7 +3,9 @@ package io.weft.bench;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -13,6 +15,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The job queue load of {@code weft bench kv --tests jobs}: workers wait in {@code BLPOP key 0} at each port given (a
@@ -21,11 +25,14 @@ import java.util.List;
  * jobs taken a second and how long each took from its push's sending to its arrival at a worker. One thread and one
  * selector drive every connection, so that a thousand idle workers cost no threads. The selector waits in whole
  * milliseconds: above 1,000 jobs a second the pushes due go in bursts, at least once a millisecond (the same for
- * every system; the latency counts from each push's own sending).
+ * every system; the latency counts from each push's own sending). From a store that counts them in INFO
+ * ({@code weft_writes_applied}) it also reads the writes applied per job taken in the window: the pushes, the workers'
+ * BLPOPs and every command a wake sent through the group again.
  */
 final class JobQueue implements AutoCloseable
 {
     private static final byte[] CRLF = {'\r', '\n'};
+    private static final Pattern WRITES_APPLIED = Pattern.compile("weft_writes_applied:(\\d+)");
 
     private final Selector selector;
     private final List<SocketChannel> channels = new ArrayList<>();
@@ -34,11 +41,14 @@ final class JobQueue implements AutoCloseable
     private final String key;
     private final ByteBuffer out = ByteBuffer.allocate(256);
     private final ByteBuffer in = ByteBuffer.allocate(64 * 1024);
+    private final int infoPort;
+    private double writesPerJob = Double.NaN;
 
     /** Connects {@code workers} waiting workers to each of {@code ports}, and the producer to the first. */
     JobQueue(final List<Integer> ports, final int workers, final String key) throws IOException
     {
         this.key = key;
+        this.infoPort = ports.getFirst();
         this.waitCommand = command("BLPOP", key, "0");
         selector = Selector.open();
         producer = connect(ports.getFirst());
@@ -72,9 +82,23 @@ final class JobQueue implements AutoCloseable
         int pushed = 0;
         int done = 0;
         long inWindow = 0;
+        long writesAtOpen = -1;
+        long writesAtClose = -1;
+        long takenAtOpen = 0;
+        long takenAtClose = 0;
         while (done < jobs)
         {
             final long now = System.nanoTime();
+            if (writesAtOpen == -1 && now - windowFrom >= 0)
+            {
+                writesAtOpen = writesApplied();
+                takenAtOpen = done;
+            }
+            if (writesAtClose == -1 && now - windowTo >= 0)
+            {
+                writesAtClose = writesApplied();
+                takenAtClose = done;
+            }
             if (now - giveUp > 0)
             {
                 throw new IllegalStateException((jobs - done) + " of " + jobs + " jobs not taken " + measure +
@@ -124,8 +148,23 @@ final class JobQueue implements AutoCloseable
             }
             selector.selectedKeys().clear();
         }
+        if (writesAtClose == -1) // every job taken before the window's end: the last push is due just before it
+        {
+            writesAtClose = writesApplied();
+            takenAtClose = done;
+        }
+        if (writesAtOpen >= 0 && writesAtClose >= 0 && takenAtClose > takenAtOpen)
+        {
+            writesPerJob = (writesAtClose - writesAtOpen) / (double)(takenAtClose - takenAtOpen);
+        }
         return new KvBenchCommand.Pass(inWindow / (measure.toNanos() / 1e9), latency.getValueAtPercentile(50) / 1e3,
             latency.getValueAtPercentile(95) / 1e3, latency.getValueAtPercentile(99) / 1e3);
+    }
+
+    /** The writes the store applied per job taken in the last run's window; NaN where INFO does not count them. */
+    double writesPerJob()
+    {
+        return writesPerJob;
     }
 
     @Override
@@ -136,6 +175,34 @@ final class JobQueue implements AutoCloseable
             c.close();
         }
         selector.close();
+    }
+
+    /** The store's {@code weft_writes_applied} from INFO at the first port, or -2 where it has none (redis-server). */
+    private long writesApplied() throws IOException
+    {
+        try (Socket s = new Socket("127.0.0.1", infoPort))
+        {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(command("INFO", "replication"));
+            final InputStream reply = s.getInputStream();
+            final StringBuilder header = new StringBuilder(); // $length CR LF: INFO answers one bulk string
+            for (int b = reply.read(); b != '\n'; b = reply.read())
+            {
+                if (b < 0)
+                {
+                    throw new IOException("INFO: the connection closed");
+                }
+                header.append((char)b);
+            }
+            if (header.charAt(0) != '$')
+            {
+                throw new IllegalStateException("INFO answered " + header.toString().strip());
+            }
+            final int length = Integer.parseInt(header.substring(1, header.length() - 1));
+            final Matcher writes = WRITES_APPLIED.matcher(new String(reply.readNBytes(length),
+                StandardCharsets.US_ASCII));
+            return writes.find() ? Long.parseLong(writes.group(1)) : -2;
+        }
     }
 
     private void drainProducer() throws IOException

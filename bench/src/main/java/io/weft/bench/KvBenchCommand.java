@@ -124,9 +124,9 @@ final class KvBenchCommand implements Callable<Integer>
         {
             return Weft.refuse("--tests takes " + String.join(", ", TESTS) + ", not " + String.join(",", tests));
         }
-        if (!(rate > 0 && rate <= 1e6) || clients < 1)
+        if (!(rate >= 1 && rate <= 100_000) || clients < 1)
         {
-            return Weft.refuse("--rate takes 1 to 1000000 jobs a second and --clients at least 1, not " + rate +
+            return Weft.refuse("--rate takes 1 to 100000 jobs a second and --clients at least 1, not " + rate +
                 " and " + clients);
         }
         if (!onPath("redis-benchmark") || (systems.stream().anyMatch(s -> s.startsWith("redis")) &&
@@ -294,11 +294,14 @@ final class KvBenchCommand implements Callable<Integer>
         for (final String test : tests)
         {
             final Pass pass;
+            String perJob = "";
             if (test.equals("jobs"))
             {
                 try (JobQueue queue = new JobQueue(ports, clients, "bench-jobs-" + System.nanoTime()))
                 {
                     pass = queue.run(rate, warmup, measure);
+                    perJob = Double.isNaN(queue.writesPerJob()) ? "" :
+                        String.format(Locale.ROOT, "  writes applied per job %.2f", queue.writesPerJob());
                 }
             }
             else
@@ -307,8 +310,8 @@ final class KvBenchCommand implements Callable<Integer>
                 final long n = Math.max(MIN_PASS, (long)(warm.rps * measure.toMillis() / 1000.0));
                 pass = benchmark(port, test, n, measure.multipliedBy(6));
             }
-            out.printf(Locale.ROOT, "bench kv: %-16s %s %,12.0f requests/s  p50 %.3f ms  p99 %.3f ms%n", system,
-                test.toUpperCase(Locale.ROOT), pass.rps, pass.p50, pass.p99);
+            out.printf(Locale.ROOT, "bench kv: %-16s %s %,12.0f requests/s  p50 %.3f ms  p99 %.3f ms%s%n", system,
+                test.toUpperCase(Locale.ROOT), pass.rps, pass.p50, pass.p99, perJob);
             results.computeIfAbsent(system + " " + test.toUpperCase(Locale.ROOT), k -> new ArrayList<>()).add(pass);
         }
     }

@@ -103,5 +103,6 @@ class BenchCommandsSmokeTest
             "--runs", "1", "--warmup", "1s", "--measure", "1s");
         assertTrue(out.contains("jobs: 20 workers in BLPOP at each member, 200 pushes a second"), out);
         assertTrue(out.contains("| weft-kv | JOBS |"), out);
+        assertTrue(out.contains("writes applied per job"), "read from the store's INFO: " + out);
     }
 }
