@@ -15,9 +15,9 @@ import java.util.Set;
  * {@link Keyspace#store}), the commands waiting on it longest are sent through the group again, as many as it holds
  * items but for those sent again already and not yet applied: one push wakes one waiter here, not each (a herd). The
  * first one applied takes the item at every member alike; one that finds the list empty (another member's took it)
- * waits again. Once a command sent again is applied here, its keys are looked at again: it may have popped from
- * another of its keys than the one that woke it, leaving that one's items to the next waiter. A wait ends at its
- * deadline (nil), when its client goes (no reply), or when the member stops (the stop's error).
+ * waits again, in its place. Once a command sent again is applied here, its keys are looked at again: it may have
+ * popped from another of its keys than the one that woke it, leaving that one's items to the next waiter. A wait ends
+ * at its deadline (nil), when its client goes (no reply), or when the member stops (the stop's error).
  * <p>
  * A command is {@link #IN_FLIGHT} (in the group), {@link #PARKED} (waiting here) or {@link #DONE} (answered or given
  * up); the delivery thread parks and wakes, a connection's event loop expires and cancels, under this object's monitor.
@@ -39,6 +39,8 @@ final class BlockedClients
     private final Keyspace map;
     /** The stop's reply once the member stopped ({@link #failAll}): nothing waits from then on. */
     private Reply stopped;
+    /** The last place given to a command waiting here ({@link Command#waitingSince}). */
+    private long places;
 
     BlockedClients(final Keyspace map)
     {
@@ -151,9 +153,13 @@ final class BlockedClients
             return nothing && stopped != null ? stopped : reply;
         }
         command.blockState = PARKED;
+        if (command.waitingSince == 0)
+        {
+            command.waitingSince = ++places;
+        }
         for (final Key key : keys(command))
         {
-            waiting.computeIfAbsent(key, k -> new ArrayList<>()).add(command);
+            waitInPlace(waiting.computeIfAbsent(key, k -> new ArrayList<>()), command);
         }
         map.recordReadyLists(true);
         return null;
@@ -253,6 +259,21 @@ final class BlockedClients
     synchronized int size()
     {
         return (int)waiting.values().stream().flatMap(List::stream).distinct().count();
+    }
+
+    /**
+     * Adds {@code command} to a key's waiters in the order they first waited: one woken that waits again (a client of
+     * another member took the item) keeps its place before those that came after it, as in Redis, where it would
+     * have been served.
+     */
+    private static void waitInPlace(final List<Command> commands, final Command command)
+    {
+        int at = commands.size();
+        while (at > 0 && commands.get(at - 1).waitingSince > command.waitingSince)
+        {
+            at--;
+        }
+        commands.add(at, command);
     }
 
     private void forget(final Command command)

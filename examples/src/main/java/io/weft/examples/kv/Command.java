@@ -41,6 +41,8 @@ final class Command
     int blockState;
     /** The key whose items sent a parked blocking command through the group again; null while it is not woken. */
     Key wokenOn;
+    /** A blocking command's place among the waiters of its member, from its first wait; 0 before it. */
+    long waitingSince;
     /** Told once the reply is set, on the thread that set it; null for a reply known at once. */
     private final Runnable onReply;
     private Reply reply;

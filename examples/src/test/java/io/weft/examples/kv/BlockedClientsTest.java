@@ -1,0 +1,112 @@
+package io.weft.examples.kv;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The waits of one member's blocked clients over its own store, the delivery thread's steps taken in turn: a command
+ * applied, parked, woken by a push, sent again and applied. Across members: KvBlockingTest.
+ */
+@Timeout(30)
+class BlockedClientsTest
+{
+    private static final long NOW = 1_000_000;
+    private final KvStore store = new KvStore();
+    private final Map<Command, String> names = new IdentityHashMap<>();
+
+    @Test
+    void aClientWokenInVainWaitsAgainInItsPlace()
+    {
+        final Command first = waitOn("first", "BLPOP", "jobs", "0");
+        final Command second = waitOn("second", "BLPOP", "jobs", "0");
+        final Command third = waitOn("third", "BRPOP", "jobs", "0");
+        assertEquals(3, store.blocked.size());
+
+        apply("RPUSH", "jobs", "a");
+        assertEquals(List.of("first"), woken(), "one item wakes the client waiting longest");
+        apply("LPOP", "jobs"); // a client of another member took the item first
+        assertNull(store.blocked.park(first, apply(first)), "found the list empty: waits again");
+        assertEquals(List.of(), woken(), "nothing left to wake anyone for");
+
+        apply("RPUSH", "jobs", "b", "c");
+        assertEquals(List.of("first", "second"), woken(),
+            "the first client keeps its place before those that came after it");
+        assertEquals(List.of("jobs", "b"), texts(store.blocked.park(first, apply(first))));
+        assertEquals(List.of("jobs", "c"), texts(store.blocked.park(second, apply(second))));
+        assertEquals(1, store.blocked.size(), "the third waits on");
+        assertEquals(List.of(), woken());
+
+        apply("LPUSH", "jobs", "d");
+        assertEquals(List.of("third"), woken());
+        assertEquals(List.of("jobs", "d"), texts(store.blocked.park(third, apply(third))));
+        assertEquals(0, store.blocked.size());
+    }
+
+    @Test
+    void itemsWakeNoMoreClientsThanTheyFeedLessThoseAlreadyInTheGroup()
+    {
+        final Command first = waitOn("first", "BLPOP", "q", "0");
+        waitOn("second", "BLPOP", "q", "0");
+        waitOn("third", "BLPOP", "other", "q", "0");
+        apply("RPUSH", "q", "a");
+        assertEquals(List.of("first"), woken());
+        apply("RPUSH", "q", "b");
+        assertEquals(List.of("second"), woken(), "two items, one of them the first client's in the group");
+        apply("SET", "unrelated", "1");
+        assertEquals(List.of(), woken(), "a batch that fills no list wakes no one");
+        assertEquals(List.of("q", "a"), texts(store.blocked.park(first, apply(first))));
+        assertEquals(List.of(), woken(), "b is the second client's, in the group");
+        assertEquals(1, store.blocked.size(), "the third waits here, the second is in the group");
+    }
+
+    /** A blocking command, named {@code name} here, applied with nothing to pop at its origin, where it then waits. */
+    private Command waitOn(final String name, final String... words)
+    {
+        final Command command = new Command(args(words), true, false, () -> { }, Long.MAX_VALUE);
+        assertNull(store.blocked.park(command, apply(command)), "waits: nothing to pop");
+        names.put(command, name);
+        return command;
+    }
+
+    /** The names of the commands the last batch woke, in the order they are sent. */
+    private List<String> woken()
+    {
+        return store.blocked.woken().stream().map(names::get).toList();
+    }
+
+    private Reply apply(final Command command)
+    {
+        return store.apply(command.args, NOW);
+    }
+
+    private Reply apply(final String... words)
+    {
+        return store.apply(args(words), NOW);
+    }
+
+    /** A popped key and item, as text. */
+    private static List<String> texts(final Reply reply)
+    {
+        return ((Reply.Array)reply).items().stream()
+            .map(item -> new String(((Reply.Bulk)item).bytes(), StandardCharsets.UTF_8)).toList();
+    }
+
+    private static List<byte[]> args(final String... words)
+    {
+        final List<byte[]> args = new ArrayList<>();
+        for (final String w : words)
+        {
+            args.add(w.getBytes(StandardCharsets.UTF_8));
+        }
+        return args;
+    }
+}
