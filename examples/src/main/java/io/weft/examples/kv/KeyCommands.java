@@ -1,13 +1,16 @@
 package io.weft.examples.kv;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Redis's commands on a key whatever its value (its "generic" group): expiry (EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT,
- * PERSIST, TTL, PTTL, EXPIRETIME, PEXPIRETIME), TYPE, RENAME and RENAMENX, COPY, MEMORY USAGE, over {@link KvStore}'s
- * map and at the clock reading of the command's batch. Writes on the delivery thread only, as every write of the store.
+ * PERSIST, TTL, PTTL, EXPIRETIME, PEXPIRETIME), TYPE, RENAME and RENAMENX, COPY, MEMORY USAGE, SCAN, over
+ * {@link KvStore}'s map and at the clock reading of the command's batch. Writes on the delivery thread only, as every
+ * write of the store.
  */
 final class KeyCommands
 {
@@ -207,5 +210,73 @@ final class KeyCommands
         }
         final Object stored = map.liveStored(args.get(2), now);
         return stored == null ? Reply.NIL : new Reply.Int(Keyspace.usage(new Key(args.get(2)), stored));
+    }
+
+    /**
+     * SCAN cursor [MATCH pattern] [COUNT n] [TYPE type]: whole buckets of the {@link Keyspace} from the cursor (a
+     * bucket index) until at least COUNT keys were visited; the next cursor is the next bucket, 0 at the end. Every key
+     * present for the whole scan is returned, at any member; TYPE keeps the keys of one type ({@link Keyspace#type}).
+     */
+    Reply scan(final List<byte[]> args, final long now)
+    {
+        final long cursor;
+        try
+        {
+            cursor = Long.parseUnsignedLong(new String(args.get(1), StandardCharsets.US_ASCII));
+        }
+        catch (final NumberFormatException ex)
+        {
+            return Reply.error("ERR invalid cursor");
+        }
+        byte[] pattern = null;
+        long count = 10;
+        String type = null;
+        for (int i = 2; i < args.size(); i += 2)
+        {
+            final String opt = Commands.word(args.get(i));
+            if (i + 1 >= args.size() || !(opt.equals("MATCH") || opt.equals("COUNT") || opt.equals("TYPE")))
+            {
+                return Reply.error("ERR syntax error");
+            }
+            if (opt.equals("MATCH"))
+            {
+                pattern = args.get(i + 1);
+            }
+            else if (opt.equals("TYPE"))
+            {
+                type = new String(args.get(i + 1), StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT);
+            }
+            else
+            {
+                count = ValueEdits.integer(args.get(i + 1));
+                if (count < 1)
+                {
+                    return Reply.error("ERR syntax error");
+                }
+            }
+        }
+        if (cursor >= Keyspace.BUCKETS)
+        {
+            return Reply.error("ERR invalid cursor");
+        }
+        final List<Reply> found = new ArrayList<>();
+        long visited = 0;
+        int b = (int)cursor;
+        while (b < Keyspace.BUCKETS && visited < count)
+        {
+            for (final Map.Entry<Key, Object> e : map.sortedBucket(b))
+            {
+                visited++;
+                final byte[] key = e.getKey().bytes();
+                if ((type == null || type.equals(Stored.type(e.getValue()))) && Stored.live(e.getValue(), now) &&
+                    (pattern == null || Glob.matches(pattern, key)))
+                {
+                    found.add(new Reply.Bulk(key));
+                }
+            }
+            b++;
+        }
+        final long next = b < Keyspace.BUCKETS ? b : 0;
+        return new Reply.Array(List.of(Reply.Bulk.of(Long.toUnsignedString(next)), new Reply.Array(found)));
     }
 }

@@ -178,8 +178,9 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             // A local read while a command of this connection is still in the group goes through the group as well:
             // the connection reads its own writes and never an older state than a read before it. Replies that are
             // merely waiting for the end of the read burst do not count (that test held most pipelined reads back).
-            return replica.localReads() && Commands.isLocalRead(cmd) && (lastInGroup == null || lastInGroup.isDone()) ?
-                Command.answered(replica.readLocal(args), session.resp3) : (lastInGroup = inGroup(args, false));
+            final Reply local = replica.localReads() && Commands.isLocalRead(cmd) &&
+                (lastInGroup == null || lastInGroup.isDone()) ? replica.readLocal(args) : null;
+            return local != null ? Command.answered(local, session.resp3) : (lastInGroup = inGroup(args, false));
         }
         return Command.answered(connectionCommand(cmd, args), session.resp3);
     }

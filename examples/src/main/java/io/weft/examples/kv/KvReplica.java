@@ -302,7 +302,8 @@ public final class KvReplica implements AutoCloseable
 
     /**
      * A read on this member's copy now (local reads): a command that {@link Commands#isLocalRead} accepts. Refused
-     * once the replica is {@link #down}: its copy no longer follows the group's.
+     * once the replica is {@link #down}: its copy no longer follows the group's. Null if writes kept changing the
+     * copy while it was read: the read is to go through the group ({@link WriteSequence}).
      */
     public Reply readLocal(final List<byte[]> args)
     {
@@ -316,8 +317,12 @@ public final class KvReplica implements AutoCloseable
         {
             return Reply.error("CLUSTERDOWN " + reason);
         }
-        reads.incrementAndGet();
-        return store.apply(args, System.currentTimeMillis());
+        final Reply reply = store.readBetweenWrites(args, System.currentTimeMillis());
+        if (reply != null)
+        {
+            reads.incrementAndGet(); // one that goes through the group is counted there
+        }
+        return reply;
     }
 
     /** A connection's WATCH of {@code key}: this member's copy now, compared at EXEC by every member alike. */
@@ -472,7 +477,8 @@ public final class KvReplica implements AutoCloseable
             {
                 store.versions().next(); // as the others' WriteBatch does: every member stamps the same versions
             }
-            final Reply reply = store.apply(command.args, keys[i], batch.now()); // the arguments the batch carries
+            final Reply reply = command.write ? store.write(command.args, keys[i], batch.now()) :
+                store.apply(command.args, keys[i], batch.now()); // the arguments the batch carries
             if (command.write)
             {
                 store.versions().publish(); // before its reply: its client's WATCH after the reply sees this write

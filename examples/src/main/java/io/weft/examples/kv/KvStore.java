@@ -46,6 +46,8 @@ public final class KvStore
     final BlockedClients blocked = new BlockedClients(map);
     /** The subscribers of this member, whom PUBLISH hands its message (no part of the state). */
     final PubSub pubSub = new PubSub();
+    /** Odd while a write changes the store: a local read sees it whole or not at all. */
+    final WriteSequence sequence = new WriteSequence();
 
     /** A value and its expiry time in epoch milliseconds, 0 for none. */
     record Entry(byte[] value, long expireAt)
@@ -96,6 +98,51 @@ public final class KvStore
         return apply(args, now);
     }
 
+    /** The delivery thread: the write {@code args} ({@link #apply(List, Key, long)}), seen by local reads whole. */
+    Reply write(final List<byte[]> args, final Key key, final long now)
+    {
+        sequence.begin();
+        try
+        {
+            return apply(args, key, now);
+        }
+        finally
+        {
+            sequence.end();
+        }
+    }
+
+    /** The delivery thread: {@code SET key value} without options, seen by local reads whole. */
+    void write(final Key key, final byte[] value)
+    {
+        sequence.begin();
+        map.put(key, value);
+        sequence.end();
+    }
+
+    /**
+     * A connection's thread: the local read {@code args} on the store between two writes ({@link WriteSequence});
+     * null if writes overlapped every attempt: the read is to go through the group.
+     */
+    Reply readBetweenWrites(final List<byte[]> args, final long now)
+    {
+        for (int attempt = 0; attempt < WriteSequence.READ_ATTEMPTS; attempt++)
+        {
+            final long before = sequence.beforeRead();
+            if ((before & 1) == 0)
+            {
+                final Reply reply = apply(args, now);
+                if (sequence.unchanged(before))
+                {
+                    return reply;
+                }
+            }
+            Thread.onSpinWait();
+        }
+        sequence.readOrdered();
+        return null;
+    }
+
     /** Looks up {@code key}'s slot alone, not its value: {@link #touch} for a SET, which replaces the value unread. */
     void touchKey(final Key key)
     {
@@ -115,8 +162,8 @@ public final class KvStore
         return new Transaction.Watch(key, version, map.liveStored(key, now) != null);
     }
 
-    /** {@code SET key value} without options (delivery thread). */
-    void set(final Key key, final byte[] value)
+    /** {@code SET key value} without options (delivery thread, in a write). */
+    private void set(final Key key, final byte[] value)
     {
         map.put(key, value);
     }
@@ -169,7 +216,7 @@ public final class KvStore
                 case "COPY" -> n < 3 ? Reply.wrongArity(cmd) : keys.copy(args, now);
                 case "MEMORY" -> n < 2 ? Reply.wrongArity(cmd) : keys.memory(args, now);
                 case "KEYS" -> n != 2 ? Reply.wrongArity(cmd) : matching(args.get(1), now);
-                case "SCAN" -> n < 2 ? Reply.wrongArity(cmd) : scan(args, now);
+                case "SCAN" -> n < 2 ? Reply.wrongArity(cmd) : keys.scan(args, now);
                 case "DBSIZE" -> n != 1 ? Reply.wrongArity(cmd) : new Reply.Int(size(now));
                 case "FLUSHDB", "FLUSHALL" -> n > 2 ? Reply.wrongArity(cmd) : flush();
                 case "EXEC" -> exec(args, now);
@@ -203,6 +250,14 @@ public final class KvStore
      * behind by a write before, so that work is the writes' too, but not bounded per batch.
      */
     void removeExpired(final long now, final int writes)
+    {
+        sequence.begin();
+        expire(now, writes);
+        sequence.end();
+    }
+
+    /** {@link #removeExpired} inside a write that began already (EXEC). */
+    private void expire(final long now, final int writes)
     {
         map.versions.next(); // the removals' version follows the writes'
         map.removeExpired(now, EXPIRED_PER_WRITE * writes);
@@ -453,74 +508,6 @@ public final class KvStore
     }
 
     /**
-     * SCAN cursor [MATCH pattern] [COUNT n] [TYPE type]: whole buckets of the {@link Keyspace} from the cursor (a
-     * bucket index) until at least COUNT keys were visited; the next cursor is the next bucket, 0 at the end. Every key
-     * present for the whole scan is returned, at any member; TYPE keeps the keys of one type ({@link Keyspace#type}).
-     */
-    private Reply scan(final List<byte[]> args, final long now)
-    {
-        final long cursor;
-        try
-        {
-            cursor = Long.parseUnsignedLong(new String(args.get(1), StandardCharsets.US_ASCII));
-        }
-        catch (final NumberFormatException ex)
-        {
-            return Reply.error("ERR invalid cursor");
-        }
-        byte[] pattern = null;
-        long count = 10;
-        String type = null;
-        for (int i = 2; i < args.size(); i += 2)
-        {
-            final String opt = Commands.word(args.get(i));
-            if (i + 1 >= args.size() || !(opt.equals("MATCH") || opt.equals("COUNT") || opt.equals("TYPE")))
-            {
-                return Reply.error("ERR syntax error");
-            }
-            if (opt.equals("MATCH"))
-            {
-                pattern = args.get(i + 1);
-            }
-            else if (opt.equals("TYPE"))
-            {
-                type = new String(args.get(i + 1), StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT);
-            }
-            else
-            {
-                count = integer(args.get(i + 1));
-                if (count < 1)
-                {
-                    return Reply.error("ERR syntax error");
-                }
-            }
-        }
-        if (cursor >= Keyspace.BUCKETS)
-        {
-            return Reply.error("ERR invalid cursor");
-        }
-        final List<Reply> found = new ArrayList<>();
-        long visited = 0;
-        int b = (int)cursor;
-        while (b < Keyspace.BUCKETS && visited < count)
-        {
-            for (final Map.Entry<Key, Object> e : map.sortedBucket(b))
-            {
-                visited++;
-                final byte[] key = e.getKey().bytes();
-                if ((type == null || type.equals(Stored.type(e.getValue()))) && Stored.live(e.getValue(), now) &&
-                    (pattern == null || Glob.matches(pattern, key)))
-                {
-                    found.add(bulk(key));
-                }
-            }
-            b++;
-        }
-        final long next = b < Keyspace.BUCKETS ? b : 0;
-        return new Reply.Array(List.of(Reply.Bulk.of(Long.toUnsignedString(next)), new Reply.Array(found)));
-    }
-
-    /**
      * A transaction's commands in order ({@link Transaction}), nothing between them: their replies, one array; none of
      * them and a nil reply if a watched key changed since it was watched.
      */
@@ -545,7 +532,7 @@ public final class KvStore
             replies.add(apply(command, now));
         }
         // the batch counts an EXEC as one write; its other commands may add expiring keys too (SETEX): their removals
-        removeExpired(now, Math.max(0, commands.size() - 1));
+        expire(now, Math.max(0, commands.size() - 1));
         return new Reply.Array(replies);
     }
 

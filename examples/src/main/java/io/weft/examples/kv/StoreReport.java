@@ -41,6 +41,7 @@ final class StoreReport
             "weft_reads:" + (r.localReads() ? "local" : "linearizable") + "\r\n" +
             "weft_log:" + (r.log == null ? "none" : r.log.directory().toString()) + "\r\nweft_write_position:" +
             r.applied + "\r\nweft_writes_applied:" + r.writes.get() + "\r\nweft_reads_served:" + r.reads.get() +
+            "\r\nweft_local_reads_ordered:" + r.store.sequence.ordered() +
             "\r\nweft_batches_sent:" + r.proposer.batchesSent() + "\r\nweft_status:" +
             Objects.requireNonNullElse(r.down(), "ok") + "\r\n" +
             "\r\n# Keyspace\r\ndb0:keys=" + r.store.size(now) + ",expires=" + r.store.expiring(now) + ",avg_ttl=0\r\n";

@@ -95,11 +95,11 @@ final class WriteBatch
             if (args[i] == null)
             {
                 final int v = valueAt[i];
-                store.set(keys[i], Arrays.copyOfRange(batch, v + 4, v + 4 + (int)INT.get(batch, v)));
+                store.write(keys[i], Arrays.copyOfRange(batch, v + 4, v + 4 + (int)INT.get(batch, v)));
             }
             else
             {
-                store.apply((List<byte[]>)args[i], keys[i], now);
+                store.write((List<byte[]>)args[i], keys[i], now);
             }
             keys[i] = null;
             args[i] = null;
