@@ -3,15 +3,10 @@ package io.weft.smc;
 import io.weft.config.SmcConfig;
 import io.weft.predicates.PredicateThread;
 import io.weft.sst.Sst;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
@@ -25,7 +20,6 @@ import java.util.function.LongSupplier;
  */
 final class SenderRing
 {
-    private static final Logger LOG = LoggerFactory.getLogger(SenderRing.class);
     private static final VarHandle READY = RingPublisher.READY;
 
     private final SmcSubgroup owner;
@@ -54,6 +48,7 @@ final class SenderRing
     private final RingSpace space;
     private final RingCounts counts = new RingCounts();
     private final ClaimWait waits;
+    private final Resends resends;
     private volatile boolean wedged;
     private long deliveredAtWedge; // under the lock
     /** Why claims are refused from now on ({@link #refuseSends}), null while they are taken. Under the lock. */
@@ -100,6 +95,7 @@ final class SenderRing
         this.waits = new ClaimWait(this, predicates, name, layout.config.window());
         this.publisher = new RingPublisher(layout, sst, rings, options, meters, pushes, ready, space,
             counts::claimedSlots);
+        this.resends = new Resends(layout, sst, rings, lock, counts, space, ready, publisher);
     }
 
     // ---- application side ---------------------------------------------------------------------------------------
@@ -234,7 +230,7 @@ final class SenderRing
         // the header and payload above happen-before the publish.
         final int entry = space.entry(claim.slot);
         final long open = (long)READY.getAcquire(ready, entry);
-        if (open == abandoned(claim.slot) || !READY.compareAndSet(ready, entry, open, claim.slot + 1))
+        if (open == Resends.abandoned(claim.slot) || !READY.compareAndSet(ready, entry, open, claim.slot + 1))
         {
             return false;
         }
@@ -513,86 +509,6 @@ final class SenderRing
     /** See {@link SmcSubgroup#undelivered}. */
     List<byte[]> undelivered(final long trimmedTo, final long timeoutNanos)
     {
-        if (mySender < 0)
-        {
-            return List.of();
-        }
-        final long deadline = System.nanoTime() + timeoutNanos;
-        while (!allClaimsCommitted())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                LOG.warn("subgroup {}: a claim stayed open during a view change; it is not sent in this view", name);
-                break;
-            }
-            LockSupport.parkNanos(100_000);
-        }
-        final List<byte[]> out = new ArrayList<>();
-        lock.lock();
-        try
-        {
-            final long claimed = counts.claimedSlots();
-            // a freed record was delivered everywhere; unordered, a published one may have been delivered somewhere
-            final long first = ordered ? space.freed() : publisher.publishedSlots();
-            for (long slot = first; slot < claimed; slot++)
-            {
-                if (!committedElseAbandon(slot))
-                {
-                    continue;
-                }
-                final long base = rings.at(myRank, space.at(slot));
-                final long index = header.index(base);
-                if (header.nullCount(base) == 0 && index > trimmedTo)
-                {
-                    final int length = header.length(base);
-                    out.add(table.asSlice(base + SlotHeader.SIZE, length).toArray(ValueLayout.JAVA_BYTE));
-                }
-            }
-        }
-        finally
-        {
-            lock.unlock();
-        }
-        return out;
-    }
-
-    /**
-     * Under the lock, wedged: whether record {@code slot} is committed. If not, it is marked abandoned, and its commit
-     * will be refused (see {@link #publishCommit}); a commit that wins the race makes this true.
-     */
-    private boolean committedElseAbandon(final long slot)
-    {
-        final int entry = space.entry(slot);
-        final long v = (long)READY.getAcquire(ready, entry);
-        // a failed set means the committer set slot + 1 meanwhile, with volatile semantics: its payload is visible
-        return v == slot + 1 ||
-            (v != abandoned(slot) && !READY.compareAndSet(ready, entry, v, abandoned(slot)));
-    }
-
-    /** The ready flag of record {@code slot} once a view change gave up on its claim: no lap's ready value. */
-    private static long abandoned(final long slot)
-    {
-        return -slot - 1;
-    }
-
-    private boolean allClaimsCommitted()
-    {
-        lock.lock();
-        try
-        {
-            final long claimed = counts.claimedSlots();
-            for (long slot = space.freed(); slot < claimed; slot++)
-            {
-                if ((long)READY.getAcquire(ready, space.entry(slot)) != slot + 1)
-                {
-                    return false;
-                }
-            }
-            return true;
-        }
-        finally
-        {
-            lock.unlock();
-        }
+        return mySender < 0 ? List.of() : resends.undelivered(trimmedTo, timeoutNanos);
     }
 }

@@ -36,6 +36,9 @@ public final class SmcSubgroup
     public static final long BACK_PRESSURED = -1;
     /** {@link #tryClaim} and {@link #send} result: the subgroup is wedged for a view change; send in the next view. */
     public static final long WEDGED = -2;
+    private static final int RECEIVE = 0;
+    private static final int DELIVER = 1;
+    private static final int FENCE = 2;
 
     private final SubgroupLayout layout;
     private final String name;
@@ -51,6 +54,7 @@ public final class SmcSubgroup
     private final ReceiveCursor cursor;
     private final Delivery delivery;
     private final ReadFences fences = new ReadFences();
+    private final FenceExchange exchange;
     private final PredicateThread predicates;
     private final int myMember;
     private final List<PredicateHandle> handles;
@@ -76,6 +80,7 @@ public final class SmcSubgroup
         this.delivery = new Delivery(layout, sst, rings, options, meters, pushes, fences);
         this.ring = new SenderRing(this, layout, sst, rings, predicates, options, meters, pushes, delivery::stable);
         this.cursor = new ReceiveCursor(layout, sst, rings, options, meters, pushes, sender ? ring : null, delivery);
+        this.exchange = new FenceExchange(layout, sst, fences, delivery, pushes);
 
         if (!layout.hasMemberRank(myRank))
         {
@@ -243,70 +248,10 @@ public final class SmcSubgroup
         return delivery.fencesLeft();
     }
 
-    /**
-     * Fence predicate: a request of mine to publish, one of another member to echo, or a fence of mine to pass;
-     * nothing once wedged (the trigger would do nothing, and the thread would not rest).
-     */
+    /** Fence predicate; nothing once wedged (the trigger would do nothing, and the thread would not rest). */
     private boolean fenceReady()
     {
-        return !wedged && (fences.newestTicket() > sst.counter(sst.myRank(), layout.fence) || echoDue() ||
-            delivery.fenceReady());
-    }
-
-    private boolean echoDue()
-    {
-        for (int i = 0; i < layout.memberRanks.length; i++)
-        {
-            if (i != myMember && sst.counter(layout.memberRanks[i], layout.fence) > sst.counter(sst.myRank(),
-                layout.fenceEcho, i))
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Fence trigger, under the receive lock and never once wedged: an echo given here is given before any next view.
-     */
-    private void fence()
-    {
-        receiveLock.lock();
-        try
-        {
-            if (wedged)
-            {
-                return;
-            }
-            final long asked = fences.newestTicket();
-            if (asked > sst.counter(sst.myRank(), layout.fence))
-            {
-                sst.setCounter(layout.fence, asked);
-                pushes.add(layout.fence.offset(), 8);
-            }
-            if (echoDue())
-            {
-                for (int i = 0; i < layout.memberRanks.length; i++)
-                {
-                    if (i != myMember)
-                    {
-                        sst.setCounter(layout.fenceEcho, i, Math.max(sst.counter(sst.myRank(), layout.fenceEcho, i),
-                            sst.counter(layout.memberRanks[i], layout.fence)));
-                    }
-                }
-                pushes.add(layout.fenceEcho.offset(), layout.fenceEcho.length());
-            }
-            delivery.passFences();
-            if (!options.earlyLockRelease())
-            {
-                pushes.flush();
-            }
-        }
-        finally
-        {
-            receiveLock.unlock();
-        }
-        pushes.flush();
+        return !wedged && exchange.due();
     }
 
     boolean commit(final Claim claim, final int length, final boolean asNull)
@@ -318,31 +263,34 @@ public final class SmcSubgroup
 
     private void receive()
     {
-        advance(false);
+        advance(RECEIVE);
     }
 
     private void deliver()
     {
-        advance(true);
+        advance(DELIVER);
     }
 
-    /** The receive or delivery trigger under the receive lock; the push batch is flushed after the lock is released. */
-    private void advance(final boolean delivering)
+    private void fence()
+    {
+        advance(FENCE);
+    }
+
+    /** A trigger under the receive lock; the push batch is flushed after the lock is released. */
+    private void advance(final int step)
     {
         receiveLock.lock();
         try
         {
             if (wedged)
             {
-                return; // received[], seqNum and delivered are final once wedged
+                return; // received[], seqNum, delivered and the fence columns are final once wedged
             }
-            if (delivering)
+            switch (step)
             {
-                delivery.deliver();
-            }
-            else
-            {
-                cursor.receive();
+                case RECEIVE -> cursor.receive();
+                case DELIVER -> delivery.deliver();
+                default -> exchange.exchange();
             }
             if (!options.earlyLockRelease())
             {

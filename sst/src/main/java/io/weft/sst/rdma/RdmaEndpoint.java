@@ -1,5 +1,11 @@
 package io.weft.sst.rdma;
 
+import io.weft.config.MemberAddress;
+import io.weft.config.RdmaBackend;
+import io.weft.config.RdmaOptions;
+import org.slf4j.LoggerFactory;
+
+import java.lang.foreign.MemorySegment;
 import java.util.function.IntConsumer;
 
 /**
@@ -10,6 +16,25 @@ import java.util.function.IntConsumer;
  */
 interface RdmaEndpoint extends AutoCloseable
 {
+    /** Opens the backend that {@code rdma} names over {@code table}, for the member {@code me} at {@code myRank}. */
+    static RdmaEndpoint open(final RdmaOptions rdma, final MemberAddress me, final MemorySegment table, final int rows,
+        final long rowSize, final int myRank)
+    {
+        if (rdma.backend() == RdmaBackend.LIBFABRIC && rdma.provider().startsWith("shm"))
+        {
+            LoggerFactory.getLogger(RdmaTransport.class).warn("libfabric's shm provider: a member killed while it " +
+                "holds one of the provider's locks can block its peers for good; where members may crash use " +
+                "tcp;ofi_rxm, verbs;ofi_rxm or weft's shm transport");
+        }
+        return switch (rdma.backend())
+        {
+            // software providers other than shm bind to the member's own address (loopback or a test namespace)
+            case LIBFABRIC -> new FabricEndpoint(rdma.provider(), rdma.provider().startsWith("shm") ? null :
+                me.host(), table, rows, rowSize, myRank, 0x5745_0000L + ((long)myRank << 8));
+            case VERBS -> new VerbsEndpoint(rdma.verbs(), table, rows, rowSize, myRank);
+        };
+    }
+
     /** What a peer needs to reach this member; published on the control channel. */
     byte[] address();
 

@@ -1,7 +1,6 @@
 package io.weft.sst.rdma;
 
 import io.weft.config.MemberAddress;
-import io.weft.config.RdmaBackend;
 import io.weft.config.RdmaOptions;
 import io.weft.config.WeftConfig;
 import io.weft.config.Doorbell;
@@ -94,20 +93,9 @@ public final class RdmaTransport implements SstTransport
         this.written = new boolean[rows];
         final MemberAddress me = config.group().members().get(myRank);
         final RdmaOptions rdma = config.transport().rdma();
-        if (rdma.backend() == RdmaBackend.LIBFABRIC && rdma.provider().startsWith("shm"))
-        {
-            LOG.warn("libfabric's shm provider: a member killed while it holds one of the provider's locks can block " +
-                "its peers for good; where members may crash use tcp;ofi_rxm, verbs;ofi_rxm or weft's shm transport");
-        }
         try
         {
-            this.endpoint = switch (rdma.backend())
-            {
-                // software providers other than shm bind to the member's own address (loopback or a test namespace)
-                case LIBFABRIC -> new FabricEndpoint(rdma.provider(), rdma.provider().startsWith("shm") ? null :
-                    me.host(), table, rows, rowSize, myRank, 0x5745_0000L + ((long)myRank << 8));
-                case VERBS -> new VerbsEndpoint(rdma.verbs(), table, rows, rowSize, myRank);
-            };
+            this.endpoint = RdmaEndpoint.open(rdma, me, table, rows, rowSize, myRank);
         }
         catch (final RuntimeException ex)
         {
