@@ -36,9 +36,6 @@ public final class SmcSubgroup
     public static final long BACK_PRESSURED = -1;
     /** {@link #tryClaim} and {@link #send} result: the subgroup is wedged for a view change; send in the next view. */
     public static final long WEDGED = -2;
-    private static final int RECEIVE = 0;
-    private static final int DELIVER = 1;
-    private static final int FENCE = 2;
 
     private final SubgroupLayout layout;
     private final String name;
@@ -263,21 +260,21 @@ public final class SmcSubgroup
 
     private void receive()
     {
-        advance(RECEIVE);
+        advance(Step.RECEIVE);
     }
 
     private void deliver()
     {
-        advance(DELIVER);
+        advance(Step.DELIVER);
     }
 
     private void fence()
     {
-        advance(FENCE);
+        advance(Step.FENCE);
     }
 
     /** A trigger under the receive lock; the push batch is flushed after the lock is released. */
-    private void advance(final int step)
+    private void advance(final Step step)
     {
         receiveLock.lock();
         try
@@ -290,7 +287,7 @@ public final class SmcSubgroup
             {
                 case RECEIVE -> cursor.receive();
                 case DELIVER -> delivery.deliver();
-                default -> exchange.exchange();
+                case FENCE -> exchange.exchange();
             }
             if (!options.earlyLockRelease())
             {
@@ -302,6 +299,12 @@ public final class SmcSubgroup
             receiveLock.unlock();
         }
         pushes.flush();
+    }
+
+    /** The triggers that take the receive lock. */
+    private enum Step
+    {
+        RECEIVE, DELIVER, FENCE
     }
 
     // ---- view change (protocol section 7) -------------------------------------------------------------------------
