@@ -175,12 +175,8 @@ public final class DomainParticipant implements AutoCloseable
         {
             return null;
         }
-        SampleLog log = null;
-        if (t.qos() == QosLevel.LOGGED_STORAGE)
-        {
-            RuntimeTopics.claimLog(logDirectory(config, t.name()), graveyard(config), rt.incarnation());
-            log = SampleLog.open(logDirectory(config, t.name()), config.dds().logDropBehind());
-        }
+        final SampleLog log = t.qos() == QosLevel.LOGGED_STORAGE ? RuntimeTopics.openLog(config, t, rt.incarnation()) :
+            null;
         final TopicState state = new TopicState(t, config.memberId(), log);
         written.put(t.name(), new AtomicLong());
         states.put(t.name(), state);
@@ -216,16 +212,7 @@ public final class DomainParticipant implements AutoCloseable
         written.remove(name);
         if (state.config.qos() == QosLevel.LOGGED_STORAGE)
         {
-            try
-            {
-                LOG.info("topic {} deleted; its log is kept in {}", name,
-                    RuntimeTopics.bury(logDirectory(config, name), graveyard(config), incarnation));
-            }
-            catch (final java.io.IOException ex)
-            {
-                LOG.error("topic {} deleted, but its log could not be moved away from {}: {}", name,
-                    logDirectory(config, name), ex.toString());
-            }
+            RuntimeTopics.buryLog(config, name, incarnation);
         }
     }
 
@@ -479,12 +466,6 @@ public final class DomainParticipant implements AutoCloseable
     static Path logRoot(final WeftConfig config)
     {
         return config.dds().logDirectory().resolve(config.group().name()).resolve("member-" + config.memberId());
-    }
-
-    /** Where this member keeps the logs of deleted topics: beside its logs, not among them. */
-    private static Path graveyard(final WeftConfig config)
-    {
-        return logRoot(config).resolveSibling("member-" + config.memberId() + ".deleted");
     }
 
     /**

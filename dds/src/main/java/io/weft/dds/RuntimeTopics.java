@@ -4,6 +4,9 @@ import io.weft.config.QosLevel;
 import io.weft.config.SampleKey;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TopicConfig;
+import io.weft.config.WeftConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,6 +26,7 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class RuntimeTopics
 {
+    private static final Logger LOG = LoggerFactory.getLogger(RuntimeTopics.class);
     private static final String MARKER = "weft.dds.topic/1";
     /** In a runtime topic's log directory: the incarnation the log belongs to. */
     private static final String INCARNATION_FILE = "weft-topic-incarnation";
@@ -78,22 +82,22 @@ final class RuntimeTopics
     }
 
     /**
-     * Makes {@code dir} the log of {@code incarnation}: a log there from an earlier topic of the same name (deleted
-     * while this member was away) is moved to {@code graveyard} first, so that the new topic starts from an empty log.
+     * Opens the log of runtime topic {@code t} at this member: a log there from an earlier topic of the same name
+     * (deleted while this member was away) is moved to the graveyard first, so that the new topic starts empty.
      */
-    static void claimLog(final Path dir, final Path graveyard, final String incarnation)
+    static SampleLog openLog(final WeftConfig config, final TopicConfig t, final String incarnation)
     {
+        final Path dir = DomainParticipant.logDirectory(config, t.name());
         final Path marker = dir.resolve(INCARNATION_FILE);
         try
         {
             if (Files.exists(marker))
             {
                 final String owner = Files.readString(marker).trim();
-                if (owner.equals(incarnation))
+                if (!owner.equals(incarnation))
                 {
-                    return;
+                    bury(dir, graveyard(config), owner);
                 }
-                bury(dir, graveyard, owner);
             }
             Files.createDirectories(dir);
             Files.writeString(marker, incarnation);
@@ -102,15 +106,35 @@ final class RuntimeTopics
         {
             throw new UncheckedIOException("cannot prepare the log of a topic in " + dir, ex);
         }
+        return SampleLog.open(dir, config.dds().logDropBehind());
     }
 
-    /** Moves a deleted topic's log to {@code graveyard}, where it stays for the operator (and {@code weft log}). */
-    static Path bury(final Path dir, final Path graveyard, final String incarnation) throws IOException
+    /** Moves a deleted topic's log to this member's graveyard, where it stays for the operator ({@code weft log}). */
+    static void buryLog(final WeftConfig config, final String topic, final String incarnation)
+    {
+        final Path dir = DomainParticipant.logDirectory(config, topic);
+        try
+        {
+            LOG.info("topic {} deleted; its log is kept in {}", topic, bury(dir, graveyard(config), incarnation));
+        }
+        catch (final IOException ex)
+        {
+            LOG.error("topic {} deleted, but its log could not be moved away from {}: {}", topic, dir, ex.toString());
+        }
+    }
+
+    private static Path bury(final Path dir, final Path graveyard, final String incarnation) throws IOException
     {
         Files.createDirectories(graveyard);
         final Path grave = graveyard.resolve(dir.getFileName() + "-" + incarnation);
         Files.move(dir, grave);
         return grave;
+    }
+
+    /** Where this member keeps the logs of deleted topics: beside its logs, not among them. */
+    private static Path graveyard(final WeftConfig config)
+    {
+        return DomainParticipant.logRoot(config).resolveSibling("member-" + config.memberId() + ".deleted");
     }
 
     private static String ids(final List<Integer> ids)
