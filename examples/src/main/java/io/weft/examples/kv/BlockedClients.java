@@ -255,10 +255,14 @@ final class BlockedClients
         failed.forEach(c -> c.complete(reply)); // outside the monitor: a reply wakes its connection
     }
 
-    /** Commands waiting here (a test's and INFO's count). */
+    /**
+     * The clients blocked here (INFO's blocked_clients): those waiting here, and those woken whose pop is in the group
+     * until it is applied here (it answers them, or they wait again). Allocates: for INFO and tests.
+     */
     synchronized int size()
     {
-        return (int)waiting.values().stream().flatMap(List::stream).distinct().count();
+        return (int)waiting.values().stream().flatMap(List::stream).distinct().count() +
+            sentAgain.values().stream().mapToInt(Integer::intValue).sum();
     }
 
     /**

@@ -33,14 +33,18 @@ class BlockedClientsTest
 
         apply("RPUSH", "jobs", "a");
         assertEquals(List.of("first"), woken(), "one item wakes the client waiting longest");
+        assertEquals(3, store.blocked.size(), "a client whose pop is in the group is blocked still");
         apply("LPOP", "jobs"); // a client of another member took the item first
         assertNull(store.blocked.park(first, apply(first)), "found the list empty: waits again");
+        assertEquals(3, store.blocked.size());
         assertEquals(List.of(), woken(), "nothing left to wake anyone for");
 
         apply("RPUSH", "jobs", "b", "c");
         assertEquals(List.of("first", "second"), woken(),
             "the first client keeps its place before those that came after it");
+        assertEquals(3, store.blocked.size());
         assertEquals(List.of("jobs", "b"), texts(store.blocked.park(first, apply(first))));
+        assertEquals(2, store.blocked.size(), "the first is answered");
         assertEquals(List.of("jobs", "c"), texts(store.blocked.park(second, apply(second))));
         assertEquals(1, store.blocked.size(), "the third waits on");
         assertEquals(List.of(), woken());
@@ -65,7 +69,7 @@ class BlockedClientsTest
         assertEquals(List.of(), woken(), "a batch that fills no list wakes no one");
         assertEquals(List.of("q", "a"), texts(store.blocked.park(first, apply(first))));
         assertEquals(List.of(), woken(), "b is the second client's, in the group");
-        assertEquals(1, store.blocked.size(), "the third waits here, the second is in the group");
+        assertEquals(2, store.blocked.size(), "the third waits here, the second is in the group: both are blocked");
     }
 
     /** A blocking command, named {@code name} here, applied with nothing to pop at its origin, where it then waits. */
