@@ -15,6 +15,11 @@ final class ChangeList
     static final long JOINED = 3;
     /** No member changes: subgroups added at run time join the next view ({@link RuntimeSubgroups}). */
     static final long RECONFIGURED = 4;
+    /**
+     * Marks a {@link #FAILED} change whose member had announced a leave or finished its run before it went: removed as
+     * failed by the protocol (its row is silent: no acknowledgement, wedge or trim from it), reported as left.
+     */
+    static final long ANNOUNCED = 0x100;
 
     private final long[] entries;
     private int length;
@@ -40,7 +45,7 @@ final class ChangeList
 
     static long kindOf(final long change)
     {
-        return change >>> 32;
+        return (change >>> 32) & ~ANNOUNCED;
     }
 
     static int idOf(final long change)
@@ -151,14 +156,30 @@ final class ChangeList
         return out;
     }
 
+    /** Member ids of the failed changes {@link #ANNOUNCED} or not, in list order. */
+    private List<Integer> failed(final boolean announced)
+    {
+        final List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < length; i++)
+        {
+            if (kindOf(entries[i]) == FAILED && (((entries[i] >>> 32) & ANNOUNCED) != 0) == announced)
+            {
+                out.add(idOf(entries[i]));
+            }
+        }
+        return out;
+    }
+
     /**
      * The view that follows {@code old} once this list is committed: failed and departed members removed, survivors
-     * in their old order, joiners appended in list order.
+     * in their old order, joiners appended in list order. A member removed as failed after it announced a leave or
+     * finished its run is reported as left: its going was announced, not a fault (Group.finish promises so).
      */
     View nextView(final View old)
     {
-        final List<Integer> failed = ids(FAILED);
+        final List<Integer> failed = failed(false);
         final List<Integer> gone = ids(LEFT);
+        gone.addAll(failed(true));
         final List<Integer> joined = ids(JOINED);
         final List<Integer> members = new ArrayList<>();
         for (final int id : old.members())
@@ -181,7 +202,9 @@ final class ChangeList
     @Override
     public String toString()
     {
-        return "failed " + ids(FAILED) + ", left " + ids(LEFT) + ", joined " + ids(JOINED) +
+        final List<Integer> announced = failed(true);
+        return "failed " + failed(false) + ", left " + ids(LEFT) + ", joined " + ids(JOINED) +
+            (announced.isEmpty() ? "" : ", gone after a leave or finish " + announced) +
             (count(RECONFIGURED) > 0 ? ", subgroups added" : "");
     }
 

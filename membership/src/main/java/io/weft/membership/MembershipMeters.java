@@ -36,7 +36,8 @@ final class MembershipMeters
         this.joined = Counter.builder("weft.membership.joined").tags(tags)
             .description("members admitted by the views installed here").register(registry);
         this.left = Counter.builder("weft.membership.left").tags(tags)
-            .description("members that left gracefully, by the views installed here").register(registry);
+            .description("members that left gracefully or went after a leave or finish, by the views installed here")
+            .register(registry);
         this.failed = Counter.builder("weft.membership.failed").tags(tags)
             .description("members removed as failed (crashed, cut off or too slow) by the views installed here")
             .register(registry);

@@ -9,7 +9,8 @@ import java.util.List;
  * @param id      0 for the configured initial view, then +1 per view change.
  * @param members member ids in rank order (survivors keep their relative order, joiners are appended).
  * @param joined  members that joined in this view.
- * @param left    members that left the previous view gracefully.
+ * @param left    members that left the previous view gracefully: a leave agreed, or a leave or finish
+ *                announced before the member went (a finish closes without waiting for a view change).
  * @param failed  members of the previous view removed as failed.
  */
 public record View(long id, List<Integer> members, List<Integer> joined, List<Integer> left, List<Integer> failed)

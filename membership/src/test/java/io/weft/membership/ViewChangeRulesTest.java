@@ -164,6 +164,32 @@ class ViewChangeRulesTest
     }
 
     /**
+     * A member that announced a leave or finished its run and then went is removed as failed, since its row is silent
+     * (nothing waits for its acknowledgement, wedge or trim), and reported as left in the next view, as {@link
+     * Group#finish} promises. Until 2026-12-04 that view listed it as failed.
+     */
+    @Test
+    void aMemberGoneAfterAnnouncingItsGoingIsReportedAsLeft()
+    {
+        final Table t = new Table(4, 0);
+        t.suspect(1);
+        t.leaving[2] = true;
+        t.suspect(2);
+        t.finished[3] = true;
+        t.suspect(3);
+        final ChangeList list = new ChangeList(MembershipColumns.MAX_CHANGES);
+        assertTrue(ViewChangeRules.propose(t, list, View.initial(List.of(0, 1, 2, 3)), List.of(), false));
+        assertEquals(List.of(1, 2, 3), list.ids(ChangeList.FAILED), "the protocol removes all three as failed");
+        assertTrue(list.lists(ChangeList.FAILED, 3) && list.mentions(3));
+        assertEquals(List.of(), list.ids(ChangeList.LEFT));
+        final View next = list.nextView(View.initial(List.of(0, 1, 2, 3)));
+        assertEquals(List.of(0), next.members());
+        assertEquals(List.of(1), next.failed());
+        assertEquals(List.of(2, 3), next.left());
+        assertEquals("failed [1], left [], joined [], gone after a leave or finish [2, 3]", list.toString());
+    }
+
+    /**
      * A member that announced a leave, or finished its run, and then went (crashed, or closed after a finish the
      * others never joined) is removed as failed by the other two of three: it counts on neither side. Counted
      * against (1 of 2 voters), it held their view change, and so their group, for ever.
