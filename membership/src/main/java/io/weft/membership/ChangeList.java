@@ -15,11 +15,8 @@ final class ChangeList
     static final long JOINED = 3;
     /** No member changes: subgroups added at run time join the next view ({@link RuntimeSubgroups}). */
     static final long RECONFIGURED = 4;
-    /**
-     * Marks a {@link #FAILED} change whose member had announced a leave or finished its run before it went: removed as
-     * failed by the protocol (its row is silent: no acknowledgement, wedge or trim from it), reported as left.
-     */
-    static final long ANNOUNCED = 0x100;
+    /** A bit of a {@link #FAILED} change's kind: its member had announced its going ({@link #appendFailed}). */
+    private static final long ANNOUNCED = 1 << 8;
 
     private final long[] entries;
     private int length;
@@ -72,6 +69,16 @@ final class ChangeList
         }
         entries[length++] = encode(kind, memberId);
         return true;
+    }
+
+    /**
+     * Appends {@code memberId} as failed; {@code announced}: it had announced a leave or finished its run before it
+     * went. Such a member is removed as failed by the protocol (its row is silent: no acknowledgement, wedge or trim
+     * from it) and reported as left ({@link #nextView}). False when full.
+     */
+    boolean appendFailed(final int memberId, final boolean announced)
+    {
+        return append(announced ? FAILED | ANNOUNCED : FAILED, memberId);
     }
 
     /** Replaces the contents with {@code k} entries read by {@code source}. */

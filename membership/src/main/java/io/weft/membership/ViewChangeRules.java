@@ -109,10 +109,10 @@ final class ViewChangeRules
     }
 
     /**
-     * Appends to the leader's {@code list} what it must propose now: suspected members as failed (marked {@link
-     * ChangeList#ANNOUNCED} if they announced a leave or finished their run), trusted members that announced a leave
-     * as left, waiting joiners outside {@code view} as joined, and, when {@code reconfigure} (subgroups were
-     * requested), a change without members. True if anything was appended.
+     * Appends to the leader's {@code list} what it must propose now: suspected members as failed (marked announced,
+     * {@link ChangeList#appendFailed}, if they announced a leave or finished their run), trusted members that
+     * announced a leave as left, waiting joiners outside {@code view} as joined, and, when {@code reconfigure}
+     * (subgroups were requested), a change without members. True if anything was appended.
      */
     static boolean propose(final MembershipTable t, final ChangeList list, final View view, final List<Integer> joiners,
         final boolean reconfigure)
@@ -128,8 +128,7 @@ final class ViewChangeRules
             {
                 // one that announced its going first is reported as left (the flag travels in the list, so that every
                 // member makes the same view of it, whatever its own copy of that row holds)
-                appended |= list.append(t.abstains(r) ? ChangeList.FAILED | ChangeList.ANNOUNCED : ChangeList.FAILED,
-                    t.idAt(r));
+                appended |= list.appendFailed(t.idAt(r), t.abstains(r));
             }
         }
         for (int r = 0; r < t.rows(); r++)
