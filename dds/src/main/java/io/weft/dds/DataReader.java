@@ -101,7 +101,13 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<
         return queue == null ? null : unlessEnd(queue.poll());
     }
 
-    /** The next sample, waiting up to {@code timeout}; null if none came or the reader is closed. */
+    /**
+     * The next sample, waiting up to {@code timeout}.
+     *
+     * @param timeout how long to wait for one.
+     * @return the sample; null if none came in time, the reader has a listener (no queue) or its iterations ended.
+     * @throws InterruptedException if the waiting thread was interrupted.
+     */
     public Sample<T> take(final Duration timeout) throws InterruptedException
     {
         if (queue == null)

@@ -53,6 +53,7 @@ public final class DataWriter<T>
     /**
      * Writes {@code sample}, waiting up to {@link #DEFAULT_BLOCKING} for a slot.
      *
+     * @param sample the sample, encoded by the topic's codec into the slot.
      * @throws DdsTimeoutException      no slot freed in time (a subscriber is not keeping up, or the view is changing).
      * @throws IllegalArgumentException the encoded sample exceeds the topic's max-sample, or ends before its key.
      * @throws IllegalStateException    the topic was deleted.
@@ -66,7 +67,15 @@ public final class DataWriter<T>
         }
     }
 
-    /** Writes {@code sample}, waiting up to {@code timeout} for a slot; false if none freed in time. */
+    /**
+     * Writes {@code sample}, waiting up to {@code timeout} for a slot.
+     *
+     * @param sample  the sample, encoded by the topic's codec into the slot.
+     * @param timeout how long to wait for a free slot.
+     * @return true if it was written; false if no slot freed in time (nothing was sent).
+     * @throws IllegalArgumentException the encoded sample exceeds the topic's max-sample, or ends before its key.
+     * @throws IllegalStateException    the topic was deleted.
+     */
     public boolean write(final T sample, final Duration timeout)
     {
         while (true)
@@ -99,6 +108,8 @@ public final class DataWriter<T>
      * Lends a slot of the topic's max-sample bytes, waiting up to {@code timeout}; null if none freed in time. A
      * sample committed shorter gives the rest back to the ring, unless another loan or send of this member followed.
      *
+     * @param timeout how long to wait for a free slot.
+     * @return the loan (one per thread, reused: commit or abort it before the next), or null if none freed in time.
      * @throws IllegalStateException the topic was deleted.
      */
     public Loan loan(final Duration timeout)
@@ -118,6 +129,7 @@ public final class DataWriter<T>
      * Logged storage: waits until every sample this member wrote to the topic so far is in the log of every member
      * of the view (the durability frontier passed it).
      *
+     * @param timeout how long to wait.
      * @return false if that did not happen within {@code timeout}.
      * @throws IllegalStateException the topic is not logged, or this member's log failed.
      */

@@ -49,6 +49,7 @@ public final class Loan
     /**
      * Writes the sample of {@code length} bytes to the topic.
      *
+     * @param length the sample's bytes written at {@link #offset()}, 0 to {@link #capacity()}.
      * @throws IllegalArgumentException the topic keeps its history per key and the sample ends before its key (the
      *                                  slot is given back unsent).
      * @throws IllegalStateException    the view the loan was made in ended, and its view change gave up waiting for

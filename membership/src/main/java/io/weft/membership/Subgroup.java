@@ -63,6 +63,7 @@ public final class Subgroup
     /**
      * Copies and sends {@code bytes}.
      *
+     * @param bytes the message's payload, copied into a slot before this returns.
      * @return the message index in the current view, or {@link #BACK_PRESSURED}.
      * @throws IllegalArgumentException larger than the subgroup's max-payload.
      * @throws IllegalStateException    the group is closed, this member is not a sender, it stopped, or it leaves
@@ -73,7 +74,14 @@ public final class Subgroup
         return send(bytes, 0, bytes.length);
     }
 
-    /** Copies and sends {@code length} bytes of {@code bytes} from {@code offset}; see {@link #send(byte[])}. */
+    /**
+     * Copies and sends {@code length} bytes of {@code bytes} from {@code offset}; see {@link #send(byte[])}.
+     *
+     * @param bytes  holds the message's payload, copied into a slot before this returns.
+     * @param offset where the payload starts in {@code bytes}.
+     * @param length the payload's bytes.
+     * @return the message index in the current view, or {@link #BACK_PRESSURED}.
+     */
     public long send(final byte[] bytes, final int offset, final int length)
     {
         return group.send(name, bytes, offset, length, claims.get(), 0);
@@ -81,26 +89,51 @@ public final class Subgroup
 
     /**
      * Sends, waiting up to {@code timeout} while back-pressured (parked, woken by the predicate thread when a slot
-     * frees) or while the view changes. Returns the index, or {@link #BACK_PRESSURED} on timeout.
+     * frees) or while the view changes; otherwise as {@link #send(byte[])}.
+     *
+     * @param bytes   the message's payload, copied into a slot before this returns.
+     * @param timeout how long to wait for a free slot or for the view change to end.
+     * @return the message index in the view it was sent in, or {@link #BACK_PRESSURED} on timeout (nothing sent).
      */
     public long send(final byte[] bytes, final Duration timeout)
     {
         return send(bytes, 0, bytes.length, timeout);
     }
 
-    /** Copies and sends part of {@code bytes}, waiting up to {@code timeout}; see {@link #send(byte[], Duration)}. */
+    /**
+     * Copies and sends part of {@code bytes}, waiting up to {@code timeout}; see {@link #send(byte[], Duration)}.
+     *
+     * @param bytes   holds the message's payload, copied into a slot before this returns.
+     * @param offset  where the payload starts in {@code bytes}.
+     * @param length  the payload's bytes.
+     * @param timeout how long to wait for a free slot or for the view change to end.
+     * @return the message index in the view it was sent in, or {@link #BACK_PRESSURED} on timeout (nothing sent).
+     */
     public long send(final byte[] bytes, final int offset, final int length, final Duration timeout)
     {
         return group.send(name, bytes, offset, length, claims.get(), timeout.toNanos());
     }
 
-    /** Like {@link #tryClaim} but waits up to {@code timeout} for a free slot (and across a view change). */
+    /**
+     * Like {@link #tryClaim} but waits up to {@code timeout} for a free slot (and across a view change).
+     *
+     * @param length  the most payload bytes the message will have.
+     * @param claim   filled with the slot on success: one per sending thread, reused.
+     * @param timeout how long to wait for a free slot or for the view change to end.
+     * @return the index the message will be sent with, or {@link #BACK_PRESSURED} on timeout ({@code claim} unused).
+     */
     public long claim(final int length, final Claim claim, final Duration timeout)
     {
         return group.claim(name, length, claim, timeout.toNanos());
     }
 
-    /** Claims a slot to build a message of at most {@code length} bytes in place. See the class example. */
+    /**
+     * Claims a slot to build a message of at most {@code length} bytes in place. See the class example.
+     *
+     * @param length the most payload bytes the message will have.
+     * @param claim  filled with the slot on success: one per sending thread, reused; commit or abort it promptly.
+     * @return the index the message will be sent with, or {@link #BACK_PRESSURED} ({@code claim} unused).
+     */
     public long tryClaim(final int length, final Claim claim)
     {
         return group.claim(name, length, claim, 0);
@@ -114,6 +147,7 @@ public final class Subgroup
      * members instead of a message in the order. A fence not passed when the view changes is asked again in the next
      * view, in its place among this member's messages sent again. Ordered subgroups only.
      *
+     * @param timeout how long to wait while a view change is in progress.
      * @return the ticket (&gt; 0, increasing), or {@link #BACK_PRESSURED} if a view change did not end within
      * {@code timeout}, or at once while 64 fences of this member have not passed.
      * @throws IllegalStateException the subgroup is unordered, this member is not in it, the group stopped, or this
@@ -131,6 +165,7 @@ public final class Subgroup
      * size that way until the members of view 0 agree, see the DDS layer).
      * Call it from this subgroup's delivery callback or from one other thread at a time.
      *
+     * @param count how much of what it delivered this member has made durable, in the application's unit.
      * @throws IllegalArgumentException the count is below a count (&gt;= 0) this member already marked: the frontier
      *                                  would move back, and readers may have acted on it (nothing is published).
      */

@@ -24,7 +24,12 @@ public record View(long id, List<Integer> members, List<Integer> joined, List<In
         failed = List.copyOf(failed);
     }
 
-    /** The initial view: nobody joined, left or failed. */
+    /**
+     * The initial view: nobody joined, left or failed.
+     *
+     * @param members member ids in rank order.
+     * @return view 0 of {@code members}.
+     */
     public static View initial(final List<Integer> members)
     {
         return new View(0, members, List.of(), List.of(), List.of());
@@ -36,13 +41,23 @@ public record View(long id, List<Integer> members, List<Integer> joined, List<In
         return members.get(0);
     }
 
-    /** The rank (position in {@link #members()}) of {@code memberId} in this view, -1 if it is not a member. */
+    /**
+     * The rank of a member in this view.
+     *
+     * @param memberId the member's id.
+     * @return its position in {@link #members()}, -1 if it is not a member.
+     */
     public int rankOf(final int memberId)
     {
         return members.indexOf(memberId);
     }
 
-    /** Whether {@code memberId} is a member of this view. */
+    /**
+     * Whether a member is in this view.
+     *
+     * @param memberId the member's id.
+     * @return true if {@code memberId} is one of {@link #members()}.
+     */
     public boolean contains(final int memberId)
     {
         return members.contains(memberId);

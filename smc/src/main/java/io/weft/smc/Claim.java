@@ -54,7 +54,16 @@ public final class Claim
         return index;
     }
 
-    /** Copies bytes into the claimed payload at {@code at}. */
+    /**
+     * Copies bytes into the claimed payload at {@code at}.
+     *
+     * @param at        where in the payload the bytes go, from 0.
+     * @param src       the bytes to copy.
+     * @param srcOffset where in {@code src} they start.
+     * @param length    how many to copy.
+     * @return this claim, to chain puts.
+     * @throws IndexOutOfBoundsException if {@code [at, at + length)} is not inside the claimed {@link #capacity()}.
+     */
     public Claim put(final int at, final byte[] src, final int srcOffset, final int length)
     {
         if (at < 0 || length < 0 || at + length > capacity)
@@ -72,6 +81,8 @@ public final class Claim
      * committed while its view changes is sent again in the next view, like the member's other messages left outside
      * the trim (an unordered subgroup sends at most once across a view change).
      *
+     * @param length the payload bytes written, 0 to {@link #capacity()}.
+     * @throws IllegalArgumentException if {@code length} is outside 0 to {@link #capacity()}; the claim stays open.
      * @throws IllegalStateException if the view the claim was made in ended and its view change gave up waiting for
      *     this commit (2 s): the message was not sent, and can be sent again in the new view
      */
@@ -89,6 +100,11 @@ public final class Claim
     /**
      * Like {@link #commit}, but returns false instead of throwing where the view change gave up waiting for this
      * claim: nothing was sent, and the caller can claim again (in the new view) and send the message there.
+     *
+     * @param length the payload bytes written, 0 to {@link #capacity()}.
+     * @return true if the message was published; false if the view change gave up waiting for it (nothing sent).
+     * @throws IllegalArgumentException if {@code length} is outside 0 to {@link #capacity()}; the claim stays open.
+     * @throws IllegalStateException    if the claim was committed or aborted already.
      */
     public boolean tryCommit(final int length)
     {

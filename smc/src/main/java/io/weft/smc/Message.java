@@ -71,7 +71,13 @@ public final class Message
         return offset;
     }
 
-    /** Byte {@code i} of the payload (bounds-checked). */
+    /**
+     * Byte {@code i} of the payload (bounds-checked).
+     *
+     * @param i the byte's position in the payload, from 0.
+     * @return the byte.
+     * @throws IndexOutOfBoundsException if {@code i} is outside the payload's {@link #length()}.
+     */
     public byte byteAt(final int i)
     {
         if (i < 0 || i >= length)
@@ -81,7 +87,13 @@ public final class Message
         return segment.get(ValueLayout.JAVA_BYTE, offset + i);
     }
 
-    /** Copies the payload into {@code dst} at {@code dstOffset}. */
+    /**
+     * Copies the payload into {@code dst} at {@code dstOffset}.
+     *
+     * @param dst       where the {@link #length()} payload bytes go.
+     * @param dstOffset where in {@code dst} they start.
+     * @throws IndexOutOfBoundsException if they do not fit in {@code dst} from {@code dstOffset}.
+     */
     public void copyTo(final byte[] dst, final int dstOffset)
     {
         MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, dst, dstOffset, length);
