@@ -149,27 +149,19 @@ final class ChangeList
         return c;
     }
 
-    /** Member ids of the changes of {@code kind}, in list order. */
+    /** Member ids of the changes of {@code kind}, in list order (failed ones whether announced or not). */
     List<Integer> ids(final long kind)
     {
-        final List<Integer> out = new ArrayList<>();
-        for (int i = 0; i < length; i++)
-        {
-            if (kindOf(entries[i]) == kind)
-            {
-                out.add(idOf(entries[i]));
-            }
-        }
-        return out;
+        return select(kind, ~ANNOUNCED);
     }
 
-    /** Member ids of the failed changes {@link #ANNOUNCED} or not, in list order. */
-    private List<Integer> failed(final boolean announced)
+    /** Member ids of the changes whose kind, its bits under {@code mask}, is {@code kind}, in list order. */
+    private List<Integer> select(final long kind, final long mask)
     {
         final List<Integer> out = new ArrayList<>();
         for (int i = 0; i < length; i++)
         {
-            if (kindOf(entries[i]) == FAILED && (((entries[i] >>> 32) & ANNOUNCED) != 0) == announced)
+            if (((entries[i] >>> 32) & mask) == kind)
             {
                 out.add(idOf(entries[i]));
             }
@@ -184,9 +176,9 @@ final class ChangeList
      */
     View nextView(final View old)
     {
-        final List<Integer> failed = failed(false);
+        final List<Integer> failed = select(FAILED, -1L); // exactly: without the announced mark
         final List<Integer> gone = ids(LEFT);
-        gone.addAll(failed(true));
+        gone.addAll(select(FAILED | ANNOUNCED, -1L));
         final List<Integer> joined = ids(JOINED);
         final List<Integer> members = new ArrayList<>();
         for (final int id : old.members())
@@ -209,8 +201,8 @@ final class ChangeList
     @Override
     public String toString()
     {
-        final List<Integer> announced = failed(true);
-        return "failed " + failed(false) + ", left " + ids(LEFT) + ", joined " + ids(JOINED) +
+        final List<Integer> announced = select(FAILED | ANNOUNCED, -1L);
+        return "failed " + select(FAILED, -1L) + ", left " + ids(LEFT) + ", joined " + ids(JOINED) +
             (announced.isEmpty() ? "" : ", gone after a leave or finish " + announced) +
             (count(RECONFIGURED) > 0 ? ", subgroups added" : "");
     }
