@@ -313,7 +313,9 @@ final class MembershipLoop implements Runnable
 
     private void onMinority(final Epoch e, final String message)
     {
-        if (current.state() != Lifecycle.RUNNING || e == null || e != current.epoch() || e.done(e.myRank()))
+        // Also a member done with the view change: one the others finished with is departing and never counted, so a
+        // minority now is real, and the change's step, which refuses to act in a minority, would wait forever
+        if (current.state() != Lifecycle.RUNNING || e == null || e != current.epoch())
         {
             return; // members leaving one after the other, or a view being retired
         }

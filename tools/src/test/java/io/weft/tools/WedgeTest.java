@@ -83,6 +83,32 @@ class WedgeTest
     }
 
     /**
+     * A member done with a view change whose one other survivor then goes silent is in a minority: it stops and says
+     * so, where it waited forever for a view it could neither install nor give up (its minority report was dropped as
+     * one about a view being retired). Three members: 2 is killed; 1 is stuck in the trim that 0, the leader, has
+     * delivered already, and is then frozen (a long GC pause does the same).
+     */
+    @Test
+    void aMemberDoneWithAViewChangeThatThenLosesItsMajorityStops() throws Exception
+    {
+        try (VsRun run = new VsRun(TransportKind.TCP, 3, List.of(), dir))
+        {
+            run.startReady(3);
+            run.command(1, "stall-trim 60000");
+            run.process(1).awaitOutput("member 1: STALL armed", Duration.ofSeconds(10));
+            Thread.sleep(500); // its slow deliveries build a backlog
+            run.kill(2);
+            run.process(1).awaitOutput("member 1: STALL of the membership thread", Duration.ofSeconds(30));
+            run.process(0).awaitOutput("member 0: subgroup all trimmed", Duration.ofSeconds(30));
+            run.process(1).signal("STOP");
+            run.process(0).awaitOutput("member 0: MINORITY: member 0 is in a minority partition: it suspects members " +
+                "[1, 2]", Duration.ofSeconds(30));
+            assertEquals(VsMember.EXIT_STOPPED, run.awaitDeath(0, Duration.ofSeconds(30)));
+            run.kill(1);
+        }
+    }
+
+    /**
      * In invoker mode a view's trim waits for the owner's next invoke(). An owner that stops invoking (60 s here)
      * during a view change takes its member out after the failure timeout, instead of holding up the group.
      */
