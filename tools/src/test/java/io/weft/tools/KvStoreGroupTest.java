@@ -9,6 +9,8 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
+import redis.clients.jedis.args.BitCountOption;
+import redis.clients.jedis.args.BitOP;
 import redis.clients.jedis.args.SortedSetOption;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -118,6 +120,17 @@ class KvStoreGroupTest
             assertEquals("1.5", a.get("f"));
             assertEquals(5, b.setrange("f", 3, "25"));
             assertEquals("1.525", c.get("f"));
+            // a bitmap (a day's active users): bits set at two members, counted, found and negated at the third
+            assertFalse(a.setbit("active", 7, true));
+            assertFalse(b.setbit("active", 100, true));
+            assertTrue(a.setbit("active", 7, true), "the bit member 0 set before");
+            assertEquals(2, c.bitcount("active"));
+            assertTrue(c.getbit("active", 100));
+            assertEquals(1, c.bitcount("active", 96, 103, BitCountOption.BIT));
+            assertEquals(7, b.bitpos("active", true));
+            assertEquals(13, c.bitop(BitOP.NOT, "inactive", "active"));
+            assertEquals(13 * 8 - 2, a.bitcount("inactive"));
+            assertEquals(2, b.del("active", "inactive"));
             // an expiry past what a long holds threw on every member's delivery thread: that client's batch, its
             // later commands among them, was never answered, and the store took the next batches on
             final Pipeline overflow = a.pipelined();

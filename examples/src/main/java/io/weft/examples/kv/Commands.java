@@ -22,8 +22,11 @@ final class Commands
         READ, ORDERED, WRITE, GROWING, CONNECTION
     }
 
-    /** A command's kind and arity: n, exactly n words with its name; -n, at least n. */
-    private record Spec(Kind kind, int arity)
+    /**
+     * A command's kind, arity (n, exactly n words with its name; -n, at least n) and the first {@link KvWire} version
+     * that runs it in a script (0: every version with scripts).
+     */
+    private record Spec(Kind kind, int arity, int since)
     {
     }
 
@@ -54,13 +57,13 @@ final class Commands
         of("DBSIZE", Kind.READ, 1), of("HGET", Kind.READ, 3), of("HMGET", Kind.READ, -3),
         of("HGETALL", Kind.READ, 2), of("HKEYS", Kind.READ, 2), of("HVALS", Kind.READ, 2), of("HLEN", Kind.READ, 2),
         of("HEXISTS", Kind.READ, 3), of("HSTRLEN", Kind.READ, 3), of("HSCAN", Kind.READ, -3),
-        of("HRANDFIELD", Kind.READ, -2),
+        of("HRANDFIELD", Kind.READ, -2, 9),
         of("SISMEMBER", Kind.READ, 3), of("SMISMEMBER", Kind.READ, -3), of("SMEMBERS", Kind.READ, 2),
         of("SCARD", Kind.READ, 2), of("SSCAN", Kind.READ, -3), of("SRANDMEMBER", Kind.READ, -2),
         of("SINTER", Kind.READ, -2), of("SUNION", Kind.READ, -2), of("SDIFF", Kind.READ, -2),
         of("SINTERCARD", Kind.READ, -3), of("LPUSH", Kind.GROWING, -3), of("RPUSH", Kind.GROWING, -3),
         of("LPUSHX", Kind.GROWING, -3), of("RPUSHX", Kind.GROWING, -3), of("LPOP", Kind.WRITE, -2),
-        of("LMPOP", Kind.WRITE, -4), of("BLMPOP", Kind.WRITE, -5),
+        of("LMPOP", Kind.WRITE, -4, 9), of("BLMPOP", Kind.WRITE, -5, 9),
         of("RPOP", Kind.WRITE, -2), of("LSET", Kind.GROWING, 4), of("LREM", Kind.WRITE, 4),
         of("LTRIM", Kind.WRITE, 4), of("LINSERT", Kind.GROWING, 5), of("LMOVE", Kind.GROWING, 5),
         of("RPOPLPUSH", Kind.GROWING, 3), of("BLPOP", Kind.WRITE, -3), of("BRPOP", Kind.WRITE, -3),
@@ -74,14 +77,15 @@ final class Commands
         of("ZRANK", Kind.ORDERED, -3), of("ZREVRANK", Kind.ORDERED, -3), of("ZCOUNT", Kind.ORDERED, 4),
         of("ZLEXCOUNT", Kind.ORDERED, 4), of("ZRANGE", Kind.ORDERED, -4), of("ZREVRANGE", Kind.ORDERED, -4),
         of("ZRANGEBYSCORE", Kind.ORDERED, -4), of("ZREVRANGEBYSCORE", Kind.ORDERED, -4),
-        of("ZRANGEBYLEX", Kind.ORDERED, -4), of("ZREVRANGEBYLEX", Kind.ORDERED, -4), of("ZMPOP", Kind.WRITE, -4),
+        of("ZRANGEBYLEX", Kind.ORDERED, -4), of("ZREVRANGEBYLEX", Kind.ORDERED, -4), of("ZMPOP", Kind.WRITE, -4, 8),
         of("BZPOPMIN", Kind.WRITE, -3), of("BZPOPMAX", Kind.WRITE, -3), of("BZMPOP", Kind.WRITE, -5),
-        of("ZRANGESTORE", Kind.GROWING, -5), of("ZRANDMEMBER", Kind.ORDERED, -2), of("ZSCAN", Kind.ORDERED, -3),
+        of("ZRANGESTORE", Kind.GROWING, -5, 8), of("ZRANDMEMBER", Kind.ORDERED, -2), of("ZSCAN", Kind.ORDERED, -3),
         of("ZUNION", Kind.ORDERED, -3), of("ZINTER", Kind.ORDERED, -3), of("ZDIFF", Kind.ORDERED, -3),
-        of("ZINTERCARD", Kind.ORDERED, -3), of("ZUNIONSTORE", Kind.GROWING, -4), of("ZINTERSTORE", Kind.GROWING, -4),
-        of("ZDIFFSTORE", Kind.GROWING, -4), of("EVAL", Kind.GROWING, -3),
+        of("ZINTERCARD", Kind.ORDERED, -3), of("ZUNIONSTORE", Kind.GROWING, -4, 8),
+        of("ZINTERSTORE", Kind.GROWING, -4, 8), of("ZDIFFSTORE", Kind.GROWING, -4, 8), of("EVAL", Kind.GROWING, -3),
         of("EVAL_RO", Kind.ORDERED, -3), of("PING", Kind.CONNECTION, -1),
-        of("ECHO", Kind.CONNECTION, 2));
+        of("ECHO", Kind.CONNECTION, 2), of("SETBIT", Kind.GROWING, 4, 10), of("GETBIT", Kind.READ, 3, 10),
+        of("BITCOUNT", Kind.READ, -2, 10), of("BITPOS", Kind.READ, -3, 10), of("BITOP", Kind.GROWING, -4, 10));
 
     private Commands()
     {
@@ -89,7 +93,12 @@ final class Commands
 
     private static Map.Entry<String, Spec> of(final String command, final Kind kind, final int arity)
     {
-        return Map.entry(command, new Spec(kind, arity));
+        return of(command, kind, arity, 0);
+    }
+
+    private static Map.Entry<String, Spec> of(final String command, final Kind kind, final int arity, final int since)
+    {
+        return Map.entry(command, new Spec(kind, arity, since));
     }
 
     private static Kind kind(final String command)
@@ -108,6 +117,16 @@ final class Commands
     static boolean isQueued(final String command)
     {
         return COMMANDS.containsKey(command);
+    }
+
+    /**
+     * Whether a script in a batch of KvWire version {@code wire} may call {@code command}: a log's script replays as
+     * its build ran it, where a command added since was an unknown one.
+     */
+    static boolean inScriptsAt(final String command, final byte wire)
+    {
+        final Spec spec = COMMANDS.get(command);
+        return spec != null && spec.since <= wire;
     }
 
     /** Whether {@code words} words, the name included, fit {@code command}'s arity (a known command's). */

@@ -15,9 +15,9 @@ import java.util.Map;
 import static io.weft.examples.kv.ValueEdits.integer;
 
 /**
- * The replicated state machine: keys holding strings, hashes ({@link HashCommands}), sets ({@link SetCommands}) or
- * lists ({@link ListCommands}) or sorted sets ({@link ZSetCommands}) with optional expiry, and the Redis commands over
- * them.
+ * The replicated state machine: keys holding strings (and their bits: {@link BitCommands}), hashes ({@link
+ * HashCommands}), sets ({@link SetCommands}) or lists ({@link ListCommands}) or sorted sets ({@link ZSetCommands}) with
+ * optional expiry, and the Redis commands over them.
  * Every member applies the same writes in the same order with the same clock reading (the {@code now} of the batch
  * that carried them, taken at its sender), so every member holds the same state. Writes run on one thread (the
  * predicate thread, in delivery order); reads may run on others (local reads), hence concurrent maps of immutable
@@ -35,6 +35,8 @@ public final class KvStore
     private final KeyCommands keys = new KeyCommands(map);
     /** The counters, APPEND and the ranges. */
     private final ValueEdits edits = new ValueEdits(map);
+    /** SETBIT, GETBIT, BITCOUNT, BITPOS and BITOP. */
+    private final BitCommands bits = new BitCommands(map);
     /** The commands on hashes (HSET, ...), sets (SADD, ...), lists (LPUSH, ...) and sorted sets (ZADD, ...). */
     private final HashCommands hashes = new HashCommands(map);
     private final SetCommands sets = new SetCommands(map);
@@ -201,6 +203,7 @@ public final class KvStore
                     edits.setRange(args.get(1), integer(args.get(2)), args.get(3), now);
                 case "GETRANGE" -> n != 4 ? Reply.wrongArity(cmd) :
                     edits.getRange(args.get(1), integer(args.get(2)), integer(args.get(3)), now);
+                case "SETBIT", "GETBIT", "BITCOUNT", "BITPOS", "BITOP" -> bits.apply(cmd, args, now);
                 case "EXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1000, false, now);
                 case "PEXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1, false, now);
                 case "EXPIREAT" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1000, true, now);

@@ -278,7 +278,7 @@ final class ScriptRuntime
         {
             return "ERR This Redis command is not allowed from script";
         }
-        if (!Commands.isQueued(cmd))
+        if (!Commands.inScriptsAt(cmd, store.versions().wire()))
         {
             return "ERR Unknown Redis command called from script";
         }
