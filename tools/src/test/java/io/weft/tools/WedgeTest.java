@@ -63,14 +63,8 @@ class WedgeTest
     @Test
     void aMemberStuckInATrimDeliveryIsRemovedInsteadOfHoldingUpTheGroup() throws Exception
     {
-        try (VsRun run = new VsRun(TransportKind.TCP, 5, List.of(), dir))
+        try (VsRun run = stalledInTheTrimOfAKill(5, 3, 4))
         {
-            run.startReady(5);
-            run.command(3, "stall-trim 60000");
-            run.process(3).awaitOutput("member 3: STALL armed", Duration.ofSeconds(10));
-            Thread.sleep(500); // its slow deliveries build a backlog
-            run.kill(4);
-            run.process(3).awaitOutput("member 3: STALL of the membership thread", Duration.ofSeconds(30));
             for (int id = 0; id < 3; id++)
             {
                 final String members = run.awaitView(id, 2, Duration.ofSeconds(40)).getValue();
@@ -91,20 +85,39 @@ class WedgeTest
     @Test
     void aMemberDoneWithAViewChangeThatThenLosesItsMajorityStops() throws Exception
     {
-        try (VsRun run = new VsRun(TransportKind.TCP, 3, List.of(), dir))
+        try (VsRun run = stalledInTheTrimOfAKill(3, 1, 2))
         {
-            run.startReady(3);
-            run.command(1, "stall-trim 60000");
-            run.process(1).awaitOutput("member 1: STALL armed", Duration.ofSeconds(10));
-            Thread.sleep(500); // its slow deliveries build a backlog
-            run.kill(2);
-            run.process(1).awaitOutput("member 1: STALL of the membership thread", Duration.ofSeconds(30));
             run.process(0).awaitOutput("member 0: subgroup all trimmed", Duration.ofSeconds(30));
             run.process(1).signal("STOP");
             run.process(0).awaitOutput("member 0: MINORITY: member 0 is in a minority partition: it suspects members " +
                 "[1, 2]", Duration.ofSeconds(30));
             assertEquals(VsMember.EXIT_STOPPED, run.awaitDeath(0, Duration.ofSeconds(30)));
             run.kill(1);
+        }
+    }
+
+    /**
+     * A run of {@code members} members, where member {@code stalled} is stuck (60 s) in the trim of the view change
+     * that killing {@code killed} starts.
+     */
+    private VsRun stalledInTheTrimOfAKill(final int members, final int stalled, final int killed) throws Exception
+    {
+        final VsRun run = new VsRun(TransportKind.TCP, members, List.of(), dir);
+        try
+        {
+            run.startReady(members);
+            run.command(stalled, "stall-trim 60000");
+            run.process(stalled).awaitOutput("member " + stalled + ": STALL armed", Duration.ofSeconds(10));
+            Thread.sleep(500); // its slow deliveries build a backlog
+            run.kill(killed);
+            run.process(stalled).awaitOutput("member " + stalled + ": STALL of the membership thread",
+                Duration.ofSeconds(30));
+            return run;
+        }
+        catch (final Exception | Error ex)
+        {
+            run.close(); // its processes go with it
+            throw ex;
         }
     }
 
