@@ -131,6 +131,19 @@ class KvStoreGroupTest
             assertEquals(13, c.bitop(BitOP.NOT, "inactive", "active"));
             assertEquals(13 * 8 - 2, a.bitcount("inactive"));
             assertEquals(2, b.del("active", "inactive"));
+            // each SETBIT copies its value: a pipeline of 40 on an 8 MiB one goes in batches of at most 32 MiB of
+            // copies, 4 SETBITs each, where one batch of all 40 held every member's delivery thread for seconds
+            assertFalse(a.setbit("wide", (8L << 23) - 1, true));
+            final long batchesBefore = batchesSent(a);
+            final Pipeline edits = a.pipelined();
+            for (int i = 0; i < 40; i++)
+            {
+                edits.setbit("wide", i, true);
+            }
+            edits.sync();
+            assertTrue(batchesSent(a) - batchesBefore >= 10, "batches: " + (batchesSent(a) - batchesBefore));
+            assertEquals(41, c.bitcount("wide"));
+            assertEquals(1, b.del("wide"));
             // an expiry past what a long holds threw on every member's delivery thread: that client's batch, its
             // later commands among them, was never answered, and the store took the next batches on
             final Pipeline overflow = a.pipelined();

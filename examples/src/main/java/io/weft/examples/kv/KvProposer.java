@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.ToLongFunction;
 
 /**
  * A replica's proposer: one thread that packs the commands of all of its member's connections into batches and sends
@@ -43,6 +44,12 @@ final class KvProposer
     /** How often a catch-up waiting for room to queue looks whether the proposer stopped. */
     private static final long CATCH_UP_ROOM_WAIT_MS = 100;
     private static final int FENCE_HANDED_OVER = -1;
+    /**
+     * The bytes the writes of one batch may copy ({@link KvStore#copyBytes}), past its first write: every member
+     * applies a batch on its delivery thread, which must return within the failure timeout, and an edit copies its
+     * value. Without it, 1,000 pipelined SETBITs on a 1 MiB value went in one batch that took 1.3-2.7 s to apply.
+     */
+    static final long BATCH_COPY_BYTES = 32L << 20;
     /**
      * Bytes of catch-up messages queued at the most: a catch-up reads its log far faster than the group takes what it
      * sends, and would otherwise queue its whole stretch (a gap of millions of writes: more than the heap).
@@ -91,6 +98,7 @@ final class KvProposer
     /** Eight times the moving average of the commands per batch, each batch weighing 1/8 (see {@link #lowLoad}). */
     private volatile int batchCommandsAverage8;
     private final Consumer<String> refused;
+    private final ToLongFunction<List<byte[]>> copyBytes;
     private Subgroup subgroup;
     private int origin;
     /** A batch's capacity in bytes, and the work a command counts for besides its bytes. */
@@ -102,10 +110,14 @@ final class KvProposer
     private volatile Reply unknownReply;
     private volatile boolean stopped;
 
-    /** A proposer that calls {@code refused} with the reason when the group refuses a send. */
-    KvProposer(final Consumer<String> refused)
+    /**
+     * A proposer that calls {@code refused} with the reason when the group refuses a send, and bounds what a batch's
+     * writes copy by {@code copyBytes} (of a write's arguments: {@link KvStore#copyBytes}).
+     */
+    KvProposer(final Consumer<String> refused, final ToLongFunction<List<byte[]>> copyBytes)
     {
         this.refused = refused;
+        this.copyBytes = copyBytes;
     }
 
     /**
@@ -350,9 +362,16 @@ final class KvProposer
     {
         batchPermits.decrementAndGet(); // permits are taken under the lock only: the one seen is still there
         final List<Command> commands = new ArrayList<>();
+        final long now = System.currentTimeMillis();
         int size = KvWire.HEADER;
+        long copies = 0;
         while (queue.peek() instanceof Command next && size + next.bytes <= buffer.capacity())
         {
+            copies += next.write ? copyBytes.applyAsLong(next.args) : 0;
+            if (copies > BATCH_COPY_BYTES && !commands.isEmpty())
+            {
+                break; // it opens the next batch
+            }
             commands.add(next);
             queue.poll();
             size += next.bytes;
@@ -361,7 +380,7 @@ final class KvProposer
         final int average8 = batchCommandsAverage8;
         batchCommandsAverage8 = average8 - (average8 >> 3) + commands.size(); // written under the lock only
         final List<List<byte[]>> writes = Command.writes(commands);
-        final Batch batch = new Batch(nextSeq++, System.currentTimeMillis(), commands, writes.isEmpty());
+        final Batch batch = new Batch(nextSeq++, now, commands, writes.isEmpty());
         inFlight.add(batch); // before sending: it may be delivered before send returns
         batchesSent.incrementAndGet(); // so is the count: a client that saw the reply sees it in INFO
         if (!batch.fence)

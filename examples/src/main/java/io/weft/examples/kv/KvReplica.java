@@ -80,7 +80,7 @@ public final class KvReplica implements AutoCloseable
     final AtomicInteger clientsPausedForOutput = new AtomicInteger();
     /** Writes that may grow the store are refused while it holds more than this ({@link KvStore#bytes}). */
     volatile long maxMemory = Runtime.getRuntime().maxMemory() / 2;
-    final KvProposer proposer = new KvProposer(this::stop);
+    final KvProposer proposer = new KvProposer(this::stop, store::copyBytes);
     private final AtomicBoolean proposeScheduled = new AtomicBoolean();
     private final Runnable proposeTask = () ->
     {

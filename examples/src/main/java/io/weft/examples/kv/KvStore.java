@@ -170,6 +170,12 @@ public final class KvStore
         map.put(key, value);
     }
 
+    /** Any thread: about the bytes the write {@code args} copies if applied now ({@link ValueEdits#copyBytes}). */
+    long copyBytes(final List<byte[]> args)
+    {
+        return edits.copyBytes(args);
+    }
+
     /** Runs one command (a write only on the delivery thread) at clock reading {@code now}. */
     public Reply apply(final List<byte[]> args, final long now)
     {

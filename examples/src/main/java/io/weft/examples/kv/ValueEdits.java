@@ -5,16 +5,22 @@ import java.math.MathContext;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Redis's commands that make a string's new value out of its old one, keeping its expiry: the counters (INCR, DECR,
- * INCRBY, DECRBY, INCRBYFLOAT), APPEND and SETRANGE; and GETRANGE, which reads a part of it. A value never grows past
- * {@value #MAX_LENGTH} bytes, Redis's default {@code proto-max-bulk-len}.
+ * INCRBY, DECRBY, INCRBYFLOAT), APPEND and SETRANGE; and GETRANGE, which reads a part of it. A value an edit makes is
+ * at most {@link #MAX_LENGTH} bytes.
  */
 final class ValueEdits
 {
-    /** The longest value an edit may make. */
-    static final long MAX_LENGTH = 512L << 20;
+    /**
+     * The longest value an edit (SETRANGE, APPEND, SETBIT) may make: 16 MiB, where Redis's {@code proto-max-bulk-len}
+     * allows 512 MiB. An edit copies its value (local reads read values on other threads), and every member applies
+     * it on its delivery thread, which must return within the failure timeout: at 512 MiB one SETBIT or SETRANGE
+     * took 2.4-4.8 s to answer in a group of three on two cores, and its members were removed as stalled.
+     */
+    static final long MAX_LENGTH = 16L << 20;
     /** The longest float argument Redis reads ({@code MAX_LONG_DOUBLE_CHARS}). */
     private static final int MAX_FLOAT_CHARS = 5 * 1024;
     /** The sums' precision: more than a long double's 64-bit mantissa carries, so Redis's results print the same. */
@@ -219,6 +225,38 @@ final class ValueEdits
         System.arraycopy(part, 0, value, (int)at, part.length);
         replace(key, value, old);
         return new Reply.Int(value.length);
+    }
+
+    /**
+     * Any thread: about the bytes applying the write {@code args} now copies, to bound a batch's work ({@link
+     * KvProposer}): an edit's (SETRANGE, APPEND, SETBIT) the length of its value, BITOP's the lengths of its sources;
+     * 0 for another command (also for an edit in a transaction or a script). Read without a write sequence: an
+     * estimate.
+     */
+    long copyBytes(final List<byte[]> args)
+    {
+        final int length = args.getFirst().length;
+        if (length != 5 && length != 6 && length != 8 || args.size() < 3) // the lengths of the four names below
+        {
+            return 0;
+        }
+        final long now = System.currentTimeMillis();
+        return switch (Commands.name(args))
+        {
+            case "SETRANGE", "APPEND", "SETBIT" -> stringLength(args.get(1), now);
+            case "BITOP" -> args.subList(3, args.size()).stream().mapToLong(key -> stringLength(key, now)).sum();
+            default -> 0;
+        };
+    }
+
+    private long stringLength(final byte[] key, final long now)
+    {
+        return switch (map.liveStored(key, now))
+        {
+            case byte[] value -> value.length;
+            case KvStore.Entry e -> e.value().length;
+            case null, default -> 0;
+        };
     }
 
     /** GETRANGE key start end: both inclusive, negative from the end, clamped to the value; "" for no key. */

@@ -77,8 +77,10 @@ class BitCommandsTest
         run("SET", "z", "");
         expect("0", "SETBIT", "z", "0", "0");
         expect("1", "STRLEN", "z"); // clearing a bit past the end grows the value too, as in Redis
-        expect("0", "SETBIT", "big", "4294967295", "1");
-        expect("536870912", "STRLEN", "big");
+        final long last = (ValueEdits.MAX_LENGTH << 3) - 1;
+        expect("0", "SETBIT", "big", Long.toString(last), "1");
+        expect(Long.toString(ValueEdits.MAX_LENGTH), "STRLEN", "big");
+        expect("ERR bit offset is not an integer or out of range", "SETBIT", "big", Long.toString(last + 1), "1");
     }
 
     @Test
@@ -99,7 +101,7 @@ class BitCommandsTest
         expect(offset, "SETBIT", "k", "4294967296", "1");
         expect(offset, "SETBIT", "k", "abc", "1");
         expect(offset, "SETBIT", "k", "abc", "x"); // the offset is read first
-        expect(bit, "SETBIT", "k", "4294967295", "x");
+        expect(bit, "SETBIT", "k", "0", "x");
         expect(bit, "SETBIT", "k", "1", "2");
         expect(bit, "SETBIT", "k", "1", "-1");
         expect(offset, "GETBIT", "k", "-1");
