@@ -5,7 +5,9 @@ import io.weft.membership.Subgroup;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -15,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
-import java.util.function.ToLongFunction;
+import java.util.function.ToLongBiFunction;
 
 /**
  * A replica's proposer: one thread that packs the commands of all of its member's connections into batches and sends
@@ -50,6 +52,7 @@ final class KvProposer
      * value. Without it, 1,000 pipelined SETBITs on a 1 MiB value went in one batch that took 1.3-2.7 s to apply.
      */
     static final long BATCH_COPY_BYTES = 32L << 20;
+    private static final int MADE_KEYS = 4096;
     /**
      * Bytes of catch-up messages queued at the most: a catch-up reads its log far faster than the group takes what it
      * sends, and would otherwise queue its whole stretch (a gap of millions of writes: more than the heap).
@@ -98,7 +101,12 @@ final class KvProposer
     /** Eight times the moving average of the commands per batch, each batch weighing 1/8 (see {@link #lowLoad}). */
     private volatile int batchCommandsAverage8;
     private final Consumer<String> refused;
-    private final ToLongFunction<List<byte[]>> copyBytes;
+    private final ToLongBiFunction<List<byte[]>, Map<Key, Long>> copyBytes;
+    /**
+     * The lengths this member's edits asked for ({@link KvStore#copyBytes}: its batches in flight are not in the store
+     * yet), under {@link #sending}; forgotten past {@value #MADE_KEYS} keys.
+     */
+    private final Map<Key, Long> made = new HashMap<>();
     private Subgroup subgroup;
     private int origin;
     /** A batch's capacity in bytes, and the work a command counts for besides its bytes. */
@@ -112,9 +120,10 @@ final class KvProposer
 
     /**
      * A proposer that calls {@code refused} with the reason when the group refuses a send, and bounds what a batch's
-     * writes copy by {@code copyBytes} (of a write's arguments: {@link KvStore#copyBytes}).
+     * writes copy by {@code copyBytes} (of a write's arguments after the batch's earlier edits: {@link
+     * KvStore#copyBytes}).
      */
-    KvProposer(final Consumer<String> refused, final ToLongFunction<List<byte[]>> copyBytes)
+    KvProposer(final Consumer<String> refused, final ToLongBiFunction<List<byte[]>, Map<Key, Long>> copyBytes)
     {
         this.refused = refused;
         this.copyBytes = copyBytes;
@@ -367,7 +376,7 @@ final class KvProposer
         long copies = 0;
         while (queue.peek() instanceof Command next && size + next.bytes <= buffer.capacity())
         {
-            copies += next.write ? copyBytes.applyAsLong(next.args) : 0;
+            copies += next.write ? copyBytes.applyAsLong(next.args, made) : 0;
             if (copies > BATCH_COPY_BYTES && !commands.isEmpty())
             {
                 break; // it opens the next batch
@@ -379,6 +388,10 @@ final class KvProposer
         queuedWork.addAndGet(-(size - KvWire.HEADER + (long)commands.size() * commandWork));
         final int average8 = batchCommandsAverage8;
         batchCommandsAverage8 = average8 - (average8 >> 3) + commands.size(); // written under the lock only
+        if (made.size() > MADE_KEYS)
+        {
+            made.clear(); // stale lengths only make batches smaller; this bounds what they hold
+        }
         final List<List<byte[]>> writes = Command.writes(commands);
         final Batch batch = new Batch(nextSeq++, now, commands, writes.isEmpty());
         inFlight.add(batch); // before sending: it may be delivered before send returns

@@ -170,10 +170,10 @@ public final class KvStore
         map.put(key, value);
     }
 
-    /** Any thread: about the bytes the write {@code args} copies if applied now ({@link ValueEdits#copyBytes}). */
-    long copyBytes(final List<byte[]> args)
+    /** Any thread: about the bytes the write {@code args} copies, after this member's edits {@code made}. */
+    long copyBytes(final List<byte[]> args, final Map<Key, Long> made)
     {
-        return edits.copyBytes(args);
+        return edits.copyBytes(args, made);
     }
 
     /** Runs one command (a write only on the delivery thread) at clock reading {@code now}. */

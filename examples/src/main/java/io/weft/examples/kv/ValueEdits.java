@@ -6,6 +6,7 @@ import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Redis's commands that make a string's new value out of its old one, keeping its expiry: the counters (INCR, DECR,
@@ -228,12 +229,14 @@ final class ValueEdits
     }
 
     /**
-     * Any thread: about the bytes applying the write {@code args} now copies, to bound a batch's work ({@link
-     * KvProposer}): an edit's (SETRANGE, APPEND, SETBIT) the length of its value, BITOP's the lengths of its sources;
-     * 0 for another command (also for an edit in a transaction or a script). Read without a write sequence: an
+     * Any thread: about the bytes applying the write {@code args} copies, to bound a batch's work ({@link
+     * KvProposer}): an edit's (SETRANGE, APPEND, SETBIT) the longer of its value before and after, BITOP's its
+     * sources' lengths; 0 for another command (also for an edit in a transaction or a script). {@code made} holds the
+     * lengths that earlier edits of this member asked for, which the store holds only once their batches are applied
+     * (a value is taken to be the longer of the two); this edit's is added. Read without a write sequence: an
      * estimate.
      */
-    long copyBytes(final List<byte[]> args)
+    long copyBytes(final List<byte[]> args, final Map<Key, Long> made)
     {
         final int length = args.getFirst().length;
         if (length != 5 && length != 6 && length != 8 || args.size() < 3) // the lengths of the four names below
@@ -243,20 +246,49 @@ final class ValueEdits
         final long now = System.currentTimeMillis();
         return switch (Commands.name(args))
         {
-            case "SETRANGE", "APPEND", "SETBIT" -> stringLength(args.get(1), now);
-            case "BITOP" -> args.subList(3, args.size()).stream().mapToLong(key -> stringLength(key, now)).sum();
+            case "SETRANGE" -> args.size() != 4 ? 0 :
+                edit(args.get(1), offset(args.get(2)) + args.get(3).length, false, made, now);
+            case "APPEND" -> edit(args.get(1), args.get(2).length, true, made, now);
+            case "SETBIT" -> args.size() != 4 ? 0 : edit(args.get(1), (offset(args.get(2)) >> 3) + 1, false, made, now);
+            case "BITOP" -> args.subList(3, args.size()).stream().mapToLong(k -> length(new Key(k), made, now)).sum();
             default -> 0;
         };
     }
 
-    private long stringLength(final byte[] key, final long now)
+    /** An edit of {@code key} to {@code asked} bytes (or that many more, {@code appended}): what it copies. */
+    private long edit(final byte[] key, final long asked, final boolean appended, final Map<Key, Long> made,
+        final long now)
     {
-        return switch (map.liveStored(key, now))
+        final Key k = new Key(key);
+        final long before = length(k, made, now);
+        final long after = Math.min(MAX_LENGTH, appended ? before + asked : Math.max(before, asked));
+        made.put(k, after);
+        return Math.max(before, after);
+    }
+
+    /** {@code key}'s string length: the longer of the store's and the one this member's edits asked for last. */
+    private long length(final Key key, final Map<Key, Long> made, final long now)
+    {
+        final long stored = switch (map.liveStored(key, now))
         {
             case byte[] value -> value.length;
             case KvStore.Entry e -> e.value().length;
             case null, default -> 0;
         };
+        return Math.max(stored, made.getOrDefault(key, 0L));
+    }
+
+    /** An offset argument, 0 to {@link #MAX_LENGTH} bits or bytes; 0 for another word (the edit is refused). */
+    private static long offset(final byte[] offset)
+    {
+        try
+        {
+            return Math.clamp(integer(offset), 0, MAX_LENGTH << 3);
+        }
+        catch (final KvStore.SyntaxError ex)
+        {
+            return 0;
+        }
     }
 
     /** GETRANGE key start end: both inclusive, negative from the end, clamped to the value; "" for no key. */
