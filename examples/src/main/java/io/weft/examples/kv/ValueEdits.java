@@ -22,6 +22,8 @@ final class ValueEdits
      * took 2.4-4.8 s to answer in a group of three on two cores, and its members were removed as stalled.
      */
     static final long MAX_LENGTH = 16L << 20;
+    /** The first KvWire version with {@link #MAX_LENGTH}: a log's batch of an older one edits up to 512 MiB. */
+    static final byte SHORTER_SINCE = 10;
     /** The longest float argument Redis reads ({@code MAX_LONG_DOUBLE_CHARS}). */
     private static final int MAX_FLOAT_CHARS = 5 * 1024;
     /** The sums' precision: more than a long double's 64-bit mantissa carries, so Redis's results print the same. */
@@ -218,7 +220,9 @@ final class ValueEdits
         {
             return new Reply.Int(before.length);
         }
-        if (at > MAX_LENGTH - part.length) // not at + part.length: an offset near Long.MAX_VALUE wraps
+        // a log's batch of an older version replays as its build applied it
+        final long max = map.versions.wire() < SHORTER_SINCE ? 512L << 20 : MAX_LENGTH;
+        if (at > max - part.length) // not at + part.length: an offset near Long.MAX_VALUE wraps
         {
             return TOO_LONG;
         }

@@ -1001,6 +1001,9 @@ class KvStoreTest
             run("SETRANGE", "s", Long.toString(ValueEdits.MAX_LENGTH), "x"));
         same(Reply.error("ERR string exceeds maximum allowed size (proto-max-bulk-len)"),
             run("SETRANGE", "s", Long.toString(Long.MAX_VALUE), "x"));
+        final byte nine = ValueEdits.SHORTER_SINCE - 1; // a log's batch of version 9 edits as its build did
+        same(new Reply.Int(ValueEdits.MAX_LENGTH + 1), at(new KvStore(), 1, nine,
+            args("SETRANGE", "s", Long.toString(ValueEdits.MAX_LENGTH), "x")));
 
         same(Reply.OK, run("SET", "f", "10.50"));
         same(bulk("10.6"), run("INCRBYFLOAT", "f", "0.1"));
