@@ -313,8 +313,8 @@ final class MembershipLoop implements Runnable
 
     private void onMinority(final Epoch e, final String message)
     {
-        // Also a member done with the view change: one the others finished with is departing and never counted, so a
-        // minority now is real, and the change's step, which refuses to act in a minority, would wait forever
+        // Reported also once this member is done with the view change: the members done with it too are departing,
+        // never counted, so the minority is real, and the change's step, refusing to act in one, would wait forever
         if (current.state() != Lifecycle.RUNNING || e == null || e != current.epoch())
         {
             return; // members leaving one after the other, or a view being retired

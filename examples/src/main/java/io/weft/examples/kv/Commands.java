@@ -164,7 +164,7 @@ final class Commands
     {
         final byte[] b = args.getFirst();
         // the commands clients send most are named without building a string (per command, per member)
-        return isSet(args) ? "SET" : is(b, 0, b.length, 'G', 'E', 'T') ? "GET" : word(b);
+        return isSet(args) ? "SET" : is(b, "GET") ? "GET" : word(b);
     }
 
     /** A command's, subcommand's or option's word, upper case: Redis takes them in any case. */
@@ -183,16 +183,32 @@ final class Commands
     /** Whether the command name {@code bytes[from, from + length)} is SET, in any case. */
     static boolean isSet(final byte[] bytes, final int from, final int length)
     {
-        return is(bytes, from, length, 'S', 'E', 'T');
+        return is(bytes, from, length, "SET");
+    }
+
+    /** Whether {@code word} is the command or option {@code name} (upper case) in any case, without a string. */
+    static boolean is(final byte[] word, final String name)
+    {
+        return is(word, 0, word.length, name);
     }
 
     /**
-     * Whether {@code b[from, from + length)} is these three upper-case letters in either case (0xDF clears a
+     * Whether {@code b[from, from + length)} is the upper-case letters of {@code name} in either case (0xDF clears a
      * letter's lower-case bit).
      */
-    private static boolean is(final byte[] b, final int from, final int length, final char c0, final char c1,
-        final char c2)
+    private static boolean is(final byte[] b, final int from, final int length, final String name)
     {
-        return length == 3 && (b[from] & 0xDF) == c0 && (b[from + 1] & 0xDF) == c1 && (b[from + 2] & 0xDF) == c2;
+        if (length != name.length())
+        {
+            return false;
+        }
+        for (int i = 0; i < length; i++)
+        {
+            if ((b[from + i] & 0xDF) != name.charAt(i))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 }

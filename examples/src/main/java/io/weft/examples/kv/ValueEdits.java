@@ -22,8 +22,9 @@ final class ValueEdits
      * took 2.4-4.8 s to answer in a group of three on two cores, and its members were removed as stalled.
      */
     static final long MAX_LENGTH = 16L << 20;
-    /** The first KvWire version with {@link #MAX_LENGTH}: a log's batch of an older one edits up to 512 MiB. */
+    /** The first KvWire version with {@link #MAX_LENGTH}: a log's batch of an older one edits up to this much more. */
     static final byte SHORTER_SINCE = 10;
+    private static final long MAX_LENGTH_BEFORE = 512L << 20;
     /** The longest float argument Redis reads ({@code MAX_LONG_DOUBLE_CHARS}). */
     private static final int MAX_FLOAT_CHARS = 5 * 1024;
     /** The sums' precision: more than a long double's 64-bit mantissa carries, so Redis's results print the same. */
@@ -221,7 +222,7 @@ final class ValueEdits
             return new Reply.Int(before.length);
         }
         // a log's batch of an older version replays as its build applied it
-        final long max = map.versions.wire() < SHORTER_SINCE ? 512L << 20 : MAX_LENGTH;
+        final long max = map.versions.wire() < SHORTER_SINCE ? MAX_LENGTH_BEFORE : MAX_LENGTH;
         if (at > max - part.length) // not at + part.length: an offset near Long.MAX_VALUE wraps
         {
             return TOO_LONG;
@@ -242,29 +243,33 @@ final class ValueEdits
      */
     long copyBytes(final List<byte[]> args, final Map<Key, Long> made)
     {
-        final int length = args.getFirst().length;
-        if (length != 5 && length != 6 && length != 8 || args.size() < 3) // the lengths of the four names below
+        final byte[] name = args.getFirst(); // every write comes here: no name string built
+        final int n = args.size();
+        if (n == 4 && Commands.is(name, "SETRANGE"))
         {
-            return 0;
+            return edit(args.get(1), offset(args.get(2)) + args.get(3).length, false, made);
         }
-        final long now = System.currentTimeMillis();
-        return switch (Commands.name(args))
+        if (n == 4 && Commands.is(name, "SETBIT"))
         {
-            case "SETRANGE" -> args.size() != 4 ? 0 :
-                edit(args.get(1), offset(args.get(2)) + args.get(3).length, false, made, now);
-            case "APPEND" -> edit(args.get(1), args.get(2).length, true, made, now);
-            case "SETBIT" -> args.size() != 4 ? 0 : edit(args.get(1), (offset(args.get(2)) >> 3) + 1, false, made, now);
-            case "BITOP" -> args.subList(3, args.size()).stream().mapToLong(k -> length(new Key(k), made, now)).sum();
-            default -> 0;
-        };
+            return edit(args.get(1), (offset(args.get(2)) >> 3) + 1, false, made);
+        }
+        if (n == 3 && Commands.is(name, "APPEND"))
+        {
+            return edit(args.get(1), args.get(2).length, true, made);
+        }
+        if (n >= 4 && Commands.is(name, "BITOP"))
+        {
+            final long now = System.currentTimeMillis();
+            return args.subList(3, n).stream().mapToLong(k -> length(new Key(k), made, now)).sum();
+        }
+        return 0;
     }
 
     /** An edit of {@code key} to {@code asked} bytes (or that many more, {@code appended}): what it copies. */
-    private long edit(final byte[] key, final long asked, final boolean appended, final Map<Key, Long> made,
-        final long now)
+    private long edit(final byte[] key, final long asked, final boolean appended, final Map<Key, Long> made)
     {
         final Key k = new Key(key);
-        final long before = length(k, made, now);
+        final long before = length(k, made, System.currentTimeMillis());
         final long after = Math.min(MAX_LENGTH, appended ? before + asked : Math.max(before, asked));
         made.put(k, after);
         return Math.max(before, after);
@@ -273,13 +278,8 @@ final class ValueEdits
     /** {@code key}'s string length: the longer of the store's and the one this member's edits asked for last. */
     private long length(final Key key, final Map<Key, Long> made, final long now)
     {
-        final long stored = switch (map.liveStored(key, now))
-        {
-            case byte[] value -> value.length;
-            case KvStore.Entry e -> e.value().length;
-            case null, default -> 0;
-        };
-        return Math.max(stored, made.getOrDefault(key, 0L));
+        final Object stored = map.liveStored(key, now);
+        return Math.max(Stored.isString(stored) ? Stored.value(stored).length : 0, made.getOrDefault(key, 0L));
     }
 
     /** An offset argument, 0 to {@link #MAX_LENGTH} bits or bytes; 0 for another word (the edit is refused). */
