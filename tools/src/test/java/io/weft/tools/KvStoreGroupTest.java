@@ -144,6 +144,27 @@ class KvStoreGroupTest
             edits.sync();
             assertTrue(batchesSent(a) - batchesBefore >= 10, "batches: " + (batchesSent(a) - batchesBefore));
             assertEquals(41, c.bitcount("wide"));
+            // so do the edits of transactions (2 SETBITs each: 2 a batch) and of scripts (counted by their keys: 4)
+            final long transactionsBefore = batchesSent(a);
+            final Pipeline transactions = a.pipelined();
+            for (int i = 0; i < 20; i++)
+            {
+                transactions.sendCommand(Protocol.Command.MULTI, new String[0]);
+                transactions.sendCommand(Protocol.Command.SETBIT, "wide", Integer.toString(100 + i), "1");
+                transactions.sendCommand(Protocol.Command.SETBIT, "wide", Integer.toString(200 + i), "1");
+                transactions.sendCommand(Protocol.Command.EXEC, new String[0]);
+            }
+            transactions.sync();
+            assertTrue(batchesSent(a) - transactionsBefore >= 8, "batches: " + (batchesSent(a) - transactionsBefore));
+            final long scriptsBefore = batchesSent(a);
+            final Pipeline scripts = a.pipelined();
+            for (int i = 0; i < 20; i++)
+            {
+                scripts.eval("return redis.call('SETBIT', KEYS[1], ARGV[1], 1)", 1, "wide", Integer.toString(300 + i));
+            }
+            scripts.sync();
+            assertTrue(batchesSent(a) - scriptsBefore >= 4, "batches: " + (batchesSent(a) - scriptsBefore));
+            assertEquals(101, b.bitcount("wide"));
             assertEquals(1, b.del("wide"));
             // an expiry past what a long holds threw on every member's delivery thread: that client's batch, its
             // later commands among them, was never answered, and the store took the next batches on

@@ -236,10 +236,10 @@ final class ValueEdits
     /**
      * Any thread: about the bytes applying the write {@code args} copies, to bound a batch's work ({@link
      * KvProposer}): an edit's (SETRANGE, APPEND, SETBIT) the longer of its value before and after, BITOP's its
-     * sources' lengths; 0 for another command (also for an edit in a transaction or a script). {@code made} holds the
-     * lengths that earlier edits of this member asked for, which the store holds only once their batches are applied
-     * (a value is taken to be the longer of the two); this edit's is added. Read without a write sequence: an
-     * estimate.
+     * sources' lengths, a transaction's the sum of its commands', a script's (EVAL) its keys' lengths, as if it edited
+     * each once (what it runs is not known before it runs); 0 for another command. {@code made} holds the lengths that
+     * earlier edits of this member asked for, which the store holds only once their batches are applied (a value is
+     * taken to be the longer of the two); this edit's is added. Read without a write sequence: an estimate.
      */
     long copyBytes(final List<byte[]> args, final Map<Key, Long> made)
     {
@@ -259,10 +259,25 @@ final class ValueEdits
         }
         if (n >= 4 && Commands.is(name, "BITOP"))
         {
-            final long now = System.currentTimeMillis();
-            return args.subList(3, n).stream().mapToLong(k -> length(new Key(k), made, now)).sum();
+            return lengths(args.subList(3, n), made);
+        }
+        if (Commands.is(name, "EXEC"))
+        {
+            return Transaction.parse(args).commands().stream().mapToLong(c -> copyBytes(c, made)).sum();
+        }
+        if (n >= 3 && Commands.is(name, "EVAL"))
+        {
+            final int keys = Math.clamp(offset(args.get(2)), 0, n - 3); // a refused numkeys runs nothing
+            return lengths(args.subList(3, 3 + keys), made);
         }
         return 0;
+    }
+
+    /** The sum of {@code keys}' string lengths ({@link #length}). */
+    private long lengths(final List<byte[]> keys, final Map<Key, Long> made)
+    {
+        final long now = System.currentTimeMillis();
+        return keys.stream().mapToLong(k -> length(new Key(k), made, now)).sum();
     }
 
     /** An edit of {@code key} to {@code asked} bytes (or that many more, {@code appended}): what it copies. */
