@@ -131,6 +131,12 @@ class KvStoreGroupTest
             assertEquals(13, c.bitop(BitOP.NOT, "inactive", "active"));
             assertEquals(13 * 8 - 2, a.bitcount("inactive"));
             assertEquals(2, b.del("active", "inactive"));
+            // packed counters: incremented at two members (one saturating), read at the third with BITFIELD_RO
+            assertEquals(List.of(1L), a.bitfield("packed", "INCRBY", "u4", "#1", "1"));
+            assertEquals(List.of(15L, 2L), b.bitfield("packed", "OVERFLOW", "SAT", "INCRBY", "u4", "#0", "99",
+                "INCRBY", "u4", "#1", "1"));
+            assertEquals(List.of(15L, 2L), c.bitfieldReadonly("packed", "GET", "u4", "#0", "GET", "u4", "#1"));
+            assertEquals(1, c.del("packed"));
             // each SETBIT copies its value: a pipeline that makes an 8 MiB one and sets 40 more bits goes in batches
             // of at most 32 MiB of copies, 4 SETBITs each, counting the value its first SETBIT makes before the store
             // holds it; one batch of all 41 held every member's delivery thread for seconds

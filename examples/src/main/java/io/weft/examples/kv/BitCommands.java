@@ -4,12 +4,12 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Redis's bit commands on strings: SETBIT and BITOP (writes, on the delivery thread only) and GETBIT, BITCOUNT and
- * BITPOS (reads), at the clock reading of the command's batch. Bit 0 is the most significant bit of the first byte, a
- * missing key is a string of zeros, and a key of another type is Redis's WRONGTYPE error. Arguments are checked before
- * the key is looked up, as Redis 8.0 does (7.x answers 0 for a missing key whatever the arguments). A SETBIT makes a
- * new copy of the value, as SETRANGE does (local reads read values on other threads, so none changes in place): it
- * costs the value's length.
+ * Redis's bit commands on strings: SETBIT, BITOP and BITFIELD (writes, on the delivery thread only) and GETBIT,
+ * BITCOUNT, BITPOS and BITFIELD_RO (reads; {@link BitFields} runs the two BITFIELDs), at the clock reading of the
+ * command's batch. Bit 0 is the most significant bit of the first byte, a missing key is a string of zeros, and a key
+ * of another type is Redis's WRONGTYPE error. Arguments are checked before the key is looked up, as Redis 8.0 does
+ * (7.x answers 0 for a missing key whatever the arguments). A SETBIT makes a new copy of the value, as SETRANGE does
+ * (local reads read values on other threads, so none changes in place): it costs the value's length.
  */
 final class BitCommands
 {
@@ -26,13 +26,15 @@ final class BitCommands
     private static final int NOT = 3;
 
     private final Keyspace map;
+    private final BitFields fields;
 
     BitCommands(final Keyspace map)
     {
         this.map = map;
+        this.fields = new BitFields(map);
     }
 
-    /** Runs {@code cmd}: one of the five, which {@link KvStore} hands here; arities as {@link Commands} gives them. */
+    /** Runs {@code cmd}: one of the seven, which {@link KvStore} hands here; arities as {@link Commands} gives them. */
     Reply apply(final String cmd, final List<byte[]> args, final long now)
     {
         if (!Commands.fitsArity(cmd, args.size()))
@@ -45,6 +47,7 @@ final class BitCommands
             case "GETBIT" -> getBit(args, now);
             case "BITCOUNT" -> bitCount(args, now);
             case "BITPOS" -> bitPos(args, now);
+            case "BITFIELD", "BITFIELD_RO" -> fields.apply(args, cmd.equals("BITFIELD_RO"), now);
             default -> bitOp(args, now);
         };
     }

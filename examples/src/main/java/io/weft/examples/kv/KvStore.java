@@ -35,7 +35,7 @@ public final class KvStore
     private final KeyCommands keys = new KeyCommands(map);
     /** The counters, APPEND and the ranges. */
     private final ValueEdits edits = new ValueEdits(map);
-    /** SETBIT, GETBIT, BITCOUNT, BITPOS and BITOP. */
+    /** SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP, BITFIELD and BITFIELD_RO. */
     private final BitCommands bits = new BitCommands(map);
     /** The commands on hashes (HSET, ...), sets (SADD, ...), lists (LPUSH, ...) and sorted sets (ZADD, ...). */
     private final HashCommands hashes = new HashCommands(map);
@@ -209,7 +209,8 @@ public final class KvStore
                     edits.setRange(args.get(1), integer(args.get(2)), args.get(3), now);
                 case "GETRANGE" -> n != 4 ? Reply.wrongArity(cmd) :
                     edits.getRange(args.get(1), integer(args.get(2)), integer(args.get(3)), now);
-                case "SETBIT", "GETBIT", "BITCOUNT", "BITPOS", "BITOP" -> bits.apply(cmd, args, now);
+                case "SETBIT", "GETBIT", "BITCOUNT", "BITPOS", "BITOP", "BITFIELD", "BITFIELD_RO" ->
+                    bits.apply(cmd, args, now);
                 case "EXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1000, false, now);
                 case "PEXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1, false, now);
                 case "EXPIREAT" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1000, true, now);

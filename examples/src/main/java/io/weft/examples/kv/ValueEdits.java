@@ -236,10 +236,11 @@ final class ValueEdits
     /**
      * Any thread: about the bytes applying the write {@code args} copies, to bound a batch's work ({@link
      * KvProposer}): an edit's (SETRANGE, APPEND, SETBIT) the longer of its value before and after, BITOP's its
-     * sources' lengths, a transaction's the sum of its commands', a script's (EVAL) its keys' lengths, as if it edited
-     * each once (what it runs is not known before it runs); 0 for another command. {@code made} holds the lengths that
-     * earlier edits of this member asked for, which the store holds only once their batches are applied (a value is
-     * taken to be the longer of the two); this edit's is added. Read without a write sequence: an estimate.
+     * sources' lengths, BITFIELD's its value's, a transaction's the sum of its commands', a script's (EVAL) its keys'
+     * lengths, as if it edited each once (what it runs is not known before it runs); 0 for another command. {@code
+     * made} holds the lengths that earlier edits of this member asked for, which the store holds only once their
+     * batches are applied (a value is taken to be the longer of the two); this edit's is added. Read without a write
+     * sequence: an estimate.
      */
     long copyBytes(final List<byte[]> args, final Map<Key, Long> made)
     {
@@ -260,6 +261,10 @@ final class ValueEdits
         if (n >= 4 && Commands.is(name, "BITOP"))
         {
             return lengths(args.subList(3, n), made);
+        }
+        if (n >= 2 && Commands.is(name, "BITFIELD"))
+        {
+            return lengths(args.subList(1, 2), made);
         }
         if (Commands.is(name, "EXEC"))
         {

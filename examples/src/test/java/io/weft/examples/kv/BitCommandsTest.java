@@ -216,5 +216,13 @@ class BitCommandsTest
         assertTrue(text(run("EVAL", "return redis.call('LMPOP', 1, 'l', 'LEFT')", "0")).startsWith(
             "ERR Unknown Redis command called from script"), "LMPOP came with version 9");
         store.versions().written();
+        final String field = "return redis.call('BITFIELD', 'k', 'INCRBY', 'u8', 0, 1)[1]";
+        store.versions().writing(4, (byte)10);
+        assertTrue(text(run("EVAL", field, "0")).startsWith("ERR Unknown Redis command called from script"),
+            "BITFIELD came with version 11");
+        store.versions().written();
+        store.versions().writing(5, KvWire.VERSION);
+        expect("129", "EVAL", field, "0"); // bit 0 set above: 128 + 1
+        store.versions().written();
     }
 }
