@@ -126,11 +126,15 @@ record ListCommands(Keyspace map)
         return multiPop(args.subList(1, args.size()), now);
     }
 
-    /** LINDEX key index (negative: from the tail): the item, nil if out of range. */
+    /** LINDEX key index (negative: from the tail): the item, nil if out of range; the key read first, as in Redis. */
     private Reply index(final List<byte[]> args, final long now)
     {
-        final long index = ValueEdits.integer(args.get(2));
         final ListValue l = map.list(new Key(args.get(1)), now);
+        if (l == null)
+        {
+            return Reply.NIL;
+        }
+        final long index = ValueEdits.integer(args.get(2));
         final long at = index < 0 ? size(l) + index : index;
         return at < 0 || at >= size(l) ? Reply.NIL : new Reply.Bulk(l.items().get((int)at));
     }
@@ -161,16 +165,16 @@ record ListCommands(Keyspace map)
         return from > to || from >= size ? new int[] {0, -1} : new int[] {(int)from, (int)to};
     }
 
-    /** LSET key index item: OK; an error if there is no list, or no item at that index. */
+    /** LSET key index item: OK; an error if there is no list (checked before the index, as in Redis) or no item. */
     private Reply set(final List<byte[]> args, final long now)
     {
-        final long index = ValueEdits.integer(args.get(2));
         final Key key = new Key(args.get(1));
         final ListValue live = map.list(key, now);
         if (live == null)
         {
             return Reply.error("ERR no such key");
         }
+        final long index = ValueEdits.integer(args.get(2));
         final long at = index < 0 ? size(live) + index : index;
         if (at < 0 || at >= size(live))
         {
@@ -272,7 +276,8 @@ record ListCommands(Keyspace map)
             {
                 return Reply.error("ERR syntax error");
             }
-            final long value = ValueEdits.integer(args.get(i + 1));
+            final long value = option.equals("RANK") ? ValueEdits.integer(args.get(i + 1)) :
+                ValueEdits.atLeast(args.get(i + 1), 0, "ERR " + option + " can't be negative"); // also for a word
             switch (option)
             {
                 case "RANK" -> rank = value;
@@ -284,10 +289,6 @@ record ListCommands(Keyspace map)
                 return Reply.error(value == 0 ? "ERR RANK can't be zero: use 1 to start from the first match, 2 " +
                     "from the second ... or use negative to start from the end of the list" :
                     "ERR value is out of range");
-            }
-            if (value < 0 && !option.equals("RANK"))
-            {
-                return Reply.error("ERR " + option + " can't be negative");
             }
         }
         final ListValue l = map.list(new Key(args.get(1)), now);

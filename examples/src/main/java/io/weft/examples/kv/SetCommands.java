@@ -113,12 +113,19 @@ record SetCommands(Keyspace map)
         return args.size() == 3 ? new Reply.Array(picked) : picked.isEmpty() ? Reply.NIL : picked.getFirst();
     }
 
-    /** SMOVE source destination member: 1 if it moved (or was in both), 0 if the source lacks it. */
+    /**
+     * SMOVE source destination member: 1 if it moved (or was in both), 0 if the source lacks it. A missing source is
+     * 0 whatever the destination holds, as in Redis; then WRONGTYPE for either key, before anything changes.
+     */
     private Reply move(final List<byte[]> args, final long now)
     {
         final Key member = new Key(args.get(3));
         final Key target = new Key(args.get(2));
-        set(args.get(2), now); // WRONGTYPE before anything changes
+        if (set(args.get(1), now) == null)
+        {
+            return new Reply.Int(0);
+        }
+        set(args.get(2), now);
         if (target.equals(new Key(args.get(1))))
         {
             return new Reply.Int(isMember(args.get(1), args.get(3), now));

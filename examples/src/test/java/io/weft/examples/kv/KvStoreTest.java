@@ -542,6 +542,7 @@ class KvStoreTest
         same(new Reply.Int(0), run("LLEN", "nope"));
         same(bulk("e"), run("LINDEX", "q", "-1"));
         same(Reply.NIL, run("LINDEX", "q", "100"));
+        same(Reply.NIL, run("LINDEX", "nope", "x"), "the key is read before the index, as in Redis");
         same(bulk("y"), run("LPOP", "q"));
         same(bulk("e"), run("RPOP", "q"));
         same(items("z", "a"), run("LPOP", "q", "2"));
@@ -559,6 +560,7 @@ class KvStoreTest
         same(Reply.OK, run("LSET", "r", "-1", "last"));
         same(Reply.error("ERR index out of range"), run("LSET", "r", "9", "x"));
         same(Reply.error("ERR no such key"), run("LSET", "nope", "0", "x"));
+        same(Reply.error("ERR no such key"), run("LSET", "nope", "x", "x"), "the key before the index, as in Redis");
         same(new Reply.Int(3), run("LINSERT", "r", "before", "last", "mid"));
         same(new Reply.Int(-1), run("LINSERT", "r", "AFTER", "nothere", "x"));
         same(new Reply.Int(0), run("LINSERT", "nope", "BEFORE", "a", "x"));
@@ -575,6 +577,7 @@ class KvStoreTest
         same(Reply.NIL, run("LPOS", "p", "z"));
         same(ints(), run("LPOS", "nope", "a", "COUNT", "1"));
         same(Reply.error("ERR COUNT can't be negative"), run("LPOS", "p", "b", "COUNT", "-1"));
+        same(Reply.error("ERR MAXLEN can't be negative"), run("LPOS", "p", "b", "MAXLEN", "x"), "Redis's words");
         same(Reply.error("ERR syntax error"), run("LPOS", "p", "b", "RANK"));
         assertTrue(render(run("LPOS", "p", "b", "RANK", "0")).startsWith("-ERR RANK can't be zero"));
 
@@ -756,6 +759,7 @@ class KvStoreTest
         same(new Reply.Int(0), run("EXISTS", "t"), "its last member moved out");
         run("HSET", "h", "f", "v");
         same(Reply.error(Keyspace.WRONG_TYPE), run("SMOVE", "s", "h", "c"));
+        same(new Reply.Int(0), run("SMOVE", "nope", "h", "c"), "a missing source: 0 before the destination's type");
         same(new Reply.Int(1), run("SISMEMBER", "s", "c"), "nothing moved");
 
         final Reply popped = run("SPOP", "s");
