@@ -416,12 +416,12 @@ public final class KvStore
         {
             return Reply.error("ERR syntax error");
         }
-        final long at = persist || args.size() == 2 ? 0 : expireAt(opt, args.get(3), now, "getex");
         final Entry old = map.live(args.get(1), now);
         if (old == null || args.size() == 2)
         {
-            return bulk(old == null ? null : old.value);
+            return bulk(old == null ? null : old.value); // a missing key before its expiry is read, as in Redis
         }
+        final long at = persist ? 0 : expireAt(opt, args.get(3), now, "getex");
         if (at != 0 && at <= now)
         {
             map.remove(new Key(args.get(1))); // an EXAT or PXAT already past, as in Redis

@@ -193,6 +193,7 @@ class KvStoreTest
         same(new Reply.Int(-1), run("TTL", "s"));
         same(bulk("v"), run("GETEX", "s"));
         same(Reply.NIL, run("GETEX", "missing", "EX", "5"));
+        same(Reply.NIL, run("GETEX", "missing", "PX", "x"), "a missing key before its expiry is read, as in Redis");
         same(Reply.error("ERR syntax error"), run("GETEX", "s", "EX"));
         same(Reply.error("ERR syntax error"), run("GETEX", "s", "EX", "5", "PERSIST"));
         same(Reply.error("ERR invalid expire time in 'getex' command"), run("GETEX", "s", "EX", "0"));
