@@ -137,6 +137,13 @@ class KvStoreGroupTest
                 "INCRBY", "u4", "#1", "1"));
             assertEquals(List.of(15L, 2L), c.bitfieldReadonly("packed", "GET", "u4", "#0", "GET", "u4", "#1"));
             assertEquals(1, c.del("packed"));
+            // distinct visitors (HyperLogLog): counted at two members, merged and counted at the third
+            assertEquals(1, a.pfadd("visitors:mon", "u1", "u2", "u3"));
+            assertEquals(1, b.pfadd("visitors:tue", "u3", "u4"));
+            assertEquals(4, c.pfcount("visitors:mon", "visitors:tue"));
+            assertEquals("OK", c.pfmerge("visitors:week", "visitors:mon", "visitors:tue"));
+            assertEquals(4, a.pfcount("visitors:week"));
+            assertEquals(3, b.del("visitors:mon", "visitors:tue", "visitors:week"));
             // each SETBIT copies its value: a pipeline that makes an 8 MiB one and sets 40 more bits goes in batches
             // of at most 32 MiB of copies, 4 SETBITs each, counting the value its first SETBIT makes before the store
             // holds it; one batch of all 41 held every member's delivery thread for seconds

@@ -86,7 +86,8 @@ final class Commands
         of("EVAL_RO", Kind.ORDERED, -3), of("PING", Kind.CONNECTION, -1),
         of("ECHO", Kind.CONNECTION, 2), of("SETBIT", Kind.GROWING, 4, 10), of("GETBIT", Kind.READ, 3, 10),
         of("BITCOUNT", Kind.READ, -2, 10), of("BITPOS", Kind.READ, -3, 10), of("BITOP", Kind.GROWING, -4, 10),
-        of("BITFIELD", Kind.GROWING, -2, 11), of("BITFIELD_RO", Kind.READ, -2, 11));
+        of("BITFIELD", Kind.GROWING, -2, 11), of("BITFIELD_RO", Kind.READ, -2, 11), of("PFADD", Kind.GROWING, -2, 11),
+        of("PFCOUNT", Kind.READ, -2, 11), of("PFMERGE", Kind.GROWING, -2, 11));
 
     private Commands()
     {

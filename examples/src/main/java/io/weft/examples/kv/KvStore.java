@@ -15,9 +15,9 @@ import java.util.Map;
 import static io.weft.examples.kv.ValueEdits.integer;
 
 /**
- * The replicated state machine: keys holding strings (and their bits: {@link BitCommands}), hashes ({@link
- * HashCommands}), sets ({@link SetCommands}) or lists ({@link ListCommands}) or sorted sets ({@link ZSetCommands}) with
- * optional expiry, and the Redis commands over them.
+ * The replicated state machine: keys holding strings (and their bits, {@link BitCommands}, or HyperLogLog sketches,
+ * {@link HyperLogLogs}), hashes ({@link HashCommands}), sets ({@link SetCommands}) or lists ({@link ListCommands}) or
+ * sorted sets ({@link ZSetCommands}) with optional expiry, and the Redis commands over them.
  * Every member applies the same writes in the same order with the same clock reading (the {@code now} of the batch
  * that carried them, taken at its sender), so every member holds the same state. Writes run on one thread (the
  * predicate thread, in delivery order); reads may run on others (local reads), hence concurrent maps of immutable
@@ -211,6 +211,8 @@ public final class KvStore
                     edits.getRange(args.get(1), integer(args.get(2)), integer(args.get(3)), now);
                 case "SETBIT", "GETBIT", "BITCOUNT", "BITPOS", "BITOP", "BITFIELD", "BITFIELD_RO" ->
                     bits.apply(cmd, args, now);
+                case "PFADD", "PFCOUNT", "PFMERGE" ->
+                    Commands.fitsArity(cmd, n) ? HyperLogLogs.apply(map, cmd, args, now) : Reply.wrongArity(cmd);
                 case "EXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1000, false, now);
                 case "PEXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1, false, now);
                 case "EXPIREAT" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1000, true, now);
