@@ -207,12 +207,13 @@ public final class KvStore
                 case "APPEND" -> n != 3 ? Reply.wrongArity(cmd) : edits.append(args.get(1), args.get(2), now);
                 case "SETRANGE" -> n != 4 ? Reply.wrongArity(cmd) :
                     edits.setRange(args.get(1), integer(args.get(2)), args.get(3), now);
-                case "GETRANGE" -> n != 4 ? Reply.wrongArity(cmd) :
+                case "GETRANGE", "SUBSTR" -> n != 4 ? Reply.wrongArity(cmd) :
                     edits.getRange(args.get(1), integer(args.get(2)), integer(args.get(3)), now);
                 case "SETBIT", "GETBIT", "BITCOUNT", "BITPOS", "BITOP", "BITFIELD", "BITFIELD_RO" ->
                     bits.apply(cmd, args, now);
                 case "PFADD", "PFCOUNT", "PFMERGE" ->
                     Commands.fitsArity(cmd, n) ? HyperLogLogs.apply(map, cmd, args, now) : Reply.wrongArity(cmd);
+                case "LCS" -> n < 3 ? Reply.wrongArity(cmd) : Lcs.apply(map, args, now);
                 case "EXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1000, false, now);
                 case "PEXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1, false, now);
                 case "EXPIREAT" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1000, true, now);

@@ -4,9 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,104 +20,79 @@ class HyperLogLogsTest
     private static final String NOT_A_SKETCH = "WRONGTYPE Key is not a valid HyperLogLog string value.";
     private static final String CORRUPTED = "INVALIDOBJ Corrupted HLL object detected";
 
-    private final KvStore store = new KvStore();
-
-    private Reply run(final Object... words)
-    {
-        final List<byte[]> args = new ArrayList<>();
-        for (final Object w : words)
-        {
-            args.add(w instanceof byte[] b ? b : w.toString().getBytes(StandardCharsets.UTF_8));
-        }
-        return store.apply(args, 1_000_000);
-    }
-
-    private static String text(final Reply r)
-    {
-        return switch (r)
-        {
-            case Reply.Int i -> Long.toString(i.value());
-            case Reply.Error e -> e.text();
-            case Reply.Simple s -> s.text();
-            default -> r.toString();
-        };
-    }
-
-    private void expect(final String expected, final Object... words)
-    {
-        assertEquals(expected, text(run(words)), List.of(words).toString());
-    }
+    private final StoreClient client = new StoreClient();
+    private final KvStore store = client.store;
 
     @Test
     void sketchesAddCountAndMergeAsRedisDoes()
     {
-        expect("1", "PFADD", "h"); // made, with no element
-        expect("0", "PFADD", "h");
-        expect("1", "PFADD", "h", "a", "b", "c");
-        expect("0", "PFADD", "h", "a");
-        expect("3", "PFCOUNT", "h");
-        expect("0", "PFCOUNT", "nope");
-        expect("1", "PFADD", "h2", "c", "d", "e");
-        expect("5", "PFCOUNT", "h", "h2");
-        expect("OK", "PFMERGE", "m", "h", "h2");
-        expect("5", "PFCOUNT", "m");
-        expect("OK", "PFMERGE", "e");
-        expect("0", "PFCOUNT", "e");
-        expect("1", "EXISTS", "e");
-        expect("string", "TYPE", "m");
-        expect("1", "PFADD", "t", "a");
-        expect("1", "EXPIRE", "t", "100");
-        expect("1", "PFADD", "t", "zz");
-        expect("100", "TTL", "t"); // a sketch keeps its key's expiry
+        client.expect("1", "PFADD", "h"); // made, with no element
+        client.expect("0", "PFADD", "h");
+        client.expect("1", "PFADD", "h", "a", "b", "c");
+        client.expect("0", "PFADD", "h", "a");
+        client.expect("3", "PFCOUNT", "h");
+        client.expect("0", "PFCOUNT", "nope");
+        client.expect("1", "PFADD", "h2", "c", "d", "e");
+        client.expect("5", "PFCOUNT", "h", "h2");
+        client.expect("OK", "PFMERGE", "m", "h", "h2");
+        client.expect("5", "PFCOUNT", "m");
+        client.expect("OK", "PFMERGE", "e");
+        client.expect("0", "PFCOUNT", "e");
+        client.expect("1", "EXISTS", "e");
+        client.expect("string", "TYPE", "m");
+        client.expect("1", "PFADD", "t", "a");
+        client.expect("1", "EXPIRE", "t", "100");
+        client.expect("1", "PFADD", "t", "zz");
+        client.expect("100", "TTL", "t"); // a sketch keeps its key's expiry
     }
 
     @Test
     void largeCountsAreRedisEstimatesAndAGrownSketchIsDense()
     {
-        expect("1", adding("big", IntStream.range(0, 10_000).mapToObj(Integer::toString)));
-        expect("9987", "PFCOUNT", "big");
-        assertEquals(HllSketch.DENSE_SIZE, ((Reply.Bulk)run("GET", "big")).bytes().length);
+        client.expect("1", adding("big", IntStream.range(0, 10_000).mapToObj(Integer::toString)));
+        client.expect("9987", "PFCOUNT", "big");
+        assertEquals(HllSketch.DENSE_SIZE, ((Reply.Bulk)client.run("GET", "big")).bytes().length);
         for (int i = 0; i < 100_000; i += 10_000)
         {
-            run(adding("users", IntStream.range(i, i + 10_000).mapToObj(n -> "user:" + n)));
+            client.run(adding("users", IntStream.range(i, i + 10_000).mapToObj(n -> "user:" + n)));
         }
-        expect("99471", "PFCOUNT", "users");
+        client.expect("99471", "PFCOUNT", "users");
     }
 
     @Test
     void aValueThatIsNotASketchIsRefusedAndKept()
     {
-        run("RPUSH", "l", "x");
-        run("SET", "x", "foo");
-        expect(Keyspace.WRONG_TYPE, "PFADD", "l", "a");
-        expect(NOT_A_SKETCH, "PFCOUNT", "x");
-        expect(NOT_A_SKETCH, "PFMERGE", "m", "x");
-        expect(NOT_A_SKETCH, "PFADD", "x", "a");
-        expect("ERR wrong number of arguments for 'pfadd' command", "PFADD");
-        expect(Keyspace.WRONG_TYPE, "PFCOUNT", "nope", "l");
-        run("SET", "d", hex("48594c4c00000000000000000000000000")); // dense, but not 12,304 bytes long
-        expect(NOT_A_SKETCH, "PFCOUNT", "d");
-        assertEquals("foo", new String(((Reply.Bulk)run("GET", "x")).bytes(), StandardCharsets.US_ASCII));
+        client.run("RPUSH", "l", "x");
+        client.run("SET", "x", "foo");
+        client.expect(Keyspace.WRONG_TYPE, "PFADD", "l", "a");
+        client.expect(NOT_A_SKETCH, "PFCOUNT", "x");
+        client.expect(NOT_A_SKETCH, "PFMERGE", "m", "x");
+        client.expect(NOT_A_SKETCH, "PFADD", "x", "a");
+        client.expect("ERR wrong number of arguments for 'pfadd' command", "PFADD");
+        client.expect(Keyspace.WRONG_TYPE, "PFCOUNT", "nope", "l");
+        client.run("SET", "d", hex("48594c4c00000000000000000000000000")); // dense, but not 12,304 bytes long
+        client.expect(NOT_A_SKETCH, "PFCOUNT", "d");
+        assertEquals("foo", new String(((Reply.Bulk)client.run("GET", "x")).bytes(), StandardCharsets.US_ASCII));
     }
 
     @Test
     void aSketchRedisWroteIsReadAndItsCurrentCachedCountAnswered()
     {
         // Redis's bytes for a, b and c after a PFCOUNT: sparse, the count 3 cached and current
-        run("SET", "r", hex("48594c4c01000000030000000000000060f38050b1844bfb80425a"));
-        expect("3", "PFCOUNT", "r");
-        expect("1", "PFADD", "r", "d");
-        expect("4", "PFCOUNT", "r");
+        client.run("SET", "r", hex("48594c4c01000000030000000000000060f38050b1844bfb80425a"));
+        client.expect("3", "PFCOUNT", "r");
+        client.expect("1", "PFADD", "r", "d");
+        client.expect("4", "PFCOUNT", "r");
         // a run of one register, not 16,384: broken, but a current cached 0 answers for it alone, as in Redis
-        run("SET", "bad", hex("48594c4c01000000000000000000000000"));
-        expect("0", "PFCOUNT", "bad");
-        expect(CORRUPTED, "PFCOUNT", "bad", "r");
-        expect(CORRUPTED, "PFMERGE", "m", "bad");
+        client.run("SET", "bad", hex("48594c4c01000000000000000000000000"));
+        client.expect("0", "PFCOUNT", "bad");
+        client.expect(CORRUPTED, "PFCOUNT", "bad", "r");
+        client.expect(CORRUPTED, "PFMERGE", "m", "bad");
         store.versions().writing(1, (byte)10); // a log's script of the build before them: unknown commands
-        assertTrue(text(run("EVAL", "return redis.call('PFADD', 'k', 'a')", "0")).startsWith(
+        assertTrue(StoreClient.text(client.run("EVAL", "return redis.call('PFADD', 'k', 'a')", "0")).startsWith(
             "ERR Unknown Redis command called from script"));
         store.versions().written();
-        expect("0", "EXISTS", "k");
+        client.expect("0", "EXISTS", "k");
     }
 
     private static Object[] adding(final String key, final java.util.stream.Stream<String> elements)
