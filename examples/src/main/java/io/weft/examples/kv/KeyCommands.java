@@ -279,4 +279,24 @@ final class KeyCommands
         final long next = b < Keyspace.BUCKETS ? b : 0;
         return new Reply.Array(List.of(Reply.Bulk.of(Long.toUnsignedString(next)), new Reply.Array(found)));
     }
+
+    /**
+     * RANDOMKEY: a live key drawn from {@link Draws} (alike at every member inside a script), nil if none: a random
+     * bucket, then the first one on with a live key, and one of its keys.
+     */
+    Reply randomKey(final long now)
+    {
+        final java.util.random.RandomGenerator random = Draws.current();
+        final int first = random.nextInt(Keyspace.BUCKETS);
+        for (int b = 0; b < Keyspace.BUCKETS; b++)
+        {
+            final List<Map.Entry<Key, Object>> live = map.sortedBucket((first + b) % Keyspace.BUCKETS).stream()
+                .filter(e -> Stored.live(e.getValue(), now)).toList();
+            if (!live.isEmpty())
+            {
+                return new Reply.Bulk(live.get(random.nextInt(live.size())).getKey().bytes());
+            }
+        }
+        return Reply.NIL;
+    }
 }

@@ -231,6 +231,7 @@ public final class KvStore
                 case "KEYS" -> n != 2 ? Reply.wrongArity(cmd) : matching(args.get(1), now);
                 case "SCAN" -> n < 2 ? Reply.wrongArity(cmd) : keys.scan(args, now);
                 case "DBSIZE" -> n != 1 ? Reply.wrongArity(cmd) : new Reply.Int(size(now));
+                case "RANDOMKEY" -> n != 1 ? Reply.wrongArity(cmd) : keys.randomKey(now);
                 case "FLUSHDB", "FLUSHALL" -> n > 2 ? Reply.wrongArity(cmd) : flush();
                 case "EXEC" -> exec(args, now);
                 case "EVAL", "EVAL_RO" -> n < 3 ? Reply.wrongArity(cmd) : scripts.eval(cmd, args, now);

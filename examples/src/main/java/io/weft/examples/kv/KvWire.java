@@ -24,7 +24,7 @@ public final class KvWire
      * likewise; 7 since EVAL; 8 since ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE, ZRANGESTORE and ZMPOP; 9 since LMPOP,
      * BLMPOP, HRANDFIELD (in scripts) and EXPIRE with several conditions, which version 8 refused (its batches replay
      * EXPIRE so); 10 since SETBIT, GETBIT, BITCOUNT, BITPOS and BITOP; 11 since BITFIELD, BITFIELD_RO, PFADD, PFCOUNT,
-     * PFMERGE, LCS and SUBSTR. A script of a log's batch calls only the commands of its version ({@link
+     * PFMERGE, LCS, SUBSTR and RANDOMKEY. A script of a log's batch calls only the commands of its version ({@link
      * Commands#inScriptsAt}). A member stops serving at a message of another version (see {@link KvReplica}): the
      * members of a group run one build of the store.
      */

@@ -1253,7 +1253,8 @@ class KvStoreTest
         "SISMEMBER", "SMISMEMBER", "SMEMBERS", "SCARD", "SSCAN", "SPOP", "SRANDMEMBER", "SMOVE", "SINTER", "SUNION",
         "SDIFF", "SINTERCARD", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE", "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP",
         "RPOP", "LLEN", "LINDEX", "LRANGE", "LSET", "LREM", "LTRIM", "LINSERT", "LPOS", "LMOVE", "RPOPLPUSH", "COPY",
-        "MEMORY", "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "LMPOP", "BLMPOP");
+        "MEMORY", "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "LMPOP", "BLMPOP", "BITFIELD", "BITFIELD_RO", "PFADD",
+        "PFCOUNT", "PFMERGE", "LCS", "SUBSTR", "RANDOMKEY");
 
     /**
      * Every command the store runs is routed by the connection as a read or a write, and no other; a count of words
@@ -1288,6 +1289,44 @@ class KvStoreTest
         same(Reply.error("ERR unknown command 'xadd'"), run("XADD", "k", "*", "f", "v"));
         assertFalse(Commands.isWrite("XADD") || Commands.isRead("XADD"));
         assertFalse(Commands.isLocalRead("LRANGE") || Commands.isLocalRead("SCAN"), "reads of the writing thread's");
+    }
+
+    /**
+     * RANDOMKEY draws a live key (nil for none); inside a script it draws from the script's generator, so two members
+     * with the same keys draw the same one, and a script that deletes what it drew changes both alike.
+     */
+    @Test
+    void randomKeyDrawsALiveKeyAndTheSameAtEveryMemberInAScript()
+    {
+        same(Reply.NIL, run("RANDOMKEY"));
+        run("SET", "a", "1");
+        run("SET", "b", "2");
+        run("SET", "gone", "3", "PX", "1");
+        now += 10;
+        final java.util.Set<String> drawn = new java.util.HashSet<>();
+        for (int i = 0; i < 200; i++)
+        {
+            drawn.add(text(run("RANDOMKEY")));
+        }
+        assertEquals(java.util.Set.of("a", "b"), drawn, "live keys only, each drawn in 200 draws");
+        final KvStore one = new KvStore();
+        final KvStore other = new KvStore();
+        for (int i = 0; i < 50; i++)
+        {
+            at(one, i + 1, args("SET", "k" + i, "v"));
+            at(other, i + 1, args("SET", "k" + i, "v"));
+        }
+        final List<byte[]> pop = args("EVAL", "local k = redis.call('RANDOMKEY'); redis.call('DEL', k); return k", "0");
+        final java.util.Set<String> popped = new java.util.HashSet<>();
+        for (int i = 0; i < 10; i++)
+        {
+            final Reply key = at(one, 100 + i, pop);
+            same(key, at(other, 100 + i, pop), "draw " + i);
+            popped.add(text(key));
+        }
+        same(new Reply.Int(40), one.apply(args("DBSIZE"), now));
+        same(new Reply.Int(40), other.apply(args("DBSIZE"), now));
+        assertTrue(popped.size() == 10, "ten keys popped: " + popped);
     }
 
     /** DBSIZE and INFO's counts skip the walk over every key while no key has an expiry: the count must follow. */
