@@ -333,7 +333,7 @@ final class ScriptRuntime
     {
         return switch (v.type())
         {
-            case LuaValue.TNUMBER -> new Reply.Int((long)v.todouble());
+            case LuaValue.TNUMBER -> new Reply.Int(integer(v.todouble()));
             case LuaValue.TSTRING -> new Reply.Bulk(bytes(v.checkstring()));
             case LuaValue.TBOOLEAN -> v.toboolean() ? new Reply.Int(1) : Reply.NIL;
             case LuaValue.TTABLE -> tableReply(v);
@@ -353,12 +353,42 @@ final class ScriptRuntime
         {
             return new Reply.Simple(ok.tojstring());
         }
+        final LuaValue number = t.rawget("double");
+        if (number.type() == LuaValue.TNUMBER)
+        {
+            return new Reply.Double(number.todouble());
+        }
+        final LuaValue map = t.rawget("map");
+        final LuaValue set = t.rawget("set");
+        if (map.type() == LuaValue.TTABLE || set.type() == LuaValue.TTABLE)
+        {
+            final List<Reply> entries = new ArrayList<>();
+            final LuaValue of = map.type() == LuaValue.TTABLE ? map : set;
+            for (Varargs e = of.next(LuaValue.NIL); !e.arg1().isnil(); e = of.next(e.arg1()))
+            {
+                entries.add(reply(e.arg1()));
+                if (of == map)
+                {
+                    entries.add(reply(e.arg(2)));
+                }
+            }
+            return of == map ? new Reply.Map(entries) : new Reply.Set(entries);
+        }
         final List<Reply> items = new ArrayList<>();
         for (int i = 1; !t.rawget(i).isnil(); i++)
         {
             items.add(reply(t.rawget(i)));
         }
         return new Reply.Array(items);
+    }
+
+    /**
+     * A Lua number as Redis's C cast makes it an integer on x86-64: truncated, and the lowest long for NaN and for
+     * anything past a long's range (math.huge too), where Java's cast would saturate.
+     */
+    private static long integer(final double d)
+    {
+        return Double.isNaN(d) || d >= 0x1p63 || d < -0x1p63 ? Long.MIN_VALUE : (long)d;
     }
 
     private static LuaTable field(final String field, final LuaValue text)

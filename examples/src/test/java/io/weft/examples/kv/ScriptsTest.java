@@ -73,6 +73,16 @@ class ScriptsTest
         assertEquals("+FINE", text(eval("return {ok='FINE'}", "0")));
         assertEquals("-MY failure", text(eval("return redis.error_reply('MY failure')", "0")));
         assertEquals("+DONE", text(eval("return redis.status_reply('DONE')", "0")));
+        // past a long's range, and NaN: the lowest long, as Redis's C cast makes them (Java's cast saturates)
+        assertEquals(":-9223372036854775808", text(eval("return math.huge", "0")));
+        assertEquals(":-9223372036854775808", text(eval("return 0/0", "0")));
+        assertEquals(":-9223372036854775808", text(eval("return 2^63", "0")));
+        // Redis 7's typed tables: a double, a map, a set (RESP2 downgrades them as Redis does)
+        assertEquals(new Reply.Double(1.5), eval("return {double=1.5}", "0"));
+        assertEquals(List.of("a", ":1"), ((Reply.Map)eval("return {map={a=1}}", "0")).keysAndValues().stream()
+            .map(ScriptsTest::text).toList());
+        assertEquals(List.of("x"), ((Reply.Set)eval("return {set={x=true}}", "0")).items().stream()
+            .map(ScriptsTest::text).toList());
         assertEquals("[k1, k2, a1]", text(eval("return {KEYS[1], KEYS[2], ARGV[1]}", "2", "k1", "k2", "a1")));
 
         assertEquals("+OK", text(eval("return redis.call('SET', KEYS[1], ARGV[1])", "1", "s", "v")));
