@@ -74,9 +74,10 @@ class ScriptsTest
         assertEquals("-MY failure", text(eval("return redis.error_reply('MY failure')", "0")));
         assertEquals("+DONE", text(eval("return redis.status_reply('DONE')", "0")));
         // past a long's range, and NaN: the lowest long, as Redis's C cast makes them (Java's cast saturates)
-        assertEquals(":-9223372036854775808", text(eval("return math.huge", "0")));
-        assertEquals(":-9223372036854775808", text(eval("return 0/0", "0")));
-        assertEquals(":-9223372036854775808", text(eval("return 2^63", "0")));
+        for (final String past : List.of("math.huge", "0/0", "2^63"))
+        {
+            assertEquals(":" + Long.MIN_VALUE, text(eval("return " + past, "0")), past);
+        }
         // Redis 7's typed tables: a double, a map, a set (RESP2 downgrades them as Redis does)
         assertEquals(new Reply.Double(1.5), eval("return {double=1.5}", "0"));
         assertEquals(List.of("a", ":1"), ((Reply.Map)eval("return {map={a=1}}", "0")).keysAndValues().stream()
