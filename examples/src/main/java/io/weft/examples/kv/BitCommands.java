@@ -13,11 +13,11 @@ import java.util.List;
  */
 final class BitCommands
 {
-    private static final String OFFSET_ERROR = "ERR bit offset is not an integer or out of range";
+    static final String OFFSET_ERROR = "ERR bit offset is not an integer or out of range";
     private static final String BIT_ERROR = "ERR bit is not an integer or out of range";
     private static final String SYNTAX_ERROR = "ERR syntax error";
     /** The last bit a value of {@link ValueEdits#MAX_LENGTH} bytes holds (Redis's 2^32 - 1 is 512 MiB's). */
-    private static final long MAX_OFFSET = (ValueEdits.MAX_LENGTH << 3) - 1;
+    static final long MAX_OFFSET = (ValueEdits.MAX_LENGTH << 3) - 1;
     private static final byte[] EMPTY = new byte[0];
     /** BITOP's operations, by their index. */
     private static final List<String> OPERATIONS = List.of("AND", "OR", "XOR", "NOT");

@@ -16,8 +16,6 @@ final class BitFields
 {
     private static final String TYPE_ERROR =
         "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.";
-    private static final String OFFSET_ERROR = "ERR bit offset is not an integer or out of range";
-    private static final long MAX_BIT = (ValueEdits.MAX_LENGTH << 3) - 1;
 
     /** How an operation treats a result its field cannot hold. */
     private enum Overflow
@@ -92,9 +90,9 @@ final class BitFields
             final int bits = bits(type);
             final long offset = offset(args.get(i + 2), bits);
             final long value = write ? ValueEdits.integer(args.get(i + 3)) : 0;
-            if (write && offset + bits - 1 > MAX_BIT)
+            if (write && offset + bits - 1 > BitCommands.MAX_OFFSET)
             {
-                throw new KvStore.SyntaxError(OFFSET_ERROR);
+                throw new KvStore.SyntaxError(BitCommands.OFFSET_ERROR);
             }
             ops.add(new Op(write, word.equals("INCRBY"), type[0] == 'i', bits, offset, value, overflow));
             i += write ? 4 : 3;
@@ -133,7 +131,7 @@ final class BitFields
         {
             final long n = ValueEdits.integer(fields ? Arrays.copyOfRange(word, 1, word.length) : word);
             final long offset = fields ? Math.multiplyExact(n, bits) : n;
-            if (offset >= 0 && offset <= MAX_BIT)
+            if (offset >= 0 && offset <= BitCommands.MAX_OFFSET)
             {
                 return offset;
             }
@@ -142,7 +140,7 @@ final class BitFields
         {
             // not a number, or past a long: out of range
         }
-        throw new KvStore.SyntaxError(OFFSET_ERROR);
+        throw new KvStore.SyntaxError(BitCommands.OFFSET_ERROR);
     }
 
     /** A GET: the field's value, the value taken as zeros past its end. */

@@ -139,11 +139,18 @@ final class HllSketch
     static byte[] encode(final byte[] registers, final byte[] before, final boolean dense)
     {
         final byte[] sparse = before[4] == SPARSE && !dense ? sparse(registers) : null;
-        final byte[] sketch = sparse != null ? sparse : new byte[DENSE_SIZE];
+        final byte[] sketch = sparse != null ? sparse : packed(registers);
         System.arraycopy(before, 0, sketch, 0, HEADER);
         sketch[4] = sparse != null ? SPARSE : DENSE;
         sketch[15] |= (byte)0x80;
-        for (int i = 0; sparse == null && i < REGISTERS; i++)
+        return sketch;
+    }
+
+    /** A dense sketch's bytes after a header's room: register {@code i} at bit {@code 6i}, least significant first. */
+    private static byte[] packed(final byte[] registers)
+    {
+        final byte[] sketch = new byte[DENSE_SIZE];
+        for (int i = 0; i < REGISTERS; i++)
         {
             final int bit = i * 6;
             sketch[HEADER + bit / 8] |= (byte)(registers[i] << (bit & 7));

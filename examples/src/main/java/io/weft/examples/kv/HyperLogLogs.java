@@ -65,9 +65,10 @@ final class HyperLogLogs
                 continue;
             }
             final byte[] sketch = sketch(e.value());
-            if (args.size() == 2 && HllSketch.cachedCount(sketch) >= 0)
+            final long cached = args.size() == 2 ? HllSketch.cachedCount(sketch) : -1;
+            if (cached >= 0)
             {
-                return new Reply.Int(HllSketch.cachedCount(sketch));
+                return new Reply.Int(cached);
             }
             if (!HllSketch.mergeInto(registers, sketch))
             {
