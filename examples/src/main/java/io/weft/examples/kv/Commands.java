@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The store's commands by kind: writes travel through the group; reads do too unless they are local reads. Each has
@@ -135,8 +136,25 @@ final class Commands
     /** Whether {@code words} words, the name included, fit {@code command}'s arity (a known command's). */
     static boolean fitsArity(final String command, final int words)
     {
-        final int arity = COMMANDS.get(command).arity;
+        return fitsArity(arity(command), words);
+    }
+
+    /** Whether {@code words} words, the name included, fit {@code arity} (n: exactly n; -n: at least n). */
+    static boolean fitsArity(final int arity, final int words)
+    {
         return arity >= 0 ? words == arity : words >= -arity;
+    }
+
+    /** A known command's arity. */
+    static int arity(final String command)
+    {
+        return COMMANDS.get(command).arity;
+    }
+
+    /** The commands the store runs, PING and ECHO, by name upper case. */
+    static Set<String> names()
+    {
+        return COMMANDS.keySet();
     }
 
     /** Whether the write {@code args} may make the store larger; an EXEC ({@link Transaction}) if any of its may. */
@@ -144,7 +162,13 @@ final class Commands
     {
         final String command = name(args);
         return command.equals("EXEC") ? Transaction.parse(args).commands().stream().anyMatch(Commands::mayGrow) :
-            kind(command) == Kind.GROWING;
+            grows(command);
+    }
+
+    /** Whether {@code command} may make the store larger: Redis's denyoom. */
+    static boolean grows(final String command)
+    {
+        return kind(command) == Kind.GROWING;
     }
 
     static boolean isRead(final String command)

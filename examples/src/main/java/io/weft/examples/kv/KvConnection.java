@@ -300,7 +300,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "WAIT" -> n != 3 ? Reply.wrongArity(cmd) : waitReplicas(args);
             case "HELLO" -> session.hello(args);
             case "CLIENT" -> n < 2 ? Reply.wrongArity(cmd) : session.client(args);
-            case "COMMAND" -> new Reply.Array(List.of()); // no command table: clients fall back to plain commands
+            case "COMMAND" -> CommandTable.command(args);
             case "CONFIG" -> StoreReport.config(replica, args);
             case "SCRIPT" -> replica.store.scripts.script(args);
             case "RESET" ->

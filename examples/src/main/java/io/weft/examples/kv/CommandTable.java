@@ -1,0 +1,269 @@
+package io.weft.examples.kv;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * COMMAND: the commands a member answers, as Redis 7 lists them, for the clients and tools that read the table
+ * (redis-cli's help and hints, key routing of cluster-aware clients, read routing by the readonly flag). Each entry
+ * gives its name, Redis's arity, the flags this store acts on (write or readonly: how it travels; denyoom: refused
+ * while the store is full; blocking, movablekeys, pubsub; noscript: a script may not call it) and where its keys are.
+ * ACL categories, tips, key specifications and subcommands are not kept (empty), and DOCS and GETKEYSANDFLAGS are
+ * refused: with an error redis-cli falls back to its own help, where an empty answer left it with none.
+ */
+final class CommandTable
+{
+    /** The commands answered before the store (PING and ECHO are in {@link Commands}), by Redis's arity. */
+    private static final Map<String, Integer> ANSWERED_BEFORE_STORE = Map.ofEntries(Map.entry("SUBSCRIBE", -2),
+        Map.entry("PSUBSCRIBE", -2), Map.entry("UNSUBSCRIBE", -1), Map.entry("PUNSUBSCRIBE", -1),
+        Map.entry("PUBSUB", -2), Map.entry("TIME", 1), Map.entry("QUIT", -1), Map.entry("SELECT", 2),
+        Map.entry("INFO", -1), Map.entry("WAIT", 3), Map.entry("HELLO", -1), Map.entry("CLIENT", -2),
+        Map.entry("COMMAND", -1), Map.entry("CONFIG", -2), Map.entry("SCRIPT", -2), Map.entry("RESET", 1),
+        Map.entry("MULTI", 1), Map.entry("EXEC", 1), Map.entry("DISCARD", 1), Map.entry("WATCH", -2),
+        Map.entry("UNWATCH", 1), Map.entry("EVALSHA", -3), Map.entry("EVALSHA_RO", -3));
+
+    /**
+     * Where a command's keys are: the words first to last (negative: counted from the end) every step, then, when
+     * numkeysAt is not 0, as many words after that one as it says (movablekeys).
+     */
+    private record Keys(int first, int last, int step, int numkeysAt)
+    {
+    }
+
+    private static final Keys NONE = new Keys(0, 0, 0, 0);
+    private static final Keys ONE = new Keys(1, 1, 1, 0);
+    private static final Keys ALL = new Keys(1, -1, 1, 0);
+    private static final Keys TWO = new Keys(1, 2, 1, 0);
+    private static final Keys COUNTED = new Keys(0, 0, 0, 1);
+    private static final Keys COUNTED_LATER = new Keys(0, 0, 0, 2);
+    private static final Keys STORE_COUNTED = new Keys(1, 1, 1, 2);
+    /** Store commands whose keys are not the first word alone; the others' are, and commands before the store none. */
+    private static final Map<String, Keys> KEYS = keys();
+    /** Every entry by its name, upper case, in order. */
+    private static final Map<String, Reply> ENTRIES = entries();
+
+    private CommandTable()
+    {
+    }
+
+    /** COMMAND [COUNT | LIST [FILTERBY ...] | INFO [name ...] | GETKEYS command ... | HELP]. */
+    static Reply command(final List<byte[]> args)
+    {
+        final int n = args.size();
+        if (n == 1)
+        {
+            return new Reply.Array(List.copyOf(ENTRIES.values()));
+        }
+        final String sub = Commands.word(args.get(1));
+        return switch (sub)
+        {
+            case "COUNT" -> n == 2 ? new Reply.Int(ENTRIES.size()) : Reply.wrongArity("command|count");
+            case "LIST" -> list(args);
+            case "INFO" -> n == 2 ? command(args.subList(0, 1)) :
+                new Reply.Array(args.subList(2, n).stream().map(a -> ENTRIES.getOrDefault(Commands.word(a), Reply.NIL))
+                    .toList());
+            case "GETKEYS" -> n < 4 ? Reply.wrongArity("command|getkeys") : keys(args.subList(2, n));
+            case "DOCS", "GETKEYSANDFLAGS" -> Reply.error("ERR COMMAND " + sub + " is not supported by this store: " +
+                "it keeps no documentation or key flags; COMMAND INFO and GETKEYS answer");
+            case "HELP" -> n == 2 ? help() : Reply.wrongArity("command|help");
+            default -> Reply.error("ERR unknown subcommand '" + new String(args.get(1), StandardCharsets.UTF_8) +
+                "'. Try COMMAND HELP.");
+        };
+    }
+
+    /** LIST [FILTERBY MODULE name | PATTERN glob]: names, lower case; no modules here, no ACL categories kept. */
+    private static Reply list(final List<byte[]> args)
+    {
+        final int n = args.size();
+        if (n == 2)
+        {
+            return new Reply.Array(ENTRIES.keySet().stream().map(c -> (Reply)lowerCaseBulk(c)).toList());
+        }
+        if (n != 5 || !Commands.is(args.get(2), "FILTERBY"))
+        {
+            return Reply.error("ERR syntax error");
+        }
+        return switch (Commands.word(args.get(3)))
+        {
+            case "MODULE" -> new Reply.Array(List.of());
+            case "ACLCAT" -> Reply.error("ERR COMMAND LIST FILTERBY ACLCAT is not supported by this store: it keeps " +
+                "no ACL categories");
+            case "PATTERN" ->
+            {
+                // Redis matches command names without regard to case
+                final byte[] pattern = new String(args.get(4), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT)
+                    .getBytes(StandardCharsets.UTF_8);
+                yield new Reply.Array(ENTRIES.keySet().stream().map(CommandTable::lowerCaseBulk)
+                    .filter(name -> Glob.matches(pattern, name.bytes())).map(name -> (Reply)name).toList());
+            }
+            default -> Reply.error("ERR syntax error");
+        };
+    }
+
+    /** GETKEYS: the keys {@code command} names, found as Redis finds them from the table. */
+    private static Reply keys(final List<byte[]> command)
+    {
+        final String name = Commands.word(command.getFirst());
+        final int n = command.size();
+        if (!ENTRIES.containsKey(name))
+        {
+            return Reply.error("ERR Invalid command specified");
+        }
+        // Redis's order: a command without keys is told so whatever its arguments
+        final boolean usage = name.equals("MEMORY") && Commands.is(command.get(1), "USAGE");
+        final Keys keys = usage ? new Keys(2, 2, 1, 0) : keyPositions(name);
+        if (keys == NONE)
+        {
+            return Reply.error("ERR The command has no key arguments");
+        }
+        if (!Commands.fitsArity(usage ? -3 : arity(name), n))
+        {
+            return Reply.error("ERR Invalid number of arguments specified for command");
+        }
+        final List<Reply> found = new ArrayList<>();
+        final int last = keys.last < 0 ? n + keys.last : keys.last;
+        for (int i = keys.first; i > 0 && i <= last; i += keys.step)
+        {
+            found.add(new Reply.Bulk(command.get(i)));
+        }
+        if (keys.numkeysAt > 0)
+        {
+            final long count = count(command, keys.numkeysAt);
+            if (count < 0)
+            {
+                // a script may name no keys, and Redis answers an empty list for one whose count is wrong
+                return name.startsWith("EVAL") ? new Reply.Array(List.of()) :
+                    Reply.error("ERR Invalid arguments specified for command");
+            }
+            command.subList(keys.numkeysAt + 1, keys.numkeysAt + 1 + (int)count)
+                .forEach(key -> found.add(new Reply.Bulk(key)));
+        }
+        return new Reply.Array(found);
+    }
+
+    /** The count of keys at word {@code at}; -1 if it is not a count the words after it hold (0 only for scripts). */
+    private static long count(final List<byte[]> command, final int at)
+    {
+        try
+        {
+            final long count = ValueEdits.integer(command.get(at));
+            final boolean script = Commands.word(command.getFirst()).startsWith("EVAL");
+            return count < (script ? 0 : 1) || count > command.size() - at - 1 ? -1 : count;
+        }
+        catch (final KvStore.SyntaxError ex)
+        {
+            return -1;
+        }
+    }
+
+    private static int arity(final String name)
+    {
+        final Integer before = ANSWERED_BEFORE_STORE.get(name);
+        return before != null ? before : Commands.arity(name);
+    }
+
+    /** Where the keys of the command {@code name} (upper case) are. */
+    private static Keys keyPositions(final String name)
+    {
+        return KEYS.getOrDefault(name, Commands.isQueued(name) ? ONE : NONE);
+    }
+
+    private static Reply.Bulk lowerCaseBulk(final String name)
+    {
+        return Reply.Bulk.of(name.toLowerCase(Locale.ROOT));
+    }
+
+    private static Map<String, Keys> keys()
+    {
+        final Map<String, Keys> keys = new TreeMap<>();
+        for (final String c : List.of("DEL", "UNLINK", "EXISTS", "TOUCH", "MGET", "SINTER", "SUNION", "SDIFF",
+            "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE", "PFCOUNT", "PFMERGE", "WATCH"))
+        {
+            keys.put(c, ALL);
+        }
+        for (final String c : List.of("RENAME", "RENAMENX", "SMOVE", "LMOVE", "RPOPLPUSH", "BLMOVE", "BRPOPLPUSH",
+            "COPY", "ZRANGESTORE", "LCS"))
+        {
+            keys.put(c, TWO);
+        }
+        for (final String c : List.of("BLPOP", "BRPOP", "BZPOPMIN", "BZPOPMAX"))
+        {
+            keys.put(c, new Keys(1, -2, 1, 0)); // the timeout is last
+        }
+        for (final String c : List.of("FLUSHDB", "FLUSHALL", "PUBLISH", "KEYS", "SCAN", "DBSIZE", "RANDOMKEY", "PING",
+            "ECHO", "MEMORY"))
+        {
+            keys.put(c, NONE);
+        }
+        for (final String c : List.of("SINTERCARD", "ZINTERCARD", "ZUNION", "ZINTER", "ZDIFF", "LMPOP", "ZMPOP"))
+        {
+            keys.put(c, COUNTED);
+        }
+        for (final String c : List.of("BLMPOP", "BZMPOP", "EVAL", "EVAL_RO", "EVALSHA", "EVALSHA_RO"))
+        {
+            keys.put(c, COUNTED_LATER); // after the timeout, or after the script
+        }
+        for (final String c : List.of("ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE"))
+        {
+            keys.put(c, STORE_COUNTED);
+        }
+        keys.put("MSET", new Keys(1, -1, 2, 0));
+        keys.put("MSETNX", new Keys(1, -1, 2, 0));
+        keys.put("BITOP", new Keys(2, -1, 1, 0));
+        return keys;
+    }
+
+    private static Map<String, Reply> entries()
+    {
+        final Map<String, Reply> entries = new TreeMap<>();
+        for (final String name : Commands.names())
+        {
+            entries.put(name, entry(name));
+        }
+        ANSWERED_BEFORE_STORE.keySet().forEach(name -> entries.put(name, entry(name)));
+        return entries;
+    }
+
+    /** name, arity, flags, first key, last key, step, ACL categories, tips, key specifications, subcommands. */
+    private static Reply entry(final String name)
+    {
+        final Keys keys = keyPositions(name);
+        final String travels = name.startsWith("EVALSHA") ? "EVAL" + name.substring("EVALSHA".length()) : name;
+        final List<Reply> flags = new ArrayList<>();
+        flag(flags, Commands.isWrite(travels), "write");
+        flag(flags, Commands.isRead(travels), "readonly");
+        flag(flags, Commands.grows(travels), "denyoom");
+        flag(flags, BlockedClients.blocks(name), "blocking");
+        flag(flags, name.equals("PUBLISH") || name.endsWith("SUBSCRIBE"), "pubsub");
+        // what ScriptRuntime refuses: blocking commands, scripts and all but the store's commands and TIME
+        flag(flags, BlockedClients.blocks(name) || name.startsWith("EVAL") ||
+            !Commands.isQueued(name) && !name.equals("TIME"), "noscript");
+        flag(flags, keys.numkeysAt > 0, "movablekeys");
+        return new Reply.Array(List.of(lowerCaseBulk(name), new Reply.Int(arity(name)), new Reply.Set(flags),
+            new Reply.Int(keys.first), new Reply.Int(keys.last), new Reply.Int(keys.step), new Reply.Set(List.of()),
+            new Reply.Set(List.of()), new Reply.Array(List.of()), new Reply.Array(List.of())));
+    }
+
+    private static void flag(final List<Reply> flags, final boolean holds, final String flag)
+    {
+        if (holds)
+        {
+            flags.add(new Reply.Simple(flag));
+        }
+    }
+
+    private static Reply help()
+    {
+        return new Reply.Array(List.of("COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            "(no subcommand)", "    Every command this store answers: name, arity, flags and key positions.",
+            "COUNT", "    How many commands this store answers.",
+            "LIST [FILTERBY MODULE <name> | PATTERN <glob>]", "    Their names.",
+            "INFO [<command-name> ...]", "    The entries of the commands named (nil for one not answered here).",
+            "GETKEYS <full-command>", "    The keys a full command names.",
+            "HELP", "    Prints this help.").stream().map(line -> (Reply)new Reply.Simple(line)).toList());
+    }
+}
