@@ -277,7 +277,21 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
     }
 
+    /** A command the connection answers itself; one that fails is logged and answered, and the connection goes on. */
     private Reply connectionCommand(final String cmd, final List<byte[]> args)
+    {
+        try
+        {
+            return answer(cmd, args);
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.error("client {}: command '{}' failed; replied with an error", session.id, Reply.lowerCase(cmd), ex);
+            return Reply.internalError(cmd, ex);
+        }
+    }
+
+    private Reply answer(final String cmd, final List<byte[]> args)
     {
         final int n = args.size();
         return switch (cmd)

@@ -251,8 +251,8 @@ public final class KvStore
         {
             // A command's bug is the same at every member (the same state, arguments and clock): each replies with
             // it and goes on with the batch, where one client's command stopped every member's batch short
-            LOG.error("command '{}' failed; replied with an error", cmd.toLowerCase(Locale.ROOT), ex);
-            return Reply.error("ERR internal error in '" + cmd.toLowerCase(Locale.ROOT) + "': " + ex);
+            LOG.error("command '{}' failed; replied with an error", Reply.lowerCase(cmd), ex);
+            return Reply.internalError(cmd, ex);
         }
     }
 

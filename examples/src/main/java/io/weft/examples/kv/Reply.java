@@ -91,12 +91,23 @@ public sealed interface Reply
     /** A command the store does not know, named as Redis names it. */
     static Reply unknown(final String command)
     {
-        return new Error("ERR unknown command '" + command.toLowerCase(java.util.Locale.ROOT) + "'");
+        return new Error("ERR unknown command '" + lowerCase(command) + "'");
     }
 
     static Error wrongArity(final String command)
     {
-        return new Error("ERR wrong number of arguments for '" + command.toLowerCase(java.util.Locale.ROOT) +
-            "' command");
+        return new Error("ERR wrong number of arguments for '" + lowerCase(command) + "' command");
+    }
+
+    /** A command that failed on a defect of its own, named; the client's connection and the store go on. */
+    static Error internalError(final String command, final RuntimeException ex)
+    {
+        return new Error("ERR internal error in '" + lowerCase(command) + "': " + ex);
+    }
+
+    /** A command's name as Redis writes it in errors. */
+    static String lowerCase(final String command)
+    {
+        return command.toLowerCase(java.util.Locale.ROOT);
     }
 }
