@@ -296,6 +296,14 @@ class KvStoreGroupTest
             assertEquals(Map.of("save", "", "appendonly", "no", "databases", "1"),
                 b.configGet("save", "appendonly", "data?ases", "save"));
             assertEquals(Map.of(), c.configGet("nosuch"));
+            // proto-max-bulk-len: the longest bulk string a member reads, past which the 200,000 bytes above were
+            // refused; a SET whose value is 40 bytes shorter (room for SET, its key and their headers) is taken
+            final int bulk = Integer.parseInt(c.configGet("proto-max-bulk-len").get("proto-max-bulk-len"));
+            assertTrue(bulk < 200_000, "bulk limit " + bulk);
+            assertEquals("OK", a.set("edge", "x".repeat(bulk - 40)));
+            // COMMAND: the table of commands answered (an empty array before, COUNT too)
+            assertTrue(Integer.parseInt(redisCli(ports.get(0), "command", "count")) > 150);
+            assertEquals("k1\nk2", redisCli(ports.get(1), "command", "getkeys", "mset", "k1", "v", "k2", "v"));
             assertTrue(redisCli(ports.get(0), "config", "set", "maxmemory", "1").startsWith("ERR CONFIG SET is not " +
                 "supported by this store: its settings are fixed when a member starts"));
             final List<String> time = redisCli(ports.get(2), "time").lines().toList(); // TIME: the member's clock

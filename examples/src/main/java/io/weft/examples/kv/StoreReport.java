@@ -94,6 +94,7 @@ final class StoreReport
         s.put("maxmemory", Long.toString(r.maxMemory));
         s.put("maxmemory-policy", "noeviction"); // writes that may grow a full store are refused, nothing evicted
         s.put("notify-keyspace-events", "");
+        s.put("proto-max-bulk-len", Integer.toString(r.maxCommandBytes())); // a longer bulk string: protocol error
         s.put("save", ""); // no snapshot files: the log, where there is one, holds the store
         s.put("timeout", "0"); // an idle client is never closed
         return s;
