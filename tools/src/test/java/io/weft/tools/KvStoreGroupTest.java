@@ -144,6 +144,16 @@ class KvStoreGroupTest
             assertEquals("OK", c.pfmerge("visitors:week", "visitors:mon", "visitors:tue"));
             assertEquals(4, a.pfcount("visitors:week"));
             assertEquals(3, b.del("visitors:mon", "visitors:tue", "visitors:week"));
+            // a ranking (SORT): players at one member, their scores at another, sorted and stored at the third (6: the
+            // stored list's length, two GETs a player)
+            assertEquals(3, a.sadd("players", "ann", "bob", "cy"));
+            assertEquals("OK", b.mset("score_ann", "30", "score_bob", "10", "score_cy", "20"));
+            assertEquals(6, c.sort("players", new redis.clients.jedis.params.SortingParams().by("score_*").desc()
+                .get("#", "score_*"), "ranking"));
+            assertEquals(List.of("ann", "30", "cy", "20", "bob", "10"), a.lrange("ranking", 0, -1));
+            assertEquals(List.of("bob", "cy"), b.sortReadonly("players", new redis.clients.jedis.params.SortingParams()
+                .by("score_*").limit(0, 2)));
+            assertEquals(5, c.del("players", "score_ann", "score_bob", "score_cy", "ranking"));
             // each SETBIT copies its value: a pipeline that makes an 8 MiB one and sets 40 more bits goes in batches
             // of at most 32 MiB of copies, 4 SETBITs each, counting the value its first SETBIT makes before the store
             // holds it; one batch of all 41 held every member's delivery thread for seconds

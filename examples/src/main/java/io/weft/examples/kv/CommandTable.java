@@ -28,7 +28,7 @@ final class CommandTable
 
     /**
      * Where a command's keys are: the words first to last (negative: counted from the end) every step, then, when
-     * numkeysAt is not 0, as many words after that one as it says (movablekeys).
+     * numkeysAt is above 0, as many words after that one as it says (movablekeys; -1: SORT's destination).
      */
     private record Keys(int first, int last, int step, int numkeysAt)
     {
@@ -41,6 +41,8 @@ final class CommandTable
     private static final Keys COUNTED = new Keys(0, 0, 0, 1);
     private static final Keys COUNTED_LATER = new Keys(0, 0, 0, 2);
     private static final Keys STORE_COUNTED = new Keys(1, 1, 1, 2);
+    /** SORT's key, and its STORE destination if it has one ({@link Sort#destination}). */
+    private static final Keys SORT_STORE = new Keys(1, 1, 1, -1);
     /** Store commands whose keys are not the first word alone; the others' are, and commands before the store none. */
     private static final Map<String, Keys> KEYS = keys();
     /** Every entry by its name, upper case, in order. */
@@ -130,6 +132,10 @@ final class CommandTable
         {
             found.add(new Reply.Bulk(command.get(i)));
         }
+        if (name.equals("SORT") && Sort.destination(command) > 0)
+        {
+            found.add(new Reply.Bulk(command.get(Sort.destination(command))));
+        }
         if (keys.numkeysAt > 0)
         {
             final long count = count(command, keys.numkeysAt);
@@ -211,6 +217,8 @@ final class CommandTable
         {
             keys.put(c, STORE_COUNTED);
         }
+        keys.put("SORT", SORT_STORE);
+        keys.put("SORT_RO", SORT_STORE); // movablekeys in Redis's table too, though it takes no STORE
         keys.put("MSET", new Keys(1, -1, 2, 0));
         keys.put("MSETNX", new Keys(1, -1, 2, 0));
         keys.put("BITOP", new Keys(2, -1, 1, 0));
@@ -242,7 +250,7 @@ final class CommandTable
         // what ScriptRuntime refuses: blocking commands, scripts and all but the store's commands and TIME
         flag(flags, BlockedClients.blocks(name) || name.startsWith("EVAL") ||
             !Commands.isQueued(name) && !name.equals("TIME"), "noscript");
-        flag(flags, keys.numkeysAt > 0, "movablekeys");
+        flag(flags, keys.numkeysAt != 0, "movablekeys");
         return new Reply.Array(List.of(lowerCaseBulk(name), new Reply.Int(arity(name)), new Reply.Set(flags),
             new Reply.Int(keys.first), new Reply.Int(keys.last), new Reply.Int(keys.step), new Reply.Set(List.of()),
             new Reply.Set(List.of()), new Reply.Array(List.of()), new Reply.Array(List.of())));

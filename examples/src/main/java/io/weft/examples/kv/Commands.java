@@ -89,7 +89,8 @@ final class Commands
         of("BITCOUNT", Kind.READ, -2, 10), of("BITPOS", Kind.READ, -3, 10), of("BITOP", Kind.GROWING, -4, 10),
         of("BITFIELD", Kind.GROWING, -2, 11), of("BITFIELD_RO", Kind.READ, -2, 11), of("PFADD", Kind.GROWING, -2, 11),
         of("PFCOUNT", Kind.READ, -2, 11), of("PFMERGE", Kind.GROWING, -2, 11), of("LCS", Kind.READ, -3, 11),
-        of("SUBSTR", Kind.READ, 4, 11), of("RANDOMKEY", Kind.ORDERED, 1, 11));
+        of("SUBSTR", Kind.READ, 4, 11), of("RANDOMKEY", Kind.ORDERED, 1, 11), of("SORT", Kind.GROWING, -2, 12),
+        of("SORT_RO", Kind.ORDERED, -2, 12));
 
     private Commands()
     {

@@ -76,6 +76,9 @@ class CommandTableTest
         expect("[d, s]", "COMMAND", "GETKEYS", "zrangestore", "d", "s", "0", "1");
         expect("[k]", "COMMAND", "GETKEYS", "memory", "usage", "k");
         expect("[a, b]", "COMMAND", "GETKEYS", "watch", "a", "b");
+        expect("[l, e]", "COMMAND", "GETKEYS", "sort", "l", "STORE", "d", "LIMIT", "0", "1", "GET", "STORE", "STORE",
+            "e");
+        expect("[l]", "COMMAND", "GETKEYS", "sort_ro", "l", "GET", "x");
         expect("ERR Invalid arguments specified for command", "COMMAND", "GETKEYS", "zunionstore", "d", "3", "a",
             "b");
         expect("ERR Invalid arguments specified for command", "COMMAND", "GETKEYS", "lmpop", "0", "a", "left");
