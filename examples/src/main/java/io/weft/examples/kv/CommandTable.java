@@ -115,7 +115,7 @@ final class CommandTable
         {
             return Reply.error("ERR Invalid command specified");
         }
-        // Redis's order: a command without keys is told so whatever its arguments
+        // Redis's order: a command without keys is told so whatever its arguments (MEMORY's USAGE, arity -3, has one)
         final boolean usage = name.equals("MEMORY") && Commands.is(command.get(1), "USAGE");
         final Keys keys = usage ? new Keys(2, 2, 1, 0) : keyPositions(name);
         if (keys == NONE)
@@ -132,9 +132,10 @@ final class CommandTable
         {
             found.add(new Reply.Bulk(command.get(i)));
         }
-        if (name.equals("SORT") && Sort.destination(command) > 0)
+        final int destination = name.equals("SORT") ? Sort.destination(command) : -1;
+        if (destination > 0)
         {
-            found.add(new Reply.Bulk(command.get(Sort.destination(command))));
+            found.add(new Reply.Bulk(command.get(destination)));
         }
         if (keys.numkeysAt > 0)
         {

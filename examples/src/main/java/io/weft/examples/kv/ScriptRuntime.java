@@ -154,8 +154,11 @@ final class ScriptRuntime
         return meta;
     }
 
-    /** The error SCRIPT LOAD answers for {@code body}, a script that does not compile; null if it does. */
-    static String compileError(final byte[] body, final String sha)
+    /**
+     * The error SCRIPT LOAD answers for {@code body}, a script that does not compile; null if it does. Redis names no
+     * script in it (it has no SHA-1 yet for Redis: it was never loaded).
+     */
+    static String compileError(final byte[] body)
     {
         final Globals compiler = new Globals();
         LoadState.install(compiler);
@@ -167,7 +170,7 @@ final class ScriptRuntime
         }
         catch (final LuaError ex)
         {
-            return "ERR Error compiling script (new function): " + ex.getMessage() + " script: " + sha;
+            return "ERR Error compiling script (new function): " + ex.getMessage();
         }
     }
 
@@ -184,7 +187,7 @@ final class ScriptRuntime
             }
             catch (final LuaError ex)
             {
-                return Reply.error("ERR Error compiling script (new function): " + ex.getMessage() + " script: " + sha);
+                return Reply.error("ERR Error compiling script (new function): " + ex.getMessage());
             }
             compiled.put(sha, script);
         }
@@ -206,7 +209,8 @@ final class ScriptRuntime
             final LuaValue err = thrown != null && thrown.istable() ? thrown.rawget("err") : LuaValue.NIL;
             // Redis's form of a place in the script, without LuaJ's traceback: "user_script:3: text"
             final String text = (thrown != null && thrown.type() == LuaValue.TSTRING ? thrown.tojstring() :
-                ex.getMessage()).replaceFirst("(?s)\\s*stack traceback:.*", "");
+                ex.getMessage()).replaceFirst("(?s)\\s*stack traceback:.*", "")
+                .replaceFirst("^null$", "nil"); // error() of nothing: LuaJ's message is Java's null, Redis writes nil
             return Reply.error(err.type() == LuaValue.TSTRING ? err.tojstring() + " script: " + sha :
                 "ERR " + text.replaceFirst("^@?user_script:(\\d+) ", "user_script:$1: ") + " script: " + sha);
         }

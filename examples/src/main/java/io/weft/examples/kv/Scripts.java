@@ -90,7 +90,7 @@ final class Scripts
                     return Reply.wrongArity("SCRIPT|LOAD");
                 }
                 final String sha = sha1(args.get(2));
-                final String error = ScriptRuntime.compileError(args.get(2), sha);
+                final String error = ScriptRuntime.compileError(args.get(2));
                 if (error != null)
                 {
                     return Reply.error(error);

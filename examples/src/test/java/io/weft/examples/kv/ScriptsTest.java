@@ -9,6 +9,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -120,6 +121,8 @@ class ScriptsTest
         assertTrue(text(eval("error('boom')", "0")).contains("boom"));
         assertEquals("-MINE", text(eval("error({err='MINE'})", "0")).replaceAll(" script: .*", ""));
         assertTrue(text(eval("return (", "0")).startsWith("-ERR Error compiling script"));
+        assertFalse(text(eval("return (", "0")).contains(" script: "), "a script that never ran is not named");
+        assertTrue(text(eval("error()", "0")).startsWith("-ERR nil script: "));
         assertTrue(text(run("EVAL_RO", "return redis.call('SET', 'k', 'v')", "0")).startsWith(
             "-ERR Write commands are not allowed from read-only scripts"));
         assertEquals("text", text(run("EVAL_RO", "return redis.call('GET', 's')", "0")));
