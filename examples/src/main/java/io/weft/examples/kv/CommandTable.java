@@ -248,9 +248,7 @@ final class CommandTable
         flag(flags, Commands.grows(travels), "denyoom");
         flag(flags, BlockedClients.blocks(name), "blocking");
         flag(flags, name.equals("PUBLISH") || name.endsWith("SUBSCRIBE"), "pubsub");
-        // what ScriptRuntime refuses: blocking commands, scripts and all but the store's commands and TIME
-        flag(flags, BlockedClients.blocks(name) || name.startsWith("EVAL") ||
-            !Commands.isQueued(name) && !name.equals("TIME"), "noscript");
+        flag(flags, !ScriptRuntime.mayCall(name), "noscript");
         flag(flags, keys.numkeysAt != 0, "movablekeys");
         return new Reply.Array(List.of(lowerCaseBulk(name), new Reply.Int(arity(name)), new Reply.Set(flags),
             new Reply.Int(keys.first), new Reply.Int(keys.last), new Reply.Int(keys.step), new Reply.Set(List.of()),

@@ -271,6 +271,20 @@ final class ScriptRuntime
         return reply instanceof Reply.Error e ? failed(e.text(), protectedCall) : lua(reply);
     }
 
+    /**
+     * Whether a script may call {@code cmd}: TIME and the store's commands (those of its batch's version: {@link
+     * #refused}), but no blocking command, no script and none a connection answers (COMMAND's noscript flag).
+     */
+    static boolean mayCall(final String cmd)
+    {
+        return !notAllowed(cmd) && (cmd.equals("TIME") || Commands.isQueued(cmd));
+    }
+
+    private static boolean notAllowed(final String cmd)
+    {
+        return BlockedClients.blocks(cmd) || cmd.startsWith("EVAL") || CONNECTION.contains(cmd);
+    }
+
     /** Why a script may not run {@code cmd} with {@code words} words; null if it may. */
     private String refused(final String cmd, final int words)
     {
@@ -278,7 +292,7 @@ final class ScriptRuntime
         {
             return words == 1 ? null : "ERR Wrong number of args calling Redis command from script";
         }
-        if (BlockedClients.blocks(cmd) || cmd.startsWith("EVAL") || CONNECTION.contains(cmd))
+        if (notAllowed(cmd))
         {
             return "ERR This Redis command is not allowed from script";
         }
