@@ -11,9 +11,11 @@ import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.args.BitCountOption;
 import redis.clients.jedis.args.BitOP;
+import redis.clients.jedis.args.GeoUnit;
 import redis.clients.jedis.args.SortedSetOption;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.params.GeoSearchParam;
 import redis.clients.jedis.params.SetParams;
 import redis.clients.jedis.params.ZParams;
 import redis.clients.jedis.resps.Tuple;
@@ -154,6 +156,18 @@ class KvStoreGroupTest
             assertEquals(List.of("bob", "cy"), b.sortReadonly("players", new redis.clients.jedis.params.SortingParams()
                 .by("score_*").limit(0, 2)));
             assertEquals(5, c.del("players", "score_ann", "score_bob", "score_cy", "ranking"));
+            // places (GEO): added at two members, searched and stored at the third, the stored distances read at the
+            // first; positions and distances as redis-server 7.0.15 gives them
+            assertEquals(1, a.geoadd("sicily", 13.361389, 38.115556, "Palermo"));
+            assertEquals(1, b.geoadd("sicily", 15.087269, 37.502669, "Catania"));
+            assertEquals(166.2742, c.geodist("sicily", "Palermo", "Catania", GeoUnit.KM));
+            assertEquals(List.of("Catania", "Palermo"), c.geosearch("sicily", GeoSearchParam.geoSearchParam()
+                .fromLonLat(15, 37).byRadius(200, GeoUnit.KM).asc()).stream().map(r -> r.getMemberByString()).toList());
+            assertEquals(2, c.geosearchStoreStoreDist("near", "sicily", GeoSearchParam.geoSearchParam()
+                .fromLonLat(15, 37).byRadius(200, GeoUnit.KM)));
+            assertEquals(190.4424, a.zscore("near", "Palermo"), 1e-4);
+            assertEquals(13.36138933897018433, b.geopos("sicily", "Palermo").getFirst().getLongitude());
+            assertEquals(2, a.del("sicily", "near"));
             // each SETBIT copies its value: a pipeline that makes an 8 MiB one and sets 40 more bits goes in batches
             // of at most 32 MiB of copies, 4 SETBITs each, counting the value its first SETBIT makes before the store
             // holds it; one batch of all 41 held every member's delivery thread for seconds

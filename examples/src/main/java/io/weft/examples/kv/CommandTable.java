@@ -28,7 +28,7 @@ final class CommandTable
 
     /**
      * Where a command's keys are: the words first to last (negative: counted from the end) every step, then, when
-     * numkeysAt is above 0, as many words after that one as it says (movablekeys; -1: SORT's destination).
+     * numkeysAt is above 0, as many words after that one as it says (movablekeys; -1: destinations after keywords).
      */
     private record Keys(int first, int last, int step, int numkeysAt)
     {
@@ -41,8 +41,8 @@ final class CommandTable
     private static final Keys COUNTED = new Keys(0, 0, 0, 1);
     private static final Keys COUNTED_LATER = new Keys(0, 0, 0, 2);
     private static final Keys STORE_COUNTED = new Keys(1, 1, 1, 2);
-    /** SORT's key, and its STORE destination if it has one ({@link Sort#destination}). */
-    private static final Keys SORT_STORE = new Keys(1, 1, 1, -1);
+    /** The first word, and the destinations STORE words name ({@link #destinations}). */
+    private static final Keys STORE_AFTER_KEYWORD = new Keys(1, 1, 1, -1);
     /** Store commands whose keys are not the first word alone; the others' are, and commands before the store none. */
     private static final Map<String, Keys> KEYS = keys();
     /** Every entry by its name, upper case, in order. */
@@ -132,11 +132,7 @@ final class CommandTable
         {
             found.add(new Reply.Bulk(command.get(i)));
         }
-        final int destination = name.equals("SORT") ? Sort.destination(command) : -1;
-        if (destination > 0)
-        {
-            found.add(new Reply.Bulk(command.get(destination)));
-        }
+        destinations(name, command).forEach(at -> found.add(new Reply.Bulk(command.get(at))));
         if (keys.numkeysAt > 0)
         {
             final long count = count(command, keys.numkeysAt);
@@ -150,6 +146,35 @@ final class CommandTable
                 .forEach(key -> found.add(new Reply.Bulk(key)));
         }
         return new Reply.Array(found);
+    }
+
+    /**
+     * Where SORT's STORE destination is ({@link Sort#destination}), or GEORADIUS's and GEORADIUSBYMEMBER's: as
+     * Redis's key specifications find them, the word after the first STORE past the radius, then after the first
+     * STOREDIST.
+     */
+    private static List<Integer> destinations(final String name, final List<byte[]> command)
+    {
+        final List<Integer> found = new ArrayList<>();
+        if (name.equals("SORT") && Sort.destination(command) > 0)
+        {
+            found.add(Sort.destination(command));
+        }
+        if (name.equals("GEORADIUS") || name.equals("GEORADIUSBYMEMBER"))
+        {
+            for (final String keyword : List.of("STORE", "STOREDIST"))
+            {
+                for (int i = name.equals("GEORADIUS") ? 6 : 5; i < command.size() - 1; i++)
+                {
+                    if (Commands.is(command.get(i), keyword))
+                    {
+                        found.add(i + 1);
+                        break;
+                    }
+                }
+            }
+        }
+        return found;
     }
 
     /** The count of keys at word {@code at}; -1 if it is not a count the words after it hold (0 only for scripts). */
@@ -193,7 +218,7 @@ final class CommandTable
             keys.put(c, ALL);
         }
         for (final String c : List.of("RENAME", "RENAMENX", "SMOVE", "LMOVE", "RPOPLPUSH", "BLMOVE", "BRPOPLPUSH",
-            "COPY", "ZRANGESTORE", "LCS"))
+            "COPY", "ZRANGESTORE", "LCS", "GEOSEARCHSTORE"))
         {
             keys.put(c, TWO);
         }
@@ -218,8 +243,10 @@ final class CommandTable
         {
             keys.put(c, STORE_COUNTED);
         }
-        keys.put("SORT", SORT_STORE);
-        keys.put("SORT_RO", SORT_STORE); // movablekeys in Redis's table too, though it takes no STORE
+        keys.put("SORT", STORE_AFTER_KEYWORD);
+        keys.put("SORT_RO", STORE_AFTER_KEYWORD); // movablekeys in Redis's table too, though it takes no STORE
+        keys.put("GEORADIUS", STORE_AFTER_KEYWORD);
+        keys.put("GEORADIUSBYMEMBER", STORE_AFTER_KEYWORD);
         keys.put("MSET", new Keys(1, -1, 2, 0));
         keys.put("MSETNX", new Keys(1, -1, 2, 0));
         keys.put("BITOP", new Keys(2, -1, 1, 0));

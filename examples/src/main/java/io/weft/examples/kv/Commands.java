@@ -90,7 +90,11 @@ final class Commands
         of("BITFIELD", Kind.GROWING, -2, 11), of("BITFIELD_RO", Kind.READ, -2, 11), of("PFADD", Kind.GROWING, -2, 11),
         of("PFCOUNT", Kind.READ, -2, 11), of("PFMERGE", Kind.GROWING, -2, 11), of("LCS", Kind.READ, -3, 11),
         of("SUBSTR", Kind.READ, 4, 11), of("RANDOMKEY", Kind.ORDERED, 1, 11), of("SORT", Kind.GROWING, -2, 12),
-        of("SORT_RO", Kind.ORDERED, -2, 12));
+        of("SORT_RO", Kind.ORDERED, -2, 12), of("GEOADD", Kind.GROWING, -5, 13), of("GEOPOS", Kind.ORDERED, -2, 13),
+        of("GEOHASH", Kind.ORDERED, -2, 13), of("GEODIST", Kind.ORDERED, -4, 13),
+        of("GEOSEARCH", Kind.ORDERED, -7, 13), of("GEOSEARCHSTORE", Kind.GROWING, -8, 13),
+        of("GEORADIUS", Kind.GROWING, -6, 13), of("GEORADIUS_RO", Kind.ORDERED, -6, 13),
+        of("GEORADIUSBYMEMBER", Kind.GROWING, -5, 13), of("GEORADIUSBYMEMBER_RO", Kind.ORDERED, -5, 13));
 
     private Commands()
     {

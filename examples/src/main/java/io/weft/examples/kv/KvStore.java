@@ -241,7 +241,8 @@ public final class KvStore
                     new Reply.Int(pubSub.publish(args.get(1), args.get(2)));
                 default -> cmd.charAt(0) == 'S' ? sets.apply(cmd, args, now) : cmd.charAt(0) == 'H' ?
                     hashes.apply(cmd, args, now) : cmd.charAt(0) == 'Z' || cmd.startsWith("BZ") ?
-                    zsets.apply(cmd, args, now) : lists.apply(cmd, args, now);
+                    zsets.apply(cmd, args, now) : cmd.startsWith("GEO") ? Geo.apply(map, cmd, args, now) :
+                    lists.apply(cmd, args, now);
             };
         }
         catch (final SyntaxError ex)

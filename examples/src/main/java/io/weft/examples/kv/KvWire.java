@@ -24,11 +24,12 @@ public final class KvWire
      * likewise; 7 since EVAL; 8 since ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE, ZRANGESTORE and ZMPOP; 9 since LMPOP,
      * BLMPOP, HRANDFIELD (in scripts) and EXPIRE with several conditions, which version 8 refused (its batches replay
      * EXPIRE so); 10 since SETBIT, GETBIT, BITCOUNT, BITPOS and BITOP; 11 since BITFIELD, BITFIELD_RO, PFADD, PFCOUNT,
-     * PFMERGE, LCS, SUBSTR and RANDOMKEY; 12 since SORT and SORT_RO. A script of a log's batch calls only the
-     * commands of its version ({@link Commands#inScriptsAt}). A member stops serving at a message of another version
+     * PFMERGE, LCS, SUBSTR and RANDOMKEY; 12 since SORT and SORT_RO; 13 since GEOADD, GEOPOS, GEOHASH, GEODIST,
+     * GEOSEARCH, GEOSEARCHSTORE and the GEORADIUS family. A script of a log's batch calls only the commands of its
+     * version ({@link Commands#inScriptsAt}). A member stops serving at a message of another version
      * (see {@link KvReplica}): the members of a group run one build of the store.
      */
-    static final byte VERSION = 12;
+    static final byte VERSION = 13;
 
     /** A member's commands: the writes apply at every member, the reads at their origin only. */
     static final byte BATCH = 0;

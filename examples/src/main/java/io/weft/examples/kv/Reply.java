@@ -57,9 +57,16 @@ public sealed interface Reply
     {
     }
 
-    /** A sorted set's score: a RESP3 double ({@code ,1.5}), a bulk string in RESP2 ({@link ZSetValue#format}). */
-    record Double(double value) implements Reply
+    /**
+     * A double: a RESP3 double ({@code ,1.5}), a bulk string in RESP2, {@code text} in either: a sorted set's score
+     * as {@link ZSetValue#format} writes it, unless the command writes its doubles otherwise (GEOPOS).
+     */
+    record Double(double value, String text) implements Reply
     {
+        public Double(final double value)
+        {
+            this(value, ZSetValue.format(value));
+        }
     }
 
     /**

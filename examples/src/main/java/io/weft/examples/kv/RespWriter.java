@@ -39,10 +39,10 @@ final class RespWriter
             }
             case Reply.Push p -> items(out, resp3 ? '>' : '*', p.items(), resp3);
             case Reply.Set m -> items(out, resp3 ? '~' : '*', m.items(), resp3);
-            case Reply.Double d when resp3 -> line(out, ',', ZSetValue.format(d.value()));
+            case Reply.Double d when resp3 -> line(out, ',', d.text());
             case Reply.Double d ->
             {
-                final String text = ZSetValue.format(d.value());
+                final String text = d.text();
                 number(out, '$', text.length());
                 out.writeCharSequence(text, StandardCharsets.US_ASCII);
                 out.writeBytes(CRLF);

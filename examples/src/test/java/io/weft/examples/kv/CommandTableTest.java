@@ -79,6 +79,9 @@ class CommandTableTest
         expect("[l, e]", "COMMAND", "GETKEYS", "sort", "l", "STORE", "d", "LIMIT", "0", "1", "GET", "STORE", "STORE",
             "e");
         expect("[l]", "COMMAND", "GETKEYS", "sort_ro", "l", "GET", "x");
+        expect("[k, a, b]", "COMMAND", "GETKEYS", "georadius", "k", "0", "0", "1", "m", "STOREDIST", "b", "STORE", "a");
+        expect("[k]", "COMMAND", "GETKEYS", "georadiusbymember", "k", "m", "1", "m", "STORE");
+        expect("[d, s]", "COMMAND", "GETKEYS", "geosearchstore", "d", "s", "FROMMEMBER", "m", "BYRADIUS", "1", "m");
         expect("ERR Invalid arguments specified for command", "COMMAND", "GETKEYS", "zunionstore", "d", "3", "a",
             "b");
         expect("ERR Invalid arguments specified for command", "COMMAND", "GETKEYS", "lmpop", "0", "a", "left");

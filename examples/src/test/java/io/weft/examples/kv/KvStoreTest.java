@@ -1254,7 +1254,8 @@ class KvStoreTest
         "SDIFF", "SINTERCARD", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE", "LPUSH", "RPUSH", "LPUSHX", "RPUSHX", "LPOP",
         "RPOP", "LLEN", "LINDEX", "LRANGE", "LSET", "LREM", "LTRIM", "LINSERT", "LPOS", "LMOVE", "RPOPLPUSH", "COPY",
         "MEMORY", "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "LMPOP", "BLMPOP", "BITFIELD", "BITFIELD_RO", "PFADD",
-        "PFCOUNT", "PFMERGE", "LCS", "SUBSTR", "RANDOMKEY", "SORT", "SORT_RO");
+        "PFCOUNT", "PFMERGE", "LCS", "SUBSTR", "RANDOMKEY", "SORT", "SORT_RO", "GEOADD", "GEOPOS", "GEOHASH", "GEODIST",
+        "GEOSEARCH", "GEOSEARCHSTORE", "GEORADIUS", "GEORADIUS_RO", "GEORADIUSBYMEMBER", "GEORADIUSBYMEMBER_RO");
 
     /**
      * Every command the store runs is routed by the connection as a read or a write, and no other; a count of words

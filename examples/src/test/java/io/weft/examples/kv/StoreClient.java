@@ -38,7 +38,9 @@ final class StoreClient
             case Reply.Error e -> e.text();
             case Reply.Simple t -> t.text();
             case Reply.Bulk b -> b.bytes() == null ? "nil" : new String(b.bytes(), StandardCharsets.ISO_8859_1);
-            case Reply.Array a -> joined(a.items());
+            case Reply.Array a -> a.items() == null ? "nil" : joined(a.items());
+            case Reply.Double d -> d.text();
+            case Reply.Scored m -> joined(m.membersAndScores());
             case Reply.Map m -> joined(m.keysAndValues());
             default -> r.toString();
         };
