@@ -279,8 +279,8 @@ final class Geo
                     }
                     else if (option.equals("BYBOX") && left >= 3 && geoSearch && !search.byRadius)
                     {
-                        final double width = number(args.get(i + 1), "ERR need numeric width");
-                        final double height = number(args.get(i + 2), "ERR need numeric height");
+                        final double width = ZSetValue.parse(args.get(i + 1), "ERR need numeric width");
+                        final double height = ZSetValue.parse(args.get(i + 2), "ERR need numeric height");
                         if (width < 0 || height < 0)
                         {
                             throw new KvStore.SyntaxError("ERR height or width cannot be negative");
@@ -304,7 +304,7 @@ final class Geo
     /** A circle around {@code centre} of the radius and unit at words {@code at} and after it. */
     private static Shape circle(final double[] centre, final List<byte[]> args, final int at)
     {
-        final double radius = number(args.get(at), "ERR need numeric radius");
+        final double radius = ZSetValue.parse(args.get(at), "ERR need numeric radius");
         if (radius < 0)
         {
             throw new KvStore.SyntaxError("ERR radius cannot be negative");
@@ -406,8 +406,8 @@ final class Geo
     /** The longitude and latitude at words {@code at} and after it, checked to be a position a score can hold. */
     private static double[] position(final List<byte[]> args, final int at)
     {
-        final double longitude = number(args.get(at), NOT_A_FLOAT);
-        final double latitude = number(args.get(at + 1), NOT_A_FLOAT);
+        final double longitude = ZSetValue.parse(args.get(at), NOT_A_FLOAT);
+        final double latitude = ZSetValue.parse(args.get(at + 1), NOT_A_FLOAT);
         if (Math.abs(longitude) > GeoHash.LONG_MAX || Math.abs(latitude) > GeoHash.LAT_MAX)
         {
             throw new KvStore.SyntaxError("ERR invalid longitude,latitude pair " + decimals(longitude, 6) + "," +
@@ -427,18 +427,6 @@ final class Geo
             case "MI" -> 1609.34;
             default -> throw new KvStore.SyntaxError("ERR unsupported unit provided. please use M, KM, FT, MI");
         };
-    }
-
-    /** A number as Redis reads one (C's strtod, all of it; no white space first, no NaN), else {@code error}. */
-    private static double number(final byte[] bytes, final String error)
-    {
-        final boolean space = bytes.length == 0 || bytes[0] == ' ' || bytes[0] >= '\t' && bytes[0] <= '\r';
-        final double value = space ? Double.NaN : Sort.number(bytes); // C's isspace() first
-        if (Double.isNaN(value))
-        {
-            throw new KvStore.SyntaxError(error);
-        }
-        return value;
     }
 
     /** A position as Redis gives one: {longitude, latitude}, each to 17 decimals without trailing zeros. */
@@ -470,6 +458,7 @@ final class Geo
             return value > 0 ? "inf" : "-inf";
         }
         final String text = new BigDecimal(value).setScale(places, RoundingMode.HALF_EVEN).toPlainString();
-        return value < 0 && !text.startsWith("-") ? "-" + text : text; // C keeps the sign of what rounds to 0
+        // C keeps the sign of what rounds to 0, and of -0
+        return Math.copySign(1, value) < 0 && !text.startsWith("-") ? "-" + text : text;
     }
 }

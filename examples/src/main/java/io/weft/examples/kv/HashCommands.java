@@ -153,13 +153,13 @@ final class HashCommands
      */
     private Reply incrByFloat(final List<byte[]> args, final long now)
     {
-        final BigDecimal by = ValueEdits.decimal(args.get(3)); // the increment first, before the key's type
+        final BigDecimal by = ValueEdits.decimal(args.get(3), map.readsHexadecimal()); // first, before the type
         if (by == null || ValueEdits.infinite(by))
         {
             return Reply.error(by == null ? "ERR value is not a valid float" : "ERR value is NaN or Infinity");
         }
         final byte[] old = field(args.get(1), args.get(2), now);
-        final BigDecimal value = old == null ? BigDecimal.ZERO : ValueEdits.decimal(old);
+        final BigDecimal value = old == null ? BigDecimal.ZERO : ValueEdits.decimal(old, map.readsHexadecimal());
         if (value == null)
         {
             return Reply.error(NOT_A_FLOAT);

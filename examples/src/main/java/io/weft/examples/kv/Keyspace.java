@@ -168,6 +168,15 @@ final class Keyspace
         return owned(key, now, ListValue.class);
     }
 
+    /**
+     * The writing thread: whether the write being applied reads numbers as this build does ({@link Strtod}), not as
+     * the build of an older log's batch did.
+     */
+    boolean readsHexadecimal()
+    {
+        return versions.wire() >= Strtod.SINCE;
+    }
+
     /** {@code key}'s sorted set if it is live at {@code now}, else null; WRONGTYPE if it holds another type. */
     ZSetValue zset(final Key key, final long now)
     {

@@ -1,11 +1,9 @@
 package io.weft.examples.kv;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * SORT key [BY pattern] [LIMIT offset count] [GET pattern ...] [ASC|DESC] [ALPHA] [STORE destination], and SORT_RO
@@ -22,9 +20,6 @@ import java.util.regex.Pattern;
 final class Sort
 {
     private static final byte[] EMPTY = new byte[0];
-    /** C's strtod takes hexadecimal numbers, an exponent of 2 optional. */
-    private static final Pattern HEX = Pattern.compile("[+-]?0[xX](\\p{XDigit}+\\.?\\p{XDigit}*|\\.\\p{XDigit}+)" +
-        "([pP][+-]?\\d+)?");
 
     /** One item and what it sorts by: a number, or bytes (ALPHA BY; null where the pattern found nothing). */
     private record Item(byte[] value, double score, byte[] by)
@@ -252,30 +247,7 @@ final class Sort
      */
     static double number(final byte[] value)
     {
-        if (value.length == 0)
-        {
-            return 0;
-        }
-        int from = 0;
-        while (from < value.length && (value[from] == ' ' || value[from] >= '\t' && value[from] <= '\r'))
-        {
-            from++;
-        }
-        final byte[] text = Arrays.copyOfRange(value, from, value.length);
-        final String s = new String(text, StandardCharsets.ISO_8859_1);
-        try
-        {
-            if (HEX.matcher(s).matches())
-            {
-                final double hex = Double.parseDouble(s.indexOf('p') < 0 && s.indexOf('P') < 0 ? s + "p0" : s);
-                return Double.isInfinite(hex) ? Double.NaN : hex;
-            }
-            return ZSetValue.parse(text, "");
-        }
-        catch (final KvStore.SyntaxError | NumberFormatException ex)
-        {
-            return Double.NaN;
-        }
+        return Strtod.afterSpace(value, true);
     }
 
     /** STORE: the result as {@code destination}'s list, replacing what it held; an empty result deletes it. */

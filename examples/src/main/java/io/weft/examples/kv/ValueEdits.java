@@ -87,8 +87,8 @@ final class ValueEdits
     Reply incrByFloat(final byte[] key, final byte[] increment, final long now)
     {
         final KvStore.Entry old = map.live(key, now);
-        final BigDecimal value = old == null ? BigDecimal.ZERO : decimal(old.value());
-        final BigDecimal by = decimal(increment);
+        final BigDecimal value = old == null ? BigDecimal.ZERO : decimal(old.value(), map.readsHexadecimal());
+        final BigDecimal by = decimal(increment, map.readsHexadecimal());
         if (value == null || by == null)
         {
             return Reply.error(NOT_A_FLOAT);
@@ -168,9 +168,10 @@ final class ValueEdits
 
     /**
      * A float argument or value as Redis reads one (no spaces; inf and infinity in any case, signed or not, as a
-     * value beyond every finite one; a finite value a long double cannot hold is none), or null.
+     * value beyond every finite one; hexadecimal exactly, if {@code hexadecimal}: {@link Strtod#SINCE}; a finite
+     * value a long double cannot hold is none), or null.
      */
-    static BigDecimal decimal(final byte[] bytes)
+    static BigDecimal decimal(final byte[] bytes, final boolean hexadecimal)
     {
         if (bytes.length == 0 || bytes.length > MAX_FLOAT_CHARS)
         {
@@ -181,6 +182,11 @@ final class ValueEdits
         if (unsigned.equalsIgnoreCase("inf") || unsigned.equalsIgnoreCase("infinity"))
         {
             return text.charAt(0) == '-' ? INFINITY.negate() : INFINITY;
+        }
+        if (hexadecimal && (text.indexOf('x') >= 0 || text.indexOf('X') >= 0))
+        {
+            final BigDecimal hex = Strtod.hexadecimal(text);
+            return hex == null || infinite(hex) ? null : hex;
         }
         try
         {

@@ -1,5 +1,6 @@
 package io.weft.examples.kv;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -19,13 +20,16 @@ sealed interface ZRange
         RANK, SCORE, LEX
     }
 
-    /** The range from {@code low} to {@code high}, read as {@code by} says. */
-    static ZRange of(final By by, final byte[] low, final byte[] high)
+    /**
+     * The range from {@code low} to {@code high}, read as {@code by} says; scores as Redis reads them, or, unless
+     * {@code lenient}, as a score argument (an older log's batch: {@link Strtod#SINCE}).
+     */
+    static ZRange of(final By by, final byte[] low, final byte[] high, final boolean lenient)
     {
         return switch (by)
         {
             case RANK -> new ByRank(ValueEdits.integer(low), ValueEdits.integer(high));
-            case SCORE -> new ByScore(score(low), open(low), score(high), open(high));
+            case SCORE -> new ByScore(score(low, lenient), open(low), score(high, lenient), open(high));
             case LEX -> new ByLex(lex(low), lex(high));
         };
     }
@@ -101,10 +105,17 @@ sealed interface ZRange
         return bound.length > 0 && bound[0] == '(';
     }
 
-    private static double score(final byte[] bound)
+    private static double score(final byte[] bound, final boolean lenient)
     {
-        return ZSetValue.parse(open(bound) ? Arrays.copyOfRange(bound, 1, bound.length) : bound,
-            "ERR min or max is not a float");
+        // strtod as Redis calls it here: after white space, nothing at all as 0, out of range as inf or 0
+        final byte[] number = open(bound) ? Arrays.copyOfRange(bound, 1, bound.length) : bound;
+        final double score = lenient ? Strtod.afterSpace(number, false) :
+            Strtod.read(new String(number, StandardCharsets.ISO_8859_1), true, false);
+        if (Double.isNaN(score))
+        {
+            throw new KvStore.SyntaxError("ERR min or max is not a float");
+        }
+        return score;
     }
 
     private static byte[] lex(final byte[] bound)

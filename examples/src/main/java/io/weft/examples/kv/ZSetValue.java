@@ -81,40 +81,23 @@ record ZSetValue(Members members, long expireAt) implements WriterOwned<ZSetValu
     }
 
     /**
-     * A score argument as Redis reads one ({@code strtod}): decimal, with an exponent or not, and {@code inf},
-     * {@code +inf}, {@code -inf} (also spelt {@code infinity}, any case); {@code error} for anything else, NaN, or
-     * white space around it.
+     * A score argument as Redis reads one ({@link Strtod}, the range checked); {@code error} for anything else, NaN,
+     * white space around it, or a number out of a double's range.
      */
     static double parse(final byte[] bytes, final String error)
     {
-        final String text = new String(bytes, StandardCharsets.ISO_8859_1);
-        final String unsigned = text.startsWith("+") || text.startsWith("-") ? text.substring(1) : text;
-        if (unsigned.equalsIgnoreCase("inf") || unsigned.equalsIgnoreCase("infinity"))
-        {
-            return text.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
-        }
-        if (unsigned.isEmpty() || !unsigned.chars().allMatch(c -> c >= '0' && c <= '9' || c == '.' || c == 'e' ||
-            c == 'E' || c == '+' || c == '-') || unsigned.charAt(0) == '+' || unsigned.charAt(0) == '-')
-        {
-            throw new KvStore.SyntaxError(error);
-        }
-        final double score;
-        try
-        {
-            score = Double.parseDouble(text);
-        }
-        catch (final NumberFormatException ex)
+        return parse(bytes, error, true);
+    }
+
+    /** {@link #parse(byte[], String)}, hexadecimal refused unless {@code hexadecimal} (before {@link Strtod#SINCE}). */
+    static double parse(final byte[] bytes, final String error, final boolean hexadecimal)
+    {
+        final double value = Strtod.read(new String(bytes, StandardCharsets.ISO_8859_1), true, hexadecimal);
+        if (Double.isNaN(value))
         {
             throw new KvStore.SyntaxError(error);
         }
-        final int e = Math.max(unsigned.indexOf('e'), unsigned.indexOf('E'));
-        // out of a double's range, as strtod's ERANGE: past its largest, or a non-zero below its smallest
-        if (Double.isInfinite(score) || score == 0 && (e < 0 ? unsigned : unsigned.substring(0, e)).chars()
-            .anyMatch(c -> c >= '1' && c <= '9'))
-        {
-            throw new KvStore.SyntaxError(error);
-        }
-        return score;
+        return value;
     }
 
     /** One member: its score and bytes, and its place in the tree. */

@@ -154,7 +154,10 @@ class ZSetValueTest
         }
     }
 
-    /** Scores read as {@code strtod} reads them for Redis: infinities by name, nothing around, no NaN, no overflow. */
+    /**
+     * Scores read as {@code strtod} reads them for Redis: infinities by name, hexadecimal, nothing around, no NaN, no
+     * overflow.
+     */
     @Test
     void scoresAreReadAsRedisReadsThem()
     {
@@ -167,7 +170,8 @@ class ZSetValueTest
         assertEquals(Double.POSITIVE_INFINITY, parse("+Infinity"));
         assertEquals(Double.NEGATIVE_INFINITY, parse("-INF"));
         assertEquals(0, parse("0e500"));
-        for (final String bad : List.of("", " 1", "1 ", "nan", "NaN", "1x", "--1", "+-1", "1e400", "1e-400", "0x10",
+        assertEquals(16, parse("0x10")); // hexadecimal too, as Redis takes it
+        for (final String bad : List.of("", " 1", "1 ", "nan", "NaN", "1x", "--1", "+-1", "1e400", "1e-400", "0x1g",
             "1_0", "Infinityx", "1d", "e5"))
         {
             assertThrows(KvStore.SyntaxError.class, () -> parse(bad), "'" + bad + "'");

@@ -1,0 +1,115 @@
+package io.weft.examples.kv;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Numbers as Redis reads them with C's {@code strtod}: decimal with an exponent or not, hexadecimal ({@code 0x10},
+ * {@code -0x1.8p3}), {@code inf} and {@code infinity} in any case, signed or not; never NaN. Redis reads most
+ * arguments with the range checked ({@code ERANGE}: past a double's largest, or a non-zero below its smallest, is
+ * no number), and a score range's bounds and SORT's items after white space, where nothing at all is 0.
+ */
+final class Strtod
+{
+    /**
+     * The first KvWire version that reads hexadecimal numbers, and score bounds after white space and out of range: a
+     * log's batch of an older one refuses them, as its build did (ZADD 0x10 m added nothing there).
+     */
+    static final byte SINCE = 14;
+    private static final Pattern HEX = Pattern.compile("[+-]?0[xX](\\p{XDigit}+\\.?\\p{XDigit}*|\\.\\p{XDigit}+)" +
+        "([pP][+-]?\\d+)?");
+    private static final Pattern DECIMAL = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
+    /** A number whose digits are all 0: it is 0, where another that reads as 0 fell below a double's smallest. */
+    private static final Pattern ZERO = Pattern.compile("[+-]?(0[xX][0.]*([pP].*)?|[0.]*([eE].*)?)");
+
+    /** A long double's range in powers of 2: past the largest, and below the smallest, as strtold reads. */
+    private static final int LONG_DOUBLE_MAX_EXPONENT = 16384;
+    private static final int LONG_DOUBLE_MIN_EXPONENT = -16445;
+
+    private Strtod()
+    {
+    }
+
+    /** All of {@code text} as a number; NaN if it is none, or if {@code inRange} and it is out of a double's range. */
+    static double read(final String text, final boolean inRange)
+    {
+        return read(text, inRange, true);
+    }
+
+    /** {@link #read(String, boolean)}, a hexadecimal number none unless {@code hexadecimal} (before {@link #SINCE}). */
+    static double read(final String text, final boolean inRange, final boolean hexadecimal)
+    {
+        final String unsigned = text.startsWith("+") || text.startsWith("-") ? text.substring(1) : text;
+        if (unsigned.equalsIgnoreCase("inf") || unsigned.equalsIgnoreCase("infinity"))
+        {
+            return text.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+        }
+        final boolean hex = HEX.matcher(text).matches();
+        if (hex && !hexadecimal || !hex && !DECIMAL.matcher(text).matches())
+        {
+            return Double.NaN;
+        }
+        // Java reads a hexadecimal number only with its exponent of 2
+        final double value = Double.parseDouble(hex && text.indexOf('p') < 0 && text.indexOf('P') < 0 ? text + "p0" :
+            text);
+        final boolean outOfRange = Double.isInfinite(value) || value == 0 && !ZERO.matcher(text).matches();
+        return inRange && outOfRange ? Double.NaN : value;
+    }
+
+    /**
+     * {@code bytes} as {@code strtod} reads them after white space, all of them (nothing at all is 0); NaN if they
+     * are no number, or if {@code inRange} and it is out of a double's range.
+     */
+    static double afterSpace(final byte[] bytes, final boolean inRange)
+    {
+        if (bytes.length == 0)
+        {
+            return 0;
+        }
+        int from = 0;
+        while (from < bytes.length && (bytes[from] == ' ' || bytes[from] >= '\t' && bytes[from] <= '\r'))
+        {
+            from++;
+        }
+        return read(new String(bytes, from, bytes.length - from, StandardCharsets.ISO_8859_1), inRange);
+    }
+
+    /**
+     * {@code text}'s exact value if it is a hexadecimal number within a long double's range (INCRBYFLOAT reads its
+     * arguments with strtold, which keeps 64 bits of a mantissa), else null.
+     */
+    static BigDecimal hexadecimal(final String text)
+    {
+        final Matcher hex = HEX.matcher(text);
+        if (!hex.matches())
+        {
+            return null;
+        }
+        final String mantissa = hex.group(1);
+        final BigInteger digits = new BigInteger(mantissa.replace(".", ""), 16);
+        if (digits.signum() == 0)
+        {
+            return BigDecimal.ZERO;
+        }
+        final String power = hex.group(2) == null ? "0" : hex.group(2).substring(1).replaceFirst("^([+-]?)0+(?=\\d)",
+            "$1");
+        if (power.length() > 7)
+        {
+            return null; // far past either end of the range
+        }
+        final int point = mantissa.indexOf('.');
+        final long exponent = Long.parseLong(power) - 4L * (point < 0 ? 0 : mantissa.length() - point - 1);
+        final long magnitude = digits.bitLength() + exponent;
+        if (magnitude > LONG_DOUBLE_MAX_EXPONENT || magnitude < LONG_DOUBLE_MIN_EXPONENT)
+        {
+            return null;
+        }
+        // 2^-k is exactly 5^k / 10^k
+        final BigDecimal value = exponent >= 0 ? new BigDecimal(digits.shiftLeft((int)exponent)) :
+            new BigDecimal(digits.multiply(BigInteger.valueOf(5).pow((int)-exponent)), (int)-exponent);
+        return text.startsWith("-") ? value.negate() : value;
+    }
+}
