@@ -153,18 +153,18 @@ final class HashCommands
      */
     private Reply incrByFloat(final List<byte[]> args, final long now)
     {
-        final BigDecimal by = ValueEdits.decimal(args.get(3), map.readsHexadecimal()); // first, before the type
-        if (by == null || ValueEdits.infinite(by))
+        final BigDecimal by = ValueEdits.decimal(args.get(3), map.redisNumbers()); // first, before the type
+        if (by == null || ValueEdits.infinite(by, map.redisNumbers()))
         {
             return Reply.error(by == null ? "ERR value is not a valid float" : "ERR value is NaN or Infinity");
         }
         final byte[] old = field(args.get(1), args.get(2), now);
-        final BigDecimal value = old == null ? BigDecimal.ZERO : ValueEdits.decimal(old, map.readsHexadecimal());
+        final BigDecimal value = old == null ? BigDecimal.ZERO : ValueEdits.decimal(old, map.redisNumbers());
         if (value == null)
         {
             return Reply.error(NOT_A_FLOAT);
         }
-        final byte[] result = ValueEdits.floatSum(value, by);
+        final byte[] result = ValueEdits.floatSum(value, by, map.redisNumbers());
         put(args, result, now);
         return new Reply.Bulk(result);
     }

@@ -169,10 +169,10 @@ final class Keyspace
     }
 
     /**
-     * The writing thread: whether the write being applied reads numbers as this build does ({@link Strtod}), not as
-     * the build of an older log's batch did.
+     * The writing thread: whether the write being applied reads numbers as strtod does ({@link Strtod}) and sums
+     * INCRBYFLOAT's in a long double ({@link LongDouble}), as this build does, not as an older log's batch's build did.
      */
-    boolean readsHexadecimal()
+    boolean redisNumbers()
     {
         return versions.wire() >= Strtod.SINCE;
     }

@@ -15,8 +15,9 @@ import java.util.regex.Pattern;
 final class Strtod
 {
     /**
-     * The first KvWire version that reads hexadecimal numbers, and score bounds after white space and out of range: a
-     * log's batch of an older one refuses them, as its build did (ZADD 0x10 m added nothing there).
+     * The first KvWire version that reads hexadecimal numbers, and score bounds after white space and out of range,
+     * and sums INCRBYFLOAT's in a long double ({@link LongDouble}): a log's batch of an older one refuses them and sums
+     * to 40 digits, as its build did (ZADD 0x10 m added nothing there).
      */
     static final byte SINCE = 14;
     private static final Pattern HEX = Pattern.compile("[+-]?0[xX](\\p{XDigit}+\\.?\\p{XDigit}*|\\.\\p{XDigit}+)" +

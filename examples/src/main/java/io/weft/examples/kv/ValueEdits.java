@@ -27,7 +27,7 @@ final class ValueEdits
     private static final long MAX_LENGTH_BEFORE = 512L << 20;
     /** The longest float argument Redis reads ({@code MAX_LONG_DOUBLE_CHARS}). */
     private static final int MAX_FLOAT_CHARS = 5 * 1024;
-    /** The sums' precision: more than a long double's 64-bit mantissa carries, so Redis's results print the same. */
+    /** The sums' precision before KvWire 14 ({@link LongDouble} since): more than a long double's 64-bit mantissa. */
     private static final MathContext SUM = new MathContext(40, RoundingMode.HALF_EVEN);
     /** A long double's largest finite value is about 1.19e4932: Redis's sum is infinite from there. */
     private static final BigDecimal INFINITE = new BigDecimal("1e4932");
@@ -81,19 +81,20 @@ final class ValueEdits
     }
 
     /**
-     * INCRBYFLOAT key increment: decimal arithmetic, which every member computes alike, printed as Redis prints its
-     * long double (17 decimal places at most, no trailing zeros, no exponent); Redis's infinity is an error.
+     * INCRBYFLOAT key increment: long double arithmetic in exact decimals ({@link LongDouble}), which every member
+     * computes alike, printed as Redis prints its long double (17 decimal places at most, no trailing zeros, no
+     * exponent); Redis's infinity is an error.
      */
     Reply incrByFloat(final byte[] key, final byte[] increment, final long now)
     {
         final KvStore.Entry old = map.live(key, now);
-        final BigDecimal value = old == null ? BigDecimal.ZERO : decimal(old.value(), map.readsHexadecimal());
-        final BigDecimal by = decimal(increment, map.readsHexadecimal());
+        final BigDecimal value = old == null ? BigDecimal.ZERO : decimal(old.value(), map.redisNumbers());
+        final BigDecimal by = decimal(increment, map.redisNumbers());
         if (value == null || by == null)
         {
             return Reply.error(NOT_A_FLOAT);
         }
-        final byte[] result = floatSum(value, by);
+        final byte[] result = floatSum(value, by, map.redisNumbers());
         replace(key, result, old);
         return new Reply.Bulk(result);
     }
@@ -145,13 +146,19 @@ final class ValueEdits
     }
 
     /**
-     * {@code value} plus {@code by}, both read by {@link #decimal}, printed as INCRBYFLOAT prints it (HINCRBYFLOAT
+     * {@code value} plus {@code by}, both read by {@link #decimal}, as a long double adds them if {@code longDouble}
+     * (else to 40 digits: an older log's batch, {@link Strtod#SINCE}), printed as INCRBYFLOAT prints it (HINCRBYFLOAT
      * too); Redis's error for an infinite term or sum.
      */
-    static byte[] floatSum(final BigDecimal value, final BigDecimal by)
+    static byte[] floatSum(final BigDecimal value, final BigDecimal by, final boolean longDouble)
     {
-        final BigDecimal sum = value.add(by, SUM); // with a precision, a negligible term costs nothing to align
-        if (infinite(value) || infinite(by) || infinite(sum)) // inf - inf is Redis's NaN: the same error
+        if (infinite(value, longDouble) || infinite(by, longDouble)) // inf - inf is Redis's NaN: the same error
+        {
+            throw new KvStore.SyntaxError("ERR increment would produce NaN or Infinity");
+        }
+        // with a precision, a negligible term costs nothing to align (before KvWire 14 that was all its rounding)
+        final BigDecimal sum = longDouble ? LongDouble.sum(value, by) : value.add(by, SUM);
+        if (sum == null || infinite(sum, longDouble))
         {
             throw new KvStore.SyntaxError("ERR increment would produce NaN or Infinity");
         }
@@ -160,18 +167,22 @@ final class ValueEdits
         return (printed.signum() == 0 ? "0" : printed.toPlainString()).getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** Whether {@code d}, read by {@link #decimal}, is infinite as a long double. */
-    static boolean infinite(final BigDecimal d)
+    /**
+     * Whether {@code d}, read by {@link #decimal}, is infinite as a long double: inf or infinity, or (before KvWire 14,
+     * {@code longDouble} false) 1e4932 or more.
+     */
+    static boolean infinite(final BigDecimal d, final boolean longDouble)
     {
-        return d.abs().compareTo(INFINITE) >= 0;
+        return d.abs().compareTo(longDouble ? INFINITY : INFINITE) >= 0;
     }
 
     /**
      * A float argument or value as Redis reads one (no spaces; inf and infinity in any case, signed or not, as a
-     * value beyond every finite one; hexadecimal exactly, if {@code hexadecimal}: {@link Strtod#SINCE}; a finite
-     * value a long double cannot hold is none), or null.
+     * value beyond every finite one; if {@code longDouble} ({@link Strtod#SINCE}), hexadecimal too and each rounded to
+     * the nearest long double as strtold reads it, one out of its range none; before, exact, 1e4932 or more none), or
+     * null.
      */
-    static BigDecimal decimal(final byte[] bytes, final boolean hexadecimal)
+    static BigDecimal decimal(final byte[] bytes, final boolean longDouble)
     {
         if (bytes.length == 0 || bytes.length > MAX_FLOAT_CHARS)
         {
@@ -183,15 +194,15 @@ final class ValueEdits
         {
             return text.charAt(0) == '-' ? INFINITY.negate() : INFINITY;
         }
-        if (hexadecimal && (text.indexOf('x') >= 0 || text.indexOf('X') >= 0))
+        if (longDouble && (text.indexOf('x') >= 0 || text.indexOf('X') >= 0))
         {
             final BigDecimal hex = Strtod.hexadecimal(text);
-            return hex == null || infinite(hex) ? null : hex;
+            return hex == null ? null : LongDouble.read(hex);
         }
         try
         {
             final BigDecimal d = new BigDecimal(text);
-            return infinite(d) ? null : d;
+            return longDouble ? LongDouble.read(d) : infinite(d, false) ? null : d;
         }
         catch (final NumberFormatException ex)
         {

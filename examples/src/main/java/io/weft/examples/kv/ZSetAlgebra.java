@@ -68,7 +68,7 @@ record ZSetAlgebra(Keyspace map)
                 for (int i = 0; i < keys; i++)
                 {
                     inputs.set(i, new Input(inputs.get(i).scores, ZSetValue.parse(args.get(++j),
-                        "ERR weight value is not a float", map.readsHexadecimal())));
+                        "ERR weight value is not a float", map.redisNumbers())));
                 }
             }
             else if (!op.equals("DIFF") && !card && more >= 1 && option.equals("AGGREGATE"))

@@ -119,7 +119,7 @@ record ZSetCommands(Keyspace map)
         final double[] scores = new double[elements / 2];
         for (int i = 0; i < scores.length; i++)
         {
-            scores[i] = ZSetValue.parse(args.get(at + 2 * i), NOT_A_FLOAT, map.readsHexadecimal());
+            scores[i] = ZSetValue.parse(args.get(at + 2 * i), NOT_A_FLOAT, map.redisNumbers());
         }
         final Key key = new Key(args.get(1));
         final ZSetValue live = map.zset(key, now);
@@ -172,7 +172,7 @@ record ZSetCommands(Keyspace map)
     /** ZINCRBY key increment member: the member's new score (added at the increment if it was not a member). */
     private Reply incrementBy(final List<byte[]> args, final long now)
     {
-        final double by = ZSetValue.parse(args.get(2), NOT_A_FLOAT, map.readsHexadecimal());
+        final double by = ZSetValue.parse(args.get(2), NOT_A_FLOAT, map.redisNumbers());
         final Key key = new Key(args.get(1));
         final ZSetValue z = map.writableZSet(map.zset(key, now));
         final ZSetValue.Node old = z.members().get(args.get(3));
@@ -248,7 +248,7 @@ record ZSetCommands(Keyspace map)
     /** ZCOUNT key min max, ZLEXCOUNT key min max: how many members the range holds. */
     private Reply count(final By by, final List<byte[]> args, final long now)
     {
-        final ZRange range = ZRange.of(by, args.get(2), args.get(3), map.readsHexadecimal());
+        final ZRange range = ZRange.of(by, args.get(2), args.get(3), map.redisNumbers());
         final int[] ranks = range.ranks(zset(args, now), false);
         return new Reply.Int(ranks[1] - ranks[0]);
     }
@@ -306,7 +306,7 @@ record ZSetCommands(Keyspace map)
         final boolean boundsSwapped = rev && by != By.RANK;
         final byte[] low = args.get(boundsSwapped ? 3 : 2);
         final byte[] high = args.get(boundsSwapped ? 2 : 3);
-        final ZRange bounds = ZRange.of(by, low, high, map.readsHexadecimal()); // its error before the key's type
+        final ZRange bounds = ZRange.of(by, low, high, map.redisNumbers()); // its error before the key's type
         final ZSetValue z = zset(args, now);
         final int[] selected = bounds.ranks(z, rev);
         final List<Reply> replies = new ArrayList<>();
@@ -338,7 +338,7 @@ record ZSetCommands(Keyspace map)
     private Reply removeRange(final By by, final List<byte[]> args, final long now)
     {
         final Key key = new Key(args.get(1));
-        final ZRange range = ZRange.of(by, args.get(2), args.get(3), map.readsHexadecimal());
+        final ZRange range = ZRange.of(by, args.get(2), args.get(3), map.redisNumbers());
         final ZSetValue live = map.zset(key, now);
         final int[] ranks = range.ranks(live, false);
         final int count = ranks[1] - ranks[0];

@@ -1012,7 +1012,7 @@ class KvStoreTest
 
         same(Reply.OK, run("SET", "f", "10.50"));
         same(bulk("10.6"), run("INCRBYFLOAT", "f", "0.1"));
-        same(bulk("5010.6"), run("INCRBYFLOAT", "f", "5.0e3"));
+        same(bulk("5010.60000000000000009"), run("INCRBYFLOAT", "f", "5.0e3")); // a long double's, as Redis 7.0.15
         same(bulk("0"), run("INCRBYFLOAT", "f", "-5010.6"));
         same(bulk("-0.5"), run("INCRBYFLOAT", "new", "-.5"));
         same(bulk("3"), run("INCRBYFLOAT", "i", "3"));
@@ -1029,11 +1029,15 @@ class KvStoreTest
         }
         same(Reply.OK, run("SET", "ninf", "-inf"));
         same(Reply.error("ERR increment would produce NaN or Infinity"), run("INCRBYFLOAT", "ninf", "1"));
-        same(Reply.OK, run("SET", "big", "1e4931"));
-        same(Reply.error("ERR increment would produce NaN or Infinity"), run("INCRBYFLOAT", "big", "9e4931"));
-        same(bulk("0"), run("INCRBYFLOAT", "mixed", "1e-999999999"));
+        // a long double's range, as Redis 7.0.15 has it: to about 1.19e4932, down to about 3.6e-4951
+        same(Reply.OK, run("SET", "big", "1.1e4932"));
+        same(Reply.error("ERR increment would produce NaN or Infinity"), run("INCRBYFLOAT", "big", "1e4931"));
+        same(Reply.error("ERR value is not a valid float"), run("INCRBYFLOAT", "big", "1.2e4932"));
+        same(bulk("0"), run("INCRBYFLOAT", "mixed", "1e-4940"));
         same(bulk("1"), run("INCRBYFLOAT", "mixed", "1")); // a term far below the other costs nothing to add
-        same(bulk("1"), run("INCRBYFLOAT", "mixed", "1e-999999999"));
+        same(bulk("1"), run("INCRBYFLOAT", "mixed", "2e-4951"));
+        same(Reply.error("ERR value is not a valid float"), run("INCRBYFLOAT", "mixed", "1.8e-4951"));
+        same(Reply.error("ERR value is not a valid float"), run("INCRBYFLOAT", "mixed", "1e-999999999"));
         same(bulk("0"), run("GET", "f"));
     }
 

@@ -3,12 +3,16 @@ package io.weft.examples.kv;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.math.BigDecimal;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Numbers read as Redis reads them with C's strtod: hexadecimal too, the range checked for arguments, not for a score
- * range's bounds. Every reply here was also asked of redis-server 7.0.15, which answers them alike.
+ * range's bounds; INCRBYFLOAT's and HINCRBYFLOAT's summed as Redis's long double sums them (64 significant bits, which
+ * shows past 2^64 and in decimals a long double cannot hold). Every reply here but an older batch's was also asked of
+ * redis-server 7.0.15, which answers them alike.
  */
 @Timeout(10)
 class StrtodTest
@@ -88,5 +92,46 @@ class StrtodTest
         assertEquals(-24, Strtod.read("-0x1.8p4", true));
         assertEquals(0, Strtod.afterSpace(new byte[0], true));
         assertTrue(Double.isNaN(Strtod.afterSpace(" ".getBytes(), true)));
+    }
+
+    @Test
+    void sumsRoundToSixtyFourBits()
+    {
+        client.expect("1", "HSET", "h", "f", "1e20");
+        client.expect("100000000000000000000", "HINCRBYFLOAT", "h", "f", "0.5");
+        client.run("SET", "f", "1.5");
+        client.expect("538087476230186893312", "INCRBYFLOAT", "f", "538087476230186893312");
+        client.run("SET", "f", "100000000000000000000");
+        client.expect("100000000000000000000", "INCRBYFLOAT", "f", "0.1");
+        client.run("SET", "f", "1e19");
+        client.expect("10000000000000000002", "INCRBYFLOAT", "f", "1.5");
+        client.run("SET", "f", "12345678901234567.891");
+        client.expect("12345678901234567.890625", "INCRBYFLOAT", "f", "0");
+        client.run("SET", "f", "0.1");
+        client.expect("0.3", "INCRBYFLOAT", "f", "0.2"); // what a long double errs by, 17 decimals do not show
+        client.run("SET", "f", "1e-20");
+        client.expect("0", "INCRBYFLOAT", "f", "1e-20");
+    }
+
+    /** A log's batch of KvWire 13 or older sums as its build did: to 40 digits. */
+    @Test
+    void anOlderLogsBatchSumsAsItsBuildDid()
+    {
+        client.run("SET", "f", "1.5");
+        client.store.versions().writing(1, (byte)13);
+        client.expect("538087476230186893313.5", "INCRBYFLOAT", "f", "538087476230186893312");
+        client.store.versions().written();
+    }
+
+    @Test
+    void roundsToTheNearestLongDouble()
+    {
+        assertEquals(new BigDecimal("0.1000000000000000000013552527156068805425093160010874271392822265625"),
+            LongDouble.round(new BigDecimal("0.1")));
+        assertEquals(new BigDecimal("-36893488147419103232"), LongDouble.round(new BigDecimal("-36893488147419103231")));
+        assertEquals(new BigDecimal("18446744073709551615"), LongDouble.round(new BigDecimal("18446744073709551615")));
+        assertEquals(new BigDecimal("18446744073709551614"), LongDouble.round(new BigDecimal("18446744073709551614.5")));
+        assertEquals(new BigDecimal("9223372036854775807.5"), LongDouble.round(new BigDecimal("9223372036854775807.5")));
+        assertEquals(BigDecimal.ZERO, LongDouble.round(BigDecimal.ZERO));
     }
 }
