@@ -48,7 +48,7 @@ final class Strtod
         {
             return text.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
         }
-        final boolean hex = HEX.matcher(text).matches();
+        final boolean hex = (text.indexOf('x') > 0 || text.indexOf('X') > 0) && HEX.matcher(text).matches();
         if (hex && !hexadecimal || !hex && !DECIMAL.matcher(text).matches())
         {
             return Double.NaN;

@@ -156,7 +156,7 @@ final class ValueEdits
         {
             throw new KvStore.SyntaxError("ERR increment would produce NaN or Infinity");
         }
-        // with a precision, a negligible term costs nothing to align (before KvWire 14 that was all its rounding)
+        // before KvWire 14 to 40 digits (with a precision, a negligible term costs nothing to align)
         final BigDecimal sum = longDouble ? LongDouble.sum(value, by) : value.add(by, SUM);
         if (sum == null || infinite(sum, longDouble))
         {
