@@ -32,13 +32,23 @@ final class LongDouble
         {
             return BigDecimal.ZERO;
         }
-        final long exponent = (long)d.precision() - d.scale() - 1; // of its first digit: the cheap test first
-        if (exponent > 4933 || exponent < -4952 || d.abs().compareTo(OVERFLOW) >= 0 ||
+        final long exponent = (long)d.precision() - d.scale() - 1; // of 10, at its first digit: the cheap test first
+        if (farOutOfRange((long)Math.floor(exponent * LOG2_10)) || d.abs().compareTo(OVERFLOW) >= 0 ||
             d.abs().compareTo(UNDERFLOW) <= 0)
         {
             return null;
         }
         return round(d);
+    }
+
+    /**
+     * Whether a non-zero value whose log2 is within 4 of {@code log2} is out of a long double's range for sure
+     * ({@code 2^16384} and more rounds to infinity, {@code 2^-16446} and less to 0): a test made before the exact one,
+     * and before a huge value is built.
+     */
+    static boolean farOutOfRange(final long log2)
+    {
+        return log2 > 16384 + 4 || log2 < -16446 - 4;
     }
 
     /** {@code a + b} as a long double adds two long doubles: their sum rounded; null if it rounds to infinity. */

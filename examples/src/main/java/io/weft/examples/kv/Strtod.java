@@ -22,13 +22,8 @@ final class Strtod
     static final byte SINCE = 14;
     private static final Pattern HEX = Pattern.compile("[+-]?0[xX](\\p{XDigit}+\\.?\\p{XDigit}*|\\.\\p{XDigit}+)" +
         "([pP][+-]?\\d+)?");
-    private static final Pattern DECIMAL = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
     /** A number whose digits are all 0: it is 0, where another that reads as 0 fell below a double's smallest. */
     private static final Pattern ZERO = Pattern.compile("[+-]?(0[xX][0.]*([pP].*)?|[0.]*([eE].*)?)");
-
-    /** A long double's range in powers of 2: past the largest, and below the smallest, as strtold reads. */
-    private static final int LONG_DOUBLE_MAX_EXPONENT = 16384;
-    private static final int LONG_DOUBLE_MIN_EXPONENT = -16445;
 
     private Strtod()
     {
@@ -43,13 +38,13 @@ final class Strtod
     /** {@link #read(String, boolean)}, a hexadecimal number none unless {@code hexadecimal} (before {@link #SINCE}). */
     static double read(final String text, final boolean inRange, final boolean hexadecimal)
     {
-        final String unsigned = text.startsWith("+") || text.startsWith("-") ? text.substring(1) : text;
-        if (unsigned.equalsIgnoreCase("inf") || unsigned.equalsIgnoreCase("infinity"))
+        final int infinity = infinity(text);
+        if (infinity != 0)
         {
-            return text.startsWith("-") ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+            return infinity * Double.POSITIVE_INFINITY;
         }
         final boolean hex = (text.indexOf('x') > 0 || text.indexOf('X') > 0) && HEX.matcher(text).matches();
-        if (hex && !hexadecimal || !hex && !DECIMAL.matcher(text).matches())
+        if (hex && !hexadecimal || !hex && !isDecimal(text))
         {
             return Double.NaN;
         }
@@ -58,6 +53,52 @@ final class Strtod
             text);
         final boolean outOfRange = Double.isInfinite(value) || value == 0 && !ZERO.matcher(text).matches();
         return inRange && outOfRange ? Double.NaN : value;
+    }
+
+    /** 1 if {@code text} is inf or infinity in any case, -1 if it is that with a minus sign, else 0. */
+    static int infinity(final String text)
+    {
+        final int signs = text.startsWith("+") || text.startsWith("-") ? 1 : 0;
+        final int length = text.length() - signs;
+        final boolean word = (length == 3 || length == 8) && text.regionMatches(true, signs, "infinity", 0, length);
+        return !word ? 0 : signs == 1 && text.charAt(0) == '-' ? -1 : 1;
+    }
+
+    /** Whether {@code text} is a decimal number as strtod reads one whole: digits, a point, an exponent of 10. */
+    private static boolean isDecimal(final String text)
+    {
+        int i = text.startsWith("+") || text.startsWith("-") ? 1 : 0;
+        final int integer = digits(text, i);
+        i += integer;
+        int fraction = 0;
+        if (i < text.length() && text.charAt(i) == '.')
+        {
+            fraction = digits(text, ++i);
+            i += fraction;
+        }
+        if (integer + fraction == 0)
+        {
+            return false;
+        }
+        if (i < text.length() && (text.charAt(i) == 'e' || text.charAt(i) == 'E'))
+        {
+            i += i + 1 < text.length() && (text.charAt(i + 1) == '+' || text.charAt(i + 1) == '-') ? 2 : 1;
+            final int exponent = digits(text, i);
+            i += exponent;
+            return exponent > 0 && i == text.length();
+        }
+        return i == text.length();
+    }
+
+    /** How many decimal digits {@code text} has from {@code from} on. */
+    private static int digits(final String text, final int from)
+    {
+        int i = from;
+        while (i < text.length() && text.charAt(i) >= '0' && text.charAt(i) <= '9')
+        {
+            i++;
+        }
+        return i - from;
     }
 
     /**
@@ -79,8 +120,9 @@ final class Strtod
     }
 
     /**
-     * {@code text}'s exact value if it is a hexadecimal number within a long double's range (INCRBYFLOAT reads its
-     * arguments with strtold, which keeps 64 bits of a mantissa), else null.
+     * {@code text}'s exact value if it is a hexadecimal number not far out of a long double's range (INCRBYFLOAT reads
+     * its arguments with strtold, which keeps 64 bits of a mantissa: {@link LongDouble#read} rounds and checks it),
+     * else null.
      */
     static BigDecimal hexadecimal(final String text)
     {
@@ -103,10 +145,9 @@ final class Strtod
         }
         final int point = mantissa.indexOf('.');
         final long exponent = Long.parseLong(power) - 4L * (point < 0 ? 0 : mantissa.length() - point - 1);
-        final long magnitude = digits.bitLength() + exponent;
-        if (magnitude > LONG_DOUBLE_MAX_EXPONENT || magnitude < LONG_DOUBLE_MIN_EXPONENT)
+        if (LongDouble.farOutOfRange(digits.bitLength() + exponent))
         {
-            return null;
+            return null; // before 2^exponent is built
         }
         // 2^-k is exactly 5^k / 10^k
         final BigDecimal value = exponent >= 0 ? new BigDecimal(digits.shiftLeft((int)exponent)) :

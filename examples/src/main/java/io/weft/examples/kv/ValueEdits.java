@@ -189,10 +189,10 @@ final class ValueEdits
             return null;
         }
         final String text = new String(bytes, StandardCharsets.US_ASCII);
-        final String unsigned = text.charAt(0) == '-' || text.charAt(0) == '+' ? text.substring(1) : text;
-        if (unsigned.equalsIgnoreCase("inf") || unsigned.equalsIgnoreCase("infinity"))
+        final int infinity = Strtod.infinity(text);
+        if (infinity != 0)
         {
-            return text.charAt(0) == '-' ? INFINITY.negate() : INFINITY;
+            return infinity < 0 ? INFINITY.negate() : INFINITY;
         }
         if (longDouble && (text.indexOf('x') >= 0 || text.indexOf('X') >= 0))
         {
