@@ -168,6 +168,13 @@ class KvStoreGroupTest
             assertEquals(190.4424, a.zscore("near", "Palermo"), 1e-4);
             assertEquals(13.36138933897018433, b.geopos("sicily", "Palermo").getFirst().getLongitude());
             assertEquals(2, a.del("sicily", "near"));
+            // DUMP at one member, RESTORE at another (with a TTL), read at the third
+            assertEquals(3, a.rpush("queue", "one", "two", "three"));
+            final byte[] dumped = b.dump("queue");
+            assertEquals("OK", c.restore("moved", 60_000, dumped));
+            assertEquals(List.of("one", "two", "three"), a.lrange("moved", 0, -1));
+            assertTrue(a.pttl("moved") > 0 && a.pttl("moved") <= 60_000, "a TTL of " + a.pttl("moved"));
+            assertEquals(2, b.del("queue", "moved"));
             // each SETBIT copies its value: a pipeline that makes an 8 MiB one and sets 40 more bits goes in batches
             // of at most 32 MiB of copies, 4 SETBITs each, counting the value its first SETBIT makes before the store
             // holds it; one batch of all 41 held every member's delivery thread for seconds

@@ -94,7 +94,8 @@ final class Commands
         of("GEOHASH", Kind.ORDERED, -2, 13), of("GEODIST", Kind.ORDERED, -4, 13),
         of("GEOSEARCH", Kind.ORDERED, -7, 13), of("GEOSEARCHSTORE", Kind.GROWING, -8, 13),
         of("GEORADIUS", Kind.GROWING, -6, 13), of("GEORADIUS_RO", Kind.ORDERED, -6, 13),
-        of("GEORADIUSBYMEMBER", Kind.GROWING, -5, 13), of("GEORADIUSBYMEMBER_RO", Kind.ORDERED, -5, 13));
+        of("GEORADIUSBYMEMBER", Kind.GROWING, -5, 13), of("GEORADIUSBYMEMBER_RO", Kind.ORDERED, -5, 13),
+        of("DUMP", Kind.ORDERED, 2, 15), of("RESTORE", Kind.GROWING, -4, 15));
 
     private Commands()
     {

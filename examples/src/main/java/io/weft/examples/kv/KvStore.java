@@ -215,6 +215,7 @@ public final class KvStore
                     Commands.fitsArity(cmd, n) ? HyperLogLogs.apply(map, cmd, args, now) : Reply.wrongArity(cmd);
                 case "LCS" -> n < 3 ? Reply.wrongArity(cmd) : Lcs.apply(map, args, now);
                 case "SORT", "SORT_RO" -> n < 2 ? Reply.wrongArity(cmd) : Sort.apply(map, args, now);
+                case "DUMP", "RESTORE" -> DumpPayload.apply(map, cmd, args, now);
                 case "EXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1000, false, now);
                 case "PEXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1, false, now);
                 case "EXPIREAT" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1000, true, now);
