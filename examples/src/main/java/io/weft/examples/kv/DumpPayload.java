@@ -1,7 +1,6 @@
 package io.weft.examples.kv;
 
 import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -92,7 +91,7 @@ final class DumpPayload
     /** {@code stored}, a value as the map keeps it (its expiry aside), as DUMP's payload. */
     private static byte[] payload(final Object stored)
     {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final Payload out = new Payload();
         if (Stored.isString(stored))
         {
             out.write(Type.STRING.number);
@@ -134,9 +133,17 @@ final class DumpPayload
             }
         }
         littleEndian(out, VERSION, 2);
-        final byte[] sealed = out.toByteArray();
-        littleEndian(out, Crc64.of(sealed, 0, sealed.length), 8);
+        littleEndian(out, out.crc(), 8);
         return out.toByteArray();
+    }
+
+    /** DUMP's output: its CRC is taken over the bytes in place, not over a copy (a value may be 16 MiB). */
+    private static final class Payload extends ByteArrayOutputStream
+    {
+        long crc()
+        {
+            return Crc64.of(buf, 0, count);
+        }
     }
 
     /** RESTORE's checks in Redis's order: options, the key, the TTL, the seal, the value. */
@@ -212,12 +219,9 @@ final class DumpPayload
         {
             return false;
         }
-        final int version = p[p.length - SEAL] & 0xff | (p[p.length - SEAL + 1] & 0xff) << 8;
-        long crc = 0;
-        for (int i = 0; i < 8; i++)
-        {
-            crc |= (p[p.length - 8 + i] & 0xffL) << 8 * i;
-        }
+        final RdbReader seal = new RdbReader(p, p.length - SEAL, p.length);
+        final long version = seal.littleEndian(2);
+        final long crc = seal.littleEndian(8);
         return version <= NEWEST && Crc64.of(p, 0, p.length - 8) == crc;
     }
 
@@ -334,7 +338,7 @@ final class DumpPayload
         for (int i = 0; i < entries.size(); i += 2)
         {
             members.add(entries.get(i));
-            scores.add(Strtod.read(new String(entries.get(i + 1), StandardCharsets.ISO_8859_1), false));
+            scores.add(RdbReader.score(entries.get(i + 1)));
         }
         return zset(map, members, scores);
     }

@@ -127,8 +127,14 @@ final class RdbReader
             case 253 -> Double.NaN;
             case 254 -> Double.POSITIVE_INFINITY;
             case 255 -> Double.NEGATIVE_INFINITY;
-            default -> Strtod.read(new String(bytes(length), StandardCharsets.ISO_8859_1), false);
+            default -> score(bytes(length));
         };
+    }
+
+    /** A score saved as its text (an old ZSET's, or a packed sorted set's): as strtod reads it, NaN if none. */
+    static double score(final byte[] text)
+    {
+        return Strtod.read(new String(text, StandardCharsets.ISO_8859_1), false);
     }
 
     /** The entries of a listpack (Redis 7's small lists, hashes, sorted sets): strings and integers as digits. */
@@ -287,7 +293,7 @@ final class RdbReader
     }
 
     /** {@code n} bytes as an unsigned little-endian integer (8 bytes: the long they make). */
-    private long littleEndian(final int n)
+    long littleEndian(final int n)
     {
         need(n);
         long v = 0;
