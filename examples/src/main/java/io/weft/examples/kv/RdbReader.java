@@ -46,20 +46,23 @@ final class RdbReader
         return in[at++] & 0xff;
     }
 
-    /**
-     * A count of things that follow, each of at least one byte, so never above what is left: lengths of 6, 14, 32 or
-     * 64 bits.
-     */
-    int count()
+    /** A length: 6 or 14 bits, or 0x80 and 32 bits or 0x81 and 64 bits, big-endian; negative past 2^63. */
+    private long length()
     {
         final int first = u8();
-        final long n = switch (first >>> 6)
+        return switch (first >>> 6)
         {
             case 0 -> first & 0x3f;
             case 1 -> (first & 0x3f) << 8 | u8();
             case 2 -> first == 0x80 ? bigEndian(4) : first == 0x81 ? bigEndian(8) : fail();
-            default -> fail(); // a string's special encoding is no count
+            default -> fail(); // a string's special encoding is no length
         };
+    }
+
+    /** A count of things that follow, each of at least one byte, so never above what is left. */
+    int count()
+    {
+        final long n = length();
         if (n < 0 || n > end - at)
         {
             throw MALFORMED;
@@ -91,13 +94,7 @@ final class RdbReader
     private byte[] lzf()
     {
         final int compressed = count();
-        final int first = u8();
-        final long length = switch (first >>> 6) // may exceed what is left, unlike a count
-        {
-            case 0 -> first & 0x3f;
-            case 1 -> (first & 0x3f) << 8 | u8();
-            default -> first == 0x80 ? bigEndian(4) : fail();
-        };
+        final long length = length(); // may pass what is left, unlike a count
         if (length <= 0 || length > (long)LZF_MAX_RATIO * compressed + 64 || length > Integer.MAX_VALUE - 8)
         {
             throw MALFORMED;
