@@ -327,6 +327,11 @@ class KvStoreGroupTest
             assertEquals(Map.of("save", "", "appendonly", "no", "databases", "1"),
                 b.configGet("save", "appendonly", "data?ases", "save"));
             assertEquals(Map.of(), c.configGet("nosuch"));
+            // one database, as Redis with databases 1: SELECT 0 and SWAPDB 0 0 hold, MOVE moves nothing
+            assertEquals("ERR DB index is out of range", redisCli(ports.get(0), "select", "1"));
+            assertEquals("ERR source and destination objects are the same", redisCli(ports.get(1), "move", "cli", "0"));
+            assertEquals("OK", redisCli(ports.get(2), "swapdb", "0", "0"));
+            assertEquals("ERR DB index is out of range", redisCli(ports.get(2), "swapdb", "0", "1"));
             // proto-max-bulk-len: the longest bulk string a member reads, past which the 200,000 bytes above were
             // refused; a SET whose value is 40 bytes shorter (room for SET, its key and their headers) is taken
             final int bulk = Integer.parseInt(c.configGet("proto-max-bulk-len").get("proto-max-bulk-len"));

@@ -21,10 +21,11 @@ final class CommandTable
     private static final Map<String, Integer> ANSWERED_BEFORE_STORE = Map.ofEntries(Map.entry("SUBSCRIBE", -2),
         Map.entry("PSUBSCRIBE", -2), Map.entry("UNSUBSCRIBE", -1), Map.entry("PUNSUBSCRIBE", -1),
         Map.entry("PUBSUB", -2), Map.entry("TIME", 1), Map.entry("QUIT", -1), Map.entry("SELECT", 2),
-        Map.entry("INFO", -1), Map.entry("WAIT", 3), Map.entry("HELLO", -1), Map.entry("CLIENT", -2),
-        Map.entry("COMMAND", -1), Map.entry("CONFIG", -2), Map.entry("SCRIPT", -2), Map.entry("RESET", 1),
-        Map.entry("MULTI", 1), Map.entry("EXEC", 1), Map.entry("DISCARD", 1), Map.entry("WATCH", -2),
-        Map.entry("UNWATCH", 1), Map.entry("EVALSHA", -3), Map.entry("EVALSHA_RO", -3));
+        Map.entry("MOVE", 3), Map.entry("SWAPDB", 3), Map.entry("INFO", -1), Map.entry("WAIT", 3),
+        Map.entry("HELLO", -1), Map.entry("CLIENT", -2), Map.entry("COMMAND", -1), Map.entry("CONFIG", -2),
+        Map.entry("SCRIPT", -2), Map.entry("RESET", 1), Map.entry("MULTI", 1), Map.entry("EXEC", 1),
+        Map.entry("DISCARD", 1), Map.entry("WATCH", -2), Map.entry("UNWATCH", 1), Map.entry("EVALSHA", -3),
+        Map.entry("EVALSHA_RO", -3));
 
     /**
      * Where a command's keys are: the words first to last (negative: counted from the end) every step, then, when
@@ -247,6 +248,7 @@ final class CommandTable
         keys.put("SORT_RO", STORE_AFTER_KEYWORD); // movablekeys in Redis's table too, though it takes no STORE
         keys.put("GEORADIUS", STORE_AFTER_KEYWORD);
         keys.put("GEORADIUSBYMEMBER", STORE_AFTER_KEYWORD);
+        keys.put("MOVE", ONE);
         keys.put("MSET", new Keys(1, -1, 2, 0));
         keys.put("MSETNX", new Keys(1, -1, 2, 0));
         keys.put("BITOP", new Keys(2, -1, 1, 0));

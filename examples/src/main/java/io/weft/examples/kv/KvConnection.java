@@ -308,8 +308,9 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 quitting = true;
                 yield Reply.OK;
             }
-            case "SELECT" -> n != 2 ? Reply.wrongArity(cmd) :
-                "0".equals(text(args.get(1))) ? Reply.OK : Reply.error("ERR DB index is out of range");
+            case "SELECT" -> n != 2 ? Reply.wrongArity(cmd) : OneDatabase.select(args.get(1));
+            case "MOVE" -> n != 3 ? Reply.wrongArity(cmd) : OneDatabase.move(args.get(2));
+            case "SWAPDB" -> n != 3 ? Reply.wrongArity(cmd) : OneDatabase.swapdb(args.get(1), args.get(2));
             case "INFO" -> Reply.Bulk.of(StoreReport.sections(StoreReport.info(replica), args));
             case "WAIT" -> n != 3 ? Reply.wrongArity(cmd) : waitReplicas(args);
             case "HELLO" -> session.hello(args);

@@ -1,0 +1,75 @@
+package io.weft.examples.kv;
+
+import java.util.function.Supplier;
+
+/**
+ * SELECT, MOVE and SWAPDB, answered as Redis configured with {@code databases 1} answers them (CONFIG GET databases
+ * gives 1 here): each reads its indexes in Redis's order with Redis's words, and as database 0 is the only one, none
+ * changes anything, so none travels through the group.
+ */
+final class OneDatabase
+{
+    private static final Reply OUT_OF_RANGE = Reply.error("ERR DB index is out of range");
+    /** Redis's error for an index that is an integer but not a C int. */
+    private static final String NOT_AN_INT = "ERR value is out of range, value must between " + Integer.MIN_VALUE +
+        " and " + Integer.MAX_VALUE;
+
+    private OneDatabase()
+    {
+    }
+
+    /** SELECT index. */
+    static Reply select(final byte[] index)
+    {
+        return answer(() -> index(index, null) == 0 ? Reply.OK : OUT_OF_RANGE);
+    }
+
+    /** MOVE key db: the key is not looked at, as Redis checks the index and the two databases first. */
+    static Reply move(final byte[] db)
+    {
+        return answer(() -> index(db, null) == 0 ? Reply.error("ERR source and destination objects are the same") :
+            OUT_OF_RANGE);
+    }
+
+    /** SWAPDB index1 index2: database 0 with itself is OK. */
+    static Reply swapdb(final byte[] first, final byte[] second)
+    {
+        return answer(() ->
+        {
+            final int a = index(first, "ERR invalid first DB index");
+            final int b = index(second, "ERR invalid second DB index");
+            return a == 0 && b == 0 ? Reply.OK : OUT_OF_RANGE;
+        });
+    }
+
+    private static Reply answer(final Supplier<Reply> command)
+    {
+        try
+        {
+            return command.get();
+        }
+        catch (final KvStore.SyntaxError ex)
+        {
+            return Reply.error(ex.getMessage());
+        }
+    }
+
+    /** An index as Redis's getIntFromObjectOrReply reads it: {@code error} for a word that is no C int, if given. */
+    private static int index(final byte[] word, final String error)
+    {
+        final long value;
+        try
+        {
+            value = ValueEdits.integer(word);
+        }
+        catch (final KvStore.SyntaxError ex)
+        {
+            throw error == null ? ex : new KvStore.SyntaxError(error);
+        }
+        if (value != (int)value)
+        {
+            throw new KvStore.SyntaxError(error == null ? NOT_AN_INT : error);
+        }
+        return (int)value;
+    }
+}
