@@ -160,9 +160,9 @@ final class KeyCommands
             }
             else if (option.equals("DB") && i + 1 < args.size())
             {
-                if (ValueEdits.integer(args.get(++i)) != 0)
+                if (OneDatabase.index(args.get(++i), null) != 0)
                 {
-                    return Reply.error("ERR DB index is out of range");
+                    return OneDatabase.OUT_OF_RANGE;
                 }
             }
             else

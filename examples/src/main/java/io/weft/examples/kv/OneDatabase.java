@@ -9,7 +9,8 @@ import java.util.function.Supplier;
  */
 final class OneDatabase
 {
-    private static final Reply OUT_OF_RANGE = Reply.error("ERR DB index is out of range");
+    /** Redis's error for an index that is a C int but names no database. */
+    static final Reply OUT_OF_RANGE = Reply.error("ERR DB index is out of range");
     /** Redis's error for an index that is an integer but not a C int. */
     private static final String NOT_AN_INT = "ERR value is out of range, value must between " + Integer.MIN_VALUE +
         " and " + Integer.MAX_VALUE;
@@ -54,8 +55,11 @@ final class OneDatabase
         }
     }
 
-    /** An index as Redis's getIntFromObjectOrReply reads it: {@code error} for a word that is no C int, if given. */
-    private static int index(final byte[] word, final String error)
+    /**
+     * An index as Redis's getIntFromObjectOrReply reads it (also COPY's DB): {@code error} for a word that is no C int,
+     * if given, else Redis's own words.
+     */
+    static int index(final byte[] word, final String error)
     {
         final long value;
         try

@@ -678,6 +678,9 @@ class KvStoreTest
         same(new Reply.Int(1), run("COPY", "l", "l2", "replace"));
         same(new Reply.Int(1), run("COPY", "l", "l3", "DB", "0"));
         same(Reply.error("ERR DB index is out of range"), run("COPY", "l", "l4", "DB", "1"));
+        same(Reply.error("ERR value is out of range, value must between -2147483648 and 2147483647"),
+            run("COPY", "l", "l4", "DB", "9999999999", "REPLACE"));
+        same(Reply.error("ERR value is not an integer or out of range"), run("COPY", "l", "l4", "DB", "x"));
         same(new Reply.Int(0), run("COPY", "nope", "x"));
         same(Reply.error("ERR syntax error"), run("COPY", "l", "x", "foo"));
         same(Reply.wrongArity("COPY"), run("COPY", "l"));
