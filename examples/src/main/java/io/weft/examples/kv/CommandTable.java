@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -26,6 +27,11 @@ final class CommandTable
         Map.entry("SCRIPT", -2), Map.entry("RESET", 1), Map.entry("MULTI", 1), Map.entry("EXEC", 1),
         Map.entry("DISCARD", 1), Map.entry("WATCH", -2), Map.entry("UNWATCH", 1), Map.entry("EVALSHA", -3),
         Map.entry("EVALSHA_RO", -3));
+    /**
+     * Of those, Redis's writes: with one database they change nothing here, but a client routes by the flag (a
+     * cluster client sends writes to a primary), so they carry Redis's.
+     */
+    private static final Set<String> WRITES_ANSWERED_BEFORE_STORE = Set.of("MOVE", "SWAPDB");
 
     /**
      * Where a command's keys are: the words first to last (negative: counted from the end) every step, then, when
@@ -272,7 +278,7 @@ final class CommandTable
         final Keys keys = keyPositions(name);
         final String travels = name.startsWith("EVALSHA") ? "EVAL" + name.substring("EVALSHA".length()) : name;
         final List<Reply> flags = new ArrayList<>();
-        flag(flags, Commands.isWrite(travels), "write");
+        flag(flags, Commands.isWrite(travels) || WRITES_ANSWERED_BEFORE_STORE.contains(name), "write");
         flag(flags, Commands.isRead(travels), "readonly");
         flag(flags, Commands.grows(travels), "denyoom");
         flag(flags, BlockedClients.blocks(name), "blocking");
