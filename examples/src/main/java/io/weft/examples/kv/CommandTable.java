@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -18,20 +17,14 @@ import java.util.TreeMap;
  */
 final class CommandTable
 {
-    /** The commands answered before the store (PING and ECHO are in {@link Commands}), by Redis's arity. */
+    /** The commands answered before the store (PING, ECHO and SELECT are in {@link Commands}), by their arity. */
     private static final Map<String, Integer> ANSWERED_BEFORE_STORE = Map.ofEntries(Map.entry("SUBSCRIBE", -2),
         Map.entry("PSUBSCRIBE", -2), Map.entry("UNSUBSCRIBE", -1), Map.entry("PUNSUBSCRIBE", -1),
-        Map.entry("PUBSUB", -2), Map.entry("TIME", 1), Map.entry("QUIT", -1), Map.entry("SELECT", 2),
-        Map.entry("MOVE", 3), Map.entry("SWAPDB", 3), Map.entry("INFO", -1), Map.entry("WAIT", 3),
-        Map.entry("HELLO", -1), Map.entry("CLIENT", -2), Map.entry("COMMAND", -1), Map.entry("CONFIG", -2),
-        Map.entry("SCRIPT", -2), Map.entry("RESET", 1), Map.entry("MULTI", 1), Map.entry("EXEC", 1),
-        Map.entry("DISCARD", 1), Map.entry("WATCH", -2), Map.entry("UNWATCH", 1), Map.entry("EVALSHA", -3),
-        Map.entry("EVALSHA_RO", -3));
-    /**
-     * Of those, Redis's writes: with one database they change nothing here, but a client routes by the flag (a
-     * cluster client sends writes to a primary), so they carry Redis's.
-     */
-    private static final Set<String> WRITES_ANSWERED_BEFORE_STORE = Set.of("MOVE", "SWAPDB");
+        Map.entry("PUBSUB", -2), Map.entry("TIME", 1), Map.entry("QUIT", -1), Map.entry("INFO", -1),
+        Map.entry("WAIT", 3), Map.entry("HELLO", -1), Map.entry("CLIENT", -2), Map.entry("COMMAND", -1),
+        Map.entry("CONFIG", -2), Map.entry("SCRIPT", -2), Map.entry("RESET", 1), Map.entry("MULTI", 1),
+        Map.entry("EXEC", 1), Map.entry("DISCARD", 1), Map.entry("WATCH", -2), Map.entry("UNWATCH", 1),
+        Map.entry("EVALSHA", -3), Map.entry("EVALSHA_RO", -3));
 
     /**
      * Where a command's keys are: the words first to last (negative: counted from the end) every step, then, when
@@ -234,7 +227,7 @@ final class CommandTable
             keys.put(c, new Keys(1, -2, 1, 0)); // the timeout is last
         }
         for (final String c : List.of("FLUSHDB", "FLUSHALL", "PUBLISH", "KEYS", "SCAN", "DBSIZE", "RANDOMKEY", "PING",
-            "ECHO", "MEMORY"))
+            "ECHO", "MEMORY", "SELECT", "SWAPDB"))
         {
             keys.put(c, NONE);
         }
@@ -254,7 +247,6 @@ final class CommandTable
         keys.put("SORT_RO", STORE_AFTER_KEYWORD); // movablekeys in Redis's table too, though it takes no STORE
         keys.put("GEORADIUS", STORE_AFTER_KEYWORD);
         keys.put("GEORADIUSBYMEMBER", STORE_AFTER_KEYWORD);
-        keys.put("MOVE", ONE);
         keys.put("MSET", new Keys(1, -1, 2, 0));
         keys.put("MSETNX", new Keys(1, -1, 2, 0));
         keys.put("BITOP", new Keys(2, -1, 1, 0));
@@ -278,7 +270,7 @@ final class CommandTable
         final Keys keys = keyPositions(name);
         final String travels = name.startsWith("EVALSHA") ? "EVAL" + name.substring("EVALSHA".length()) : name;
         final List<Reply> flags = new ArrayList<>();
-        flag(flags, Commands.isWrite(travels) || WRITES_ANSWERED_BEFORE_STORE.contains(name), "write");
+        flag(flags, Commands.isWrite(travels), "write");
         flag(flags, Commands.isRead(travels), "readonly");
         flag(flags, Commands.grows(travels), "denyoom");
         flag(flags, BlockedClients.blocks(name), "blocking");

@@ -212,6 +212,21 @@ final class KeyCommands
         return stored == null ? Reply.NIL : new Reply.Int(Keyspace.usage(new Key(args.get(2)), stored));
     }
 
+    /** KEYS pattern: the live keys that match, in the store's order. */
+    Reply matching(final byte[] pattern, final long now)
+    {
+        final List<Reply> found = new ArrayList<>();
+        for (final Map.Entry<Key, Object> e : map.sorted())
+        {
+            final byte[] key = e.getKey().bytes();
+            if (Stored.live(e.getValue(), now) && Glob.matches(pattern, key))
+            {
+                found.add(new Reply.Bulk(key));
+            }
+        }
+        return new Reply.Array(found);
+    }
+
     /**
      * SCAN cursor [MATCH pattern] [COUNT n] [TYPE type]: whole buckets of the {@link Keyspace} from the cursor (a
      * bucket index) until at least COUNT keys were visited; the next cursor is the next bucket, 0 at the end. Every key

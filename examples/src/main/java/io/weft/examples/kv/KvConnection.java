@@ -212,7 +212,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 yield connectionCommand(cmd, args);
             }
             default -> !Commands.isQueued(cmd) ? t.refuse("ERR '" + cmd.toLowerCase(Locale.ROOT) + "' inside MULTI: " +
-                "a transaction here takes the store's commands, PING and ECHO only") :
+                "a transaction here takes the store's commands, PING, ECHO and SELECT only") :
                 Commands.fitsArity(cmd, args.size()) ? t.queue(args) : t.refuse(Reply.wrongArity(cmd).text());
         };
         return Command.answered(reply, session.resp3);
@@ -308,9 +308,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 quitting = true;
                 yield Reply.OK;
             }
-            case "SELECT" -> n != 2 ? Reply.wrongArity(cmd) : OneDatabase.select(args.get(1));
-            case "MOVE" -> n != 3 ? Reply.wrongArity(cmd) : OneDatabase.move(args.get(2));
-            case "SWAPDB" -> n != 3 ? Reply.wrongArity(cmd) : OneDatabase.swapdb(args.get(1), args.get(2));
+            case "SELECT" -> OneDatabase.apply(cmd, args);
             case "INFO" -> Reply.Bulk.of(StoreReport.sections(StoreReport.info(replica), args));
             case "WAIT" -> n != 3 ? Reply.wrongArity(cmd) : waitReplicas(args);
             case "HELLO" -> session.hello(args);

@@ -230,7 +230,7 @@ public final class KvStore
                 case "RENAMENX" -> n != 3 ? Reply.wrongArity(cmd) : keys.rename(args.get(1), args.get(2), true, now);
                 case "COPY" -> n < 3 ? Reply.wrongArity(cmd) : keys.copy(args, now);
                 case "MEMORY" -> n < 2 ? Reply.wrongArity(cmd) : keys.memory(args, now);
-                case "KEYS" -> n != 2 ? Reply.wrongArity(cmd) : matching(args.get(1), now);
+                case "KEYS" -> n != 2 ? Reply.wrongArity(cmd) : keys.matching(args.get(1), now);
                 case "SCAN" -> n < 2 ? Reply.wrongArity(cmd) : keys.scan(args, now);
                 case "DBSIZE" -> n != 1 ? Reply.wrongArity(cmd) : new Reply.Int(size(now));
                 case "RANDOMKEY" -> n != 1 ? Reply.wrongArity(cmd) : keys.randomKey(now);
@@ -238,6 +238,7 @@ public final class KvStore
                 case "EXEC" -> exec(args, now);
                 case "EVAL", "EVAL_RO" -> n < 3 ? Reply.wrongArity(cmd) : scripts.eval(cmd, args, now);
                 case "PING", "ECHO" -> Reply.pong(cmd, args); // queued in a transaction
+                case "SELECT", "MOVE", "SWAPDB" -> OneDatabase.apply(cmd, args); // queued, or called by a script
                 case "PUBLISH" -> n != 3 ? Reply.wrongArity(cmd) :
                     new Reply.Int(pubSub.publish(args.get(1), args.get(2)));
                 default -> cmd.charAt(0) == 'S' ? sets.apply(cmd, args, now) : cmd.charAt(0) == 'H' ?
@@ -508,20 +509,6 @@ public final class KvStore
     {
         final byte[] value = get(key, now);
         return new Reply.Int(value == null ? 0 : value.length);
-    }
-
-    private Reply matching(final byte[] pattern, final long now)
-    {
-        final List<Reply> found = new ArrayList<>();
-        for (final Map.Entry<Key, Object> e : map.sorted())
-        {
-            final byte[] key = e.getKey().bytes();
-            if (Stored.live(e.getValue(), now) && Glob.matches(pattern, key))
-            {
-                found.add(bulk(key));
-            }
-        }
-        return new Reply.Array(found);
     }
 
     /**

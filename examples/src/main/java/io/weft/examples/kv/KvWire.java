@@ -27,11 +27,12 @@ public final class KvWire
      * PFMERGE, LCS, SUBSTR and RANDOMKEY; 12 since SORT and SORT_RO; 13 since GEOADD, GEOPOS, GEOHASH, GEODIST,
      * GEOSEARCH, GEOSEARCHSTORE and the GEORADIUS family; 14 since hexadecimal numbers in scores, increments and
      * weights, score bounds read as Redis reads them and INCRBYFLOAT's sums in a long double ({@link Strtod#SINCE}); 15
-     * since DUMP and RESTORE ({@link DumpPayload}). A script of a log's batch calls only the commands of its version
+     * since DUMP and RESTORE ({@link DumpPayload}); 16 since SELECT, MOVE and SWAPDB in transactions and scripts
+     * ({@link OneDatabase}). A script of a log's batch calls only the commands of its version
      * ({@link Commands#inScriptsAt}). A member stops serving at a message of another version (see {@link KvReplica}):
      * the members of a group run one build of the store.
      */
-    static final byte VERSION = 15;
+    static final byte VERSION = 16;
 
     /** A member's commands: the writes apply at every member, the reads at their origin only. */
     static final byte BATCH = 0;

@@ -1,11 +1,14 @@
 package io.weft.examples.kv;
 
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
  * SELECT, MOVE and SWAPDB, answered as Redis configured with {@code databases 1} answers them (CONFIG GET databases
  * gives 1 here): each reads its indexes in Redis's order with Redis's words, and as database 0 is the only one, none
- * changes anything, so none travels through the group.
+ * changes anything. A connection answers SELECT itself; MOVE and SWAPDB are writes in Redis (clients route by that,
+ * read-only scripts refuse them), so they travel through the group as writes do. All three may be queued in a
+ * transaction or called by a script (since KvWire 16), which answers them where it applies.
  */
 final class OneDatabase
 {
@@ -17,6 +20,19 @@ final class OneDatabase
 
     private OneDatabase()
     {
+    }
+
+    /** SELECT, MOVE or SWAPDB ({@code cmd}, upper case) with its words {@code args}, the name first. */
+    static Reply apply(final String cmd, final List<byte[]> args)
+    {
+        final int n = args.size();
+        return switch (cmd)
+        {
+            case "SELECT" -> n != 2 ? Reply.wrongArity(cmd) : select(args.get(1));
+            case "MOVE" -> n != 3 ? Reply.wrongArity(cmd) : move(args.get(2));
+            case "SWAPDB" -> n != 3 ? Reply.wrongArity(cmd) : swapdb(args.get(1), args.get(2));
+            default -> throw new IllegalArgumentException("not a database command: " + cmd);
+        };
     }
 
     /** SELECT index. */

@@ -54,9 +54,9 @@ class CommandTableTest
             "[multi, 1, [noscript], 0, 0, 0, [], [], [], []], [time, 1, [], 0, 0, 0, [], [], [], []]]",
             render(command("COMMAND", "INFO", "blpop", "mset", "zunionstore", "evalsha_ro", "publish", "multi",
                 "time")));
-        assertEquals("[[move, 3, [write, noscript], 1, 1, 1, [], [], [], []], " +
-            "[swapdb, 3, [write, noscript], 0, 0, 0, [], [], [], []], " +
-            "[select, 2, [noscript], 0, 0, 0, [], [], [], []]]", render(command("COMMAND", "INFO", "move", "swapdb",
+        assertEquals("[[move, 3, [write], 1, 1, 1, [], [], [], []], " +
+            "[swapdb, 3, [write], 0, 0, 0, [], [], [], []], " +
+            "[select, 2, [], 0, 0, 0, [], [], [], []]]", render(command("COMMAND", "INFO", "move", "swapdb",
             "select")));
         final Reply.Array get = (Reply.Array)((Reply.Array)command("COMMAND", "INFO", "get")).items().getFirst();
         assertInstanceOf(Reply.Set.class, get.items().get(2));

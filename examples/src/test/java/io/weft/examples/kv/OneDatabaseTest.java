@@ -1,8 +1,11 @@
 package io.weft.examples.kv;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -46,6 +49,60 @@ class OneDatabaseTest
             final String[] indexes = line.split(" ");
             assertEquals(expected, text(OneDatabase.swapdb(bytes(indexes[0]), bytes(indexes[1]))), line);
         });
+    }
+
+    /** Queued in a transaction, each answers at EXEC as Redis's did, in its place among the others. */
+    @Test
+    void aTransactionQueuesThemAndExecAnswersEach()
+    {
+        final Transaction t = new Transaction(1_000, List.of());
+        for (final String line : List.of("SELECT 0", "SET a 1", "MOVE a 1", "MOVE a 0", "SWAPDB 0 0", "SWAPDB 0 1",
+            "SELECT x", "SELECT 1"))
+        {
+            t.queue(words(line));
+        }
+        final StoreClient client = new StoreClient();
+        assertEquals(String.join(" ", "OK", "OK", OUT_OF_RANGE, "ERR source and destination objects are the same",
+            "OK", OUT_OF_RANGE, NOT_AN_INTEGER, OUT_OF_RANGE), StoreClient.text(client.store.apply(t.exec(), 0)));
+        client.expect("1", "GET", "a");
+    }
+
+    /**
+     * A script calls them as Redis's did, a read-only script not MOVE nor SWAPDB (Redis's writes); a script of a log
+     * written before KvWire 16 calls them as unknown commands, as its build did.
+     */
+    @Test
+    void aScriptCallsThemAsRedisAndAnOlderLogsScriptDoesNot()
+    {
+        final StoreClient client = new StoreClient();
+        client.expect("OK", "EVAL", "return redis.call('select', '0')", "0");
+        client.expect("OK", "EVAL", "return redis.call('swapdb', '0', '0')", "0");
+        client.expect("OK", "EVAL_RO", "return redis.call('select', '0')", "0");
+        client.expect(NOT_AN_INTEGER, "EVAL", "return redis.pcall('select', 'x')", "0");
+        for (final String call : List.of("'select', '1'", "'move', 'a', '1'"))
+        {
+            assertTrue(StoreClient.text(client.run("EVAL", "return redis.call(" + call + ")", "0"))
+                .startsWith(OUT_OF_RANGE), call);
+        }
+        for (final String call : List.of("'move', 'a', '1'", "'swapdb', '0', '0'"))
+        {
+            assertTrue(StoreClient.text(client.run("EVAL_RO", "return redis.call(" + call + ")", "0"))
+                .startsWith("ERR Write commands are not allowed from read-only scripts."), call);
+        }
+        client.store.versions().writing(1, (byte)15);
+        assertTrue(StoreClient.text(client.run("EVAL", "return redis.call('select', '0')", "0"))
+            .startsWith("ERR Unknown Redis command called from script"));
+        client.store.versions().written();
+    }
+
+    private static List<byte[]> words(final String line)
+    {
+        final List<byte[]> words = new ArrayList<>();
+        for (final String w : line.split(" "))
+        {
+            words.add(bytes(w));
+        }
+        return words;
     }
 
     private static byte[] bytes(final String text)
