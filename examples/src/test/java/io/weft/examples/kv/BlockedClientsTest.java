@@ -1,10 +1,10 @@
 package io.weft.examples.kv;
 
+import static io.weft.examples.kv.StoreClient.args;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -102,15 +102,5 @@ class BlockedClientsTest
     {
         return ((Reply.Array)reply).items().stream()
             .map(item -> new String(((Reply.Bulk)item).bytes(), StandardCharsets.UTF_8)).toList();
-    }
-
-    private static List<byte[]> args(final String... words)
-    {
-        final List<byte[]> args = new ArrayList<>();
-        for (final String w : words)
-        {
-            args.add(w.getBytes(StandardCharsets.UTF_8));
-        }
-        return args;
     }
 }

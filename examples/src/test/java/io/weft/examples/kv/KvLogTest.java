@@ -7,12 +7,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOError;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 
+import static io.weft.examples.kv.StoreClient.bytes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -442,11 +442,6 @@ class KvLogTest
         store.versions().writing(g, batch[0]);
         new WriteBatch(store).apply(batch, batch.length, 0);
         store.versions().written();
-    }
-
-    private static byte[] bytes(final String s)
-    {
-        return s.getBytes(StandardCharsets.US_ASCII);
     }
 
     private static long entries(final Path path)

@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.weft.examples.kv.StoreClient.args;
+import static io.weft.examples.kv.StoreClient.bytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 @Timeout(10)
@@ -116,16 +118,6 @@ class KvPubSubTest
     private static Reply.Bulk bulk(final String s)
     {
         return Reply.Bulk.of(s);
-    }
-
-    private static byte[] bytes(final String s)
-    {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static List<byte[]> args(final String... words)
-    {
-        return List.of(words).stream().map(KvPubSubTest::bytes).toList();
     }
 
     private static void same(final Reply expected, final Reply actual)

@@ -10,6 +10,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import static io.weft.examples.kv.StoreClient.args;
+import static io.weft.examples.kv.StoreClient.bytes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -27,16 +29,6 @@ class KvStoreTest
     private Reply run(final String... words)
     {
         return store.apply(args(words), now);
-    }
-
-    private static List<byte[]> args(final String... words)
-    {
-        final List<byte[]> args = new ArrayList<>();
-        for (final String w : words)
-        {
-            args.add(w.getBytes(StandardCharsets.UTF_8));
-        }
-        return args;
     }
 
     private static Reply bulk(final String s)
@@ -1209,11 +1201,6 @@ class KvStoreTest
             () -> store.versions().writing(8, older));
         assertEquals("a key-value batch of version 3 at write position 8 follows one of version 4 or later",
             refused.getMessage());
-    }
-
-    private static byte[] bytes(final String s)
-    {
-        return s.getBytes(StandardCharsets.UTF_8);
     }
 
     /** The EXEC write of a transaction with {@code watches} and one command. */

@@ -1,5 +1,7 @@
 package io.weft.examples.kv;
 
+import static io.weft.examples.kv.StoreClient.args;
+import static io.weft.examples.kv.StoreClient.bytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -93,20 +95,5 @@ class LocalReadsTest
     private static String text(final Reply reply)
     {
         return new String(((Reply.Bulk)reply).bytes(), StandardCharsets.UTF_8);
-    }
-
-    private static byte[] bytes(final String s)
-    {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static List<byte[]> args(final String... words)
-    {
-        final List<byte[]> args = new ArrayList<>();
-        for (final String w : words)
-        {
-            args.add(bytes(w));
-        }
-        return args;
     }
 }

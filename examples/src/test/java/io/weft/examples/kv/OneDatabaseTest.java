@@ -1,10 +1,10 @@
 package io.weft.examples.kv;
 
+import static io.weft.examples.kv.StoreClient.args;
+import static io.weft.examples.kv.StoreClient.bytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -59,7 +59,7 @@ class OneDatabaseTest
         for (final String line : List.of("SELECT 0", "SET a 1", "MOVE a 1", "MOVE a 0", "SWAPDB 0 0", "SWAPDB 0 1",
             "SELECT x", "SELECT 1"))
         {
-            t.queue(words(line));
+            t.queue(args(line.split(" ")));
         }
         final StoreClient client = new StoreClient();
         assertEquals(String.join(" ", "OK", "OK", OUT_OF_RANGE, "ERR source and destination objects are the same",
@@ -93,21 +93,6 @@ class OneDatabaseTest
         assertTrue(StoreClient.text(client.run("EVAL", "return redis.call('select', '0')", "0"))
             .startsWith("ERR Unknown Redis command called from script"));
         client.store.versions().written();
-    }
-
-    private static List<byte[]> words(final String line)
-    {
-        final List<byte[]> words = new ArrayList<>();
-        for (final String w : line.split(" "))
-        {
-            words.add(bytes(w));
-        }
-        return words;
-    }
-
-    private static byte[] bytes(final String text)
-    {
-        return text.getBytes(StandardCharsets.US_ASCII);
     }
 
     private static String text(final Reply reply)

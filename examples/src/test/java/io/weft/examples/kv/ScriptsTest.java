@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.weft.examples.kv.StoreClient.args;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -253,15 +254,5 @@ class ScriptsTest
         assertEquals(":8", text(store.apply(store.scripts.withBody(args("EVALSHA", Scripts.sha1("return 8"
             .getBytes(StandardCharsets.UTF_8)), "0")), now)), "an EVAL applied here is known here");
         assertEquals(List.of("GET", "k"), store.scripts.withBody(args("GET", "k")).stream().map(String::new).toList());
-    }
-
-    private static List<byte[]> args(final String... words)
-    {
-        final List<byte[]> args = new ArrayList<>();
-        for (final String w : words)
-        {
-            args.add(w.getBytes(StandardCharsets.UTF_8));
-        }
-        return args;
     }
 }

@@ -25,9 +25,25 @@ final class StoreClient
         final List<byte[]> args = new ArrayList<>();
         for (final Object w : words)
         {
-            args.add(w instanceof byte[] b ? b : w.toString().getBytes(StandardCharsets.UTF_8));
+            args.add(w instanceof byte[] b ? b : bytes(w.toString()));
         }
         return store.apply(args, NOW);
+    }
+
+    /** {@code words} as a command's arguments, each its text in UTF-8. */
+    static List<byte[]> args(final String... words)
+    {
+        final List<byte[]> args = new ArrayList<>(words.length);
+        for (final String w : words)
+        {
+            args.add(bytes(w));
+        }
+        return args;
+    }
+
+    static byte[] bytes(final String text)
+    {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     static String text(final Reply r)

@@ -4,11 +4,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import static io.weft.examples.kv.StoreClient.args;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -68,15 +68,5 @@ class WriteBatchTest
         final ByteBuffer out = ByteBuffer.allocate(1 << 16);
         KvWire.encodeBatch(out, 1, 7, NOW, writes);
         return Arrays.copyOf(out.array(), out.position());
-    }
-
-    private static List<byte[]> args(final String... words)
-    {
-        final List<byte[]> args = new ArrayList<>();
-        for (final String w : words)
-        {
-            args.add(w.getBytes(StandardCharsets.UTF_8));
-        }
-        return args;
     }
 }

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeSet;
 
+import static io.weft.examples.kv.StoreClient.bytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -181,10 +182,5 @@ class ZSetValueTest
     private static double parse(final String text)
     {
         return ZSetValue.parse(bytes(text), "ERR value is not a valid float");
-    }
-
-    private static byte[] bytes(final String text)
-    {
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 }
