@@ -513,18 +513,23 @@ class KvStoreGroupTest
             {
                 s.setSoTimeout(10_000);
                 s.getOutputStream().write(("MULTI\r\nSET q 1\r\nPING\r\nCLIENT ID\r\nEXEC\r\nGET q\r\nEXEC\r\n" +
-                    "MULTI\r\nPING\r\nECHO e\r\nSELECT 0\r\nMOVE q 1\r\nSWAPDB 0 0\r\nEXEC\r\n" +
+                    "MULTI\r\nPING\r\nECHO e\r\nSELECT 0\r\nMOVE q 1\r\nSWAPDB 0 0\r\nTIME\r\nEXEC\r\n" +
                     "MULTI\r\nSET r 1\r\nINCR\r\nEXEC\r\nGET r\r\nQUIT\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
                 final String replies = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                // TIME in a transaction: the batch's clock, in whole milliseconds
+                final java.util.regex.Matcher time = java.util.regex.Pattern
+                    .compile("\\*2\r\n\\$10\r\n(\\d{10})\r\n\\$\\d\r\n(\\d*000|0)\r\n").matcher(replies);
+                assertTrue(time.find(), replies);
+                assertTrue(Math.abs(Long.parseLong(time.group(1)) - System.currentTimeMillis() / 1000) < 600, replies);
                 assertEquals("+OK\r\n+QUEUED\r\n+QUEUED\r\n-ERR 'client' inside MULTI: a transaction here takes " +
-                    "the store's commands, PING, ECHO and SELECT only\r\n-EXECABORT Transaction discarded because of " +
-                    "previous errors.\r\n$-1\r\n-ERR EXEC without MULTI\r\n" +
-                    "+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*5\r\n+PONG\r\n$1\r\ne\r\n" +
-                    "+OK\r\n-ERR DB index is out of range\r\n+OK\r\n" + // as Redis with databases 1
+                    "the store's commands, PING, ECHO, SELECT and TIME only\r\n-EXECABORT Transaction discarded " +
+                    "because of previous errors.\r\n$-1\r\n-ERR EXEC without MULTI\r\n" +
+                    "+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*6\r\n+PONG\r\n" +
+                    "$1\r\ne\r\n+OK\r\n-ERR DB index is out of range\r\n+OK\r\nTIME\r\n" + // Redis, databases 1
 
                     "+OK\r\n+QUEUED\r\n-ERR wrong number of arguments for 'incr' command\r\n-EXECABORT Transaction " +
-                    "discarded because of previous errors.\r\n$-1\r\n+OK\r\n", replies);
+                    "discarded because of previous errors.\r\n$-1\r\n+OK\r\n", time.replaceFirst("TIME\r\n"));
             }
         }
     }

@@ -17,10 +17,10 @@ import java.util.TreeMap;
  */
 final class CommandTable
 {
-    /** The commands answered before the store (PING, ECHO and SELECT are in {@link Commands}), by their arity. */
+    /** The commands answered before the store (PING, ECHO, SELECT and TIME are in {@link Commands}), by their arity. */
     private static final Map<String, Integer> ANSWERED_BEFORE_STORE = Map.ofEntries(Map.entry("SUBSCRIBE", -2),
         Map.entry("PSUBSCRIBE", -2), Map.entry("UNSUBSCRIBE", -1), Map.entry("PUNSUBSCRIBE", -1),
-        Map.entry("PUBSUB", -2), Map.entry("TIME", 1), Map.entry("QUIT", -1), Map.entry("INFO", -1),
+        Map.entry("PUBSUB", -2), Map.entry("QUIT", -1), Map.entry("INFO", -1),
         Map.entry("WAIT", 3), Map.entry("HELLO", -1), Map.entry("CLIENT", -2), Map.entry("COMMAND", -1),
         Map.entry("CONFIG", -2), Map.entry("SCRIPT", -2), Map.entry("RESET", 1), Map.entry("MULTI", 1),
         Map.entry("EXEC", 1), Map.entry("DISCARD", 1), Map.entry("WATCH", -2), Map.entry("UNWATCH", 1),
@@ -227,7 +227,7 @@ final class CommandTable
             keys.put(c, new Keys(1, -2, 1, 0)); // the timeout is last
         }
         for (final String c : List.of("FLUSHDB", "FLUSHALL", "PUBLISH", "KEYS", "SCAN", "DBSIZE", "RANDOMKEY", "PING",
-            "ECHO", "MEMORY", "SELECT", "SWAPDB"))
+            "ECHO", "MEMORY", "SELECT", "SWAPDB", "TIME"))
         {
             keys.put(c, NONE);
         }

@@ -33,8 +33,9 @@ final class Commands
 
     /**
      * Every command the store runs (PUBLISH is a write: every member hands it on; MOVE and SWAPDB are writes that
-     * change nothing, {@link OneDatabase}), and PING, ECHO and SELECT, which a connection answers or a transaction
-     * queues. GROWING: Redis's denyoom, refused while the store holds more than its limit.
+     * change nothing, {@link OneDatabase}), and PING, ECHO, SELECT and TIME, which a connection answers or a
+     * transaction queues (TIME there, or in a script, reads the batch's clock: every member answers alike). GROWING:
+     * Redis's denyoom, refused while the store holds more than its limit.
      */
     private static final Map<String, Spec> COMMANDS = Map.ofEntries(
         of("SET", Kind.GROWING, -3), of("SETNX", Kind.GROWING, 3), of("SETEX", Kind.GROWING, 4),
@@ -96,7 +97,7 @@ final class Commands
         of("GEORADIUS", Kind.GROWING, -6, 13), of("GEORADIUS_RO", Kind.ORDERED, -6, 13),
         of("GEORADIUSBYMEMBER", Kind.GROWING, -5, 13), of("GEORADIUSBYMEMBER_RO", Kind.ORDERED, -5, 13),
         of("DUMP", Kind.ORDERED, 2, 15), of("RESTORE", Kind.GROWING, -4, 15), of("SELECT", Kind.CONNECTION, 2, 16),
-        of("MOVE", Kind.WRITE, 3, 16), of("SWAPDB", Kind.WRITE, 3, 16));
+        of("MOVE", Kind.WRITE, 3, 16), of("SWAPDB", Kind.WRITE, 3, 16), of("TIME", Kind.CONNECTION, 1));
 
     private Commands()
     {
@@ -124,7 +125,7 @@ final class Commands
         return kind == Kind.WRITE || kind == Kind.GROWING;
     }
 
-    /** Whether a transaction may queue {@code command}: the store's commands, PING, ECHO and SELECT. */
+    /** Whether a transaction may queue {@code command}: the store's commands, PING, ECHO, SELECT and TIME. */
     static boolean isQueued(final String command)
     {
         return COMMANDS.containsKey(command);
@@ -158,7 +159,7 @@ final class Commands
         return COMMANDS.get(command).arity;
     }
 
-    /** The commands the store runs, PING, ECHO and SELECT, by name upper case. */
+    /** The commands the store runs, PING, ECHO, SELECT and TIME, by name upper case. */
     static Set<String> names()
     {
         return COMMANDS.keySet();

@@ -212,7 +212,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 yield connectionCommand(cmd, args);
             }
             default -> !Commands.isQueued(cmd) ? t.refuse("ERR '" + cmd.toLowerCase(Locale.ROOT) + "' inside MULTI: " +
-                "a transaction here takes the store's commands, PING, ECHO and SELECT only") :
+                "a transaction here takes the store's commands, PING, ECHO, SELECT and TIME only") :
                 Commands.fitsArity(cmd, args.size()) ? t.queue(args) : t.refuse(Reply.wrongArity(cmd).text());
         };
         return Command.answered(reply, session.resp3);

@@ -238,6 +238,7 @@ public final class KvStore
                 case "EXEC" -> exec(args, now);
                 case "EVAL", "EVAL_RO" -> n < 3 ? Reply.wrongArity(cmd) : scripts.eval(cmd, args, now);
                 case "PING", "ECHO" -> Reply.pong(cmd, args); // queued in a transaction
+                case "TIME" -> n != 1 ? Reply.wrongArity(cmd) : StoreReport.time(now); // queued, or called by a script
                 case "SELECT", "MOVE", "SWAPDB" -> OneDatabase.apply(cmd, args); // queued, or called by a script
                 case "PUBLISH" -> n != 3 ? Reply.wrongArity(cmd) :
                     new Reply.Int(pubSub.publish(args.get(1), args.get(2)));

@@ -265,19 +265,17 @@ final class ScriptRuntime
         }
         final String cmd = Commands.name(command);
         final String refused = refused(cmd, command.size());
-        final Reply reply = refused != null ? Reply.error(refused) : cmd.equals("TIME") ?
-            new Reply.Array(List.of(Reply.Bulk.of(Long.toString(now / 1000)), Reply.Bulk.of(Long.toString(
-                now % 1000 * 1000)))) : store.apply(command, now);
+        final Reply reply = refused != null ? Reply.error(refused) : store.apply(command, now);
         return reply instanceof Reply.Error e ? failed(e.text(), protectedCall) : lua(reply);
     }
 
     /**
-     * Whether a script may call {@code cmd}: TIME and the store's commands (those of its batch's version: {@link
-     * #refused}), but no blocking command, no script and none a connection answers (COMMAND's noscript flag).
+     * Whether a script may call {@code cmd}: the store's commands (those of its batch's version: {@link #refused}),
+     * but no blocking command, no script and none a connection answers (COMMAND's noscript flag).
      */
     static boolean mayCall(final String cmd)
     {
-        return !notAllowed(cmd) && (cmd.equals("TIME") || Commands.isQueued(cmd));
+        return !notAllowed(cmd) && Commands.isQueued(cmd);
     }
 
     private static boolean notAllowed(final String cmd)
@@ -288,10 +286,6 @@ final class ScriptRuntime
     /** Why a script may not run {@code cmd} with {@code words} words; null if it may. */
     private String refused(final String cmd, final int words)
     {
-        if (cmd.equals("TIME"))
-        {
-            return words == 1 ? null : "ERR Wrong number of args calling Redis command from script";
-        }
         if (notAllowed(cmd))
         {
             return "ERR This Redis command is not allowed from script";

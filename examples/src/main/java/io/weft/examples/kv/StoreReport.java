@@ -139,7 +139,17 @@ final class StoreReport
     static Reply time()
     {
         final java.time.Instant t = java.time.Instant.now();
-        return new Reply.Array(List.of(Reply.Bulk.of(Long.toString(t.getEpochSecond())),
-            Reply.Bulk.of(Long.toString(t.getNano() / 1_000))));
+        return time(t.getEpochSecond(), t.getNano() / 1_000);
+    }
+
+    /** TIME in a transaction or a script: the batch's clock ({@code now}, milliseconds), the same at every member. */
+    static Reply time(final long now)
+    {
+        return time(now / 1000, now % 1000 * 1000);
+    }
+
+    private static Reply time(final long seconds, final long micros)
+    {
+        return new Reply.Array(List.of(Reply.Bulk.of(Long.toString(seconds)), Reply.Bulk.of(Long.toString(micros))));
     }
 }

@@ -1047,9 +1047,11 @@ class KvStoreTest
         same(Transaction.QUEUED, t.queue(args("GET")));
         same(Transaction.QUEUED, t.queue(args("PING")));
         same(Transaction.QUEUED, t.queue(args("ECHO", "e")));
+        same(Transaction.QUEUED, t.queue(args("TIME")));
         assertFalse(t.refused());
         same(new Reply.Array(List.of(Reply.OK, new Reply.Int(2), new Reply.Int(1), bulk("2"), Reply.wrongArity("GET"),
-            new Reply.Simple("PONG"), bulk("e"))), store.apply(t.exec(), now));
+            new Reply.Simple("PONG"), bulk("e"), new Reply.Array(List.of(bulk("1700000000"), bulk("123000"))))),
+            store.apply(t.exec(), 1_700_000_000_123L)); // TIME: the batch's clock, as in a script
         assertTrue(Commands.mayGrow(t.exec()), "a transaction with a SET may grow the store");
 
         final Transaction big = new Transaction(100, List.of());
@@ -1267,7 +1269,7 @@ class KvStoreTest
         }
         final String[] words = {"k", "1", "2", "3", "4", "5"};
         final List<String> queued = new ArrayList<>(STORE_COMMANDS);
-        queued.addAll(List.of("PING", "ECHO"));
+        queued.addAll(List.of("PING", "ECHO", "TIME"));
         for (final String cmd : queued)
         {
             for (int n = 1; n <= words.length + 1; n++)
