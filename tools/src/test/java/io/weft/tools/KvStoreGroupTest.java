@@ -462,8 +462,10 @@ class KvStoreGroupTest
     /**
      * MULTI ... EXEC (a Redis client's transaction, redis-py's default pipeline): the queued commands run whole and
      * alone in the group's order, while another client at another member writes the same keys; a command refused while
-     * queuing (one the transaction cannot take, or a wrong count of arguments, as Redis checks) discards the
-     * transaction. Before, MULTI was an unknown command; a wrong count was found at EXEC, where the others applied.
+     * queuing (one the transaction cannot take, an unknown one, or a wrong count of arguments, as Redis checks)
+     * discards the transaction; connection commands (CLIENT, WAIT, CONFIG, ...) are answered in their places at EXEC,
+     * before the commands read after it. Before, MULTI was an unknown command; a wrong count was found at EXEC, where
+     * the others applied; connection commands but PING, ECHO, SELECT and TIME discarded the transaction.
      */
     @Test
     void aTransactionRunsWholeWhileAnotherMemberWritesTheSameKeys() throws Exception
@@ -512,9 +514,12 @@ class KvStoreGroupTest
             try (java.net.Socket s = new java.net.Socket("127.0.0.1", kv.ports.get(2)))
             {
                 s.setSoTimeout(10_000);
-                s.getOutputStream().write(("MULTI\r\nSET q 1\r\nPING\r\nCLIENT ID\r\nEXEC\r\nGET q\r\nEXEC\r\n" +
+                s.getOutputStream().write(("MULTI\r\nSET q 1\r\nPING\r\nHELLO 3\r\nEXEC\r\nGET q\r\nEXEC\r\n" +
                     "MULTI\r\nPING\r\nECHO e\r\nSELECT 0\r\nMOVE q 1\r\nSWAPDB 0 0\r\nTIME\r\nEXEC\r\n" +
-                    "MULTI\r\nSET r 1\r\nINCR\r\nEXEC\r\nGET r\r\nQUIT\r\n")
+                    "MULTI\r\nSET r 1\r\nINCR\r\nEXEC\r\nGET r\r\nMULTI\r\nFOO bar\r\nEXEC\r\n" +
+                    // connection commands queue too, answered in their places; the commands after EXEC wait for them
+                    "MULTI\r\nCLIENT SETNAME tx\r\nSET q 2\r\nCLIENT GETNAME\r\nWAIT 0 0\r\nUNWATCH\r\n" +
+                    "CONFIG GET databases\r\nEXEC\r\nCLIENT GETNAME\r\nGET q\r\nQUIT\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
                 final String replies = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
                 // TIME in a transaction: the batch's clock, in whole milliseconds
@@ -522,14 +527,19 @@ class KvStoreGroupTest
                     .compile("\\*2\r\n\\$10\r\n(\\d{10})\r\n\\$\\d\r\n(\\d*000|0)\r\n").matcher(replies);
                 assertTrue(time.find(), replies);
                 assertTrue(Math.abs(Long.parseLong(time.group(1)) - System.currentTimeMillis() / 1000) < 600, replies);
-                assertEquals("+OK\r\n+QUEUED\r\n+QUEUED\r\n-ERR 'client' inside MULTI: a transaction here takes " +
-                    "the store's commands, PING, ECHO, SELECT and TIME only\r\n-EXECABORT Transaction discarded " +
+                assertEquals("+OK\r\n+QUEUED\r\n+QUEUED\r\n-ERR 'hello' inside MULTI: a transaction here takes " +
+                    "neither HELLO nor the subscribe commands\r\n-EXECABORT Transaction discarded " +
                     "because of previous errors.\r\n$-1\r\n-ERR EXEC without MULTI\r\n" +
                     "+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*6\r\n+PONG\r\n" +
                     "$1\r\ne\r\n+OK\r\n-ERR DB index is out of range\r\n+OK\r\nTIME\r\n" + // Redis, databases 1
 
                     "+OK\r\n+QUEUED\r\n-ERR wrong number of arguments for 'incr' command\r\n-EXECABORT Transaction " +
-                    "discarded because of previous errors.\r\n$-1\r\n+OK\r\n", time.replaceFirst("TIME\r\n"));
+                    "discarded because of previous errors.\r\n$-1\r\n" +
+                    "+OK\r\n-ERR unknown command 'FOO', with args beginning with: 'bar' \r\n-EXECABORT Transaction " +
+                    "discarded because of previous errors.\r\n" +
+                    "+OK\r\n" + "+QUEUED\r\n".repeat(6) + "*6\r\n+OK\r\n+OK\r\n$2\r\ntx\r\n:" + (MEMBERS - 1) +
+                    "\r\n+OK\r\n*2\r\n$9\r\ndatabases\r\n$1\r\n1\r\n$2\r\ntx\r\n$1\r\n2\r\n+OK\r\n",
+                    time.replaceFirst("TIME\r\n"));
             }
         }
     }

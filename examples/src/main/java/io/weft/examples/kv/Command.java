@@ -95,6 +95,12 @@ final class Command
         return writes;
     }
 
+    /** A reply its connection sets later, on its event loop (EXEC's with connection commands, {@link Transaction}). */
+    static Command later(final boolean resp3)
+    {
+        return new Command(List.of(), false, resp3, null);
+    }
+
     /** A command answered at once (a local read, a connection command). */
     static Command answered(final Reply reply, final boolean resp3)
     {

@@ -192,7 +192,32 @@ final class CommandTable
         }
     }
 
-    private static int arity(final String name)
+    /** Whether {@code name} (upper case) is a command this store knows. */
+    static boolean known(final String name)
+    {
+        return ANSWERED_BEFORE_STORE.containsKey(name) || Commands.isQueued(name);
+    }
+
+    /**
+     * Redis's answer to an unknown command {@code args}: its name, and its arguments each quoted and followed by a
+     * space while fewer than 128 characters of them are written (each cut to fit 128), as Redis writes them.
+     */
+    static Reply.Error unknown(final List<byte[]> args)
+    {
+        final StringBuilder given = new StringBuilder();
+        for (int i = 1; i < args.size() && given.length() < 128; i++)
+        {
+            final String arg = KvConnection.text(args.get(i));
+            final int room = 128 - given.length();
+            given.append('\'').append(arg, 0, Math.min(arg.length(), room)).append("' ");
+        }
+        final String name = KvConnection.text(args.getFirst());
+        return new Reply.Error("ERR unknown command '" + name.substring(0, Math.min(name.length(), 128)) +
+            "', with args beginning with: " + given);
+    }
+
+    /** A known command's arity (n, exactly n words with its name; -n, at least n). */
+    static int arity(final String name)
     {
         final Integer before = ANSWERED_BEFORE_STORE.get(name);
         return before != null ? before : Commands.arity(name);

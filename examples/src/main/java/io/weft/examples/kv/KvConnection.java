@@ -75,6 +75,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private Subscriptions subscriptions;
     /** Event loop: the blocking command this client waits on, or null; the commands read meanwhile are held. */
     private Command waitingOn;
+    /** Event loop: the transaction whose EXEC is {@link #waitingOn}, to answer its connection commands; or null. */
+    private Transaction answeringAtExec;
     /** Event loop: the commands read while {@link #waitingOn}, run in order once it is answered, as Redis runs them. */
     private final ArrayDeque<List<byte[]>> held = new ArrayDeque<>();
     /** Event loop: bad input read while {@link #waitingOn}: answered, and the connection closed, after the held. */
@@ -119,7 +121,13 @@ final class KvConnection extends ChannelInboundHandlerAdapter
      */
     private void resume()
     {
+        final Reply waited = waitingOn.reply();
         waitingOn = null;
+        if (answeringAtExec != null) // before the commands read after EXEC: CLIENT SETNAME in it, GETNAME after it
+        {
+            answeringAtExec.answer(waited, args -> connectionCommand(Commands.name(args), args));
+            answeringAtExec = null;
+        }
         final boolean burst = reading;
         reading = true; // replies ready at once go out together, with the drain that resumed
         List<byte[]> next;
@@ -185,7 +193,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         return Command.answered(connectionCommand(cmd, args), session.resp3);
     }
 
-    /** A command while MULTI is open: EXEC sends the transaction, DISCARD drops it, a store command is queued. */
+    /** A command while MULTI is open: EXEC sends the transaction, DISCARD drops it, others are queued. */
     private Command inTransaction(final String cmd, final List<byte[]> args)
     {
         final Transaction t = transaction;
@@ -193,8 +201,20 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         {
             transaction = null;
             watching.clear();
-            return t.refused() ? Command.answered(Reply.error("EXECABORT Transaction discarded because of previous " +
-                "errors."), session.resp3) : (lastInGroup = inGroup(t.exec(), true)); // reads too take their place
+            if (t.refused())
+            {
+                return Command.answered(Reply.error("EXECABORT Transaction discarded because of previous errors."),
+                    session.resp3);
+            }
+            lastInGroup = inGroup(t.exec(), true); // reads too take their place
+            final Command reply = t.answeredAtExec(session.resp3);
+            if (reply == null)
+            {
+                return lastInGroup;
+            }
+            waitingOn = lastInGroup; // the commands after EXEC wait for its connection commands (resume)
+            answeringAtExec = t;
+            return reply;
         }
         final Reply reply = switch (cmd)
         {
@@ -211,9 +231,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 transaction = null;
                 yield connectionCommand(cmd, args);
             }
-            default -> !Commands.isQueued(cmd) ? t.refuse("ERR '" + cmd.toLowerCase(Locale.ROOT) + "' inside MULTI: " +
-                "a transaction here takes the store's commands, PING, ECHO, SELECT and TIME only") :
-                Commands.fitsArity(cmd, args.size()) ? t.queue(args) : t.refuse(Reply.wrongArity(cmd).text());
+            default -> t.offer(cmd, args);
         };
         return Command.answered(reply, session.resp3);
     }
@@ -258,25 +276,6 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         return command;
     }
 
-    /**
-     * WAIT numreplicas timeout: the other members of the view, at once. Each write of this connection answered before
-     * was delivered, which needs every member to have received it, and this reply follows those (replies keep their
-     * order). Asked for more replicas than the view has, Redis answers at the timeout; this store answers at once.
-     */
-    private Reply waitReplicas(final List<byte[]> args)
-    {
-        try
-        {
-            ValueEdits.integer(args.get(1));
-            return ValueEdits.integer(args.get(2)) < 0 ? Reply.error("ERR timeout is negative") :
-                new Reply.Int(replica.replicas());
-        }
-        catch (final KvStore.SyntaxError ex)
-        {
-            return Reply.error(ex.getMessage());
-        }
-    }
-
     /** A command the connection answers itself; one that fails is logged and answered, and the connection goes on. */
     private Reply connectionCommand(final String cmd, final List<byte[]> args)
     {
@@ -310,7 +309,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             }
             case "SELECT" -> OneDatabase.apply(cmd, args);
             case "INFO" -> Reply.Bulk.of(StoreReport.sections(StoreReport.info(replica), args));
-            case "WAIT" -> n != 3 ? Reply.wrongArity(cmd) : waitReplicas(args);
+            case "WAIT" -> n != 3 ? Reply.wrongArity(cmd) : StoreReport.waitReplicas(replica, args);
             case "HELLO" -> session.hello(args);
             case "CLIENT" -> n < 2 ? Reply.wrongArity(cmd) : session.client(args);
             case "COMMAND" -> CommandTable.command(args);
@@ -338,8 +337,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 watching.clear();
                 yield Reply.OK;
             }
-            default -> Reply.error("ERR unknown command '" + text(args.getFirst()) + "', with args beginning with: " +
-                String.join(" ", args.subList(1, Math.min(n, 4)).stream().map(a -> "'" + text(a) + "'").toList()));
+            default -> CommandTable.unknown(args);
         };
     }
 

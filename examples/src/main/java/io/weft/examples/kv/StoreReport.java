@@ -152,4 +152,23 @@ final class StoreReport
     {
         return new Reply.Array(List.of(Reply.Bulk.of(Long.toString(seconds)), Reply.Bulk.of(Long.toString(micros))));
     }
+
+    /**
+     * WAIT numreplicas timeout: the other members of the view, at once. Each write of the connection answered before
+     * was delivered, which needs every member to have received it, and this reply follows those (replies keep their
+     * order). Asked for more replicas than the view has, Redis answers at the timeout; this store answers at once.
+     */
+    static Reply waitReplicas(final KvReplica replica, final List<byte[]> args)
+    {
+        try
+        {
+            ValueEdits.integer(args.get(1));
+            return ValueEdits.integer(args.get(2)) < 0 ? Reply.error("ERR timeout is negative") :
+                new Reply.Int(replica.replicas());
+        }
+        catch (final KvStore.SyntaxError ex)
+        {
+            return Reply.error(ex.getMessage());
+        }
+    }
 }

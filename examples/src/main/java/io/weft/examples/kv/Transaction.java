@@ -5,6 +5,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Function;
 
 /**
  * A connection's MULTI: the store commands queued until EXEC, which sends them as one write: {@code EXEC}; if keys are
@@ -12,10 +15,15 @@ import java.util.List;
  * Watch}); then each command's argument count and arguments. Every member applies that write whole, in the group's
  * order, so no other client's command comes between two of a transaction's, and each makes the same decision on the
  * watched keys ({@link KeyVersions}): all commands apply, or none and the reply is nil. A command refused while
- * queuing (unknown, not a store command, past the size a write may take) makes EXEC discard them all.
+ * queuing (unknown, not one a transaction takes, past the size a write may take) makes EXEC discard them all. The
+ * connection commands Redis queues too ({@link #ANSWERED_AT_EXEC}) stay at the connection, which answers them in their
+ * places once the store's reply is in ({@link #answer}), after the store's commands applied.
  */
 final class Transaction
 {
+    /** The connection commands a transaction queues, answered by its connection at EXEC. */
+    static final Set<String> ANSWERED_AT_EXEC = Set.of("INFO", "CONFIG", "COMMAND", "CLIENT", "WAIT", "SCRIPT",
+        "PUBSUB", "UNWATCH");
     static final byte[] EXEC = "EXEC".getBytes(StandardCharsets.US_ASCII);
     static final byte[] WATCHED = "WATCHED".getBytes(StandardCharsets.US_ASCII);
     static final Reply QUEUED = new Reply.Simple("QUEUED");
@@ -41,7 +49,16 @@ final class Transaction
     {
     }
 
+    /** A connection command queued {@code at} this place among the transaction's commands. */
+    private record AtExec(int at, List<byte[]> args)
+    {
+    }
+
     private final List<byte[]> exec = new ArrayList<>();
+    private final List<AtExec> atExec = new ArrayList<>(0);
+    /** The reply EXEC writes when the transaction has connection commands; null while it has none. */
+    private Command reply;
+    private int queued;
     private final int maxBytes;
     /** The write's bytes as {@link Command} counts them. */
     private int bytes = 4 + 4 + EXEC.length;
@@ -75,7 +92,26 @@ final class Transaction
         return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** Queues a store command: its reply comes with EXEC's. */
+    /**
+     * Queues the command {@code cmd} (upper case) with its words {@code args}, or refuses it with Redis's checks, in
+     * their order: unknown, one a transaction here does not take, a wrong count of arguments, past the write's limit.
+     */
+    Reply offer(final String cmd, final List<byte[]> args)
+    {
+        if (!CommandTable.known(cmd))
+        {
+            return refuse(CommandTable.unknown(args).text());
+        }
+        if (!Commands.isQueued(cmd) && !ANSWERED_AT_EXEC.contains(cmd))
+        {
+            return refuse("ERR '" + cmd.toLowerCase(Locale.ROOT) + "' inside MULTI: a transaction here takes neither " +
+                "HELLO nor the subscribe commands");
+        }
+        return Commands.fitsArity(CommandTable.arity(cmd), args.size()) ? queue(args) :
+            refuse(Reply.wrongArity(cmd).text());
+    }
+
+    /** Queues a store command, or one of {@link #ANSWERED_AT_EXEC}: its reply comes with EXEC's. */
     Reply queue(final List<byte[]> args)
     {
         final byte[] count = ascii(args.size());
@@ -89,7 +125,13 @@ final class Transaction
             return refuse("ERR the transaction would exceed the replicated store's limit of " + maxBytes +
                 " bytes for one write; it is discarded at EXEC");
         }
-        bytes += more;
+        bytes += more; // a connection command too: it is kept until EXEC
+        if (ANSWERED_AT_EXEC.contains(Commands.name(args)))
+        {
+            atExec.add(new AtExec(queued++, args));
+            return QUEUED;
+        }
+        queued++;
         exec.add(count);
         exec.addAll(args);
         return QUEUED;
@@ -112,6 +154,41 @@ final class Transaction
     List<byte[]> exec()
     {
         return exec;
+    }
+
+    /**
+     * The reply EXEC writes, in the protocol {@code resp3} says, once {@link #answer} sets it; null if the store's
+     * reply is the whole reply (no connection command queued).
+     */
+    Command answeredAtExec(final boolean resp3)
+    {
+        return atExec.isEmpty() ? null : (reply = Command.later(resp3));
+    }
+
+    /**
+     * Event loop: sets EXEC's reply from the store's ({@code stored}): with the connection's {@code answers} to its
+     * connection commands in their places when the transaction applied (an array), else the store's as it is (nil: a
+     * watched key changed; an error).
+     */
+    void answer(final Reply stored, final Function<List<byte[]>, Reply> answers)
+    {
+        if (!(stored instanceof Reply.Array(final List<Reply> items)) || items == null)
+        {
+            reply.complete(stored);
+            return;
+        }
+        final List<Reply> all = new ArrayList<>(items.size() + atExec.size());
+        int next = 0;
+        for (final AtExec command : atExec)
+        {
+            while (all.size() < command.at)
+            {
+                all.add(items.get(next++));
+            }
+            all.add(answers.apply(command.args));
+        }
+        all.addAll(items.subList(next, items.size()));
+        reply.complete(new Reply.Array(all));
     }
 
     /**

@@ -16,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -1066,6 +1067,55 @@ class KvStoreTest
         same(Reply.error("ERR malformed EXEC write"), run("EXEC", "3", "GET", "a"));
         same(Reply.error("ERR value is not an integer or out of range"), run("EXEC", "x", "GET", "a"));
         same(bulk("2"), run("GET", "a"));
+    }
+
+    /**
+     * Connection commands Redis queues in a transaction (CLIENT, INFO, CONFIG, ...) are queued but not sent: the
+     * connection answers them in their places in EXEC's reply once the store's applied, and not at all when the
+     * transaction applied nothing; unknown commands, HELLO and SUBSCRIBE, and wrong counts are refused as queued.
+     */
+    @Test
+    void aTransactionsConnectionCommandsAreAnsweredInTheirPlacesAtExec()
+    {
+        final Transaction t = new Transaction(1_000, List.of());
+        assertNull(t.answeredAtExec(false), "no connection command: the store's reply is EXEC's");
+        same(Transaction.QUEUED, t.offer("CLIENT", args("CLIENT", "SETNAME", "x")));
+        same(Transaction.QUEUED, t.offer("SET", args("SET", "c", "1")));
+        same(Transaction.QUEUED, t.offer("INFO", args("INFO")));
+        same(Transaction.QUEUED, t.offer("UNWATCH", args("UNWATCH")));
+        same(Transaction.QUEUED, t.offer("INCR", args("INCR", "c")));
+        assertFalse(t.refused());
+        final Reply stored = store.apply(t.exec(), now);
+        same(new Reply.Array(List.of(Reply.OK, new Reply.Int(2))), stored); // the store's commands only
+        final Command reply = t.answeredAtExec(true);
+        assertTrue(reply.resp3);
+        final List<String> answered = new ArrayList<>();
+        t.answer(stored, a -> new Reply.Simple(String.join(" ", a.stream().map(KvConnection::text).toList())));
+        same(new Reply.Array(List.of(new Reply.Simple("CLIENT SETNAME x"), Reply.OK, new Reply.Simple("INFO"),
+            new Reply.Simple("UNWATCH"), new Reply.Int(2))), reply.reply());
+
+        final Transaction aborted = new Transaction(1_000, List.of());
+        aborted.offer("CLIENT", args("CLIENT", "SETNAME", "y"));
+        final Command nil = aborted.answeredAtExec(false);
+        aborted.answer(Reply.NIL_ARRAY, a ->
+        {
+            answered.add(KvConnection.text(a.get(2)));
+            return Reply.OK;
+        });
+        same(Reply.NIL_ARRAY, nil.reply()); // a watched key changed: nothing runs, the connection's commands neither
+        assertTrue(answered.isEmpty(), answered.toString());
+
+        final Transaction refused = new Transaction(1_000, List.of());
+        same(Reply.error("ERR unknown command 'FOO', with args beginning with: 'a' 'b' "),
+            refused.offer("FOO", args("FOO", "a", "b")));
+        same(Reply.error("ERR 'hello' inside MULTI: a transaction here takes neither HELLO nor the subscribe commands"),
+            refused.offer("HELLO", args("HELLO", "3")));
+        same(Reply.error("ERR 'subscribe' inside MULTI: a transaction here takes neither HELLO nor the subscribe " +
+            "commands"), refused.offer("SUBSCRIBE", args("SUBSCRIBE", "c")));
+        same(Reply.wrongArity("WAIT"), refused.offer("WAIT", args("WAIT", "0")));
+        same(Reply.error("ERR the transaction would exceed the replicated store's limit of 1000 bytes for one " +
+            "write; it is discarded at EXEC"), refused.offer("CLIENT", args("CLIENT", "SETNAME", "z".repeat(1_000))));
+        assertTrue(refused.refused());
     }
 
     /**
