@@ -464,7 +464,7 @@ class KvStoreGroupTest
      * alone in the group's order, while another client at another member writes the same keys; a command refused while
      * queuing (one the transaction cannot take, an unknown one, or a wrong count of arguments, as Redis checks)
      * discards the transaction; connection commands (CLIENT, WAIT, CONFIG, ...) are answered in their places at EXEC,
-     * before the commands read after it. Before, MULTI was an unknown command; a wrong count was found at EXEC, where
+     * before the commands read after it, and an EVALSHA of an unknown script is NOSCRIPT in its place. Before, MULTI was an unknown command; a wrong count was found at EXEC, where
      * the others applied; connection commands but PING, ECHO, SELECT and TIME discarded the transaction.
      */
     @Test
@@ -519,7 +519,8 @@ class KvStoreGroupTest
                     "MULTI\r\nSET r 1\r\nINCR\r\nEXEC\r\nGET r\r\nMULTI\r\nFOO bar\r\nEXEC\r\n" +
                     // connection commands queue too, answered in their places; the commands after EXEC wait for them
                     "MULTI\r\nCLIENT SETNAME tx\r\nSET q 2\r\nCLIENT GETNAME\r\nWAIT 0 0\r\nUNWATCH\r\n" +
-                    "CONFIG GET databases\r\nEXEC\r\nCLIENT GETNAME\r\nGET q\r\nQUIT\r\n")
+                    "EVALSHA " + "0".repeat(40) + " 0\r\nCONFIG GET databases\r\nEXEC\r\nCLIENT GETNAME\r\nGET q\r\n" +
+                    "EVALSHA abc\r\nQUIT\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
                 final String replies = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
                 // TIME in a transaction: the batch's clock, in whole milliseconds
@@ -537,8 +538,9 @@ class KvStoreGroupTest
                     "discarded because of previous errors.\r\n$-1\r\n" +
                     "+OK\r\n-ERR unknown command 'FOO', with args beginning with: 'bar' \r\n-EXECABORT Transaction " +
                     "discarded because of previous errors.\r\n" +
-                    "+OK\r\n" + "+QUEUED\r\n".repeat(6) + "*6\r\n+OK\r\n+OK\r\n$2\r\ntx\r\n:" + (MEMBERS - 1) +
-                    "\r\n+OK\r\n*2\r\n$9\r\ndatabases\r\n$1\r\n1\r\n$2\r\ntx\r\n$1\r\n2\r\n+OK\r\n",
+                    "+OK\r\n" + "+QUEUED\r\n".repeat(7) + "*7\r\n+OK\r\n+OK\r\n$2\r\ntx\r\n:" + (MEMBERS - 1) +
+                    "\r\n+OK\r\n-NOSCRIPT No matching script. Please use EVAL.\r\n*2\r\n$9\r\ndatabases\r\n$1\r\n" +
+                    "1\r\n$2\r\ntx\r\n$1\r\n2\r\n-ERR wrong number of arguments for 'evalsha' command\r\n+OK\r\n",
                     time.replaceFirst("TIME\r\n"));
             }
         }

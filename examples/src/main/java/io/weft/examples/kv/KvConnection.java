@@ -162,17 +162,20 @@ final class KvConnection extends ChannelInboundHandlerAdapter
 
     private Command dispatch(final List<byte[]> given)
     {
-        final List<byte[]> args = replica.store.scripts.withBody(given); // EVALSHA travels as EVAL with its body
-        if (args == null)
+        final String named = Commands.name(given);
+        if (subscribed() && !session.resp3 && !SUBSCRIBED_RESP2.contains(named))
         {
-            return Command.answered(Scripts.NO_SCRIPT, session.resp3);
-        }
-        final String cmd = Commands.name(args);
-        if (subscribed() && !session.resp3 && !SUBSCRIBED_RESP2.contains(cmd))
-        {
-            return Command.answered(Reply.error("ERR Can't execute '" + cmd.toLowerCase(Locale.ROOT) + "': only " +
+            return Command.answered(Reply.error("ERR Can't execute '" + named.toLowerCase(Locale.ROOT) + "': only " +
                 "(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"), false);
         }
+        final List<byte[]> args = replica.store.scripts.withBody(given); // EVALSHA travels as EVAL with its body
+        if (args == null) // a script this member does not know; in a transaction, NOSCRIPT is its place in EXEC's reply
+        {
+            return Command.answered(transaction != null ? transaction.offer(named, given, Scripts.NO_SCRIPT) :
+                Commands.fitsArity(CommandTable.arity(named), given.size()) ? Scripts.NO_SCRIPT :
+                Reply.wrongArity(named), session.resp3);
+        }
+        final String cmd = args == given ? named : Commands.name(args);
         if (transaction != null)
         {
             return inTransaction(cmd, args);

@@ -17,7 +17,8 @@ import java.util.function.Function;
  * watched keys ({@link KeyVersions}): all commands apply, or none and the reply is nil. A command refused while
  * queuing (unknown, not one a transaction takes, past the size a write may take) makes EXEC discard them all. The
  * connection commands Redis queues too ({@link #ANSWERED_AT_EXEC}) stay at the connection, which answers them in their
- * places once the store's reply is in ({@link #answer}), after the store's commands applied.
+ * places once the store's reply is in ({@link #answer}), after the store's commands applied; so does an EVALSHA of a
+ * script the member does not know, NOSCRIPT in its place.
  */
 final class Transaction
 {
@@ -49,8 +50,11 @@ final class Transaction
     {
     }
 
-    /** A connection command queued {@code at} this place among the transaction's commands. */
-    private record AtExec(int at, List<byte[]> args)
+    /**
+     * A connection command queued {@code at} this place among the transaction's commands, with the reply it gets
+     * whatever runs, or null: the connection's answer then.
+     */
+    private record AtExec(int at, List<byte[]> args, Reply answer)
     {
     }
 
@@ -98,21 +102,35 @@ final class Transaction
      */
     Reply offer(final String cmd, final List<byte[]> args)
     {
+        return offer(cmd, args, null);
+    }
+
+    /**
+     * {@link #offer(String, List)}, for a command whose reply in EXEC's is {@code answer} whatever runs (null: none
+     * such), as Redis's NOSCRIPT for an EVALSHA of a script this member does not know.
+     */
+    Reply offer(final String cmd, final List<byte[]> args, final Reply answer)
+    {
         if (!CommandTable.known(cmd))
         {
             return refuse(CommandTable.unknown(args).text());
         }
-        if (!Commands.isQueued(cmd) && !ANSWERED_AT_EXEC.contains(cmd))
+        if (answer == null && !Commands.isQueued(cmd) && !ANSWERED_AT_EXEC.contains(cmd))
         {
             return refuse("ERR '" + cmd.toLowerCase(Locale.ROOT) + "' inside MULTI: a transaction here takes neither " +
                 "HELLO nor the subscribe commands");
         }
-        return Commands.fitsArity(CommandTable.arity(cmd), args.size()) ? queue(args) :
+        return Commands.fitsArity(CommandTable.arity(cmd), args.size()) ? queue(args, answer) :
             refuse(Reply.wrongArity(cmd).text());
     }
 
     /** Queues a store command, or one of {@link #ANSWERED_AT_EXEC}: its reply comes with EXEC's. */
     Reply queue(final List<byte[]> args)
+    {
+        return queue(args, null);
+    }
+
+    private Reply queue(final List<byte[]> args, final Reply answer)
     {
         final byte[] count = ascii(args.size());
         int more = 4 + count.length;
@@ -126,9 +144,9 @@ final class Transaction
                 " bytes for one write; it is discarded at EXEC");
         }
         bytes += more; // a connection command too: it is kept until EXEC
-        if (ANSWERED_AT_EXEC.contains(Commands.name(args)))
+        if (answer != null || ANSWERED_AT_EXEC.contains(Commands.name(args)))
         {
-            atExec.add(new AtExec(queued++, args));
+            atExec.add(new AtExec(queued++, args, answer));
             return QUEUED;
         }
         queued++;
@@ -185,7 +203,7 @@ final class Transaction
             {
                 all.add(items.get(next++));
             }
-            all.add(answers.apply(command.args));
+            all.add(command.answer != null ? command.answer : answers.apply(command.args));
         }
         all.addAll(items.subList(next, items.size()));
         reply.complete(new Reply.Array(all));

@@ -1072,7 +1072,8 @@ class KvStoreTest
     /**
      * Connection commands Redis queues in a transaction (CLIENT, INFO, CONFIG, ...) are queued but not sent: the
      * connection answers them in their places in EXEC's reply once the store's applied, and not at all when the
-     * transaction applied nothing; unknown commands, HELLO and SUBSCRIBE, and wrong counts are refused as queued.
+     * transaction applied nothing; an EVALSHA of an unknown script gets NOSCRIPT in its place; unknown commands, HELLO
+     * and SUBSCRIBE, and wrong counts are refused as queued.
      */
     @Test
     void aTransactionsConnectionCommandsAreAnsweredInTheirPlacesAtExec()
@@ -1084,6 +1085,7 @@ class KvStoreTest
         same(Transaction.QUEUED, t.offer("INFO", args("INFO")));
         same(Transaction.QUEUED, t.offer("UNWATCH", args("UNWATCH")));
         same(Transaction.QUEUED, t.offer("INCR", args("INCR", "c")));
+        same(Transaction.QUEUED, t.offer("EVALSHA", args("EVALSHA", "0".repeat(40), "0"), Scripts.NO_SCRIPT));
         assertFalse(t.refused());
         final Reply stored = store.apply(t.exec(), now);
         same(new Reply.Array(List.of(Reply.OK, new Reply.Int(2))), stored); // the store's commands only
@@ -1092,7 +1094,7 @@ class KvStoreTest
         final List<String> answered = new ArrayList<>();
         t.answer(stored, a -> new Reply.Simple(String.join(" ", a.stream().map(KvConnection::text).toList())));
         same(new Reply.Array(List.of(new Reply.Simple("CLIENT SETNAME x"), Reply.OK, new Reply.Simple("INFO"),
-            new Reply.Simple("UNWATCH"), new Reply.Int(2))), reply.reply());
+            new Reply.Simple("UNWATCH"), new Reply.Int(2), Scripts.NO_SCRIPT)), reply.reply());
 
         final Transaction aborted = new Transaction(1_000, List.of());
         aborted.offer("CLIENT", args("CLIENT", "SETNAME", "y"));
@@ -1113,6 +1115,7 @@ class KvStoreTest
         same(Reply.error("ERR 'subscribe' inside MULTI: a transaction here takes neither HELLO nor the subscribe " +
             "commands"), refused.offer("SUBSCRIBE", args("SUBSCRIBE", "c")));
         same(Reply.wrongArity("WAIT"), refused.offer("WAIT", args("WAIT", "0")));
+        same(Reply.wrongArity("EVALSHA"), refused.offer("EVALSHA", args("EVALSHA", "abc"), Scripts.NO_SCRIPT));
         same(Reply.error("ERR the transaction would exceed the replicated store's limit of 1000 bytes for one " +
             "write; it is discarded at EXEC"), refused.offer("CLIENT", args("CLIENT", "SETNAME", "z".repeat(1_000))));
         assertTrue(refused.refused());
