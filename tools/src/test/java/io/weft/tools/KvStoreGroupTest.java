@@ -547,6 +547,61 @@ class KvStoreGroupTest
     }
 
     /**
+     * CLIENT LIST, INFO and KILL at one member: each connection's line (id, both addresses, name, flags, counts, last
+     * command, the library named with CLIENT SETINFO), filtered by type and id; KILL by id closes another
+     * client's connection at once, and the killer's own after its reply; wrong filters are refused with Redis's words.
+     * Before, CLIENT LIST, INFO and KILL were unknown subcommands.
+     */
+    @Test
+    void clientListShowsEachConnectionAndKillClosesOne() throws Exception
+    {
+        try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable");
+             Jedis a = new Jedis("127.0.0.1", kv.ports.get(0));
+             java.net.Socket b = new java.net.Socket("127.0.0.1", kv.ports.get(0)))
+        {
+            b.setSoTimeout(10_000);
+            b.getOutputStream().write("SUBSCRIBE news\r\n".getBytes(StandardCharsets.US_ASCII));
+            final byte[] confirmed = "*3\r\n$9\r\nsubscribe\r\n$4\r\nnews\r\n:1\r\n".getBytes(StandardCharsets.US_ASCII);
+            assertEquals(new String(confirmed, StandardCharsets.US_ASCII),
+                new String(b.getInputStream().readNBytes(confirmed.length), StandardCharsets.US_ASCII));
+            a.clientSetname("alpha");
+            assertEquals("OK", a.clientSetInfo(redis.clients.jedis.args.ClientAttributeOption.LIB_NAME, "weft-test"));
+            assertEquals("ERR LIB-VER cannot contain spaces, newlines or special characters.", assertThrows(
+                JedisDataException.class, () -> a.clientSetInfo(redis.clients.jedis.args.ClientAttributeOption.LIB_VER,
+                "1 2")).getMessage());
+            final long id = a.clientId();
+            final String mine = a.clientInfo();
+            assertTrue(mine.startsWith("id=" + id + " addr=127.0.0.1:") && mine.contains(" laddr=127.0.0.1:" +
+                kv.ports.get(0) + " name=alpha ") && mine.contains(" flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 " +
+                "cmd=client|info user=default resp=2 lib-name=weft-test lib-ver=\n"), mine);
+            final String subscriber = a.clientList(redis.clients.jedis.args.ClientType.PUBSUB);
+            assertEquals(1, subscriber.lines().count(), subscriber);
+            assertTrue(subscriber.contains(" flags=P db=0 sub=1 psub=0 ssub=0 multi=-1 cmd=subscribe "), subscriber);
+            final long other = Long.parseLong(subscriber.replaceAll("^id=(\\d+) (?s).*", "$1"));
+            assertEquals(2, a.clientList().lines().count(), a.clientList());
+            final String listed = a.clientList(id);
+            assertEquals(mine.replace("cmd=client|info", "cmd=client|list").replaceAll(" age=\\d+ idle=\\d+", ""),
+                listed.replaceAll(" age=\\d+ idle=\\d+", ""), "CLIENT LIST ID: the same line as CLIENT INFO");
+
+            assertEquals(1, a.clientKill(new redis.clients.jedis.params.ClientKillParams().id(String.valueOf(other))));
+            assertEquals(-1, b.getInputStream().read(), "the killed subscriber's connection is closed");
+            assertEquals(1, a.clientList().lines().count(), a.clientList());
+            assertEquals(0, a.clientKill(new redis.clients.jedis.params.ClientKillParams().addr("127.0.0.2:1")));
+            final JedisDataException type = assertThrows(JedisDataException.class, () -> a.clientKill(
+                new redis.clients.jedis.params.ClientKillParams().type(redis.clients.jedis.args.ClientType.MASTER)
+                    .user("bob")));
+            assertEquals("ERR No such user 'bob'", type.getMessage());
+            assertEquals("ERR No such client", assertThrows(JedisDataException.class,
+                () -> a.clientKill("127.0.0.2:1")).getMessage());
+            assertEquals(0, a.clientKill(new redis.clients.jedis.params.ClientKillParams().id(String.valueOf(id))),
+                "SKIPME yes by default: the client does not kill itself");
+            assertEquals(1, a.clientKill(new redis.clients.jedis.params.ClientKillParams().id(String.valueOf(id))
+                .skipMe(redis.clients.jedis.params.ClientKillParams.SkipMe.NO)), "answered, then closed");
+            assertThrows(JedisConnectionException.class, a::ping);
+        }
+    }
+
+    /**
      * WATCH, an optimistic transaction (Jedis's and redis-py's compare-and-set: WATCH, GET, MULTI, SET, EXEC): two
      * clients at two members increment one counter that way and lose no increment, since an EXEC whose watched key
      * changed after its WATCH applies nothing at any member (nil) and its client tries again; a change by a client at

@@ -43,7 +43,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private final KvReplica replica;
     /** Replies due, in command order. */
     private final ArrayDeque<Command> pending = new ArrayDeque<>();
-    private final ClientSession session;
+    final ClientSession session;
+    private final Clients clients;
     /** This connection's last command sent through the group: a local read waits for it (its replies in order). */
     private Command lastInGroup;
     private final AtomicBoolean drainRequested = new AtomicBoolean();
@@ -82,9 +83,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     /** Event loop: bad input read while {@link #waitingOn}: answered, and the connection closed, after the held. */
     private String heldProtocolError;
 
-    KvConnection(final KvReplica replica, final long id)
+    KvConnection(final KvReplica replica, final Clients clients, final long id)
     {
         this.replica = replica;
+        this.clients = clients;
         this.session = new ClientSession(id);
     }
 
@@ -151,6 +153,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     public void channelReadComplete(final ChannelHandlerContext context)
     {
         reading = false;
+        session.lastAt = System.nanoTime(); // once a burst: CLIENT LIST's idle counts seconds
         if (submitted)
         {
             submitted = false;
@@ -163,6 +166,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private Command dispatch(final List<byte[]> given)
     {
         final String named = Commands.name(given);
+        session.lastCommand = named;
         if (subscribed() && !session.resp3 && !SUBSCRIBED_RESP2.contains(named))
         {
             return Command.answered(Reply.error("ERR Can't execute '" + named.toLowerCase(Locale.ROOT) + "': only " +
@@ -314,7 +318,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "INFO" -> Reply.Bulk.of(StoreReport.sections(StoreReport.info(replica), args));
             case "WAIT" -> n != 3 ? Reply.wrongArity(cmd) : StoreReport.waitReplicas(replica, args);
             case "HELLO" -> session.hello(args);
-            case "CLIENT" -> n < 2 ? Reply.wrongArity(cmd) : session.client(args);
+            case "CLIENT" -> n < 2 ? Reply.wrongArity(cmd) : session.client(args, clients, this);
             case "COMMAND" -> CommandTable.command(args);
             case "CONFIG" -> StoreReport.config(replica, args);
             case "SCRIPT" -> replica.store.scripts.script(args);
@@ -334,7 +338,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 yield Reply.OK;
             }
             case "EXEC", "DISCARD" -> Reply.error("ERR " + cmd + " without MULTI");
-            case "WATCH" -> n < 2 ? Reply.wrongArity(cmd) : watch(args);
+            case "WATCH" -> n < 2 ? Reply.wrongArity(cmd) : Transaction.watch(replica, watching, args);
             case "UNWATCH" ->
             {
                 watching.clear();
@@ -344,7 +348,24 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         };
     }
 
-    private boolean subscribed()
+    /** Event loop: this client as CLIENT LIST shows it. */
+    String clientLine(final long now)
+    {
+        return session.line(now, subscriptions, transaction, waitingOn != null && waitingOn.blockedUntil != 0);
+    }
+
+    /** Event loop, CLIENT KILL: closes this connection, at once or, when it asked itself, after this reply. */
+    void kill(final boolean self)
+    {
+        if (self)
+        {
+            quitting = true;
+            return;
+        }
+        ctx.close();
+    }
+
+    boolean subscribed()
     {
         return subscriptions != null && subscriptions.active();
     }
@@ -368,27 +389,6 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             });
         }
         return subscriptions;
-    }
-
-    /**
-     * WATCH key [key ...]: each key not watched yet is watched from this member's copy now ({@link KvReplica#watch});
-     * refused whole past half a write's limit, since an EXEC write carries its watched keys.
-     */
-    private Reply watch(final List<byte[]> args)
-    {
-        final Map<Key, Transaction.Watch> all = new LinkedHashMap<>(watching);
-        for (final byte[] key : args.subList(1, args.size()))
-        {
-            all.computeIfAbsent(new Key(key), k -> replica.watch(key));
-        }
-        final int bytes = all.values().stream().mapToInt(Transaction.Watch::bytes).sum();
-        if (bytes > replica.maxCommandBytes() / 2)
-        {
-            return Reply.error("ERR WATCH would watch keys of " + bytes + " bytes: a transaction's write carries its " +
-                "watched keys, at most " + replica.maxCommandBytes() / 2 + " bytes of them");
-        }
-        watching.putAll(all);
-        return Reply.OK;
     }
 
     static String text(final byte[] bytes)
@@ -549,6 +549,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     public void channelActive(final ChannelHandlerContext context)
     {
         replica.connectedClients.incrementAndGet();
+        session.connectedTo(context.channel().remoteAddress(), context.channel().localAddress());
+        clients.add(session.id, this);
         context.fireChannelActive();
     }
 
@@ -571,6 +573,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             subscriptions.unsubscribeAll();
         }
         replica.connectedClients.decrementAndGet();
+        clients.remove(session.id);
         if (outputPaused)
         {
             outputPaused = false;

@@ -28,6 +28,7 @@ public final class KvServer implements AutoCloseable
     public KvServer(final KvReplica replica, final String host, final int port) throws InterruptedException
     {
         final AtomicLong ids = new AtomicLong();
+        final Clients clients = new Clients();
         final ServerBootstrap bootstrap = new ServerBootstrap().group(loop).channel(NioServerSocketChannel.class)
             .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
@@ -37,7 +38,7 @@ public final class KvServer implements AutoCloseable
                 protected void initChannel(final SocketChannel ch)
                 {
                     ch.pipeline().addLast(new RespDecoder(replica.maxCommandBytes()),
-                        new KvConnection(replica, ids.incrementAndGet()));
+                        new KvConnection(replica, clients, ids.incrementAndGet()));
                 }
             });
         try

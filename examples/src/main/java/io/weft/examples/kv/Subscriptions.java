@@ -105,6 +105,18 @@ final class Subscriptions implements PubSub.Subscriber
         waiting.addAndGet(-size(push));
     }
 
+    /** The channels subscribed. */
+    int channels()
+    {
+        return channels.size();
+    }
+
+    /** The patterns subscribed. */
+    int patterns()
+    {
+        return patterns.size();
+    }
+
     /** Whether any channel or pattern is subscribed (RESP2 then takes the pub/sub commands only). */
     boolean active()
     {

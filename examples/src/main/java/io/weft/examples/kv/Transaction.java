@@ -4,8 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -155,11 +157,39 @@ final class Transaction
         return QUEUED;
     }
 
+    /**
+     * WATCH key [key ...] of a connection that watches {@code watching}: each key not watched yet is watched from this
+     * member's copy now ({@link KvReplica#watch}); refused whole past half a write's limit, since an EXEC write carries
+     * its watched keys.
+     */
+    static Reply watch(final KvReplica replica, final Map<Key, Watch> watching, final List<byte[]> args)
+    {
+        final Map<Key, Watch> all = new LinkedHashMap<>(watching);
+        for (final byte[] key : args.subList(1, args.size()))
+        {
+            all.computeIfAbsent(new Key(key), k -> replica.watch(key));
+        }
+        final int bytes = all.values().stream().mapToInt(Watch::bytes).sum();
+        if (bytes > replica.maxCommandBytes() / 2)
+        {
+            return Reply.error("ERR WATCH would watch keys of " + bytes + " bytes: a transaction's write carries its " +
+                "watched keys, at most " + replica.maxCommandBytes() / 2 + " bytes of them");
+        }
+        watching.putAll(all);
+        return Reply.OK;
+    }
+
     /** Refuses a command inside the transaction: EXEC discards it whole. */
     Reply refuse(final String error)
     {
         refused = true;
         return Reply.error(error);
+    }
+
+    /** The commands queued so far (CLIENT LIST's multi). */
+    int queued()
+    {
+        return queued;
     }
 
     /** Whether EXEC must discard the transaction. */
