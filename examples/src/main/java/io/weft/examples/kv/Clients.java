@@ -26,53 +26,51 @@ final class Clients
         connected.remove(id);
     }
 
-    /** CLIENT LIST [TYPE normal|master|replica|slave|pubsub] [ID id [id ...]]: a line for each client, as Redis's. */
+    /** CLIENT LIST [TYPE normal|master|replica|slave|pubsub | ID id [id ...]]: a line for each client, as Redis's. */
     Reply list(final List<byte[]> args)
     {
-        Predicate<KvConnection> chosen = c -> true;
-        int i = 2;
-        while (i < args.size())
+        try
         {
-            final String option = Commands.word(args.get(i));
-            if (option.equals("TYPE") && i + 1 < args.size())
+            final Predicate<KvConnection> chosen = listed(args);
+            final long now = System.nanoTime();
+            final StringBuilder lines = new StringBuilder();
+            for (final KvConnection c : connected.values())
             {
-                final Predicate<KvConnection> type = type(KvConnection.text(args.get(i + 1)));
-                if (type == null)
+                if (chosen.test(c))
                 {
-                    return Reply.error("ERR Unknown client type '" + KvConnection.text(args.get(i + 1)) + "'");
+                    lines.append(c.clientLine(now)).append('\n');
                 }
-                chosen = chosen.and(type);
-                i += 2;
             }
-            else if (option.equals("ID") && i + 1 < args.size())
-            {
-                final List<Long> ids = new ArrayList<>();
-                for (i++; i < args.size(); i++)
-                {
-                    final Long id = id(args.get(i));
-                    if (id == null)
-                    {
-                        return Reply.error("ERR Invalid client ID");
-                    }
-                    ids.add(id);
-                }
-                chosen = chosen.and(c -> ids.contains(c.session.id));
-            }
-            else
-            {
-                return Reply.error("ERR syntax error");
-            }
+            return Reply.Bulk.of(lines.toString());
         }
-        final long now = System.nanoTime();
-        final StringBuilder lines = new StringBuilder();
-        for (final KvConnection c : connected.values())
+        catch (final KvStore.SyntaxError ex)
         {
-            if (chosen.test(c))
-            {
-                lines.append(c.clientLine(now)).append('\n');
-            }
+            return Reply.error(ex.getMessage());
         }
-        return Reply.Bulk.of(lines.toString());
+    }
+
+    /** The clients CLIENT LIST's {@code args} choose: all, one TYPE's, or those of the IDs (one or the other). */
+    private static Predicate<KvConnection> listed(final List<byte[]> args)
+    {
+        final String option = args.size() < 4 ? "" : Commands.word(args.get(2));
+        if (args.size() == 2)
+        {
+            return c -> true;
+        }
+        if (option.equals("TYPE") && args.size() == 4)
+        {
+            return type(args.get(3));
+        }
+        if (!option.equals("ID"))
+        {
+            throw new KvStore.SyntaxError("ERR syntax error");
+        }
+        final List<Long> ids = new ArrayList<>();
+        for (final byte[] id : args.subList(3, args.size()))
+        {
+            ids.add(ValueEdits.atLeast(id, Long.MIN_VALUE, "ERR Invalid client ID"));
+        }
+        return c -> ids.contains(c.session.id);
     }
 
     /**
@@ -89,51 +87,51 @@ final class Clients
             found.forEach(c -> c.kill(c == self));
             return found.isEmpty() ? Reply.error("ERR No such client") : Reply.OK;
         }
+        try
+        {
+            final List<KvConnection> found = matching(killed(args, self));
+            found.forEach(c -> c.kill(c == self));
+            return new Reply.Int(found.size());
+        }
+        catch (final KvStore.SyntaxError ex)
+        {
+            return Reply.error(ex.getMessage());
+        }
+    }
+
+    /** The clients CLIENT KILL's filters {@code args} choose, asked by {@code self}. */
+    private static Predicate<KvConnection> killed(final List<byte[]> args, final KvConnection self)
+    {
         Predicate<KvConnection> chosen = c -> true;
         boolean skipMe = true;
         for (int i = 2; i < args.size(); i += 2)
         {
             if (i + 1 == args.size()) // a filter without its value, found in its turn as Redis finds it
             {
-                return Reply.error("ERR syntax error");
+                throw new KvStore.SyntaxError("ERR syntax error");
             }
-            final String value = KvConnection.text(args.get(i + 1));
+            final byte[] word = args.get(i + 1);
+            final String value = KvConnection.text(word);
             switch (Commands.word(args.get(i)))
             {
                 case "ID" ->
                 {
-                    final Long id = id(args.get(i + 1));
-                    if (id == null || id <= 0)
-                    {
-                        return Reply.error("ERR client-id should be greater than 0");
-                    }
+                    final long id = ValueEdits.atLeast(word, 1, "ERR client-id should be greater than 0");
                     chosen = chosen.and(c -> c.session.id == id);
                 }
                 case "ADDR" -> chosen = chosen.and(c -> c.session.addr.equals(value));
                 case "LADDR" -> chosen = chosen.and(c -> c.session.laddr.equals(value));
-                case "TYPE" ->
-                {
-                    final Predicate<KvConnection> type = type(value);
-                    if (type == null)
-                    {
-                        return Reply.error("ERR Unknown client type '" + value + "'");
-                    }
-                    chosen = chosen.and(type);
-                }
+                case "TYPE" -> chosen = chosen.and(type(word));
                 case "USER" ->
                 {
                     if (!value.equals("default")) // no users here: every client is Redis's default user
                     {
-                        return Reply.error("ERR No such user '" + value + "'");
+                        throw new KvStore.SyntaxError("ERR No such user '" + value + "'");
                     }
                 }
                 case "MAXAGE" ->
                 {
-                    final Long seconds = id(args.get(i + 1));
-                    if (seconds == null)
-                    {
-                        return Reply.error("ERR syntax error");
-                    }
+                    final long seconds = ValueEdits.atLeast(word, Long.MIN_VALUE, "ERR syntax error");
                     final long now = System.nanoTime();
                     // as Redis: older than that; 0 takes every age
                     chosen = chosen.and(c -> seconds == 0 || (now - c.session.connected) / 1_000_000_000L > seconds);
@@ -143,20 +141,15 @@ final class Clients
                     final String yes = value.toLowerCase(Locale.ROOT);
                     if (!yes.equals("yes") && !yes.equals("no"))
                     {
-                        return Reply.error("ERR syntax error");
+                        throw new KvStore.SyntaxError("ERR syntax error");
                     }
                     skipMe = yes.equals("yes");
                 }
-                default ->
-                {
-                    return Reply.error("ERR syntax error");
-                }
+                default -> throw new KvStore.SyntaxError("ERR syntax error");
             }
         }
         final boolean skip = skipMe;
-        final List<KvConnection> found = matching(chosen.and(c -> !skip || c != self));
-        found.forEach(c -> c.kill(c == self));
-        return new Reply.Int(found.size());
+        return chosen.and(c -> !skip || c != self);
     }
 
     /** Collected first: closing a connection on this loop removes it from the map at once. */
@@ -165,27 +158,16 @@ final class Clients
         return connected.values().stream().filter(chosen).toList();
     }
 
-    /** A client type's test; null for a type Redis does not know. Replicas and masters: none here. */
-    private static Predicate<KvConnection> type(final String name)
+    /** A client type's test; refused for a type Redis does not know. Replicas and masters: none here. */
+    private static Predicate<KvConnection> type(final byte[] word)
     {
+        final String name = KvConnection.text(word);
         return switch (name.toLowerCase(Locale.ROOT))
         {
             case "normal" -> c -> !c.subscribed();
             case "pubsub" -> KvConnection::subscribed;
             case "master", "replica", "slave" -> c -> false;
-            default -> null;
+            default -> throw new KvStore.SyntaxError("ERR Unknown client type '" + name + "'");
         };
-    }
-
-    private static Long id(final byte[] word)
-    {
-        try
-        {
-            return ValueEdits.integer(word);
-        }
-        catch (final KvStore.SyntaxError ex)
-        {
-            return null;
-        }
     }
 }
