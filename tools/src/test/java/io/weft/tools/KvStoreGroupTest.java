@@ -20,6 +20,7 @@ import redis.clients.jedis.params.SetParams;
 import redis.clients.jedis.params.ZParams;
 import redis.clients.jedis.resps.Tuple;
 import redis.clients.jedis.util.KeyValue;
+import redis.clients.jedis.util.SafeEncoder;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -361,12 +362,12 @@ class KvStoreGroupTest
             assertEquals("hello", redisCli(ports.get(1), "-3", "get", "greeting"));
             try (java.net.Socket s = new java.net.Socket("127.0.0.1", ports.get(1)))
             {
-                s.getOutputStream().write("GET no-such-key\r\nHELLO 3\r\nGET no-such-key\r\nHELLO 2\r\nGET no-such-key\r\n"
-                    .getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().write(("GET no-such-key\r\nHELLO 3\r\nGET no-such-key\r\nHELLO 2\r\n" +
+                    "GET no-such-key\r\nHELLO 3\r\nRESET\r\nGET no-such-key\r\n").getBytes(StandardCharsets.US_ASCII));
                 final byte[] reply = new byte[4096];
                 s.setSoTimeout(10_000);
                 final StringBuilder text = new StringBuilder();
-                while (!text.toString().endsWith("*0\r\n$-1\r\n")) // HELLO 2's map ends in modules (*0), then GET
+                while (!text.toString().endsWith("+RESET\r\n$-1\r\n")) // RESET goes back to RESP2, as in Redis
                 {
                     final int n = s.getInputStream().read(reply);
                     assertTrue(n > 0, "connection closed after " + text);
@@ -374,7 +375,8 @@ class KvStoreGroupTest
                 }
                 final String all = text.toString();
                 assertTrue(all.startsWith("$-1\r\n%7\r\n") && all.contains("proto\r\n:3\r\n") &&
-                    all.contains("\r\n_\r\n*14\r\n") && all.contains("proto\r\n:2\r\n"), all);
+                    all.contains("\r\n_\r\n*14\r\n") && all.contains("proto\r\n:2\r\n") &&
+                    all.contains("*0\r\n$-1\r\n%7\r\n"), all); // HELLO 2's map ends in modules (*0), then GET
             }
 
             // linearizable reads in a pipeline: a GET before a write of its connection sees the state before that
@@ -462,9 +464,10 @@ class KvStoreGroupTest
     /**
      * MULTI ... EXEC (a Redis client's transaction, redis-py's default pipeline): the queued commands run whole and
      * alone in the group's order, while another client at another member writes the same keys; a command refused while
-     * queuing (one the transaction cannot take, an unknown one, or a wrong count of arguments, as Redis checks)
-     * discards the transaction; connection commands (CLIENT, WAIT, CONFIG, ...) are answered in their places at EXEC,
-     * before the commands read after it, and an EVALSHA of an unknown script is NOSCRIPT in its place. Before, MULTI was an unknown command; a wrong count was found at EXEC, where
+     * queuing (one the transaction cannot take, an unknown one or subcommand, or a wrong count of arguments, as Redis
+     * checks) discards the transaction; connection commands (CLIENT, WAIT, CONFIG, ...) are answered in their places at
+     * EXEC, before the commands read after it, and an EVALSHA of an unknown script is NOSCRIPT in its place. Before,
+     * MULTI was an unknown command; a wrong count, and until 2026-12-05 an unknown subcommand, was found at EXEC, where
      * the others applied; connection commands but PING, ECHO, SELECT and TIME discarded the transaction.
      */
     @Test
@@ -520,6 +523,8 @@ class KvStoreGroupTest
                     // connection commands queue too, answered in their places; the commands after EXEC wait for them
                     "MULTI\r\nCLIENT SETNAME tx\r\nSET q 2\r\nCLIENT GETNAME\r\nWAIT 0 0\r\nUNWATCH\r\n" +
                     "EVALSHA " + "0".repeat(40) + " 0\r\nCONFIG GET databases\r\nEXEC\r\nCLIENT GETNAME\r\nGET q\r\n" +
+                    // an unknown subcommand, or a subcommand's wrong count, is refused while queuing
+                    "MULTI\r\nSET q 3\r\nCLIENT FOO\r\nCONFIG GET\r\nEXEC\r\nGET q\r\n" +
                     "EVALSHA abc\r\nQUIT\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
                 final String replies = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
@@ -540,7 +545,11 @@ class KvStoreGroupTest
                     "discarded because of previous errors.\r\n" +
                     "+OK\r\n" + "+QUEUED\r\n".repeat(7) + "*7\r\n+OK\r\n+OK\r\n$2\r\ntx\r\n:" + (MEMBERS - 1) +
                     "\r\n+OK\r\n-NOSCRIPT No matching script. Please use EVAL.\r\n*2\r\n$9\r\ndatabases\r\n$1\r\n" +
-                    "1\r\n$2\r\ntx\r\n$1\r\n2\r\n-ERR wrong number of arguments for 'evalsha' command\r\n+OK\r\n",
+                    "1\r\n$2\r\ntx\r\n$1\r\n2\r\n" +
+                    "+OK\r\n+QUEUED\r\n-ERR unknown subcommand 'FOO'. Try CLIENT HELP.\r\n-ERR wrong number of " +
+                    "arguments for 'config|get' command\r\n-EXECABORT Transaction discarded because of previous " +
+                    "errors.\r\n$1\r\n2\r\n" +
+                    "-ERR wrong number of arguments for 'evalsha' command\r\n+OK\r\n",
                     time.replaceFirst("TIME\r\n"));
             }
         }
@@ -550,13 +559,17 @@ class KvStoreGroupTest
      * CLIENT LIST, INFO and KILL at one member: each connection's line (id, both addresses, name, flags, counts, last
      * command, the library named with CLIENT SETINFO), filtered by type and id; KILL by id closes another
      * client's connection at once, and the killer's own after its reply; wrong filters are refused with Redis's words.
-     * Before, CLIENT LIST, INFO and KILL were unknown subcommands.
+     * CLIENT's other subcommands: NO-EVICT marks the line (flag e), GETREDIR, UNPAUSE and HELP answer, PAUSE is refused
+     * with the reason, an unknown one and a wrong count with Redis's errors; another client's line names the last
+     * command with its subcommand (config|get), NULL after an unknown one. Before, CLIENT LIST, INFO and KILL were
+     * unknown subcommands, and so were NO-EVICT, GETREDIR, UNPAUSE and HELP.
      */
     @Test
     void clientListShowsEachConnectionAndKillClosesOne() throws Exception
     {
         try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable");
              Jedis a = new Jedis("127.0.0.1", kv.ports.get(0));
+             Jedis c = new Jedis("127.0.0.1", kv.ports.get(0));
              java.net.Socket b = new java.net.Socket("127.0.0.1", kv.ports.get(0)))
         {
             b.setSoTimeout(10_000);
@@ -570,22 +583,40 @@ class KvStoreGroupTest
                 JedisDataException.class, () -> a.clientSetInfo(redis.clients.jedis.args.ClientAttributeOption.LIB_VER,
                 "1 2")).getMessage());
             final long id = a.clientId();
+            assertEquals("OK", a.clientNoEvictOn());
+            assertEquals(-1L, a.sendCommand(Protocol.Command.CLIENT, "GETREDIR"));
+            assertEquals("OK", SafeEncoder.encode((byte[])a.sendCommand(Protocol.Command.CLIENT, "UNPAUSE")));
+            final List<?> help = (List<?>)a.sendCommand(Protocol.Command.CLIENT, "HELP");
+            assertEquals("CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                SafeEncoder.encode((byte[])help.getFirst()));
+            assertEquals("    Prints this help.", SafeEncoder.encode((byte[])help.getLast()));
+            assertTrue(assertThrows(JedisDataException.class, () -> a.sendCommand(Protocol.Command.CLIENT, "PAUSE",
+                "10")).getMessage().startsWith("ERR CLIENT PAUSE is not supported by this store: "));
+            assertEquals("ERR unknown subcommand 'foo'. Try CLIENT HELP.", assertThrows(JedisDataException.class,
+                () -> a.sendCommand(Protocol.Command.CLIENT, "foo")).getMessage());
+            assertEquals("ERR wrong number of arguments for 'client|no-evict' command", assertThrows(
+                JedisDataException.class, () -> a.sendCommand(Protocol.Command.CLIENT, "NO-EVICT")).getMessage());
             final String mine = a.clientInfo();
             assertTrue(mine.startsWith("id=" + id + " addr=127.0.0.1:") && mine.contains(" laddr=127.0.0.1:" +
-                kv.ports.get(0) + " name=alpha ") && mine.contains(" flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 " +
+                kv.ports.get(0) + " name=alpha ") && mine.contains(" flags=e db=0 sub=0 psub=0 ssub=0 multi=-1 " +
                 "cmd=client|info user=default resp=2 lib-name=weft-test lib-ver=\n"), mine);
             final String subscriber = a.clientList(redis.clients.jedis.args.ClientType.PUBSUB);
             assertEquals(1, subscriber.lines().count(), subscriber);
             assertTrue(subscriber.contains(" flags=P db=0 sub=1 psub=0 ssub=0 multi=-1 cmd=subscribe "), subscriber);
             final long other = Long.parseLong(subscriber.replaceAll("^id=(\\d+) (?s).*", "$1"));
-            assertEquals(2, a.clientList().lines().count(), a.clientList());
+            final long third = c.clientId();
+            c.configGet("databases");
+            assertTrue(a.clientList(third).contains(" cmd=config|get "), a.clientList());
+            assertThrows(JedisDataException.class, () -> c.sendCommand(Protocol.Command.CONFIG, "FOO"));
+            assertTrue(a.clientList(third).contains(" cmd=NULL "), a.clientList());
+            assertEquals(3, a.clientList().lines().count(), a.clientList());
             final String listed = a.clientList(id);
             assertEquals(mine.replace("cmd=client|info", "cmd=client|list").replaceAll(" age=\\d+ idle=\\d+", ""),
                 listed.replaceAll(" age=\\d+ idle=\\d+", ""), "CLIENT LIST ID: the same line as CLIENT INFO");
 
             assertEquals(1, a.clientKill(new redis.clients.jedis.params.ClientKillParams().id(String.valueOf(other))));
             assertEquals(-1, b.getInputStream().read(), "the killed subscriber's connection is closed");
-            assertEquals(1, a.clientList().lines().count(), a.clientList());
+            assertEquals(2, a.clientList().lines().count(), a.clientList());
             assertEquals(0, a.clientKill(new redis.clients.jedis.params.ClientKillParams().addr("127.0.0.2:1")));
             final JedisDataException type = assertThrows(JedisDataException.class, () -> a.clientKill(
                 new redis.clients.jedis.params.ClientKillParams().type(redis.clients.jedis.args.ClientType.MASTER)

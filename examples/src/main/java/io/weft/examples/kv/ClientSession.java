@@ -21,12 +21,18 @@ final class ClientSession
     /** The client's address and the member's, as ip:port. */
     String addr = "";
     String laddr = "";
-    /** Its last command's name, upper case (CLIENT's with its subcommand), and when its last burst of them came. */
-    String lastCommand = "NULL";
+    /**
+     * Its last command's name as CLIENT LIST names it, upper case ({@link CommandTable#listed}; null: none or unknown),
+     * and when its last burst of commands came.
+     */
+    String lastCommand;
     long lastAt = connected;
     /** What CLIENT SETINFO said of the client's library. */
     private String libName = "";
     private String libVersion = "";
+    /** What CLIENT NO-EVICT and NO-TOUCH said. */
+    private boolean noEvict;
+    private boolean noTouch;
 
     ClientSession(final long id)
     {
@@ -56,11 +62,13 @@ final class ClientSession
     {
         final int sub = subscriptions == null ? 0 : subscriptions.channels();
         final int psub = subscriptions == null ? 0 : subscriptions.patterns();
-        final String flags = (sub + psub > 0 ? "P" : "") + (transaction != null ? "x" : "") + (blocked ? "b" : "");
+        final String flags = (sub + psub > 0 ? "P" : "") + (transaction != null ? "x" : "") + (blocked ? "b" : "") +
+            (noEvict ? "e" : "") + (noTouch ? "T" : "");
         return "id=" + id + " addr=" + addr + " laddr=" + laddr + " name=" + (name == null ? "" : name) + " age=" +
             (now - connected) / 1_000_000_000L + " idle=" + Math.max(0, now - lastAt) / 1_000_000_000L + " flags=" +
             (flags.isEmpty() ? "N" : flags) + " db=0 sub=" + sub + " psub=" + psub + " ssub=0 multi=" +
-            (transaction == null ? -1 : transaction.queued()) + " cmd=" + lastCommand.toLowerCase(Locale.ROOT) +
+            (transaction == null ? -1 : transaction.queued()) + " cmd=" +
+            (lastCommand == null ? "NULL" : lastCommand.toLowerCase(Locale.ROOT)) +
             " user=default resp=" + (resp3 ? 3 : 2) + " lib-name=" + libName + " lib-ver=" + libVersion;
     }
 
@@ -103,22 +111,16 @@ final class ClientSession
             Reply.Bulk.of("master"), Reply.Bulk.of("modules"), new Reply.Array(List.of())));
     }
 
+    /** CLIENT's subcommands, their arity checked before ({@link Subcommands}). */
     Reply client(final List<byte[]> args, final Clients clients, final KvConnection self)
     {
-        final String sub = Commands.word(args.get(1));
-        lastCommand = "CLIENT|" + sub;
-        return switch (sub)
+        return switch (Commands.word(args.get(1)))
         {
             case "LIST" -> clients.list(args);
-            case "INFO" -> args.size() != 2 ? Reply.wrongArity("client|info") :
-                Reply.Bulk.of(self.clientLine(System.nanoTime()) + "\n");
-            case "KILL" -> args.size() < 3 ? Reply.wrongArity("client|kill") : clients.kill(args, self);
+            case "INFO" -> Reply.Bulk.of(self.clientLine(System.nanoTime()) + "\n");
+            case "KILL" -> clients.kill(args, self);
             case "SETNAME" ->
             {
-                if (args.size() != 3)
-                {
-                    yield Reply.wrongArity("client|setname");
-                }
                 final String n = KvConnection.text(args.get(2));
                 if (n.chars().anyMatch(c -> c <= ' ' || c > '~'))
                 {
@@ -130,17 +132,42 @@ final class ClientSession
             case "GETNAME" -> new Reply.Bulk(name == null ? null : name.getBytes(StandardCharsets.UTF_8));
             case "ID" -> new Reply.Int(id);
             case "SETINFO" -> setInfo(args);
-            default -> Reply.error("ERR unknown subcommand '" + KvConnection.text(args.get(1)) + "'. Try CLIENT HELP.");
+            case "NO-EVICT", "NO-TOUCH" -> mark(args);
+            case "GETREDIR" -> new Reply.Int(-1);
+            case "TRACKINGINFO" -> new Reply.Map(List.of(Reply.Bulk.of("flags"), new Reply.Set(List.of(Reply.Bulk.of(
+                "off"))), Reply.Bulk.of("redirect"), new Reply.Int(-1), Reply.Bulk.of("prefixes"),
+                new Reply.Array(List.of())));
+            case "UNPAUSE" -> Reply.OK;
+            case "HELP" -> Subcommands.help("CLIENT");
+            default -> Subcommands.unsupported("CLIENT", args);
         };
+    }
+
+    /**
+     * CLIENT NO-EVICT or NO-TOUCH ON|OFF: kept for CLIENT LIST's flags (e, T); neither changes what this store does,
+     * as it evicts no key and keeps no access times.
+     */
+    private Reply mark(final List<byte[]> args)
+    {
+        final String value = Commands.word(args.get(2));
+        if (!value.equals("ON") && !value.equals("OFF"))
+        {
+            return Reply.error("ERR syntax error");
+        }
+        if (Commands.word(args.get(1)).equals("NO-EVICT"))
+        {
+            noEvict = value.equals("ON");
+        }
+        else
+        {
+            noTouch = value.equals("ON");
+        }
+        return Reply.OK;
     }
 
     /** CLIENT SETINFO LIB-NAME name | LIB-VER version, as Redis 7.2 checks them. */
     private Reply setInfo(final List<byte[]> args)
     {
-        if (args.size() != 4)
-        {
-            return Reply.wrongArity("client|setinfo");
-        }
         final String attribute = Commands.word(args.get(2));
         final String value = KvConnection.text(args.get(3));
         if (!attribute.equals("LIB-NAME") && !attribute.equals("LIB-VER"))

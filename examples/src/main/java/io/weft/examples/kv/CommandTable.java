@@ -6,13 +6,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 /**
  * COMMAND: the commands a member answers, as Redis 7 lists them, for the clients and tools that read the table
  * (redis-cli's help and hints, key routing of cluster-aware clients, read routing by the readonly flag). Each entry
  * gives its name, Redis's arity, the flags this store acts on (write or readonly: how it travels; denyoom: refused
  * while the store is full; blocking, movablekeys, pubsub; noscript: a script may not call it) and where its keys are.
- * ACL categories, tips, key specifications and subcommands are not kept (empty), and DOCS and GETKEYSANDFLAGS are
+ * The subcommands of the containers a member answers itself are entries too ({@link Subcommands}), with their
+ * container's flags. ACL categories, tips and key specifications are not kept (empty), and DOCS and GETKEYSANDFLAGS are
  * refused: with an error redis-cli falls back to its own help, where an empty answer left it with none.
  */
 final class CommandTable
@@ -47,6 +49,8 @@ final class CommandTable
     private static final Map<String, Keys> KEYS = keys();
     /** Every entry by its name, upper case, in order. */
     private static final Map<String, Reply> ENTRIES = entries();
+    /** The entries of the subcommands, by their names ({@code CLIENT|LIST}), in order. */
+    private static final Map<String, Reply> SUBCOMMANDS = subcommands();
 
     private CommandTable()
     {
@@ -63,27 +67,29 @@ final class CommandTable
         final String sub = Commands.word(args.get(1));
         return switch (sub)
         {
-            case "COUNT" -> n == 2 ? new Reply.Int(ENTRIES.size()) : Reply.wrongArity("command|count");
+            case "COUNT" -> new Reply.Int(ENTRIES.size());
             case "LIST" -> list(args);
-            case "INFO" -> n == 2 ? command(args.subList(0, 1)) :
-                new Reply.Array(args.subList(2, n).stream().map(a -> ENTRIES.getOrDefault(Commands.word(a), Reply.NIL))
-                    .toList());
-            case "GETKEYS" -> n < 4 ? Reply.wrongArity("command|getkeys") : keys(args.subList(2, n));
-            case "DOCS", "GETKEYSANDFLAGS" -> Reply.error("ERR COMMAND " + sub + " is not supported by this store: " +
-                "it keeps no documentation or key flags; COMMAND INFO and GETKEYS answer");
-            case "HELP" -> n == 2 ? help() : Reply.wrongArity("command|help");
-            default -> Reply.error("ERR unknown subcommand '" + new String(args.get(1), StandardCharsets.UTF_8) +
-                "'. Try COMMAND HELP.");
+            case "INFO" -> n == 2 ? command(args.subList(0, 1)) : new Reply.Array(args.subList(2, n).stream()
+                .map(Commands::word).map(c -> ENTRIES.getOrDefault(c, SUBCOMMANDS.getOrDefault(c, Reply.NIL)))
+                .toList());
+            case "GETKEYS" -> keys(args.subList(2, n));
+            case "HELP" -> Subcommands.help("COMMAND");
+            default -> Subcommands.unsupported("COMMAND", args);
         };
     }
 
-    /** LIST [FILTERBY MODULE name | PATTERN glob]: names, lower case; no modules here, no ACL categories kept. */
+    /**
+     * LIST [FILTERBY MODULE name | PATTERN glob]: names, lower case, subcommands' too; no modules here, no ACL
+     * categories kept.
+     */
     private static Reply list(final List<byte[]> args)
     {
         final int n = args.size();
+        final List<Reply.Bulk> names = Stream.concat(ENTRIES.keySet().stream(), SUBCOMMANDS.keySet().stream())
+            .sorted().map(CommandTable::lowerCaseBulk).toList();
         if (n == 2)
         {
-            return new Reply.Array(ENTRIES.keySet().stream().map(c -> (Reply)lowerCaseBulk(c)).toList());
+            return new Reply.Array(List.copyOf(names));
         }
         if (n != 5 || !Commands.is(args.get(2), "FILTERBY"))
         {
@@ -99,8 +105,8 @@ final class CommandTable
                 // Redis matches command names without regard to case
                 final byte[] pattern = new String(args.get(4), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT)
                     .getBytes(StandardCharsets.UTF_8);
-                yield new Reply.Array(ENTRIES.keySet().stream().map(CommandTable::lowerCaseBulk)
-                    .filter(name -> Glob.matches(pattern, name.bytes())).map(name -> (Reply)name).toList());
+                yield new Reply.Array(names.stream().filter(name -> Glob.matches(pattern, name.bytes()))
+                    .map(name -> (Reply)name).toList());
             }
             default -> Reply.error("ERR syntax error");
         };
@@ -111,7 +117,8 @@ final class CommandTable
     {
         final String name = Commands.word(command.getFirst());
         final int n = command.size();
-        if (!ENTRIES.containsKey(name))
+        if (!ENTRIES.containsKey(name) || Subcommands.isContainer(name) &&
+            !Subcommands.of(name).contains(Commands.word(command.get(1))))
         {
             return Reply.error("ERR Invalid command specified");
         }
@@ -196,6 +203,42 @@ final class CommandTable
     static boolean known(final String name)
     {
         return ANSWERED_BEFORE_STORE.containsKey(name) || Commands.isQueued(name);
+    }
+
+    /**
+     * Redis's refusal of the command {@code args}, named {@code cmd} (upper case), before it runs, in Redis's order:
+     * an unknown command, an unknown subcommand ({@link Subcommands}), a wrong count of words; null if none.
+     */
+    static Reply.Error refusal(final String cmd, final List<byte[]> args)
+    {
+        if (!known(cmd))
+        {
+            return unknown(args);
+        }
+        if (args.size() > 1 && Subcommands.isContainer(cmd))
+        {
+            return Subcommands.refusal(cmd, args);
+        }
+        return Commands.fitsArity(arity(cmd), args.size()) ? null : Reply.wrongArity(cmd);
+    }
+
+    /**
+     * The name, upper case, CLIENT LIST gives the command {@code args} named {@code cmd} (upper case) once run: with
+     * its subcommand for a container ({@code CLIENT|LIST}), as Redis names them; null (Redis's NULL) for one unknown.
+     * Only a container's makes a string: this runs for every command.
+     */
+    static String listed(final String cmd, final List<byte[]> args)
+    {
+        if (!known(cmd))
+        {
+            return null;
+        }
+        if (args.size() < 2 || !Subcommands.isContainer(cmd))
+        {
+            return cmd;
+        }
+        final String sub = Commands.word(args.get(1));
+        return Subcommands.of(cmd).contains(sub) ? cmd + "|" + sub : null;
     }
 
     /**
@@ -289,6 +332,19 @@ final class CommandTable
         return entries;
     }
 
+    private static Map<String, Reply> subcommands()
+    {
+        final Map<String, Reply> entries = new TreeMap<>();
+        for (final String name : ENTRIES.keySet())
+        {
+            for (final String sub : Subcommands.of(name))
+            {
+                entries.put(name + "|" + sub, subcommandEntry(name, sub));
+            }
+        }
+        return entries;
+    }
+
     /** name, arity, flags, first key, last key, step, ACL categories, tips, key specifications, subcommands. */
     private static Reply entry(final String name)
     {
@@ -302,9 +358,21 @@ final class CommandTable
         flag(flags, name.equals("PUBLISH") || name.endsWith("SUBSCRIBE"), "pubsub");
         flag(flags, !ScriptRuntime.mayCall(name), "noscript");
         flag(flags, keys.numkeysAt != 0, "movablekeys");
+        final List<Reply> subcommands = Subcommands.of(name).stream().map(sub -> subcommandEntry(name, sub)).toList();
         return new Reply.Array(List.of(lowerCaseBulk(name), new Reply.Int(arity(name)), new Reply.Set(flags),
             new Reply.Int(keys.first), new Reply.Int(keys.last), new Reply.Int(keys.step), new Reply.Set(List.of()),
-            new Reply.Set(List.of()), new Reply.Array(List.of()), new Reply.Array(List.of())));
+            new Reply.Set(List.of()), new Reply.Array(List.of()), new Reply.Array(subcommands)));
+    }
+
+    /** The entry of {@code container}'s subcommand {@code sub}: noscript where its container is, no keys. */
+    private static Reply subcommandEntry(final String container, final String sub)
+    {
+        final List<Reply> flags = new ArrayList<>();
+        flag(flags, !ScriptRuntime.mayCall(container), "noscript");
+        return new Reply.Array(List.of(Reply.Bulk.of(Subcommands.fullName(container, sub)),
+            new Reply.Int(Subcommands.arity(container, sub)), new Reply.Set(flags), new Reply.Int(0), new Reply.Int(0),
+            new Reply.Int(0), new Reply.Set(List.of()), new Reply.Set(List.of()), new Reply.Array(List.of()),
+            new Reply.Array(List.of())));
     }
 
     private static void flag(final List<Reply> flags, final boolean holds, final String flag)
@@ -313,16 +381,5 @@ final class CommandTable
         {
             flags.add(new Reply.Simple(flag));
         }
-    }
-
-    private static Reply help()
-    {
-        return new Reply.Array(List.of("COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-            "(no subcommand)", "    Every command this store answers: name, arity, flags and key positions.",
-            "COUNT", "    How many commands this store answers.",
-            "LIST [FILTERBY MODULE <name> | PATTERN <glob>]", "    Their names.",
-            "INFO [<command-name> ...]", "    The entries of the commands named (nil for one not answered here).",
-            "GETKEYS <full-command>", "    The keys a full command names.",
-            "HELP", "    Prints this help.").stream().map(line -> (Reply)new Reply.Simple(line)).toList());
     }
 }

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -166,7 +167,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private Command dispatch(final List<byte[]> given)
     {
         final String named = Commands.name(given);
-        session.lastCommand = named;
+        session.lastCommand = CommandTable.listed(named, given);
         if (subscribed() && !session.resp3 && !SUBSCRIBED_RESP2.contains(named))
         {
             return Command.answered(Reply.error("ERR Can't execute '" + named.toLowerCase(Locale.ROOT) + "': only " +
@@ -176,8 +177,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         if (args == null) // a script this member does not know; in a transaction, NOSCRIPT is its place in EXEC's reply
         {
             return Command.answered(transaction != null ? transaction.offer(named, given, Scripts.NO_SCRIPT) :
-                Commands.fitsArity(CommandTable.arity(named), given.size()) ? Scripts.NO_SCRIPT :
-                Reply.wrongArity(named), session.resp3);
+                Objects.requireNonNullElse(CommandTable.refusal(named, given), Scripts.NO_SCRIPT), session.resp3);
         }
         final String cmd = args == given ? named : Commands.name(args);
         if (transaction != null)
@@ -197,7 +197,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 (lastInGroup == null || lastInGroup.isDone()) ? replica.readLocal(args) : null;
             return local != null ? Command.answered(local, session.resp3) : (lastInGroup = inGroup(args, false));
         }
-        return Command.answered(connectionCommand(cmd, args), session.resp3);
+        final Reply refused = CommandTable.refusal(cmd, args); // as Redis, before the command runs
+        return Command.answered(refused != null ? refused : connectionCommand(cmd, args), session.resp3);
     }
 
     /** A command while MULTI is open: EXEC sends the transaction, DISCARD drops it, others are queued. */
@@ -299,16 +300,14 @@ final class KvConnection extends ChannelInboundHandlerAdapter
 
     private Reply answer(final String cmd, final List<byte[]> args)
     {
-        final int n = args.size();
         return switch (cmd)
         {
             case "PING" -> subscribed() && !session.resp3 ? Subscriptions.ping(args) : Reply.pong(cmd, args);
-            case "SUBSCRIBE", "PSUBSCRIBE" -> n < 2 ? Reply.wrongArity(cmd) :
-                subscriptions().subscribe(args, cmd.charAt(0) == 'P');
+            case "SUBSCRIBE", "PSUBSCRIBE" -> subscriptions().subscribe(args, cmd.charAt(0) == 'P');
             case "UNSUBSCRIBE", "PUNSUBSCRIBE" -> subscriptions().unsubscribe(args, cmd.charAt(0) == 'P');
             case "PUBSUB" -> subscriptions().pubsub(args);
             case "ECHO" -> Reply.pong(cmd, args);
-            case "TIME" -> n != 1 ? Reply.wrongArity(cmd) : StoreReport.time();
+            case "TIME" -> StoreReport.time();
             case "QUIT" ->
             {
                 quitting = true;
@@ -316,15 +315,16 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             }
             case "SELECT" -> OneDatabase.apply(cmd, args);
             case "INFO" -> Reply.Bulk.of(StoreReport.sections(StoreReport.info(replica), args));
-            case "WAIT" -> n != 3 ? Reply.wrongArity(cmd) : StoreReport.waitReplicas(replica, args);
+            case "WAIT" -> StoreReport.waitReplicas(replica, args);
             case "HELLO" -> session.hello(args);
-            case "CLIENT" -> n < 2 ? Reply.wrongArity(cmd) : session.client(args, clients, this);
+            case "CLIENT" -> session.client(args, clients, this);
             case "COMMAND" -> CommandTable.command(args);
             case "CONFIG" -> StoreReport.config(replica, args);
             case "SCRIPT" -> replica.store.scripts.script(args);
             case "RESET" ->
             {
                 session.name = null;
+                session.resp3 = false; // RESET's own reply and those after it in RESP2, as Redis
                 watching.clear();
                 if (subscriptions != null)
                 {
@@ -338,7 +338,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 yield Reply.OK;
             }
             case "EXEC", "DISCARD" -> Reply.error("ERR " + cmd + " without MULTI");
-            case "WATCH" -> n < 2 ? Reply.wrongArity(cmd) : Transaction.watch(replica, watching, args);
+            case "WATCH" -> Transaction.watch(replica, watching, args);
             case "UNWATCH" ->
             {
                 watching.clear();

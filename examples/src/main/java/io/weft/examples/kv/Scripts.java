@@ -77,18 +77,16 @@ final class Scripts
         return body != null ? body : evaluated.get(sha);
     }
 
-    /** A connection: SCRIPT LOAD script, SCRIPT EXISTS sha ..., SCRIPT FLUSH [ASYNC|SYNC], this member's cache. */
+    /**
+     * A connection: SCRIPT LOAD script, SCRIPT EXISTS sha ..., SCRIPT FLUSH [ASYNC|SYNC], this member's cache; their
+     * arity checked before ({@link Subcommands}).
+     */
     Reply script(final List<byte[]> args)
     {
-        final String sub = args.size() < 2 ? "" : Commands.name(args.subList(1, args.size()));
-        switch (sub)
+        switch (Commands.word(args.get(1)))
         {
             case "LOAD" ->
             {
-                if (args.size() != 3)
-                {
-                    return Reply.wrongArity("SCRIPT|LOAD");
-                }
                 final String sha = sha1(args.get(2));
                 final String error = ScriptRuntime.compileError(args.get(2));
                 if (error != null)
@@ -100,10 +98,6 @@ final class Scripts
             }
             case "EXISTS" ->
             {
-                if (args.size() < 3)
-                {
-                    return Reply.wrongArity("SCRIPT|EXISTS");
-                }
                 final List<Reply> found = new ArrayList<>();
                 for (final byte[] sha : args.subList(2, args.size()))
                 {
@@ -123,10 +117,13 @@ final class Scripts
                 evaluated.clear();
                 return Reply.OK;
             }
+            case "HELP" ->
+            {
+                return Subcommands.help("SCRIPT");
+            }
             default ->
             {
-                return args.size() < 2 ? Reply.wrongArity("SCRIPT") : Reply.error("ERR unknown subcommand '" +
-                    new String(args.get(1), StandardCharsets.UTF_8) + "'. Try SCRIPT LOAD, EXISTS or FLUSH.");
+                return Subcommands.unsupported("SCRIPT", args);
             }
         }
     }

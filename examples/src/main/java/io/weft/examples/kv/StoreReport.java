@@ -50,20 +50,14 @@ final class StoreReport
     /**
      * CONFIG GET pattern [pattern ...]: each setting whose name a pattern matches (a glob, in any case) once, as name
      * and value (a map in RESP3); a pattern that matches none adds nothing, as in Redis. CONFIG's other subcommands
-     * are refused: the settings are the command line's, fixed while a member runs.
+     * are refused ({@link Subcommands}): the settings are the command line's, fixed while a member runs.
      */
     static Reply config(final KvReplica r, final List<byte[]> args)
     {
-        final String sub = args.size() < 2 ? "" : new String(args.get(1), StandardCharsets.UTF_8);
-        if (!"GET".equalsIgnoreCase(sub))
+        final String sub = Commands.word(args.get(1));
+        if (!sub.equals("GET"))
         {
-            return args.size() < 2 ? Reply.wrongArity("CONFIG") : Reply.error("ERR CONFIG " +
-                sub.toUpperCase(Locale.ROOT) + " is not supported by this store: its settings are fixed when a " +
-                "member starts (weft kv's options); CONFIG GET reads them");
-        }
-        if (args.size() < 3)
-        {
-            return Reply.error("ERR wrong number of arguments for 'config|get' command");
+            return sub.equals("HELP") ? Subcommands.help("CONFIG") : Subcommands.unsupported("CONFIG", args);
         }
         final List<byte[]> patterns = args.subList(2, args.size()).stream().map(StoreReport::lowerCase).toList();
         final List<Reply> pairs = new ArrayList<>();

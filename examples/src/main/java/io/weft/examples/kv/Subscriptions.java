@@ -10,6 +10,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
  * A connection's channels and patterns ({@link PubSub}): SUBSCRIBE, PSUBSCRIBE, UNSUBSCRIBE and PUNSUBSCRIBE answered
@@ -192,17 +193,20 @@ final class Subscriptions implements PubSub.Subscriber
             new Reply.Array(List.of(new Reply.Bulk(PONG), new Reply.Bulk(args.size() == 2 ? args.get(1) : EMPTY)));
     }
 
-    /** PUBSUB CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT: this member's subscriptions. */
+    /**
+     * PUBSUB CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT: this member's subscriptions; SHARDCHANNELS and
+     * SHARDNUMSUB: none, as this store has no shard channels. Their arity is checked before ({@link Subcommands}).
+     */
     Reply pubsub(final List<byte[]> args)
     {
-        if (args.size() < 2)
-        {
-            return Reply.wrongArity("pubsub");
-        }
         return switch (Commands.word(args.get(1)))
         {
-            case "CHANNELS" -> args.size() > 3 ? Reply.wrongArity("pubsub|channels") :
+            case "CHANNELS" -> args.size() > 3 ? Subcommands.syntaxError("PUBSUB", args) :
                 new Reply.Array(hub.channels(args.size() == 3 ? args.get(2) : null));
+            case "SHARDCHANNELS" -> args.size() > 3 ? Subcommands.syntaxError("PUBSUB", args) :
+                new Reply.Array(List.of());
+            case "SHARDNUMSUB" -> new Reply.Array(args.subList(2, args.size()).stream()
+                .flatMap(channel -> Stream.<Reply>of(new Reply.Bulk(channel), new Reply.Int(0))).toList());
             case "NUMSUB" ->
             {
                 final List<Reply> counts = new ArrayList<>();
@@ -213,9 +217,9 @@ final class Subscriptions implements PubSub.Subscriber
                 }
                 yield new Reply.Array(counts);
             }
-            case "NUMPAT" -> args.size() != 2 ? Reply.wrongArity("pubsub|numpat") : new Reply.Int(hub.patterns());
-            default -> Reply.error("ERR unknown subcommand '" + new String(args.get(1), StandardCharsets.UTF_8) +
-                "'. Try PUBSUB HELP.");
+            case "NUMPAT" -> new Reply.Int(hub.patterns());
+            case "HELP" -> Subcommands.help("PUBSUB");
+            default -> Subcommands.unsupported("PUBSUB", args);
         };
     }
 }

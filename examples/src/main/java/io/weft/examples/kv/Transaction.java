@@ -17,7 +17,8 @@ import java.util.function.Function;
  * Watch}); then each command's argument count and arguments. Every member applies that write whole, in the group's
  * order, so no other client's command comes between two of a transaction's, and each makes the same decision on the
  * watched keys ({@link KeyVersions}): all commands apply, or none and the reply is nil. A command refused while
- * queuing (unknown, not one a transaction takes, past the size a write may take) makes EXEC discard them all. The
+ * queuing (unknown, its subcommand unknown, not one a transaction takes, past the size a write may take) makes EXEC
+ * discard them all. The
  * connection commands Redis queues too ({@link #ANSWERED_AT_EXEC}) stay at the connection, which answers them in their
  * places once the store's reply is in ({@link #answer}), after the store's commands applied; so does an EVALSHA of a
  * script the member does not know, NOSCRIPT in its place.
@@ -100,7 +101,8 @@ final class Transaction
 
     /**
      * Queues the command {@code cmd} (upper case) with its words {@code args}, or refuses it with Redis's checks, in
-     * their order: unknown, one a transaction here does not take, a wrong count of arguments, past the write's limit.
+     * their order ({@link CommandTable#refusal}: unknown, an unknown subcommand, a wrong count of words), then: one a
+     * transaction here does not take, past the write's limit.
      */
     Reply offer(final String cmd, final List<byte[]> args)
     {
@@ -113,17 +115,17 @@ final class Transaction
      */
     Reply offer(final String cmd, final List<byte[]> args, final Reply answer)
     {
-        if (!CommandTable.known(cmd))
+        final Reply.Error refused = CommandTable.refusal(cmd, args);
+        if (refused != null)
         {
-            return refuse(CommandTable.unknown(args).text());
+            return refuse(refused.text());
         }
         if (answer == null && !Commands.isQueued(cmd) && !ANSWERED_AT_EXEC.contains(cmd))
         {
             return refuse("ERR '" + cmd.toLowerCase(Locale.ROOT) + "' inside MULTI: a transaction here takes neither " +
                 "HELLO nor the subscribe commands");
         }
-        return Commands.fitsArity(CommandTable.arity(cmd), args.size()) ? queue(args, answer) :
-            refuse(Reply.wrongArity(cmd).text());
+        return queue(args, answer);
     }
 
     /** Queues a store command, or one of {@link #ANSWERED_AT_EXEC}: its reply comes with EXEC's. */

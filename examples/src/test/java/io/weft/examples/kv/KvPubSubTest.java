@@ -51,8 +51,10 @@ class KvPubSubTest
         same(new Reply.Several(List.of(new Reply.Push(List.of(bulk("unsubscribe"), Reply.NIL, new Reply.Int(0))))),
             client.unsubscribe(args("UNSUBSCRIBE"), false));
         assertEquals(0, hub.publish(bytes("news"), bytes("gone")));
-        same(Reply.error("ERR unknown subcommand 'SHARDCHANNELS'. Try PUBSUB HELP."),
-            client.pubsub(args("PUBSUB", "SHARDCHANNELS")));
+        same(new Reply.Array(List.of()), client.pubsub(args("PUBSUB", "SHARDCHANNELS")));
+        same(new Reply.Array(List.of(bulk("a"), new Reply.Int(0))), client.pubsub(args("PUBSUB", "SHARDNUMSUB", "a")));
+        same(Reply.error("ERR unknown subcommand or wrong number of arguments for 'channels'. Try PUBSUB HELP."),
+            client.pubsub(args("PUBSUB", "channels", "a", "b")));
     }
 
     /** A subscriber that leaves its messages unwritten is told off once past the limit; nothing more is queued. */
