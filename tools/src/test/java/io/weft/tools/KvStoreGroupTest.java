@@ -561,8 +561,9 @@ class KvStoreGroupTest
      * client's connection at once, and the killer's own after its reply; wrong filters are refused with Redis's words.
      * CLIENT's other subcommands: NO-EVICT marks the line (flag e), GETREDIR, UNPAUSE and HELP answer, PAUSE is refused
      * with the reason, an unknown one and a wrong count with Redis's errors; another client's line names the last
-     * command with its subcommand (config|get), NULL after an unknown one. Before, CLIENT LIST, INFO and KILL were
-     * unknown subcommands, and so were NO-EVICT, GETREDIR, UNPAUSE and HELP.
+     * command with its subcommand (config|get), NULL after an unknown one; UNBLOCK ends its BLPOP (nil, or Redis's
+     * error) and leaves the list to the next push. Before, CLIENT LIST, INFO and KILL were unknown subcommands, and so
+     * were NO-EVICT, GETREDIR, UNPAUSE, UNBLOCK and HELP.
      */
     @Test
     void clientListShowsEachConnectionAndKillClosesOne() throws Exception
@@ -609,6 +610,33 @@ class KvStoreGroupTest
             assertTrue(a.clientList(third).contains(" cmd=config|get "), a.clientList());
             assertThrows(JedisDataException.class, () -> c.sendCommand(Protocol.Command.CONFIG, "FOO"));
             assertTrue(a.clientList(third).contains(" cmd=NULL "), a.clientList());
+
+            // CLIENT UNBLOCK ends c's BLPOP as its timeout would (nil), or with Redis's error; the list stays whole
+            for (final String reason : List.of("TIMEOUT", "ERROR"))
+            {
+                final java.util.concurrent.CompletableFuture<List<String>> popped =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> c.blpop(0, "unblocked"));
+                Await.until(() -> a.clientList(third).contains(" flags=b "), "c blocks in BLPOP");
+                assertEquals(1L, a.sendCommand(Protocol.Command.CLIENT, "UNBLOCK", String.valueOf(third), reason));
+                if (reason.equals("TIMEOUT"))
+                {
+                    assertEquals(null, popped.get(10, TimeUnit.SECONDS));
+                }
+                else
+                {
+                    assertEquals("UNBLOCKED client unblocked via CLIENT UNBLOCK", assertThrows(
+                        java.util.concurrent.ExecutionException.class, () -> popped.get(10, TimeUnit.SECONDS))
+                        .getCause().getMessage());
+                }
+            }
+            assertEquals(0L, a.sendCommand(Protocol.Command.CLIENT, "UNBLOCK", String.valueOf(third)), "not blocked");
+            assertEquals("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR", assertThrows(JedisDataException.class,
+                () -> a.sendCommand(Protocol.Command.CLIENT, "UNBLOCK", "x", "FOO")).getMessage());
+            assertEquals(1, a.rpush("unblocked", "item"));
+            for (final int port : kv.ports)
+            {
+                assertEquals("1", redisCli(port, "llen", "unblocked"), "no unblocked BLPOP took the item: " + port);
+            }
             assertEquals(3, a.clientList().lines().count(), a.clientList());
             final String listed = a.clientList(id);
             assertEquals(mine.replace("cmd=client|info", "cmd=client|list").replaceAll(" age=\\d+ idle=\\d+", ""),

@@ -17,7 +17,8 @@ import java.util.Set;
  * first one applied takes the item at every member alike; one that finds the list empty (another member's took it)
  * waits again, in its place. Once a command sent again is applied here, its keys are looked at again: it may have
  * popped from another of its keys than the one that woke it, leaving that one's items to the next waiter. A wait ends
- * at its deadline (nil), when its client goes (no reply), or when the member stops (the stop's error).
+ * at its deadline (nil), by CLIENT UNBLOCK (nil or its error), when its client goes (no reply), or when the member
+ * stops (the stop's error).
  * <p>
  * A command is {@link #IN_FLIGHT} (in the group), {@link #PARKED} (waiting here) or {@link #DONE} (answered or given
  * up); the delivery thread parks and wakes, a connection's event loop expires and cancels, under this object's monitor.
@@ -146,6 +147,11 @@ final class BlockedClients
             map.readyLists().addAll(keys(command)); // what it left under its keys may end another's wait
         }
         final boolean nothing = reply == Reply.NIL || reply == Reply.NIL_ARRAY;
+        if (nothing && command.unblockedWith != null && stopped == null) // CLIENT UNBLOCK while it was in the group
+        {
+            command.blockState = DONE;
+            return command.unblockedWith;
+        }
         if (!nothing || System.nanoTime() - command.blockedUntil >= 0 || command.blockState != IN_FLIGHT ||
             stopped != null)
         {
@@ -221,6 +227,38 @@ final class BlockedClients
         }
         command.blockState = DONE;
         forget(command);
+        return true;
+    }
+
+    /**
+     * An event loop, CLIENT UNBLOCK: ends {@code command}'s wait with {@code reply}; false if it waited no more. One
+     * parked here is answered now; one in the group answers {@code reply} if it comes back with nothing, else the
+     * item it popped, since every member applied that pop.
+     */
+    boolean unblock(final Command command, final Reply reply)
+    {
+        final boolean parked;
+        synchronized (this)
+        {
+            if (command.blockState == DONE)
+            {
+                return false;
+            }
+            parked = command.blockState == PARKED;
+            if (parked)
+            {
+                command.blockState = DONE;
+                forget(command);
+            }
+            else
+            {
+                command.unblockedWith = reply;
+            }
+        }
+        if (parked)
+        {
+            command.complete(reply); // outside the monitor: its connection is told
+        }
         return true;
     }
 

@@ -119,6 +119,7 @@ final class ClientSession
             case "LIST" -> clients.list(args);
             case "INFO" -> Reply.Bulk.of(self.clientLine(System.nanoTime()) + "\n");
             case "KILL" -> clients.kill(args, self);
+            case "UNBLOCK" -> clients.unblock(args);
             case "SETNAME" ->
             {
                 final String n = KvConnection.text(args.get(2));

@@ -8,11 +8,12 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 /**
- * The clients connected to one member, for CLIENT LIST, CLIENT KILL and CLIENT INFO. Only the member's one event loop
- * ({@link KvServer}) reads and changes it, as it runs every connection, so it takes no lock.
+ * The clients connected to one member, for CLIENT LIST, CLIENT KILL, CLIENT UNBLOCK and CLIENT INFO. Only the
+ * member's one event loop ({@link KvServer}) reads and changes it, as it runs every connection, so it takes no lock.
  */
 final class Clients
 {
+    private static final Reply UNBLOCKED = Reply.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
     /** By id: in the order they connected, as Redis lists them. */
     private final Map<Long, KvConnection> connected = new LinkedHashMap<>();
 
@@ -92,6 +93,32 @@ final class Clients
             final List<KvConnection> found = matching(killed(args, self));
             found.forEach(c -> c.kill(c == self));
             return new Reply.Int(found.size());
+        }
+        catch (final KvStore.SyntaxError ex)
+        {
+            return Reply.error(ex.getMessage());
+        }
+    }
+
+    /**
+     * CLIENT UNBLOCK id [TIMEOUT|ERROR]: 1 if this member's client {@code id} waited in a blocking command, its wait
+     * now ended as at its timeout or with Redis's UNBLOCKED error ({@link KvConnection#unblock}); else 0.
+     */
+    Reply unblock(final List<byte[]> args)
+    {
+        if (args.size() > 4)
+        {
+            return Subcommands.syntaxError("CLIENT", args);
+        }
+        final String reason = args.size() == 4 ? Commands.word(args.get(3)) : "TIMEOUT";
+        if (!reason.equals("TIMEOUT") && !reason.equals("ERROR"))
+        {
+            return Reply.error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+        }
+        try
+        {
+            final KvConnection c = connected.get(ValueEdits.integer(args.get(2)));
+            return new Reply.Int(c != null && c.unblock(reason.equals("ERROR") ? UNBLOCKED : null) ? 1 : 0);
         }
         catch (final KvStore.SyntaxError ex)
         {

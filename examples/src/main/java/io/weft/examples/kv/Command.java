@@ -41,6 +41,11 @@ final class Command
     int blockState;
     /** The key whose items sent a parked blocking command through the group again; null while it is not woken. */
     Key wokenOn;
+    /**
+     * What a blocking command answers if it comes back from the group with nothing, after CLIENT UNBLOCK; guarded by
+     * {@link BlockedClients}' monitor.
+     */
+    Reply unblockedWith;
     /** A blocking command's place among the waiters of its member, from its first wait; 0 before it. */
     long waitingSince;
     /** Told once the reply is set, on the thread that set it; null for a reply known at once. */

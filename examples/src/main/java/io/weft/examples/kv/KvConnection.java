@@ -354,6 +354,22 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         return session.line(now, subscriptions, transaction, waitingOn != null && waitingOn.blockedUntil != 0);
     }
 
+    /**
+     * Event loop, CLIENT UNBLOCK: ends the wait of this connection's blocking command, answered {@code reply} (null:
+     * as at its timeout; {@link BlockedClients#unblock}); false if none waits.
+     */
+    boolean unblock(final Reply reply)
+    {
+        final Command c = waitingOn;
+        final boolean waited = c != null && c.blockedUntil != 0 &&
+            replica.store.blocked.unblock(c, reply != null ? reply : BlockedClients.nothing(c));
+        if (waited)
+        {
+            stopTimer(c); // its answer is set, or set as it comes back
+        }
+        return waited;
+    }
+
     /** Event loop, CLIENT KILL: closes this connection, at once or, when it asked itself, after this reply. */
     void kill(final boolean self)
     {

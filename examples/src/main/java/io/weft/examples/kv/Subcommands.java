@@ -40,6 +40,9 @@ final class Subcommands
                 "Names the client's library, as CLIENT LIST shows it."),
             "SETNAME", answered(3, "SETNAME <name>", "Names this connection; an empty name removes it."),
             "TRACKINGINFO", answered(2, "TRACKINGINFO", "Tracking is off: this store sends no invalidations."),
+            "UNBLOCK", answered(-3, "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+                "Ends the wait of this member's client in BLPOP, BZPOPMIN, ...: as its timeout would, or with an",
+                "error."),
             "UNPAUSE", answered(2, "UNPAUSE", "OK: no client is ever paused here."),
             "CACHING", refused(3, "ERR CLIENT CACHING is not supported by this store: it sends no invalidation " +
                 "messages, so no client may cache values (CLIENT TRACKING is refused too)"),
@@ -47,9 +50,7 @@ final class Subcommands
                 "that reach the group through the other members, and the group fails over without a pause"),
             "REPLY", refused(3, "ERR CLIENT REPLY is not supported by this store: every command is answered"),
             "TRACKING", refused(-3, "ERR CLIENT TRACKING is not supported by this store: it sends no invalidation " +
-                "messages, so no client may cache values"),
-            "UNBLOCK", refused(-3, "ERR CLIENT UNBLOCK is not supported by this store: a blocked command waits for " +
-                "an item or its timeout")),
+                "messages, so no client may cache values")),
         "COMMAND", table(
             "COUNT", answered(2, "COUNT", "How many commands this store answers."),
             "GETKEYS", answered(-4, "GETKEYS <full-command>", "The keys a full command names."),

@@ -2,7 +2,9 @@ package io.weft.examples.kv;
 
 import static io.weft.examples.kv.StoreClient.args;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.IdentityHashMap;
@@ -70,6 +72,32 @@ class BlockedClientsTest
         assertEquals(List.of("q", "a"), texts(store.blocked.park(first, apply(first))));
         assertEquals(List.of(), woken(), "b is the second client's, in the group");
         assertEquals(2, store.blocked.size(), "the third waits here, the second is in the group: both are blocked");
+    }
+
+    /**
+     * CLIENT UNBLOCK: a client waiting here is answered at once and waits no more; one whose command is in the group
+     * answers the unblock's reply if it comes back with nothing, and the item if it popped one (every member applied
+     * that pop); one answered is not unblocked.
+     */
+    @Test
+    void unblockEndsAWaitHereAtOnceAndOneInTheGroupAsItComesBack()
+    {
+        final Reply unblocked = Reply.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+        final Command parked = waitOn("parked", "BLPOP", "u", "0");
+        assertTrue(store.blocked.unblock(parked, unblocked));
+        assertEquals(unblocked, parked.reply());
+        assertEquals(0, store.blocked.size());
+        assertFalse(store.blocked.unblock(parked, Reply.NIL_ARRAY), "answered already");
+        apply("RPUSH", "u", "a");
+        assertEquals(List.of(), woken(), "the unblocked client is not woken");
+
+        final Command empty = new Command(args("BLPOP", "none", "0"), true, false, () -> { }, Long.MAX_VALUE);
+        assertTrue(store.blocked.unblock(empty, Reply.NIL_ARRAY), "in the group: answered as it comes back");
+        assertEquals(Reply.NIL_ARRAY, store.blocked.park(empty, apply(empty)), "nothing popped: the unblock's reply");
+        final Command popping = new Command(args("BLPOP", "u", "0"), true, false, () -> { }, Long.MAX_VALUE);
+        assertTrue(store.blocked.unblock(popping, unblocked));
+        assertEquals(List.of("u", "a"), texts(store.blocked.park(popping, apply(popping))), "its pop applied: the item");
+        assertEquals(0, store.blocked.size());
     }
 
     /** A blocking command, named {@code name} here, applied with nothing to pop at its origin, where it then waits. */

@@ -81,7 +81,7 @@ class SubcommandsTest
         }
         final String client = Subcommands.help("CLIENT").toString();
         assertTrue(client.contains("NO-EVICT (ON|OFF)") && client.contains("KILL <ip:port>"), client);
-        for (final String refused : Set.of("PAUSE", "TRACKING", "REPLY", "UNBLOCK", "CACHING"))
+        for (final String refused : Set.of("PAUSE", "TRACKING", "REPLY", "CACHING"))
         {
             assertFalse(client.contains(refused + " "), refused);
         }
