@@ -9,91 +9,94 @@ import java.util.Objects;
 
 /**
  * The subcommands of the container commands a member answers itself (CLIENT, COMMAND, CONFIG, PUBSUB, SCRIPT), each
- * with Redis 7.2's arity. Redis looks a subcommand up before it runs the command, so an unknown one and a wrong count
- * of words get the same errors wherever they come, and inside MULTI while queuing, which makes EXEC discard the
- * transaction ({@link CommandTable#refusal}). The subcommands Redis has and this store does not answer are known here
- * too, their arity checked as Redis checks it, and refused with the reason ({@link #unsupported}). HELP lists those
- * answered.
+ * with Redis's arity (as redis-server 7.0.15 checks it; NO-TOUCH and SETINFO are 7.2's). Redis looks a subcommand up
+ * before it runs the command, so an unknown one and a wrong count of words get the same errors wherever they come,
+ * and inside MULTI while queuing, which makes EXEC discard the transaction ({@link CommandTable#refusal}). The
+ * subcommands Redis has and this store does not answer are known here too, their arity checked as Redis checks it,
+ * and refused with the reason ({@link #unsupported}). HELP lists those answered.
  */
 final class Subcommands
 {
-    /** A subcommand: Redis's arity, and its HELP lines (usage, then what it does) or why this store refuses it. */
-    private record Sub(int arity, List<String> help, String refused)
+    /**
+     * A subcommand: its name, Redis's arity, and its HELP lines (usage, then what it does) or why this store refuses
+     * it.
+     */
+    private record Sub(String name, int arity, List<String> help, String refused)
     {
     }
 
     private static final Map<String, Map<String, Sub>> CONTAINERS = Map.of(
         "CLIENT", table(
-            "GETNAME", answered(2, "GETNAME", "The name of this connection, nil if it has none."),
-            "GETREDIR", answered(2, "GETREDIR", "-1: no client tracks keys here."),
-            "ID", answered(2, "ID", "This connection's id, unique at this member."),
-            "INFO", answered(2, "INFO", "This connection as CLIENT LIST shows it."),
-            "KILL", answered(-3, "KILL <ip:port> | KILL <filter> <value> [<filter> <value> ...]",
+            answered(2, "GETNAME", "The name of this connection, nil if it has none."),
+            answered(2, "GETREDIR", "-1: no client tracks keys here."),
+            answered(2, "ID", "This connection's id, unique at this member."),
+            answered(2, "INFO", "This connection as CLIENT LIST shows it."),
+            answered(-3, "KILL <ip:port> | KILL <filter> <value> [<filter> <value> ...]",
                 "Closes this member's connections: from the address, or those that ID, ADDR, LADDR, TYPE, USER,",
                 "MAXAGE and SKIPME (YES|NO, default YES) select."),
-            "LIST", answered(-2, "LIST [TYPE (NORMAL|MASTER|REPLICA|PUBSUB) | ID <id> [<id> ...]]",
+            answered(-2, "LIST [TYPE (NORMAL|MASTER|REPLICA|PUBSUB) | ID <id> [<id> ...]]",
                 "This member's connections, one line each."),
-            "NO-EVICT", answered(3, "NO-EVICT (ON|OFF)", "Marks this connection (flag e); this store evicts none."),
-            "NO-TOUCH", answered(3, "NO-TOUCH (ON|OFF)", "Marks this connection (flag T); this store keeps no " +
-                "access times."),
-            "SETINFO", answered(4, "SETINFO (LIB-NAME <name> | LIB-VER <version>)",
+            answered(3, "NO-EVICT (ON|OFF)", "Marks this connection (flag e); this store evicts none."),
+            answered(3, "NO-TOUCH (ON|OFF)", "Marks this connection (flag T); this store keeps no access times."),
+            answered(4, "SETINFO (LIB-NAME <name> | LIB-VER <version>)",
                 "Names the client's library, as CLIENT LIST shows it."),
-            "SETNAME", answered(3, "SETNAME <name>", "Names this connection; an empty name removes it."),
-            "TRACKINGINFO", answered(2, "TRACKINGINFO", "Tracking is off: this store sends no invalidations."),
-            "UNBLOCK", answered(-3, "UNBLOCK <clientid> [TIMEOUT|ERROR]",
-                "Ends the wait of this member's client in BLPOP, BZPOPMIN, ...: as its timeout would, or with an",
-                "error."),
-            "UNPAUSE", answered(2, "UNPAUSE", "OK: no client is ever paused here."),
-            "CACHING", refused(3, "ERR CLIENT CACHING is not supported by this store: it sends no invalidation " +
+            answered(3, "SETNAME <name>", "Names this connection; an empty name removes it."),
+            answered(2, "TRACKINGINFO", "Tracking is off: this store sends no invalidations."),
+            answered(-3, "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+                "Ends the wait of this member's client in a blocking command (BLPOP, BZPOPMIN, ...),",
+                "as its timeout would, or with an error."),
+            answered(2, "UNPAUSE", "OK: no client is ever paused here."),
+            refused("CACHING", 3, "ERR CLIENT CACHING is not supported by this store: it sends no invalidation " +
                 "messages, so no client may cache values (CLIENT TRACKING is refused too)"),
-            "PAUSE", refused(-3, "ERR CLIENT PAUSE is not supported by this store: a member cannot hold the writes " +
+            refused("PAUSE", -3, "ERR CLIENT PAUSE is not supported by this store: a member cannot hold the writes " +
                 "that reach the group through the other members, and the group fails over without a pause"),
-            "REPLY", refused(3, "ERR CLIENT REPLY is not supported by this store: every command is answered"),
-            "TRACKING", refused(-3, "ERR CLIENT TRACKING is not supported by this store: it sends no invalidation " +
+            refused("REPLY", 3, "ERR CLIENT REPLY is not supported by this store: every command is answered"),
+            refused("TRACKING", -3, "ERR CLIENT TRACKING is not supported by this store: it sends no invalidation " +
                 "messages, so no client may cache values")),
         "COMMAND", table(
-            "COUNT", answered(2, "COUNT", "How many commands this store answers."),
-            "GETKEYS", answered(-4, "GETKEYS <full-command>", "The keys a full command names."),
-            "INFO", answered(-2, "INFO [<command-name> ...]",
+            answered(2, "COUNT", "How many commands this store answers."),
+            answered(-4, "GETKEYS <full-command>", "The keys a full command names."),
+            answered(-2, "INFO [<command-name> ...]",
                 "The entries of the commands named (nil for one not answered here), of all with none named."),
-            "LIST", answered(-2, "LIST [FILTERBY (MODULE <name> | PATTERN <glob>)]", "Their names."),
-            "DOCS", refused(-2, "ERR COMMAND DOCS is not supported by this store: it keeps no documentation or key " +
+            answered(-2, "LIST [FILTERBY (MODULE <name> | PATTERN <glob>)]", "Their names."),
+            refused("DOCS", -2, "ERR COMMAND DOCS is not supported by this store: it keeps no documentation or key " +
                 "flags; COMMAND INFO and GETKEYS answer"),
-            "GETKEYSANDFLAGS", refused(-4, "ERR COMMAND GETKEYSANDFLAGS is not supported by this store: it keeps no " +
+            refused("GETKEYSANDFLAGS", -4, "ERR COMMAND GETKEYSANDFLAGS is not supported by this store: it keeps no " +
                 "documentation or key flags; COMMAND INFO and GETKEYS answer")),
         "CONFIG", table(
-            "GET", answered(-3, "GET <pattern> [<pattern> ...]",
+            answered(-3, "GET <pattern> [<pattern> ...]",
                 "The settings whose names a glob matches, with their values."),
-            "RESETSTAT", refused(2, fixedSettings("RESETSTAT")),
-            "REWRITE", refused(2, fixedSettings("REWRITE")),
-            "SET", refused(-4, fixedSettings("SET"))),
+            refused("RESETSTAT", 2, fixedSettings("RESETSTAT")),
+            refused("REWRITE", 2, fixedSettings("REWRITE")),
+            refused("SET", -4, fixedSettings("SET"))),
         "PUBSUB", table(
-            "CHANNELS", answered(-2, "CHANNELS [<pattern>]",
+            answered(-2, "CHANNELS [<pattern>]",
                 "The channels with subscribers at this member (those a glob matches)."),
-            "NUMPAT", answered(2, "NUMPAT", "How many pattern subscriptions this member has."),
-            "NUMSUB", answered(-2, "NUMSUB [<channel> ...]", "Each channel's subscribers at this member."),
-            "SHARDCHANNELS", answered(-2, "SHARDCHANNELS [<pattern>]", "None: this store has no shard channels."),
-            "SHARDNUMSUB", answered(-2, "SHARDNUMSUB [<shardchannel> ...]", "0 for each: no shard channels.")),
+            answered(2, "NUMPAT", "How many pattern subscriptions this member has."),
+            answered(-2, "NUMSUB [<channel> ...]", "Each channel's subscribers at this member."),
+            answered(-2, "SHARDCHANNELS [<pattern>]", "None: this store has no shard channels."),
+            answered(-2, "SHARDNUMSUB [<shardchannel> ...]", "0 for each: no shard channels.")),
         "SCRIPT", table(
-            "EXISTS", answered(-3, "EXISTS <sha1> [<sha1> ...]", "1 for each script this member knows, else 0."),
-            "FLUSH", answered(-2, "FLUSH [ASYNC|SYNC]", "Forgets this member's scripts."),
-            "LOAD", answered(3, "LOAD <script>", "Compiles a script and keeps it at this member; its SHA1."),
-            "DEBUG", refused(3, "ERR SCRIPT DEBUG is not supported by this store: it has no script debugger"),
-            "KILL", refused(2, "ERR SCRIPT KILL is not supported by this store: a script runs at every member in " +
+            answered(-3, "EXISTS <sha1> [<sha1> ...]", "1 for each script this member knows, else 0."),
+            answered(-2, "FLUSH [ASYNC|SYNC]", "Forgets this member's scripts."),
+            answered(3, "LOAD <script>", "Compiles a script and keeps it at this member; its SHA1."),
+            refused("DEBUG", 3, "ERR SCRIPT DEBUG is not supported by this store: it has no script debugger"),
+            refused("KILL", 2, "ERR SCRIPT KILL is not supported by this store: a script runs at every member in " +
                 "the group's order, and every member stops it alike at its time limit")));
 
     private Subcommands()
     {
     }
 
+    /** A subcommand this store answers, named by the first word of its usage, the first of its HELP lines. */
     private static Sub answered(final int arity, final String... help)
     {
-        return new Sub(arity, List.of(help), null);
+        return new Sub(help[0].split(" ", 2)[0], arity, List.of(help), null);
     }
 
-    private static Sub refused(final int arity, final String why)
+    private static Sub refused(final String name, final int arity, final String why)
     {
-        return new Sub(arity, List.of(), why);
+        return new Sub(name, arity, List.of(), why);
     }
 
     private static String fixedSettings(final String sub)
@@ -102,16 +105,16 @@ final class Subcommands
             "(weft kv's options); CONFIG GET reads them";
     }
 
-    /** A container's subcommands by name, upper case, HELP's first, in the order HELP lists them. */
-    private static Map<String, Sub> table(final Object... namesAndSubs)
+    /** A container's subcommands by name, upper case, in the order HELP lists them, HELP last. */
+    private static Map<String, Sub> table(final Sub... subs)
     {
-        final Map<String, Sub> subs = new LinkedHashMap<>();
-        for (int i = 0; i < namesAndSubs.length; i += 2)
+        final Map<String, Sub> table = new LinkedHashMap<>();
+        for (final Sub sub : subs)
         {
-            subs.put((String)namesAndSubs[i], (Sub)namesAndSubs[i + 1]);
+            table.put(sub.name, sub);
         }
-        subs.put("HELP", answered(2, "HELP", "Prints this help."));
-        return subs;
+        table.put("HELP", answered(2, "HELP", "Prints this help."));
+        return table;
     }
 
     /** Whether {@code cmd} (upper case) is a container a member answers itself. */
