@@ -10,6 +10,7 @@ import java.util.function.Predicate;
 /**
  * The clients connected to one member, for CLIENT LIST, CLIENT KILL, CLIENT UNBLOCK and CLIENT INFO. Only the
  * member's one event loop ({@link KvServer}) reads and changes it, as it runs every connection, so it takes no lock.
+ * Bad input throws the store's {@link KvStore.SyntaxError}, which the connection answers as an error.
  */
 final class Clients
 {
@@ -30,24 +31,17 @@ final class Clients
     /** CLIENT LIST [TYPE normal|master|replica|slave|pubsub | ID id [id ...]]: a line for each client, as Redis's. */
     Reply list(final List<byte[]> args)
     {
-        try
+        final Predicate<KvConnection> chosen = listed(args);
+        final long now = System.nanoTime();
+        final StringBuilder lines = new StringBuilder();
+        for (final KvConnection c : connected.values())
         {
-            final Predicate<KvConnection> chosen = listed(args);
-            final long now = System.nanoTime();
-            final StringBuilder lines = new StringBuilder();
-            for (final KvConnection c : connected.values())
+            if (chosen.test(c))
             {
-                if (chosen.test(c))
-                {
-                    lines.append(c.clientLine(now)).append('\n');
-                }
+                lines.append(c.clientLine(now)).append('\n');
             }
-            return Reply.Bulk.of(lines.toString());
         }
-        catch (final KvStore.SyntaxError ex)
-        {
-            return Reply.error(ex.getMessage());
-        }
+        return Reply.Bulk.of(lines.toString());
     }
 
     /** The clients CLIENT LIST's {@code args} choose: all, one TYPE's, or those of the IDs (one or the other). */
@@ -88,16 +82,9 @@ final class Clients
             found.forEach(c -> c.kill(c == self));
             return found.isEmpty() ? Reply.error("ERR No such client") : Reply.OK;
         }
-        try
-        {
-            final List<KvConnection> found = matching(killed(args, self));
-            found.forEach(c -> c.kill(c == self));
-            return new Reply.Int(found.size());
-        }
-        catch (final KvStore.SyntaxError ex)
-        {
-            return Reply.error(ex.getMessage());
-        }
+        final List<KvConnection> found = matching(killed(args, self));
+        found.forEach(c -> c.kill(c == self));
+        return new Reply.Int(found.size());
     }
 
     /**
@@ -115,15 +102,8 @@ final class Clients
         {
             return Reply.error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
         }
-        try
-        {
-            final KvConnection c = connected.get(ValueEdits.integer(args.get(2)));
-            return new Reply.Int(c != null && c.unblock(reason.equals("ERROR") ? UNBLOCKED : null) ? 1 : 0);
-        }
-        catch (final KvStore.SyntaxError ex)
-        {
-            return Reply.error(ex.getMessage());
-        }
+        final KvConnection c = connected.get(ValueEdits.integer(args.get(2)));
+        return new Reply.Int(c != null && c.unblock(reason.equals("ERROR") ? UNBLOCKED : null) ? 1 : 0);
     }
 
     /** The clients CLIENT KILL's filters {@code args} choose, asked by {@code self}. */

@@ -254,9 +254,15 @@ final class CommandTable
             final int room = 128 - given.length();
             given.append('\'').append(arg, 0, Math.min(arg.length(), room)).append("' ");
         }
-        final String name = KvConnection.text(args.getFirst());
-        return new Reply.Error("ERR unknown command '" + name.substring(0, Math.min(name.length(), 128)) +
-            "', with args beginning with: " + given);
+        return new Reply.Error("ERR unknown command '" + cut(args.getFirst()) + "', with args beginning with: " +
+            given);
+    }
+
+    /** A word as Redis names it in an error: at most 128 characters of it. */
+    static String cut(final byte[] word)
+    {
+        final String text = KvConnection.text(word);
+        return text.substring(0, Math.min(text.length(), 128));
     }
 
     /** A known command's arity (n, exactly n words with its name; -n, at least n). */

@@ -10,7 +10,6 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -291,6 +290,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         {
             return answer(cmd, args);
         }
+        catch (final KvStore.SyntaxError ex)
+        {
+            return Reply.error(ex.getMessage()); // the command's refusal, as the store answers one
+        }
         catch (final RuntimeException ex)
         {
             LOG.error("client {}: command '{}' failed; replied with an error", session.id, Reply.lowerCase(cmd), ex);
@@ -360,14 +363,9 @@ final class KvConnection extends ChannelInboundHandlerAdapter
      */
     boolean unblock(final Reply reply)
     {
-        final Command c = waitingOn;
-        final boolean waited = c != null && c.blockedUntil != 0 &&
+        final Command c = waitingOn; // its timer stops as its reply is written (drain)
+        return c != null && c.blockedUntil != 0 &&
             replica.store.blocked.unblock(c, reply != null ? reply : BlockedClients.nothing(c));
-        if (waited)
-        {
-            stopTimer(c); // its answer is set, or set as it comes back
-        }
-        return waited;
     }
 
     /** Event loop, CLIENT KILL: closes this connection, at once or, when it asked itself, after this reply. */

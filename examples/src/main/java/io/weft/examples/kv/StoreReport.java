@@ -154,15 +154,8 @@ final class StoreReport
      */
     static Reply waitReplicas(final KvReplica replica, final List<byte[]> args)
     {
-        try
-        {
-            ValueEdits.integer(args.get(1));
-            return ValueEdits.integer(args.get(2)) < 0 ? Reply.error("ERR timeout is negative") :
-                new Reply.Int(replica.replicas());
-        }
-        catch (final KvStore.SyntaxError ex)
-        {
-            return Reply.error(ex.getMessage());
-        }
+        ValueEdits.integer(args.get(1)); // a bad word throws Redis's error, answered by the connection
+        return ValueEdits.integer(args.get(2)) < 0 ? Reply.error("ERR timeout is negative") :
+            new Reply.Int(replica.replicas());
     }
 }

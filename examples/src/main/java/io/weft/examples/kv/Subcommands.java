@@ -145,7 +145,8 @@ final class Subcommands
         final Sub found = CONTAINERS.get(cmd).get(sub);
         if (found == null)
         {
-            return new Reply.Error("ERR unknown subcommand '" + given(args) + "'. Try " + cmd + " HELP.");
+            return new Reply.Error("ERR unknown subcommand '" + CommandTable.cut(args.get(1)) + "'. Try " + cmd +
+                " HELP.");
         }
         return Commands.fitsArity(found.arity, args.size()) ? null : Reply.wrongArity(fullName(cmd, sub));
     }
@@ -194,14 +195,7 @@ final class Subcommands
      */
     static Reply syntaxError(final String cmd, final List<byte[]> args)
     {
-        return Reply.error("ERR unknown subcommand or wrong number of arguments for '" + given(args) + "'. Try " +
-            cmd + " HELP.");
-    }
-
-    /** The subcommand as given, cut to 128 characters as Redis cuts it in its errors. */
-    private static String given(final List<byte[]> args)
-    {
-        final String given = KvConnection.text(args.get(1));
-        return given.substring(0, Math.min(given.length(), 128));
+        return Reply.error("ERR unknown subcommand or wrong number of arguments for '" +
+            CommandTable.cut(args.get(1)) + "'. Try " + cmd + " HELP.");
     }
 }
