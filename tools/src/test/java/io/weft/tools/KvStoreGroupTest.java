@@ -94,6 +94,8 @@ class KvStoreGroupTest
             assertEquals(MEMBERS - 1, a.waitReplicas(1, 1000));
             assertEquals("ERR timeout is negative",
                 assertThrows(JedisDataException.class, () -> a.waitReplicas(1, -1)).getMessage());
+            assertEquals("ERR timeout is not an integer or out of range", assertThrows(JedisDataException.class,
+                () -> a.sendCommand(Protocol.Command.WAIT, "1", "a")).getMessage()); // before: "value is not ..."
             assertEquals(1, c.incr("counter"));
             assertEquals(List.of("hello", "1"), b.mget("greeting", "counter"));
 

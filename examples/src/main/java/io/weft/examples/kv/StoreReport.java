@@ -155,7 +155,7 @@ final class StoreReport
     static Reply waitReplicas(final KvReplica replica, final List<byte[]> args)
     {
         ValueEdits.integer(args.get(1)); // a bad word throws Redis's error, answered by the connection
-        return ValueEdits.integer(args.get(2)) < 0 ? Reply.error("ERR timeout is negative") :
-            new Reply.Int(replica.replicas());
+        return ValueEdits.atLeast(args.get(2), Long.MIN_VALUE, "ERR timeout is not an integer or out of range") < 0 ?
+            Reply.error("ERR timeout is negative") : new Reply.Int(replica.replicas());
     }
 }
