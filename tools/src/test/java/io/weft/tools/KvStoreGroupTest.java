@@ -891,7 +891,8 @@ class KvStoreGroupTest
      * delete that needs EVAL), 400 read-modify-write scripts from clients at two members at once, none lost, and a
      * script's random numbers, all the same at every member and at one killed with kill -9 and joined again; EVALSHA
      * at the member that loaded the script and at one where an EVAL of it was applied, NOSCRIPT at the joiner until
-     * then. Before, EVAL was an unknown command.
+     * then, unless its transaction loads it first. Before, EVAL was an unknown command; until 2026-12-05 an EVALSHA
+     * after SCRIPT LOAD of its script in one transaction was NOSCRIPT.
      */
     @Test
     void scriptsChangeEveryMemberAlike() throws Exception
@@ -939,6 +940,11 @@ class KvStoreGroupTest
                 final JedisDataException unknown = assertThrows(JedisDataException.class,
                     () -> joined.evalsha(sha, List.of("counter"), List.of()));
                 assertTrue(unknown.getMessage().startsWith("NOSCRIPT"), unknown.getMessage());
+                final String read = "return redis.call('GET', KEYS[1])";
+                final redis.clients.jedis.Transaction loads = joined.multi(); // its EVALSHA runs what its LOAD loads
+                loads.scriptLoad(read, "counter");
+                loads.evalsha(a.scriptLoad(read), List.of("counter"), List.of());
+                assertEquals(List.of(a.scriptLoad(read), Integer.toString(2 * each + 1)), loads.exec());
                 b.eval(increment, List.of("counter"), List.of()); // applied at the joiner too: known there then
                 // the reply came from member 1 once every member had the EVAL; member 2 may apply it a moment later
                 Await.until(() -> joined.scriptExists(sha), () -> "member 2 to apply the EVAL");

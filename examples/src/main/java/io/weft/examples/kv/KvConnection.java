@@ -172,7 +172,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             return Command.answered(Reply.error("ERR Can't execute '" + named.toLowerCase(Locale.ROOT) + "': only " +
                 "(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"), false);
         }
-        final List<byte[]> args = replica.store.scripts.withBody(given); // EVALSHA travels as EVAL with its body
+        final Scripts scripts = replica.store.scripts; // EVALSHA travels as EVAL with its body
+        final List<byte[]> args = transaction != null ? transaction.withBody(scripts, given) : scripts.withBody(given);
         if (args == null) // a script this member does not know; in a transaction, NOSCRIPT is its place in EXEC's reply
         {
             return Command.answered(transaction != null ? transaction.offer(named, given, Scripts.NO_SCRIPT) :

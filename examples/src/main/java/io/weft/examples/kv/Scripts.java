@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * Lua scripts (EVAL, EVALSHA, their read-only forms, SCRIPT LOAD, EXISTS, FLUSH), as Redis 7 runs them. EVAL travels
@@ -46,11 +47,20 @@ final class Scripts
         this.store = store;
     }
 
+    /** This member's scripts by SHA-1 (lower case). */
+    private final Function<String, byte[]> known = this::body;
+
     /**
      * A connection's command as it goes on: EVALSHA and EVALSHA_RO as EVAL and EVAL_RO with the body this member
      * knows, any other as it is; null for an EVALSHA of a script this member does not know (NOSCRIPT).
      */
     List<byte[]> withBody(final List<byte[]> args)
+    {
+        return withBody(args, known);
+    }
+
+    /** {@link #withBody(List)} with the scripts {@code bodies} finds by SHA-1 (lower case). */
+    List<byte[]> withBody(final List<byte[]> args, final Function<String, byte[]> bodies)
     {
         final byte[] name = args.getFirst();
         if ((name.length != 7 && name.length != 10) || (name[0] | 0x20) != 'e' || args.size() < 2 ||
@@ -59,7 +69,7 @@ final class Scripts
             return args;
         }
         final String sha = new String(args.get(1), StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
-        final byte[] body = body(sha);
+        final byte[] body = bodies.apply(sha);
         if (body == null)
         {
             return null;
@@ -71,7 +81,8 @@ final class Scripts
         return eval;
     }
 
-    private byte[] body(final String sha)
+    /** The script of SHA-1 {@code sha} (lower case) this member knows, or null. */
+    byte[] body(final String sha)
     {
         final byte[] body = loaded.get(sha);
         return body != null ? body : evaluated.get(sha);
@@ -108,8 +119,7 @@ final class Scripts
             }
             case "FLUSH" ->
             {
-                final String mode = args.size() == 3 ? Commands.name(args.subList(2, 3)) : "SYNC";
-                if (args.size() > 3 || !mode.equals("SYNC") && !mode.equals("ASYNC"))
+                if (!flushes(args))
                 {
                     return Reply.error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
                 }
@@ -126,6 +136,14 @@ final class Scripts
                 return Subcommands.unsupported("SCRIPT", args);
             }
         }
+    }
+
+    /** Whether SCRIPT {@code args} is a FLUSH with a mode Redis takes (none, ASYNC or SYNC). */
+    static boolean flushes(final List<byte[]> args)
+    {
+        final String mode = args.size() == 3 ? Commands.name(args.subList(2, 3)) : "SYNC";
+        return args.size() <= 3 && Commands.word(args.get(1)).equals("FLUSH") &&
+            (mode.equals("SYNC") || mode.equals("ASYNC"));
     }
 
     /**

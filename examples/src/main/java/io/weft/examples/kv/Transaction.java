@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -21,7 +22,7 @@ import java.util.function.Function;
  * discard them all. The
  * connection commands Redis queues too ({@link #ANSWERED_AT_EXEC}) stay at the connection, which answers them in their
  * places once the store's reply is in ({@link #answer}), after the store's commands applied; so does an EVALSHA of a
- * script the member does not know, NOSCRIPT in its place.
+ * script the member does not know, NOSCRIPT in its place, unless the transaction loads it first ({@link #withBody}).
  */
 final class Transaction
 {
@@ -70,6 +71,10 @@ final class Transaction
     /** The write's bytes as {@link Command} counts them. */
     private int bytes = 4 + 4 + EXEC.length;
     private boolean refused;
+    /** The scripts this transaction's SCRIPT LOADs queued so far load, by SHA-1 (lower case). */
+    private final Map<String, byte[]> loads = new HashMap<>(0);
+    /** Whether a SCRIPT FLUSH is queued: an EVALSHA after it finds only the scripts loaded after it. */
+    private boolean flushed;
 
     /**
      * A transaction whose EXEC may take at most {@code maxBytes} (a write's limit, see {@link KvReplica}), checked at
@@ -150,6 +155,10 @@ final class Transaction
         bytes += more; // a connection command too: it is kept until EXEC
         if (answer != null || ANSWERED_AT_EXEC.contains(Commands.name(args)))
         {
+            if (answer == null && Commands.name(args).equals("SCRIPT"))
+            {
+                scriptQueued(args);
+            }
             atExec.add(new AtExec(queued++, args, answer));
             return QUEUED;
         }
@@ -157,6 +166,29 @@ final class Transaction
         exec.add(count);
         exec.addAll(args);
         return QUEUED;
+    }
+
+    /**
+     * {@link Scripts#withBody} for a command queued now. Redis runs a transaction's SCRIPT LOAD and FLUSH at EXEC in
+     * their places, so an EVALSHA after a queued SCRIPT LOAD of its script runs it, and one after a queued SCRIPT FLUSH
+     * finds only the scripts loaded after that.
+     */
+    List<byte[]> withBody(final Scripts scripts, final List<byte[]> args)
+    {
+        return scripts.withBody(args, sha -> loads.containsKey(sha) || flushed ? loads.get(sha) : scripts.body(sha));
+    }
+
+    private void scriptQueued(final List<byte[]> args)
+    {
+        if (Scripts.flushes(args))
+        {
+            loads.clear();
+            flushed = true;
+        }
+        else if (Commands.word(args.get(1)).equals("LOAD") && ScriptRuntime.compileError(args.get(2)) == null)
+        {
+            loads.put(Scripts.sha1(args.get(2)), args.get(2));
+        }
     }
 
     /**

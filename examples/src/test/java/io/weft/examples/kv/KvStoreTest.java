@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 import static io.weft.examples.kv.StoreClient.args;
@@ -1119,6 +1120,39 @@ class KvStoreTest
         same(Reply.error("ERR the transaction would exceed the replicated store's limit of 1000 bytes for one " +
             "write; it is discarded at EXEC"), refused.offer("CLIENT", args("CLIENT", "SETNAME", "z".repeat(1_000))));
         assertTrue(refused.refused());
+    }
+
+    /**
+     * An EVALSHA queued after its transaction's SCRIPT LOAD of the script runs it, as in Redis, which runs the LOAD in
+     * its place at EXEC; after a queued SCRIPT FLUSH only the scripts loaded since are found; a LOAD that does not
+     * compile, or a FLUSH with a wrong mode, changes nothing. Before, such an EVALSHA was NOSCRIPT.
+     */
+    @Test
+    void anEvalshaFindsTheScriptsItsTransactionLoadsBeforeIt()
+    {
+        final Scripts scripts = store.scripts;
+        final String seven = Scripts.sha1(bytes("return 7"));
+        final String eight = Scripts.sha1(bytes("return 8"));
+        scripts.script(args("SCRIPT", "LOAD", "return 8")); // known at the member before the transaction
+        final Transaction t = new Transaction(10_000, List.of());
+        assertNull(t.withBody(scripts, args("EVALSHA", seven, "0")), "not loaded yet");
+        same(Transaction.QUEUED, t.offer("SCRIPT", args("SCRIPT", "LOAD", "return 7")));
+        final List<byte[]> eval = t.withBody(scripts, args("EVALSHA", seven.toUpperCase(Locale.ROOT), "0"));
+        assertEquals(List.of("EVAL", "return 7", "0"), eval.stream().map(KvConnection::text).toList());
+        same(Transaction.QUEUED, t.offer("EVAL", eval));
+        assertEquals("EVAL", KvConnection.text(t.withBody(scripts, args("EVALSHA", eight, "0")).getFirst()));
+        same(Transaction.QUEUED, t.offer("SCRIPT", args("SCRIPT", "FLUSH", "BAD"))); // its error at EXEC, no flush
+        assertEquals("EVAL", KvConnection.text(t.withBody(scripts, args("EVALSHA", eight, "0")).getFirst()));
+        same(Transaction.QUEUED, t.offer("SCRIPT", args("SCRIPT", "FLUSH", "async")));
+        assertNull(t.withBody(scripts, args("EVALSHA", seven, "0")), "flushed in its place");
+        assertNull(t.withBody(scripts, args("EVALSHA", eight, "0")), "flushed in its place");
+        same(Transaction.QUEUED, t.offer("SCRIPT", args("SCRIPT", "LOAD", "retur 7")));
+        assertNull(t.withBody(scripts, args("EVALSHA", seven, "0")), "a script that does not compile loads nothing");
+        same(Transaction.QUEUED, t.offer("SCRIPT", args("SCRIPT", "LOAD", "return 7")));
+        assertEquals("EVAL_RO", KvConnection.text(t.withBody(scripts, args("EVALSHA_RO", seven, "0")).getFirst()));
+        same(new Reply.Array(List.of(new Reply.Int(7))), store.apply(t.exec(), now));
+        assertEquals("EVAL", KvConnection.text(scripts.withBody(args("EVALSHA", seven, "0")).getFirst()),
+            "the EVAL applied: its script is known at the member");
     }
 
     /**
