@@ -13,9 +13,9 @@ import java.util.stream.Stream;
  * (redis-cli's help and hints, key routing of cluster-aware clients, read routing by the readonly flag). Each entry
  * gives its name, Redis's arity, the flags this store acts on (write or readonly: how it travels; denyoom: refused
  * while the store is full; blocking, movablekeys, pubsub; noscript: a script may not call it) and where its keys are.
- * The subcommands of the containers a member answers itself are entries too ({@link Subcommands}), with their
- * container's flags. ACL categories, tips and key specifications are not kept (empty), and DOCS and GETKEYSANDFLAGS are
- * refused: with an error redis-cli falls back to its own help, where an empty answer left it with none.
+ * The subcommands of the containers are entries too ({@link Subcommands}), with their container's flags. ACL
+ * categories, tips and key specifications are not kept (empty), and DOCS and GETKEYSANDFLAGS are refused: with an
+ * error redis-cli falls back to its own help, where an empty answer left it with none.
  */
 final class CommandTable
 {
@@ -122,14 +122,14 @@ final class CommandTable
         {
             return Reply.error("ERR Invalid command specified");
         }
-        // Redis's order: a command without keys is told so whatever its arguments (MEMORY's USAGE, arity -3, has one)
-        final boolean usage = name.equals("MEMORY") && Commands.is(command.get(1), "USAGE");
-        final Keys keys = usage ? new Keys(2, 2, 1, 0) : keyPositions(name);
+        // Redis's order: a command without keys is told so whatever its arguments
+        final String sub = Subcommands.isContainer(name) ? Commands.word(command.get(1)) : null;
+        final Keys keys = sub != null ? subcommandKeys(name, sub) : keyPositions(name);
         if (keys == NONE)
         {
             return Reply.error("ERR The command has no key arguments");
         }
-        if (!Commands.fitsArity(usage ? -3 : arity(name), n))
+        if (!Commands.fitsArity(sub != null ? Subcommands.arity(name, sub) : arity(name), n))
         {
             return Reply.error("ERR Invalid number of arguments specified for command");
         }
@@ -370,15 +370,26 @@ final class CommandTable
             new Reply.Set(List.of()), new Reply.Array(List.of()), new Reply.Array(subcommands)));
     }
 
-    /** The entry of {@code container}'s subcommand {@code sub}: noscript where its container is, no keys. */
+    /**
+     * The entry of {@code container}'s subcommand {@code sub}: readonly and noscript where its container is, its keys
+     * (MEMORY USAGE's).
+     */
     private static Reply subcommandEntry(final String container, final String sub)
     {
         final List<Reply> flags = new ArrayList<>();
+        flag(flags, Commands.isRead(container), "readonly");
         flag(flags, !ScriptRuntime.mayCall(container), "noscript");
+        final Keys keys = subcommandKeys(container, sub);
         return new Reply.Array(List.of(Reply.Bulk.of(Subcommands.fullName(container, sub)),
-            new Reply.Int(Subcommands.arity(container, sub)), new Reply.Set(flags), new Reply.Int(0), new Reply.Int(0),
-            new Reply.Int(0), new Reply.Set(List.of()), new Reply.Set(List.of()), new Reply.Array(List.of()),
-            new Reply.Array(List.of())));
+            new Reply.Int(Subcommands.arity(container, sub)), new Reply.Set(flags), new Reply.Int(keys.first),
+            new Reply.Int(keys.last), new Reply.Int(keys.step), new Reply.Set(List.of()), new Reply.Set(List.of()),
+            new Reply.Array(List.of()), new Reply.Array(List.of())));
+    }
+
+    /** Where the keys of {@code container}'s subcommand {@code sub} are: MEMORY USAGE names one; the others none. */
+    private static Keys subcommandKeys(final String container, final String sub)
+    {
+        return container.equals("MEMORY") && sub.equals("USAGE") ? new Keys(2, 2, 1, 0) : NONE;
     }
 
     private static void flag(final List<Reply> flags, final boolean holds, final String flag)

@@ -185,31 +185,45 @@ final class KeyCommands
     }
 
     /**
-     * MEMORY USAGE key [SAMPLES count]: what the key and its value take in the store's estimate (the one its memory
+     * MEMORY: Redis's refusal of an unknown subcommand or a wrong count ({@link Subcommands}), PURGE (nothing to do),
+     * HELP, USAGE key [SAMPLES count ...]: what the key and its value take in the store's estimate (the one its memory
      * limit compares: not the heap's bytes, which Redis's answer is of its own memory), nil without the key.
      */
     Reply memory(final List<byte[]> args, final long now)
     {
-        final String sub = Commands.word(args.get(1));
-        if (!sub.equals("USAGE"))
+        final Reply.Error refused = Subcommands.refusal("MEMORY", args);
+        if (refused != null)
         {
-            return Reply.error("ERR MEMORY " + sub + " is not supported by this store: MEMORY USAGE is; INFO memory " +
-                "gives the store's estimate");
+            return refused;
         }
-        if (args.size() != 3 && args.size() != 5)
+        switch (Commands.word(args.get(1)))
         {
-            return Reply.error("ERR wrong number of arguments for 'memory|usage' command");
-        }
-        if (args.size() == 5)
-        {
-            if (!new String(args.get(3), StandardCharsets.US_ASCII).equalsIgnoreCase("SAMPLES"))
+            case "USAGE" ->
             {
-                return Reply.error("ERR syntax error");
+                for (int i = 3; i < args.size(); i += 2) // Redis takes SAMPLES more than once; the last counts
+                {
+                    if (i + 1 == args.size() || !Commands.is(args.get(i), "SAMPLES") ||
+                        ValueEdits.integer(args.get(i + 1)) < 0)
+                    {
+                        return Reply.error("ERR syntax error");
+                    }
+                }
+                final Object stored = map.liveStored(args.get(2), now); // every field counted: no samples needed
+                return stored == null ? Reply.NIL : new Reply.Int(Keyspace.usage(new Key(args.get(2)), stored));
             }
-            ValueEdits.integer(args.get(4)); // every field is counted: the estimate needs no samples
+            case "PURGE" ->
+            {
+                return Reply.OK;
+            }
+            case "HELP" ->
+            {
+                return Subcommands.help("MEMORY");
+            }
+            default ->
+            {
+                return Subcommands.unsupported("MEMORY", args);
+            }
         }
-        final Object stored = map.liveStored(args.get(2), now);
-        return stored == null ? Reply.NIL : new Reply.Int(Keyspace.usage(new Key(args.get(2)), stored));
     }
 
     /** KEYS pattern: the live keys that match, in the store's order. */

@@ -264,7 +264,7 @@ final class ScriptRuntime
             command.add(bytes(a.checkstring()));
         }
         final String cmd = Commands.name(command);
-        final String refused = refused(cmd, command.size());
+        final String refused = refused(cmd, command);
         final Reply reply = refused != null ? Reply.error(refused) : store.apply(command, now);
         return reply instanceof Reply.Error e ? failed(e.text(), protectedCall) : lua(reply);
     }
@@ -283,14 +283,19 @@ final class ScriptRuntime
         return BlockedClients.blocks(cmd) || cmd.startsWith("EVAL") || CONNECTION.contains(cmd);
     }
 
-    /** Why a script may not run {@code cmd} with {@code words} words; null if it may. */
-    private String refused(final String cmd, final int words)
+    /**
+     * Why a script may not run {@code cmd}, the command {@code words}; null if it may. As in Redis, a container's
+     * unknown subcommand (MEMORY's: the one container a script may call) is an unknown command, and a subcommand's
+     * arity counts.
+     */
+    private String refused(final String cmd, final List<byte[]> words)
     {
         if (notAllowed(cmd))
         {
             return "ERR This Redis command is not allowed from script";
         }
-        if (!Commands.inScriptsAt(cmd, store.versions().wire()))
+        final String sub = words.size() > 1 && Subcommands.isContainer(cmd) ? Commands.word(words.get(1)) : null;
+        if (!Commands.inScriptsAt(cmd, store.versions().wire()) || sub != null && !Subcommands.of(cmd).contains(sub))
         {
             return "ERR Unknown Redis command called from script";
         }
@@ -298,7 +303,9 @@ final class ScriptRuntime
         {
             return "ERR Write commands are not allowed from read-only scripts.";
         }
-        return Commands.fitsArity(cmd, words) ? null : "ERR Wrong number of args calling Redis command from script";
+        final boolean fits = sub != null ? Commands.fitsArity(Subcommands.arity(cmd, sub), words.size()) :
+            Commands.fitsArity(cmd, words.size());
+        return fits ? null : "ERR Wrong number of args calling Redis command from script";
     }
 
     private static Varargs failed(final String error, final boolean returned)

@@ -8,10 +8,11 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The subcommands of the container commands a member answers itself (CLIENT, COMMAND, CONFIG, PUBSUB, SCRIPT), each
- * with Redis's arity (as redis-server 7.0.15 checks it; NO-TOUCH and SETINFO are 7.2's). Redis looks a subcommand up
- * before it runs the command, so an unknown one and a wrong count of words get the same errors wherever they come,
- * and inside MULTI while queuing, which makes EXEC discard the transaction ({@link CommandTable#refusal}). The
+ * The subcommands of the container commands (CLIENT, COMMAND, CONFIG, PUBSUB, SCRIPT, answered by a member itself;
+ * MEMORY, by the store), each with Redis's arity (as redis-server 7.0.15 checks it; NO-TOUCH and SETINFO are 7.2's).
+ * Redis looks a subcommand up before it runs the command, so an unknown one and a wrong count of words get the same
+ * errors wherever they come, and inside MULTI while queuing, which makes EXEC discard the transaction ({@link
+ * CommandTable#refusal}). The
  * subcommands Redis has and this store does not answer are known here too, their arity checked as Redis checks it,
  * and refused with the reason ({@link #unsupported}). HELP lists those answered.
  */
@@ -69,6 +70,13 @@ final class Subcommands
             refused("RESETSTAT", 2, fixedSettings("RESETSTAT")),
             refused("REWRITE", 2, fixedSettings("REWRITE")),
             refused("SET", -4, fixedSettings("SET"))),
+        "MEMORY", table(
+            answered(2, "PURGE", "OK: the JVM's collector gives memory back itself; there is nothing to purge."),
+            answered(-3, "USAGE <key> [SAMPLES <count>]",
+                "The bytes <key> and its value take in the store's estimate (all counted: SAMPLES is not needed)."),
+            refused("DOCTOR", 2, memoryEstimate("DOCTOR")),
+            refused("MALLOC-STATS", 2, memoryEstimate("MALLOC-STATS")),
+            refused("STATS", 2, memoryEstimate("STATS"))),
         "PUBSUB", table(
             answered(-2, "CHANNELS [<pattern>]",
                 "The channels with subscribers at this member (those a glob matches)."),
@@ -105,6 +113,12 @@ final class Subcommands
             "(weft kv's options); CONFIG GET reads them";
     }
 
+    private static String memoryEstimate(final String sub)
+    {
+        return "ERR MEMORY " + sub + " is not supported by this store: INFO memory gives the store's estimate, " +
+            "MEMORY USAGE a key's";
+    }
+
     /** A container's subcommands by name, upper case, in the order HELP lists them, HELP last. */
     private static Map<String, Sub> table(final Sub... subs)
     {
@@ -117,7 +131,7 @@ final class Subcommands
         return table;
     }
 
-    /** Whether {@code cmd} (upper case) is a container a member answers itself. */
+    /** Whether {@code cmd} (upper case) is a container command. */
     static boolean isContainer(final String cmd)
     {
         return CONTAINERS.containsKey(cmd);

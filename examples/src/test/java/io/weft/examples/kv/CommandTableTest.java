@@ -136,6 +136,8 @@ class CommandTableTest
         assertTrue(((Reply.Array)command("COMMAND", "LIST")).items().size() > commands);
         expect("ERR Invalid command specified", "COMMAND", "GETKEYS", "CLIENT", "FOO");
         expect("ERR The command has no key arguments", "COMMAND", "GETKEYS", "client", "list");
+        expect("ERR Invalid command specified", "COMMAND", "GETKEYS", "memory", "foo");
+        expect("[[memory|usage, -3, [readonly], 2, 2, 1, [], [], [], []]]", "COMMAND", "INFO", "memory|usage");
     }
 
     /** COMMAND as a connection answers it: refused as Redis refuses it before it runs, else run. */

@@ -697,6 +697,15 @@ class KvStoreTest
         same(Reply.error("ERR value is not an integer or out of range"), run("MEMORY", "USAGE", "k", "SAMPLES", "x"));
         same(Reply.error("ERR wrong number of arguments for 'memory|usage' command"), run("MEMORY", "USAGE"));
         assertTrue(render(run("MEMORY", "DOCTOR")).startsWith("-ERR MEMORY DOCTOR is not supported"));
+        // as redis-server 7.0.15: SAMPLES more than once, not a negative count nor a word without its count
+        same(new Reply.Int(1 + Keyspace.ENTRY_OVERHEAD + 5), run("MEMORY", "USAGE", "k", "SAMPLES", "1", "samples",
+            "2"));
+        same(Reply.error("ERR syntax error"), run("MEMORY", "USAGE", "k", "SAMPLES", "-1"));
+        same(Reply.error("ERR syntax error"), run("MEMORY", "USAGE", "k", "SAMPLES"));
+        same(Reply.error("ERR syntax error"), run("MEMORY", "USAGE", "k", "FOO", "1"));
+        same(Reply.error("ERR unknown subcommand 'FOO'. Try MEMORY HELP."), run("MEMORY", "FOO"));
+        same(Reply.OK, run("MEMORY", "PURGE"));
+        same(Subcommands.help("MEMORY"), run("MEMORY", "help"));
         long sum = 0;
         for (final Reply key : ((Reply.Array)run("KEYS", "*")).items())
         {

@@ -114,6 +114,13 @@ class ScriptsTest
         assertTrue(text(eval("return redis.call('BLPOP', 'q', 0)", "0")).startsWith(
             "-ERR This Redis command is not allowed from script"));
         assertTrue(text(eval("return redis.call('NOPE')", "0")).startsWith("-ERR Unknown Redis command"));
+        // as Redis 7.0: a container's unknown subcommand is an unknown command, a subcommand's arity counts
+        assertTrue(text(eval("return redis.call('MEMORY', 'FOO')", "0")).startsWith("-ERR Unknown Redis command"));
+        assertTrue(text(eval("return redis.call('MEMORY', 'USAGE')", "0")).startsWith(
+            "-ERR Wrong number of args calling Redis command from script"));
+        assertTrue(text(eval("return redis.call('MEMORY')", "0")).startsWith(
+            "-ERR Wrong number of args calling Redis command from script"));
+        assertEquals("+OK", text(eval("return redis.call('MEMORY', 'purge')", "0")));
         assertTrue(text(eval("return redis.call('GET', {})", "0")).startsWith(
             "-ERR Lua redis lib command arguments must be strings or integers"));
         assertTrue(text(eval("return undefined_name", "0")).contains(

@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The subcommands of CLIENT, COMMAND, CONFIG, PUBSUB and SCRIPT, found before the command runs as Redis finds them.
+ * The subcommands of CLIENT, COMMAND, CONFIG, MEMORY, PUBSUB and SCRIPT, found before the command runs as Redis finds
+ * them.
  * The refusals were also asked of redis-server 7.0.15 through a member of weft kv: alike (docs/kv.md, Subcommands).
  */
 @Timeout(10)
@@ -36,6 +37,9 @@ class SubcommandsTest
         refused("ERR wrong number of arguments for 'pubsub|numpat' command", "PUBSUB", "NUMPAT", "x");
         refused("ERR wrong number of arguments for 'script|kill' command", "SCRIPT", "KILL", "x");
         refused("ERR wrong number of arguments for 'client' command", "CLIENT");
+        refused("ERR unknown subcommand 'FOO'. Try MEMORY HELP.", "MEMORY", "FOO");
+        refused("ERR wrong number of arguments for 'memory|purge' command", "MEMORY", "PURGE", "x");
+        refused("ERR wrong number of arguments for 'memory|usage' command", "MEMORY", "USAGE");
         refused("ERR unknown command 'FOO', with args beginning with: 'a' ", "FOO", "a");
         refused("ERR wrong number of arguments for 'get' command", "GET");
         for (final List<String> fine : List.of(List.of("COMMAND"), List.of("CLIENT", "LIST", "TYPE"),
@@ -63,7 +67,7 @@ class SubcommandsTest
     @Test
     void helpListsTheSubcommandsAnswered()
     {
-        for (final String container : List.of("CLIENT", "COMMAND", "CONFIG", "PUBSUB", "SCRIPT"))
+        for (final String container : List.of("CLIENT", "COMMAND", "CONFIG", "MEMORY", "PUBSUB", "SCRIPT"))
         {
             final List<String> lines = ((Reply.Array)Subcommands.help(container)).items().stream()
                 .map(line -> ((Reply.Simple)line).text()).toList();
@@ -113,6 +117,10 @@ class SubcommandsTest
         assertEquals(Reply.error("ERR wrong number of arguments for 'config|get' command"), u.offer("CONFIG",
             args("CONFIG", "GET")));
         assertTrue(u.refused());
+        final Transaction m = new Transaction(1 << 20, List.of()); // MEMORY is the store's: refused while queuing too
+        assertEquals(Reply.error("ERR unknown subcommand 'FOO'. Try MEMORY HELP."), m.offer("MEMORY",
+            args("MEMORY", "FOO")));
+        assertTrue(m.refused());
     }
 
     private static void refused(final String error, final String... words)
