@@ -10,14 +10,11 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -67,11 +64,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private Transaction transaction;
     /** Event loop: the keys watched until EXEC, DISCARD, UNWATCH or RESET, in the order watched. */
     private final Map<Key, Transaction.Watch> watching = new LinkedHashMap<>();
-    /**
-     * Event loop: the timers of this connection's blocking commands not yet answered, cancelled as each is answered
-     * (a worker's BRPOP with a long timeout, answered at once under load, would otherwise keep its command until then).
-     */
-    private final Map<Command, ScheduledFuture<?>> timers = new IdentityHashMap<>();
+    /** Event loop: the timers of this connection's blocking commands not yet answered; made with its context. */
+    private BlockTimers timers;
     /** Event loop: the channels and patterns subscribed, once the first SUBSCRIBE came; null before. */
     private Subscriptions subscriptions;
     /** Event loop: the blocking command this client waits on, or null; the commands read meanwhile are held. */
@@ -94,6 +88,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     public void handlerAdded(final ChannelHandlerContext context)
     {
         this.ctx = context;
+        this.timers = new BlockTimers(context.executor(), replica.store.blocked);
     }
 
     @Override
@@ -268,14 +263,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             BlockedClients.deadline(cmd, args)));
         if (command.blockedUntil != 0 && command.blockedUntil != Long.MAX_VALUE)
         {
-            timers.put(command, ctx.executor().schedule(() ->
-            {
-                timers.remove(command);
-                if (replica.store.blocked.expire(command))
-                {
-                    command.complete(BlockedClients.nothing(command));
-                }
-            }, command.blockedUntil - System.nanoTime(), TimeUnit.NANOSECONDS));
+            timers.start(command);
         }
         if (command.blockedUntil != 0) // 0: refused (arity, timeout), answered without waiting
         {
@@ -456,7 +444,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             pending.poll();
             if (head.blockedUntil != 0)
             {
-                stopTimer(head);
+                timers.stop(head);
             }
             RespWriter.write(out, reply, head.resp3);
             if (reply instanceof Reply.Push message) // a published message; a confirmation is in Several
@@ -484,15 +472,6 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             held.size() + pending.size() < MAX_PENDING / 2)
         {
             ctx.channel().config().setAutoRead(true);
-        }
-    }
-
-    private void stopTimer(final Command command)
-    {
-        final ScheduledFuture<?> timer = timers.remove(command);
-        if (timer != null)
-        {
-            timer.cancel(false);
         }
     }
 
@@ -577,7 +556,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             if (c.blockedUntil != 0)
             {
                 replica.store.blocked.cancel(c); // a client gone waits no more: nothing is popped for it
-                stopTimer(c);
+                timers.stop(c);
             }
         }
         pending.clear(); // replies still due are dropped with the connection; their commands still apply
