@@ -664,6 +664,44 @@ class KvStoreGroupTest
     }
 
     /**
+     * CLIENT REPLY OFF, ON and SKIP on one pipelined connection: the replies sent are those redis-server 7.0.15 sent
+     * for the same bytes, and a write whose reply is not sent applies at every member; inside MULTI it is refused
+     * while queuing (Redis runs it at EXEC and leaves EXEC's reply shorter than its count). Before, CLIENT REPLY was
+     * refused.
+     */
+    @Test
+    void clientReplyOffAndSkipAsRedis() throws Exception
+    {
+        try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "linearizable");
+             java.net.Socket s = new java.net.Socket("127.0.0.1", kv.ports.get(1)))
+        {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(("SET a 1\r\n" +
+                "CLIENT REPLY OFF\r\nSET a 2\r\nGET a\r\nCLIENT REPLY ON\r\nGET a\r\n" +
+                "CLIENT REPLY SKIP\r\nSET a 3\r\nGET a\r\n" +
+                "CLIENT REPLY SKIP\r\nCLIENT REPLY SKIP\r\nGET a\r\nGET a\r\n" +
+                "CLIENT REPLY OFF\r\nCLIENT REPLY SKIP\r\nGET a\r\nCLIENT REPLY FOO\r\nNOSUCH\r\n" +
+                "CLIENT REPLY ON\r\nGET a\r\n" +
+                "CLIENT REPLY FOO\r\nCLIENT REPLY\r\n" +
+                "CLIENT REPLY SKIP\r\nMULTI\r\nGET a\r\nEXEC\r\n" +
+                "MULTI\r\nCLIENT REPLY OFF\r\nEXEC\r\n" +
+                "CLIENT REPLY OFF\r\nSET b 1\r\nRESET\r\nGET b\r\n" +
+                "CLIENT REPLY SKIP\r\nCLIENT REPLY ON\r\nPING\r\n" +
+                "CLIENT REPLY OFF\r\nSET a 4\r\nQUIT\r\n").getBytes(StandardCharsets.US_ASCII));
+            assertEquals("+OK\r\n+OK\r\n$1\r\n2\r\n$1\r\n3\r\n$1\r\n3\r\n+OK\r\n$1\r\n3\r\n-ERR syntax error\r\n" +
+                "-ERR wrong number of arguments for 'client|reply' command\r\n+QUEUED\r\n*1\r\n$1\r\n3\r\n+OK\r\n" +
+                "-ERR CLIENT REPLY inside MULTI: replies turned off at EXEC would leave its reply shorter than its " +
+                "count, which no client can read\r\n-EXECABORT Transaction discarded because of previous errors." +
+                "\r\n+RESET\r\n$1\r\n1\r\n+OK\r\n+PONG\r\n",
+                new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII), "closed after QUIT");
+            for (final int port : kv.ports)
+            {
+                assertEquals("4", redisCli(port, "get", "a"), "the last write, not answered, at " + port);
+            }
+        }
+    }
+
+    /**
      * WATCH, an optimistic transaction (Jedis's and redis-py's compare-and-set: WATCH, GET, MULTI, SET, EXEC): two
      * clients at two members increment one counter that way and lose no increment, since an EXEC whose watched key
      * changed after its WATCH applies nothing at any member (nil) and its client tries again; a change by a client at

@@ -33,6 +33,10 @@ final class ClientSession
     /** What CLIENT NO-EVICT and NO-TOUCH said. */
     private boolean noEvict;
     private boolean noTouch;
+    /** CLIENT REPLY: OFF until ON or RESET; SKIP, for the command being run, and for the one after it. */
+    private boolean repliesOff;
+    private boolean skipping;
+    private boolean skipNext;
 
     ClientSession(final long id)
     {
@@ -134,6 +138,7 @@ final class ClientSession
             case "ID" -> new Reply.Int(id);
             case "SETINFO" -> setInfo(args);
             case "NO-EVICT", "NO-TOUCH" -> mark(args);
+            case "REPLY" -> reply(args);
             case "GETREDIR" -> new Reply.Int(-1);
             case "TRACKINGINFO" -> new Reply.Map(List.of(Reply.Bulk.of("flags"), new Reply.Set(List.of(Reply.Bulk.of(
                 "off"))), Reply.Bulk.of("redirect"), new Reply.Int(-1), Reply.Bulk.of("prefixes"),
@@ -142,6 +147,62 @@ final class ClientSession
             case "HELP" -> Subcommands.help("CLIENT");
             default -> Subcommands.unsupported("CLIENT", args);
         };
+    }
+
+    /**
+     * Event loop: {@code command}, just run, marked not to be answered if CLIENT REPLY turned replies off or skips it:
+     * as Redis, this is decided once the command ran, so REPLY ON and RESET are answered and REPLY OFF and SKIP are
+     * not; a SKIP then moves on to the next command.
+     */
+    Command answerOrNot(final Command command)
+    {
+        command.unsent = repliesOff || skipping;
+        skipping = skipNext;
+        skipNext = false;
+        return command;
+    }
+
+    /** Event loop: a published message to write, dropped while CLIENT REPLY is OFF, as Redis drops it. */
+    Command push(final Reply message)
+    {
+        final Command push = Command.answered(message, resp3);
+        push.unsent = repliesOff;
+        return push;
+    }
+
+    /** RESET: no name, RESP2, every reply sent, as Redis resets a connection (its own reply in RESP2 too). */
+    void reset()
+    {
+        name = null;
+        resp3 = false;
+        repliesOn();
+    }
+
+    private void repliesOn()
+    {
+        repliesOff = false;
+        skipping = false;
+        skipNext = false;
+    }
+
+    /** CLIENT REPLY ON|OFF|SKIP (see {@link #answerOrNot}); SKIP while OFF does nothing, as in Redis. */
+    private Reply reply(final List<byte[]> args)
+    {
+        switch (Commands.word(args.get(2)))
+        {
+            case "ON" -> repliesOn();
+            case "OFF" -> repliesOff = true;
+            case "SKIP" ->
+            {
+                skipping = true;
+                skipNext = !repliesOff;
+            }
+            default ->
+            {
+                return Reply.error("ERR syntax error");
+            }
+        }
+        return Reply.OK;
     }
 
     /**

@@ -48,6 +48,8 @@ final class Command
     Reply unblockedWith;
     /** A blocking command's place among the waiters of its member, from its first wait; 0 before it. */
     long waitingSince;
+    /** Event loop: CLIENT REPLY OFF or SKIP: the reply is not written ({@link ClientSession#answerOrNot}). */
+    boolean unsent;
     /** Told once the reply is set, on the thread that set it; null for a reply known at once. */
     private final Runnable onReply;
     private Reply reply;

@@ -109,7 +109,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             }
             return;
         }
-        enqueue(dispatch((List<byte[]>)msg)); // from RespDecoder: never empty
+        enqueue(session.answerOrNot(dispatch((List<byte[]>)msg))); // from RespDecoder: never empty
     }
 
     /**
@@ -130,7 +130,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         List<byte[]> next;
         while (waitingOn == null && !quitting && (next = held.poll()) != null)
         {
-            enqueue(dispatch(next));
+            enqueue(session.answerOrNot(dispatch(next)));
         }
         if (waitingOn == null && !quitting && heldProtocolError != null)
         {
@@ -315,8 +315,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "SCRIPT" -> replica.store.scripts.script(args);
             case "RESET" ->
             {
-                session.name = null;
-                session.resp3 = false; // RESET's own reply and those after it in RESP2, as Redis
+                session.reset();
                 watching.clear();
                 if (subscriptions != null)
                 {
@@ -382,7 +381,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             {
                 if (ctx.channel().isActive())
                 {
-                    enqueue(Command.answered(push, session.resp3));
+                    enqueue(session.push(push));
                 }
             }, () ->
             {
@@ -446,7 +445,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             {
                 timers.stop(head);
             }
-            RespWriter.write(out, reply, head.resp3);
+            if (!head.unsent)
+            {
+                RespWriter.write(out, reply, head.resp3);
+            }
             if (reply instanceof Reply.Push message) // a published message; a confirmation is in Several
             {
                 subscriptions.written(message);

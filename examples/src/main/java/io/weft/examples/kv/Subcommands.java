@@ -41,6 +41,8 @@ final class Subcommands
             answered(3, "NO-TOUCH (ON|OFF)", "Marks this connection (flag T); this store keeps no access times."),
             answered(4, "SETINFO (LIB-NAME <name> | LIB-VER <version>)",
                 "Names the client's library, as CLIENT LIST shows it."),
+            answered(3, "REPLY (ON|OFF|SKIP)",
+                "ON answers this connection's commands (the default); OFF answers none until ON; SKIP not the next."),
             answered(3, "SETNAME <name>", "Names this connection; an empty name removes it."),
             answered(2, "TRACKINGINFO", "Tracking is off: this store sends no invalidations."),
             answered(-3, "UNBLOCK <clientid> [TIMEOUT|ERROR]",
@@ -51,7 +53,6 @@ final class Subcommands
                 "messages, so no client may cache values (CLIENT TRACKING is refused too)"),
             refused("PAUSE", -3, "ERR CLIENT PAUSE is not supported by this store: a member cannot hold the writes " +
                 "that reach the group through the other members, and the group fails over without a pause"),
-            refused("REPLY", 3, "ERR CLIENT REPLY is not supported by this store: every command is answered"),
             refused("TRACKING", -3, "ERR CLIENT TRACKING is not supported by this store: it sends no invalidation " +
                 "messages, so no client may cache values")),
         "COMMAND", table(

@@ -125,6 +125,11 @@ final class Transaction
         {
             return refuse(refused.text());
         }
+        if (cmd.equals("CLIENT") && Commands.is(args.get(1), "REPLY"))
+        {
+            return refuse("ERR CLIENT REPLY inside MULTI: replies turned off at EXEC would leave its reply shorter " +
+                "than its count, which no client can read");
+        }
         if (answer == null && !Commands.isQueued(cmd) && !ANSWERED_AT_EXEC.contains(cmd))
         {
             return refuse("ERR '" + cmd.toLowerCase(Locale.ROOT) + "' inside MULTI: a transaction here takes neither " +

@@ -85,7 +85,8 @@ class SubcommandsTest
         }
         final String client = Subcommands.help("CLIENT").toString();
         assertTrue(client.contains("NO-EVICT (ON|OFF)") && client.contains("KILL <ip:port>"), client);
-        for (final String refused : Set.of("PAUSE", "TRACKING", "REPLY", "CACHING"))
+        assertTrue(client.contains("REPLY (ON|OFF|SKIP)"), client);
+        for (final String refused : Set.of("PAUSE", "TRACKING", "CACHING"))
         {
             assertFalse(client.contains(refused + " "), refused);
         }
@@ -117,6 +118,10 @@ class SubcommandsTest
         assertEquals(Reply.error("ERR wrong number of arguments for 'config|get' command"), u.offer("CONFIG",
             args("CONFIG", "GET")));
         assertTrue(u.refused());
+        final Transaction r = new Transaction(1 << 20, List.of());
+        assertTrue(((Reply.Error)r.offer("CLIENT", args("CLIENT", "REPLY", "OFF"))).text().startsWith(
+            "ERR CLIENT REPLY inside MULTI: "), "Redis would leave EXEC's reply shorter than its count");
+        assertTrue(r.refused());
         final Transaction m = new Transaction(1 << 20, List.of()); // MEMORY is the store's: refused while queuing too
         assertEquals(Reply.error("ERR unknown subcommand 'FOO'. Try MEMORY HELP."), m.offer("MEMORY",
             args("MEMORY", "FOO")));
