@@ -141,8 +141,9 @@ public final class KvCommand implements Callable<Integer>
         System.out.println("kv: serving. Members and their Redis ports:");
         for (int i = 0; i < members; i++)
         {
-            System.out.printf("kv:   member %d  127.0.0.1:%d  pid %d   redis-cli -p %d set a 1%n", i, ports.get(i),
-                processes.process(current.get(i)).pid(), ports.get(i));
+            System.out.printf("kv:   member %d  127.0.0.1:%d  pid %d   redis-cli -p %d%s set a 1%n", i, ports.get(i),
+                processes.process(current.get(i)).pid(), ports.get(i), replica.requirePassFile != null ? " --askpass" :
+                "");
         }
         final long end = System.nanoTime() + run.toNanos();
         final Restarts restarts = new Restarts(members);

@@ -86,7 +86,7 @@ final class KvMemberCommand implements Callable<Integer>
             return SstMember.EXIT_MEMBER_FAILED;
         }
         final String host = cfg.group().members().get(cfg.group().rankOf(member.id)).host();
-        final KvServer server = new KvServer(replica, host, port);
+        final KvServer server = new KvServer(replica, host, port, store.user());
         Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() ->
         {
             try

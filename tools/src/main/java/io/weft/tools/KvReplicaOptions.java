@@ -1,11 +1,17 @@
 package io.weft.tools;
 
+import io.weft.examples.kv.DefaultUser;
 import io.weft.examples.kv.KvLog;
 import picocli.CommandLine.Option;
 
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
-/** How each replica of the key-value store serves reads and compacts its log: {@code kv} hands them to its members. */
+/**
+ * How each replica of the key-value store serves reads, compacts its log and lets clients in: {@code kv} hands them to
+ * its members.
+ */
 final class KvReplicaOptions
 {
     @Option(names = "--reads", defaultValue = "linearizable",
@@ -23,6 +29,11 @@ final class KvReplicaOptions
             "of each member's heap (default).")
     long maxMemory;
 
+    @Option(names = "--requirepass-file", description = "Clients must AUTH with the password on this file's first " +
+        "line before their commands run, as with Redis's requirepass (default: no password). A file, so that the " +
+        "password is not on a command line for ps to show.")
+    Path requirePassFile;
+
     /** What is wrong with these options, or null. */
     String problem()
     {
@@ -34,13 +45,36 @@ final class KvReplicaOptions
         {
             return "--max-memory must be 0 (half the heap) or a number of bytes, was " + maxMemory;
         }
-        return compactAfter < 1 ? "--compact-after must be a positive number of bytes, was " + compactAfter : null;
+        if (compactAfter < 1)
+        {
+            return "--compact-after must be a positive number of bytes, was " + compactAfter;
+        }
+        try
+        {
+            user();
+            return null;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            return "--requirepass-file: " + ex.getMessage();
+        }
+    }
+
+    /** Who may use the store: the password of {@code --requirepass-file}, or none. */
+    DefaultUser user()
+    {
+        return requirePassFile == null ? DefaultUser.NO_PASSWORD : DefaultUser.fromFile(requirePassFile);
     }
 
     /** The same options for a kv-member. */
     List<String> forward()
     {
-        return List.of("--reads", reads, "--compact-after", String.valueOf(compactAfter), "--max-memory",
-            String.valueOf(maxMemory));
+        final List<String> options = new ArrayList<>(List.of("--reads", reads, "--compact-after",
+            String.valueOf(compactAfter), "--max-memory", String.valueOf(maxMemory)));
+        if (requirePassFile != null)
+        {
+            options.addAll(List.of("--requirepass-file", requirePassFile.toAbsolutePath().toString()));
+        }
+        return options;
     }
 }

@@ -11,11 +11,13 @@ import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A log directory the store cannot create is refused by name, before anything starts: by {@code weft kv} once (each
  * of its members printed an UncheckedIOException's stack trace, and the command "every member exited before
- * serving"), and by a {@code kv-member} started by hand (the stack trace).
+ * serving"), and by a {@code kv-member} started by hand (the stack trace); so is a password file that cannot be read
+ * or has no password.
  */
 @Timeout(60)
 class KvArgumentsTest
@@ -24,7 +26,7 @@ class KvArgumentsTest
     Path dir;
 
     @Test
-    void aLogDirectoryThatCannotBeCreatedIsRefusedByName() throws Exception
+    void aLogDirectoryOrPasswordFileThatCannotServeIsRefusedByName() throws Exception
     {
         final Path file = Files.writeString(dir.resolve("file"), "not a directory");
         final Path log = file.resolve("logs");
@@ -45,5 +47,13 @@ class KvArgumentsTest
 
         assertEquals("weft: --duration must be positive, was PT0S", CommandRun.of("kv", "--duration", "0s")
             .errors().strip());
+        final Path empty = Files.writeString(dir.resolve("empty"), "\n");
+        assertEquals("weft: --requirepass-file: the password file " + empty + " has an empty first line: put the " +
+            "password there", CommandRun.of("kv", "--requirepass-file", empty.toString()).errors().strip());
+        final CommandRun missing = CommandRun.of("kv-member", "--config", config.toString(), "--member", "0",
+            "--port", "0", "--requirepass-file", dir.resolve("none").toString());
+        assertEquals(Weft.EXIT_CONFIG, missing.code(), missing.errors());
+        assertTrue(missing.errors().startsWith("weft: --requirepass-file: cannot read the password file " +
+            dir.resolve("none")), missing.errors());
     }
 }

@@ -702,6 +702,51 @@ class KvStoreGroupTest
     }
 
     /**
+     * A store with a password ({@code --requirepass-file}, Redis's requirepass): a client at any member runs nothing
+     * before it authenticates (NOAUTH, HELLO's own NOAUTH), a wrong password is refused (WRONGPASS), Jedis given the
+     * password connects, a write after AUTH at one member is read at another, RESET asks again; the bytes a raw
+     * connection gets are those redis-server 7.0.15 sent for the same commands; a stranger's command of more than 10
+     * arguments is refused as Redis refuses it, and the connection closed. Before, AUTH was an unknown command and
+     * anyone who reached a member's port could use the store.
+     */
+    @Test
+    void aPasswordKeepsOutClientsThatDoNotAuthenticate() throws Exception
+    {
+        final Path pass = java.nio.file.Files.writeString(dir.resolve("pass"), "s3cret\n");
+        try (KvProcesses kv = KvProcesses.with(dir, MEMBERS, "--requirepass-file", pass.toString());
+             Jedis a = new Jedis("127.0.0.1", kv.ports.get(0));
+             Jedis c = new Jedis(new redis.clients.jedis.HostAndPort("127.0.0.1", kv.ports.get(2)),
+                 redis.clients.jedis.DefaultJedisClientConfig.builder().password("s3cret").build());
+             java.net.Socket s = new java.net.Socket("127.0.0.1", kv.ports.get(1)))
+        {
+            assertEquals("NOAUTH Authentication required.", assertThrows(JedisDataException.class,
+                () -> a.get("k")).getMessage());
+            assertEquals("WRONGPASS invalid username-password pair or user is disabled.", assertThrows(
+                JedisDataException.class, () -> a.auth("wrong")).getMessage());
+            assertEquals("OK", a.auth("s3cret"));
+            assertEquals("OK", a.set("k", "v"));
+            assertEquals("v", c.get("k"), "member 2, with the password");
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(("GET k\r\nHELLO 3\r\nMULTI\r\nAUTH wrong\r\nAUTH default s3cret\r\n" +
+                "GET k\r\nRESET\r\nGET k\r\nQUIT\r\n").getBytes(StandardCharsets.US_ASCII));
+            assertEquals("-NOAUTH Authentication required.\r\n-NOAUTH HELLO must be called with the client already " +
+                "authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client " +
+                "and select the RESP protocol version at the same time\r\n-NOAUTH Authentication required.\r\n" +
+                "-WRONGPASS invalid username-password pair or user is disabled.\r\n+OK\r\n$1\r\nv\r\n+RESET\r\n" +
+                "-NOAUTH Authentication required.\r\n+OK\r\n",
+                new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII));
+            try (java.net.Socket stranger = new java.net.Socket("127.0.0.1", kv.ports.get(0)))
+            {
+                stranger.setSoTimeout(10_000);
+                stranger.getOutputStream().write("*11\r\n".getBytes(StandardCharsets.US_ASCII));
+                assertEquals("-ERR Protocol error: unauthenticated multibulk length\r\n", new String(
+                    stranger.getInputStream().readAllBytes(), StandardCharsets.US_ASCII), "answered, then closed");
+            }
+            assertEquals("v", a.get("k"), "the member serves on");
+        }
+    }
+
+    /**
      * WATCH, an optimistic transaction (Jedis's and redis-py's compare-and-set: WATCH, GET, MULTI, SET, EXEC): two
      * clients at two members increment one counter that way and lose no increment, since an EXEC whose watched key
      * changed after its WATCH applies nothing at any member (nil) and its client tries again; a change by a client at

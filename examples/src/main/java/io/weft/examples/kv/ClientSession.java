@@ -7,12 +7,18 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What a client connection says of itself: its id, the name it set, the protocol it chose (HELLO, CLIENT), and what
- * CLIENT LIST tells of it. Only the member's one event loop reads and writes it.
+ * What a client connection says of itself: its id, the name it set, the protocol it chose (HELLO, CLIENT), whether it
+ * authenticated (AUTH), and what CLIENT LIST tells of it. Only the member's one event loop reads and writes it.
  */
 final class ClientSession
 {
+    private static final byte[] DEFAULT = "default".getBytes(StandardCharsets.US_ASCII);
+
     final long id;
+    /** Who may use this store: whether and how this connection must authenticate. */
+    private final DefaultUser user;
+    /** Whether its commands may run: AUTH (or HELLO AUTH) took its password, or none is needed. */
+    boolean authenticated;
     /** When it connected ({@link System#nanoTime}). */
     final long connected = System.nanoTime();
     /** The protocol of this connection's replies from the next one on: RESP3 once a HELLO 3 came. */
@@ -38,9 +44,11 @@ final class ClientSession
     private boolean skipping;
     private boolean skipNext;
 
-    ClientSession(final long id)
+    ClientSession(final long id, final DefaultUser user)
     {
         this.id = id;
+        this.user = user;
+        this.authenticated = !user.required();
     }
 
     /** The connection's two ends, known once it is active. */
@@ -78,7 +86,8 @@ final class ClientSession
 
     /**
      * HELLO [protover [AUTH user pass] [SETNAME name]]: switches this connection to RESP2 or RESP3 (from its own reply
-     * on) and answers with the server's properties, a map.
+     * on) and answers with the server's properties, a map; authenticates it first ({@link DefaultUser}), and refuses
+     * one that has not authenticated, in Redis 7.0's order and words (SETNAME is taken as its options are read).
      */
     Reply hello(final List<byte[]> args)
     {
@@ -86,33 +95,75 @@ final class ClientSession
         if (args.size() >= 2)
         {
             final String version = KvConnection.text(args.get(1));
+            if (!version.matches("-?[0-9]{1,18}"))
+            {
+                return Reply.error("ERR Protocol version is not an integer or out of range");
+            }
             if (!version.equals("2") && !version.equals("3"))
             {
                 return Reply.error("NOPROTO unsupported protocol version");
             }
             three = version.equals("3");
         }
+        int auth = 0; // where AUTH's user is
         for (int i = 2; i < args.size(); i++)
         {
             final String option = Commands.word(args.get(i));
-            if (option.equals("SETNAME") && i + 1 < args.size())
+            if (option.equals("AUTH") && i + 2 < args.size())
+            {
+                auth = ++i;
+                i++;
+            }
+            else if (option.equals("SETNAME") && i + 1 < args.size())
             {
                 name = KvConnection.text(args.get(++i));
             }
-            else if (option.equals("AUTH"))
-            {
-                return Reply.error("ERR this store has no users or passwords: AUTH is not supported");
-            }
             else
             {
-                return Reply.error("ERR syntax error in HELLO option '" + KvConnection.text(args.get(i)) + "'");
+                return Reply.error("ERR Syntax error in HELLO option '" + KvConnection.text(args.get(i)) + "'");
             }
+        }
+        if (auth > 0 && !authenticate(args.get(auth), args.get(auth + 1)))
+        {
+            return DefaultUser.WRONG_PASS;
+        }
+        if (!authenticated)
+        {
+            return Reply.error("NOAUTH HELLO must be called with the client already authenticated, otherwise the " +
+                "HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP " +
+                "protocol version at the same time");
         }
         resp3 = three;
         return new Reply.Map(List.of(Reply.Bulk.of("server"), Reply.Bulk.of("weft-kv"), Reply.Bulk.of("version"),
             Reply.Bulk.of("7.2.0"), Reply.Bulk.of("proto"), new Reply.Int(resp3 ? 3 : 2), Reply.Bulk.of("id"),
             new Reply.Int(id), Reply.Bulk.of("mode"), Reply.Bulk.of("standalone"), Reply.Bulk.of("role"),
             Reply.Bulk.of("master"), Reply.Bulk.of("modules"), new Reply.Array(List.of())));
+    }
+
+    /**
+     * AUTH [username] password, in Redis's words ({@link DefaultUser}); one that fails leaves the connection as it
+     * was, as in Redis.
+     */
+    Reply auth(final List<byte[]> args)
+    {
+        if (args.size() > 3)
+        {
+            return Reply.error("ERR syntax error");
+        }
+        if (args.size() == 2 && !user.required())
+        {
+            return Reply.error("ERR AUTH <password> called without any password configured for the default user. " +
+                "Are you sure your configuration is correct?");
+        }
+        return authenticate(args.size() == 3 ? args.get(1) : DEFAULT, args.getLast()) ? Reply.OK :
+            DefaultUser.WRONG_PASS;
+    }
+
+    private boolean authenticate(final byte[] userName, final byte[] password)
+    {
+        final boolean accepted = user.accepts(userName, password);
+        authenticated |= accepted;
+        return accepted;
     }
 
     /** CLIENT's subcommands, their arity checked before ({@link Subcommands}). */
@@ -170,11 +221,15 @@ final class ClientSession
         return push;
     }
 
-    /** RESET: no name, RESP2, every reply sent, as Redis resets a connection (its own reply in RESP2 too). */
+    /**
+     * RESET: no name, RESP2, every reply sent, not authenticated if the store has a password, as Redis resets a
+     * connection (its own reply in RESP2 too).
+     */
     void reset()
     {
         name = null;
         resp3 = false;
+        authenticated = !user.required();
         repliesOn();
     }
 

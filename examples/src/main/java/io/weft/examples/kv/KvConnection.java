@@ -36,6 +36,9 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     /** What a RESP2 connection that subscribed may send, as in Redis. */
     private static final java.util.Set<String> SUBSCRIBED_RESP2 = java.util.Set.of("SUBSCRIBE", "PSUBSCRIBE",
         "UNSUBSCRIBE", "PUNSUBSCRIBE", "PING", "QUIT", "RESET");
+    /** What a connection that has not authenticated may send, as in Redis (HELLO only with AUTH). */
+    private static final java.util.Set<String> BEFORE_AUTH = java.util.Set.of("AUTH", "HELLO", "QUIT", "RESET");
+    private static final Reply NO_AUTH = Reply.error("NOAUTH Authentication required.");
 
     private final KvReplica replica;
     /** Replies due, in command order. */
@@ -77,11 +80,11 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     /** Event loop: bad input read while {@link #waitingOn}: answered, and the connection closed, after the held. */
     private String heldProtocolError;
 
-    KvConnection(final KvReplica replica, final Clients clients, final long id)
+    KvConnection(final KvReplica replica, final Clients clients, final long id, final DefaultUser user)
     {
         this.replica = replica;
         this.clients = clients;
-        this.session = new ClientSession(id);
+        this.session = new ClientSession(id, user);
     }
 
     @Override
@@ -162,6 +165,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     {
         final String named = Commands.name(given);
         session.lastCommand = CommandTable.listed(named, given);
+        if (!session.authenticated && !BEFORE_AUTH.contains(named))
+        {
+            return Command.answered(NO_AUTH, session.resp3);
+        }
         if (subscribed() && !session.resp3 && !SUBSCRIBED_RESP2.contains(named))
         {
             return Command.answered(Reply.error("ERR Can't execute '" + named.toLowerCase(Locale.ROOT) + "': only " +
@@ -309,6 +316,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "INFO" -> Reply.Bulk.of(StoreReport.sections(StoreReport.info(replica), args));
             case "WAIT" -> StoreReport.waitReplicas(replica, args);
             case "HELLO" -> session.hello(args);
+            case "AUTH" -> session.auth(args);
             case "CLIENT" -> session.client(args, clients, this);
             case "COMMAND" -> CommandTable.command(args);
             case "CONFIG" -> StoreReport.config(replica, args);

@@ -24,8 +24,15 @@ public final class KvServer implements AutoCloseable
     private final EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final Channel channel;
 
-    /** Listens on {@code host:port} (0 for any free port). */
+    /** Listens on {@code host:port} (0 for any free port), for clients that need no password. */
     public KvServer(final KvReplica replica, final String host, final int port) throws InterruptedException
+    {
+        this(replica, host, port, DefaultUser.NO_PASSWORD);
+    }
+
+    /** Listens on {@code host:port} (0 for any free port); clients authenticate as {@code user} says. */
+    public KvServer(final KvReplica replica, final String host, final int port, final DefaultUser user)
+        throws InterruptedException
     {
         final AtomicLong ids = new AtomicLong();
         final Clients clients = new Clients();
@@ -37,8 +44,9 @@ public final class KvServer implements AutoCloseable
                 @Override
                 protected void initChannel(final SocketChannel ch)
                 {
-                    ch.pipeline().addLast(new RespDecoder(replica.maxCommandBytes()),
-                        new KvConnection(replica, clients, ids.incrementAndGet()));
+                    final KvConnection connection = new KvConnection(replica, clients, ids.incrementAndGet(), user);
+                    ch.pipeline().addLast(new RespDecoder(replica.maxCommandBytes(),
+                        () -> !connection.session.authenticated), connection);
                 }
             });
         try

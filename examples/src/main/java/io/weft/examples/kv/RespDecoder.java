@@ -7,6 +7,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * Decodes client commands straight into argument lists ({@code List<byte[]>}): RESP arrays of bulk strings, and
@@ -16,7 +17,10 @@ import java.util.List;
  * {@value #MAX_ARGUMENTS} arguments, bulk strings up to the store's command limit, a whole command (its arguments'
  * bytes plus 4 per argument, as {@link Command} counts) up to {@value #MAX_COMMAND} bytes or that limit if larger,
  * inline lines up to {@value #MAX_INLINE} bytes; a violation or malformed input fails with Redis's protocol-error
- * text (the connection answers it and closes).
+ * text (the connection answers it and closes). Until its connection authenticates (a store with a password,
+ * {@link DefaultUser}) a command may have {@value #UNAUTHENTICATED_ARGUMENTS} arguments of {@value
+ * #UNAUTHENTICATED_BULK} bytes at most, as in Redis 7, and one is decoded at a time, so that a pipelined AUTH counts
+ * for the commands after it.
  *
  * <p>Why not Netty's {@code RedisDecoder} with its aggregators, which this replaced: they produce one message object
  * per array header, bulk header and bulk content, and aggregate them through two more handlers; with pipelined
@@ -35,17 +39,29 @@ final class RespDecoder extends ByteToMessageDecoder
     /** Digits a length may have: more could overflow a long into a length that looks valid. */
     private static final int MAX_DIGITS = 18;
     private static final int INITIAL_ARGUMENTS = 16;
+    static final int UNAUTHENTICATED_ARGUMENTS = 10;
+    static final int UNAUTHENTICATED_BULK = 16 * 1024;
 
     private final int maxBulk;
+    /** Whether the connection has yet to authenticate: then a stranger's command is small, whatever it claims. */
+    private final BooleanSupplier unauthenticated;
     private final long maxCommand;
     private List<byte[]> args; // the array being decoded: its arguments so far; null between arrays
     private long missing;      // arguments it still lacks
     private long bytes;        // what it holds so far, as Command counts
 
+    /** A decoder for a connection that needs no password. */
     RespDecoder(final int maxBulk)
+    {
+        this(maxBulk, () -> false);
+    }
+
+    /** A decoder that limits commands while {@code unauthenticated} holds. */
+    RespDecoder(final int maxBulk, final BooleanSupplier unauthenticated)
     {
         this.maxBulk = maxBulk;
         this.maxCommand = Math.max(MAX_COMMAND, maxBulk + 4L);
+        this.unauthenticated = unauthenticated;
     }
 
     @Override
@@ -66,6 +82,10 @@ final class RespDecoder extends ByteToMessageDecoder
                     if (!command.isEmpty())
                     {
                         out.add(command);
+                        if (unauthenticated.getAsBoolean())
+                        {
+                            return; // the connection runs it before the next is read: it may be AUTH
+                        }
                     }
                     continue;
                 }
@@ -79,6 +99,10 @@ final class RespDecoder extends ByteToMessageDecoder
                 if (n > MAX_ARGUMENTS)
                 {
                     throw new RespException("invalid multibulk length " + n);
+                }
+                if (n > UNAUTHENTICATED_ARGUMENTS && unauthenticated.getAsBoolean())
+                {
+                    throw new RespException("unauthenticated multibulk length");
                 }
                 if (n <= 0)
                 {
@@ -94,6 +118,10 @@ final class RespDecoder extends ByteToMessageDecoder
             }
             out.add(args);
             args = null;
+            if (unauthenticated.getAsBoolean())
+            {
+                return; // the connection runs it before the next is read: it may be AUTH
+            }
         }
     }
 
@@ -117,6 +145,10 @@ final class RespDecoder extends ByteToMessageDecoder
             {
                 in.readerIndex(start);
                 return false;
+            }
+            if (length > UNAUTHENTICATED_BULK && unauthenticated.getAsBoolean())
+            {
+                throw new RespException("unauthenticated bulk length");
             }
             if (length < 0 || length > maxBulk)
             {

@@ -137,6 +137,47 @@ class RespDecoderTest
     }
 
     /** The commands as RESP arrays, as {@link RespWriter} writes them; with {@code inlinePing}, PING as a line. */
+    /**
+     * Until its connection authenticates a command has at most 10 arguments of 16 KiB, as in Redis 7; commands are
+     * decoded one at a time then, so a pipelined AUTH lifts the limits for the command after it in the same read.
+     */
+    @Test
+    void anUnauthenticatedConnectionSendsSmallCommandsOnly()
+    {
+        final boolean[] in = {false};
+        final List<List<String>> seen = new ArrayList<>();
+        final EmbeddedChannel channel = new EmbeddedChannel(new RespDecoder(MAX_BULK, () -> !in[0]),
+            new io.netty.channel.ChannelInboundHandlerAdapter()
+            {
+                @Override
+                @SuppressWarnings("unchecked")
+                public void channelRead(final io.netty.channel.ChannelHandlerContext ctx, final Object msg)
+                {
+                    final List<String> command = ((List<byte[]>)msg).stream().map(a -> new String(a,
+                        StandardCharsets.UTF_8)).toList();
+                    seen.add(command);
+                    in[0] |= command.getFirst().equals("AUTH"); // as the connection sets it before the next read
+                }
+            });
+        final List<String> big = List.of("SET", "k", "v".repeat(RespDecoder.UNAUTHENTICATED_BULK + 1));
+        channel.writeInbound(Unpooled.wrappedBuffer(wire(List.of(List.of("GET", "k"), List.of("AUTH", "p"), big,
+            List.of("PING")), true)));
+        assertEquals(List.of(List.of("GET", "k"), List.of("AUTH", "p"), big, List.of("PING")), seen);
+
+        in[0] = false;
+        final DecoderException many = assertThrows(DecoderException.class, () -> channel.writeInbound(Unpooled
+            .wrappedBuffer(wire(List.of(java.util.Collections.nCopies(11, "a")), false))));
+        assertEquals("unauthenticated multibulk length", many.getCause().getMessage());
+        final EmbeddedChannel other = new EmbeddedChannel(new RespDecoder(MAX_BULK, () -> true));
+        final DecoderException longer = assertThrows(DecoderException.class, () -> other.writeInbound(
+            Unpooled.wrappedBuffer(wire(List.of(big), false))));
+        assertEquals("unauthenticated bulk length", longer.getCause().getMessage());
+        final EmbeddedChannel fits = new EmbeddedChannel(new RespDecoder(MAX_BULK, () -> true));
+        fits.writeInbound(Unpooled.wrappedBuffer(wire(List.of(java.util.Collections.nCopies(10, "a"),
+            List.of("SET", "k", "v".repeat(RespDecoder.UNAUTHENTICATED_BULK))), false)));
+        assertEquals(2, decoded(fits).size(), "10 arguments, 16 KiB: taken");
+    }
+
     private static byte[] wire(final List<List<String>> commands, final boolean inlinePing)
     {
         final ByteBuf out = Unpooled.buffer();

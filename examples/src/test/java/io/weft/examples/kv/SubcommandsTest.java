@@ -118,6 +118,8 @@ class SubcommandsTest
         assertEquals(Reply.error("ERR wrong number of arguments for 'config|get' command"), u.offer("CONFIG",
             args("CONFIG", "GET")));
         assertTrue(u.refused());
+        assertEquals(Transaction.QUEUED, new Transaction(1 << 20, List.of()).offer("AUTH", args("AUTH", "p")),
+            "AUTH is queued and runs at EXEC, as in Redis");
         final Transaction r = new Transaction(1 << 20, List.of());
         assertTrue(((Reply.Error)r.offer("CLIENT", args("CLIENT", "REPLY", "OFF"))).text().startsWith(
             "ERR CLIENT REPLY inside MULTI: "), "Redis would leave EXEC's reply shorter than its count");
