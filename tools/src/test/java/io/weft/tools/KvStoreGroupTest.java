@@ -724,6 +724,9 @@ class KvStoreGroupTest
             assertEquals("WRONGPASS invalid username-password pair or user is disabled.", assertThrows(
                 JedisDataException.class, () -> a.auth("wrong")).getMessage());
             assertEquals("OK", a.auth("s3cret"));
+            assertEquals("default", a.aclWhoAmI());
+            assertEquals(List.of("user default on #1ec1c26b50d5d3c58d9583181af8076655fe00756bf7285940ba3670f99fcba0 " +
+                "~* &* +@all"), a.aclList(), "as redis-server 7.0.15 with requirepass s3cret lists it");
             assertEquals("OK", a.set("k", "v"));
             assertEquals("v", c.get("k"), "member 2, with the password");
             s.setSoTimeout(10_000);

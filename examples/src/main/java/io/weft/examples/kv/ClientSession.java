@@ -16,7 +16,7 @@ final class ClientSession
 
     final long id;
     /** Who may use this store: whether and how this connection must authenticate. */
-    private final DefaultUser user;
+    final DefaultUser user;
     /** Whether its commands may run: AUTH (or HELLO AUTH) took its password, or none is needed. */
     boolean authenticated;
     /** When it connected ({@link System#nanoTime}). */

@@ -60,6 +60,12 @@ public final class DefaultUser
         return new DefaultUser(Arrays.copyOf(bytes, end));
     }
 
+    /** The password's SHA-256 in hex, as ACL LIST and GETUSER show it; null without a password. */
+    String passwordSha256()
+    {
+        return password == null ? null : HexDigest.of("SHA-256", password);
+    }
+
     /** Whether a connection must authenticate before its commands run. */
     boolean required()
     {

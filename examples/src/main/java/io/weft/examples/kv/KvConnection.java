@@ -317,6 +317,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "WAIT" -> StoreReport.waitReplicas(replica, args);
             case "HELLO" -> session.hello(args);
             case "AUTH" -> session.auth(args);
+            case "ACL" -> Acl.answer(session.user, args);
             case "CLIENT" -> session.client(args, clients, this);
             case "COMMAND" -> CommandTable.command(args);
             case "CONFIG" -> StoreReport.config(replica, args);

@@ -1,11 +1,8 @@
 package io.weft.examples.kv;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -175,13 +172,6 @@ final class Scripts
 
     static String sha1(final byte[] body)
     {
-        try
-        {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(body));
-        }
-        catch (final NoSuchAlgorithmException ex)
-        {
-            throw new IllegalStateException("every JVM has SHA-1", ex);
-        }
+        return HexDigest.of("SHA-1", body);
     }
 }

@@ -8,13 +8,12 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The subcommands of the container commands (CLIENT, COMMAND, CONFIG, PUBSUB, SCRIPT, answered by a member itself;
- * MEMORY, by the store), each with Redis's arity (as redis-server 7.0.15 checks it; NO-TOUCH and SETINFO are 7.2's).
- * Redis looks a subcommand up before it runs the command, so an unknown one and a wrong count of words get the same
- * errors wherever they come, and inside MULTI while queuing, which makes EXEC discard the transaction ({@link
- * CommandTable#refusal}). The
- * subcommands Redis has and this store does not answer are known here too, their arity checked as Redis checks it,
- * and refused with the reason ({@link #unsupported}). HELP lists those answered.
+ * The subcommands of the container commands (ACL, CLIENT, COMMAND, CONFIG, PUBSUB, SCRIPT, answered by a member
+ * itself; MEMORY, by the store), each with Redis's arity (as redis-server 7.0.15 checks it; NO-TOUCH and SETINFO are
+ * 7.2's). Redis looks a subcommand up before it runs the command, so an unknown one and a wrong count of words get the
+ * same errors wherever they come, and inside MULTI while queuing, which makes EXEC discard the transaction ({@link
+ * CommandTable#refusal}). The subcommands Redis has and this store does not answer are known here too, their arity
+ * checked as Redis checks it, and refused with the reason ({@link #unsupported}). HELP lists those answered.
  */
 final class Subcommands
 {
@@ -27,6 +26,19 @@ final class Subcommands
     }
 
     private static final Map<String, Map<String, Sub>> CONTAINERS = Map.of(
+        "ACL", table(
+            answered(-3, "DELUSER <username> [<username> ...]", "0: default, the one user, cannot be removed."),
+            answered(-2, "GENPASS [<bits>]", "A random password of 256 bits, or <bits>, in hex."),
+            answered(3, "GETUSER <username>", "The details of default; nil for any other name."),
+            answered(2, "LIST", "The user default as Redis's ACL file writes it."),
+            answered(2, "USERS", "default: this store's one user."),
+            answered(2, "WHOAMI", "default."),
+            refused("CAT", -2, "ERR ACL CAT is not supported by this store: it keeps no ACL categories"),
+            refused("DRYRUN", -4, oneUser("DRYRUN")),
+            refused("LOAD", 2, oneUser("LOAD")),
+            refused("LOG", -2, "ERR ACL LOG is not supported by this store: it keeps no log of refused commands"),
+            refused("SAVE", 2, oneUser("SAVE")),
+            refused("SETUSER", -3, oneUser("SETUSER"))),
         "CLIENT", table(
             answered(2, "GETNAME", "The name of this connection, nil if it has none."),
             answered(2, "GETREDIR", "-1: no client tracks keys here."),
@@ -112,6 +124,12 @@ final class Subcommands
     {
         return "ERR CONFIG " + sub + " is not supported by this store: its settings are fixed when a member starts " +
             "(weft kv's options); CONFIG GET reads them";
+    }
+
+    private static String oneUser(final String sub)
+    {
+        return "ERR ACL " + sub + " is not supported by this store: its one user is default, every command open to " +
+            "it, with the password of weft kv --requirepass-file or none";
     }
 
     private static String memoryEstimate(final String sub)

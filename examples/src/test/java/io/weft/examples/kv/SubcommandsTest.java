@@ -67,7 +67,7 @@ class SubcommandsTest
     @Test
     void helpListsTheSubcommandsAnswered()
     {
-        for (final String container : List.of("CLIENT", "COMMAND", "CONFIG", "MEMORY", "PUBSUB", "SCRIPT"))
+        for (final String container : List.of("ACL", "CLIENT", "COMMAND", "CONFIG", "MEMORY", "PUBSUB", "SCRIPT"))
         {
             final List<String> lines = ((Reply.Array)Subcommands.help(container)).items().stream()
                 .map(line -> ((Reply.Simple)line).text()).toList();
