@@ -2,6 +2,7 @@ package io.weft.examples.kv;
 
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -14,7 +15,7 @@ import java.util.List;
 final class Acl
 {
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final Reply DEFAULT = Reply.Bulk.of("default");
+    private static final Reply DEFAULT = new Reply.Bulk(DefaultUser.NAME);
 
     private Acl()
     {
@@ -29,9 +30,9 @@ final class Acl
             case "USERS" -> new Reply.Array(List.of(DEFAULT));
             case "LIST" -> new Reply.Array(List.of(Reply.Bulk.of("user default on " + (user.passwordSha256() == null ?
                 "nopass" : "#" + user.passwordSha256()) + " ~* &* +@all")));
-            case "GETUSER" -> KvConnection.text(args.get(2)).equals("default") ? describe(user) : Reply.NIL;
-            case "DELUSER" -> args.subList(2, args.size()).stream().anyMatch(u -> KvConnection.text(u)
-                .equals("default")) ? Reply.error("ERR The 'default' user cannot be removed") : new Reply.Int(0);
+            case "GETUSER" -> Arrays.equals(args.get(2), DefaultUser.NAME) ? describe(user) : Reply.NIL;
+            case "DELUSER" -> args.subList(2, args.size()).stream().anyMatch(u -> Arrays.equals(u, DefaultUser.NAME)) ?
+                Reply.error("ERR The 'default' user cannot be removed") : new Reply.Int(0);
             case "GENPASS" -> genpass(args);
             case "HELP" -> Subcommands.help("ACL");
             default -> Subcommands.unsupported("ACL", args);

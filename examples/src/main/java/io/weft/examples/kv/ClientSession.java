@@ -12,8 +12,6 @@ import java.util.Locale;
  */
 final class ClientSession
 {
-    private static final byte[] DEFAULT = "default".getBytes(StandardCharsets.US_ASCII);
-
     final long id;
     /** Who may use this store: whether and how this connection must authenticate. */
     final DefaultUser user;
@@ -155,7 +153,7 @@ final class ClientSession
             return Reply.error("ERR AUTH <password> called without any password configured for the default user. " +
                 "Are you sure your configuration is correct?");
         }
-        return authenticate(args.size() == 3 ? args.get(1) : DEFAULT, args.getLast()) ? Reply.OK :
+        return authenticate(args.size() == 3 ? args.get(1) : DefaultUser.NAME, args.getLast()) ? Reply.OK :
             DefaultUser.WRONG_PASS;
     }
 

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.Arrays;
+import java.util.HexFormat;
 
 /**
  * The store's one user, Redis's {@code default}. With a password (Redis's requirepass; {@code weft kv
@@ -18,13 +19,14 @@ public final class DefaultUser
     /** No password: every connection may run commands at once. */
     public static final DefaultUser NO_PASSWORD = new DefaultUser(null);
     static final Reply WRONG_PASS = Reply.error("WRONGPASS invalid username-password pair or user is disabled.");
-    private static final byte[] NAME = "default".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] NAME = "default".getBytes(StandardCharsets.US_ASCII);
 
-    private final byte[] password;
+    /** The password's SHA-256, as Redis keeps it: the password itself is not kept, nor its length told by a compare. */
+    private final byte[] hash;
 
-    private DefaultUser(final byte[] password)
+    private DefaultUser(final byte[] hash)
     {
-        this.password = password;
+        this.hash = hash;
     }
 
     /**
@@ -57,25 +59,34 @@ public final class DefaultUser
             throw new IllegalArgumentException("the password file " + file + " has an empty first line: put the " +
                 "password there");
         }
-        return new DefaultUser(Arrays.copyOf(bytes, end));
+        final byte[] line = Arrays.copyOf(bytes, end);
+        final byte[] hash = sha256(line);
+        Arrays.fill(line, (byte)0); // the password is not kept: only its hash
+        Arrays.fill(bytes, (byte)0);
+        return new DefaultUser(hash);
+    }
+
+    private static byte[] sha256(final byte[] bytes)
+    {
+        return Digests.of("SHA-256", bytes);
     }
 
     /** The password's SHA-256 in hex, as ACL LIST and GETUSER show it; null without a password. */
     String passwordSha256()
     {
-        return password == null ? null : HexDigest.of("SHA-256", password);
+        return hash == null ? null : HexFormat.of().formatHex(hash);
     }
 
     /** Whether a connection must authenticate before its commands run. */
     boolean required()
     {
-        return password != null;
+        return hash != null;
     }
 
     /** Whether {@code user} with {@code pass} authenticates: {@code default} with its password, any if it has none. */
     boolean accepts(final byte[] user, final byte[] pass)
     {
         final boolean known = Arrays.equals(user, NAME);
-        return password == null ? known : known & MessageDigest.isEqual(password, pass); // no early exit on a byte
+        return hash == null ? known : known & MessageDigest.isEqual(hash, sha256(pass)); // time independent of pass
     }
 }

@@ -24,12 +24,6 @@ public final class KvServer implements AutoCloseable
     private final EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final Channel channel;
 
-    /** Listens on {@code host:port} (0 for any free port), for clients that need no password. */
-    public KvServer(final KvReplica replica, final String host, final int port) throws InterruptedException
-    {
-        this(replica, host, port, DefaultUser.NO_PASSWORD);
-    }
-
     /** Listens on {@code host:port} (0 for any free port); clients authenticate as {@code user} says. */
     public KvServer(final KvReplica replica, final String host, final int port, final DefaultUser user)
         throws InterruptedException

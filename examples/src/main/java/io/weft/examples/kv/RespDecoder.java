@@ -50,12 +50,6 @@ final class RespDecoder extends ByteToMessageDecoder
     private long missing;      // arguments it still lacks
     private long bytes;        // what it holds so far, as Command counts
 
-    /** A decoder for a connection that needs no password. */
-    RespDecoder(final int maxBulk)
-    {
-        this(maxBulk, () -> false);
-    }
-
     /** A decoder that limits commands while {@code unauthenticated} holds. */
     RespDecoder(final int maxBulk, final BooleanSupplier unauthenticated)
     {

@@ -172,6 +172,6 @@ final class Scripts
 
     static String sha1(final byte[] body)
     {
-        return HexDigest.of("SHA-1", body);
+        return Digests.hex("SHA-1", body);
     }
 }

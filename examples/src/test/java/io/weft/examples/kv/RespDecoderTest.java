@@ -128,7 +128,7 @@ class RespDecoderTest
 
     private static EmbeddedChannel channel()
     {
-        return new EmbeddedChannel(new RespDecoder(MAX_BULK));
+        return new EmbeddedChannel(new RespDecoder(MAX_BULK, () -> false)); // a connection that needs no password
     }
 
     private static ByteBuf buffer(final String s)
