@@ -46,6 +46,8 @@ final class CommandTable
     private static final Keys STORE_COUNTED = new Keys(1, 1, 1, 2);
     /** The first word, and the destinations STORE words name ({@link #destinations}). */
     private static final Keys STORE_AFTER_KEYWORD = new Keys(1, 1, 1, -1);
+    /** MEMORY USAGE's key: the word after the subcommand. */
+    private static final Keys MEMORY_USAGE = new Keys(2, 2, 1, 0);
     /** Store commands whose keys are not the first word alone; the others' are, and commands before the store none. */
     private static final Map<String, Keys> KEYS = keys();
     /** Every entry by its name, upper case, in order. */
@@ -119,7 +121,7 @@ final class CommandTable
         final String name = Commands.word(command.getFirst());
         final int n = command.size();
         if (!ENTRIES.containsKey(name) || Subcommands.isContainer(name) &&
-            !Subcommands.of(name).contains(Commands.word(command.get(1))))
+            !Subcommands.has(name, Commands.word(command.get(1))))
         {
             return Reply.error("ERR Invalid command specified");
         }
@@ -239,7 +241,7 @@ final class CommandTable
             return cmd;
         }
         final String sub = Commands.word(args.get(1));
-        return Subcommands.of(cmd).contains(sub) ? cmd + "|" + sub : null;
+        return Subcommands.has(cmd, sub) ? cmd + "|" + sub : null;
     }
 
     /**
@@ -390,7 +392,7 @@ final class CommandTable
     /** Where the keys of {@code container}'s subcommand {@code sub} are: MEMORY USAGE names one; the others none. */
     private static Keys subcommandKeys(final String container, final String sub)
     {
-        return container.equals("MEMORY") && sub.equals("USAGE") ? new Keys(2, 2, 1, 0) : NONE;
+        return container.equals("MEMORY") && sub.equals("USAGE") ? MEMORY_USAGE : NONE;
     }
 
     private static void flag(final List<Reply> flags, final boolean holds, final String flag)

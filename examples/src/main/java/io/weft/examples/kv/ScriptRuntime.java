@@ -295,7 +295,7 @@ final class ScriptRuntime
             return "ERR This Redis command is not allowed from script";
         }
         final String sub = words.size() > 1 && Subcommands.isContainer(cmd) ? Commands.word(words.get(1)) : null;
-        if (!Commands.inScriptsAt(cmd, store.versions().wire()) || sub != null && !Subcommands.of(cmd).contains(sub))
+        if (!Commands.inScriptsAt(cmd, store.versions().wire()) || sub != null && !Subcommands.has(cmd, sub))
         {
             return "ERR Unknown Redis command called from script";
         }

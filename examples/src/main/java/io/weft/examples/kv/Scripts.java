@@ -138,7 +138,7 @@ final class Scripts
     /** Whether SCRIPT {@code args} is a FLUSH with a mode Redis takes (none, ASYNC or SYNC). */
     static boolean flushes(final List<byte[]> args)
     {
-        final String mode = args.size() == 3 ? Commands.name(args.subList(2, 3)) : "SYNC";
+        final String mode = args.size() == 3 ? Commands.word(args.get(2)) : "SYNC";
         return args.size() <= 3 && Commands.word(args.get(1)).equals("FLUSH") &&
             (mode.equals("SYNC") || mode.equals("ASYNC"));
     }

@@ -51,10 +51,10 @@ final class Subcommands
                 "This member's connections, one line each."),
             answered(3, "NO-EVICT (ON|OFF)", "Marks this connection (flag e); this store evicts none."),
             answered(3, "NO-TOUCH (ON|OFF)", "Marks this connection (flag T); this store keeps no access times."),
-            answered(4, "SETINFO (LIB-NAME <name> | LIB-VER <version>)",
-                "Names the client's library, as CLIENT LIST shows it."),
             answered(3, "REPLY (ON|OFF|SKIP)",
                 "ON answers this connection's commands (the default); OFF answers none until ON; SKIP not the next."),
+            answered(4, "SETINFO (LIB-NAME <name> | LIB-VER <version>)",
+                "Names the client's library, as CLIENT LIST shows it."),
             answered(3, "SETNAME <name>", "Names this connection; an empty name removes it."),
             answered(2, "TRACKINGINFO", "Tracking is off: this store sends no invalidations."),
             answered(-3, "UNBLOCK <clientid> [TIMEOUT|ERROR]",
@@ -160,6 +160,13 @@ final class Subcommands
     static List<String> of(final String cmd)
     {
         return List.copyOf(CONTAINERS.getOrDefault(cmd, Map.of()).keySet());
+    }
+
+    /** Whether the container {@code cmd} (upper case) has the subcommand {@code sub} (upper case): no copy made. */
+    static boolean has(final String cmd, final String sub)
+    {
+        final Map<String, Sub> subs = CONTAINERS.get(cmd);
+        return subs != null && subs.containsKey(sub);
     }
 
     /** The arity of {@code cmd}'s subcommand {@code sub} (both upper case, the subcommand known). */
