@@ -703,7 +703,8 @@ class KvStoreGroupTest
 
     /**
      * A store with a password ({@code --requirepass-file}, Redis's requirepass): a client at any member runs nothing
-     * before it authenticates (NOAUTH, HELLO's own NOAUTH), a wrong password is refused (WRONGPASS), Jedis given the
+     * before it authenticates (NOAUTH, HELLO's own NOAUTH; an unknown command or a wrong count is told so first, as
+     * Redis tells it), a wrong password is refused (WRONGPASS), Jedis given the
      * password connects, a write after AUTH at one member is read at another, RESET asks again; the bytes a raw
      * connection gets are those redis-server 7.0.15 sent for the same commands; a stranger's command of more than 10
      * arguments is refused as Redis refuses it, and the connection closed. Before, AUTH was an unknown command and
@@ -730,9 +731,12 @@ class KvStoreGroupTest
             assertEquals("OK", a.set("k", "v"));
             assertEquals("v", c.get("k"), "member 2, with the password");
             s.setSoTimeout(10_000);
-            s.getOutputStream().write(("GET k\r\nHELLO 3\r\nMULTI\r\nAUTH wrong\r\nAUTH default s3cret\r\n" +
+            s.getOutputStream().write(("FOO\r\nGET\r\nCLIENT FOO\r\n" +
+                "GET k\r\nHELLO 3\r\nMULTI\r\nAUTH wrong\r\nAUTH default s3cret\r\n" +
                 "GET k\r\nRESET\r\nGET k\r\nQUIT\r\n").getBytes(StandardCharsets.US_ASCII));
-            assertEquals("-NOAUTH Authentication required.\r\n-NOAUTH HELLO must be called with the client already " +
+            assertEquals("-ERR unknown command 'FOO', with args beginning with: \r\n-ERR wrong number of arguments " +
+                "for 'get' command\r\n-ERR unknown subcommand 'FOO'. Try CLIENT HELP.\r\n" + // Redis's checks first
+                "-NOAUTH Authentication required.\r\n-NOAUTH HELLO must be called with the client already " +
                 "authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client " +
                 "and select the RESP protocol version at the same time\r\n-NOAUTH Authentication required.\r\n" +
                 "-WRONGPASS invalid username-password pair or user is disabled.\r\n+OK\r\n$1\r\nv\r\n+RESET\r\n" +

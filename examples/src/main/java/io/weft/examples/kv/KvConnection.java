@@ -165,9 +165,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     {
         final String named = Commands.name(given);
         session.lastCommand = CommandTable.listed(named, given);
-        if (!session.authenticated && !BEFORE_AUTH.contains(named))
+        if (!session.authenticated && !BEFORE_AUTH.contains(named)) // as Redis: its checks of the words first
         {
-            return Command.answered(NO_AUTH, session.resp3);
+            return Command.answered(Objects.requireNonNullElse(CommandTable.refusal(named, given), NO_AUTH),
+                session.resp3);
         }
         if (subscribed() && !session.resp3 && !SUBSCRIBED_RESP2.contains(named))
         {
