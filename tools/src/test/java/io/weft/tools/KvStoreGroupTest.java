@@ -364,8 +364,9 @@ class KvStoreGroupTest
             assertEquals("hello", redisCli(ports.get(1), "-3", "get", "greeting"));
             try (java.net.Socket s = new java.net.Socket("127.0.0.1", ports.get(1)))
             {
-                s.getOutputStream().write(("GET no-such-key\r\nHELLO 3\r\nGET no-such-key\r\nHELLO 2\r\n" +
-                    "GET no-such-key\r\nHELLO 3\r\nRESET\r\nGET no-such-key\r\n").getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().write(("GET no-such-key\r\nHELLO 3\r\nGET no-such-key\r\nINFO nosuchsection\r\n" +
+                    "CLIENT INFO\r\nHELLO 2\r\nGET no-such-key\r\nINFO nosuchsection\r\nHELLO 3\r\nRESET\r\n" +
+                    "GET no-such-key\r\n").getBytes(StandardCharsets.US_ASCII));
                 final byte[] reply = new byte[4096];
                 s.setSoTimeout(10_000);
                 final StringBuilder text = new StringBuilder();
@@ -376,9 +377,11 @@ class KvStoreGroupTest
                     text.append(new String(reply, 0, n, StandardCharsets.US_ASCII));
                 }
                 final String all = text.toString();
+                // INFO's and CLIENT INFO's text is a verbatim string in RESP3 (=, txt:), a bulk string in RESP2
                 assertTrue(all.startsWith("$-1\r\n%7\r\n") && all.contains("proto\r\n:3\r\n") &&
-                    all.contains("\r\n_\r\n*14\r\n") && all.contains("proto\r\n:2\r\n") &&
-                    all.contains("*0\r\n$-1\r\n%7\r\n"), all); // HELLO 2's map ends in modules (*0), then GET
+                    all.contains("\r\n_\r\n=4\r\ntxt:\r\n=") && all.contains("\r\ntxt:id=") &&
+                    all.contains(" resp=3 ") && all.contains("\n\r\n*14\r\n") && all.contains("proto\r\n:2\r\n") &&
+                    all.contains("*0\r\n$-1\r\n$0\r\n\r\n%7\r\n"), all); // HELLO 2's map ends in modules (*0)
             }
 
             // linearizable reads in a pipeline: a GET before a write of its connection sees the state before that

@@ -170,7 +170,7 @@ final class ClientSession
         return switch (Commands.word(args.get(1)))
         {
             case "LIST" -> clients.list(args);
-            case "INFO" -> Reply.Bulk.of(self.clientLine(System.nanoTime()) + "\n");
+            case "INFO" -> new Reply.Text(self.clientLine(System.nanoTime()) + "\n");
             case "KILL" -> clients.kill(args, self);
             case "UNBLOCK" -> clients.unblock(args);
             case "SETNAME" ->

@@ -41,7 +41,7 @@ final class Clients
                 lines.append(c.clientLine(now)).append('\n');
             }
         }
-        return Reply.Bulk.of(lines.toString());
+        return new Reply.Text(lines.toString());
     }
 
     /** The clients CLIENT LIST's {@code args} choose: all, one TYPE's, or those of the IDs (one or the other). */

@@ -314,7 +314,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 yield Reply.OK;
             }
             case "SELECT" -> OneDatabase.apply(cmd, args);
-            case "INFO" -> Reply.Bulk.of(StoreReport.sections(StoreReport.info(replica), args));
+            case "INFO" -> new Reply.Text(StoreReport.sections(StoreReport.info(replica), args));
             case "WAIT" -> StoreReport.waitReplicas(replica, args);
             case "HELLO" -> session.hello(args);
             case "AUTH" -> session.auth(args);

@@ -37,6 +37,14 @@ public sealed interface Reply
         }
     }
 
+    /**
+     * Text for a person to read (INFO, CLIENT INFO, CLIENT LIST): a RESP3 verbatim string of format {@code txt}
+     * ({@code =n txt:...}), a bulk string in RESP2 and to scripts, as Redis answers.
+     */
+    record Text(String text) implements Reply
+    {
+    }
+
     /** {@code *n items}, or the null array for {@code null}. */
     record Array(List<Reply> items) implements Reply
     {

@@ -17,6 +17,7 @@ final class RespWriter
     private static final byte[] NULL_ARRAY = "*-1\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] OK = "+OK\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NULL = "_\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] TXT = "txt:".getBytes(StandardCharsets.US_ASCII);
 
     private RespWriter()
     {
@@ -80,6 +81,7 @@ final class RespWriter
                     out.writeBytes(b.bytes()).writeBytes(CRLF);
                 }
             }
+            case Reply.Text t -> text(out, t.text(), resp3);
             case Reply.Array a ->
             {
                 if (a.items() == null)
@@ -102,6 +104,18 @@ final class RespWriter
         {
             write(out, item, resp3);
         }
+    }
+
+    /** Verbatim in RESP3: its length counts the format and its colon ({@code txt:}). */
+    private static void text(final ByteBuf out, final String text, final boolean resp3)
+    {
+        final byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        number(out, resp3 ? '=' : '$', resp3 ? bytes.length + TXT.length : bytes.length);
+        if (resp3)
+        {
+            out.writeBytes(TXT);
+        }
+        out.writeBytes(bytes).writeBytes(CRLF);
     }
 
     private static void line(final ByteBuf out, final char type, final String text)

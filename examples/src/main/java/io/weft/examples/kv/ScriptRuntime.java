@@ -326,6 +326,7 @@ final class ScriptRuntime
             case Reply.Int i -> LuaInteger.valueOf(i.value());
             case Reply.Bulk b -> b.bytes() == null ? LuaValue.FALSE : LuaValue.valueOf(b.bytes());
             case Reply.Double d -> LuaValue.valueOf(d.text());
+            case Reply.Text t -> LuaValue.valueOf(t.text());
             case Reply.Simple s -> field("ok", LuaValue.valueOf(s.text()));
             case Reply.Error e -> field("err", LuaValue.valueOf(e.text()));
             case Reply.Array a -> a.items() == null ? LuaValue.FALSE : table(a.items());

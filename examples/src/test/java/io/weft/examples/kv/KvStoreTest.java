@@ -67,6 +67,7 @@ class KvStoreTest
             case Reply.Set m -> "~" + m.items().stream().map(KvStoreTest::render).toList();
             case Reply.Several s -> "several" + s.replies().stream().map(KvStoreTest::render).toList();
             case Reply.Double d -> "," + ZSetValue.format(d.value());
+            case Reply.Text t -> "=" + t.text();
             case Reply.Scored z -> "scored" + z.membersAndScores().stream().map(KvStoreTest::render).toList();
         };
     }

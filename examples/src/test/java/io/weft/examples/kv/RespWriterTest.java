@@ -39,10 +39,27 @@ class RespWriterTest
         assertEquals("*4\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$5\r\n1e+20\r\n", written(scored, false));
     }
 
+    /**
+     * INFO's, CLIENT INFO's and CLIENT LIST's text is RESP3's verbatim string of format txt, its length counting
+     * {@code txt:}, and a bulk string in RESP2, as redis-server 7.0.15 sends them.
+     */
+    @Test
+    void textIsVerbatimInRespThree()
+    {
+        final Reply text = new Reply.Text("id=3 é\n");
+        assertEquals("=12\r\ntxt:id=3 é\n\r\n", written(text, true, StandardCharsets.UTF_8));
+        assertEquals("$8\r\nid=3 é\n\r\n", written(text, false, StandardCharsets.UTF_8));
+    }
+
     private static String written(final Reply reply, final boolean resp3)
+    {
+        return written(reply, resp3, StandardCharsets.US_ASCII);
+    }
+
+    private static String written(final Reply reply, final boolean resp3, final java.nio.charset.Charset charset)
     {
         final ByteBuf out = Unpooled.buffer();
         RespWriter.write(out, reply, resp3);
-        return out.toString(StandardCharsets.US_ASCII);
+        return out.toString(charset);
     }
 }
