@@ -358,6 +358,17 @@ final class CommandTable
     private static Reply entry(final String name)
     {
         final Keys keys = keyPositions(name);
+        final List<Reply> subcommands = Subcommands.of(name).stream().map(sub -> subcommandEntry(name, sub)).toList();
+        // as in Redis, a container's flags are its subcommands': it has none itself
+        final List<Reply> flags = subcommands.isEmpty() ? flags(name, keys) : List.of();
+        return new Reply.Array(List.of(lowerCaseBulk(name), new Reply.Int(arity(name)), new Reply.Set(flags),
+            new Reply.Int(keys.first), new Reply.Int(keys.last), new Reply.Int(keys.step), new Reply.Set(List.of()),
+            new Reply.Set(List.of()), new Reply.Array(List.of()), new Reply.Array(subcommands)));
+    }
+
+    /** The flags of a command that is not a container: how it travels, whether it blocks, where scripts may call it. */
+    private static List<Reply> flags(final String name, final Keys keys)
+    {
         final String travels = name.startsWith("EVALSHA") ? "EVAL" + name.substring("EVALSHA".length()) : name;
         final List<Reply> flags = new ArrayList<>();
         flag(flags, Commands.isWrite(travels), "write");
@@ -367,22 +378,20 @@ final class CommandTable
         flag(flags, name.equals("PUBLISH") || name.endsWith("SUBSCRIBE"), "pubsub");
         flag(flags, !ScriptRuntime.mayCall(name), "noscript");
         flag(flags, keys.numkeysAt != 0, "movablekeys");
-        final List<Reply> subcommands = Subcommands.of(name).stream().map(sub -> subcommandEntry(name, sub)).toList();
-        return new Reply.Array(List.of(lowerCaseBulk(name), new Reply.Int(arity(name)), new Reply.Set(flags),
-            new Reply.Int(keys.first), new Reply.Int(keys.last), new Reply.Int(keys.step), new Reply.Set(List.of()),
-            new Reply.Set(List.of()), new Reply.Array(List.of()), new Reply.Array(subcommands)));
+        return flags;
     }
 
     /**
-     * The entry of {@code container}'s subcommand {@code sub}: readonly and noscript where its container is, its keys
-     * (MEMORY USAGE's).
+     * The entry of {@code container}'s subcommand {@code sub}: readonly where it reads keys (MEMORY USAGE), the one
+     * Redis flags so; pubsub for PUBSUB's but HELP, as Redis; noscript where its container is; its keys.
      */
     private static Reply subcommandEntry(final String container, final String sub)
     {
         final List<Reply> flags = new ArrayList<>();
-        flag(flags, Commands.isRead(container), "readonly");
-        flag(flags, !ScriptRuntime.mayCall(container), "noscript");
         final Keys keys = subcommandKeys(container, sub);
+        flag(flags, Commands.isRead(container) && keys != NONE, "readonly");
+        flag(flags, container.equals("PUBSUB") && !sub.equals("HELP"), "pubsub");
+        flag(flags, !ScriptRuntime.mayCall(container), "noscript");
         return new Reply.Array(List.of(Reply.Bulk.of(Subcommands.fullName(container, sub)),
             new Reply.Int(Subcommands.arity(container, sub)), new Reply.Set(flags), new Reply.Int(keys.first),
             new Reply.Int(keys.last), new Reply.Int(keys.step), new Reply.Set(List.of()), new Reply.Set(List.of()),

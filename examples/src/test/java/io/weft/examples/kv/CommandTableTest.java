@@ -127,7 +127,7 @@ class CommandTableTest
             "[config|get, -3, [noscript], 0, 0, 0, [], [], [], []], null, null]", "COMMAND", "INFO", "client|list",
             "CONFIG|GET", "foo|bar", "client|foo");
         final String client = render(command("COMMAND", "INFO", "client"));
-        assertTrue(client.startsWith("[[client, -2, [noscript], 0, 0, 0, [], [], [], [[client|getname, 2, "), client);
+        assertTrue(client.startsWith("[[client, -2, [], 0, 0, 0, [], [], [], [[client|getname, 2, "), client);
         assertTrue(client.contains("[client|kill, -3, [noscript], 0, 0, 0, [], [], [], []]"), client);
         expect("[config, config|get, config|help, config|resetstat, config|rewrite, config|set]", "COMMAND", "LIST",
             "FILTERBY", "PATTERN", "config*");
@@ -138,6 +138,12 @@ class CommandTableTest
         expect("ERR The command has no key arguments", "COMMAND", "GETKEYS", "client", "list");
         expect("ERR Invalid command specified", "COMMAND", "GETKEYS", "memory", "foo");
         expect("[[memory|usage, -3, [readonly], 2, 2, 1, [], [], [], []]]", "COMMAND", "INFO", "memory|usage");
+        // a container has no flags of its own, and only the subcommand that reads a key is readonly, as in Redis
+        expect("[[memory|purge, 2, [], 0, 0, 0, [], [], [], []]]", "COMMAND", "INFO", "memory|purge");
+        assertTrue(render(command("COMMAND", "INFO", "memory")).startsWith("[[memory, -2, [], 0, 0, 0, [], [], [], " +
+            "[[memory|purge, 2, [], 0, 0, 0, [], [], [], []], [memory|usage, -3, [readonly], 2, 2, 1, "));
+        expect("[[pubsub|numpat, 2, [pubsub, noscript], 0, 0, 0, [], [], [], []], " +
+            "[pubsub|help, 2, [noscript], 0, 0, 0, [], [], [], []]]", "COMMAND", "INFO", "pubsub|numpat", "pubsub|help");
     }
 
     /** COMMAND as a connection answers it: refused as Redis refuses it before it runs, else run. */
