@@ -365,7 +365,8 @@ class KvStoreGroupTest
             try (java.net.Socket s = new java.net.Socket("127.0.0.1", ports.get(1)))
             {
                 s.getOutputStream().write(("GET no-such-key\r\nHELLO 3\r\nGET no-such-key\r\nINFO nosuchsection\r\n" +
-                    "CLIENT INFO\r\nHELLO 2\r\nGET no-such-key\r\nINFO nosuchsection\r\nHELLO 3\r\nRESET\r\n" +
+                    "CLIENT INFO\r\nROLE\r\nMULTI\r\nROLE\r\nEXEC\r\nHELLO 2\r\nGET no-such-key\r\n" +
+                    "INFO nosuchsection\r\nHELLO 3\r\nRESET\r\n" +
                     "GET no-such-key\r\n").getBytes(StandardCharsets.US_ASCII));
                 final byte[] reply = new byte[4096];
                 s.setSoTimeout(10_000);
@@ -380,8 +381,12 @@ class KvStoreGroupTest
                 // INFO's and CLIENT INFO's text is a verbatim string in RESP3 (=, txt:), a bulk string in RESP2
                 assertTrue(all.startsWith("$-1\r\n%7\r\n") && all.contains("proto\r\n:3\r\n") &&
                     all.contains("\r\n_\r\n=4\r\ntxt:\r\n=") && all.contains("\r\ntxt:id=") &&
-                    all.contains(" resp=3 ") && all.contains("\n\r\n*14\r\n") && all.contains("proto\r\n:2\r\n") &&
+                    all.contains(" resp=3 ") && all.contains("proto\r\n:2\r\n") &&
                     all.contains("*0\r\n$-1\r\n$0\r\n\r\n%7\r\n"), all); // HELLO 2's map ends in modules (*0)
+                // ROLE: master (every member takes writes), its write position, no replicas; queued in MULTI
+                assertTrue(java.util.regex.Pattern.compile("\n\r\n\\*3\r\n\\$6\r\nmaster\r\n:\\d+\r\n\\*0\r\n" +
+                    "\\+OK\r\n\\+QUEUED\r\n\\*1\r\n\\*3\r\n\\$6\r\nmaster\r\n:\\d+\r\n\\*0\r\n\\*14\r\n")
+                    .matcher(all).find(), all);
             }
 
             // linearizable reads in a pipeline: a GET before a write of its connection sees the state before that

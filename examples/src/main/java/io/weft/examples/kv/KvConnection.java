@@ -316,6 +316,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "SELECT" -> OneDatabase.apply(cmd, args);
             case "INFO" -> new Reply.Text(StoreReport.sections(StoreReport.info(replica), args));
             case "WAIT" -> StoreReport.waitReplicas(replica, args);
+            case "ROLE" -> StoreReport.role(replica);
             case "HELLO" -> session.hello(args);
             case "AUTH" -> session.auth(args);
             case "ACL" -> Acl.answer(session.user, args);

@@ -129,6 +129,16 @@ final class StoreReport
         return out.toString();
     }
 
+    /**
+     * ROLE: master, as every member takes writes, with its write position (INFO's weft_write_position) where Redis
+     * gives its replication offset, and no replicas: the other members are peers, not replicas of this one.
+     */
+    static Reply role(final KvReplica r)
+    {
+        return new Reply.Array(List.of(Reply.Bulk.of("master"), new Reply.Int(r.applied),
+            new Reply.Array(List.of())));
+    }
+
     /** TIME: this member's clock, seconds and microseconds since the epoch. */
     static Reply time()
     {

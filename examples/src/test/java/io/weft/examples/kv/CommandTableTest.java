@@ -144,6 +144,7 @@ class CommandTableTest
             "[[memory|purge, 2, [], 0, 0, 0, [], [], [], []], [memory|usage, -3, [readonly], 2, 2, 1, "));
         expect("[[pubsub|numpat, 2, [pubsub, noscript], 0, 0, 0, [], [], [], []], " +
             "[pubsub|help, 2, [noscript], 0, 0, 0, [], [], [], []]]", "COMMAND", "INFO", "pubsub|numpat", "pubsub|help");
+        expect("[[role, 1, [noscript], 0, 0, 0, [], [], [], []]]", "COMMAND", "INFO", "role");
     }
 
     /** COMMAND as a connection answers it: refused as Redis refuses it before it runs, else run. */
