@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -221,16 +220,10 @@ final class RespDecoder extends ByteToMessageDecoder
             }
             return null;
         }
-        final String line = in.toString(in.readerIndex(), eol - in.readerIndex(), StandardCharsets.UTF_8);
+        final int start = in.readerIndex();
+        final int length = eol > start && in.getByte(eol - 1) == '\r' ? eol - 1 - start : eol - start; // as Redis
+        final List<byte[]> args = InlineArgs.split(in, start, length);
         in.readerIndex(eol + 1);
-        final List<byte[]> args = new ArrayList<>();
-        for (final String word : line.trim().split("\\s+"))
-        {
-            if (!word.isEmpty())
-            {
-                args.add(word.getBytes(StandardCharsets.UTF_8));
-            }
-        }
         return args;
     }
 

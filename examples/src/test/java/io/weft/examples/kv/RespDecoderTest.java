@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -118,6 +119,31 @@ class RespDecoderTest
         assertEquals(List.of(List.of("PING")), decoded(empty));
     }
 
+    /**
+     * An inline line is split as Redis splits it: quotes group words, double quotes take escapes, single quotes only
+     * \', a word's bytes are kept as sent; a quote left open or not ending its word is Redis's protocol error. Each
+     * case is what redis-server 7.0.15 echoed for the same line.
+     */
+    @Test
+    void inlineCommandsSplitAsRedisSplitsThem()
+    {
+        final EmbeddedChannel channel = channel();
+        channel.writeInbound(buffer("ECHO \"a b\"\r\nECHO 'it\\'s'\r\nECHO \"\\x41\\x4a\\n\\t\\\\\\\"q\"\r\n" +
+            "ECHO \"\\xZZ\"\r\nECHO 'a\\nb'\r\nECHO x\"y z\"\r\nECHO \"\"\r\n  ECHO   spaced  \r\nECHO \"\\q\"\n"));
+        assertEquals(List.of(List.of("ECHO", "a b"), List.of("ECHO", "it's"), List.of("ECHO", "AJ\n\t\\\"q"),
+            List.of("ECHO", "xZZ"), List.of("ECHO", "a\\nb"), List.of("ECHO", "xy z"), List.of("ECHO", ""),
+            List.of("ECHO", "spaced"), List.of("ECHO", "q")), decoded(channel));
+        final byte[] raw = {'E', 'C', 'H', 'O', ' ', (byte)0xc3, (byte)0xa9, (byte)0xff, '\r', '\n'};
+        channel.writeInbound(Unpooled.wrappedBuffer(raw));
+        @SuppressWarnings("unchecked")
+        final List<byte[]> bytes = (List<byte[]>)channel.readInbound();
+        assertArrayEquals(new byte[] {(byte)0xc3, (byte)0xa9, (byte)0xff}, bytes.get(1), "not UTF-8: kept as sent");
+        for (final String open : List.of("ECHO \"a\"b\r\n", "ECHO \"open\r\n", "ECHO 'open\r\n"))
+        {
+            assertRefused(open, "unbalanced quotes in request");
+        }
+    }
+
     private static void assertRefused(final String wire, final String reason)
     {
         final EmbeddedChannel channel = channel();
@@ -136,7 +162,6 @@ class RespDecoderTest
         return Unpooled.wrappedBuffer(s.getBytes(StandardCharsets.US_ASCII));
     }
 
-    /** The commands as RESP arrays, as {@link RespWriter} writes them; with {@code inlinePing}, PING as a line. */
     /**
      * Until its connection authenticates a command has at most 10 arguments of 16 KiB, as in Redis 7; commands are
      * decoded one at a time then, so a pipelined AUTH lifts the limits for the command after it in the same read.
@@ -178,6 +203,7 @@ class RespDecoderTest
         assertEquals(2, decoded(fits).size(), "10 arguments, 16 KiB: taken");
     }
 
+    /** The commands as RESP arrays, as {@link RespWriter} writes them; with {@code inlinePing}, PING as a line. */
     private static byte[] wire(final List<List<String>> commands, final boolean inlinePing)
     {
         final ByteBuf out = Unpooled.buffer();
