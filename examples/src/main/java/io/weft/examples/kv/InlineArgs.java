@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -41,7 +42,7 @@ final class InlineArgs
         }
     }
 
-    /** Reads one word from {@code p} into {@code word}; where the next begins. */
+    /** Reads the word at {@code start} into {@code word}; where the next begins. */
     private static int word(final ByteBuf in, final int start, final int end, final ByteArrayOutputStream word)
     {
         int p = start;
@@ -50,6 +51,7 @@ final class InlineArgs
         {
             final int c = p < end ? in.getByte(p) & 0xff : 0;
             final int next = p + 1 < end ? in.getByte(p + 1) & 0xff : 0;
+            final int hexEscaped = c == '\\' && quote == '"' && next == 'x' ? hexByte(in, p + 2, end) : -1;
             if (quote == 0)
             {
                 switch (c)
@@ -74,9 +76,9 @@ final class InlineArgs
                 }
                 return p + 1;
             }
-            else if (c == '\\' && quote == '"' && next == 'x' && hex(in, p + 2, end) >= 0 && hex(in, p + 3, end) >= 0)
+            else if (hexEscaped >= 0)
             {
-                word.write(hex(in, p + 2, end) << 4 | hex(in, p + 3, end));
+                word.write(hexEscaped);
                 p += 3;
             }
             else if (c == '\\' && quote == '"' && next != 0)
@@ -111,10 +113,14 @@ final class InlineArgs
         return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == 0x0b || b == '\f';
     }
 
-    /** The value of the hex digit at {@code i}, or -1 if there is none. */
-    private static int hex(final ByteBuf in, final int i, final int end)
+    /** The byte that the two hex digits at {@code i} spell ({@code \xHH}), or -1 if there are not two. */
+    private static int hexByte(final ByteBuf in, final int i, final int end)
     {
-        return i < end ? Character.digit((char)(in.getByte(i) & 0xff), 16) : -1;
+        if (i + 1 >= end || !HexFormat.isHexDigit(in.getByte(i)) || !HexFormat.isHexDigit(in.getByte(i + 1)))
+        {
+            return -1;
+        }
+        return HexFormat.fromHexDigit(in.getByte(i)) << 4 | HexFormat.fromHexDigit(in.getByte(i + 1));
     }
 
     private static RespDecoder.RespException unbalanced()
