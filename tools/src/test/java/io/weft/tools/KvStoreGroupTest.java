@@ -389,6 +389,37 @@ class KvStoreGroupTest
                     .matcher(all).find(), all);
             }
 
+            // a connection command that reads this member's state runs once the connection's commands before it have
+            // applied here, as Redis runs them in turn: in one packet, a WATCH after a SET of its key watches the value
+            // set (EXEC runs; before, it watched the old one and EXEC failed), an EVALSHA after the EVAL that brings
+            // its script finds it (before: NOSCRIPT), SCRIPT EXISTS too, and ROLE's position counts the SET before it
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", ports.get(0)))
+            {
+                final String sha = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1")
+                    .digest("return 7".getBytes(StandardCharsets.US_ASCII)));
+                s.getOutputStream().write(("SET watched-after-set 1\r\nWATCH watched-after-set\r\nMULTI\r\n" +
+                    "INCR watched-after-set\r\nEXEC\r\nSCRIPT FLUSH\r\nEVAL \"return 7\" 0\r\nEVALSHA " + sha +
+                    " 0\r\nSCRIPT EXISTS " + sha + "\r\nROLE\r\nSET watched-after-set 5\r\nROLE\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+                s.setSoTimeout(10_000);
+                final java.util.regex.Pattern inTurn = java.util.regex.Pattern.compile("\\+OK\r\n\\+OK\r\n" +
+                    "\\+OK\r\n\\+QUEUED\r\n\\*1\r\n:2\r\n\\+OK\r\n:7\r\n:7\r\n\\*1\r\n:1\r\n" +
+                    "\\*3\r\n\\$6\r\nmaster\r\n:(\\d+)\r\n\\*0\r\n\\+OK\r\n" +
+                    "\\*3\r\n\\$6\r\nmaster\r\n:(\\d+)\r\n\\*0\r\n");
+                final StringBuilder text = new StringBuilder();
+                final byte[] reply = new byte[4096];
+                while (text.indexOf("master") == text.lastIndexOf("master") || !text.toString().endsWith("*0\r\n"))
+                {
+                    final int n = s.getInputStream().read(reply);
+                    assertTrue(n > 0, "connection closed after " + text);
+                    text.append(new String(reply, 0, n, StandardCharsets.US_ASCII));
+                }
+                final java.util.regex.Matcher m = inTurn.matcher(text);
+                assertTrue(m.matches(), text.toString());
+                assertTrue(Long.parseLong(m.group(2)) > Long.parseLong(m.group(1)), "ROLE's position after a SET: " +
+                    text);
+            }
+
             // linearizable reads in a pipeline: a GET before a write of its connection sees the state before that
             // write though both are in the group at once; a GET or MGET after it sees it; member 2 reads the last
             // values through the order. It fails when GETs are read after their batch without being settled before

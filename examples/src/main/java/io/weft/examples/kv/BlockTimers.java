@@ -25,9 +25,13 @@ final class BlockTimers
         this.blocked = blocked;
     }
 
-    /** Starts the timer of {@code command}, a blocking command with a deadline. */
+    /** Starts the timer of {@code command}, a blocking command, if it waits with a deadline (not refused, not 0). */
     void start(final Command command)
     {
+        if (command.blockedUntil == 0 || command.blockedUntil == Long.MAX_VALUE)
+        {
+            return;
+        }
         timers.put(command, loop.schedule(() ->
         {
             timers.remove(command);

@@ -5,6 +5,8 @@ import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
 
 /**
  * What a client connection says of itself: its id, the name it set, the protocol it chose (HELLO, CLIENT), whether it
@@ -42,11 +44,36 @@ final class ClientSession
     private boolean skipping;
     private boolean skipNext;
 
+    /** What a RESP2 connection that subscribed may send, as in Redis. */
+    private static final Set<String> SUBSCRIBED_RESP2 = Set.of("SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE",
+        "PUNSUBSCRIBE", "PING", "QUIT", "RESET");
+    /** What a connection that has not authenticated may send, as in Redis (HELLO only with AUTH). */
+    private static final Set<String> BEFORE_AUTH = Set.of("AUTH", "HELLO", "QUIT", "RESET");
+    private static final Reply NO_AUTH = Reply.error("NOAUTH Authentication required.");
+
     ClientSession(final long id, final DefaultUser user)
     {
         this.id = id;
         this.user = user;
         this.authenticated = !user.required();
+    }
+
+    /**
+     * Event loop: the refusal of command {@code named} ({@code given}) if this connection may not send it now: not
+     * authenticated, or a RESP2 connection that {@code subscribed}; null if it may.
+     */
+    Command mayNotSend(final String named, final List<byte[]> given, final boolean subscribed)
+    {
+        if (!authenticated && !BEFORE_AUTH.contains(named)) // as Redis: its checks of the words first
+        {
+            return Command.answered(Objects.requireNonNullElse(CommandTable.refusal(named, given), NO_AUTH), resp3);
+        }
+        if (subscribed && !resp3 && !SUBSCRIBED_RESP2.contains(named))
+        {
+            return Command.answered(Reply.error("ERR Can't execute '" + named.toLowerCase(Locale.ROOT) + "': only " +
+                "(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"), false);
+        }
+        return null;
     }
 
     /** The connection's two ends, known once it is active. */
@@ -92,7 +119,7 @@ final class ClientSession
         boolean three = resp3;
         if (args.size() >= 2)
         {
-            final String version = KvConnection.text(args.get(1));
+            final String version = Commands.text(args.get(1));
             if (!version.matches("-?[0-9]{1,18}"))
             {
                 return Reply.error("ERR Protocol version is not an integer or out of range");
@@ -114,11 +141,11 @@ final class ClientSession
             }
             else if (option.equals("SETNAME") && i + 1 < args.size())
             {
-                name = KvConnection.text(args.get(++i));
+                name = Commands.text(args.get(++i));
             }
             else
             {
-                return Reply.error("ERR Syntax error in HELLO option '" + KvConnection.text(args.get(i)) + "'");
+                return Reply.error("ERR Syntax error in HELLO option '" + Commands.text(args.get(i)) + "'");
             }
         }
         if (auth > 0 && !authenticate(args.get(auth), args.get(auth + 1)))
@@ -175,7 +202,7 @@ final class ClientSession
             case "UNBLOCK" -> clients.unblock(args);
             case "SETNAME" ->
             {
-                final String n = KvConnection.text(args.get(2));
+                final String n = Commands.text(args.get(2));
                 if (n.chars().anyMatch(c -> c <= ' ' || c > '~'))
                 {
                     yield Reply.error("ERR Client names cannot contain spaces, newlines or special characters.");
@@ -284,14 +311,14 @@ final class ClientSession
     private Reply setInfo(final List<byte[]> args)
     {
         final String attribute = Commands.word(args.get(2));
-        final String value = KvConnection.text(args.get(3));
+        final String value = Commands.text(args.get(3));
         if (!attribute.equals("LIB-NAME") && !attribute.equals("LIB-VER"))
         {
-            return Reply.error("ERR Unrecognized option '" + KvConnection.text(args.get(2)) + "'");
+            return Reply.error("ERR Unrecognized option '" + Commands.text(args.get(2)) + "'");
         }
         if (value.chars().anyMatch(c -> c < '!' || c > '~'))
         {
-            return Reply.error("ERR " + KvConnection.text(args.get(2)) + " cannot contain spaces, newlines or " +
+            return Reply.error("ERR " + Commands.text(args.get(2)) + " cannot contain spaces, newlines or " +
                 "special characters.");
         }
         if (attribute.equals("LIB-NAME"))

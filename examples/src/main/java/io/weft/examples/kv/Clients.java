@@ -77,7 +77,7 @@ final class Clients
     {
         if (args.size() == 3)
         {
-            final String addr = KvConnection.text(args.get(2));
+            final String addr = Commands.text(args.get(2));
             final List<KvConnection> found = matching(c -> c.session.addr.equals(addr));
             found.forEach(c -> c.kill(c == self));
             return found.isEmpty() ? Reply.error("ERR No such client") : Reply.OK;
@@ -118,7 +118,7 @@ final class Clients
                 throw new KvStore.SyntaxError("ERR syntax error");
             }
             final byte[] word = args.get(i + 1);
-            final String value = KvConnection.text(word);
+            final String value = Commands.text(word);
             switch (Commands.word(args.get(i)))
             {
                 case "ID" ->
@@ -168,7 +168,7 @@ final class Clients
     /** A client type's test; refused for a type Redis does not know. Replicas and masters: none here. */
     private static Predicate<KvConnection> type(final byte[] word)
     {
-        final String name = KvConnection.text(word);
+        final String name = Commands.text(word);
         return switch (name.toLowerCase(Locale.ROOT))
         {
             case "normal" -> c -> !c.subscribed();

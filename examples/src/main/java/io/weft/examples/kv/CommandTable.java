@@ -253,7 +253,7 @@ final class CommandTable
         final StringBuilder given = new StringBuilder();
         for (int i = 1; i < args.size() && given.length() < 128; i++)
         {
-            final String arg = KvConnection.text(args.get(i));
+            final String arg = Commands.text(args.get(i));
             final int room = 128 - given.length();
             given.append('\'').append(arg, 0, Math.min(arg.length(), room)).append("' ");
         }
@@ -264,7 +264,7 @@ final class CommandTable
     /** A word as Redis names it in an error: at most 128 characters of it. */
     static String cut(final byte[] word)
     {
-        final String text = KvConnection.text(word);
+        final String text = Commands.text(word);
         return text.substring(0, Math.min(text.length(), 128));
     }
 

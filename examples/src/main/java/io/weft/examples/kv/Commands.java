@@ -99,6 +99,12 @@ final class Commands
         of("DUMP", Kind.ORDERED, 2, 15), of("RESTORE", Kind.GROWING, -4, 15), of("SELECT", Kind.CONNECTION, 2, 16),
         of("MOVE", Kind.WRITE, 3, 16), of("SWAPDB", Kind.WRITE, 3, 16), of("TIME", Kind.CONNECTION, 1));
 
+    /**
+     * Connection commands that read the store's state on this member (a key's copy, the write position, the scripts
+     * it ran): a connection runs one once its commands before it have applied here, as Redis runs commands in turn.
+     */
+    private static final Set<String> READ_MEMBER_STATE = Set.of("WATCH", "ROLE", "INFO", "WAIT", "SCRIPT");
+
     private Commands()
     {
     }
@@ -200,6 +206,18 @@ final class Commands
         final byte[] b = args.getFirst();
         // the commands clients send most are named without building a string (per command, per member)
         return isSet(args) ? "SET" : is(b, "GET") ? "GET" : word(b);
+    }
+
+    /** An argument as text (names, versions, options), for messages and settings. */
+    static String text(final byte[] bytes)
+    {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** Whether connection command {@code cmd} reads the store's state on this member ({@link #READ_MEMBER_STATE}). */
+    static boolean readsMemberState(final String cmd)
+    {
+        return READ_MEMBER_STATE.contains(cmd);
     }
 
     /** A command's, subcommand's or option's word, upper case: Redis takes them in any case. */

@@ -8,11 +8,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,12 +31,6 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     /** Replies go out in buffers of about this size, the writability checked between them. */
     private static final int FLUSH_BYTES = 64 * 1024;
     private static final Logger LOG = LoggerFactory.getLogger(KvConnection.class);
-    /** What a RESP2 connection that subscribed may send, as in Redis. */
-    private static final java.util.Set<String> SUBSCRIBED_RESP2 = java.util.Set.of("SUBSCRIBE", "PSUBSCRIBE",
-        "UNSUBSCRIBE", "PUNSUBSCRIBE", "PING", "QUIT", "RESET");
-    /** What a connection that has not authenticated may send, as in Redis (HELLO only with AUTH). */
-    private static final java.util.Set<String> BEFORE_AUTH = java.util.Set.of("AUTH", "HELLO", "QUIT", "RESET");
-    private static final Reply NO_AUTH = Reply.error("NOAUTH Authentication required.");
 
     private final KvReplica replica;
     /** Replies due, in command order. */
@@ -71,7 +63,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private BlockTimers timers;
     /** Event loop: the channels and patterns subscribed, once the first SUBSCRIBE came; null before. */
     private Subscriptions subscriptions;
-    /** Event loop: the blocking command this client waits on, or null; the commands read meanwhile are held. */
+    /**
+     * Event loop: the blocking command this client waits on, or its command in the group that one reading the
+     * member's state waits for ({@link #heldForOwnWrites}), or null; the commands read meanwhile are held.
+     */
     private Command waitingOn;
     /** Event loop: the transaction whose EXEC is {@link #waitingOn}, to answer its connection commands; or null. */
     private Transaction answeringAtExec;
@@ -103,16 +98,41 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         {
             return;
         }
+        run((List<byte[]>)msg); // from RespDecoder: never empty
+    }
+
+    /** Event loop: dispatches a command and queues its reply; held while this client waits ({@link #waitingOn}). */
+    private void run(final List<byte[]> given)
+    {
         if (waitingOn != null)
         {
-            held.add((List<byte[]>)msg);
+            held.add(given);
             if (held.size() + pending.size() >= MAX_PENDING)
             {
                 ctx.channel().config().setAutoRead(false); // read again once the wait ends and replies drain
             }
             return;
         }
-        enqueue(session.answerOrNot(dispatch((List<byte[]>)msg))); // from RespDecoder: never empty
+        final Command command = dispatch(given);
+        if (command != null)
+        {
+            enqueue(session.answerOrNot(command));
+        }
+    }
+
+    /**
+     * Event loop: holds {@code given}, and what is read after it, until this connection's last command in the group
+     * has applied here ({@link #resume} runs it then); false when none is still in the group.
+     */
+    private boolean heldForOwnWrites(final List<byte[]> given)
+    {
+        if (lastInGroup == null || lastInGroup.isDone())
+        {
+            return false;
+        }
+        waitingOn = lastInGroup;
+        held.addFirst(given);
+        return true;
     }
 
     /**
@@ -133,7 +153,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         List<byte[]> next;
         while (waitingOn == null && !quitting && (next = held.poll()) != null)
         {
-            enqueue(session.answerOrNot(dispatch(next)));
+            run(next);
         }
         if (waitingOn == null && !quitting && heldProtocolError != null)
         {
@@ -161,26 +181,24 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         context.fireChannelReadComplete();
     }
 
+    /** Event loop: runs or sends {@code given}; its reply, or null when it waits for the commands before it. */
     private Command dispatch(final List<byte[]> given)
     {
         final String named = Commands.name(given);
         session.lastCommand = CommandTable.listed(named, given);
-        if (!session.authenticated && !BEFORE_AUTH.contains(named)) // as Redis: its checks of the words first
+        final Command notNow = session.mayNotSend(named, given, subscribed());
+        if (notNow != null)
         {
-            return Command.answered(Objects.requireNonNullElse(CommandTable.refusal(named, given), NO_AUTH),
-                session.resp3);
-        }
-        if (subscribed() && !session.resp3 && !SUBSCRIBED_RESP2.contains(named))
-        {
-            return Command.answered(Reply.error("ERR Can't execute '" + named.toLowerCase(Locale.ROOT) + "': only " +
-                "(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"), false);
+            return notNow;
         }
         final Scripts scripts = replica.store.scripts; // EVALSHA travels as EVAL with its body
         final List<byte[]> args = transaction != null ? transaction.withBody(scripts, given) : scripts.withBody(given);
         if (args == null) // a script this member does not know; in a transaction, NOSCRIPT is its place in EXEC's reply
         {
-            return Command.answered(transaction != null ? transaction.offer(named, given, Scripts.NO_SCRIPT) :
-                Objects.requireNonNullElse(CommandTable.refusal(named, given), Scripts.NO_SCRIPT), session.resp3);
+            final Reply noScript = transaction != null ? transaction.offer(named, given, Scripts.NO_SCRIPT) :
+                Objects.requireNonNullElse(CommandTable.refusal(named, given), Scripts.NO_SCRIPT);
+            // held while a command of this connection is in the group: an EVAL may bring the script
+            return transaction == null && heldForOwnWrites(given) ? null : Command.answered(noScript, session.resp3);
         }
         final String cmd = args == given ? named : Commands.name(args);
         if (transaction != null)
@@ -199,6 +217,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             final Reply local = replica.localReads() && Commands.isLocalRead(cmd) &&
                 (lastInGroup == null || lastInGroup.isDone()) ? replica.readLocal(args) : null;
             return local != null ? Command.answered(local, session.resp3) : (lastInGroup = inGroup(args, false));
+        }
+        if (Commands.readsMemberState(cmd) && heldForOwnWrites(given))
+        {
+            return null;
         }
         final Reply refused = CommandTable.refusal(cmd, args); // as Redis, before the command runs
         return Command.answered(refused != null ? refused : connectionCommand(cmd, args), session.resp3);
@@ -269,10 +291,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     {
         final Command command = inGroup(new Command(args, true, session.resp3, replied,
             BlockedClients.deadline(cmd, args)));
-        if (command.blockedUntil != 0 && command.blockedUntil != Long.MAX_VALUE)
-        {
-            timers.start(command);
-        }
+        timers.start(command);
         if (command.blockedUntil != 0) // 0: refused (arity, timeout), answered without waiting
         {
             waitingOn = command;
@@ -394,19 +413,9 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 {
                     enqueue(session.push(push));
                 }
-            }, () ->
-            {
-                LOG.warn("client {} at {}: a subscriber that leaves {} MiB of messages unread; closing the connection",
-                    session.id, ctx.channel().remoteAddress(), Subscriptions.LIMIT >> 20);
-                ctx.close();
-            });
+            }, Subscriptions.closing(session.id, ctx.channel().remoteAddress(), ctx::close));
         }
         return subscriptions;
-    }
-
-    static String text(final byte[] bytes)
-    {
-        return new String(bytes, StandardCharsets.UTF_8);
     }
 
     /**

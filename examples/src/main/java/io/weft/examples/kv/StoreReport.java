@@ -112,7 +112,7 @@ final class StoreReport
     static String sections(final String info, final List<byte[]> args)
     {
         final List<String> names = args.subList(1, args.size()).stream()
-            .map(a -> KvConnection.text(a).toLowerCase(Locale.ROOT)).toList();
+            .map(a -> Commands.text(a).toLowerCase(Locale.ROOT)).toList();
         if (names.isEmpty() || names.stream().anyMatch(List.of("default", "all", "everything")::contains))
         {
             return info;

@@ -1,5 +1,8 @@
 package io.weft.examples.kv;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -22,6 +25,7 @@ import java.util.stream.Stream;
 final class Subscriptions implements PubSub.Subscriber
 {
     static final long LIMIT = 32L << 20;
+    private static final Logger LOG = LoggerFactory.getLogger(Subscriptions.class);
     private static final byte[] PONG = "pong".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] EMPTY = {};
 
@@ -46,6 +50,17 @@ final class Subscriptions implements PubSub.Subscriber
         this.loop = loop;
         this.deliver = deliver;
         this.overLimit = overLimit;
+    }
+
+    /** The {@code overLimit} of client {@code client} at {@code address}: logs why, then {@code close}s it. */
+    static Runnable closing(final long client, final Object address, final Runnable close)
+    {
+        return () ->
+        {
+            LOG.warn("client {} at {}: a subscriber that leaves {} MiB of messages unread; closing the connection",
+                client, address, LIMIT >> 20);
+            close.run();
+        };
     }
 
     /** The bytes a message takes while it waits, about. */

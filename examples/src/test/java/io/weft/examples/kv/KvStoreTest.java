@@ -1103,7 +1103,7 @@ class KvStoreTest
         final Command reply = t.answeredAtExec(true);
         assertTrue(reply.resp3);
         final List<String> answered = new ArrayList<>();
-        t.answer(stored, a -> new Reply.Simple(String.join(" ", a.stream().map(KvConnection::text).toList())));
+        t.answer(stored, a -> new Reply.Simple(String.join(" ", a.stream().map(Commands::text).toList())));
         same(new Reply.Array(List.of(new Reply.Simple("CLIENT SETNAME x"), Reply.OK, new Reply.Simple("INFO"),
             new Reply.Simple("UNWATCH"), new Reply.Int(2), Scripts.NO_SCRIPT)), reply.reply());
 
@@ -1112,7 +1112,7 @@ class KvStoreTest
         final Command nil = aborted.answeredAtExec(false);
         aborted.answer(Reply.NIL_ARRAY, a ->
         {
-            answered.add(KvConnection.text(a.get(2)));
+            answered.add(Commands.text(a.get(2)));
             return Reply.OK;
         });
         same(Reply.NIL_ARRAY, nil.reply()); // a watched key changed: nothing runs, the connection's commands neither
@@ -1148,20 +1148,20 @@ class KvStoreTest
         assertNull(t.withBody(scripts, args("EVALSHA", seven, "0")), "not loaded yet");
         same(Transaction.QUEUED, t.offer("SCRIPT", args("SCRIPT", "LOAD", "return 7")));
         final List<byte[]> eval = t.withBody(scripts, args("EVALSHA", seven.toUpperCase(Locale.ROOT), "0"));
-        assertEquals(List.of("EVAL", "return 7", "0"), eval.stream().map(KvConnection::text).toList());
+        assertEquals(List.of("EVAL", "return 7", "0"), eval.stream().map(Commands::text).toList());
         same(Transaction.QUEUED, t.offer("EVAL", eval));
-        assertEquals("EVAL", KvConnection.text(t.withBody(scripts, args("EVALSHA", eight, "0")).getFirst()));
+        assertEquals("EVAL", Commands.text(t.withBody(scripts, args("EVALSHA", eight, "0")).getFirst()));
         same(Transaction.QUEUED, t.offer("SCRIPT", args("SCRIPT", "FLUSH", "BAD"))); // its error at EXEC, no flush
-        assertEquals("EVAL", KvConnection.text(t.withBody(scripts, args("EVALSHA", eight, "0")).getFirst()));
+        assertEquals("EVAL", Commands.text(t.withBody(scripts, args("EVALSHA", eight, "0")).getFirst()));
         same(Transaction.QUEUED, t.offer("SCRIPT", args("SCRIPT", "FLUSH", "async")));
         assertNull(t.withBody(scripts, args("EVALSHA", seven, "0")), "flushed in its place");
         assertNull(t.withBody(scripts, args("EVALSHA", eight, "0")), "flushed in its place");
         same(Transaction.QUEUED, t.offer("SCRIPT", args("SCRIPT", "LOAD", "retur 7")));
         assertNull(t.withBody(scripts, args("EVALSHA", seven, "0")), "a script that does not compile loads nothing");
         same(Transaction.QUEUED, t.offer("SCRIPT", args("SCRIPT", "LOAD", "return 7")));
-        assertEquals("EVAL_RO", KvConnection.text(t.withBody(scripts, args("EVALSHA_RO", seven, "0")).getFirst()));
+        assertEquals("EVAL_RO", Commands.text(t.withBody(scripts, args("EVALSHA_RO", seven, "0")).getFirst()));
         same(new Reply.Array(List.of(new Reply.Int(7))), store.apply(t.exec(), now));
-        assertEquals("EVAL", KvConnection.text(scripts.withBody(args("EVALSHA", seven, "0")).getFirst()),
+        assertEquals("EVAL", Commands.text(scripts.withBody(args("EVALSHA", seven, "0")).getFirst()),
             "the EVAL applied: its script is known at the member");
     }
 
