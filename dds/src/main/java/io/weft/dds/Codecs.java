@@ -17,7 +17,7 @@ public final class Codecs
     {
     }
 
-    /** Raw bytes: the sample is the payload. */
+    /** {@return the codec of raw bytes: the sample is the payload} */
     public static Codec<byte[]> bytes()
     {
         return new Codec<>()
@@ -40,7 +40,7 @@ public final class Codecs
         };
     }
 
-    /** UTF-8 text. */
+    /** {@return the codec of UTF-8 text} */
     public static Codec<String> utf8()
     {
         final Codec<byte[]> raw = bytes();
@@ -65,6 +65,10 @@ public final class Codecs
      * and written in place. {@code decode} wraps a copy of the bytes in a fresh flyweight, so a decoded sample may be
      * kept; to avoid even that copy, read the bytes in place in a {@link DataReader} raw listener, or build a sample
      * in place with {@link DataWriter#loan}.
+     *
+     * @param factory makes an empty flyweight for each decoded sample.
+     * @param <F>     the flyweight's type.
+     * @return the codec.
      */
     public static <F extends Flyweight> Codec<F> flyweight(final Supplier<F> factory)
     {
@@ -92,13 +96,26 @@ public final class Codecs
         };
     }
 
-    /** JSON through Jackson, for any type Jackson can bind (records included). */
+    /**
+     * JSON through Jackson, for any type Jackson can bind (records included).
+     *
+     * @param type the samples' class.
+     * @param <T>  the samples' type.
+     * @return the codec, with a mapper of Jackson's defaults.
+     */
     public static <T> Codec<T> json(final Class<T> type)
     {
         return json(type, new ObjectMapper());
     }
 
-    /** JSON through the given Jackson mapper. */
+    /**
+     * JSON through the given Jackson mapper.
+     *
+     * @param type   the samples' class.
+     * @param mapper reads and writes the samples (its settings apply).
+     * @param <T>    the samples' type.
+     * @return the codec.
+     */
     public static <T> Codec<T> json(final Class<T> type, final ObjectMapper mapper)
     {
         Objects.requireNonNull(type, "type");

@@ -89,13 +89,13 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<
         }
     }
 
-    /** The topic this reader subscribes to. */
+    /** {@return the topic this reader subscribes to} */
     public Topic<T> topic()
     {
         return topic;
     }
 
-    /** The next sample, or null if none is waiting (readers with a listener have no queue: always null). */
+    /** {@return the next sample, or null if none is waiting (readers with a listener have no queue: always null)} */
     public Sample<T> take()
     {
         return queue == null ? null : unlessEnd(queue.poll());
@@ -123,7 +123,7 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<
         return unlessEnd(queue.poll(timeout.toNanos(), TimeUnit.NANOSECONDS));
     }
 
-    /** The samples waiting, without taking them. */
+    /** {@return the samples waiting, without taking them} */
     public List<Sample<T>> read()
     {
         if (queue == null)
@@ -215,13 +215,13 @@ public final class DataReader<T> implements ReaderSink, AutoCloseable, Iterable<
         return s;
     }
 
-    /** Samples handed to this reader so far (stored ones included). */
+    /** {@return samples handed to this reader so far (stored ones included)} */
     public long received()
     {
         return received.get();
     }
 
-    /** Samples dropped because the queue was full (the oldest go first). */
+    /** {@return samples dropped because the queue was full (the oldest go first)} */
     public long dropped()
     {
         return dropped.get();

@@ -44,7 +44,7 @@ public final class DataWriter<T>
         this.loans = ThreadLocal.withInitial(() -> new Loan(topic, written));
     }
 
-    /** The topic this writer publishes. */
+    /** {@return the topic this writer publishes} */
     public Topic<T> topic()
     {
         return topic;
@@ -119,7 +119,7 @@ public final class DataWriter<T>
         return subgroup.get().claim(topic.maxSample(), loan.claim(), timeout) >= 0 ? loan : null;
     }
 
-    /** Samples this member has written to the topic (all its writers). */
+    /** {@return samples this member has written to the topic (all its writers)} */
     public long written()
     {
         return written.get();

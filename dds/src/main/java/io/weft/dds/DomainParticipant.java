@@ -442,7 +442,7 @@ public final class DomainParticipant implements AutoCloseable
     }
 
     /**
-     * The group under the domain (views, metrics, other subgroups).
+     * {@return the group under the domain} For its views, metrics and other subgroups.
      *
      * @throws IllegalStateException not enabled yet.
      */
@@ -566,7 +566,7 @@ public final class DomainParticipant implements AutoCloseable
         }
     }
 
-    /** The topics this member takes part in (for tools): the configured ones, then those created at run time. */
+    /** {@return the topics this member takes part in} The configured ones, then those created at run time. */
     public List<String> topics()
     {
         synchronized (states)

@@ -28,19 +28,19 @@ public final class Loan
         return claim;
     }
 
-    /** The memory of the lent slot; the sample goes at {@link #offset()}. */
+    /** {@return the memory of the lent slot; the sample goes at {@link #offset()}} */
     public MemorySegment segment()
     {
         return claim.segment();
     }
 
-    /** Where in {@link #segment()} the sample starts. */
+    /** {@return where in {@link #segment()} the sample starts} */
     public long offset()
     {
         return claim.offset();
     }
 
-    /** The most bytes the sample may take in this slot. */
+    /** {@return the most bytes the sample may take in this slot} */
     public int capacity()
     {
         return claim.capacity();

@@ -25,14 +25,24 @@ public final class ParticipantBuilder
         this.config = Objects.requireNonNull(config, "config");
     }
 
-    /** The registry for the group's and the topics' meters. */
+    /**
+     * Sets the registry for the group's and the topics' meters.
+     *
+     * @param registry where the meters go (without one, the group makes a simple registry of its own).
+     * @return this builder.
+     */
     public ParticipantBuilder meterRegistry(final MeterRegistry registry)
     {
         this.registry = Objects.requireNonNull(registry, "registry");
         return this;
     }
 
-    /** Further options of the group underneath (view listener, other subgroups' handlers). */
+    /**
+     * Further options of the group underneath (view listener, other subgroups' handlers).
+     *
+     * @param options applied to the group's builder when the participant is created.
+     * @return this builder.
+     */
     public ParticipantBuilder group(final Consumer<GroupBuilder> options)
     {
         this.group = Objects.requireNonNull(options, "options");
@@ -46,6 +56,7 @@ public final class ParticipantBuilder
      * ({@link DomainParticipant#enable}). Without {@code weft.membership.secret}, or when logs of one size end
      * differently, every member refuses instead.
      *
+     * @return the participant, a member of the group's first view.
      * @throws IllegalStateException the members' logs cannot agree (the message names each member's sizes or last
      *                               entries and what to do; nothing is written), or the group could not be opened.
      */
@@ -54,7 +65,11 @@ public final class ParticipantBuilder
         return enabled(false);
     }
 
-    /** Creates the participant and joins the running group. */
+    /**
+     * Creates the participant and joins the running group.
+     *
+     * @return the participant, a member of the view that admitted it.
+     */
     public DomainParticipant join()
     {
         return enabled(true);
@@ -74,7 +89,11 @@ public final class ParticipantBuilder
         }
     }
 
-    /** Creates the participant without opening the group: create readers, then {@link DomainParticipant#enable} it. */
+    /**
+     * Creates the participant without opening the group: create readers, then {@link DomainParticipant#enable} it.
+     *
+     * @return the participant, not yet in the group.
+     */
     public DomainParticipant create()
     {
         final Map<String, TopicState> states = Collections.synchronizedMap(new LinkedHashMap<>());

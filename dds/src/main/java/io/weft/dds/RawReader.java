@@ -38,7 +38,7 @@ public final class RawReader implements ReaderSink, AutoCloseable
         listener.onParticipantEnded(why);
     }
 
-    /** Samples handed to the listener so far. */
+    /** {@return the samples handed to the listener so far} */
     public long received()
     {
         synchronized (state)

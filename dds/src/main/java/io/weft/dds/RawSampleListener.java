@@ -18,7 +18,11 @@ public interface RawSampleListener
     {
     }
 
-    /** This member's participant ended after the last sample this listener was given (as {@link SampleListener}'s). */
+    /**
+     * This member's participant ended after the last sample this listener was given (as {@link SampleListener}'s).
+     *
+     * @param why what ended it, in words.
+     */
     default void onParticipantEnded(final String why)
     {
     }

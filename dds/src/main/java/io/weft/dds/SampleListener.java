@@ -24,6 +24,8 @@ public interface SampleListener<T>
      * This member's participant ended after the last sample this listener was given: it was closed or finished, it
      * left, or its group stopped (then {@code participant.group().minorityReason()} is set); {@code why} says which.
      * Nothing follows. On the thread that ended it.
+     *
+     * @param why what ended it, in words.
      */
     default void onParticipantEnded(final String why)
     {

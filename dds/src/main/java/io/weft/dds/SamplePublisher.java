@@ -71,13 +71,13 @@ public final class SamplePublisher<T> implements Flow.Publisher<Sample<T>>, Auto
         }
     }
 
-    /** The topic this publisher reads. */
+    /** {@return the topic this publisher reads} */
     public Topic<T> topic()
     {
         return topic;
     }
 
-    /** Samples a lagging subscriber lost (its buffer of {@code capacity} was full). */
+    /** {@return samples a lagging subscriber lost (its buffer of {@code capacity} was full)} */
     public long dropped()
     {
         return dropped.get();

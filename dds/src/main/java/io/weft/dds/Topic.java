@@ -20,31 +20,31 @@ public final class Topic<T>
         this.codec = Objects.requireNonNull(codec, "codec");
     }
 
-    /** The topic's configured name. */
+    /** {@return the topic's configured name} */
     public String name()
     {
         return config.name();
     }
 
-    /** The topic number (0..255). */
+    /** {@return the topic number (0..255)} */
     public int id()
     {
         return config.id();
     }
 
-    /** The topic's QoS level, from the configuration. */
+    /** {@return the topic's QoS level, from the configuration} */
     public QosLevel qos()
     {
         return config.qos();
     }
 
-    /** Largest encoded sample in bytes. */
+    /** {@return the largest encoded sample, in bytes} */
     public int maxSample()
     {
         return config.maxSample();
     }
 
-    /** How samples of this topic are written into and read from their slots. */
+    /** {@return how samples of this topic are written into and read from their slots} */
     public Codec<T> codec()
     {
         return codec;

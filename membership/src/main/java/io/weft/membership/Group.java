@@ -174,7 +174,7 @@ public final class Group implements AutoCloseable
             (membership.runtime().enabled() ? ", added at run time: " + addedNames() : ""));
     }
 
-    /** Every subgroup by name: the configured ones, then those added at run time (in the order they were added). */
+    /** {@return every subgroup by name} The configured ones come first, then those added at run time, as added. */
     public Map<String, Subgroup> subgroups()
     {
         final Map<String, Subgroup> all = new LinkedHashMap<>(subgroups);
@@ -332,55 +332,55 @@ public final class Group implements AutoCloseable
         Joiner.fetch(config, memberId, request, membership.stateTransfer()::install);
     }
 
-    /** The current view; once this member's group ended (stopped, left, closed), the last view it was in. */
+    /** {@return the current view; once this member's group ended (stopped, left, closed), the last view it was in} */
     public View view()
     {
         return current.epoch().view;
     }
 
-    /** The members of the current view, in rank order. */
+    /** {@return the members of the current view, in rank order} */
     public List<MemberAddress> members()
     {
         return current.epoch().config.group().members();
     }
 
-    /** This member's configured id. */
+    /** {@return this member's configured id} */
     public int memberId()
     {
         return config.memberId();
     }
 
-    /** This member's rank in the current view. */
+    /** {@return this member's rank in the current view} */
     public int rank()
     {
         return current.epoch().myRank();
     }
 
-    /** The configuration this member was started with (the address book, subgroup policies). */
+    /** {@return the configuration this member was started with (the address book, subgroup policies)} */
     public WeftConfig config()
     {
         return config;
     }
 
-    /** The registry holding this member's meters (the builder's, or a simple registry of its own). */
+    /** {@return the registry holding this member's meters (the builder's, or a simple registry of its own)} */
     public MeterRegistry meterRegistry()
     {
         return registry;
     }
 
-    /** One-sided writes this member posted in all its views (one per target of each push): {@code weft.sst.writes}. */
+    /** {@return the one-sided writes this member posted in all its views} One per push target: weft.sst.writes. */
     public long writesPosted()
     {
         return totals.total(EpochTotals.Count.WRITES);
     }
 
-    /** Bytes this member wrote to other members' tables in all its views: {@code weft.sst.bytes}. */
+    /** {@return bytes this member wrote to other members' tables in all its views: {@code weft.sst.bytes}} */
     public long bytesPushed()
     {
         return totals.total(EpochTotals.Count.BYTES);
     }
 
-    /** Nanoseconds this member's predicate threads spent in passes that did work, in all its views. */
+    /** {@return nanoseconds this member's predicate threads spent in passes that did work, in all its views} */
     public long predicateBusyNanos()
     {
         return totals.total(EpochTotals.Count.BUSY_NANOS);
@@ -392,21 +392,21 @@ public final class Group implements AutoCloseable
         return current.epoch();
     }
 
-    /** True once the group was closed, left or stopped. */
+    /** {@return true once the group was closed, left or stopped} */
     public boolean isClosed()
     {
         return current.state().terminal();
     }
 
-    /** True once this member has left the group gracefully. */
+    /** {@return true once this member has left the group gracefully} */
     public boolean hasLeft()
     {
         return current.state() == Lifecycle.LEFT;
     }
 
     /**
-     * Why this member stopped (minority partition, removed from the view, an error thrown on its predicate thread);
-     * null while it runs.
+     * {@return why this member stopped, or null while it runs} It stops in a minority partition, when removed from
+     * the view, or on an error thrown on its predicate thread.
      */
     public String minorityReason()
     {
@@ -443,7 +443,7 @@ public final class Group implements AutoCloseable
     }
 
     /**
-     * The invoker that runs this member's passes on an application thread ({@link GroupBuilder#useInvoker()}).
+     * {@return the invoker that runs this member's passes on an application thread} ({@link GroupBuilder#useInvoker()})
      *
      * @throws IllegalStateException the group was built without {@code useInvoker()}: a predicate thread runs them.
      */
@@ -497,8 +497,8 @@ public final class Group implements AutoCloseable
     }
 
     /**
-     * In invoker mode, on the thread that owns the invoker and outside a pass, the invoker: a wait on this thread must
-     * run the passes itself, nothing else does ({@link PassInvoker#invokeUntil}). Null otherwise: waits may sleep.
+     * {@return the invoker if this is its thread, outside a pass, in invoker mode; null otherwise} A wait on that
+     * thread must run the passes itself, as nothing else does ({@link PassInvoker#invokeUntil}); other waits may sleep.
      */
     public PassInvoker invokerHere()
     {

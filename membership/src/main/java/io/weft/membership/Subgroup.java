@@ -42,19 +42,19 @@ public final class Subgroup
         this.name = name;
     }
 
-    /** The subgroup's configured name. */
+    /** {@return the subgroup's configured name} */
     public String name()
     {
         return name;
     }
 
-    /** Whether this member sends in this subgroup in the current view. */
+    /** {@return whether this member sends in this subgroup in the current view} */
     public boolean isSender()
     {
         return group.engine(name).isSender();
     }
 
-    /** The largest message this subgroup takes, in bytes ({@code max-payload}). */
+    /** {@return the largest message this subgroup takes, in bytes ({@code max-payload})} */
     public int maxPayload()
     {
         return group.subgroupConfig(name).maxPayload();
@@ -182,10 +182,10 @@ public final class Subgroup
     }
 
     /**
-     * The durability frontier: the least count marked persisted over the members of the current view that have not
-     * failed; -1 while one of them has marked none, while a view change is closing the view, or while the subgroup
-     * does not run in this view (all its senders gone: nothing more can be made durable, and a caller keeps the
-     * frontier it saw).
+     * {@return the durability frontier} It is the least count marked persisted over the members of the current view
+     * that have not failed; -1 while one of them has marked none, while a view change is closing the view, or while
+     * the subgroup does not run in this view (all its senders gone: nothing more can be made durable, and a caller
+     * keeps the frontier it saw).
      */
     public long persistedFrontier()
     {
@@ -193,9 +193,9 @@ public final class Subgroup
     }
 
     /**
-     * What each member of the subgroup last marked persisted in the current view, by member id (-1: nothing yet; a
-     * failed member's last value received); empty while the subgroup does not run in this view or a view change is
-     * closing the view.
+     * {@return what each member of the subgroup last marked persisted in the current view, by member id} -1: nothing
+     * yet; a failed member's: its last value received. Empty while the subgroup does not run in this view or a view
+     * change is closing the view.
      */
     public Map<Integer, Long> persistedByMember()
     {
@@ -203,44 +203,45 @@ public final class Subgroup
     }
 
     /**
-     * Null messages this member sent in the current view to keep the round-robin order moving (a run of k counts k).
+     * {@return the null messages this member sent in the current view} They keep the round-robin order moving; a run
+     * of k counts k.
      */
     public long nullsSent()
     {
         return group.engine(name).nullsSent();
     }
 
-    /** Application messages delivered here in the current view. */
+    /** {@return application messages delivered here in the current view} */
     public long deliveredMessages()
     {
         return group.engine(name).deliveredMessages();
     }
 
-    /** Sizes of the batches this member published (messages per push), in the current view. */
+    /** {@return sizes of the batches this member published (messages per push), in the current view} */
     public BatchStats sendBatches()
     {
         return group.engine(name).sendBatches();
     }
 
-    /** Sizes of the batches this member consumed per sender per receive pass, in the current view. */
+    /** {@return sizes of the batches this member consumed per sender per receive pass, in the current view} */
     public BatchStats receiveBatches()
     {
         return group.engine(name).receiveBatches();
     }
 
-    /** Sizes of the batches this member delivered per delivery pass, in the current view. */
+    /** {@return sizes of the batches this member delivered per delivery pass, in the current view} */
     public BatchStats deliveryBatches()
     {
         return group.engine(name).deliveryBatches();
     }
 
-    /** Member ids of the subgroup in the current view. */
+    /** {@return member ids of the subgroup in the current view} */
     public int[] memberIds()
     {
         return group.engine(name).memberIds();
     }
 
-    /** Member ids of the subgroup's senders in the current view, in sender-rank order. */
+    /** {@return member ids of the subgroup's senders in the current view, in sender-rank order} */
     public int[] senderIds()
     {
         return group.engine(name).senderIds();

@@ -30,25 +30,25 @@ public final class Claim
     {
     }
 
-    /** The table segment; write the payload at {@link #offset()}, at most {@link #capacity()} bytes. */
+    /** {@return the table segment; write the payload at {@link #offset()}, at most {@link #capacity()} bytes} */
     public MemorySegment segment()
     {
         return segment;
     }
 
-    /** Where the payload starts in {@link #segment()}. */
+    /** {@return where the payload starts in {@link #segment()}} */
     public long offset()
     {
         return offset;
     }
 
-    /** The most bytes this claim can commit: the length that was claimed. */
+    /** {@return the most bytes this claim can commit: the length that was claimed} */
     public int capacity()
     {
         return capacity;
     }
 
-    /** The message index this claim will be sent with. */
+    /** {@return the message index this claim will be sent with} */
     public long index()
     {
         return index;

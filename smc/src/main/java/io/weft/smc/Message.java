@@ -23,49 +23,49 @@ public final class Message
     {
     }
 
-    /** Node id of the sender. */
+    /** {@return the node id of the sender} */
     public int senderId()
     {
         return senderId;
     }
 
-    /** The sender's position among the subgroup's senders. */
+    /** {@return the sender's position among the subgroup's senders} */
     public int senderRank()
     {
         return senderRank;
     }
 
-    /** The sender's message index: 0, 1, 2, ... per sender, counting nulls. */
+    /** {@return the sender's message index: 0, 1, 2, ... per sender, counting nulls} */
     public long index()
     {
         return index;
     }
 
-    /** Position in the subgroup's total order ({@code index * senders + senderRank}); -1 in unordered mode. */
+    /** {@return position in the subgroup's total order ({@code index * senders + senderRank}); -1 in unordered mode} */
     public long seq()
     {
         return seq;
     }
 
-    /** {@code System.nanoTime()} at commit in the sender's process: meaningful only where the sender runs. */
+    /** {@return {@code System.nanoTime()} at commit in the sender's process: meaningful only where the sender runs} */
     public long timestampNanos()
     {
         return timestampNanos;
     }
 
-    /** Payload bytes. */
+    /** {@return the payload's length in bytes} */
     public int length()
     {
         return length;
     }
 
-    /** The table segment holding the payload at {@link #offset()}: read it in place, never keep it. */
+    /** {@return the table segment holding the payload at {@link #offset()}: read it in place, never keep it} */
     public MemorySegment segment()
     {
         return segment;
     }
 
-    /** Where the payload starts in {@link #segment()}. */
+    /** {@return where the payload starts in {@link #segment()}} */
     public long offset()
     {
         return offset;
@@ -99,7 +99,7 @@ public final class Message
         MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, dst, dstOffset, length);
     }
 
-    /** A copy of the payload (allocates: convenience for code off the hot path). */
+    /** {@return a copy of the payload (allocates: convenience for code off the hot path)} */
     public byte[] bytes()
     {
         final byte[] copy = new byte[length];
