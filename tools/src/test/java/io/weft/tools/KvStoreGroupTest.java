@@ -392,18 +392,21 @@ class KvStoreGroupTest
             // a connection command that reads this member's state runs once the connection's commands before it have
             // applied here, as Redis runs them in turn: in one packet, a WATCH after a SET of its key watches the value
             // set (EXEC runs; before, it watched the old one and EXEC failed), an EVALSHA after the EVAL that brings
-            // its script finds it (before: NOSCRIPT), SCRIPT EXISTS too, and ROLE's position counts the SET before it
+            // its script finds it (before: NOSCRIPT), in a transaction too, SCRIPT EXISTS too, and ROLE's position
+            // counts the SET before it
             try (java.net.Socket s = new java.net.Socket("127.0.0.1", ports.get(0)))
             {
-                final String sha = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1")
-                    .digest("return 7".getBytes(StandardCharsets.US_ASCII)));
+                final java.security.MessageDigest sha1 = java.security.MessageDigest.getInstance("SHA-1");
+                final String seven = java.util.HexFormat.of().formatHex(sha1.digest("return 7".getBytes()));
+                final String eight = java.util.HexFormat.of().formatHex(sha1.digest("return 8".getBytes()));
                 s.getOutputStream().write(("SET watched-after-set 1\r\nWATCH watched-after-set\r\nMULTI\r\n" +
-                    "INCR watched-after-set\r\nEXEC\r\nSCRIPT FLUSH\r\nEVAL \"return 7\" 0\r\nEVALSHA " + sha +
-                    " 0\r\nSCRIPT EXISTS " + sha + "\r\nROLE\r\nSET watched-after-set 5\r\nROLE\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
+                    "INCR watched-after-set\r\nEXEC\r\nSCRIPT FLUSH\r\nEVAL \"return 7\" 0\r\nEVALSHA " + seven +
+                    " 0\r\nSCRIPT EXISTS " + seven + "\r\nEVAL \"return 8\" 0\r\nMULTI\r\nEVALSHA " + eight +
+                    " 0\r\nEXEC\r\nROLE\r\nSET watched-after-set 5\r\nROLE\r\n").getBytes(StandardCharsets.US_ASCII));
                 s.setSoTimeout(10_000);
                 final java.util.regex.Pattern inTurn = java.util.regex.Pattern.compile("\\+OK\r\n\\+OK\r\n" +
                     "\\+OK\r\n\\+QUEUED\r\n\\*1\r\n:2\r\n\\+OK\r\n:7\r\n:7\r\n\\*1\r\n:1\r\n" +
+                    ":8\r\n\\+OK\r\n\\+QUEUED\r\n\\*1\r\n:8\r\n" +
                     "\\*3\r\n\\$6\r\nmaster\r\n:(\\d+)\r\n\\*0\r\n\\+OK\r\n" +
                     "\\*3\r\n\\$6\r\nmaster\r\n:(\\d+)\r\n\\*0\r\n");
                 final StringBuilder text = new StringBuilder();

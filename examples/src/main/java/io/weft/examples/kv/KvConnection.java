@@ -63,10 +63,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private BlockTimers timers;
     /** Event loop: the channels and patterns subscribed, once the first SUBSCRIBE came; null before. */
     private Subscriptions subscriptions;
-    /**
-     * Event loop: the blocking command this client waits on, or its command in the group that one reading the
-     * member's state waits for ({@link #heldForOwnWrites}), or null; the commands read meanwhile are held.
-     */
+    /** Event loop: the command this client waits on (blocking, or {@link #heldForOwnWrites}); later ones are held. */
     private Command waitingOn;
     /** Event loop: the transaction whose EXEC is {@link #waitingOn}, to answer its connection commands; or null. */
     private Transaction answeringAtExec;
@@ -193,12 +190,14 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
         final Scripts scripts = replica.store.scripts; // EVALSHA travels as EVAL with its body
         final List<byte[]> args = transaction != null ? transaction.withBody(scripts, given) : scripts.withBody(given);
+        if (args == null && heldForOwnWrites(given)) // an EVAL of this connection still in the group may bring it
+        {
+            return null;
+        }
         if (args == null) // a script this member does not know; in a transaction, NOSCRIPT is its place in EXEC's reply
         {
-            final Reply noScript = transaction != null ? transaction.offer(named, given, Scripts.NO_SCRIPT) :
-                Objects.requireNonNullElse(CommandTable.refusal(named, given), Scripts.NO_SCRIPT);
-            // held while a command of this connection is in the group: an EVAL may bring the script
-            return transaction == null && heldForOwnWrites(given) ? null : Command.answered(noScript, session.resp3);
+            return Command.answered(transaction != null ? transaction.offer(named, given, Scripts.NO_SCRIPT) :
+                Objects.requireNonNullElse(CommandTable.refusal(named, given), Scripts.NO_SCRIPT), session.resp3);
         }
         final String cmd = args == given ? named : Commands.name(args);
         if (transaction != null)

@@ -75,6 +75,12 @@ final class Transaction
     private final Map<String, byte[]> loads = new HashMap<>(0);
     /** Whether a SCRIPT FLUSH is queued: an EVALSHA after it finds only the scripts loaded after it. */
     private boolean flushed;
+    /**
+     * The scripts of the EVALs queued so far, not compiled yet; hashed into {@link #evals} only when an EVALSHA this
+     * member does not know is queued (an EVALSHA it knows travels as an EVAL too: hashing each would cost it).
+     */
+    private final List<byte[]> evalScripts = new ArrayList<>(0);
+    private final Map<String, byte[]> evals = new HashMap<>(0);
 
     /**
      * A transaction whose EXEC may take at most {@code maxBytes} (a write's limit, see {@link KvReplica}), checked at
@@ -158,14 +164,19 @@ final class Transaction
                 " bytes for one write; it is discarded at EXEC");
         }
         bytes += more; // a connection command too: it is kept until EXEC
-        if (answer != null || ANSWERED_AT_EXEC.contains(Commands.name(args)))
+        final String name = Commands.name(args);
+        if (answer != null || ANSWERED_AT_EXEC.contains(name))
         {
-            if (answer == null && Commands.name(args).equals("SCRIPT"))
+            if (answer == null && name.equals("SCRIPT"))
             {
                 scriptQueued(args);
             }
             atExec.add(new AtExec(queued++, args, answer));
             return QUEUED;
+        }
+        if (name.equals("EVAL") || name.equals("EVAL_RO"))
+        {
+            evalQueued(args);
         }
         queued++;
         exec.add(count);
@@ -174,13 +185,48 @@ final class Transaction
     }
 
     /**
-     * {@link Scripts#withBody} for a command queued now. Redis runs a transaction's SCRIPT LOAD and FLUSH at EXEC in
-     * their places, so an EVALSHA after a queued SCRIPT LOAD of its script runs it, and one after a queued SCRIPT FLUSH
-     * finds only the scripts loaded after that.
+     * An EVAL queued: at EXEC it caches its script, as Redis's does, before the commands after it run, unless its key
+     * count is bad (Redis checks that first) or the script does not compile ({@link #withBody} checks that).
+     */
+    private void evalQueued(final List<byte[]> args)
+    {
+        try
+        {
+            final long keys = ValueEdits.integer(args.get(2));
+            if (keys >= 0 && keys <= args.size() - 3)
+            {
+                evalScripts.add(args.get(1));
+            }
+        }
+        catch (final KvStore.SyntaxError ex)
+        {
+            // a key count that is no integer: the EVAL fails and caches nothing
+        }
+    }
+
+    /**
+     * {@link Scripts#withBody} for a command queued now. Redis runs a transaction's SCRIPT LOAD, SCRIPT FLUSH and
+     * EVAL at EXEC in their places, so an EVALSHA after a queued SCRIPT LOAD or EVAL of its script runs it, and one
+     * after a queued SCRIPT FLUSH finds only the scripts loaded after that.
      */
     List<byte[]> withBody(final Scripts scripts, final List<byte[]> args)
     {
-        return scripts.withBody(args, sha -> loads.containsKey(sha) || flushed ? loads.get(sha) : scripts.body(sha));
+        return scripts.withBody(args, sha ->
+        {
+            final byte[] known = loads.containsKey(sha) || flushed ? loads.get(sha) : scripts.body(sha);
+            if (known == null)
+            {
+                evalScripts.forEach(body -> evals.putIfAbsent(Scripts.sha1(body), body));
+                evalScripts.clear();
+            }
+            final byte[] evaluated = known == null ? evals.remove(sha) : null;
+            if (evaluated != null && ScriptRuntime.compileError(evaluated) == null)
+            {
+                loads.put(sha, evaluated);
+                return evaluated;
+            }
+            return known;
+        });
     }
 
     private void scriptQueued(final List<byte[]> args)
@@ -188,6 +234,8 @@ final class Transaction
         if (Scripts.flushes(args))
         {
             loads.clear();
+            evalScripts.clear();
+            evals.clear();
             flushed = true;
         }
         else if (Commands.word(args.get(1)).equals("LOAD") && ScriptRuntime.compileError(args.get(2)) == null)

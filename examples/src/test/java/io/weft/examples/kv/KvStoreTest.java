@@ -1166,6 +1166,36 @@ class KvStoreTest
     }
 
     /**
+     * An EVALSHA queued after its transaction's EVAL of the script runs it, as in Redis, whose EVAL caches its script
+     * at EXEC before the EVALSHA runs; an EVAL with a key count past its words, or of a script that does not compile,
+     * caches nothing, and a queued SCRIPT FLUSH drops what the EVALs before it cached. Before, such an EVALSHA was
+     * NOSCRIPT (found comparing random pipelines with redis-server 7.0.15).
+     */
+    @Test
+    void anEvalshaFindsTheScriptOfAnEvalItsTransactionQueuedBeforeIt()
+    {
+        final Scripts scripts = store.scripts;
+        final String nine = Scripts.sha1(bytes("return 9"));
+        final Transaction t = new Transaction(10_000, List.of());
+        same(Transaction.QUEUED, t.offer("EVAL", args("EVAL", "return 10", "1"))); // one key named, none given
+        same(Transaction.QUEUED, t.offer("EVAL", args("EVAL", "retur 9", "0")));
+        same(Transaction.QUEUED, t.offer("EVAL", args("EVAL", "return 9", "0")));
+        assertNull(t.withBody(scripts, args("EVALSHA", Scripts.sha1(bytes("return 10")), "0")), "a bad key count");
+        assertNull(t.withBody(scripts, args("EVALSHA", Scripts.sha1(bytes("retur 9")), "0")), "does not compile");
+        final List<byte[]> eval = t.withBody(scripts, args("EVALSHA", nine, "0"));
+        assertEquals(List.of("EVAL", "return 9", "0"), eval.stream().map(Commands::text).toList());
+        same(Transaction.QUEUED, t.offer("EVAL", eval));
+        same(Transaction.QUEUED, t.offer("SCRIPT", args("SCRIPT", "FLUSH")));
+        assertNull(t.withBody(scripts, args("EVALSHA", nine, "0")), "flushed in its place");
+        same(Transaction.QUEUED, t.offer("EVAL", args("EVAL", "return 9", "0")));
+        same(Transaction.QUEUED, t.offer("EVAL", t.withBody(scripts, args("EVALSHA", nine, "0"))));
+        final List<Reply> replies = ((Reply.Array)store.apply(t.exec(), now)).items();
+        assertEquals(6, replies.size(), replies.toString()); // the FLUSH is answered by the connection, in its place
+        assertTrue(replies.get(0) instanceof Reply.Error && replies.get(1) instanceof Reply.Error, replies.toString());
+        replies.subList(2, 6).forEach(r -> same(new Reply.Int(9), r));
+    }
+
+    /**
      * A watched transaction applies only if no watched key changed after its watch: by any write, an expiry since, a
      * FLUSHALL; a change of another key of another bucket does not abort it; a copy loaded from a cut decides alike.
      */
