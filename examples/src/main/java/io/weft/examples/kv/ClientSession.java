@@ -14,6 +14,13 @@ import java.util.Set;
  */
 final class ClientSession
 {
+    /** What a RESP2 connection that subscribed may send, as in Redis. */
+    private static final Set<String> SUBSCRIBED_RESP2 = Set.of("SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE",
+        "PUNSUBSCRIBE", "PING", "QUIT", "RESET");
+    /** What a connection that has not authenticated may send, as in Redis (HELLO only with AUTH). */
+    private static final Set<String> BEFORE_AUTH = Set.of("AUTH", "HELLO", "QUIT", "RESET");
+    private static final Reply NO_AUTH = Reply.error("NOAUTH Authentication required.");
+
     final long id;
     /** Who may use this store: whether and how this connection must authenticate. */
     final DefaultUser user;
@@ -43,13 +50,6 @@ final class ClientSession
     private boolean repliesOff;
     private boolean skipping;
     private boolean skipNext;
-
-    /** What a RESP2 connection that subscribed may send, as in Redis. */
-    private static final Set<String> SUBSCRIBED_RESP2 = Set.of("SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE",
-        "PUNSUBSCRIBE", "PING", "QUIT", "RESET");
-    /** What a connection that has not authenticated may send, as in Redis (HELLO only with AUTH). */
-    private static final Set<String> BEFORE_AUTH = Set.of("AUTH", "HELLO", "QUIT", "RESET");
-    private static final Reply NO_AUTH = Reply.error("NOAUTH Authentication required.");
 
     ClientSession(final long id, final DefaultUser user)
     {
