@@ -136,4 +136,10 @@ final class Command
     {
         return reply() != null;
     }
+
+    /** Whether {@code command} (null: none) is answered: a connection's last command in the group, say. */
+    static boolean settled(final Command command)
+    {
+        return command == null || command.isDone();
+    }
 }

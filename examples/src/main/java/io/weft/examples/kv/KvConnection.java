@@ -123,7 +123,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
      */
     private boolean heldForOwnWrites(final List<byte[]> given)
     {
-        if (lastInGroup == null || lastInGroup.isDone())
+        if (Command.settled(lastInGroup))
         {
             return false;
         }
@@ -214,7 +214,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             // the connection reads its own writes and never an older state than a read before it. Replies that are
             // merely waiting for the end of the read burst do not count (that test held most pipelined reads back).
             final Reply local = replica.localReads() && Commands.isLocalRead(cmd) &&
-                (lastInGroup == null || lastInGroup.isDone()) ? replica.readLocal(args) : null;
+                Command.settled(lastInGroup) ? replica.readLocal(args) : null;
             return local != null ? Command.answered(local, session.resp3) : (lastInGroup = inGroup(args, false));
         }
         if (Commands.readsMemberState(cmd) && heldForOwnWrites(given))

@@ -144,20 +144,31 @@ final class Scripts
     }
 
     /**
+     * The key count of EVAL or EVAL_RO {@code args}, checked as Redis checks it before it runs or caches the script.
+     *
+     * @throws KvStore.SyntaxError with Redis's error: not an integer, negative, or more than the words after it.
+     */
+    static long keyCount(final List<byte[]> args)
+    {
+        final long keys = ValueEdits.integer(args.get(2));
+        if (keys < 0)
+        {
+            throw new KvStore.SyntaxError("ERR Number of keys can't be negative");
+        }
+        if (keys > args.size() - 3)
+        {
+            throw new KvStore.SyntaxError("ERR Number of keys can't be greater than number of args");
+        }
+        return keys;
+    }
+
+    /**
      * The delivery thread (a write at every member, a read at its origin): EVAL or EVAL_RO script numkeys key ... arg
      * ..., the script's reply converted as Redis converts it.
      */
     Reply eval(final String cmd, final List<byte[]> args, final long now)
     {
-        final long keys = ValueEdits.integer(args.get(2));
-        if (keys < 0)
-        {
-            return Reply.error("ERR Number of keys can't be negative");
-        }
-        if (keys > args.size() - 3)
-        {
-            return Reply.error("ERR Number of keys can't be greater than number of args");
-        }
+        final long keys = keyCount(args);
         final byte[] body = args.get(1);
         final String sha = sha1(body);
         evaluated.putIfAbsent(sha, body);

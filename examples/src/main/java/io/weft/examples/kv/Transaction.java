@@ -192,15 +192,12 @@ final class Transaction
     {
         try
         {
-            final long keys = ValueEdits.integer(args.get(2));
-            if (keys >= 0 && keys <= args.size() - 3)
-            {
-                evalScripts.add(args.get(1));
-            }
+            Scripts.keyCount(args);
+            evalScripts.add(args.get(1));
         }
         catch (final KvStore.SyntaxError ex)
         {
-            // a key count that is no integer: the EVAL fails and caches nothing
+            // a bad key count: the EVAL fails at EXEC and caches nothing
         }
     }
 
