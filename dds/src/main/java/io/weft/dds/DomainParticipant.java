@@ -15,8 +15,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One process's place in a DDS domain (OMG DCPS vocabulary): it wraps a {@link Group} whose subgroups carry the
@@ -42,11 +40,7 @@ public final class DomainParticipant implements AutoCloseable
 
     private final WeftConfig config;
     private final GroupBuilder builder;
-    // the topics this member takes part in: configured, then created at run time (added on the membership thread)
-    private final Map<String, TopicState> states;
-    private final Map<String, AtomicLong> written = new ConcurrentHashMap<>();
-    private final DomainTopics known; // the topics of the domain known here
-    private final Map<String, List<Meter>> metered = new ConcurrentHashMap<>(); // each topic's, as registered
+    private final ParticipantTopics topics;
     private volatile Group group;
     private volatile String ended; // why this participant ended (closed, left, its group stopped); null while it runs
 
@@ -54,9 +48,7 @@ public final class DomainParticipant implements AutoCloseable
     {
         this.config = config;
         this.builder = builder.onEnd(this::ended);
-        this.states = states;
-        this.known = new DomainTopics(config.dds().topics());
-        states.keySet().forEach(name -> written.put(name, new AtomicLong()));
+        this.topics = new ParticipantTopics(config, states);
     }
 
     /**
@@ -65,6 +57,9 @@ public final class DomainParticipant implements AutoCloseable
      * logs are shorter than others' first fetches what they lack, and its readers receive those entries too
      * ({@link ParticipantBuilder#open}).
      *
+     * @param join true: join the running group as a member outside view 0 ({@link GroupBuilder#join()}); false: open
+     *             view 0 with the other members of {@code weft.membership.initial-view} ({@link GroupBuilder#open()}).
+     * @return this participant, now in the group.
      * @throws IllegalStateException enabled already, or view 0's logs cannot agree (the group is closed then; close
      *                               the participant); or, from the group, a
      *                               {@link io.weft.membership.GroupRefusedException} or a
@@ -82,17 +77,9 @@ public final class DomainParticipant implements AutoCloseable
         attachAll(!join); // also the topics a joiner was told of with its view
         if (!join)
         {
-            ViewZeroLogs.agree(group, topicStates(), config);
+            ViewZeroLogs.agree(group, topics.list(), config);
         }
         return this;
-    }
-
-    private List<TopicState> topicStates()
-    {
-        synchronized (states)
-        {
-            return List.copyOf(states.values());
-        }
     }
 
     /**
@@ -106,16 +93,16 @@ public final class DomainParticipant implements AutoCloseable
         {
             return; // enable() attaches them
         }
-        synchronized (states)
+        synchronized (topics.states)
         {
-            states.forEach((name, state) ->
+            topics.states.forEach((name, state) ->
             {
                 if (!state.attached())
                 {
                     state.attach(g.subgroup(state.config.subgroupName()), viewZero, this::stopAfterLogFailure);
                 }
-                metered.computeIfAbsent(name,
-                    n -> TopicMeters.register(g.meterRegistry(), config.memberId(), n, state, written.get(n)));
+                topics.metered.computeIfAbsent(name,
+                    n -> TopicMeters.register(g.meterRegistry(), config.memberId(), n, state, topics.written.get(n)));
             });
         }
     }
@@ -137,114 +124,70 @@ public final class DomainParticipant implements AutoCloseable
     void viewChanged()
     {
         attachAll(false); // topics created at run time, now in the view
-        synchronized (states)
+        synchronized (topics.states)
         {
-            states.values().forEach(TopicState::viewChanged);
+            topics.states.values().forEach(TopicState::viewChanged);
         }
     }
 
-    /**
-     * A subgroup was added at run time (membership thread, at every member, before its first delivery): when it
-     * carries a topic this member takes part in, the topic's state (history, log) is made here.
-     */
+    /** A subgroup was added at run time: {@link ParticipantTopics#added}. */
     BatchHandler topicAdded(final SubgroupConfig sg, final String properties)
     {
-        final RuntimeTopics.RuntimeTopic rt;
-        try
-        {
-            rt = RuntimeTopics.decode(sg, properties);
-        }
-        catch (final RuntimeException ex)
-        {
-            LOG.error("subgroup {} was added with a topic description this member cannot read ({}): it takes no " +
-                "part in it", sg.name(), ex.getMessage());
-            return null;
-        }
-        if (rt == null)
-        {
-            return null; // not a topic
-        }
-        final TopicConfig t = rt.config();
-        final String clash = known.add(t, rt.incarnation());
-        if (clash != null)
-        {
-            LOG.error("topic {} created at run time is refused: {}", t.name(), clash);
-            return null;
-        }
-        if (!sg.memberIds(config.group()).contains(config.memberId()))
-        {
-            return null;
-        }
-        final SampleLog log = t.qos() == QosLevel.LOGGED_STORAGE ? RuntimeTopics.openLog(config, t, rt.incarnation()) :
-            null;
-        final TopicState state = new TopicState(t, config.memberId(), log);
-        written.put(t.name(), new AtomicLong());
-        states.put(t.name(), state);
-        LOG.info("topic {} ({}) created at run time; member {} takes part", t.name(), t.qos().configName(),
-            config.memberId());
-        return state::onBatch;
+        return topics.added(sg, properties);
+    }
+
+    /** A subgroup was removed at run time: {@link ParticipantTopics#removed}. */
+    void topicRemoved(final String subgroup)
+    {
+        topics.removed(subgroup, this::unregister);
     }
 
     /**
-     * A subgroup was removed at run time (membership thread, at every member, after its last delivery): when it
-     * carried a topic, the topic's readers end, its meters go, and its log is closed and moved to the member's
-     * graveyard of deleted logs.
+     * {@return a participant that is a member of view 0, enabled (see {@link GroupBuilder#open})}
+     *
+     * @param config this member's configuration: its id, the group, the topics of {@code weft.dds.topics}.
      */
-    void topicRemoved(final String subgroup)
-    {
-        final String name = RuntimeTopics.name(subgroup);
-        final String incarnation = name == null ? null : known.remove(name);
-        if (incarnation == null)
-        {
-            return; // not a topic, or one refused (its subgroup carried nothing)
-        }
-        final TopicState state;
-        synchronized (states)
-        {
-            state = states.remove(name);
-        }
-        unregister(metered.remove(name)); // a topic created again under the name starts from zero
-        if (state == null)
-        {
-            return;
-        }
-        state.delete();
-        written.remove(name);
-        if (state.config.qos() == QosLevel.LOGGED_STORAGE)
-        {
-            RuntimeTopics.buryLog(config, name, incarnation);
-        }
-    }
-
-    /** A participant that is a member of view 0 (see {@link GroupBuilder#open}). */
     public static DomainParticipant open(final WeftConfig config)
     {
         return builder(config).open();
     }
 
     /**
-     * A participant that joins a running domain, receiving the stored topics' state first (see
-     * {@link GroupBuilder#join}).
+     * {@return a participant that joins a running domain, receiving the stored topics' state first (see
+     * {@link GroupBuilder#join})}
+     *
+     * @param config this member's configuration: its id, the group, the topics of {@code weft.dds.topics}.
      */
     public static DomainParticipant join(final WeftConfig config)
     {
         return builder(config).join();
     }
 
-    /** A builder for this process's participant in the domain (and group) {@code config} describes. */
+    /**
+     * {@return a builder for this process's participant in the domain (and group) {@code config} describes}
+     *
+     * @param config this member's configuration: its id, the group, the topics of {@code weft.dds.topics}.
+     */
     public static ParticipantBuilder builder(final WeftConfig config)
     {
         return new ParticipantBuilder(config);
     }
 
-    /** The topic named {@code name}, declared in the configuration or created at run time, typed by {@code codec}. */
+    /**
+     * {@return the topic named {@code name}, declared in the configuration or created at run time}
+     *
+     * @param name  the topic's name.
+     * @param codec how its samples are encoded and decoded.
+     * @param <T>   the type of its samples.
+     * @throws IllegalArgumentException no topic of that name is known here.
+     */
     public <T> Topic<T> topic(final String name, final Codec<T> codec)
     {
         checkNotEnded();
-        final TopicConfig t = known.find(name);
+        final TopicConfig t = topics.known.find(name);
         if (t == null)
         {
-            throw known.unknown(name);
+            throw topics.known.unknown(name);
         }
         return new Topic<>(t, codec);
     }
@@ -256,6 +199,11 @@ public final class DomainParticipant implements AutoCloseable
      * later are told of it with their view. Returns once the topic is usable here. Creating a topic that exists
      * with the same description returns it; a different description is refused.
      *
+     * @param topic   the topic's description: name, number, QoS level, publishers and subscribers.
+     * @param codec   how its samples are encoded and decoded.
+     * @param timeout how long to wait for the view change that creates it.
+     * @param <T>     the type of its samples.
+     * @return the topic, usable here once the call returns.
      * @throws IllegalStateException runtime topics are off, the participant is not enabled, the name is taken by a
      *                               different topic, or the topic number is another topic's.
      * @throws java.util.concurrent.TimeoutException not created within {@code timeout}.
@@ -266,7 +214,7 @@ public final class DomainParticipant implements AutoCloseable
         checkNotEnded();
         final Group g = group();
         topic.validateAgainst(config.group());
-        final TopicConfig k = known.find(topic.name());
+        final TopicConfig k = topics.known.find(topic.name());
         if (k != null)
         {
             if (!k.equals(topic))
@@ -275,13 +223,13 @@ public final class DomainParticipant implements AutoCloseable
             }
             return new Topic<>(k, codec);
         }
-        final String clash = known.numberTaken(topic);
+        final String clash = topics.known.numberTaken(topic);
         if (clash != null)
         {
             throw new IllegalStateException(clash + "; choose another for " + topic.name());
         }
         g.addSubgroup(topic.subgroup(), RuntimeTopics.encode(topic), timeout);
-        final String why = known.refusal(topic.name());
+        final String why = topics.known.refusal(topic.name());
         if (why != null)
         {
             throw new IllegalStateException("topic " + topic.name() + " is refused: " + why);
@@ -297,6 +245,8 @@ public final class DomainParticipant implements AutoCloseable
      * log is kept, moved to {@code <log-directory>/<group>/member-<id>.deleted/<topic>-<incarnation>}. The name may
      * be used again by {@link #createTopic}. Returns once the topic is gone here.
      *
+     * @param topic   the topic, created at run time.
+     * @param timeout how long to wait for the view change that deletes it.
      * @throws IllegalStateException the topic is configured (weft.dds.topics), runtime topics are off, or the
      *                               participant is not enabled.
      * @throws IllegalArgumentException no such topic.
@@ -307,22 +257,24 @@ public final class DomainParticipant implements AutoCloseable
     {
         checkNotEnded();
         final Group g = group();
-        if (known.configured(topic.name()))
+        if (topics.known.configured(topic.name()))
         {
             throw new IllegalStateException("topic " + topic.name() + " is configured (weft.dds.topics); only " +
                 "topics created at run time can be deleted");
         }
-        if (!known.created(topic.name()))
+        if (!topics.known.created(topic.name()))
         {
             throw new IllegalArgumentException("no topic " + topic.name() + " was created at run time" +
-                (known.deleted(topic.name()) ? " (it was deleted already)" : ""));
+                (topics.known.deleted(topic.name()) ? " (it was deleted already)" : ""));
         }
         g.removeSubgroup(topic.config().subgroupName(), timeout);
     }
 
     /**
-     * A writer of {@code topic}.
+     * {@return a writer of {@code topic}}
      *
+     * @param topic the topic to write.
+     * @param <T>   the type of its samples.
      * @throws IllegalStateException this member is not one of the topic's publishers.
      */
     public <T> DataWriter<T> createWriter(final Topic<T> topic)
@@ -334,23 +286,40 @@ public final class DomainParticipant implements AutoCloseable
             throw new IllegalStateException("member " + config.memberId() + " is not a publisher of " + topic +
                 ": its publishers are " + t.publisherIds(config.group()) + " (weft.dds.topics)");
         }
-        return new DataWriter<>(topic, state(topic), () -> group().subgroup(t.subgroupName()), written.get(t.name()),
-            () -> group().invokerHere());
+        return new DataWriter<>(topic, topics.state(topic), () -> group().subgroup(t.subgroupName()),
+            topics.written.get(t.name()), () -> group().invokerHere());
     }
 
-    /** A reader of {@code topic} with a queue of 4096 samples for {@link DataReader#take}. */
+    /**
+     * {@return a reader of {@code topic} with a queue of 4096 samples for {@link DataReader#take}}
+     *
+     * @param topic the topic to read.
+     * @param <T>   the type of its samples.
+     */
     public <T> DataReader<T> createReader(final Topic<T> topic)
     {
         return createReader(topic, null, 4096);
     }
 
-    /** A reader of {@code topic} whose listener is told of every sample on the delivery thread. */
+    /**
+     * {@return a reader of {@code topic} whose listener is told of every sample on the delivery thread}
+     *
+     * @param topic    the topic to read.
+     * @param listener told of each sample, and of the topic's deletion and the participant's end.
+     * @param <T>      the type of its samples.
+     */
     public <T> DataReader<T> createReader(final Topic<T> topic, final SampleListener<T> listener)
     {
         return createReader(topic, Objects.requireNonNull(listener, "listener"), 1);
     }
 
-    /** A reader of {@code topic} with a queue of {@code capacity} samples (the oldest dropped when full). */
+    /**
+     * {@return a reader of {@code topic} with a queue of {@code capacity} samples (the oldest dropped when full)}
+     *
+     * @param topic    the topic to read.
+     * @param capacity the samples its queue holds, at least 1.
+     * @param <T>      the type of its samples.
+     */
     public <T> DataReader<T> createReader(final Topic<T> topic, final int capacity)
     {
         if (capacity < 1)
@@ -363,6 +332,10 @@ public final class DomainParticipant implements AutoCloseable
     /**
      * A reader told of every sample of {@code topic} as bytes in place, on the delivery thread, allocating nothing
      * per sample (no decoding; the header is one object refilled per sample). Stored samples come first.
+     *
+     * @param topic    the topic to read.
+     * @param listener told of each sample's header and bytes, valid only during the call.
+     * @return the reader, to close when done.
      */
     public RawReader createRawReader(final Topic<?> topic, final RawSampleListener listener)
     {
@@ -377,6 +350,8 @@ public final class DomainParticipant implements AutoCloseable
      * The durability frontier of a logged topic: how many of its samples (from the first) are in the log of every
      * member of the current view. It only grows, and never passes what any member has appended to its log.
      *
+     * @param topic a logged topic this member takes part in.
+     * @return the count of samples every member of the view has in its log.
      * @throws IllegalStateException the topic is not logged, or the participant is not enabled, or its group stopped.
      */
     public long durabilityFrontier(final Topic<?> topic)
@@ -386,12 +361,16 @@ public final class DomainParticipant implements AutoCloseable
             throw new IllegalStateException(topic + " is not logged: it has no durability frontier");
         }
         group(); // enabled, or a clear error
-        return Math.max(0, state(topic).persistedFrontier());
+        return Math.max(0, topics.state(topic).persistedFrontier());
     }
 
     /**
      * The samples of {@code topic} as a {@link java.util.concurrent.Flow.Publisher}: subscribers are signalled on the
      * common fork-join pool, each with a buffer of {@link java.util.concurrent.Flow#defaultBufferSize()} samples.
+     *
+     * @param topic the topic to read.
+     * @param <T>   the type of its samples.
+     * @return the publisher; each subscriber is a reader of its own.
      */
     public <T> SamplePublisher<T> createPublisher(final Topic<T> topic)
     {
@@ -399,7 +378,14 @@ public final class DomainParticipant implements AutoCloseable
             java.util.concurrent.Flow.defaultBufferSize());
     }
 
-    /** The samples of {@code topic} as a publisher whose subscribers are signalled on {@code executor}. */
+    /**
+     * {@return the samples of {@code topic} as a publisher whose subscribers are signalled on {@code executor}}
+     *
+     * @param topic    the topic to read.
+     * @param executor runs the signals to subscribers.
+     * @param capacity the samples buffered for each subscriber.
+     * @param <T>      the type of its samples.
+     */
     public <T> SamplePublisher<T> createPublisher(final Topic<T> topic, final java.util.concurrent.Executor executor,
         final int capacity)
     {
@@ -424,21 +410,7 @@ public final class DomainParticipant implements AutoCloseable
             throw new IllegalStateException("member " + config.memberId() + " is not a subscriber of " + topic +
                 ": its subscribers are " + t.subscriberIds(config.group()) + " (weft.dds.topics)");
         }
-        return state(topic);
-    }
-
-    private TopicState state(final Topic<?> topic)
-    {
-        final TopicState s = states.get(topic.name());
-        if (s == null && known.deleted(topic.name()))
-        {
-            throw new IllegalStateException("topic " + topic.name() + " was deleted");
-        }
-        if (s == null)
-        {
-            throw new IllegalStateException("member " + config.memberId() + " takes no part in " + topic);
-        }
-        return s;
+        return topics.state(topic);
     }
 
     /**
@@ -457,7 +429,12 @@ public final class DomainParticipant implements AutoCloseable
         return g;
     }
 
-    /** Where this member keeps the log of {@code topic} (logged storage). */
+    /**
+     * {@return where this member keeps the log of {@code topic} (logged storage)}
+     *
+     * @param config this member's configuration (its id, group and {@code weft.dds.log-directory}).
+     * @param topic  the topic's name.
+     */
     public static Path logDirectory(final WeftConfig config, final String topic)
     {
         return logRoot(config).resolve(topic);
@@ -472,6 +449,7 @@ public final class DomainParticipant implements AutoCloseable
      * The end of a run: once this member's own samples are delivered, waits up to {@code timeout} until every other
      * member of the view finished too (still delivering meanwhile), then closes. See {@link Group#finish}.
      *
+     * @param timeout how long to wait for the other members to finish.
      * @return false if the others did not all finish in time, or some of this member's samples were not delivered.
      */
     public boolean finish(final java.time.Duration timeout) throws InterruptedException
@@ -486,6 +464,7 @@ public final class DomainParticipant implements AutoCloseable
      * others go on without it and do not count it as failed, the same id may join again; then closes, its logs
      * drained. Writes of other threads are refused from the call on.
      *
+     * @param timeout how long to wait for the view without this member.
      * @return false if the leave did not end within {@code timeout} (the member then left abruptly).
      */
     public boolean leave(final java.time.Duration timeout) throws InterruptedException
@@ -506,13 +485,13 @@ public final class DomainParticipant implements AutoCloseable
         if (g != null)
         {
             g.close(); // tells ended() why, after the last delivery here
-            metered.values().forEach(this::unregister);
-            metered.clear();
+            topics.metered.values().forEach(this::unregister);
+            topics.metered.clear();
         }
         ended("the participant of member " + config.memberId() + " was closed"); // not enabled, or told already
-        synchronized (states)
+        synchronized (topics.states)
         {
-            states.values().forEach(TopicState::close);
+            topics.states.values().forEach(TopicState::close);
         }
     }
 
@@ -523,7 +502,7 @@ public final class DomainParticipant implements AutoCloseable
     private void ended(final String why)
     {
         final String first;
-        synchronized (states)
+        synchronized (topics.states)
         {
             if (ended == null)
             {
@@ -531,7 +510,7 @@ public final class DomainParticipant implements AutoCloseable
             }
             first = ended;
         }
-        topicStates().forEach(s -> s.participantEnded(first));
+        topics.list().forEach(s -> s.participantEnded(first));
     }
 
     /** The invoker a wait on this thread must run ({@link Group#invokerHere}); none before the group is enabled. */
@@ -569,9 +548,6 @@ public final class DomainParticipant implements AutoCloseable
     /** {@return the topics this member takes part in} The configured ones, then those created at run time. */
     public List<String> topics()
     {
-        synchronized (states)
-        {
-            return List.copyOf(states.keySet());
-        }
+        return topics.names();
     }
 }

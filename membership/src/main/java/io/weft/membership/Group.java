@@ -41,7 +41,6 @@ public final class Group implements AutoCloseable
     private final MeterRegistry registry;
     private final Map<String, Subgroup> subgroups = new LinkedHashMap<>(); // configured; fixed after construction
     private final Map<String, Subgroup> added = new java.util.concurrent.ConcurrentHashMap<>(); // at run time
-    private final Subgroup channel = new Subgroup(this, io.weft.config.MembershipConfig.RUNTIME_CHANNEL);
     private final CurrentView current = new CurrentView();
     private final EpochTotals totals; // the member's meters, over all its views
     private final MembershipLoop membership;
@@ -49,6 +48,7 @@ public final class Group implements AutoCloseable
     private final PassInvoker invoker; // null: a predicate thread runs the passes
     private final Departure departure;
     private final ViewSends sends;
+    private final SubgroupRequests requests;
     private final LeaveOnExit exitLeave; // null: none asked
     private ControlServer control;
 
@@ -68,6 +68,7 @@ public final class Group implements AutoCloseable
         this.invoker = b.invoker();
         this.departure = new Departure(this, current, membership);
         this.sends = new ViewSends(this, current);
+        this.requests = new SubgroupRequests(this, membership.runtime(), subgroups.keySet());
         membership.runtime().afterRemoval(added::remove); // a handle taken later names the removal
         membership.runtime().afterRemoval(totals.smc()::remove);
     }
@@ -146,13 +147,23 @@ public final class Group implements AutoCloseable
         return first;
     }
 
-    /** Starts configuring a group member; {@link GroupBuilder#open()} or {@link GroupBuilder#join()} connects it. */
+    /**
+     * Starts configuring a group member; {@link GroupBuilder#open()} or {@link GroupBuilder#join()} connects it.
+     *
+     * @param config the member's configuration: its id, the group's address book, the subgroups.
+     * @return a builder for callbacks, meters and options, which connects nothing until opened or joined.
+     */
     public static GroupBuilder builder(final WeftConfig config)
     {
         return new GroupBuilder(config);
     }
 
-    /** The subgroup named {@code name} (valid across views), configured or added at run time. */
+    /**
+     * {@return the subgroup named {@code name} (valid across views), configured or added at run time}
+     *
+     * @param name the subgroup's name, as in {@code weft.subgroups} or {@link #addSubgroup}.
+     * @throws IllegalArgumentException no subgroup of that name (the message lists those there are).
+     */
     public Subgroup subgroup(final String name)
     {
         final Subgroup s = subgroups.get(name);
@@ -171,20 +182,15 @@ public final class Group implements AutoCloseable
         }
         throw new IllegalArgumentException("no subgroup named " + name + (membership.runtime().wasRemoved(name) ?
             " (it was removed at run time)" : "") + "; configured: " + subgroups.keySet() +
-            (membership.runtime().enabled() ? ", added at run time: " + addedNames() : ""));
+            (membership.runtime().enabled() ? ", added at run time: " + requests.addedNames() : ""));
     }
 
     /** {@return every subgroup by name} The configured ones come first, then those added at run time, as added. */
     public Map<String, Subgroup> subgroups()
     {
         final Map<String, Subgroup> all = new LinkedHashMap<>(subgroups);
-        addedNames().forEach(n -> all.put(n, subgroup(n)));
+        requests.addedNames().forEach(n -> all.put(n, subgroup(n)));
         return java.util.Collections.unmodifiableMap(all);
-    }
-
-    private List<String> addedNames()
-    {
-        return membership.runtime().agreed().stream().map(sp -> sp.config().name()).toList();
     }
 
     /**
@@ -197,6 +203,8 @@ public final class Group implements AutoCloseable
      *
      * @param sg         the subgroup: member and sender ids (empty: every member of the group), window, payload, mode.
      * @param properties anything the application wants every member's listener to see (at most a few KiB), or "".
+     * @param timeout    how long to wait for the view that adds it.
+     * @return the subgroup's handle, usable at this member once the call returns.
      * @throws IllegalStateException    runtime subgroups are off, the name is taken by another configuration, or
      *                                  this member's group ended (it stopped, left or was closed).
      * @throws IllegalArgumentException a member id outside the group, or a request too large.
@@ -206,30 +214,7 @@ public final class Group implements AutoCloseable
         throws java.util.concurrent.TimeoutException, InterruptedException
     {
         checkLive("subgroup " + sg.name() + " cannot be added");
-        final RuntimeSubgroups runtime = runtime("added");
-        final String invalid = RuntimeSubgroups.invalid(config.group(), sg);
-        if (invalid != null)
-        {
-            throw new IllegalArgumentException(invalid);
-        }
-        final SubgroupConfig there = subgroups.containsKey(sg.name()) ? config.subgroup(sg.name()) :
-            runtime.find(sg.name());
-        if (there != null || sg.name().equals(io.weft.config.MembershipConfig.RUNTIME_CHANNEL))
-        {
-            if (sg.equals(there))
-            {
-                return subgroup(sg.name());
-            }
-            throw new IllegalStateException("subgroup " + sg.name() + " exists with another configuration: " +
-                (there == null ? "it is reserved" : there));
-        }
-        final byte[] request = RuntimeSubgroups.addRequest(new RuntimeSubgroups.Spec(sg, properties));
-        if (request.length > RuntimeSubgroups.MAX_SPEC)
-        {
-            throw new IllegalArgumentException("the request for subgroup " + sg.name() + " takes " + request.length +
-                " bytes, more than " + RuntimeSubgroups.MAX_SPEC + " (shorten its properties)");
-        }
-        request(sg.name(), request, runtime.await(sg), timeout);
+        requests.add(sg, properties, timeout);
         return subgroup(sg.name());
     }
 
@@ -241,6 +226,8 @@ public final class Group implements AutoCloseable
      * subgroup sent but not delivered by the end of that view are not delivered; sends on it fail from then on. A
      * later {@link #addSubgroup} may use the name again.
      *
+     * @param name    the subgroup's name.
+     * @param timeout how long to wait for the view that removes it.
      * @throws IllegalStateException    runtime subgroups are off, the subgroup is configured (not added at run time),
      *                                  or this member's group ended (it stopped, left or was closed).
      * @throws IllegalArgumentException no subgroup of that name was added at run time.
@@ -250,58 +237,7 @@ public final class Group implements AutoCloseable
         throws java.util.concurrent.TimeoutException, InterruptedException
     {
         checkLive("subgroup " + name + " cannot be removed");
-        final RuntimeSubgroups runtime = runtime("removed");
-        if (subgroups.containsKey(name) || name.equals(io.weft.config.MembershipConfig.RUNTIME_CHANNEL))
-        {
-            throw new IllegalStateException("subgroup " + name + " is configured (weft.subgroups); only subgroups " +
-                "added at run time can be removed");
-        }
-        if (runtime.find(name) == null)
-        {
-            throw new IllegalArgumentException("no subgroup named " + name + " was added at run time" +
-                (runtime.wasRemoved(name) ? " (it was removed already)" : "; added: " + addedNames()));
-        }
-        request(name, RuntimeSubgroups.removeRequest(name), runtime.awaitRemoval(name), timeout);
-    }
-
-    private RuntimeSubgroups runtime(final String what)
-    {
-        final RuntimeSubgroups runtime = membership.runtime();
-        if (!runtime.enabled())
-        {
-            throw new IllegalStateException("subgroups cannot be " + what + " at run time: " +
-                "weft.membership.runtime-subgroups is false (it must be true in every member's configuration)");
-        }
-        return runtime;
-    }
-
-    /** Sends a request on the runtime channel and waits for its answer. */
-    private void request(final String name, final byte[] request,
-        final java.util.concurrent.CompletableFuture<Void> answer,
-        final Duration timeout) throws java.util.concurrent.TimeoutException, InterruptedException
-    {
-        try
-        {
-            if (channel.send(request, timeout) < 0)
-            {
-                throw new java.util.concurrent.TimeoutException("the request for subgroup " + name +
-                    " could not be sent within " + timeout);
-            }
-            final PassInvoker here = invokerHere(); // nobody else runs the passes
-            if (here != null)
-            {
-                here.invokeUntil(answer::isDone, System.nanoTime() + timeout.toNanos());
-            }
-            answer.get(here != null ? 0 : timeout.toNanos(), TimeUnit.NANOSECONDS);
-        }
-        catch (final java.util.concurrent.ExecutionException ex)
-        {
-            throw ex.getCause() instanceof RuntimeException r ? r : new IllegalStateException(ex.getCause());
-        }
-        finally
-        {
-            membership.runtime().forget(name, answer);
-        }
+        requests.remove(name, timeout);
     }
 
     /** The configuration of a subgroup, configured or added at run time. */
@@ -320,6 +256,8 @@ public final class Group implements AutoCloseable
      * the members bring up to date themselves, such as the DDS layer's logs when a whole group starts again. Needs
      * {@code weft.membership.secret}.
      *
+     * @param memberId the member to fetch from, in the current view and not this one.
+     * @param request  what to fetch, given to that member's {@code captureNow} as it is.
      * @throws GroupRefusedException refused: no secret, not another member, the member does not know this one as a
      *                               member of its view, or it serves no fetch or its capture failed (the message
      *                               says which).
@@ -421,6 +359,9 @@ public final class Group implements AutoCloseable
      * the same id may join again later. Returns false if that did not happen within {@code timeout} (the member is
      * then closed abruptly). Refused with an {@link IllegalStateException} in a callback (a protocol thread), whose
      * thread brings what it waits for.
+     *
+     * @param timeout how long to wait for the view without this member.
+     * @return true if this member left within {@code timeout}, false if it was closed abruptly.
      */
     public boolean leave(final Duration timeout) throws InterruptedException
     {
@@ -436,6 +377,9 @@ public final class Group implements AutoCloseable
      * part in it. From the call on, this member's sends throw an {@link IllegalStateException}, as during {@link
      * #leave}, and it is refused in a callback as a leave is. Returns false if the wait timed out, or if this member's
      * own messages were not all delivered.
+     *
+     * @param timeout how long to wait for every other live member of the view to finish.
+     * @return true if all finished in time and this member's own messages were all delivered.
      */
     public boolean finish(final Duration timeout) throws InterruptedException
     {

@@ -45,6 +45,11 @@ public final class GroupBuilder
     /**
      * Per-message delivery callback of a subgroup (predicate thread, or membership thread for a trim; in invoker mode
      * always the invoker's owner).
+     *
+     * @param subgroup the subgroup's name, one of {@code weft.subgroups}.
+     * @param handler  told of each message delivered, in the delivery order.
+     * @return this builder.
+     * @throws IllegalArgumentException no configured subgroup of that name.
      */
     public GroupBuilder onDelivery(final String subgroup, final DeliveryHandler handler)
     {
@@ -53,7 +58,14 @@ public final class GroupBuilder
         return this;
     }
 
-    /** Batch delivery callback of a subgroup: once per delivery pass with every message of the pass. */
+    /**
+     * Batch delivery callback of a subgroup: once per delivery pass with every message of the pass.
+     *
+     * @param subgroup the subgroup's name, one of {@code weft.subgroups}.
+     * @param handler  told of each pass's messages, in the delivery order.
+     * @return this builder.
+     * @throws IllegalArgumentException no configured subgroup of that name.
+     */
     public GroupBuilder onBatch(final String subgroup, final BatchHandler handler)
     {
         config.subgroup(subgroup);
@@ -64,6 +76,11 @@ public final class GroupBuilder
     /**
      * Read fence callback of a subgroup ({@link Subgroup#fence}): once per fence of this member, in order, on the
      * thread that delivers, when the fence passes.
+     *
+     * @param subgroup the subgroup's name, one of {@code weft.subgroups}.
+     * @param handler  told of each of this member's fences as it passes.
+     * @return this builder.
+     * @throws IllegalArgumentException no configured subgroup of that name.
      */
     public GroupBuilder onFence(final String subgroup, final FenceHandler handler)
     {
@@ -77,6 +94,9 @@ public final class GroupBuilder
      * rank); not when a member that finished or is leaving closes. It runs on a transport's thread or the failure
      * detector's: keep it short. A {@link RuntimeException} it throws is logged and changes nothing else; an
      * {@link Error} stops this member, as an {@code Error} in a delivery callback does (docs/metrics.md).
+     *
+     * @param listener told of each failed member's id.
+     * @return this builder.
      */
     public GroupBuilder onMemberFailure(final FailureListener listener)
     {
@@ -84,14 +104,24 @@ public final class GroupBuilder
         return this;
     }
 
-    /** Told of every view installed here (the first included), before any delivery in it. */
+    /**
+     * Told of every view installed here (the first included), before any delivery in it.
+     *
+     * @param listener told of each view.
+     * @return this builder.
+     */
     public GroupBuilder onView(final ViewListener listener)
     {
         viewListeners.add(Objects.requireNonNull(listener, "listener"));
         return this;
     }
 
-    /** How joiners get the application state (default: none). */
+    /**
+     * How joiners get the application state (default: none).
+     *
+     * @param stateTransfer captures this member's state for a joiner, and installs the state this member receives.
+     * @return this builder.
+     */
     public GroupBuilder stateTransfer(final StateTransfer stateTransfer)
     {
         this.stateTransfer = Objects.requireNonNull(stateTransfer, "stateTransfer");
@@ -101,6 +131,9 @@ public final class GroupBuilder
     /**
      * Told, once, when this member suspects at least half of the view: it is in a minority partition, its
      * subgroups are closed (sends fail with the reason), and it must not go on alone.
+     *
+     * @param listener told why, in words.
+     * @return this builder.
      */
     public GroupBuilder onMinority(final Consumer<String> listener)
     {
@@ -114,6 +147,9 @@ public final class GroupBuilder
      * {@link Group#minorityReason()} is then set), with why. It runs after the last delivery here, on the thread that
      * ended the group (the membership thread, or the one that closed it). Several may be set: each is told, in the
      * order set; what one throws is logged.
+     *
+     * @param listener told why the group ended, in words.
+     * @return this builder.
      */
     public GroupBuilder onEnd(final Consumer<String> listener)
     {
@@ -126,6 +162,9 @@ public final class GroupBuilder
      * {@code weft.membership.runtime-subgroups = true}), at every member, before its first delivery; it returns the
      * subgroup's delivery callback. Several may be set (a library and the application): each is told, in the order
      * set, and the first callback returned is the subgroup's. Without one, nothing is delivered from added subgroups.
+     *
+     * @param listener told of each added subgroup's configuration and properties; returns its callback, or null.
+     * @return this builder.
      */
     public GroupBuilder onSubgroupAdded(final SubgroupAddedListener listener)
     {
@@ -136,6 +175,9 @@ public final class GroupBuilder
     /**
      * Told of every subgroup removed at run time ({@link Group#removeSubgroup}), at every member, after its last
      * delivery. Several may be set: each is told, in the order set.
+     *
+     * @param listener told of each removed subgroup's name.
+     * @return this builder.
      */
     public GroupBuilder onSubgroupRemoved(final SubgroupRemovedListener listener)
     {
@@ -143,7 +185,12 @@ public final class GroupBuilder
         return this;
     }
 
-    /** Registers this member's meters in {@code registry} (for example a Prometheus registry). */
+    /**
+     * Registers this member's meters in {@code registry} (for example a Prometheus registry).
+     *
+     * @param registry where the meters go (default: a simple registry of the member's own).
+     * @return this builder.
+     */
     public GroupBuilder meterRegistry(final MeterRegistry registry)
     {
         this.registry = Objects.requireNonNull(registry, "registry");
@@ -154,6 +201,8 @@ public final class GroupBuilder
      * Invoker mode: no predicate thread; an application thread runs this member's passes through
      * {@link Group#invoker()}, and must call it regularly (see {@link PassInvoker}). For hosts with fewer cores
      * than hot threads: the sending thread also pushes and delivers.
+     *
+     * @return this builder.
      */
     public GroupBuilder useInvoker()
     {
@@ -167,6 +216,8 @@ public final class GroupBuilder
      * wait a failure timeout and remove it as failed. The application's sends are refused from then on. Not with
      * {@link #useInvoker()}: the leave waits for passes that the application's thread runs there.
      *
+     * @param timeout how long the leave may take before the member closes abruptly.
+     * @return this builder.
      * @throws IllegalArgumentException {@code timeout} is not positive.
      */
     public GroupBuilder leaveOnExit(final java.time.Duration timeout)
@@ -182,6 +233,7 @@ public final class GroupBuilder
     /**
      * Opens view 0 (this member must be in weft.membership.initial-view) and waits until every member is connected.
      *
+     * @return the member's group, in view 0.
      * @throws GroupRefusedException another member's control port answers: the group runs already (this member was
      *                               in it and is started again), and only {@link #join()} can bring this one back.
      */
@@ -195,6 +247,7 @@ public final class GroupBuilder
      * with the group secret, waits for the view that adds this member, and installs the state on this thread while
      * that view's table connects; the view starts once the state is in.
      *
+     * @return the member's group, in the view that admitted it.
      * @throws GroupRefusedException refused (no or a wrong secret, joins disabled, unknown id).
      * @throws GroupJoinException    not admitted within weft.membership.join-timeout, or the state not received (its
      *                               sender failed, or its installer asked for no bytes for a join timeout: the
