@@ -58,7 +58,12 @@ public final class DropBehind implements AutoCloseable
     {
     }
 
-    /** The appender has written {@code current} up to {@code position}: start writing back and drop what is behind. */
+    /**
+     * The appender has written {@code current} up to {@code position}: start writing back and drop what is behind.
+     *
+     * @param current  the file the appender writes (a new one starts from its beginning).
+     * @param position how far it has written.
+     */
     public void advance(final File current, final long position)
     {
         if (off)

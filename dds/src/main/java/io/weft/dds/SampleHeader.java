@@ -29,37 +29,37 @@ public final class SampleHeader
         return this;
     }
 
-    /** The topic's number (weft.dds.topics[].id). */
+    /** {@return the topic's number (weft.dds.topics[].id)} */
     public int topicId()
     {
         return topicId;
     }
 
-    /** The member that wrote the sample. */
+    /** {@return the member that wrote the sample} */
     public int publisherId()
     {
         return publisherId;
     }
 
-    /** The sample's place in the topic (for the ordered levels the same at every member). */
+    /** {@return the sample's place in the topic (for the ordered levels the same at every member)} */
     public long position()
     {
         return position;
     }
 
-    /** {@code System.nanoTime()} at the publisher when it wrote the sample. */
+    /** {@return {@code System.nanoTime()} at the publisher when it wrote the sample} */
     public long sourceNanos()
     {
         return sourceNanos;
     }
 
-    /** Whether the sample came from storage (history or log) rather than live delivery. */
+    /** {@return whether the sample came from storage (history or log) rather than live delivery} */
     public boolean stored()
     {
         return stored;
     }
 
-    /** A lasting copy of this header. */
+    /** {@return a lasting copy of this header} */
     public SampleInfo info()
     {
         return new SampleInfo(topicId, publisherId, position, sourceNanos, stored);

@@ -80,6 +80,8 @@ public final class SampleLog implements AutoCloseable
      * positions in order from 0 and CRCs right. Its pages leave the page cache once on disk ({@link DropBehind}). A
      * cycle file whose creation a kill cut short is set aside first ({@link UnfinishedCycles}).
      *
+     * @param directory the log's directory (a Chronicle Queue).
+     * @return the log, open for appending after its last entry.
      * @throws IllegalStateException naming the first bad entry.
      */
     public static SampleLog open(final Path directory)
@@ -87,7 +89,12 @@ public final class SampleLog implements AutoCloseable
         return open(directory, true);
     }
 
-    /** As {@link #open(Path)}; {@code dropBehind} false leaves the log's pages to the kernel. */
+    /**
+     * {@return the log, open for appending} As {@link #open(Path)}.
+     *
+     * @param directory  the log's directory (a Chronicle Queue).
+     * @param dropBehind false leaves the log's pages to the kernel.
+     */
     public static SampleLog open(final Path directory, final boolean dropBehind)
     {
         try
@@ -117,7 +124,12 @@ public final class SampleLog implements AutoCloseable
         return log;
     }
 
-    /** Opens an existing log for reading only (the command line). */
+    /**
+     * {@return an existing log, open for reading only} For the command line.
+     *
+     * @param directory the log's directory (a Chronicle Queue).
+     * @throws IllegalArgumentException no such directory.
+     */
     public static SampleLog openReadOnly(final Path directory)
     {
         if (!Files.isDirectory(directory))
@@ -132,13 +144,13 @@ public final class SampleLog implements AutoCloseable
         return SingleChronicleQueueBuilder.single(directory.toFile()).readOnly(readOnly).timeoutMS(2_000).build();
     }
 
-    /** The log's directory (a Chronicle Queue). */
+    /** {@return the log's directory (a Chronicle Queue)} */
     public Path directory()
     {
         return directory;
     }
 
-    /** Entries in the log. */
+    /** {@return the count of entries in the log} */
     public long count()
     {
         return count;
@@ -158,6 +170,12 @@ public final class SampleLog implements AutoCloseable
     /**
      * Appends the next entry (position {@link #count()}): the first {@code length} bytes of {@code payload}; returns
      * the new count. The log thread of {@link LogWriter} appends from its ring's arrays.
+     *
+     * @param publisherId the member that wrote the sample.
+     * @param sourceNanos {@code System.nanoTime()} at the publisher when it wrote the sample.
+     * @param payload     the sample's bytes.
+     * @param length      how many of them, from the first.
+     * @return the count of entries, this one included.
      */
     public long append(final int publisherId, final long sourceNanos, final byte[] payload, final int length)
     {
@@ -296,6 +314,10 @@ public final class SampleLog implements AutoCloseable
     /**
      * Reads entries from position {@code from} on, in order, to {@code consumer}; returns the position after the
      * last one read. Stops at the first entry that does not check out and throws naming it.
+     *
+     * @param from     the first position to read.
+     * @param consumer told of each entry, in order.
+     * @return the position after the last entry read.
      */
     public long read(final long from, final Consumer<LoggedSample> consumer)
     {
@@ -314,6 +336,11 @@ public final class SampleLog implements AutoCloseable
     /**
      * As {@link #read(long, Consumer)}, until {@code stop} says so, which it asks before each excerpt: a reader that
      * may end early (a key-value catch-up whose cold start ended) and holds no more than an excerpt's entries.
+     *
+     * @param from     the first position to read.
+     * @param stop     asked before each excerpt; true ends the read.
+     * @param consumer told of each entry, in order.
+     * @return the position after the last entry read.
      */
     public long read(final long from, final BooleanSupplier stop, final Consumer<LoggedSample> consumer)
     {
@@ -364,6 +391,11 @@ public final class SampleLog implements AutoCloseable
     /**
      * Reads entries from {@code from} on, waiting for those not yet appended (by this or another process) until
      * {@code stop} says so; the {@code weft log --follow} loop.
+     *
+     * @param from     the first position to read.
+     * @param stop     asked between reads to the log's end; true ends the loop.
+     * @param consumer told of each entry, in order.
+     * @throws InterruptedException interrupted while waiting for entries.
      */
     public void follow(final long from, final BooleanSupplier stop,
         final Consumer<LoggedSample> consumer) throws InterruptedException
@@ -383,7 +415,11 @@ public final class SampleLog implements AutoCloseable
         }
     }
 
-    /** A reader of the entries from position {@code from} on, each read going on from where the last stopped. */
+    /**
+     * {@return a reader of the entries from position {@code from} on, each read going on from where the last stopped}
+     *
+     * @param from the first position to read.
+     */
     public Reader reader(final long from)
     {
         return new Reader(from);
@@ -405,7 +441,12 @@ public final class SampleLog implements AutoCloseable
             this.next = seek(tailer, from);
         }
 
-        /** Hands on the entries from where the last read stopped to the log's end; returns the position after them. */
+        /**
+         * Hands on the entries from where the last read stopped to the log's end.
+         *
+         * @param consumer told of each entry, in order.
+         * @return the position after them.
+         */
         public long read(final Consumer<LoggedSample> consumer)
         {
             next = SampleLog.this.read(tailer, next, from, Long.MAX_VALUE, NEVER, consumer, false);
@@ -499,7 +540,7 @@ public final class SampleLog implements AutoCloseable
         return new LoggedSample(position, publisher, nanos, payload, b.readInt());
     }
 
-    /** Checks every entry; returns null if all are right, else what is wrong. Sets the count of good entries. */
+    /** {@return null if every entry checks out, else what is wrong} Sets the count of good entries. */
     public String verify()
     {
         final long[] good = {0};

@@ -35,7 +35,7 @@ public record View(long id, List<Integer> members, List<Integer> joined, List<In
         return new View(0, members, List.of(), List.of(), List.of());
     }
 
-    /** The member that proposes view changes while it lives: rank 0. */
+    /** {@return the member that proposes view changes while it lives: rank 0} */
     public int leader()
     {
         return members.get(0);
