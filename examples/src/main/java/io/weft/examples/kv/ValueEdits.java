@@ -227,13 +227,13 @@ final class ValueEdits
 
     private Reply write(final byte[] key, final long offset, final byte[] part, final boolean append, final long now)
     {
-        final KvStore.Entry old = map.live(key, now);
-        final byte[] before = old == null ? new byte[0] : old.value();
-        final long at = append ? before.length : offset;
-        if (at < 0)
+        if (!append && offset < 0) // refused before the key is looked at, even one of another type, as Redis
         {
             return Reply.error("ERR offset is out of range");
         }
+        final KvStore.Entry old = map.live(key, now);
+        final byte[] before = old == null ? new byte[0] : old.value();
+        final long at = append ? before.length : offset;
         if (part.length == 0 && !(append && old == null))
         {
             return new Reply.Int(before.length);

@@ -1009,6 +1009,8 @@ class KvStoreTest
         same(new Reply.Int(0), run("APPEND", "empty", ""));
         same(new Reply.Int(1), run("EXISTS", "empty")); // APPEND makes one
         same(Reply.error("ERR offset is out of range"), run("SETRANGE", "s", "-1", "x"));
+        same(new Reply.Int(1), run("RPUSH", "list", "x")); // the offset is refused first, as redis-server 7.0.15 does
+        same(Reply.error("ERR offset is out of range"), run("SETRANGE", "list", "-1", "x"));
         same(Reply.error("ERR string exceeds maximum allowed size (proto-max-bulk-len)"),
             run("SETRANGE", "s", Long.toString(ValueEdits.MAX_LENGTH), "x"));
         same(Reply.error("ERR string exceeds maximum allowed size (proto-max-bulk-len)"),
