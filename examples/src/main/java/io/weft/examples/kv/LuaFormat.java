@@ -115,7 +115,7 @@ record LuaFormat(LuaValue luaj)
     }
 
     /** {@code %g}: {@code %e} or {@code %f} at {@code precision} significant digits, trailing zeros trimmed. */
-    private static String general(final int significant, final boolean keepZeros, final double value)
+    static String general(final int significant, final boolean keepZeros, final double value)
     {
         final int precision = Math.max(1, significant);
         final BigDecimal rounded = new BigDecimal(value).round(new MathContext(precision, RoundingMode.HALF_EVEN));

@@ -29,7 +29,8 @@ import java.util.function.Function;
 
 /**
  * The Lua state that runs {@link Scripts} on the delivery thread (LuaJ, Lua 5.2 with Redis's 5.1 names
- * {@code unpack} and {@code table.getn}): the base, table, string, math and bit32 libraries, the {@code redis} table
+ * {@code unpack} and {@code table.getn}): the base, table, string, math and bit32 libraries, Redis's {@code cjson}
+ * ({@link LuaCjson}) and {@code bit} ({@link LuaBit}), the {@code redis} table
  * ({@code call}, {@code pcall}, {@code status_reply}, {@code error_reply}, {@code sha1hex}, {@code log}), and
  * {@code KEYS} and {@code ARGV}. A script must change every member's copy alike, so what could differ between members
  * is taken away or made the same: no files, modules, printing or garbage collector; {@code math.random} starts from
@@ -57,7 +58,7 @@ final class ScriptRuntime
         "CONFIG", "ACL", "ROLE");
     private static final Set<String> REMOVED = Set.of("dofile", "loadfile", "load", "loadstring", "require", "module",
         "package", "debug", "print", "collectgarbage", "coroutine", "rawset");
-    private static final List<String> LIBRARIES = List.of("string", "table", "math", "bit32", "redis");
+    private static final List<String> LIBRARIES = List.of("string", "table", "math", "bit32", "redis", "cjson", "bit");
 
     private final KvStore store;
     private final Globals globals = new Globals();
@@ -121,6 +122,8 @@ final class ScriptRuntime
             return byAddress ? LuaValue.valueOf(v.typename()) : tostring.invoke(args);
         }));
         globals.set("redis", redisTable());
+        globals.set("cjson", LuaCjson.library());
+        globals.set("bit", LuaBit.library());
         // what one script changes must not reach the next: a member that joins later runs them in a fresh state
         for (final String library : LIBRARIES)
         {

@@ -241,6 +241,58 @@ class ScriptsTest
         }
     }
 
+    /**
+     * Redis's cjson and bit libraries: each script answers what redis-server 7.0.15 answered (errors by their text,
+     * without Redis's "user_script:1: " place, which LuaJ's library errors lack). Before, both were unknown globals.
+     */
+    @Test
+    void cjsonAndBitAnswerAsRedis()
+    {
+        final String[][] cases = {{"cjson.encode({1,'x',true,false,{2.5}})", "[1,\"x\",true,false,[2.5]]"},
+            {"cjson.encode({})", "{}"}, {"cjson.encode({a=1})", "{\"a\":1}"}, {"cjson.encode({[1]=1,[3]=3})",
+            "[1,null,3]"}, {"cjson.encode('a\"b\\\\c/d\\n' .. string.char(1, 127))", "\"a\\\"b\\\\c\\/d\\n\\u0001\\u007f\""},
+            {"cjson.encode(3.14159265358979)", "3.1415926535898"}, {"cjson.encode(1e20)", "1e+20"},
+            {"cjson.encode(123456789012345678)", "1.2345678901235e+17"}, {"cjson.encode({[2.5]='x'})", "{\"2.5\":\"x\"}"},
+            {"cjson.encode(cjson.null)", "null"}, {"cjson.encode({{{}}})", "[[{}]]"},
+            {"cjson.encode({[1]=1,[30]=3})", "-ERR Cannot serialise table: excessively sparse array"},
+            {"cjson.encode(1/0)", "-ERR Cannot serialise number: must not be NaN or Inf"},
+            {"cjson.encode(function() end)", "-ERR Cannot serialise function: type not supported"},
+            {"cjson.encode({[true]=1})", "-ERR Cannot serialise boolean: table key must be a number or string"},
+            {"cjson.encode(1, 2)", "-ERR bad argument #1 to 'encode' (expected 1 argument)"},
+            {"cjson.decode('[1,2,3]')", "[:1, :2, :3]"}, {"cjson.decode('{\"a\":\"b\"}').a", "b"},
+            {"cjson.decode('\"\\\\u00e9\\\\n\\\\ud83d\\\\ude00\\\\/\"')", "\u00e9\n\ud83d\ude00/"},
+            {"cjson.decode(' 3.5e2 ')", ":350"}, {"cjson.decode('01')", ":1"}, {"type(cjson.decode('null'))", "userdata"},
+            {"tostring(cjson.decode('[null]')[1] == cjson.null)", "true"},
+            {"cjson.encode(cjson.decode('[[],{\"b\":null}]'))", "[{},{\"b\":null}]"},
+            {"cjson.decode('[1,2')", "-ERR Expected comma or array end but found T_END at character 5"},
+            {"cjson.decode('{\"a\":1} x')", "-ERR Expected the end but found invalid token at character 9"},
+            {"cjson.decode('')", "-ERR Expected value but found T_END at character 1"},
+            {"cjson.decode('{1:2}')", "-ERR Expected object key string but found T_NUMBER at character 2"},
+            {"cjson.decode('\"abc')", "-ERR Expected value but found unexpected end of string at character 5"},
+            {"cjson.decode('[1,]')", "-ERR Expected value but found T_ARR_END at character 4"},
+            {"cjson.decode('-')", "-ERR Expected value but found invalid number at character 1"},
+            {"cjson.decode('\"\\\\x\"')", "-ERR Expected value but found invalid escape code at character 2"},
+            {"cjson.decode(string.rep('[', 1001) .. string.rep(']', 1001))",
+                "-ERR Found too many nested data structures (1001) at character 1001"},
+            {"bit.band(0xff, 0x0f)", ":15"}, {"bit.bor(1, 2, 4)", ":7"}, {"bit.bxor(5, 3)", ":6"}, {"bit.bnot(0)", ":-1"},
+            {"bit.lshift(1, 31)", ":-2147483648"}, {"bit.lshift(1, 33)", ":2"}, {"bit.rshift(-1, 28)", ":15"},
+            {"bit.arshift(-256, 4)", ":-16"}, {"bit.rol(0x12345678, 8)", ":878082066"},
+            {"bit.ror(0x12345678, 8)", ":2014458966"}, {"bit.bswap(0x12345678)", ":2018915346"},
+            {"bit.tohex(255)", "000000ff"}, {"bit.tohex(-1, -4)", "FFFF"}, {"bit.tohex(0x1234, 2)", "34"},
+            {"bit.tohex(1, 20)", "00000001"}, {"bit.tobit(2^32 + 5)", ":5"}, {"bit.tobit(2.5)", ":2"},
+            {"bit.tobit(3.5)", ":4"}, {"bit.tobit(-2.5)", ":-2"}, {"bit.band('12', 10)", ":8"},
+            {"bit.band('x', 1)", "-ERR bad argument #1 to 'band' (number expected, got string)"}};
+        for (final String[] c : cases)
+        {
+            final String answer = text(eval("return " + c[0], "0"));
+            assertTrue(c[1].startsWith("-") ? answer.startsWith(c[1] + " script: ") : answer.equals(c[1]),
+                c[0] + " answered " + answer + ", redis-server " + c[1]);
+        }
+        final String object = "local t = {} for i = 1, 50 do t['k' .. i] = i end return cjson.encode(t)";
+        assertEquals(text(eval(object, "0")), text(run(new KvStore(), "EVAL", object, "0")),
+            "an object's keys come in the same order at every member");
+    }
+
     /** EVALSHA at a connection: the body of a script this member knows (loaded, or run by EVAL here); else NOSCRIPT. */
     @Test
     void evalshaTakesTheBodyOfAScriptThisMemberKnows()
