@@ -28,11 +28,12 @@ public final class KvWire
      * GEOSEARCH, GEOSEARCHSTORE and the GEORADIUS family; 14 since hexadecimal numbers in scores, increments and
      * weights, score bounds read as Redis reads them and INCRBYFLOAT's sums in a long double ({@link Strtod#SINCE}); 15
      * since DUMP and RESTORE ({@link DumpPayload}); 16 since SELECT, MOVE and SWAPDB in transactions and scripts
-     * ({@link OneDatabase}). A script of a log's batch calls only the commands of its version
+     * ({@link OneDatabase}); 17 since a number a script passes to a command is written as Redis 7.0 writes it
+     * ({@link ScriptRuntime#NUMBERS_SINCE}). A script of a log's batch calls only the commands of its version
      * ({@link Commands#inScriptsAt}). A member stops serving at a message of another version (see {@link KvReplica}):
      * the members of a group run one build of the store.
      */
-    static final byte VERSION = 16;
+    static final byte VERSION = 17;
 
     /** A member's commands: the writes apply at every member, the reads at their origin only. */
     static final byte BATCH = 0;

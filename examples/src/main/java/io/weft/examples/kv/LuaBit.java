@@ -37,19 +37,13 @@ final class LuaBit
         bit.set("arshift", shift("arshift", (x, n) -> x >> n));
         bit.set("rol", shift("rol", Integer::rotateLeft));
         bit.set("ror", shift("ror", Integer::rotateRight));
-        bit.set("tohex", new VarArgFunction()
+        bit.set("tohex", ScriptRuntime.function(args ->
         {
-            @Override
-            public Varargs invoke(final Varargs args)
-            {
-                final int x = operand(args, 1, "tohex");
-                int n = args.isnoneornil(2) ? 8 : operand(args, 2, "tohex");
-                final boolean upper = n < 0;
-                n = Math.min(8, Math.abs(n));
-                final String hex = String.format(upper ? "%08X" : "%08x", x);
-                return LuaValue.valueOf(hex.substring(8 - n));
-            }
-        });
+            final int x = operand(args, 1, "tohex");
+            final int n = args.isnoneornil(2) ? 8 : operand(args, 2, "tohex");
+            final String hex = String.format(n < 0 ? "%08X" : "%08x", x);
+            return LuaValue.valueOf(hex.substring(8 - Math.min(8, Math.abs(n))));
+        }));
         return bit;
     }
 
@@ -70,46 +64,28 @@ final class LuaBit
         return tobit(v.todouble());
     }
 
-    // these take the function's name as 'function': a LuaJ function's own field 'name' would hide a 'name'
-    private static VarArgFunction unary(final String function, final IntUnaryOperator op)
+    private static VarArgFunction unary(final String name, final IntUnaryOperator op)
     {
-        return new VarArgFunction()
-        {
-            @Override
-            public Varargs invoke(final Varargs args)
-            {
-                return LuaValue.valueOf(op.applyAsInt(operand(args, 1, function)));
-            }
-        };
+        return ScriptRuntime.function(args -> LuaValue.valueOf(op.applyAsInt(operand(args, 1, name))));
     }
 
-    private static VarArgFunction fold(final String function, final IntBinaryOperator op)
+    private static VarArgFunction fold(final String name, final IntBinaryOperator op)
     {
-        return new VarArgFunction()
+        return ScriptRuntime.function(args ->
         {
-            @Override
-            public Varargs invoke(final Varargs args)
+            int x = operand(args, 1, name);
+            for (int i = 2; i <= args.narg(); i++)
             {
-                int x = operand(args, 1, function);
-                for (int i = 2; i <= args.narg(); i++)
-                {
-                    x = op.applyAsInt(x, operand(args, i, function));
-                }
-                return LuaValue.valueOf(x);
+                x = op.applyAsInt(x, operand(args, i, name));
             }
-        };
+            return LuaValue.valueOf(x);
+        });
     }
 
     /** A shift or rotation: its count taken modulo 32, as the x86 instructions LuaBitOp uses take it. */
-    private static VarArgFunction shift(final String function, final IntBinaryOperator op)
+    private static VarArgFunction shift(final String name, final IntBinaryOperator op)
     {
-        return new VarArgFunction()
-        {
-            @Override
-            public Varargs invoke(final Varargs args)
-            {
-                return LuaValue.valueOf(op.applyAsInt(operand(args, 1, function), operand(args, 2, function) & 31));
-            }
-        };
+        return ScriptRuntime.function(args ->
+            LuaValue.valueOf(op.applyAsInt(operand(args, 1, name), operand(args, 2, name) & 31)));
     }
 }

@@ -6,7 +6,6 @@ import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaUserdata;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
-import org.luaj.vm2.lib.VarArgFunction;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -36,25 +35,17 @@ final class LuaCjson
     static LuaTable library()
     {
         final LuaTable cjson = new LuaTable();
-        cjson.set("encode", new VarArgFunction()
+        cjson.set("encode", ScriptRuntime.function(args ->
         {
-            @Override
-            public Varargs invoke(final Varargs args)
-            {
-                final ByteArrayOutputStream out = new ByteArrayOutputStream();
-                encode(one(args, "encode"), out, 0);
-                return LuaValue.valueOf(out.toByteArray());
-            }
-        });
-        cjson.set("decode", new VarArgFunction()
+            final ByteArrayOutputStream out = new ByteArrayOutputStream();
+            encode(one(args, "encode"), out, 0);
+            return LuaValue.valueOf(out.toByteArray());
+        }));
+        cjson.set("decode", ScriptRuntime.function(args ->
         {
-            @Override
-            public Varargs invoke(final Varargs args)
-            {
-                final LuaString text = one(args, "decode").checkstring();
-                return new Decoder(text.m_bytes, text.m_offset, text.m_length).document();
-            }
-        });
+            final LuaString text = one(args, "decode").checkstring();
+            return new Decoder(text.m_bytes, text.m_offset, text.m_length).document();
+        }));
         cjson.set("null", NULL);
         return cjson;
     }

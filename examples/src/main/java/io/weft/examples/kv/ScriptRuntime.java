@@ -19,6 +19,7 @@ import org.luaj.vm2.lib.TableLib;
 import org.luaj.vm2.lib.VarArgFunction;
 
 import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +31,7 @@ import java.util.function.Function;
 /**
  * The Lua state that runs {@link Scripts} on the delivery thread (LuaJ, Lua 5.2 with Redis's 5.1 names
  * {@code unpack} and {@code table.getn}): the base, table, string, math and bit32 libraries, Redis's {@code cjson}
- * ({@link LuaCjson}) and {@code bit} ({@link LuaBit}), the {@code redis} table
+ * ({@link LuaCjson}), {@code cmsgpack} ({@link LuaCmsgpack}) and {@code bit} ({@link LuaBit}), the {@code redis} table
  * ({@code call}, {@code pcall}, {@code status_reply}, {@code error_reply}, {@code sha1hex}, {@code log}), and
  * {@code KEYS} and {@code ARGV}. A script must change every member's copy alike, so what could differ between members
  * is taken away or made the same: no files, modules, printing or garbage collector; {@code math.random} starts from
@@ -43,6 +44,12 @@ import java.util.function.Function;
  */
 final class ScriptRuntime
 {
+    /**
+     * The KvWire version since which a number passed to redis.call is written as Redis 7.0 writes it ({@code %.17g}):
+     * before, LuaJ's text of it, a Java float's digits ({@code 123456.789} became {@code 123456.79}); a log's older
+     * batch replays as its build applied it.
+     */
+    static final byte NUMBERS_SINCE = 17;
     /** Lua instructions a script may run: about a second of this member's delivery thread, which waits for it. */
     static final long INSTRUCTIONS = 50_000_000L;
     /** Lua calls a script may nest (Java's stack, not the same at every member, must never be what ends one). */
@@ -58,7 +65,8 @@ final class ScriptRuntime
         "CONFIG", "ACL", "ROLE");
     private static final Set<String> REMOVED = Set.of("dofile", "loadfile", "load", "loadstring", "require", "module",
         "package", "debug", "print", "collectgarbage", "coroutine", "rawset");
-    private static final List<String> LIBRARIES = List.of("string", "table", "math", "bit32", "redis", "cjson", "bit");
+    private static final List<String> LIBRARIES = List.of("string", "table", "math", "bit32", "redis", "cjson", "bit",
+        "cmsgpack");
 
     private final KvStore store;
     private final Globals globals = new Globals();
@@ -124,6 +132,7 @@ final class ScriptRuntime
         globals.set("redis", redisTable());
         globals.set("cjson", LuaCjson.library());
         globals.set("bit", LuaBit.library());
+        globals.set("cmsgpack", LuaCmsgpack.library());
         // what one script changes must not reach the next: a member that joins later runs them in a fresh state
         for (final String library : LIBRARIES)
         {
@@ -264,12 +273,21 @@ final class ScriptRuntime
             {
                 return failed("ERR Lua redis lib command arguments must be strings or integers", protectedCall);
             }
-            command.add(bytes(a.checkstring()));
+            command.add(a.type() == LuaValue.TNUMBER && store.versions().wire() >= NUMBERS_SINCE ?
+                number(a.todouble()) : bytes(a.checkstring()));
         }
         final String cmd = Commands.name(command);
         final String refused = refused(cmd, command);
         final Reply reply = refused != null ? Reply.error(refused) : store.apply(command, now);
         return reply instanceof Reply.Error e ? failed(e.text(), protectedCall) : lua(reply);
+    }
+
+    /** A number argument as Redis 7.0 writes it: {@code %.17g}, and a NaN as x86's printf writes one made by 0/0. */
+    private static byte[] number(final double d)
+    {
+        final String text = Double.isNaN(d) ? "-nan" : Double.isInfinite(d) ? (d > 0 ? "inf" : "-inf") :
+            LuaFormat.general(17, false, d);
+        return text.getBytes(StandardCharsets.US_ASCII);
     }
 
     /**
@@ -488,7 +506,8 @@ final class ScriptRuntime
         throw new LuaError(text);
     }
 
-    private static VarArgFunction function(final Function<Varargs, Varargs> body)
+    /** A Lua function of {@code body}, for the libraries made here and in {@link LuaCjson} and its kin. */
+    static VarArgFunction function(final Function<Varargs, Varargs> body)
     {
         return new VarArgFunction()
         {

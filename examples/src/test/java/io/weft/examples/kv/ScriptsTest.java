@@ -252,7 +252,8 @@ class ScriptsTest
             {"cjson.encode({})", "{}"}, {"cjson.encode({a=1})", "{\"a\":1}"}, {"cjson.encode({[1]=1,[3]=3})",
             "[1,null,3]"}, {"cjson.encode('a\"b\\\\c/d\\n' .. string.char(1, 127))", "\"a\\\"b\\\\c\\/d\\n\\u0001\\u007f\""},
             {"cjson.encode(3.14159265358979)", "3.1415926535898"}, {"cjson.encode(1e20)", "1e+20"},
-            {"cjson.encode(123456789012345678)", "1.2345678901235e+17"}, {"cjson.encode({[2.5]='x'})", "{\"2.5\":\"x\"}"},
+            {"cjson.encode(123456789012345678)", "1.2345678901235e+17"}, {"cjson.encode({[2.5]='x'})",
+                "{\"2.5\":\"x\"}"},
             {"cjson.encode(cjson.null)", "null"}, {"cjson.encode({{{}}})", "[[{}]]"},
             {"cjson.encode({[1]=1,[30]=3})", "-ERR Cannot serialise table: excessively sparse array"},
             {"cjson.encode(1/0)", "-ERR Cannot serialise number: must not be NaN or Inf"},
@@ -291,6 +292,97 @@ class ScriptsTest
         final String object = "local t = {} for i = 1, 50 do t['k' .. i] = i end return cjson.encode(t)";
         assertEquals(text(eval(object, "0")), text(run(new KvStore(), "EVAL", object, "0")),
             "an object's keys come in the same order at every member");
+    }
+
+    /**
+     * Redis's cmsgpack library: each script answers what redis-server 7.0.15 answered (packed bytes as hex; errors by
+     * their text, without Redis's "user_script:1: " place, which LuaJ gives only at times). P packs, R runs a body
+     * whose packed result is shown, V shows what the expression gives. Before, cmsgpack was an unknown global.
+     */
+    @Test
+    void cmsgpackAnswersAsRedis()
+    {
+        final String hex = "local function hex(s) return (string.gsub(s, '.', function(c) " +
+            "return string.format('%02x', string.byte(c)) end)) end ";
+        final String cases = """
+            P|cmsgpack.pack(127, 128, 255, 256, 65535, 65536, 4294967295, 4294967296)|7fcc80ccffcd0100cdffffce00010000ceffffffffcf0000000100000000
+            P|cmsgpack.pack(-32, -33, -128, -129, -32768, -32769, -2147483648, -2147483649)|e0d0dfd080d1ff7fd18000d2ffff7fffd280000000d3ffffffff7fffffff
+            P|cmsgpack.pack(1.5, 0.1, -2.25, 1/0, 0/0, 2^63, -2^63, -0.0, 3.0)|ca3fc00000cb3fb999999999999acac0100000ca7f800000cbfff8000000000000ca5f000000d380000000000000000003
+            P|cmsgpack.pack(nil, true, false, 'abc', string.rep('y', 32), function() end)|c0c3c2a3616263d9207979797979797979797979797979797979797979797979797979797979797979c0
+            P|cmsgpack.pack(string.rep('z', 300)):sub(1, 3)|da012c
+            P|cmsgpack.pack(string.rep('q', 70000)):sub(1, 5)|db00011170
+            P|cmsgpack.pack({1,2,3}, {a=1}, {}, {[1]=1,[3]=3}, {[1.5]=2}, {[true]=1})|9301020381a1610190820101030381ca3fc000000281c301
+            R|local t={1} for i=1,20 do t={t} end return cmsgpack.pack(t)|91919191919191919191919191919191c0
+            R|local t={} for i=1,16 do t[i]=i end return cmsgpack.pack(t):sub(1, 3)|dc0010
+            R|local t={} for i=1,16 do t['k'..i]=i end return cmsgpack.pack(t):sub(1, 3)|de0010
+            V|{cmsgpack.unpack(cmsgpack.pack(1, 'a', {2,3}, true))}|[:1, a, [:2, :3], :1]
+            V|cmsgpack.unpack(cmsgpack.pack({x='y'})).x|y
+            V|cmsgpack.unpack('')|nil
+            V|cmsgpack.unpack('\\193')|-ERR Bad data format in input.
+            V|cmsgpack.unpack('\\217\\5ab')|-ERR Missing bytes in input.
+            V|cmsgpack.unpack('\\196\\2ab')|-ERR Bad data format in input.
+            V|cmsgpack.unpack('\\212\\1\\2')|-ERR Bad data format in input.
+            V|cmsgpack.unpack('\\146\\1')|-ERR Missing bytes in input.
+            V|{cmsgpack.unpack('\\203\\63\\248\\0\\0\\0\\0\\0\\0\\202\\63\\192\\0\\0')}|[:1, :1]
+            V|tostring(cmsgpack.unpack('\\207\\255\\255\\255\\255\\255\\255\\255\\255'))|-1
+            V|cmsgpack.unpack('\\211\\128\\0\\0\\0\\0\\0\\0\\0') == -2^63|:1
+            V|{cmsgpack.unpack('\\208\\255\\209\\255\\254\\210\\255\\255\\255\\253\\204\\200\\206\\0\\0\\1\\0')}|[:-1, :-2, :-3, :200, :256]
+            V|cmsgpack.unpack('\\219\\0\\0\\0\\2ab')|ab
+            V|cmsgpack.unpack('\\220\\0\\2\\1\\2')[2]|:2
+            V|cmsgpack.unpack('\\222\\0\\1\\161a\\2').a|:2
+            V|select('#', cmsgpack.unpack('\\1\\2\\3'))|:3
+            V|{cmsgpack.unpack_one('\\1\\2\\3')}|[:1, :1]
+            V|{cmsgpack.unpack_limit('\\1\\2\\3', 2)}|[:2, :1, :2]
+            V|{cmsgpack.unpack_limit('\\1\\2\\3', 1, 2)}|[:-1, :3]
+            V|{cmsgpack.unpack_one('\\1\\2\\3', 3)}|[:-1]
+            V|{cmsgpack.unpack_limit('\\1\\2\\3', 0)}|[:1, :2, :3]
+            V|{cmsgpack.unpack_one('\\1\\2\\3', 5)}|-ERR Start offset 5 greater than input length 3.
+            V|{cmsgpack.unpack_one('\\1\\2\\3', -1)}|-ERR Invalid request to unpack with offset of -1 and limit of 3.
+            V|{cmsgpack.unpack_one('\\1\\2\\3', 'x')}|-ERR bad argument #2 to 'unpack_one' (number expected, got string)
+            V|cmsgpack.unpack(5)|:53
+            V|cmsgpack.unpack()|-ERR bad argument #1 to 'unpack' (string expected, got no value)
+            V|cmsgpack.pack()|-ERR bad argument #0 to 'pack' (MessagePack pack needs input.)
+            V|cmsgpack.unpack('\\129\\192\\1')|-ERR table index is nil
+            """;
+        for (final String row : cases.strip().split("\n"))
+        {
+            final String[] c = row.strip().split("\\|", 3);
+            final String script = switch (c[0])
+            {
+                case "P" -> hex + "return hex(" + c[1] + ")";
+                case "R" -> hex + "return hex((function() " + c[1] + " end)())";
+                default -> "return " + c[1];
+            };
+            final String answer = text(eval(script, "0")).replace("-ERR user_script:1: ", "-ERR "); // LuaJ: at times
+            assertTrue(c[2].startsWith("-ERR ") ? answer.startsWith(c[2] + " script: ") : answer.equals(c[2]),
+                c[1] + " answered " + answer + ", redis-server " + c[2]);
+        }
+    }
+
+    /**
+     * A number a script passes to a command is written as redis-server 7.0.15 writes it (%.17g; these are its
+     * answers): before, as LuaJ writes a number, a Java float's digits, so {@code SET n 123456.789} stored
+     * {@code 123456.79} and 1e100 {@code Infinity}. A log's batch of an older version writes as its build did.
+     */
+    @Test
+    void numbersPassedToCommandsAreWrittenAsRedisWritesThem()
+    {
+        final String[][] cases = {{"0.1", "0.10000000000000001"}, {"1/3", "0.33333333333333331"}, {"1e100", "1e+100"},
+            {"123456.789", "123456.789"}, {"1e-7", "9.9999999999999995e-08"}, {"2^53", "9007199254740992"},
+            {"2^63", "9.2233720368547758e+18"}, {"-2.5", "-2.5"}, {"5", "5"}, {"1/0", "inf"}, {"-1/0", "-inf"},
+            {"0/0", "-nan"}};
+        for (final String[] c : cases)
+        {
+            assertEquals(c[1], text(eval("redis.call('SET', KEYS[1], " + c[0] + ") return redis.call('GET', KEYS[1])",
+                "1", "n")), c[0]);
+        }
+        assertEquals("123456.789", text(eval("redis.call('ZADD', KEYS[1], 123456.789, 'm') " +
+            "return redis.call('ZSCORE', KEYS[1], 'm')", "1", "z")), "a score (before: 123456.79)");
+        final KvStore older = new KvStore();
+        older.versions().writing(1, (byte)(ScriptRuntime.NUMBERS_SINCE - 1));
+        assertEquals("123456.79", text(run(older, "EVAL",
+            "redis.call('SET', KEYS[1], 123456.789) return redis.call('GET', KEYS[1])", "1", "n")),
+            "a batch of KvWire 16 replays as its build wrote");
     }
 
     /** EVALSHA at a connection: the body of a script this member knows (loaded, or run by EVAL here); else NOSCRIPT. */
