@@ -1,6 +1,5 @@
 package io.weft.examples.kv;
 
-import org.luaj.vm2.LuaError;
 import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
@@ -58,8 +57,7 @@ final class LuaBit
         final LuaValue v = args.arg(i);
         if (!v.isnumber())
         {
-            throw new LuaError("bad argument #" + i + " to '" + name + "' (number expected, got " +
-                (i > args.narg() ? "no value" : v.typename()) + ")");
+            throw ScriptRuntime.badArgument(args, i, name, "number");
         }
         return tobit(v.todouble());
     }

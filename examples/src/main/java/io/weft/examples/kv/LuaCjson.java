@@ -85,7 +85,7 @@ final class LuaCjson
         {
             throw new LuaError("Cannot serialise number: must not be NaN or Inf");
         }
-        return LuaFormat.general(14, false, d);
+        return LuaFormat.real(".14", 'g', d);
     }
 
     private static void table(final LuaTable t, final ByteArrayOutputStream out, final int depth)

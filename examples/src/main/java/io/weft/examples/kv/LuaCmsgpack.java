@@ -64,8 +64,7 @@ final class LuaCmsgpack
         final LuaValue v = args.arg1();
         if (!v.isstring())
         {
-            throw new LuaError("bad argument #1 to '" + function + "' (string expected, got " +
-                (args.narg() == 0 ? "no value" : v.typename()) + ")");
+            throw ScriptRuntime.badArgument(args, 1, function, "string");
         }
         return v.checkstring();
     }
@@ -80,8 +79,7 @@ final class LuaCmsgpack
         }
         if (!v.isnumber())
         {
-            throw new LuaError("bad argument #" + i + " to '" + function + "' (number expected, got " +
-                (i > args.narg() ? "no value" : v.typename()) + ")");
+            throw ScriptRuntime.badArgument(args, i, function, "number");
         }
         return (int)v.todouble();
     }

@@ -66,8 +66,11 @@ record LuaFormat(LuaValue luaj)
         return LuaValue.valueOf(out.toByteArray());
     }
 
-    /** {@code %f}, {@code %e}, {@code %g} of {@code value} as C writes them (inf and nan as glibc does). */
-    private static String real(final String spec, final char conversion, final double value)
+    /**
+     * {@code %f}, {@code %e}, {@code %g} of {@code value} as C writes them (inf and nan as glibc does), {@code spec}
+     * the flags, width and precision between the % and the conversion.
+     */
+    static String real(final String spec, final char conversion, final double value)
     {
         int k = 0;
         while (k < spec.length() && "-+ #0".indexOf(spec.charAt(k)) >= 0)
@@ -115,7 +118,7 @@ record LuaFormat(LuaValue luaj)
     }
 
     /** {@code %g}: {@code %e} or {@code %f} at {@code precision} significant digits, trailing zeros trimmed. */
-    static String general(final int significant, final boolean keepZeros, final double value)
+    private static String general(final int significant, final boolean keepZeros, final double value)
     {
         final int precision = Math.max(1, significant);
         final BigDecimal rounded = new BigDecimal(value).round(new MathContext(precision, RoundingMode.HALF_EVEN));

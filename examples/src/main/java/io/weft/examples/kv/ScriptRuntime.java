@@ -285,9 +285,7 @@ final class ScriptRuntime
     /** A number argument as Redis 7.0 writes it: {@code %.17g}, and a NaN as x86's printf writes one made by 0/0. */
     private static byte[] number(final double d)
     {
-        final String text = Double.isNaN(d) ? "-nan" : Double.isInfinite(d) ? (d > 0 ? "inf" : "-inf") :
-            LuaFormat.general(17, false, d);
-        return text.getBytes(StandardCharsets.US_ASCII);
+        return (Double.isNaN(d) ? "-nan" : LuaFormat.real(".17", 'g', d)).getBytes(StandardCharsets.US_ASCII);
     }
 
     /**
@@ -504,6 +502,16 @@ final class ScriptRuntime
     private static Varargs error(final String text)
     {
         throw new LuaError(text);
+    }
+
+    /**
+     * {@return Lua's error for argument {@code i} of library function {@code function}, not the {@code expected} type}
+     * As {@code luaL_typerror} words it: "bad argument #2 to 'band' (number expected, got string)".
+     */
+    static LuaError badArgument(final Varargs args, final int i, final String function, final String expected)
+    {
+        return new LuaError("bad argument #" + i + " to '" + function + "' (" + expected + " expected, got " +
+            (i > args.narg() ? "no value" : args.arg(i).typename()) + ")");
     }
 
     /** A Lua function of {@code body}, for the libraries made here and in {@link LuaCjson} and its kin. */
