@@ -12,19 +12,32 @@ import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.function.BooleanSupplier;
 
 /**
- * {@code string.format} for scripts as C's {@code printf} formats, which Redis's Lua uses: LuaJ's own ignores the
+ * {@code string.format} for scripts as Redis's Lua 5.1 formats, through C's {@code printf}. LuaJ's own ignores the
  * precision and width of {@code %f}, {@code %e}, {@code %g} and {@code %s} ({@code %.2f} of 3.14159 gave
- * {@code 3.14159}, {@code %g} of 0.0001 {@code 1.0E-4}). Those are formatted here; the integer, character and
- * {@code %q} directives, which LuaJ formats as C does, are passed to LuaJ's one at a time.
+ * {@code 3.14159}, {@code %g} of 0.0001 {@code 1.0E-4}); those are formatted here. Since KvWire {@value #LUA51_SINCE}
+ * every directive is ({@link Lua51Format}): LuaJ's integer directives take a number past 2^31 modulo 2^32
+ * ({@code %d} of 1e10 gave {@code 1410065408}, of 2^53 {@code 0}) and know no unsigned value, its {@code %q} escapes
+ * other bytes than Lua's; a log's older batch replays with the integer, character and {@code %q} directives passed
+ * to LuaJ's one at a time, as its build formatted them.
  *
- * @param luaj LuaJ's {@code string.format}.
+ * @param luaj   LuaJ's {@code string.format}.
+ * @param lua51 whether the batch being applied is of KvWire {@value #LUA51_SINCE} or later.
  */
-record LuaFormat(LuaValue luaj)
+record LuaFormat(LuaValue luaj, BooleanSupplier lua51)
 {
+    /** The KvWire version since which every directive is formatted as Lua 5.1 formats it ({@link Lua51Format}). */
+    static final byte LUA51_SINCE = 18;
+
     /** The formatted string of {@code args}: the format, then one argument a directive. */
     Varargs format(final Varargs args)
+    {
+        return lua51.getAsBoolean() ? Lua51Format.format(args) : beforeLua51(args);
+    }
+
+    private Varargs beforeLua51(final Varargs args)
     {
         final LuaString format = args.checkstring(1);
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -72,6 +85,16 @@ record LuaFormat(LuaValue luaj)
      */
     static String real(final String spec, final char conversion, final double value)
     {
+        return real(spec, conversion, value, false);
+    }
+
+    /**
+     * As {@link #real(String, char, double)}; {@code lua51} (KvWire {@value #LUA51_SINCE}) as glibc in full: a NaN
+     * is {@code -nan} (0/0's on x86), the sign flags apply to inf and nan, and {@code 0} pads a number that ends in
+     * {@code #}'s point; before, nan was unsigned, a space flag left inf bare and such a number was padded with spaces.
+     */
+    static String real(final String spec, final char conversion, final double value, final boolean lua51)
+    {
         int k = 0;
         while (k < spec.length() && "-+ #0".indexOf(spec.charAt(k)) >= 0)
         {
@@ -84,7 +107,8 @@ record LuaFormat(LuaValue luaj)
         final String text;
         if (Double.isNaN(value) || Double.isInfinite(value))
         {
-            text = Double.isNaN(value) ? "nan" : value < 0 ? "-inf" : flags.contains("+") ? "+inf" : "inf";
+            text = lua51 ? signed(flags, Double.isNaN(value) ? "-nan" : value < 0 ? "-inf" : "inf") :
+                Double.isNaN(value) ? "nan" : value < 0 ? "-inf" : flags.contains("+") ? "+inf" : "inf";
         }
         else if (conversion == 'g' || conversion == 'G')
         {
@@ -105,7 +129,8 @@ record LuaFormat(LuaValue luaj)
         {
             padded = text + " ".repeat(pad);
         }
-        else if (flags.contains("0") && Character.isDigit(text.charAt(text.length() - 1)))
+        else if (flags.contains("0") && (lua51 ? Double.isFinite(value) :
+            Character.isDigit(text.charAt(text.length() - 1))))
         {
             final int sign = "+- ".indexOf(text.charAt(0)) >= 0 ? 1 : 0;
             padded = text.substring(0, sign) + "0".repeat(pad) + text.substring(sign);
@@ -174,7 +199,7 @@ record LuaFormat(LuaValue luaj)
     }
 
     /** {@code %s}: the bytes as they are, cut at the precision, padded to the width (left with {@code -}). */
-    private static byte[] string(final String spec, final byte[] value)
+    static byte[] string(final String spec, final byte[] value)
     {
         final int dot = spec.indexOf('.');
         final String widthPart = (dot < 0 ? spec : spec.substring(0, dot)).replaceAll("[^0-9]", "");
@@ -190,7 +215,7 @@ record LuaFormat(LuaValue luaj)
         return out;
     }
 
-    private static byte[] bytes(final LuaValue value)
+    static byte[] bytes(final LuaValue value)
     {
         final LuaString s = value.tostring().checkstring();
         final byte[] b = new byte[s.m_length];

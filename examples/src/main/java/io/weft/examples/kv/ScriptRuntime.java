@@ -119,7 +119,8 @@ final class ScriptRuntime
             }
             return rep.invoke(args);
         }));
-        final LuaFormat format = new LuaFormat(globals.get("string").get("format"));
+        final LuaFormat format = new LuaFormat(globals.get("string").get("format"),
+            () -> store.versions().wire() >= LuaFormat.LUA51_SINCE);
         globals.get("string").set("format", function(format::format));
         final LuaValue tostring = globals.get("tostring");
         globals.set("tostring", function(args ->
@@ -127,6 +128,10 @@ final class ScriptRuntime
             final LuaValue v = args.arg1();
             final boolean byAddress = (v.istable() || v.isfunction() || v.isthread() || v.isuserdata()) &&
                 (v.getmetatable() == null || v.getmetatable().get("__tostring").isnil());
+            if (v.type() == LuaValue.TNUMBER && store.versions().wire() >= LuaFormat.LUA51_SINCE)
+            {
+                return LuaValue.valueOf(Lua51Format.text(v.todouble()));
+            }
             return byAddress ? LuaValue.valueOf(v.typename()) : tostring.invoke(args);
         }));
         globals.set("redis", redisTable());
@@ -285,7 +290,7 @@ final class ScriptRuntime
     /** A number argument as Redis 7.0 writes it: {@code %.17g}, and a NaN as x86's printf writes one made by 0/0. */
     private static byte[] number(final double d)
     {
-        return (Double.isNaN(d) ? "-nan" : LuaFormat.real(".17", 'g', d)).getBytes(StandardCharsets.US_ASCII);
+        return LuaFormat.real(".17", 'g', d, true).getBytes(StandardCharsets.US_ASCII);
     }
 
     /**

@@ -242,6 +242,82 @@ class ScriptsTest
     }
 
     /**
+     * string.format as Lua 5.1 formats (KvWire 18): each expected text is redis-server 7.0.15's answer (errors by their
+     * text, without Redis's "user_script:1: " place). Before, LuaJ's integer directives took a number past 2^31
+     * modulo 2^32 (%d of 1e10 gave 1410065408), %u, %o and %x of a negative number wrote a minus sign, %c wrote a NUL,
+     * %q wrote \0, \13 and \9, a NaN was nan and a precision of three digits was taken. tostring and %s of a
+     * number are Lua's %.14g (before: LuaJ's Java float digits, tostring(1/3) 0.33333334).
+     */
+    @Test
+    void integersCharactersAndQuotesFormatAsLua51()
+    {
+        final String[][] cases = {
+            {"'%d|%i', 2^31, 2^32", "2147483648|4294967296"},
+            {"'%d', 1e10", "10000000000"},
+            {"'%d', -1e10", "-10000000000"},
+            {"'%d', 2^53 + 1", "9007199254740992"},
+            {"'%d', 2^63", "-9223372036854775808"},
+            {"'%d', -1/0", "-9223372036854775808"},
+            {"'%d', 0/0", "-9223372036854775808"},
+            {"'%d', -3.99", "-3"},
+            {"'%u', -1", "18446744073709551615"},
+            {"'%u', 2^64", "0"},
+            {"'%u', 0/0", "9223372036854775808"},
+            {"'%x', 1e19", "8ac7230489e80000"},
+            {"'%X', -255", "FFFFFFFFFFFFFF01"},
+            {"'%o', -1", "1777777777777777777777"},
+            {"'%#o|%#x|%#X', 8, 0, 255", "010|0|0XFF"},
+            {"'%+x|% x|%+d|% i', 5, 5, 5, 5", "5|5|+5| 5"},
+            {"'%08.3d|%-8.3d|%.0d|%.d|%#.0o', 5, 5, 0, 0, 0", "     005|005     |||0"},
+            {"'%5c|%-5c|', 65, 66", "    A|B    |"},
+            {"'%c%c%c', 0, 65, 256", "A"},
+            {"'%c', 2^31", ""},
+            {"'%5c|', 0", "    |"},
+            {"'%d', ' 0x10 '", "16"},
+            {"'%s|', 'a\\0b'", "a|"},
+            {"'%5s|', 'a\\0b'", "    a|"},
+            {"'%s|', string.rep('x', 97) .. '\\0y'", "x".repeat(97) + "|"},
+            {"'%s|', string.rep('x', 100) .. '\\0y'", "x".repeat(100) + "\0y|"},
+            {"'%q', 'a\\0b\\0'", "\"a\\000b\\000\""},
+            {"'%q', 'a\\rb\\tc\\26\\n'", "\"a\\rb\tc\u001a\\\n\""},
+            {"'%f|%e|%g', 0/0, 0/0, 0/0", "-nan|-nan|-nan"},
+            {"'%5.1f|%-8g|%+G', 0/0, 0/0, 0/0", " -nan|-nan    |-NAN"},
+            {"'%.100f', 1", "-ERR invalid format (width or precision too long)"},
+            {"'%100d', 1", "-ERR invalid format (width or precision too long)"},
+            {"'%.5.3f', 1", "-ERR invalid option '%.' to 'format'"},
+            {"'%-+ #00d', 1", "-ERR invalid format (repeated flags)"},
+            {"'%d %d', 1", "-ERR bad argument #3 to 'format' (no value)"},
+            {"'%d', 'x'", "-ERR bad argument #2 to 'format' (number expected, got string)"},
+            {"'%s', true", "-ERR bad argument #2 to 'format' (string expected, got boolean)"},
+            {"'%q', {}", "-ERR bad argument #2 to 'format' (string expected, got table)"},
+            {"'%c'", "-ERR bad argument #2 to 'format' (no value)"},
+            {"'%5', 1", "-ERR invalid option '%' to 'format'"},
+            {"'%a', 1", "-ERR invalid option '%a' to 'format'"},
+            {"", "-ERR bad argument #1 to 'format' (string expected, got no value)"}
+};
+        for (final String[] c : cases)
+        {
+            final String answer = text(eval("return string.format(" + c[0] + ")", "0"));
+            assertTrue(c[1].startsWith("-ERR ") ? answer.startsWith(c[1] + " script: ") : answer.equals(c[1]),
+                c[0] + " answered " + answer);
+        }
+        final String[][] texts = {{"tostring(1/3)", "0.33333333333333"}, {"tostring(1e15)", "1e+15"},
+            {"tostring(1e100)", "1e+100"}, {"tostring(2^53)", "9.007199254741e+15"}, {"tostring(-1/0)", "-inf"},
+            {"tostring(0/0)", "-nan"}, {"tostring(12)", "12"}, {"tostring(0.1)", "0.1"}, {"tostring(1e-5)", "1e-05"},
+            {"tostring(123456789012345)", "1.2345678901234e+14"}, {"tostring('1.50')", "1.50"},
+            {"string.format('%s|%q', 1/3, 2^63)", "0.33333333333333|\"9.2233720368548e+18\""}};
+        for (final String[] c : texts)
+        {
+            assertEquals(c[1], text(eval("return " + c[0], "0")), c[0]);
+        }
+        final KvStore older = new KvStore();
+        older.versions().writing(1, (byte)(LuaFormat.LUA51_SINCE - 1));
+        assertEquals("1410065408", text(run(older, "EVAL", "return string.format('%d', 1e10)", "0")),
+            "a batch of KvWire 17 replays as its build formatted");
+        assertEquals("0.33333334", text(run(older, "EVAL", "return tostring(1/3)", "0")));
+    }
+
+    /**
      * Redis's cjson and bit libraries: each script answers what redis-server 7.0.15 answered (errors by their text,
      * without Redis's "user_script:1: " place, which LuaJ's library errors lack). Before, both were unknown globals.
      */
