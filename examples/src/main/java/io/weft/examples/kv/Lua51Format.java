@@ -18,7 +18,7 @@ import java.util.Locale;
  * it: {@code %d} of 2^63, an infinity or a NaN is -2^63; {@code %u}, {@code %o}, {@code %x} of -1 are 2^64 - 1. A NaN
  * is written {@code -nan}, as glibc writes 0/0's. {@code %q} escapes as Lua 5.1 does: a quote, a backslash and a
  * newline with a backslash, a carriage return as {@code \r}, a NUL as {@code \000}, every other byte as it is. A
- * number given to {@code %s} or {@code %q} is written as Lua writes it ({@link #text}).
+ * number given to {@code %s} or {@code %q} is written as Lua writes it ({@link Lua51Number#text}).
  */
 final class Lua51Format
 {
@@ -225,7 +225,7 @@ final class Lua51Format
         return n.todouble();
     }
 
-    /** A string argument's bytes: a number's as Lua 5.1 writes it ({@link #text}), not LuaJ's Java float digits. */
+    /** A string argument's bytes; a number's as Lua 5.1 writes it ({@link Lua51Number#text}), not as LuaJ does. */
     private static byte[] string(final Varargs args, final int arg)
     {
         final LuaValue value = args.arg(arg);
@@ -233,18 +233,9 @@ final class Lua51Format
         {
             throw ScriptRuntime.badArgument(args, arg, "format", "string");
         }
-        return value.type() == LuaValue.TNUMBER ? ascii(text(value.todouble())) : LuaFormat.bytes(value);
+        return value.type() == LuaValue.TNUMBER ? ascii(Lua51Number.text(value.todouble())) : LuaFormat.bytes(value);
     }
 
-    /**
-     * A number as Lua 5.1 makes it a string ({@code tostring}, {@code %s}): {@code %.14g}, so 1/3 is
-     * {@code 0.33333333333333} and 1e15 {@code 1e+15}, where LuaJ writes a Java float's digits ({@code 0.33333334})
-     * and an integral number whole.
-     */
-    static String text(final double number)
-    {
-        return LuaFormat.real(".14", 'g', number, true);
-    }
 
     /** The bytes before the first NUL: what Lua's {@code strlen} of sprintf's buffer keeps. */
     private static byte[] cut(final byte[] bytes)

@@ -130,10 +130,13 @@ final class ScriptRuntime
                 (v.getmetatable() == null || v.getmetatable().get("__tostring").isnil());
             if (v.type() == LuaValue.TNUMBER && store.versions().wire() >= LuaFormat.LUA51_SINCE)
             {
-                return LuaValue.valueOf(Lua51Format.text(v.todouble()));
+                return LuaValue.valueOf(Lua51Number.text(v.todouble()));
             }
             return byAddress ? LuaValue.valueOf(v.typename()) : tostring.invoke(args);
         }));
+        final LuaValue tonumber = globals.get("tonumber");
+        globals.set("tonumber", function(args -> store.versions().wire() >= Lua51Number.TONUMBER_SINCE ?
+            Lua51Number.tonumber(args) : tonumber.invoke(args)));
         globals.set("redis", redisTable());
         globals.set("cjson", LuaCjson.library());
         globals.set("bit", LuaBit.library());
