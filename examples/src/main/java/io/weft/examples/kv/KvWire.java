@@ -30,12 +30,13 @@ public final class KvWire
      * since DUMP and RESTORE ({@link DumpPayload}); 16 since SELECT, MOVE and SWAPDB in transactions and scripts
      * ({@link OneDatabase}); 17 since a number a script passes to a command is written as Redis 7.0 writes it
      * ({@link ScriptRuntime#NUMBERS_SINCE}); 18 since a script's string.format formats as Lua 5.1 does
-     * ({@link LuaFormat#LUA51_SINCE}); 19 since tonumber reads as Lua 5.1 does ({@link Lua51Number#TONUMBER_SINCE}).
+     * ({@link LuaFormat#LUA51_SINCE}); 19 since tonumber reads as Lua 5.1 does ({@link Lua51Number#TONUMBER_SINCE});
+     * 20 since scripts have math.log and its kin and ASCII-only string.upper and lower ({@link Lua51Library#SINCE}).
      * A script of a log's batch calls only the commands of its version ({@link Commands#inScriptsAt}). A member stops
      * serving at a message of another version (see {@link KvReplica}): the members of a group run one build of the
      * store.
      */
-    static final byte VERSION = 19;
+    static final byte VERSION = 20;
 
     /** A member's commands: the writes apply at every member, the reads at their origin only. */
     static final byte BATCH = 0;

@@ -110,6 +110,7 @@ final class ScriptRuntime
         final LuaValue math = globals.get("math");
         math.set("random", function(this::random));
         math.set("randomseed", function(args -> seed(args.checklong(1))));
+        Lua51Library.install(math, globals.get("string"), () -> store.versions().wire() >= Lua51Library.SINCE);
         final LuaValue rep = globals.get("string").get("rep");
         globals.get("string").set("rep", function(args ->
         {

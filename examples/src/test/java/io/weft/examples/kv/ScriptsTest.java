@@ -388,6 +388,43 @@ class ScriptsTest
     }
 
     /**
+     * Lua 5.1's math.log and its kin and ASCII-only string.upper and lower (KvWire 20): each expected text is
+     * redis-server 7.0.15's answer. Before, math.log, log10, atan, atan2, acos, asin, sinh, cosh and tanh were nil, and
+     * string.upper of UTF-8 "é" (bytes 195 169) changed its second byte as a Latin-1 letter.
+     */
+    @Test
+    void mathAndCaseFunctionsAnswerAsLua51()
+    {
+        final String[][] cases = {{"string.format('%.17g', math.log(8))", "2.0794415416798357"},
+            {"string.format('%.17g', math.log(8, 2))", "2.0794415416798357"},
+            {"string.format('%.17g', math.log(0))", "-inf"}, {"string.format('%.17g', math.log10(1000))", "3"},
+            {"string.format('%.17g', math.log10(2))", "0.3010299956639812"},
+            {"string.format('%.17g', math.atan2(1, 1))", "0.78539816339744828"},
+            {"string.format('%.17g', math.atan2(-1, -1))", "-2.3561944901923448"},
+            {"string.format('%.17g', math.atan(1))", "0.78539816339744828"},
+            {"string.format('%.17g', math.acos(0.5))", "1.0471975511965979"},
+            {"string.format('%.17g', math.asin(1))", "1.5707963267948966"},
+            {"string.format('%.17g', math.sinh(1))", "1.1752011936438014"},
+            {"string.format('%.17g', math.tanh(0.5))", "0.46211715726000974"},
+            {"string.format('%.17g', math.log('10'))", "2.3025850929940459"},
+            {"string.upper('a\\195\\169b')", "A\u00e9B"}, {"string.lower('\\195\\128BC')", "\u00c0bc"},
+            {"string.upper('abc xyz 123 {}')", "ABC XYZ 123 {}"}, {"string.lower('ABC XYZ @[')", "abc xyz @["},
+            {"('mIxEd'):upper()", "MIXED"}, {"string.upper(12)", "12"},
+            {"math.log('x')", "-ERR bad argument #1 to 'log' (number expected, got string)"},
+            {"string.lower({})", "-ERR bad argument #1 to 'lower' (string expected, got table)"}};
+        for (final String[] c : cases)
+        {
+            final String answer = text(eval("return " + c[0], "0"));
+            assertTrue(c[1].startsWith("-ERR ") ? answer.startsWith(c[1] + " script: ") : answer.equals(c[1]),
+                c[0] + " answered " + answer);
+        }
+        final KvStore older = new KvStore();
+        older.versions().writing(1, (byte)(Lua51Library.SINCE - 1));
+        assertTrue(text(run(older, "EVAL", "return math.log(8)", "0")).startsWith("-ERR attempt to call nil"),
+            "a batch of KvWire 19 replays as its build ran it");
+    }
+
+    /**
      * Redis's cjson and bit libraries: each script answers what redis-server 7.0.15 answered (errors by their text,
      * without Redis's "user_script:1: " place, which LuaJ's library errors lack). Before, both were unknown globals.
      */

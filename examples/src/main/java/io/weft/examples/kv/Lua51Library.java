@@ -1,0 +1,98 @@
+package io.weft.examples.kv;
+
+import org.luaj.vm2.LuaError;
+import org.luaj.vm2.LuaString;
+import org.luaj.vm2.LuaValue;
+import org.luaj.vm2.Varargs;
+
+import java.util.function.BooleanSupplier;
+import java.util.function.DoubleBinaryOperator;
+import java.util.function.DoubleUnaryOperator;
+
+/**
+ * What LuaJ's core libraries lack or do otherwise than Lua 5.1 in Redis, since KvWire {@value #SINCE}: the math
+ * functions {@code acos}, {@code asin}, {@code atan}, {@code atan2}, {@code sinh}, {@code cosh}, {@code tanh},
+ * {@code log} and {@code log10} (a script that called one failed with "attempt to call nil"), computed by
+ * {@link StrictMath} so that every member gets the same bits; and {@code string.upper} and {@code string.lower} of
+ * ASCII letters only, as C's in Redis (LuaJ's changed bytes past 127 as Latin-1 letters, so a UTF-8 {@code é} lost
+ * its second byte). A log's older batch meets these as its build did: the math functions as nil, the case functions
+ * as LuaJ's.
+ */
+final class Lua51Library
+{
+    /** The KvWire version since which scripts have these functions. */
+    static final byte SINCE = 20;
+
+    private Lua51Library()
+    {
+    }
+
+    /** Puts the functions into {@code math} and {@code string}; {@code since} tells whether a batch has them. */
+    static void install(final LuaValue math, final LuaValue string, final BooleanSupplier since)
+    {
+        unary(math, "acos", StrictMath::acos, since);
+        unary(math, "asin", StrictMath::asin, since);
+        unary(math, "atan", StrictMath::atan, since);
+        unary(math, "sinh", StrictMath::sinh, since);
+        unary(math, "cosh", StrictMath::cosh, since);
+        unary(math, "tanh", StrictMath::tanh, since);
+        unary(math, "log", StrictMath::log, since); // Lua 5.1's takes no base
+        unary(math, "log10", StrictMath::log10, since);
+        binary(math, "atan2", StrictMath::atan2, since);
+        caseOf(string, "upper", 'a', since);
+        caseOf(string, "lower", 'A', since);
+    }
+
+    private static void unary(final LuaValue math, final String name, final DoubleUnaryOperator f,
+        final BooleanSupplier since)
+    {
+        math.set(name, ScriptRuntime.function(args ->
+            LuaValue.valueOf(f.applyAsDouble(number(args, 1, name, since)))));
+    }
+
+    private static void binary(final LuaValue math, final String name, final DoubleBinaryOperator f,
+        final BooleanSupplier since)
+    {
+        math.set(name, ScriptRuntime.function(args ->
+            LuaValue.valueOf(f.applyAsDouble(number(args, 1, name, since), number(args, 2, name, since)))));
+    }
+
+    private static double number(final Varargs args, final int i, final String name, final BooleanSupplier since)
+    {
+        if (!since.getAsBoolean())
+        {
+            throw new LuaError("attempt to call nil"); // as LuaJ's call of the absent function failed
+        }
+        final LuaValue n = args.arg(i).tonumber();
+        if (n.isnil())
+        {
+            throw ScriptRuntime.badArgument(args, i, name, "number");
+        }
+        return n.todouble();
+    }
+
+    /** {@code string.upper} ({@code from} 'a') or {@code lower} ('A'): the 26 ASCII letters changed, no other byte. */
+    private static void caseOf(final LuaValue string, final String name, final char from, final BooleanSupplier since)
+    {
+        final LuaValue luaj = string.get(name);
+        string.set(name, ScriptRuntime.function(args ->
+        {
+            if (!since.getAsBoolean())
+            {
+                return luaj.invoke(args);
+            }
+            if (!args.isstring(1))
+            {
+                throw ScriptRuntime.badArgument(args, 1, name, "string");
+            }
+            final LuaString s = args.checkstring(1);
+            final byte[] out = new byte[s.m_length];
+            for (int i = 0; i < out.length; i++)
+            {
+                final byte b = s.m_bytes[s.m_offset + i];
+                out[i] = b >= from && b < from + 26 ? (byte)(b ^ 0x20) : b;
+            }
+            return LuaValue.valueOf(out);
+        }));
+    }
+}
