@@ -32,11 +32,7 @@ final class Lua51Format
     /** The formatted string of {@code args}: the format, then one argument a directive. */
     static Varargs format(final Varargs args)
     {
-        if (!args.isstring(1))
-        {
-            throw ScriptRuntime.badArgument(args, 1, "format", "string");
-        }
-        final LuaString format = args.checkstring(1);
+        final LuaString format = ScriptRuntime.checkString(args, 1, "format");
         final byte[] f = Arrays.copyOfRange(format.m_bytes, format.m_offset, format.m_offset + format.m_length);
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         int arg = 1;
@@ -129,16 +125,10 @@ final class Lua51Format
     private static byte[] integer(final String spec, final char conversion, final long value)
     {
         final boolean signed = conversion == 'd' || conversion == 'i';
-        final int dot = spec.indexOf('.');
-        int k = 0;
-        while (k < spec.length() && FLAGS.indexOf(spec.charAt(k)) >= 0)
-        {
-            k++;
-        }
-        final String flags = spec.substring(0, k);
-        final String widthText = dot < 0 ? spec.substring(k) : spec.substring(k, dot);
-        final int width = widthText.isEmpty() ? 0 : Integer.parseInt(widthText);
-        final int precision = dot < 0 ? -1 : dot == spec.length() - 1 ? 0 : Integer.parseInt(spec.substring(dot + 1));
+        final LuaFormat.Spec s = LuaFormat.Spec.of(spec, -1);
+        final String flags = s.flags();
+        final int width = s.width();
+        final int precision = s.precision();
         String digits = switch (conversion)
         {
             case 'o' -> Long.toOctalString(value);
@@ -217,28 +207,19 @@ final class Lua51Format
 
     private static double number(final Varargs args, final int arg)
     {
-        final LuaValue n = args.arg(arg).tonumber();
-        if (n.isnil())
-        {
-            throw ScriptRuntime.badArgument(args, arg, "format", "number");
-        }
-        return n.todouble();
+        return ScriptRuntime.checkNumber(args, arg, "format");
     }
 
     /** A string argument's bytes; a number's as Lua 5.1 writes it ({@link Lua51Number#text}), not as LuaJ does. */
     private static byte[] string(final Varargs args, final int arg)
     {
         final LuaValue value = args.arg(arg);
-        if (!args.isstring(arg))
-        {
-            throw ScriptRuntime.badArgument(args, arg, "format", "string");
-        }
+        ScriptRuntime.checkString(args, arg, "format");
         return value.type() == LuaValue.TNUMBER ? ascii(Lua51Number.text(value.todouble())) : LuaFormat.bytes(value);
     }
 
-
-    /** The bytes before the first NUL: what Lua's {@code strlen} of sprintf's buffer keeps. */
-    private static byte[] cut(final byte[] bytes)
+    /** The bytes before the first NUL: what C reads of them as a string, and Lua's {@code strlen} of a result. */
+    static byte[] cut(final byte[] bytes)
     {
         for (int i = 0; i < bytes.length; i++)
         {

@@ -63,12 +63,7 @@ final class Lua51Library
         {
             throw new LuaError("attempt to call nil"); // as LuaJ's call of the absent function failed
         }
-        final LuaValue n = args.arg(i).tonumber();
-        if (n.isnil())
-        {
-            throw ScriptRuntime.badArgument(args, i, name, "number");
-        }
-        return n.todouble();
+        return ScriptRuntime.checkNumber(args, i, name);
     }
 
     /** {@code string.upper} ({@code from} 'a') or {@code lower} ('A'): the 26 ASCII letters changed, no other byte. */
@@ -81,11 +76,7 @@ final class Lua51Library
             {
                 return luaj.invoke(args);
             }
-            if (!args.isstring(1))
-            {
-                throw ScriptRuntime.badArgument(args, 1, name, "string");
-            }
-            final LuaString s = args.checkstring(1);
+            final LuaString s = ScriptRuntime.checkString(args, 1, name);
             final byte[] out = new byte[s.m_length];
             for (int i = 0; i < out.length; i++)
             {

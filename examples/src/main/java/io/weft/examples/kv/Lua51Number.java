@@ -1,7 +1,6 @@
 package io.weft.examples.kv;
 
 import org.luaj.vm2.LuaError;
-import org.luaj.vm2.LuaString;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
 
@@ -52,13 +51,9 @@ final class Lua51Number
         {
             base = 10;
         }
-        else if (baseArg.tonumber().isnil())
-        {
-            throw ScriptRuntime.badArgument(args, 2, "tonumber", "number");
-        }
         else
         {
-            base = (int)baseArg.tonumber().todouble();
+            base = (int)ScriptRuntime.checkNumber(args, 2, "tonumber");
         }
         final LuaValue e = args.arg1();
         if (base == 10)
@@ -69,10 +64,7 @@ final class Lua51Number
             }
             return e.type() == LuaValue.TNUMBER ? e : e.type() == LuaValue.TSTRING ? decimal(cString(e)) : LuaValue.NIL;
         }
-        if (!e.isstring())
-        {
-            throw ScriptRuntime.badArgument(args, 1, "tonumber", "string");
-        }
+        ScriptRuntime.checkString(args, 1, "tonumber");
         if (base < 2 || base > 36)
         {
             throw new LuaError("bad argument #2 to 'tonumber' (base out of range)");
@@ -123,13 +115,7 @@ final class Lua51Number
     /** {@code s} as C reads it: up to its first NUL byte. */
     private static String cString(final LuaValue s)
     {
-        final LuaString b = s.checkstring();
-        int length = 0;
-        while (length < b.m_length && b.m_bytes[b.m_offset + length] != 0)
-        {
-            length++;
-        }
-        return new String(b.m_bytes, b.m_offset, length, StandardCharsets.ISO_8859_1);
+        return new String(Lua51Format.cut(LuaFormat.bytes(s)), StandardCharsets.ISO_8859_1);
     }
 
     /** Without C's white space ({@code isspace}) at either end. */
@@ -137,19 +123,14 @@ final class Lua51Number
     {
         int from = 0;
         int to = s.length();
-        while (from < to && isSpace(s.charAt(from)))
+        while (from < to && Strtod.isSpace(s.charAt(from)))
         {
             from++;
         }
-        while (to > from && isSpace(s.charAt(to - 1)))
+        while (to > from && Strtod.isSpace(s.charAt(to - 1)))
         {
             to--;
         }
         return s.substring(from, to);
-    }
-
-    private static boolean isSpace(final char c)
-    {
-        return c == ' ' || c >= '\t' && c <= '\r';
     }
 }

@@ -23,7 +23,7 @@ import java.util.function.BooleanSupplier;
  * other bytes than Lua's; a log's older batch replays with the integer, character and {@code %q} directives passed
  * to LuaJ's one at a time, as its build formatted them.
  *
- * @param luaj   LuaJ's {@code string.format}.
+ * @param luaj  LuaJ's {@code string.format}.
  * @param lua51 whether the batch being applied is of KvWire {@value #LUA51_SINCE} or later.
  */
 record LuaFormat(LuaValue luaj, BooleanSupplier lua51)
@@ -95,15 +95,9 @@ record LuaFormat(LuaValue luaj, BooleanSupplier lua51)
      */
     static String real(final String spec, final char conversion, final double value, final boolean lua51)
     {
-        int k = 0;
-        while (k < spec.length() && "-+ #0".indexOf(spec.charAt(k)) >= 0)
-        {
-            k++;
-        }
-        final String flags = spec.substring(0, k);
-        final int dot = spec.indexOf('.');
-        final String width = dot < 0 ? spec.substring(k) : spec.substring(k, dot);
-        final int precision = dot < 0 ? 6 : dot == spec.length() - 1 ? 0 : Integer.parseInt(spec.substring(dot + 1));
+        final Spec s = Spec.of(spec, 6);
+        final String flags = s.flags();
+        final int precision = s.precision();
         final String text;
         if (Double.isNaN(value) || Double.isInfinite(value))
         {
@@ -119,7 +113,7 @@ record LuaFormat(LuaValue luaj, BooleanSupplier lua51)
             text = signed(flags, conversion == 'f' ? fixed(value, precision, flags.contains("#")) :
                 scientific(value, precision, flags.contains("#")));
         }
-        final int pad = width.isEmpty() ? 0 : Integer.parseInt(width) - text.length();
+        final int pad = s.width() - text.length();
         if (pad <= 0)
         {
             return conversion == 'G' || conversion == 'E' ? text.toUpperCase(Locale.ROOT) : text;
@@ -196,6 +190,32 @@ record LuaFormat(LuaValue luaj, BooleanSupplier lua51)
     {
         return text.startsWith("-") ? text : flags.contains("+") ? "+" + text : flags.contains(" ") ? " " + text :
             text;
+    }
+
+    /**
+     * A directive's flags, width (0 for none) and precision, read from {@code spec}, what stands between the % and
+     * the conversion.
+     *
+     * @param flags     the flags, those of {@code -+ #0} before the width.
+     * @param width     the least width.
+     * @param precision the precision.
+     */
+    record Spec(String flags, int width, int precision)
+    {
+        /** {@code spec}'s parts; the precision {@code none} if it has none. */
+        static Spec of(final String spec, final int none)
+        {
+            int k = 0;
+            while (k < spec.length() && "-+ #0".indexOf(spec.charAt(k)) >= 0)
+            {
+                k++;
+            }
+            final int dot = spec.indexOf('.');
+            final String width = dot < 0 ? spec.substring(k) : spec.substring(k, dot);
+            final int precision = dot < 0 ? none : dot == spec.length() - 1 ? 0 :
+                Integer.parseInt(spec.substring(dot + 1));
+            return new Spec(spec.substring(0, k), width.isEmpty() ? 0 : Integer.parseInt(width), precision);
+        }
     }
 
     /** {@code %s}: the bytes as they are, cut at the precision, padded to the width (left with {@code -}). */

@@ -110,7 +110,7 @@ final class ScriptRuntime
         final LuaValue math = globals.get("math");
         math.set("random", function(this::random));
         math.set("randomseed", function(args -> seed(args.checklong(1))));
-        Lua51Library.install(math, globals.get("string"), () -> store.versions().wire() >= Lua51Library.SINCE);
+        Lua51Library.install(math, globals.get("string"), () -> since(Lua51Library.SINCE));
         final LuaValue rep = globals.get("string").get("rep");
         globals.get("string").set("rep", function(args ->
         {
@@ -121,7 +121,7 @@ final class ScriptRuntime
             return rep.invoke(args);
         }));
         final LuaFormat format = new LuaFormat(globals.get("string").get("format"),
-            () -> store.versions().wire() >= LuaFormat.LUA51_SINCE);
+            () -> since(LuaFormat.LUA51_SINCE));
         globals.get("string").set("format", function(format::format));
         final LuaValue tostring = globals.get("tostring");
         globals.set("tostring", function(args ->
@@ -129,15 +129,15 @@ final class ScriptRuntime
             final LuaValue v = args.arg1();
             final boolean byAddress = (v.istable() || v.isfunction() || v.isthread() || v.isuserdata()) &&
                 (v.getmetatable() == null || v.getmetatable().get("__tostring").isnil());
-            if (v.type() == LuaValue.TNUMBER && store.versions().wire() >= LuaFormat.LUA51_SINCE)
+            if (v.type() == LuaValue.TNUMBER && since(LuaFormat.LUA51_SINCE))
             {
                 return LuaValue.valueOf(Lua51Number.text(v.todouble()));
             }
             return byAddress ? LuaValue.valueOf(v.typename()) : tostring.invoke(args);
         }));
         final LuaValue tonumber = globals.get("tonumber");
-        globals.set("tonumber", function(args -> store.versions().wire() >= Lua51Number.TONUMBER_SINCE ?
-            Lua51Number.tonumber(args) : tonumber.invoke(args)));
+        globals.set("tonumber", function(args -> since(Lua51Number.TONUMBER_SINCE) ? Lua51Number.tonumber(args) :
+            tonumber.invoke(args)));
         globals.set("redis", redisTable());
         globals.set("cjson", LuaCjson.library());
         globals.set("bit", LuaBit.library());
@@ -282,13 +282,19 @@ final class ScriptRuntime
             {
                 return failed("ERR Lua redis lib command arguments must be strings or integers", protectedCall);
             }
-            command.add(a.type() == LuaValue.TNUMBER && store.versions().wire() >= NUMBERS_SINCE ?
+            command.add(a.type() == LuaValue.TNUMBER && since(NUMBERS_SINCE) ?
                 number(a.todouble()) : bytes(a.checkstring()));
         }
         final String cmd = Commands.name(command);
         final String refused = refused(cmd, command);
         final Reply reply = refused != null ? Reply.error(refused) : store.apply(command, now);
         return reply instanceof Reply.Error e ? failed(e.text(), protectedCall) : lua(reply);
+    }
+
+    /** Whether the batch being applied is of KvWire {@code version} or later (a log's older one runs as it ran). */
+    private boolean since(final byte version)
+    {
+        return store.versions().wire() >= version;
     }
 
     /** A number argument as Redis 7.0 writes it: {@code %.17g}, and a NaN as x86's printf writes one made by 0/0. */
@@ -521,6 +527,27 @@ final class ScriptRuntime
     {
         return new LuaError("bad argument #" + i + " to '" + function + "' (" + expected + " expected, got " +
             (i > args.narg() ? "no value" : args.arg(i).typename()) + ")");
+    }
+
+    /** Lua's {@code luaL_checknumber}: argument {@code i} as a number (or a string read as one); else the error. */
+    static double checkNumber(final Varargs args, final int i, final String function)
+    {
+        final LuaValue n = args.arg(i).tonumber();
+        if (n.isnil())
+        {
+            throw badArgument(args, i, function, "number");
+        }
+        return n.todouble();
+    }
+
+    /** Lua's {@code luaL_checkstring}: argument {@code i}, a string or a number (as LuaJ writes it), else its error. */
+    static LuaString checkString(final Varargs args, final int i, final String function)
+    {
+        if (!args.isstring(i))
+        {
+            throw badArgument(args, i, function, "string");
+        }
+        return args.checkstring(i);
     }
 
     /** A Lua function of {@code body}, for the libraries made here and in {@link LuaCjson} and its kin. */

@@ -112,11 +112,17 @@ final class Strtod
             return 0;
         }
         int from = 0;
-        while (from < bytes.length && (bytes[from] == ' ' || bytes[from] >= '\t' && bytes[from] <= '\r'))
+        while (from < bytes.length && isSpace(bytes[from]))
         {
             from++;
         }
         return read(new String(bytes, from, bytes.length - from, StandardCharsets.ISO_8859_1), inRange);
+    }
+
+    /** Whether {@code c} is white space to C's {@code isspace}: space, tab, newline, vertical tab, form feed, CR. */
+    static boolean isSpace(final int c)
+    {
+        return c == ' ' || c >= '\t' && c <= '\r';
     }
 
     /**
