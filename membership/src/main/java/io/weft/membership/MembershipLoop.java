@@ -13,6 +13,8 @@ import io.weft.sst.FailureListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -399,9 +401,10 @@ final class MembershipLoop implements Runnable
                     lost.tickets().length);
             }
         }
-        admitJoiners(view); // also when this member leaves in the same change: the joiners wait at its desk
+        final List<Thread> admissions = admitJoiners(view); // also when this member leaves: joiners wait at its desk
         if (changes.lists(ChangeList.LEFT, me))
         {
+            awaitAdmissions(admissions); // its process may end once it has left: the joiners must have their view
             old.close();
             current.moveTo(Lifecycle.LEFT);
             runtime.stopped("member " + me + " left the group");
@@ -463,10 +466,11 @@ final class MembershipLoop implements Runnable
      * up when a join timeout passes without progress: a joiner that does not read cannot hold up the membership
      * thread, and a large state takes as long as it needs.
      */
-    private void admitJoiners(final View view)
+    private List<Thread> admitJoiners(final View view)
     {
         final Map<java.nio.ByteBuffer, StateTransfer.Snapshot> states = new HashMap<>(); // by request
         final List<RuntimeSubgroups.Spec> added = runtime.agreed();
+        final List<Thread> admissions = new ArrayList<>();
         for (final int id : view.joined())
         {
             final PendingJoin j = desk.take(id);
@@ -474,15 +478,37 @@ final class MembershipLoop implements Runnable
             {
                 final StateTransfer.Snapshot snapshot = states.computeIfAbsent(java.nio.ByteBuffer.wrap(j.request()),
                     r -> capture(j.request()));
-                Thread.ofVirtual().name("weft-admit-" + id).start(() ->
+                admissions.add(Thread.ofVirtual().name("weft-admit-" + id).start(() ->
                 {
                     final String problem = j.admit(view, added, snapshot, config.membership().joinTimeout());
                     if (problem != null)
                     {
                         LOG.warn("joiner {} did not get {} and its state: {}", id, view, problem);
                     }
-                });
+                }));
             }
+        }
+        return admissions;
+    }
+
+    /**
+     * Waits, up to the join timeout, until {@code admissions} have sent their joiners the view and the state. A leader
+     * that left in the change that added them returned from its leave first, and a process that then ended took the
+     * admission with it: the joiner waited its whole join timeout for a view that never came, then joined again.
+     */
+    private void awaitAdmissions(final List<Thread> admissions)
+    {
+        final long deadline = System.nanoTime() + config.membership().joinTimeout().toNanos();
+        try
+        {
+            for (final Thread t : admissions)
+            {
+                t.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
         }
     }
 

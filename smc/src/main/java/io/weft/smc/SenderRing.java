@@ -104,7 +104,7 @@ final class SenderRing
     {
         if (wedged)
         {
-            return SmcSubgroup.WEDGED; // checked first: a wedged subgroup is closed once its view is replaced
+            return wedgedUnlessRefused(); // checked first: a wedged subgroup is closed once its view is replaced
         }
         checkSend(length);
         if (claim.owner != null)
@@ -114,11 +114,11 @@ final class SenderRing
         lock.lock();
         try
         {
+            checkNotRefused(); // before the wedge: a member that leaves sends in no later view, so none waits for one
             if (wedged)
             {
                 return SmcSubgroup.WEDGED;
             }
-            checkNotRefused();
             final long slot = counts.claimedSlots();
             final int extent = SlotHeader.extent(length);
             final long v = place(slot, extent);
@@ -452,7 +452,8 @@ final class SenderRing
 
     /**
      * Refuses every later claim and read fence, naming {@code why}, under the claims' lock: a claim either came
-     * before, and {@link #ownSendsDelivered} counts it, or throws. Null-sends go on.
+     * before, and {@link #ownSendsDelivered} counts it, or throws. Null-sends go on. A send waiting for a slot is
+     * woken to be refused now, not when a slot frees or its timeout ends.
      */
     void refuseSends(final String why)
     {
@@ -460,6 +461,21 @@ final class SenderRing
         try
         {
             refusal = why;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        waits.wake();
+    }
+
+    private long wedgedUnlessRefused()
+    {
+        lock.lock();
+        try
+        {
+            checkNotRefused();
+            return SmcSubgroup.WEDGED;
         }
         finally
         {

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -563,6 +564,39 @@ class SmcInJvmTest
             Await.until(() -> m.delivered.stream().allMatch(l -> l.size() == 101), "the 100 and the early claim");
             assertTrue(m.delivered.get(2).contains(1_000_007L), "member 1's claim taken before the refusal");
             Await.until(leaver::ownSendsDelivered, "member 1's own sends delivered");
+        }
+    }
+
+    /**
+     * A refusal reaches a send that waits for room, and comes before the wedge: a member that leaves sends in no later
+     * view, so its sender must not wait for one (a member leaving on SIGTERM had its sender wait for the next view and
+     * end on "has left the group", not on the leave's refusal).
+     */
+    @Test
+    void aRefusalReachesASendWaitingForRoomAndComesBeforeTheWedge() throws Exception
+    {
+        try (Members m = open(3, List.of(0, 1), SmcConfig.SPINDLE, null))
+        {
+            final SmcSubgroup leaver = m.subgroups.get(1);
+            long index;
+            do
+            {
+                index = leaver.tryClaim(8, new Claim()); // claims never committed: the window fills
+            }
+            while (index >= 0);
+            assertEquals(SmcSubgroup.BACK_PRESSURED, index);
+            final CompletableFuture<Long> waiting = CompletableFuture.supplyAsync(
+                () -> leaver.claim(8, new Claim(), TimeUnit.SECONDS.toNanos(60)), r -> Thread.ofPlatform().start(r));
+            leaver.refuseSends("member 1 is leaving");
+            final ExecutionException refused = assertThrows(ExecutionException.class,
+                () -> waiting.get(30, TimeUnit.SECONDS), "the waiting send was not refused");
+            assertEquals("subgroup s: member 1 is leaving", refused.getCause().getMessage());
+            leaver.wedge();
+            assertEquals("subgroup s: member 1 is leaving",
+                assertThrows(IllegalStateException.class, () -> leaver.tryClaim(8, new Claim())).getMessage());
+            final SmcSubgroup other = m.subgroups.get(0);
+            other.wedge();
+            assertEquals(SmcSubgroup.WEDGED, other.tryClaim(8, new Claim()), "a wedge without a refusal");
         }
     }
 

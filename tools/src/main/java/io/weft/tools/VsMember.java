@@ -149,6 +149,11 @@ final class VsMember
             invoker = group.invoker();
         }
         final Thread sender = Thread.ofPlatform().name("vs-sender").start(() -> send(group, s));
+        if (options.leaveOnExit())
+        {
+            // the JVM halts once its hooks end: this one keeps it until the refused sender has said what it sent
+            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> awaitEnd(sender)));
+        }
         say("member %d: READY in view %d%s", me, viewId, options.invoker() ? " (invoker mode)" : "");
         final long deadline = System.nanoTime() + options.timeout().toNanos();
         final Path cmd = CommandFile.of(options.dir(), me);
@@ -294,6 +299,18 @@ final class VsMember
         catch (final Exception ex)
         {
             say("member %d: REMOVE-FAILED %s: %s", me, name, ex.getMessage());
+        }
+    }
+
+    private static void awaitEnd(final Thread sender)
+    {
+        try
+        {
+            sender.join(Duration.ofSeconds(30));
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
         }
     }
 
