@@ -31,12 +31,14 @@ public final class KvWire
      * ({@link OneDatabase}); 17 since a number a script passes to a command is written as Redis 7.0 writes it
      * ({@link ScriptRuntime#NUMBERS_SINCE}); 18 since a script's string.format formats as Lua 5.1 does
      * ({@link LuaFormat#LUA51_SINCE}); 19 since tonumber reads as Lua 5.1 does ({@link Lua51Number#TONUMBER_SINCE});
-     * 20 since scripts have math.log and its kin and ASCII-only string.upper and lower ({@link Lua51Library#SINCE}).
+     * 20 since scripts have math.log and its kin and ASCII-only string.upper and lower ({@link Lua51Library#SINCE});
+     * 21 since string.find, match, gmatch, gsub and rep are Lua 5.1's ({@link Lua51Strings#SINCE}), and so is the
+     * text of an error pcall catches ({@link Lua51Errors#SINCE}).
      * A script of a log's batch calls only the commands of its version ({@link Commands#inScriptsAt}). A member stops
      * serving at a message of another version (see {@link KvReplica}): the members of a group run one build of the
      * store.
      */
-    static final byte VERSION = 20;
+    static final byte VERSION = 21;
 
     /** A member's commands: the writes apply at every member, the reads at their origin only. */
     static final byte BATCH = 0;

@@ -200,7 +200,7 @@ final class Lua51Format
      * {@code d} truncated to an integer as {@code cvttsd2si} truncates it: a NaN or a value out of range of the
      * integer, whose least is {@code least}, is {@code least} (x86's "integer indefinite").
      */
-    private static long x86(final double d, final long least)
+    static long x86(final double d, final long least)
     {
         return Double.isNaN(d) || d >= -(double)least || d < least ? least : (long)d;
     }
@@ -213,9 +213,7 @@ final class Lua51Format
     /** A string argument's bytes; a number's as Lua 5.1 writes it ({@link Lua51Number#text}), not as LuaJ does. */
     private static byte[] string(final Varargs args, final int arg)
     {
-        final LuaValue value = args.arg(arg);
-        ScriptRuntime.checkString(args, arg, "format");
-        return value.type() == LuaValue.TNUMBER ? ascii(Lua51Number.text(value.todouble())) : LuaFormat.bytes(value);
+        return LuaFormat.bytes(Lua51Number.checkString(args, arg, "format"));
     }
 
     /** The bytes before the first NUL: what C reads of them as a string, and Lua's {@code strlen} of a result. */

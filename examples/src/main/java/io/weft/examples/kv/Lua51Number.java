@@ -1,6 +1,7 @@
 package io.weft.examples.kv;
 
 import org.luaj.vm2.LuaError;
+import org.luaj.vm2.LuaString;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
 
@@ -35,6 +36,16 @@ final class Lua51Number
     static String text(final double number)
     {
         return LuaFormat.real(".14", 'g', number, true);
+    }
+
+    /**
+     * Lua's {@code luaL_checklstring}: argument {@code i} of {@code function}, a string or a number as its text
+     * ({@link #text}, not LuaJ's), else the error.
+     */
+    static LuaString checkString(final Varargs args, final int i, final String function)
+    {
+        final LuaString s = ScriptRuntime.checkString(args, i, function);
+        return args.arg(i).type() == LuaValue.TNUMBER ? LuaString.valueOf(text(args.arg(i).todouble())) : s;
     }
 
     /**

@@ -39,8 +39,9 @@ import java.util.function.Function;
  * table or function names its type only (not its address); {@code TIME} inside a script is the batch's clock; the
  * libraries and globals are read-only (globals cannot be created or misspelt, as in Redis 7), so no script leaves a
  * change for the next, which a member that joined later would run in a fresh state. A script runs at most
- * {@value #INSTRUCTIONS} Lua instructions and calls {@value #DEPTH} functions deep: past either it ends with an error,
- * at every member at the same instruction (the writes it made stay, as in Redis).
+ * {@value #INSTRUCTIONS} Lua instructions (a pattern match's steps count as such) and calls {@value #DEPTH} functions
+ * deep: past either it ends with an error, at every member at the same instruction (the writes it made stay, as in
+ * Redis).
  */
 final class ScriptRuntime
 {
@@ -54,7 +55,7 @@ final class ScriptRuntime
     static final long INSTRUCTIONS = 50_000_000L;
     /** Lua calls a script may nest (Java's stack, not the same at every member, must never be what ends one). */
     static final int DEPTH = 200;
-    /** The longest string {@code string.rep} makes: a command's longest argument (16 MiB). */
+    /** The longest string {@code string.rep} or {@code gsub} makes: a command's longest argument (16 MiB). */
     private static final long LONGEST_STRING = 16L << 20;
     private static final int HOOK_EVERY = 10_000;
     private static final int COMPILED = 500;
@@ -111,15 +112,7 @@ final class ScriptRuntime
         math.set("random", function(this::random));
         math.set("randomseed", function(args -> seed(args.checklong(1))));
         Lua51Library.install(math, globals.get("string"), () -> since(Lua51Library.SINCE));
-        final LuaValue rep = globals.get("string").get("rep");
-        globals.get("string").set("rep", function(args ->
-        {
-            if ((long)args.checkstring(1).length() * Math.max(0, args.checkint(2)) > LONGEST_STRING)
-            {
-                throw new LuaError("string.rep: a result past " + LONGEST_STRING + " bytes");
-            }
-            return rep.invoke(args);
-        }));
+        Lua51Strings.install(globals.get("string"), () -> since(Lua51Strings.SINCE), this::charge, LONGEST_STRING);
         final LuaFormat format = new LuaFormat(globals.get("string").get("format"),
             () -> since(LuaFormat.LUA51_SINCE));
         globals.get("string").set("format", function(format::format));
@@ -135,6 +128,7 @@ final class ScriptRuntime
             }
             return byAddress ? LuaValue.valueOf(v.typename()) : tostring.invoke(args);
         }));
+        Lua51Errors.install(globals, () -> since(Lua51Errors.SINCE));
         final LuaValue tonumber = globals.get("tonumber");
         globals.set("tonumber", function(args -> since(Lua51Number.TONUMBER_SINCE) ? Lua51Number.tonumber(args) :
             tonumber.invoke(args)));
@@ -228,12 +222,12 @@ final class ScriptRuntime
         {
             final LuaValue thrown = ex.getMessageObject();
             final LuaValue err = thrown != null && thrown.istable() ? thrown.rawget("err") : LuaValue.NIL;
-            // Redis's form of a place in the script, without LuaJ's traceback: "user_script:3: text"
-            final String text = (thrown != null && thrown.type() == LuaValue.TSTRING ? thrown.tojstring() :
-                ex.getMessage()).replaceFirst("(?s)\\s*stack traceback:.*", "")
-                .replaceFirst("^null$", "nil"); // error() of nothing: LuaJ's message is Java's null, Redis writes nil
+            final String message = thrown != null && thrown.type() == LuaValue.TSTRING ? thrown.tojstring() :
+                ex.getMessage();
+            // error() of nothing: LuaJ's message is Java's null, Redis writes nil
+            final String text = Lua51Errors.placed(message).replaceFirst("^null$", "nil");
             return Reply.error(err.type() == LuaValue.TSTRING ? err.tojstring() + " script: " + sha :
-                "ERR " + text.replaceFirst("^@?user_script:(\\d+) ", "user_script:$1: ") + " script: " + sha);
+                "ERR " + text + " script: " + sha);
         }
         finally
         {
@@ -474,22 +468,28 @@ final class ScriptRuntime
     {
         switch (args.checkjstring(1))
         {
-            case "count" -> instructions += HOOK_EVERY;
+            case "count" -> charge(HOOK_EVERY);
             case "call", "tail call" -> depth++;
             case "return" -> depth--;
             default ->
             {
             }
         }
-        if (instructions > INSTRUCTIONS)
-        {
-            throw new LuaError("the script ran past " + INSTRUCTIONS + " Lua instructions");
-        }
         if (depth > DEPTH)
         {
             throw new LuaError("the script called functions past " + DEPTH + " deep");
         }
         return LuaValue.NONE;
+    }
+
+    /** Adds {@code steps} to the instructions run: Lua's, or a library's work charged as such (a pattern's). */
+    private void charge(final long steps)
+    {
+        instructions += steps;
+        if (instructions > INSTRUCTIONS)
+        {
+            throw new LuaError("the script ran past " + INSTRUCTIONS + " Lua instructions");
+        }
     }
 
     /** math.random as Lua's: [0, 1) without arguments, [1, m] with one, [m, n] with two. */

@@ -424,6 +424,163 @@ class ScriptsTest
             "a batch of KvWire 19 replays as its build ran it");
     }
 
+    /** Each value a Lua expression evaluates to, under pcall, as "type:tostring" (the pcall's status first). */
+    private String packed(final String pcall)
+    {
+        return text(eval("local function pack(...) return select('#', ...), {...} end local n, t = pack(" + pcall +
+            ") local o = {} for i = 1, n do o[i] = type(t[i]) .. ':' .. tostring(t[i]) end return o", "0"));
+    }
+
+    /**
+     * Lua 5.1's patterns ({@code string.find}, {@code match}, {@code gmatch}, {@code gsub}) and {@code string.rep}
+     * since KvWire 21: each answers what redis-server 7.0.15 answered (97 of 150 compared; an error by its text without
+     * Redis's "user_script:1: " place, which a library function called in a tail call lacks here). LuaJ's answered an
+     * internal error naming a Java exception for {@code '[a'} or a replacement ending in {@code %}, matched no
+     * {@code %f} frontier and failed {@code rep} of a negative count; a KvWire-20 batch still meets LuaJ's. A pattern
+     * that backtracks for ever ends as a runaway script does, its steps counted as instructions.
+     */
+    @Test
+    void patternsMatchAsLua51()
+    {
+        final String[][] cases = {
+            {"string.find('hello world', 'o w')", "[boolean:true, number:5, number:7]"},
+            {"string.find('hello world', 'l+')", "[boolean:true, number:3, number:4]"},
+            {"string.find('hello world', 'o', 6)", "[boolean:true, number:8, number:8]"},
+            {"string.find('hello world', 'o', -3)", "[boolean:true, nil:nil]"},
+            {"string.find('hello', '', 10)", "[boolean:true, number:6, number:5]"},
+            {"string.find('hello', '', 6)", "[boolean:true, number:6, number:5]"},
+            {"string.find('a.b', '.', 1, true)", "[boolean:true, number:2, number:2]"},
+            {"string.find('abc', 'b()')", "[boolean:true, number:2, number:2, number:3]"},
+            {"string.find('key=value', '(%w+)=(%w+)')", "[boolean:true, number:1, number:9, string:key, string:value]"},
+            {"string.find('abc', '^b')", "[boolean:true, nil:nil]"},
+            {"string.find('abc', 'b$')", "[boolean:true, nil:nil]"},
+            {"string.find('THE (quick) fox', '%((%a+)%)')", "[boolean:true, number:5, number:11, string:quick]"},
+            {"string.find('f(a(b)c)d', '%b()')", "[boolean:true, number:2, number:8]"},
+            {"string.find('THE (quick) fox', '%f[%a]%a+', 5)", "[boolean:true, number:6, number:10]"},
+            {"string.find('THE (quick) fox', '%f[%a]%a+$')", "[boolean:true, number:13, number:15]"},
+            {"string.find('hello', '%f[%l]')", "[boolean:true, number:1, number:0]"},
+            {"string.find('x', '%f[%z]')", "[boolean:true, number:2, number:1]"},
+            {"string.find('hello hello', '(h%a+) %1')", "[boolean:true, number:1, number:11, string:hello]"},
+            {"string.find('abcabc', '(a)(b)(c)%1%2%3')", "[boolean:true, number:1, number:6, string:a, string:b, string:c]"},
+            {"string.find('aaab', 'a-b')", "[boolean:true, number:1, number:4]"},
+            {"string.find('ab12', '[%d]+')", "[boolean:true, number:3, number:4]"},
+            {"string.find('ab12', '[^%a]+')", "[boolean:true, number:3, number:4]"},
+            {"string.find('a]b', '[]]')", "[boolean:true, number:2, number:2]"},
+            {"string.find('a-b', '[a-]', 2)", "[boolean:true, number:2, number:2]"},
+            {"string.find('xyz', '[^]]')", "[boolean:true, number:1, number:1]"},
+            {"string.find('a\\0b', '%z')", "[boolean:true, number:2, number:2]"},
+            {"string.find('ab', 'a\\0z')", "[boolean:true, nil:nil]"},
+            {"string.find('\\200\\201', '[\\200-\\201]+')", "[boolean:true, number:1, number:2]"},
+            {"string.find('\u00e9', '%a')", "[boolean:true, nil:nil]"},
+            {"string.find('ab', '%W')", "[boolean:true, nil:nil]"},
+            {"string.find(12345, 34)", "[boolean:true, number:3, number:4]"},
+            {"string.find(1/3, '333')", "[boolean:true, number:3, number:5]"},
+            {"string.match('hello', '()ll()')", "[boolean:true, number:3, number:5]"},
+            {"string.match('hello', 'xyz')", "[boolean:true, nil:nil]"},
+            {"string.match('hello', '.-(l+)(.*)')", "[boolean:true, string:ll, string:o]"},
+            {"string.match('[[nested]]', '%[(%b[])%]')", "[boolean:true, string:[nested]]"},
+            {"string.match('', '')", "[boolean:true, string:]"},
+            {"string.match('abc', '', 10)", "[boolean:true, string:]"},
+            {"string.match('ab', 'a(.?)b')", "[boolean:true, string:]"},
+            {"(function() local o = {} for k, v in string.gmatch('a=1, b=2, c=3', '(%w+)=(%w+)') do o[#o+1] = k .. v end return table.concat(o, ',') end)()", "[boolean:true, string:a1,b2,c3]"},
+            {"(function() local o = {} for w in string.gmatch('one two  three', '%a+') do o[#o+1] = w end return table.concat(o, '|') end)()", "[boolean:true, string:one|two|three]"},
+            {"(function() local o = {} for w in string.gmatch('abc', '') do o[#o+1] = '<' .. w .. '>' end return table.concat(o) end)()", "[boolean:true, string:<><><><>]"},
+            {"(function() local o = {} for w in string.gmatch('abc', 'x*') do o[#o+1] = '<' .. w .. '>' end return table.concat(o) end)()", "[boolean:true, string:<><><><>]"},
+            {"(function() local o = {} for w in string.gmatch('^a^b', '^.') do o[#o+1] = w end return table.concat(o, ',') end)()", "[boolean:true, string:^a,^b]"},
+            {"(function() local o = {} for p in string.gmatch('hello', '()l') do o[#o+1] = p end return table.concat(o, ',') end)()", "[boolean:true, string:3,4]"},
+            {"string.gsub('hello world', 'o', '0')", "[boolean:true, string:hell0 w0rld, number:2]"},
+            {"string.gsub('hello world', 'o', '0', 1)", "[boolean:true, string:hell0 world, number:1]"},
+            {"string.gsub('hello world', 'o', '0', -1)", "[boolean:true, string:hello world, number:0]"},
+            {"string.gsub('hello world', '(%w+)', '<%1>')", "[boolean:true, string:<hello> <world>, number:2]"},
+            {"string.gsub('abc', '^', '>')", "[boolean:true, string:>abc, number:1]"},
+            {"string.gsub('abc', '$', '<')", "[boolean:true, string:abc<, number:1]"},
+            {"string.gsub('aaa', '^a', 'X')", "[boolean:true, string:Xaa, number:1]"},
+            {"string.gsub('abc', 'b', 'x%')", "[boolean:true, string:ax\u0000c, number:1]"},
+            {"string.gsub('abc', 'b', '%x')", "[boolean:true, string:axc, number:1]"},
+            {"string.gsub('abc', 'b', '%2')", "[boolean:false, string:invalid capture index]"},
+            {"string.gsub('abc', '(b)', '%2')", "[boolean:false, string:invalid capture index]"},
+            {"string.gsub('abc', 'b', '%1')", "[boolean:true, string:abc, number:1]"},
+            {"string.gsub('abc', '()b', '%1')", "[boolean:true, string:a2c, number:1]"},
+            {"string.gsub('abc', '%w', {a = 1, b = true})", "[boolean:false, string:invalid replacement value (a boolean)]"},
+            {"string.gsub('abc', '%w', {a = 'A', b = false})", "[boolean:true, string:Abc, number:3]"},
+            {"string.gsub('abc', '%w', {a = {}})", "[boolean:false, string:invalid replacement value (a table)]"},
+            {"string.gsub('abc', '%w', function(c) if c == 'b' then return nil end return 1/3 end)", "[boolean:true, string:0.33333333333333b0.33333333333333, number:3]"},
+            {"string.gsub('abc', '(%w)(%w)', function(a, b) return b .. a end)", "[boolean:true, string:bac, number:1]"},
+            {"string.gsub('abc', '%w', function() return {} end)", "[boolean:false, string:invalid replacement value (a table)]"},
+            {"string.gsub('abc', '%w', 5)", "[boolean:true, string:555, number:3]"},
+            {"string.gsub('abc', '%w', 1/3)", "[boolean:true, string:0.333333333333330.333333333333330.33333333333333, number:3]"},
+            {"string.gsub('abc', '%w')", "[boolean:false, string:bad argument #3 to 'gsub' (string/function/table expected)]"},
+            {"string.gsub('abc', '%w', true)", "[boolean:false, string:bad argument #3 to 'gsub' (string/function/table expected)]"},
+            {"string.gsub('abc', '%w', 'x', '2')", "[boolean:true, string:xxc, number:2]"},
+            {"string.gsub('hello world', '%f[%w]%w+', string.upper)", "[boolean:true, string:HELLO WORLD, number:2]"},
+            {"string.gsub('a,b,,c', ',,', ',nil,')", "[boolean:true, string:a,b,nil,c, number:1]"},
+            {"string.find('abc', '[a-')", "[boolean:false, string:malformed pattern (missing ']')]"},
+            {"string.find('abc', '[')", "[boolean:false, string:malformed pattern (missing ']')]"},
+            {"string.find('abc', '%f')", "[boolean:false, string:missing '[' after '%f' in pattern]"},
+            {"string.find('abc', '%b')", "[boolean:false, string:unbalanced pattern]"},
+            {"string.find('abc', '%ba')", "[boolean:false, string:unbalanced pattern]"},
+            {"string.find('abc', '(')", "[boolean:false, string:unfinished capture]"},
+            {"string.find('abc', ')')", "[boolean:true, nil:nil]"},
+            {"string.find('abc', '%1')", "[boolean:false, string:invalid capture index]"},
+            {"string.find('abc', '(a%1)')", "[boolean:false, string:invalid capture index]"},
+            {"string.find('abc', '(()')", "[boolean:false, string:unfinished capture]"},
+            {"string.match('abc', '(a')", "[boolean:false, string:unfinished capture]"},
+            {"string.gsub('abc', '(a', 'x')", "[boolean:true, string:xbc, number:1]"},
+            {"string.find('abc', '((((((((((((((((((((((((((((((((((a))))))))))))))))))))))))))))))))))')", "[boolean:false, string:too many captures]"},
+            {"string.find('abc', '[%a')", "[boolean:false, string:malformed pattern (missing ']')]"},
+            {"string.find('abc', '[%')", "[boolean:false, string:malformed pattern (missing ']')]"},
+            {"string.find('a')", "[boolean:false, string:bad argument #2 to 'find' (string expected, got no value)]"},
+            {"string.find('a', {})", "[boolean:false, string:bad argument #2 to 'find' (string expected, got table)]"},
+            {"string.rep('ab', 3)", "[boolean:true, string:ababab]"},
+            {"string.rep('ab', 0)", "[boolean:true, string:]"},
+            {"string.rep('ab', -1)", "[boolean:true, string:]"},
+            {"string.rep('ab', 2.9)", "[boolean:true, string:abab]"},
+            {"string.rep(12, 2)", "[boolean:true, string:1212]"},
+            {"string.rep('', 5)", "[boolean:true, string:]"},
+            {"string.rep('x')", "[boolean:false, string:bad argument #2 to 'rep' (number expected, got no value)]"},
+            {"('x=1'):match('(%w)=(%d)')", "[boolean:true, string:x, string:1]"},
+            {"string.find('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '(a-)(a-)(a-)(a-)(a-)b')", "[boolean:true, nil:nil]"}
+        };
+        for (final String[] c : cases)
+        {
+            assertEquals(c[1], packed("pcall(function() return " + c[0] + " end)"), c[0]);
+        }
+        assertTrue(text(eval("return string.find(string.rep('a', 40), '(.-)(.-)(.-)(.-)(.-)(.-)(.-)(.-)b')", "0"))
+            .startsWith("-ERR the script ran past " + ScriptRuntime.INSTRUCTIONS + " Lua instructions"));
+        final KvStore older = new KvStore();
+        older.versions().writing(1, (byte)(Lua51Strings.SINCE - 1));
+        assertTrue(text(run(older, "EVAL", "return string.find('abc', '[a')", "0")).contains("Exception"),
+            "a batch of KvWire 20 replays with LuaJ's patterns");
+    }
+
+    /**
+     * The text of an error a script catches with pcall since KvWire 21, as redis-server 7.0.15 gave it: "user_script:1:
+     * text", no place for {@code error(text, 0)}. LuaJ's was "@user_script:1 text" and a Java stack trace, which a
+     * KvWire-20 batch still gets.
+     */
+    @Test
+    void caughtErrorsReadAsLua51()
+    {
+        final String[][] cases = {
+            {"pcall(function() local x = string.find('abc', '[') return x end)", "[boolean:false, string:user_script:1: malformed pattern (missing ']')]"},
+            {"pcall(function() for w in string.gmatch('abc', '[') do end end)", "[boolean:false, string:user_script:1: malformed pattern (missing ']')]"},
+            {"pcall(function() local s = string.gsub('abc', '(', 'x') return s end)", "[boolean:true, string:xaxbxcx]"},
+            {"pcall(function() error('boom') end)", "[boolean:false, string:user_script:1: boom]"},
+            {"pcall(function() error('boom', 0) end)", "[boolean:false, string:boom]"},
+            {"pcall(function() local s = string.rep('x', -1) .. string.format('%y') return s end)", "[boolean:false, string:user_script:1: bad argument #2 to 'format' (no value)]"},
+            {"pcall(function() local n = tonumber('1', 99) return n end)", "[boolean:false, string:user_script:1: bad argument #2 to 'tonumber' (base out of range)]"},
+            {"pcall(string.find, 'abc', '[')", "[boolean:false, string:malformed pattern (missing ']')]"}
+        };
+        for (final String[] c : cases)
+        {
+            assertEquals(c[1], packed(c[0]), c[0]);
+        }
+        final KvStore older = new KvStore();
+        older.versions().writing(1, (byte)(Lua51Errors.SINCE - 1));
+        assertTrue(text(run(older, "EVAL", "return select(2, pcall(function() error('boom') end))", "0"))
+            .contains("stack traceback"), "a batch of KvWire 20 replays with LuaJ's text");
+    }
+
     /**
      * Redis's cjson and bit libraries: each script answers what redis-server 7.0.15 answered (errors by their text,
      * without Redis's "user_script:1: " place, which LuaJ's library errors lack). Before, both were unknown globals.
