@@ -7,9 +7,11 @@ import org.luaj.vm2.Varargs;
 import java.util.function.BooleanSupplier;
 
 /**
- * The text of an error a script catches with {@code pcall}, as Lua 5.1 in Redis gives it, since KvWire
- * {@value #SINCE}: {@code user_script:1: text}, where LuaJ gave {@code @user_script:1 text} followed by a Java stack
- * trace ({@code [Java]: in ?}); and {@code error(text, 0)} adds no place. A log's older batch meets LuaJ's.
+ * What a script's {@code pcall} returns for an error, as Lua 5.1 in Redis 7.0 gives it, since KvWire {@value #SINCE}:
+ * a text is {@code user_script:1: text}, where LuaJ gave {@code @user_script:1 text} followed by a Java stack trace
+ * ({@code [Java]: in ?}), and {@code error(text, 0)} adds no place; an error reply raised ({@code redis.call}'s,
+ * {@code {err = ...}}) is its text, where LuaJ gave the table (so {@code local ok, e = pcall(redis.call, ...)} then
+ * {@code return redis.error_reply(e)} failed). A log's older batch meets LuaJ's.
  */
 final class Lua51Errors
 {
@@ -27,8 +29,18 @@ final class Lua51Errors
         globals.set("pcall", ScriptRuntime.function(args ->
         {
             final Varargs result = pcall.invoke(args);
-            return result.arg1().toboolean() || result.arg(2).type() != LuaValue.TSTRING || !since.getAsBoolean() ?
-                result : LuaValue.varargsOf(LuaValue.FALSE, LuaValue.valueOf(placed(result.arg(2).tojstring())));
+            final LuaValue error = result.arg(2);
+            if (result.arg1().toboolean() || !since.getAsBoolean())
+            {
+                return result;
+            }
+            if (error.type() == LuaValue.TSTRING)
+            {
+                return LuaValue.varargsOf(LuaValue.FALSE, LuaValue.valueOf(placed(error.tojstring())));
+            }
+            // an error reply raised (redis.call's, error(redis.error_reply(...))): its text, as Redis 7.0 hands it over
+            return error.istable() && error.rawget("err").type() == LuaValue.TSTRING ?
+                LuaValue.varargsOf(LuaValue.FALSE, error.rawget("err")) : result;
         }));
         final LuaValue error = globals.get("error");
         globals.set("error", ScriptRuntime.function(args ->

@@ -111,7 +111,9 @@ final class ScriptRuntime
         final LuaValue math = globals.get("math");
         math.set("random", function(this::random));
         math.set("randomseed", function(args -> seed(args.checklong(1))));
-        Lua51Library.install(math, globals.get("string"), () -> since(Lua51Library.SINCE));
+        Lua51Library.install(math, globals.get("string"), () -> since(Lua51Library.SINCE),
+            () -> since(Lua51Library.EXTREMES_SINCE));
+        Lua51Table.install(table, () -> since(Lua51Table.SINCE), LONGEST_STRING);
         Lua51Strings.install(globals.get("string"), () -> since(Lua51Strings.SINCE), this::charge, LONGEST_STRING);
         final LuaFormat format = new LuaFormat(globals.get("string").get("format"),
             () -> since(LuaFormat.LUA51_SINCE));

@@ -431,6 +431,15 @@ class ScriptsTest
             ") local o = {} for i = 1, n do o[i] = type(t[i]) .. ':' .. tostring(t[i]) end return o", "0"));
     }
 
+    /** Each case's expression, returned from a function under pcall, packs to the case's answer (see packed). */
+    private void answer(final String[][] cases)
+    {
+        for (final String[] c : cases)
+        {
+            assertEquals(c[1], packed("pcall(function() return " + c[0] + " end)"), c[0]);
+        }
+    }
+
     /**
      * Lua 5.1's patterns ({@code string.find}, {@code match}, {@code gmatch}, {@code gsub}) and {@code string.rep}
      * since KvWire 21: each answers what redis-server 7.0.15 answered (97 of 150 compared; an error by its text without
@@ -541,10 +550,7 @@ class ScriptsTest
             {"('x=1'):match('(%w)=(%d)')", "[boolean:true, string:x, string:1]"},
             {"string.find('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '(a-)(a-)(a-)(a-)(a-)b')", "[boolean:true, nil:nil]"}
         };
-        for (final String[] c : cases)
-        {
-            assertEquals(c[1], packed("pcall(function() return " + c[0] + " end)"), c[0]);
-        }
+        answer(cases);
         assertTrue(text(eval("return string.find(string.rep('a', 40), '(.-)(.-)(.-)(.-)(.-)(.-)(.-)(.-)b')", "0"))
             .startsWith("-ERR the script ran past " + ScriptRuntime.INSTRUCTIONS + " Lua instructions"));
         final KvStore older = new KvStore();
@@ -554,9 +560,9 @@ class ScriptsTest
     }
 
     /**
-     * The text of an error a script catches with pcall since KvWire 21, as redis-server 7.0.15 gave it: "user_script:1:
-     * text", no place for {@code error(text, 0)}. LuaJ's was "@user_script:1 text" and a Java stack trace, which a
-     * KvWire-20 batch still gets.
+     * What pcall returns for an error since KvWire 21, as redis-server 7.0.15 gave it: "user_script:1: text", no place
+     * for {@code error(text, 0)}, an error reply's text (redis.call's). LuaJ's was "@user_script:1 text" and a Java
+     * stack trace, and the error reply's table, which a KvWire-20 batch still gets.
      */
     @Test
     void caughtErrorsReadAsLua51()
@@ -569,16 +575,58 @@ class ScriptsTest
             {"pcall(function() error('boom', 0) end)", "[boolean:false, string:boom]"},
             {"pcall(function() local s = string.rep('x', -1) .. string.format('%y') return s end)", "[boolean:false, string:user_script:1: bad argument #2 to 'format' (no value)]"},
             {"pcall(function() local n = tonumber('1', 99) return n end)", "[boolean:false, string:user_script:1: bad argument #2 to 'tonumber' (base out of range)]"},
-            {"pcall(string.find, 'abc', '[')", "[boolean:false, string:malformed pattern (missing ']')]"}
+            {"pcall(string.find, 'abc', '[')", "[boolean:false, string:malformed pattern (missing ']')]"},
+            {"pcall(redis.call, 'nosuchcmd')", "[boolean:false, string:ERR Unknown Redis command called from script]"},
+            {"pcall(redis.call, 'INCR', 'str')", "[boolean:false, string:ERR value is not an integer or out of range]"},
+            {"pcall(redis.call, 'GET')", "[boolean:false, string:ERR Wrong number of args calling Redis command from " +
+                "script]"},
+            {"pcall(function() error(redis.error_reply('MY err')) end)", "[boolean:false, string:MY err]"}
         };
+        run("SET", "str", "abc");
         for (final String[] c : cases)
         {
             assertEquals(c[1], packed(c[0]), c[0]);
         }
+        assertEquals("-ERR value is not an integer or out of range", text(eval("local ok, e = pcall(redis.call, " +
+            "'INCR', 'str') return redis.error_reply(e)", "0")), "the caught error reply handed on");
         final KvStore older = new KvStore();
         older.versions().writing(1, (byte)(Lua51Errors.SINCE - 1));
         assertTrue(text(run(older, "EVAL", "return select(2, pcall(function() error('boom') end))", "0"))
             .contains("stack traceback"), "a batch of KvWire 20 replays with LuaJ's text");
+    }
+
+    /**
+     * {@code table.concat}, {@code math.max} and {@code min} as Lua 5.1's since KvWire 21, each as redis-server 7.0.15
+     * answered (errors without the place): a number's text is {@code %.14g} (LuaJ wrote 1/3 as {@code 0.33333334}),
+     * a nil separator is none, a NaN after the first argument is passed over. A KvWire-20 batch still meets LuaJ's.
+     */
+    @Test
+    void tableConcatAndExtremesAnswerAsLua51()
+    {
+        final String[][] cases = {
+            {"table.concat({1, 2, 3}, nil)", "[boolean:true, string:123]"},
+            {"table.concat({1, 2, 3})", "[boolean:true, string:123]"},
+            {"table.concat({1/3, 1e15, 2^53, 1e100, 0.1, 0.1 + 0.2}, ',')", "[boolean:true, string:0.33333333333333,1e+15,9.007199254741e+15,1e+100,0.1,0.3]"},
+            {"table.concat({'a', {}, 'b'}, ',')", "[boolean:false, string:invalid value (table) at index 2 in table for 'concat']"},
+            {"table.concat({'a', 'b', 'c'}, ',', 2)", "[boolean:true, string:b,c]"},
+            {"table.concat({'a', 'b', 'c'}, ',', 2, 5)", "[boolean:false, string:invalid value (nil) at index 4 in table for 'concat']"},
+            {"table.concat({'a', 'b', 'c'}, ',', 3, 1)", "[boolean:true, string:]"},
+            {"table.concat({'a', 'b', 'c'}, 1.5)", "[boolean:true, string:a1.5b1.5c]"},
+            {"table.concat({'a', 'b'}, {})", "[boolean:false, string:bad argument #2 to 'concat' (string expected, got table)]"},
+            {"table.concat('x')", "[boolean:false, string:bad argument #1 to 'concat' (table expected, got string)]"},
+            {"math.max(1, 0/0)", "[boolean:true, number:1]"},
+            {"math.max(0/0, 1)", "[boolean:true, number:-nan]"},
+            {"math.min(1, 0/0)", "[boolean:true, number:1]"},
+            {"math.min(0/0, 1)", "[boolean:true, number:-nan]"},
+            {"math.max()", "[boolean:false, string:bad argument #1 to 'max' (number expected, got no value)]"},
+            {"math.max(3, 1, 2)", "[boolean:true, number:3]"},
+            {"math.min('2', 1)", "[boolean:true, number:1]"}
+        };
+        answer(cases);
+        final KvStore older = new KvStore();
+        older.versions().writing(1, (byte)(Lua51Table.SINCE - 1));
+        assertEquals("0.33333334", text(run(older, "EVAL", "return table.concat({1/3})", "0")),
+            "a batch of KvWire 20 replays with LuaJ's concat");
     }
 
     /**
