@@ -154,6 +154,7 @@ final class SenderRing
         lock.lock();
         try
         {
+            checkNotRefused(); // a fence too, before the wedge: no view after this one to pass in
             if (wedged)
             {
                 return SmcSubgroup.WEDGED;
@@ -162,7 +163,6 @@ final class SenderRing
             {
                 throw new IllegalStateException("subgroup " + name + " is closed");
             }
-            checkNotRefused(); // a fence too: no view after this one to pass in
             if (!fences.hasRoom())
             {
                 return SmcSubgroup.BACK_PRESSURED;

@@ -594,9 +594,12 @@ class SmcInJvmTest
             leaver.wedge();
             assertEquals("subgroup s: member 1 is leaving",
                 assertThrows(IllegalStateException.class, () -> leaver.tryClaim(8, new Claim())).getMessage());
+            assertEquals("subgroup s: member 1 is leaving",
+                assertThrows(IllegalStateException.class, leaver::requestFence).getMessage(), "a read fence too");
             final SmcSubgroup other = m.subgroups.get(0);
             other.wedge();
             assertEquals(SmcSubgroup.WEDGED, other.tryClaim(8, new Claim()), "a wedge without a refusal");
+            assertEquals(SmcSubgroup.WEDGED, other.requestFence(), "a read fence without a refusal");
         }
     }
 
