@@ -596,12 +596,13 @@ class ScriptsTest
     }
 
     /**
-     * {@code table.concat}, {@code math.max} and {@code min} as Lua 5.1's since KvWire 21, each as redis-server 7.0.15
-     * answered (errors without the place): a number's text is {@code %.14g} (LuaJ wrote 1/3 as {@code 0.33333334}),
-     * a nil separator is none, a NaN after the first argument is passed over. A KvWire-20 batch still meets LuaJ's.
+     * {@code table.concat}, {@code insert}, {@code maxn}, {@code math.max} and {@code min} as Lua 5.1's since KvWire
+     * 21, each as redis-server 7.0.15 answered (errors without the place): a number's text is {@code %.14g} (LuaJ wrote
+     * 1/3 as {@code 0.33333334}), a nil separator is none, insert's argument count checked, maxn there, a NaN after the
+     * first argument passed over. A KvWire-20 batch still meets LuaJ's.
      */
     @Test
-    void tableConcatAndExtremesAnswerAsLua51()
+    void tableFunctionsAndExtremesAnswerAsLua51()
     {
         final String[][] cases = {
             {"table.concat({1, 2, 3}, nil)", "[boolean:true, string:123]"},
@@ -620,7 +621,19 @@ class ScriptsTest
             {"math.min(0/0, 1)", "[boolean:true, number:-nan]"},
             {"math.max()", "[boolean:false, string:bad argument #1 to 'max' (number expected, got no value)]"},
             {"math.max(3, 1, 2)", "[boolean:true, number:3]"},
-            {"math.min('2', 1)", "[boolean:true, number:1]"}
+            {"math.min('2', 1)", "[boolean:true, number:1]"},
+            {"table.insert({}, 1, 2, 3)", "[boolean:false, string:wrong number of arguments to 'insert']"},
+            {"table.insert({})", "[boolean:false, string:wrong number of arguments to 'insert']"},
+            {"table.insert('x', 1)", "[boolean:false, string:bad argument #1 to 'insert' (table expected, got string)]"},
+            {"(function() local t = {} table.insert(t, 'a') table.insert(t, 1, 'b') return table.concat(t, ',') end)()", "[boolean:true, string:b,a]"},
+            {"(function() local t = {1,2,3} table.insert(t, 5, 'x') return #t, t[5], t[4] end)()", "[boolean:true, number:3, string:x, nil:nil]"},
+            {"(function() local t = {1,2,3} table.insert(t, 2, 'x') return table.concat(t, ',') end)()", "[boolean:true, string:1,x,2,3]"},
+            {"(function() local t = {1,2,3} table.insert(t, '2', 'x') return table.concat(t, ',') end)()", "[boolean:true, string:1,x,2,3]"},
+            {"table.insert({}, 'a', 'x')", "[boolean:false, string:bad argument #2 to 'insert' (number expected, got string)]"},
+            {"table.maxn({1, 2, nil, 4, [10] = 5})", "[boolean:true, number:10]"},
+            {"table.maxn({})", "[boolean:true, number:0]"},
+            {"table.maxn({[2.5] = 1, x = 1, [-3] = 2})", "[boolean:true, number:2.5]"},
+            {"table.maxn(1)", "[boolean:false, string:bad argument #1 to 'maxn' (table expected, got number)]"}
         };
         answer(cases);
         final KvStore older = new KvStore();
