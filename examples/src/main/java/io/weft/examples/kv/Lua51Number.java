@@ -44,8 +44,26 @@ final class Lua51Number
      */
     static LuaString checkString(final Varargs args, final int i, final String function)
     {
-        final LuaString s = ScriptRuntime.checkString(args, i, function);
-        return args.arg(i).type() == LuaValue.TNUMBER ? LuaString.valueOf(text(args.arg(i).todouble())) : s;
+        ScriptRuntime.checkString(args, i, function);
+        return string(args.arg(i));
+    }
+
+    /** A string or a number (as its {@link #text}) as a Lua string: what {@code lua_tolstring} makes of it. */
+    static LuaString string(final LuaValue value)
+    {
+        return value.type() == LuaValue.TNUMBER ? LuaString.valueOf(text(value.todouble())) : value.checkstring();
+    }
+
+    /** Lua's {@code luaL_checkinteger}: argument {@code i} as a number, truncated as x86 converts it to an integer. */
+    static long checkInteger(final Varargs args, final int i, final String function)
+    {
+        return Lua51Format.x86(ScriptRuntime.checkNumber(args, i, function), Long.MIN_VALUE);
+    }
+
+    /** Lua's {@code luaL_optinteger}: {@code otherwise} if argument {@code i} is absent or nil, else as above. */
+    static long optInteger(final Varargs args, final int i, final long otherwise, final String function)
+    {
+        return args.arg(i).isnil() ? otherwise : checkInteger(args, i, function);
     }
 
     /**

@@ -5,7 +5,6 @@ import org.luaj.vm2.LuaString;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
 
-import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
@@ -64,7 +63,8 @@ final class Lua51Strings
         final LuaString s = Lua51Number.checkString(args, 1, name);
         final LuaString p = Lua51Number.checkString(args, 2, name);
         final int length = s.m_length;
-        final int init = (int)Math.min(Math.max(0, relative(optInteger(args, 3, 1, name), length) - 1), length);
+        final long from = relative(Lua51Number.optInteger(args, 3, 1, name), length) - 1;
+        final int init = (int)Math.min(Math.max(0, from), length);
         if (find && (args.arg(4).toboolean() || !hasSpecials(p)))
         {
             final int at = indexOf(s, p, init);
@@ -121,7 +121,7 @@ final class Lua51Strings
         final LuaString src = Lua51Number.checkString(args, 1, "gsub");
         final LuaString p = Lua51Number.checkString(args, 2, "gsub");
         final LuaValue repl = args.arg(3);
-        final int max = (int)optInteger(args, 4, src.m_length + 1L, "gsub"); // luaL_optint: an int, as C casts it
+        final int max = (int)Lua51Number.optInteger(args, 4, src.m_length + 1L, "gsub"); // luaL_optint: C's int
         final int tr = repl.type();
         if (tr != LuaValue.TNUMBER && tr != LuaValue.TSTRING && tr != LuaValue.TFUNCTION && tr != LuaValue.TTABLE)
         {
@@ -131,7 +131,7 @@ final class Lua51Strings
             Lua51Number.checkString(args, 3, "gsub") : null;
         final Lua51Pattern m = new Lua51Pattern(src, p, budget);
         final boolean anchor = m.anchored();
-        final Output out = new Output(longest);
+        final BoundedOutput out = new BoundedOutput(longest, "string.gsub");
         int s = 0;
         int n = 0;
         while (n < max)
@@ -171,7 +171,7 @@ final class Lua51Strings
     }
 
     /** {@code add_s}: {@code %0} to {@code %9} a capture, {@code %} then another byte that byte (at the end, NUL). */
-    private static void replaceByText(final Lua51Pattern m, final Output out, final int s, final int e,
+    private static void replaceByText(final Lua51Pattern m, final BoundedOutput out, final int s, final int e,
         final LuaString text)
     {
         for (int i = 0; i < text.m_length; i++)
@@ -194,13 +194,13 @@ final class Lua51Strings
             }
             else
             {
-                out.add(asText(m.capture(c - '1', s, e)));
+                out.add(Lua51Number.string(m.capture(c - '1', s, e)));
             }
         }
     }
 
     /** {@code add_value} for a table or a function: nil or false keep the match, a string or number replace it. */
-    private static void replaceByValue(final Lua51Pattern m, final Output out, final int s, final int e,
+    private static void replaceByValue(final Lua51Pattern m, final BoundedOutput out, final int s, final int e,
         final LuaValue repl)
     {
         final LuaValue value = repl.isfunction() ? repl.invoke(LuaValue.varargsOf(m.captures(s, e, true))).arg1() :
@@ -215,14 +215,14 @@ final class Lua51Strings
         }
         else
         {
-            out.add(asText(value));
+            out.add(Lua51Number.string(value));
         }
     }
 
     private Varargs rep(final Varargs args)
     {
         final LuaString s = Lua51Number.checkString(args, 1, "rep");
-        final int n = (int)Lua51Format.x86(ScriptRuntime.checkNumber(args, 2, "rep"), Long.MIN_VALUE); // luaL_checkint
+        final int n = (int)Lua51Number.checkInteger(args, 2, "rep"); // luaL_checkint: an int, as C casts it
         if (n <= 0 || s.m_length == 0)
         {
             return LuaValue.EMPTYSTRING;
@@ -247,13 +247,6 @@ final class Lua51Strings
             throw new LuaError("string.rep: a result past " + longest + " bytes");
         }
         return rep.invoke(args);
-    }
-
-    /** {@code luaL_optinteger}: {@code otherwise} if absent or nil, else a number truncated as x86 does. */
-    private static long optInteger(final Varargs args, final int i, final long otherwise, final String name)
-    {
-        return args.arg(i).isnil() ? otherwise : Lua51Format.x86(ScriptRuntime.checkNumber(args, i, name),
-            Long.MIN_VALUE);
     }
 
     /** {@code posrelat}: a negative position counts from the end. */
@@ -300,50 +293,6 @@ final class Lua51Strings
         finally
         {
             budget.charge(compared);
-        }
-    }
-
-    /** A replacement's or capture's text: a number as Lua 5.1 writes it. */
-    private static LuaString asText(final LuaValue value)
-    {
-        return value.type() == LuaValue.TNUMBER ? LuaString.valueOf(Lua51Number.text(value.todouble())) :
-            value.checkstring();
-    }
-
-    /** gsub's result, refused past {@code longest} bytes as {@code string.rep}'s. */
-    private static final class Output
-    {
-        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        private final long longest;
-
-        Output(final long longest)
-        {
-            this.longest = longest;
-        }
-
-        void add(final byte b)
-        {
-            bytes.write(b);
-            check();
-        }
-
-        void add(final LuaString s)
-        {
-            bytes.write(s.m_bytes, s.m_offset, s.m_length);
-            check();
-        }
-
-        LuaString string()
-        {
-            return LuaString.valueOf(bytes.toByteArray());
-        }
-
-        private void check()
-        {
-            if (bytes.size() > longest)
-            {
-                throw new LuaError("string.gsub: a result past " + longest + " bytes");
-            }
         }
     }
 }

@@ -6,7 +6,6 @@ import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
 
-import java.io.ByteArrayOutputStream;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -58,7 +57,7 @@ final class Lua51Table
             case 2 -> pos = end;
             case 3 ->
             {
-                pos = (int)Lua51Format.x86(ScriptRuntime.checkNumber(args, 2, "insert"), Long.MIN_VALUE);
+                pos = (int)Lua51Number.checkInteger(args, 2, "insert");
                 end = Math.max(end, pos);
                 for (int i = end; i > pos; i--)
                 {
@@ -98,9 +97,9 @@ final class Lua51Table
     {
         final LuaString sep = args.arg(2).isnil() ? LuaValue.EMPTYSTRING : Lua51Number.checkString(args, 2, "concat");
         final LuaTable t = table(args, "concat");
-        final long first = integer(args, 3, 1);
-        final long last = integer(args, 4, t.rawlen());
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final long first = (int)Lua51Number.optInteger(args, 3, 1, "concat"); // luaL_optint: an int, as C casts it
+        final long last = (int)Lua51Number.optInteger(args, 4, t.rawlen(), "concat");
+        final BoundedOutput out = new BoundedOutput(longest, "table.concat");
         for (long i = first; i <= last; i++)
         {
             final LuaValue v = t.rawget((int)i);
@@ -109,25 +108,12 @@ final class Lua51Table
                 throw new LuaError("invalid value (" + v.typename() + ") at index " + i + " in table for " +
                     "'concat'");
             }
-            final LuaString s = v.type() == LuaValue.TNUMBER ? LuaString.valueOf(Lua51Number.text(v.todouble())) :
-                v.checkstring();
-            out.write(s.m_bytes, s.m_offset, s.m_length);
+            out.add(Lua51Number.string(v));
             if (i < last)
             {
-                out.write(sep.m_bytes, sep.m_offset, sep.m_length);
-            }
-            if (out.size() > longest)
-            {
-                throw new LuaError("table.concat: a result past " + longest + " bytes");
+                out.add(sep);
             }
         }
-        return LuaString.valueOf(out.toByteArray());
-    }
-
-    /** {@code luaL_optint}: {@code otherwise} if absent or nil, else a number truncated to an int as C does. */
-    private static long integer(final Varargs args, final int i, final long otherwise)
-    {
-        return args.arg(i).isnil() ? otherwise :
-            (int)Lua51Format.x86(ScriptRuntime.checkNumber(args, i, "concat"), Long.MIN_VALUE);
+        return out.string();
     }
 }

@@ -47,6 +47,14 @@ class ScriptsTest
         return run(words.toArray(String[]::new));
     }
 
+    /** A store that applies batches of the KvWire version before {@code since}, as it replays a log's older batch. */
+    private static KvStore before(final byte since)
+    {
+        final KvStore older = new KvStore();
+        older.versions().writing(1, (byte)(since - 1));
+        return older;
+    }
+
     private static String text(final Reply r)
     {
         return switch (r)
@@ -310,8 +318,7 @@ class ScriptsTest
         {
             assertEquals(c[1], text(eval("return " + c[0], "0")), c[0]);
         }
-        final KvStore older = new KvStore();
-        older.versions().writing(1, (byte)(LuaFormat.LUA51_SINCE - 1));
+        final KvStore older = before(LuaFormat.LUA51_SINCE);
         assertEquals("1410065408", text(run(older, "EVAL", "return string.format('%d', 1e10)", "0")),
             "a batch of KvWire 17 replays as its build formatted");
         assertEquals("0.33333334", text(run(older, "EVAL", "return tostring(1/3)", "0")));
@@ -381,8 +388,7 @@ class ScriptsTest
             assertTrue(c[1].startsWith("-ERR ") ? answer.startsWith(c[1] + " script: ") : answer.equals(c[1]),
                 c[0] + " answered " + answer);
         }
-        final KvStore older = new KvStore();
-        older.versions().writing(1, (byte)(Lua51Number.TONUMBER_SINCE - 1));
+        final KvStore older = before(Lua51Number.TONUMBER_SINCE);
         assertEquals("nil", text(run(older, "EVAL", "return type(tonumber('+inf'))", "0")),
             "a batch of KvWire 18 replays as its build read");
     }
@@ -418,8 +424,7 @@ class ScriptsTest
             assertTrue(c[1].startsWith("-ERR ") ? answer.startsWith(c[1] + " script: ") : answer.equals(c[1]),
                 c[0] + " answered " + answer);
         }
-        final KvStore older = new KvStore();
-        older.versions().writing(1, (byte)(Lua51Library.SINCE - 1));
+        final KvStore older = before(Lua51Library.SINCE);
         assertTrue(text(run(older, "EVAL", "return math.log(8)", "0")).startsWith("-ERR attempt to call nil"),
             "a batch of KvWire 19 replays as its build ran it");
     }
@@ -553,8 +558,7 @@ class ScriptsTest
         answer(cases);
         assertTrue(text(eval("return string.find(string.rep('a', 40), '(.-)(.-)(.-)(.-)(.-)(.-)(.-)(.-)b')", "0"))
             .startsWith("-ERR the script ran past " + ScriptRuntime.INSTRUCTIONS + " Lua instructions"));
-        final KvStore older = new KvStore();
-        older.versions().writing(1, (byte)(Lua51Strings.SINCE - 1));
+        final KvStore older = before(Lua51Strings.SINCE);
         assertTrue(text(run(older, "EVAL", "return string.find('abc', '[a')", "0")).contains("Exception"),
             "a batch of KvWire 20 replays with LuaJ's patterns");
     }
@@ -589,8 +593,7 @@ class ScriptsTest
         }
         assertEquals("-ERR value is not an integer or out of range", text(eval("local ok, e = pcall(redis.call, " +
             "'INCR', 'str') return redis.error_reply(e)", "0")), "the caught error reply handed on");
-        final KvStore older = new KvStore();
-        older.versions().writing(1, (byte)(Lua51Errors.SINCE - 1));
+        final KvStore older = before(Lua51Errors.SINCE);
         assertTrue(text(run(older, "EVAL", "return select(2, pcall(function() error('boom') end))", "0"))
             .contains("stack traceback"), "a batch of KvWire 20 replays with LuaJ's text");
     }
@@ -636,8 +639,7 @@ class ScriptsTest
             {"table.maxn(1)", "[boolean:false, string:bad argument #1 to 'maxn' (table expected, got number)]"}
         };
         answer(cases);
-        final KvStore older = new KvStore();
-        older.versions().writing(1, (byte)(Lua51Table.SINCE - 1));
+        final KvStore older = before(Lua51Table.SINCE);
         assertEquals("0.33333334", text(run(older, "EVAL", "return table.concat({1/3})", "0")),
             "a batch of KvWire 20 replays with LuaJ's concat");
     }
@@ -779,8 +781,7 @@ class ScriptsTest
         }
         assertEquals("123456.789", text(eval("redis.call('ZADD', KEYS[1], 123456.789, 'm') " +
             "return redis.call('ZSCORE', KEYS[1], 'm')", "1", "z")), "a score (before: 123456.79)");
-        final KvStore older = new KvStore();
-        older.versions().writing(1, (byte)(ScriptRuntime.NUMBERS_SINCE - 1));
+        final KvStore older = before(ScriptRuntime.NUMBERS_SINCE);
         assertEquals("123456.79", text(run(older, "EVAL",
             "redis.call('SET', KEYS[1], 123456.789) return redis.call('GET', KEYS[1])", "1", "n")),
             "a batch of KvWire 16 replays as its build wrote");
