@@ -51,7 +51,22 @@ final class BlockedClients
     /** Whether {@code command} (its name upper case) blocks: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BZPOPMIN, .... */
     static boolean blocks(final String command)
     {
-        return awaited(command) != null;
+        return awaited(command) != null && !reads(command);
+    }
+
+    /** Whether the command {@code args}, named {@code command}, blocks: those above, and XREAD with BLOCK. */
+    static boolean blocks(final String command, final List<byte[]> args)
+    {
+        return blocks(command) || reads(command) && StreamCommands.blockArgument(args) != null;
+    }
+
+    /**
+     * Whether {@code command} waits for entries and takes none (XREAD): each one waiting on a stream looks again when
+     * the stream is stored, and its {@code $} stands for the last ID of its first look ({@link #park}).
+     */
+    private static boolean reads(final String command)
+    {
+        return command.equals("XREAD");
     }
 
     /** The type whose value under one of its keys ends a blocking command's wait; null: the command does not block. */
@@ -61,6 +76,7 @@ final class BlockedClients
         {
             case "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "BLMPOP" -> ListValue.class;
             case "BZPOPMIN", "BZPOPMAX", "BZMPOP" -> ZSetValue.class;
+            case "XREAD" -> StreamValue.class;
             default -> null;
         };
     }
@@ -89,6 +105,11 @@ final class BlockedClients
         }
         try
         {
+            if (reads(command)) // BLOCK milliseconds
+            {
+                final long ms = StreamCommands.blockMilliseconds(StreamCommands.blockArgument(args));
+                return ms == 0 || ms > FOREVER_SECONDS * 1000 ? Long.MAX_VALUE : System.nanoTime() + ms * 1_000_000;
+            }
             final double seconds = timeout(timeoutArgument(args));
             return seconds == 0 || seconds > FOREVER_SECONDS ? Long.MAX_VALUE :
                 System.nanoTime() + (long)(seconds * 1e9);
@@ -138,7 +159,7 @@ final class BlockedClients
      * instead of being answered (it popped nothing and has time left), else its answer: {@code reply}, or the stop's
      * error once the member stopped (a stop racing this delivery: nothing would wake it).
      */
-    synchronized Reply park(final Command command, final Reply reply)
+    synchronized Reply park(final Command command, final Reply reply, final long now)
     {
         if (command.wokenOn != null)
         {
@@ -162,6 +183,10 @@ final class BlockedClients
         if (command.waitingSince == 0)
         {
             command.waitingSince = ++places;
+            if (reads(Commands.name(command.args)))
+            {
+                StreamCommands.resolveLastIds(map, command.args, now); // a look again reads after the same IDs
+            }
         }
         for (final Key key : keys(command))
         {
@@ -199,9 +224,16 @@ final class BlockedClients
                 // WRONGTYPE on this thread and stop the member), nor does a sorted set wake a list's waiter
                 final Object stored = map.liveStored(key, now);
                 int items = stored instanceof WriterOwned<?> value ? value.size() - sentAgain.getOrDefault(key, 0) : 0;
-                for (final Command c : items > 0 ? List.copyOf(commands) : List.<Command>of())
+                final boolean stream = stored instanceof StreamValue;
+                for (final Command c : items > 0 || stream ? List.copyOf(commands) : List.<Command>of())
                 {
-                    if (items > 0 && waitsFor(c, stored))
+                    if (stream && waitsFor(c, stored)) // XREAD takes nothing: every reader looks again
+                    {
+                        c.blockState = IN_FLIGHT;
+                        sent.add(c);
+                        forget(c);
+                    }
+                    else if (items > 0 && waitsFor(c, stored))
                     {
                         items--;
                         c.blockState = IN_FLIGHT;
@@ -341,6 +373,10 @@ final class BlockedClients
     {
         final List<byte[]> args = command.args;
         final String name = Commands.name(args);
+        if (reads(name))
+        {
+            return StreamCommands.readKeys(args);
+        }
         if (multiPop(name)) // BZMPOP timeout numkeys key [key ...] MIN|MAX ...: applied, so numkeys is valid
         {
             return Key.all(args.subList(0, 3 + (int)ValueEdits.integer(args.get(2))), 3);

@@ -46,6 +46,8 @@ final class CommandTable
     private static final Keys STORE_COUNTED = new Keys(1, 1, 1, 2);
     /** The first word, and the destinations STORE words name ({@link #destinations}). */
     private static final Keys STORE_AFTER_KEYWORD = new Keys(1, 1, 1, -1);
+    /** No key by position: XREAD's are half the words after STREAMS ({@link #destinations}). */
+    private static final Keys AFTER_KEYWORD = new Keys(0, 0, 0, -1);
     /** MEMORY USAGE's key: the word after the subcommand. */
     private static final Keys MEMORY_USAGE = new Keys(2, 2, 1, 0);
     /** Store commands whose keys are not the first word alone; the others' are, and commands before the store none. */
@@ -161,7 +163,7 @@ final class CommandTable
     /**
      * Where SORT's STORE destination is ({@link Sort#destination}), or GEORADIUS's and GEORADIUSBYMEMBER's: as
      * Redis's key specifications find them, the word after the first STORE past the radius, then after the first
-     * STOREDIST.
+     * STOREDIST; or XREAD's streams, the first half of the words after its first STREAMS.
      */
     private static List<Integer> destinations(final String name, final List<byte[]> command)
     {
@@ -169,6 +171,17 @@ final class CommandTable
         if (name.equals("SORT") && Sort.destination(command) > 0)
         {
             found.add(Sort.destination(command));
+        }
+        for (int i = 1; name.equals("XREAD") && i < command.size(); i++)
+        {
+            if (Commands.is(command.get(i), "STREAMS"))
+            {
+                for (int k = i + 1; k <= i + (command.size() - i - 1) / 2; k++)
+                {
+                    found.add(k);
+                }
+                break;
+            }
         }
         if (name.equals("GEORADIUS") || name.equals("GEORADIUSBYMEMBER"))
         {
@@ -324,6 +337,7 @@ final class CommandTable
         keys.put("SORT_RO", STORE_AFTER_KEYWORD); // movablekeys in Redis's table too, though it takes no STORE
         keys.put("GEORADIUS", STORE_AFTER_KEYWORD);
         keys.put("GEORADIUSBYMEMBER", STORE_AFTER_KEYWORD);
+        keys.put("XREAD", AFTER_KEYWORD);
         keys.put("MSET", new Keys(1, -1, 2, 0));
         keys.put("MSETNX", new Keys(1, -1, 2, 0));
         keys.put("BITOP", new Keys(2, -1, 1, 0));
@@ -374,7 +388,7 @@ final class CommandTable
         flag(flags, Commands.isWrite(travels), "write");
         flag(flags, Commands.isRead(travels), "readonly");
         flag(flags, Commands.grows(travels), "denyoom");
-        flag(flags, BlockedClients.blocks(name), "blocking");
+        flag(flags, BlockedClients.blocks(name) || name.equals("XREAD"), "blocking");
         flag(flags, name.equals("PUBLISH") || name.endsWith("SUBSCRIBE"), "pubsub");
         flag(flags, !ScriptRuntime.mayCall(name), "noscript");
         flag(flags, keys.numkeysAt != 0, "movablekeys");

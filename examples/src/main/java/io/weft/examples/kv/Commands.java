@@ -97,7 +97,10 @@ final class Commands
         of("GEORADIUS", Kind.GROWING, -6, 13), of("GEORADIUS_RO", Kind.ORDERED, -6, 13),
         of("GEORADIUSBYMEMBER", Kind.GROWING, -5, 13), of("GEORADIUSBYMEMBER_RO", Kind.ORDERED, -5, 13),
         of("DUMP", Kind.ORDERED, 2, 15), of("RESTORE", Kind.GROWING, -4, 15), of("SELECT", Kind.CONNECTION, 2, 16),
-        of("MOVE", Kind.WRITE, 3, 16), of("SWAPDB", Kind.WRITE, 3, 16), of("TIME", Kind.CONNECTION, 1));
+        of("MOVE", Kind.WRITE, 3, 16), of("SWAPDB", Kind.WRITE, 3, 16), of("TIME", Kind.CONNECTION, 1),
+        of("XADD", Kind.GROWING, -5, 22), of("XTRIM", Kind.WRITE, -4, 22), of("XDEL", Kind.WRITE, -3, 22),
+        of("XSETID", Kind.GROWING, -3, 22), of("XLEN", Kind.ORDERED, 2, 22), of("XRANGE", Kind.ORDERED, -4, 22),
+        of("XREVRANGE", Kind.ORDERED, -4, 22), of("XREAD", Kind.ORDERED, -4, 22));
 
     /**
      * Connection commands that read the store's state on this member (a key's copy, the write position, the scripts

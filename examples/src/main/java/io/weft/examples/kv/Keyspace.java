@@ -183,6 +183,12 @@ final class Keyspace
         return owned(key, now, ZSetValue.class);
     }
 
+    /** {@code key}'s stream if it is live at {@code now}, else null; WRONGTYPE if it holds another type. */
+    StreamValue stream(final Key key, final long now)
+    {
+        return owned(key, now, StreamValue.class);
+    }
+
     /**
      * The index in {@code args} of the first key from {@code from} to before {@code to} that holds a live {@code
      * type} at {@code now}, or -1 if none does; WRONGTYPE at a key of another type before it (BLPOP, BZPOPMIN, ZMPOP).
@@ -225,6 +231,13 @@ final class Keyspace
     {
         final long cut = cuts;
         return z == null ? ZSetValue.empty(cut) : writable(z, cut);
+    }
+
+    /** The writing thread: {@link #writableList}'s counterpart for a stream. */
+    StreamValue writableStream(final StreamValue s)
+    {
+        final long cut = cuts;
+        return s == null ? StreamValue.empty(cut) : writable(s, cut);
     }
 
     private static <T extends WriterOwned<T>> T writable(final T value, final long cut)

@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -204,9 +205,9 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         {
             return inTransaction(cmd, args);
         }
-        if (Commands.isWrite(cmd))
+        if (Commands.isWrite(cmd) || BlockedClients.blocks(cmd, args)) // XREAD with BLOCK too
         {
-            return lastInGroup = BlockedClients.blocks(cmd) ? blocking(cmd, args) : inGroup(args, true);
+            return lastInGroup = BlockedClients.blocks(cmd, args) ? blocking(cmd, args) : inGroup(args, true);
         }
         if (Commands.isRead(cmd))
         {
@@ -288,8 +289,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
      */
     private Command blocking(final String cmd, final List<byte[]> args)
     {
-        final Command command = inGroup(new Command(args, true, session.resp3, replied,
-            BlockedClients.deadline(cmd, args)));
+        final Command command = inGroup(new Command(new ArrayList<>(args), Commands.isWrite(cmd), session.resp3,
+            replied, BlockedClients.deadline(cmd, args))); // a list of its own: XREAD's $ is resolved in it
         timers.start(command);
         if (command.blockedUntil != 0) // 0: refused (arity, timeout), answered without waiting
         {

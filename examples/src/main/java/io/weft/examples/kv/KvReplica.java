@@ -483,7 +483,7 @@ public final class KvReplica implements AutoCloseable
             {
                 store.versions().publish(); // before its reply: its client's WATCH after the reply sees this write
             }
-            final Reply answer = command.blockedUntil == 0 ? reply : store.blocked.park(command, reply); // null: waits
+            final Reply answer = command.blockedUntil == 0 ? reply : store.blocked.park(command, reply, batch.now());
             if (answer != null)
             {
                 command.complete(answer);

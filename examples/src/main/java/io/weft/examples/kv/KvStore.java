@@ -42,6 +42,7 @@ public final class KvStore
     private final SetCommands sets = new SetCommands(map);
     private final ListCommands lists = new ListCommands(map);
     private final ZSetCommands zsets = new ZSetCommands(map);
+    private final StreamCommands streams = new StreamCommands(map);
     /** EVAL and the script caches of this member. */
     final Scripts scripts = new Scripts(this);
     /** This member's clients blocked on lists and sorted sets (BLPOP, BZPOPMIN, ...), woken by the delivery thread. */
@@ -245,6 +246,7 @@ public final class KvStore
                 default -> cmd.charAt(0) == 'S' ? sets.apply(cmd, args, now) : cmd.charAt(0) == 'H' ?
                     hashes.apply(cmd, args, now) : cmd.charAt(0) == 'Z' || cmd.startsWith("BZ") ?
                     zsets.apply(cmd, args, now) : cmd.startsWith("GEO") ? Geo.apply(map, cmd, args, now) :
+                    cmd.charAt(0) == 'X' ? streams.apply(cmd, args, now) :
                     lists.apply(cmd, args, now);
             };
         }

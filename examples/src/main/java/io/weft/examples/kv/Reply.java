@@ -85,6 +85,14 @@ public sealed interface Reply
     {
     }
 
+    /**
+     * Keys each with its value (XREAD's streams with their entries): a RESP3 map, an array of two-item arrays in RESP2
+     * and to scripts, as Redis answers.
+     */
+    record Pairs(List<Reply> keysAndValues) implements Reply
+    {
+    }
+
     /** Replies written one after the other, for one command. */
     record Several(List<Reply> replies) implements Reply
     {

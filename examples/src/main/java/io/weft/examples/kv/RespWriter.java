@@ -38,6 +38,16 @@ final class RespWriter
                     write(out, item, resp3);
                 }
             }
+            case Reply.Pairs p when resp3 -> write(out, new Reply.Map(p.keysAndValues()), true);
+            case Reply.Pairs p ->
+            {
+                final List<Reply> flat = p.keysAndValues();
+                number(out, '*', flat.size() / 2);
+                for (int i = 0; i < flat.size(); i += 2)
+                {
+                    items(out, '*', flat.subList(i, i + 2), false);
+                }
+            }
             case Reply.Push p -> items(out, resp3 ? '>' : '*', p.items(), resp3);
             case Reply.Set m -> items(out, resp3 ? '~' : '*', m.items(), resp3);
             case Reply.Double d when resp3 -> line(out, ',', d.text());

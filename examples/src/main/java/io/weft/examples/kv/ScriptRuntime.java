@@ -324,6 +324,10 @@ final class ScriptRuntime
         {
             return "ERR This Redis command is not allowed from script";
         }
+        if (BlockedClients.blocks(cmd, words))
+        {
+            return "ERR XREAD command is not allowed with BLOCK option from scripts";
+        }
         final String sub = words.size() > 1 && Subcommands.isContainer(cmd) ? Commands.word(words.get(1)) : null;
         if (!Commands.inScriptsAt(cmd, store.versions().wire()) || sub != null && !Subcommands.has(cmd, sub))
         {
@@ -363,9 +367,21 @@ final class ScriptRuntime
             case Reply.Map m -> table(m.keysAndValues());
             case Reply.Set s -> table(s.items());
             case Reply.Scored s -> table(s.membersAndScores());
+            case Reply.Pairs p -> table(pairs(p.keysAndValues()));
             case Reply.Push p -> table(p.items());
             case Reply.Several s -> table(s.replies());
         };
+    }
+
+    /** Keys and values alternating as two-item arrays, as RESP2 writes {@link Reply.Pairs}. */
+    private static List<Reply> pairs(final List<Reply> keysAndValues)
+    {
+        final List<Reply> pairs = new ArrayList<>(keysAndValues.size() / 2);
+        for (int i = 0; i < keysAndValues.size(); i += 2)
+        {
+            pairs.add(new Reply.Array(keysAndValues.subList(i, i + 2)));
+        }
+        return pairs;
     }
 
     private static LuaTable table(final List<Reply> items)

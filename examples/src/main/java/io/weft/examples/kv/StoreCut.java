@@ -23,10 +23,12 @@ import java.util.function.BiConsumer;
  * its count of fields, and each field's length, field, value length and value, a set's {@value #SET}, its count of
  * members and each member's length and member, in {@link Key}'s order, a list's {@value #LIST}, its count of items and
  * each item's length and item, from its head, a sorted set's {@value #ZSET}, its count of members and each member's
- * length and member, then 8 and its score (a double), in the set's order: {@link StoreLoader}, which reads it back,
- * takes any order, and takes a state written before versions were kept (it starts with the count of entries, never
- * negative). {@link #sorted} writes the entries by key instead, so that equal stores write equal bytes (tests compare
- * them).
+ * length and member, then 8 and its score (a double), in the set's order, a stream's {@value #STREAM}, its count of
+ * entries and one, the length and bytes of its counters (last ID, greatest ID deleted, entries added), then each
+ * entry's length and bytes (its ID, count of fields and values, and each one's length and bytes), in ID order:
+ * {@link StoreLoader}, which reads it back, takes any order, and takes a state written before versions were kept (it
+ * starts with the count of entries, never negative). {@link #sorted} writes the entries by key instead, so that equal
+ * stores write equal bytes (tests compare them).
  * Entries are encoded straight into one buffer, written out as it fills: a log's compaction spent most of its time in a
  * {@code DataOutputStream}'s small writes and in sorting (a profile under a SET load, 2026-11-30).
  */
@@ -45,6 +47,10 @@ final class StoreCut
     static final int LIST = -5;
     /** A sorted set's value length. */
     static final int ZSET = -7;
+    /** A stream's value length. */
+    static final int STREAM = -9;
+    /** A stream's counters: its last ID, greatest ID deleted (each two longs) and count of entries added. */
+    static final int STREAM_COUNTERS = 5 * Long.BYTES;
 
     /** Walks the cut's (key, stored value) pairs; the same pairs each time. */
     @FunctionalInterface
@@ -153,6 +159,10 @@ final class StoreCut
                 {
                     putMembers(z.members()); // as the items
                 }
+                else if (stored instanceof StreamValue st)
+                {
+                    putEntries(st.entries()); // as the items
+                }
                 else
                 {
                     putBytes(Stored.value(stored));
@@ -209,6 +219,38 @@ final class StoreCut
                 putBytes(node.member);
                 room(Integer.BYTES + Double.BYTES);
                 buffer.putInt(Double.BYTES).putDouble(node.score);
+            }
+        }
+
+        /**
+         * A stream's {@value #STREAM} and count of entries and one, then its counters (last ID, greatest ID deleted,
+         * entries added) and each entry (its ID, count of fields and values, each one), each as length and bytes.
+         */
+        private void putEntries(final StreamValue.Entries entries) throws IOException
+        {
+            room(2 * Integer.BYTES + Integer.BYTES + STREAM_COUNTERS);
+            buffer.putInt(STREAM).putInt(entries.size() + 1).putInt(STREAM_COUNTERS);
+            buffer.putLong(entries.lastId().ms()).putLong(entries.lastId().seq());
+            buffer.putLong(entries.maxDeletedId().ms()).putLong(entries.maxDeletedId().seq());
+            buffer.putLong(entries.entriesAdded());
+            for (final Map.Entry<StreamId, byte[][]> entry : entries.all())
+            {
+                long length = 2 * Long.BYTES + Integer.BYTES;
+                for (final byte[] b : entry.getValue())
+                {
+                    length += Integer.BYTES + b.length;
+                }
+                if (length > Integer.MAX_VALUE)
+                {
+                    throw new IOException("a stream entry of " + length + " bytes");
+                }
+                room(Integer.BYTES + 2 * Long.BYTES + Integer.BYTES);
+                buffer.putInt((int)length).putLong(entry.getKey().ms()).putLong(entry.getKey().seq())
+                    .putInt(entry.getValue().length);
+                for (final byte[] b : entry.getValue())
+                {
+                    putBytes(b);
+                }
             }
         }
 

@@ -128,7 +128,7 @@ final class StoreLoader
         final int valueAt = at + 8 + keyLength;
         final int valueLength = in.getInt(valueAt - 4);
         if (valueLength == StoreCut.HASH || valueLength == StoreCut.SET || valueLength == StoreCut.LIST ||
-            valueLength == StoreCut.ZSET)
+            valueLength == StoreCut.ZSET || valueLength == StoreCut.STREAM)
         {
             return loadFields(in, at, keyLength, valueLength);
         }
@@ -158,7 +158,7 @@ final class StoreLoader
             return false;
         }
         final int fields = in.getInt(countAt);
-        check(fields > 0, "a hash, set, list or sorted set of " + fields + " fields");
+        check(fields > 0, "a hash, set, list, sorted set or stream of " + fields + " fields");
         final long items = hash ? 2L * fields : fields; // a hash's fields and values, a set's members, a list's items
         long p = walked == 0 ? countAt + Integer.BYTES : at + walkedTo;
         for (; walked < items; walked++) // each one's length and bytes
@@ -188,6 +188,11 @@ final class StoreLoader
             map.store(new Key(key), list.withExpiry(in.getLong()));
             return true;
         }
+        if (kind == StoreCut.STREAM)
+        {
+            map.store(new Key(key), stream(in, fields - 1).withExpiry(in.getLong()));
+            return true;
+        }
         if (kind == StoreCut.ZSET)
         {
             final ZSetValue zset = map.writableZSet(null);
@@ -207,6 +212,32 @@ final class StoreLoader
         }
         map.store(new Key(key), loaded.withExpiry(in.getLong()));
         return true;
+    }
+
+    /** A stream's counters and {@code entries} entries, whose lengths were checked (see {@link StoreCut}). */
+    private StreamValue stream(final ByteBuffer in, final int entries)
+    {
+        check(in.getInt() == StoreCut.STREAM_COUNTERS, "a stream's counters that are not 40 bytes");
+        final StreamValue stream = map.writableStream(null);
+        stream.entries().counters(new StreamId(in.getLong(), in.getLong()), new StreamId(in.getLong(), in.getLong()),
+            in.getLong());
+        for (int i = 0; i < entries; i++)
+        {
+            final int end = in.getInt() + in.position();
+            final StreamId id = new StreamId(in.getLong(), in.getLong());
+            final int count = in.getInt();
+            check(count > 0 && count % 2 == 0, "a stream entry of " + count + " fields and values");
+            final byte[][] fieldsAndValues = new byte[count][];
+            for (int f = 0; f < count; f++)
+            {
+                check(end - in.position() >= Integer.BYTES && in.getInt(in.position()) <= end - in.position() - 4,
+                    "a stream entry's field longer than the entry");
+                fieldsAndValues[f] = bytes(in);
+            }
+            check(in.position() == end, "a stream entry whose length is not its fields'");
+            stream.entries().load(id, fieldsAndValues);
+        }
+        return stream;
     }
 
     /** The next length-prefixed bytes of {@code in}, whole. */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +38,7 @@ class BlockedClientsTest
         assertEquals(List.of("first"), woken(), "one item wakes the client waiting longest");
         assertEquals(3, store.blocked.size(), "a client whose pop is in the group is blocked still");
         apply("LPOP", "jobs"); // a client of another member took the item first
-        assertNull(store.blocked.park(first, apply(first)), "found the list empty: waits again");
+        assertNull(store.blocked.park(first, apply(first), NOW), "found the list empty: waits again");
         assertEquals(3, store.blocked.size());
         assertEquals(List.of(), woken(), "nothing left to wake anyone for");
 
@@ -45,15 +46,15 @@ class BlockedClientsTest
         assertEquals(List.of("first", "second"), woken(),
             "the first client keeps its place before those that came after it");
         assertEquals(3, store.blocked.size());
-        assertEquals(List.of("jobs", "b"), texts(store.blocked.park(first, apply(first))));
+        assertEquals(List.of("jobs", "b"), texts(store.blocked.park(first, apply(first), NOW)));
         assertEquals(2, store.blocked.size(), "the first is answered");
-        assertEquals(List.of("jobs", "c"), texts(store.blocked.park(second, apply(second))));
+        assertEquals(List.of("jobs", "c"), texts(store.blocked.park(second, apply(second), NOW)));
         assertEquals(1, store.blocked.size(), "the third waits on");
         assertEquals(List.of(), woken());
 
         apply("LPUSH", "jobs", "d");
         assertEquals(List.of("third"), woken());
-        assertEquals(List.of("jobs", "d"), texts(store.blocked.park(third, apply(third))));
+        assertEquals(List.of("jobs", "d"), texts(store.blocked.park(third, apply(third), NOW)));
         assertEquals(0, store.blocked.size());
     }
 
@@ -69,7 +70,7 @@ class BlockedClientsTest
         assertEquals(List.of("second"), woken(), "two items, one of them the first client's in the group");
         apply("SET", "unrelated", "1");
         assertEquals(List.of(), woken(), "a batch that fills no list wakes no one");
-        assertEquals(List.of("q", "a"), texts(store.blocked.park(first, apply(first))));
+        assertEquals(List.of("q", "a"), texts(store.blocked.park(first, apply(first), NOW)));
         assertEquals(List.of(), woken(), "b is the second client's, in the group");
         assertEquals(2, store.blocked.size(), "the third waits here, the second is in the group: both are blocked");
     }
@@ -93,18 +94,68 @@ class BlockedClientsTest
 
         final Command empty = new Command(args("BLPOP", "none", "0"), true, false, () -> { }, Long.MAX_VALUE);
         assertTrue(store.blocked.unblock(empty, Reply.NIL_ARRAY), "in the group: answered as it comes back");
-        assertEquals(Reply.NIL_ARRAY, store.blocked.park(empty, apply(empty)), "nothing popped: the unblock's reply");
+        assertEquals(Reply.NIL_ARRAY, store.blocked.park(empty, apply(empty), NOW),
+            "nothing popped: the unblock's reply");
         final Command popping = new Command(args("BLPOP", "u", "0"), true, false, () -> { }, Long.MAX_VALUE);
         assertTrue(store.blocked.unblock(popping, unblocked));
-        assertEquals(List.of("u", "a"), texts(store.blocked.park(popping, apply(popping))), "its pop applied: the item");
+        assertEquals(List.of("u", "a"), texts(store.blocked.park(popping, apply(popping), NOW)),
+            "its pop applied: the item");
         assertEquals(0, store.blocked.size());
+    }
+
+    @Test
+    void streamReadersAllLookAgainAfterTheIdsTheirFirstLookSaw()
+    {
+        apply("XADD", "events", "1-1", "a", "1");
+        final Command last = read("last", "XREAD", "BLOCK", "0", "STREAMS", "events", "$");
+        final Command both = read("both", "XREAD", "COUNT", "5", "BLOCK", "0", "STREAMS", "other", "events", "$", "$");
+        final Command ahead = read("ahead", "XREAD", "BLOCK", "0", "STREAMS", "events", "9-0");
+        assertEquals("1-1", new String(last.args.getLast(), StandardCharsets.UTF_8),
+            "$ stands for the first look's ID");
+        assertEquals(3, store.blocked.size());
+
+        apply("XADD", "elsewhere", "1-1", "a", "1");
+        assertEquals(List.of(), woken(), "another stream wakes no one");
+        apply("XADD", "events", "2-1", "b", "2");
+        assertEquals(List.of("last", "both", "ahead"), woken(), "a stream's entry wakes every reader: none takes it");
+        assertEquals("[$events, [[$2-1, [$b, $2]]]]", render(store.blocked.park(last, apply(last), NOW)));
+        assertEquals("[$events, [[$2-1, [$b, $2]]]]", render(store.blocked.park(both, apply(both), NOW)));
+        assertNull(store.blocked.park(ahead, apply(ahead), NOW), "nothing after 9-0 yet: waits again");
+        assertEquals(1, store.blocked.size());
+        assertEquals(List.of(), woken(), "a reader waiting again wakes no one");
+
+        apply("XADD", "events", "9-1", "c", "3");
+        assertEquals(List.of("ahead"), woken());
+        assertEquals("[$events, [[$9-1, [$c, $3]]]]", render(store.blocked.park(ahead, apply(ahead), NOW)));
+        assertEquals(0, store.blocked.size());
+    }
+
+    /** An XREAD with BLOCK, named {@code name} here, applied with nothing to read at its origin: it then waits. */
+    private Command read(final String name, final String... words)
+    {
+        final Command command = new Command(new ArrayList<>(args(words)), false, false, () -> { }, Long.MAX_VALUE);
+        assertNull(store.blocked.park(command, apply(command), NOW), "waits: nothing to read");
+        names.put(command, name);
+        return command;
+    }
+
+    /** A reply as text: bulk strings {@code $...}, arrays and pairs as lists. */
+    private static String render(final Reply reply)
+    {
+        return switch (reply)
+        {
+            case Reply.Bulk b -> "$" + new String(b.bytes(), StandardCharsets.UTF_8);
+            case Reply.Array a -> a.items().stream().map(BlockedClientsTest::render).toList().toString();
+            case Reply.Pairs p -> p.keysAndValues().stream().map(BlockedClientsTest::render).toList().toString();
+            default -> reply.toString();
+        };
     }
 
     /** A blocking command, named {@code name} here, applied with nothing to pop at its origin, where it then waits. */
     private Command waitOn(final String name, final String... words)
     {
         final Command command = new Command(args(words), true, false, () -> { }, Long.MAX_VALUE);
-        assertNull(store.blocked.park(command, apply(command)), "waits: nothing to pop");
+        assertNull(store.blocked.park(command, apply(command), NOW), "waits: nothing to pop");
         names.put(command, name);
         return command;
     }

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * redis-server answers: a number, an error's or status's text, a bulk string (nil for none), an array's or map's
  * items (nested ones too) joined by spaces. The command tests that hold Redis's replies use it.
  */
-final class StoreClient
+class StoreClient
 {
     static final long NOW = 1_000_000;
 
