@@ -8,6 +8,8 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.StreamEntryID;
 import redis.clients.jedis.params.XAddParams;
+import redis.clients.jedis.params.XAutoClaimParams;
+import redis.clients.jedis.params.XReadGroupParams;
 import redis.clients.jedis.params.XReadParams;
 import redis.clients.jedis.resps.StreamEntry;
 
@@ -137,6 +139,106 @@ class KvStreamsTest
                     StandardCharsets.UTF_8), "the last ID given came back with the stream");
             }
         }
+    }
+
+    /**
+     * A consumer group with a worker at each member: workers wait in XREADGROUP BLOCK with {@code >} and acknowledge
+     * what they get while a producer adds 300 jobs at member 0; every job reaches one worker once, nothing stays
+     * pending, and every member answers the same XINFO GROUPS. A worker that got jobs and did not acknowledge them
+     * (its member killed with kill -9 and joined again) leaves them pending, and XAUTOCLAIM at another member gives
+     * them to another consumer.
+     */
+    @Test
+    void aConsumerGroupWithAWorkerAtEveryMemberDeliversEachJobOnce() throws Exception
+    {
+        final int jobs = 300;
+        try (KvProcesses kv = new KvProcesses(dir, 3, "linearizable");
+             Jedis producer = new Jedis("127.0.0.1", kv.ports.get(0)))
+        {
+            assertEquals("OK", producer.xgroupCreate("jobs", "workers", new StreamEntryID(0, 0), true));
+            final ConcurrentLinkedQueue<String> done = new ConcurrentLinkedQueue<>();
+            final java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            final List<Thread> workers = new ArrayList<>();
+            for (int member = 0; member < 3; member++)
+            {
+                final int at = member;
+                workers.add(Thread.ofPlatform().name("worker-" + at).start(() ->
+                {
+                    try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(at), 60_000))
+                    {
+                        while (!stop.get())
+                        {
+                            final List<Map.Entry<String, List<StreamEntry>>> got = j.xreadGroup("workers",
+                                "worker-" + at, XReadGroupParams.xReadGroupParams().count(10).block(500),
+                                Map.of("jobs", StreamEntryID.XREADGROUP_UNDELIVERED_ENTRY));
+                            for (final StreamEntry e : got == null ? List.<StreamEntry>of() : got.getFirst().getValue())
+                            {
+                                done.add(e.getFields().get("job"));
+                                j.xack("jobs", "workers", e.getID());
+                            }
+                        }
+                    }
+                }));
+            }
+            for (int i = 0; i < jobs; i++)
+            {
+                producer.xadd("jobs", StreamEntryID.NEW_ENTRY, Map.of("job", "" + i));
+            }
+            Await.until(() -> done.size() >= jobs, () -> done.size() + " of " + jobs + " jobs done");
+            stop.set(true);
+            for (final Thread t : workers)
+            {
+                t.join(TimeUnit.SECONDS.toMillis(30));
+                assertFalse(t.isAlive(), t.getName() + " stopped");
+            }
+            assertEquals(jobs, done.size(), "no job twice");
+            assertEquals(jobs, new java.util.HashSet<>(done).size(), "every job once");
+            assertEquals(0, producer.xpending("jobs", "workers").getTotal(), "nothing pending");
+            final String groups = groupsAt(kv, 0);
+            assertTrue(groups.contains("entries-read, " + jobs + ", lag, 0"), groups);
+            assertEquals(groups, groupsAt(kv, 1));
+            assertEquals(groups, groupsAt(kv, 2));
+
+            // jobs a worker got and never acknowledged stay pending across a kill -9 and a join, and another takes them
+            producer.xadd("jobs", StreamEntryID.NEW_ENTRY, Map.of("job", "late-1"));
+            producer.xadd("jobs", StreamEntryID.NEW_ENTRY, Map.of("job", "late-2"));
+            try (Jedis crashing = new Jedis("127.0.0.1", kv.ports.get(2)))
+            {
+                assertEquals(2, crashing.xreadGroup("workers", "crashing", XReadGroupParams.xReadGroupParams(),
+                    Map.of("jobs", StreamEntryID.XREADGROUP_UNDELIVERED_ENTRY)).getFirst().getValue().size());
+            }
+            kv.get(2).kill();
+            kv.start(2, true);
+            kv.awaitServing(2);
+            try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(2)))
+            {
+                assertEquals(Map.of("crashing", 2L), j.xpending("jobs", "workers").getConsumerMessageCount(),
+                    "the joined member holds the pending jobs");
+            }
+            try (Jedis rescuer = new Jedis("127.0.0.1", kv.ports.get(1)))
+            {
+                final Map.Entry<StreamEntryID, List<StreamEntry>> claimed = rescuer.xautoclaim("jobs", "workers",
+                    "rescuer", 0, new StreamEntryID(0, 0), XAutoClaimParams.xAutoClaimParams().count(10));
+                assertEquals(List.of("late-1", "late-2"), claimed.getValue().stream().map(e -> e.getFields().get("job"))
+                    .toList());
+                assertEquals(Map.of("rescuer", 2L), producer.xpending("jobs", "workers").getConsumerMessageCount());
+            }
+        }
+    }
+
+    private static String groupsAt(final KvProcesses kv, final int member)
+    {
+        try (Jedis j = new Jedis("127.0.0.1", kv.ports.get(member)))
+        {
+            return render(j.sendCommand(Protocol.Command.XINFO, "GROUPS", "jobs"));
+        }
+    }
+
+    /** A reply of Jedis's raw command: byte arrays as text, lists in brackets. */
+    private static String render(final Object reply)
+    {
+        return reply instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : reply instanceof List<?> l ?
+            l.stream().map(KvStreamsTest::render).toList().toString() : String.valueOf(reply);
     }
 
     /** Reads "events" at {@code member} with XREAD BLOCK from its start until it has every producer's entries. */

@@ -57,16 +57,18 @@ final class BlockedClients
     /** Whether the command {@code args}, named {@code command}, blocks: those above, and XREAD with BLOCK. */
     static boolean blocks(final String command, final List<byte[]> args)
     {
-        return blocks(command) || reads(command) && StreamCommands.blockArgument(args) != null;
+        return blocks(command) || reads(command) && StreamReads.blockArgument(args) != null;
     }
 
     /**
-     * Whether {@code command} waits for entries and takes none (XREAD): each one waiting on a stream looks again when
-     * the stream is stored, and its {@code $} stands for the last ID of its first look ({@link #park}).
+     * Whether {@code command} waits for a stream's entries (XREAD, XREADGROUP): each one waiting on a stream looks
+     * again when the stream is stored (an XREAD takes nothing; of XREADGROUPs of one group, the first applied takes
+     * the new entries and the others wait again), and an XREAD's {@code $} stands for the last ID of its first look
+     * ({@link #park}).
      */
     private static boolean reads(final String command)
     {
-        return command.equals("XREAD");
+        return command.startsWith("XREAD");
     }
 
     /** The type whose value under one of its keys ends a blocking command's wait; null: the command does not block. */
@@ -76,7 +78,7 @@ final class BlockedClients
         {
             case "BLPOP", "BRPOP", "BLMOVE", "BRPOPLPUSH", "BLMPOP" -> ListValue.class;
             case "BZPOPMIN", "BZPOPMAX", "BZMPOP" -> ZSetValue.class;
-            case "XREAD" -> StreamValue.class;
+            case "XREAD", "XREADGROUP" -> StreamValue.class;
             default -> null;
         };
     }
@@ -107,7 +109,7 @@ final class BlockedClients
         {
             if (reads(command)) // BLOCK milliseconds
             {
-                final long ms = StreamCommands.blockMilliseconds(StreamCommands.blockArgument(args));
+                final long ms = StreamCommands.blockMilliseconds(StreamReads.blockArgument(args));
                 return ms == 0 || ms > FOREVER_SECONDS * 1000 ? Long.MAX_VALUE : System.nanoTime() + ms * 1_000_000;
             }
             final double seconds = timeout(timeoutArgument(args));
@@ -183,7 +185,7 @@ final class BlockedClients
         if (command.waitingSince == 0)
         {
             command.waitingSince = ++places;
-            if (reads(Commands.name(command.args)))
+            if (Commands.name(command.args).equals("XREAD"))
             {
                 StreamCommands.resolveLastIds(map, command.args, now); // a look again reads after the same IDs
             }
@@ -375,7 +377,7 @@ final class BlockedClients
         final String name = Commands.name(args);
         if (reads(name))
         {
-            return StreamCommands.readKeys(args);
+            return StreamReads.keys(args);
         }
         if (multiPop(name)) // BZMPOP timeout numkeys key [key ...] MIN|MAX ...: applied, so numkeys is valid
         {

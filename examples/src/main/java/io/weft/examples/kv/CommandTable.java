@@ -48,7 +48,7 @@ final class CommandTable
     private static final Keys STORE_AFTER_KEYWORD = new Keys(1, 1, 1, -1);
     /** No key by position: XREAD's are half the words after STREAMS ({@link #destinations}). */
     private static final Keys AFTER_KEYWORD = new Keys(0, 0, 0, -1);
-    /** MEMORY USAGE's key: the word after the subcommand. */
+    /** MEMORY USAGE's and XGROUP's key: the word after the subcommand. */
     private static final Keys MEMORY_USAGE = new Keys(2, 2, 1, 0);
     /** Store commands whose keys are not the first word alone; the others' are, and commands before the store none. */
     private static final Map<String, Keys> KEYS = keys();
@@ -172,7 +172,7 @@ final class CommandTable
         {
             found.add(Sort.destination(command));
         }
-        for (int i = 1; name.equals("XREAD") && i < command.size(); i++)
+        for (int i = 1; name.startsWith("XREAD") && i < command.size(); i++)
         {
             if (Commands.is(command.get(i), "STREAMS"))
             {
@@ -338,6 +338,7 @@ final class CommandTable
         keys.put("GEORADIUS", STORE_AFTER_KEYWORD);
         keys.put("GEORADIUSBYMEMBER", STORE_AFTER_KEYWORD);
         keys.put("XREAD", AFTER_KEYWORD);
+        keys.put("XREADGROUP", AFTER_KEYWORD);
         keys.put("MSET", new Keys(1, -1, 2, 0));
         keys.put("MSETNX", new Keys(1, -1, 2, 0));
         keys.put("BITOP", new Keys(2, -1, 1, 0));
@@ -388,7 +389,7 @@ final class CommandTable
         flag(flags, Commands.isWrite(travels), "write");
         flag(flags, Commands.isRead(travels), "readonly");
         flag(flags, Commands.grows(travels), "denyoom");
-        flag(flags, BlockedClients.blocks(name) || name.equals("XREAD"), "blocking");
+        flag(flags, BlockedClients.blocks(name) || name.startsWith("XREAD"), "blocking");
         flag(flags, name.equals("PUBLISH") || name.endsWith("SUBSCRIBE"), "pubsub");
         flag(flags, !ScriptRuntime.mayCall(name), "noscript");
         flag(flags, keys.numkeysAt != 0, "movablekeys");
@@ -404,6 +405,7 @@ final class CommandTable
         final List<Reply> flags = new ArrayList<>();
         final Keys keys = subcommandKeys(container, sub);
         flag(flags, Commands.isRead(container) && keys != NONE, "readonly");
+        flag(flags, Commands.isWrite(container) && keys != NONE, "write");
         flag(flags, container.equals("PUBSUB") && !sub.equals("HELP"), "pubsub");
         flag(flags, !ScriptRuntime.mayCall(container), "noscript");
         return new Reply.Array(List.of(Reply.Bulk.of(Subcommands.fullName(container, sub)),
@@ -415,7 +417,8 @@ final class CommandTable
     /** Where the keys of {@code container}'s subcommand {@code sub} are: MEMORY USAGE names one; the others none. */
     private static Keys subcommandKeys(final String container, final String sub)
     {
-        return container.equals("MEMORY") && sub.equals("USAGE") ? MEMORY_USAGE : NONE;
+        return container.equals("MEMORY") && sub.equals("USAGE") || container.startsWith("X") &&
+            !sub.equals("HELP") ? MEMORY_USAGE : NONE;
     }
 
     private static void flag(final List<Reply> flags, final boolean holds, final String flag)

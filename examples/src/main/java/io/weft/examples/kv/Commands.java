@@ -100,7 +100,9 @@ final class Commands
         of("MOVE", Kind.WRITE, 3, 16), of("SWAPDB", Kind.WRITE, 3, 16), of("TIME", Kind.CONNECTION, 1),
         of("XADD", Kind.GROWING, -5, 22), of("XTRIM", Kind.WRITE, -4, 22), of("XDEL", Kind.WRITE, -3, 22),
         of("XSETID", Kind.GROWING, -3, 22), of("XLEN", Kind.ORDERED, 2, 22), of("XRANGE", Kind.ORDERED, -4, 22),
-        of("XREVRANGE", Kind.ORDERED, -4, 22), of("XREAD", Kind.ORDERED, -4, 22));
+        of("XREVRANGE", Kind.ORDERED, -4, 22), of("XREAD", Kind.ORDERED, -4, 22), of("XGROUP", Kind.WRITE, -2, 22),
+        of("XREADGROUP", Kind.WRITE, -7, 22), of("XACK", Kind.WRITE, -4, 22), of("XPENDING", Kind.ORDERED, -3, 22),
+        of("XCLAIM", Kind.WRITE, -6, 22), of("XAUTOCLAIM", Kind.WRITE, -6, 22), of("XINFO", Kind.ORDERED, -2, 22));
 
     /**
      * Connection commands that read the store's state on this member (a key's copy, the write position, the scripts

@@ -326,7 +326,7 @@ final class ScriptRuntime
         }
         if (BlockedClients.blocks(cmd, words))
         {
-            return "ERR XREAD command is not allowed with BLOCK option from scripts";
+            return "ERR " + cmd + " command is not allowed with BLOCK option from scripts";
         }
         final String sub = words.size() > 1 && Subcommands.isContainer(cmd) ? Commands.word(words.get(1)) : null;
         if (!Commands.inScriptsAt(cmd, store.versions().wire()) || sub != null && !Subcommands.has(cmd, sub))

@@ -24,8 +24,9 @@ import java.util.function.BiConsumer;
  * members and each member's length and member, in {@link Key}'s order, a list's {@value #LIST}, its count of items and
  * each item's length and item, from its head, a sorted set's {@value #ZSET}, its count of members and each member's
  * length and member, then 8 and its score (a double), in the set's order, a stream's {@value #STREAM}, its count of
- * entries and one, the length and bytes of its counters (last ID, greatest ID deleted, entries added), then each
- * entry's length and bytes (its ID, count of fields and values, and each one's length and bytes), in ID order:
+ * entries, groups and one, the length and bytes of its counters (last ID, greatest ID deleted, entries added, groups),
+ * then each entry's length and bytes (its ID, count of fields and values, and each one's length and bytes), in ID
+ * order, then each consumer group's ({@link StreamGroups#encode}):
  * {@link StoreLoader}, which reads it back, takes any order, and takes a state written before versions were kept (it
  * starts with the count of entries, never negative). {@link #sorted} writes the entries by key instead, so that equal
  * stores write equal bytes (tests compare them).
@@ -49,8 +50,11 @@ final class StoreCut
     static final int ZSET = -7;
     /** A stream's value length. */
     static final int STREAM = -9;
-    /** A stream's counters: its last ID, greatest ID deleted (each two longs) and count of entries added. */
-    static final int STREAM_COUNTERS = 5 * Long.BYTES;
+    /**
+     * A stream's counters: its last ID, greatest ID deleted (each two longs), count of entries added and count of
+     * consumer groups.
+     */
+    static final int STREAM_COUNTERS = 5 * Long.BYTES + Integer.BYTES;
 
     /** Walks the cut's (key, stored value) pairs; the same pairs each time. */
     @FunctionalInterface
@@ -229,10 +233,10 @@ final class StoreCut
         private void putEntries(final StreamValue.Entries entries) throws IOException
         {
             room(2 * Integer.BYTES + Integer.BYTES + STREAM_COUNTERS);
-            buffer.putInt(STREAM).putInt(entries.size() + 1).putInt(STREAM_COUNTERS);
+            buffer.putInt(STREAM).putInt(entries.size() + entries.groups.size() + 1).putInt(STREAM_COUNTERS);
             buffer.putLong(entries.lastId().ms()).putLong(entries.lastId().seq());
             buffer.putLong(entries.maxDeletedId().ms()).putLong(entries.maxDeletedId().seq());
-            buffer.putLong(entries.entriesAdded());
+            buffer.putLong(entries.entriesAdded()).putInt(entries.groups.size());
             for (final Map.Entry<StreamId, byte[][]> entry : entries.all())
             {
                 long length = 2 * Long.BYTES + Integer.BYTES;
@@ -251,6 +255,10 @@ final class StoreCut
                 {
                     putBytes(b);
                 }
+            }
+            for (final Map.Entry<byte[], ConsumerGroup> group : entries.groups.entrySet())
+            {
+                putBytes(StreamGroups.encode(group.getKey(), group.getValue()));
             }
         }
 

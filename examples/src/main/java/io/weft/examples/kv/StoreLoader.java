@@ -214,13 +214,16 @@ final class StoreLoader
         return true;
     }
 
-    /** A stream's counters and {@code entries} entries, whose lengths were checked (see {@link StoreCut}). */
-    private StreamValue stream(final ByteBuffer in, final int entries)
+    /** A stream's counters and {@code items} entries and groups, whose lengths were checked (see {@link StoreCut}). */
+    private StreamValue stream(final ByteBuffer in, final int items)
     {
-        check(in.getInt() == StoreCut.STREAM_COUNTERS, "a stream's counters that are not 40 bytes");
+        check(in.getInt() == StoreCut.STREAM_COUNTERS, "a stream's counters that are not 44 bytes");
         final StreamValue stream = map.writableStream(null);
         stream.entries().counters(new StreamId(in.getLong(), in.getLong()), new StreamId(in.getLong(), in.getLong()),
             in.getLong());
+        final int groups = in.getInt();
+        check(groups >= 0 && groups <= items, "a stream of " + groups + " groups in " + items + " items");
+        final int entries = items - groups;
         for (int i = 0; i < entries; i++)
         {
             final int end = in.getInt() + in.position();
@@ -236,6 +239,10 @@ final class StoreLoader
             }
             check(in.position() == end, "a stream entry whose length is not its fields'");
             stream.entries().load(id, fieldsAndValues);
+        }
+        for (int i = 0; i < groups; i++)
+        {
+            StreamGroups.decode(ByteBuffer.wrap(bytes(in)), stream.entries().groups);
         }
         return stream;
     }

@@ -10,8 +10,8 @@ import java.util.Map;
  * only) and XLEN, XRANGE, XREVRANGE and XREAD (reads, on the delivery thread too: they go through the group even with
  * local reads, {@link Commands}), with Redis 7.0's arguments, answers and errors. XADD's {@code *} takes its
  * milliseconds from the batch's clock reading, so every member gives the entry the same ID. Not kept yet: consumer
- * groups (XGROUP, XREADGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM) and XINFO. XREAD with BLOCK waits at its origin
- * ({@link BlockedClients}).
+ * XREAD with BLOCK waits at its origin ({@link BlockedClients}). Consumer groups: {@link StreamGroupCommands}; XINFO:
+ * {@link StreamInfo}.
  *
  * @param map the store's keys and values.
  */
@@ -41,7 +41,10 @@ record StreamCommands(Keyspace map)
             case "XTRIM" -> trim(args, now);
             case "XSETID" -> setId(args, now);
             case "XREAD" -> read(args, now);
-            default -> Reply.unknown(cmd);
+            case "XGROUP", "XINFO" -> Subcommands.refusal(cmd, args) instanceof Reply.Error refused ? refused :
+                Commands.is(args.get(1), "HELP") ? Subcommands.help(cmd) : cmd.equals("XINFO") ?
+                StreamInfo.apply(map, args, now) : new StreamGroupCommands(map).apply(cmd, args, now);
+            default -> new StreamGroupCommands(map).apply(cmd, args, now);
         };
     }
 
@@ -228,7 +231,7 @@ record StreamCommands(Keyspace map)
     }
 
     /** A bound of XRANGE's interval: {@code (id} excludes id (the next or previous ID); Redis's errors past ends. */
-    private static StreamId interval(final byte[] word, final boolean start)
+    static StreamId interval(final byte[] word, final boolean start)
     {
         final boolean exclude = word.length > 1 && word[0] == '(';
         if (!exclude)
@@ -246,7 +249,7 @@ record StreamCommands(Keyspace map)
     }
 
     /** Up to {@code count} of {@code entries}, each as an array of its ID and an array of its fields and values. */
-    private static Reply entries(final Map<StreamId, byte[][]> entries, final long count)
+    static Reply entries(final Map<StreamId, byte[][]> entries, final long count)
     {
         final List<Reply> replies = new ArrayList<>((int)Math.min(count, entries.size()));
         for (final Map.Entry<StreamId, byte[][]> e : entries.entrySet())
@@ -255,14 +258,24 @@ record StreamCommands(Keyspace map)
             {
                 break;
             }
-            final List<Reply> fields = new ArrayList<>(e.getValue().length);
-            for (final byte[] b : e.getValue())
-            {
-                fields.add(new Reply.Bulk(b));
-            }
-            replies.add(new Reply.Array(List.of(new Reply.Bulk(e.getKey().bytes()), new Reply.Array(fields))));
+            replies.add(entry(e.getKey(), e.getValue()));
         }
         return new Reply.Array(replies);
+    }
+
+    /** An entry as Redis answers it: its ID and its fields and values, or nil for one no longer in the stream. */
+    static Reply entry(final StreamId id, final byte[][] fields)
+    {
+        if (fields == null)
+        {
+            return new Reply.Array(List.of(new Reply.Bulk(id.bytes()), Reply.NIL_ARRAY));
+        }
+        final List<Reply> values = new ArrayList<>(fields.length);
+        for (final byte[] b : fields)
+        {
+            values.add(new Reply.Bulk(b));
+        }
+        return new Reply.Array(List.of(new Reply.Bulk(id.bytes()), new Reply.Array(values)));
     }
 
     /**
@@ -272,44 +285,12 @@ record StreamCommands(Keyspace map)
      */
     private Reply read(final List<byte[]> args, final long now)
     {
-        long count = 0;
-        int streamsAt = 0;
-        for (int i = 1; i < args.size() && streamsAt == 0; i++)
+        final StreamReads r = StreamReads.parse(args, false);
+        final List<StreamId> after = new ArrayList<>(r.streams);
+        for (int i = 0; i < r.streams; i++)
         {
-            final boolean more = i < args.size() - 1;
-            final byte[] word = args.get(i);
-            if (more && Commands.is(word, "BLOCK"))
-            {
-                blockMilliseconds(args.get(++i));
-            }
-            else if (more && Commands.is(word, "COUNT"))
-            {
-                count = Math.max(0, ValueEdits.integer(args.get(++i)));
-            }
-            else if (more && Commands.is(word, "STREAMS"))
-            {
-                streamsAt = i + 1;
-            }
-            else
-            {
-                return Reply.error("ERR syntax error");
-            }
-        }
-        if (streamsAt == 0)
-        {
-            return Reply.error("ERR syntax error");
-        }
-        if ((args.size() - streamsAt) % 2 != 0)
-        {
-            return Reply.error("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be " +
-                "specified.");
-        }
-        final int streams = (args.size() - streamsAt) / 2;
-        final List<StreamId> after = new ArrayList<>(streams);
-        for (int i = 0; i < streams; i++)
-        {
-            final StreamValue s = map.stream(new Key(args.get(streamsAt + i)), now);
-            final byte[] word = args.get(streamsAt + streams + i);
+            final StreamValue s = map.stream(new Key(r.key(args, i)), now);
+            final byte[] word = r.id(args, i);
             if (word.length == 1 && word[0] == '>')
             {
                 return Reply.error("ERR The > ID can be specified only when calling XREADGROUP using the GROUP " +
@@ -319,16 +300,16 @@ record StreamCommands(Keyspace map)
                 StreamId.parse(word, 0, true));
         }
         final List<Reply> served = new ArrayList<>();
-        for (int i = 0; i < streams; i++)
+        for (int i = 0; i < r.streams; i++)
         {
-            final StreamValue s = map.stream(new Key(args.get(streamsAt + i)), now);
+            final StreamValue s = map.stream(new Key(r.key(args, i)), now);
             final StreamId from = s == null ? null : after.get(i).next();
             final Map<StreamId, byte[][]> range = from == null ? Map.of() :
                 s.entries().range(from, StreamId.MAX, false);
             if (!range.isEmpty())
             {
-                served.add(new Reply.Bulk(args.get(streamsAt + i)));
-                served.add(entries(range, count == 0 ? Long.MAX_VALUE : count));
+                served.add(new Reply.Bulk(r.key(args, i)));
+                served.add(entries(range, r.count == 0 ? Long.MAX_VALUE : r.count));
             }
         }
         return !served.isEmpty() ? new Reply.Pairs(served) : Reply.NIL_ARRAY;
@@ -353,59 +334,21 @@ record StreamCommands(Keyspace map)
         return ms;
     }
 
-    /** XREAD's BLOCK argument, null without one: the words before STREAMS as {@link #read} reads them. */
-    static byte[] blockArgument(final List<byte[]> args)
-    {
-        for (int i = 1; i < args.size() - 1; i++)
-        {
-            final byte[] word = args.get(i);
-            if (Commands.is(word, "BLOCK"))
-            {
-                return args.get(i + 1);
-            }
-            if (!Commands.is(word, "COUNT"))
-            {
-                return null; // STREAMS, or a syntax error
-            }
-            i++;
-        }
-        return null;
-    }
-
-    /** The keys of XREAD {@code args}, applied (so its words are valid): the first half of those after STREAMS. */
-    static List<Key> readKeys(final List<byte[]> args)
-    {
-        final int streamsAt = streamsAt(args);
-        return Key.all(args.subList(0, streamsAt + (args.size() - streamsAt) / 2), streamsAt);
-    }
-
     /**
      * A blocking XREAD {@code args} that found nothing at {@code now}: each {@code $} replaced by the ID it stood for
      * then, its stream's last ID, so that its looks again read what came after that first look, as Redis does.
      */
     static void resolveLastIds(final Keyspace map, final List<byte[]> args, final long now)
     {
-        final int streamsAt = streamsAt(args);
-        final int streams = (args.size() - streamsAt) / 2;
-        for (int i = 0; i < streams; i++)
+        final StreamReads r = StreamReads.parse(args, false);
+        for (int i = 0; i < r.streams; i++)
         {
-            final byte[] word = args.get(streamsAt + streams + i);
+            final byte[] word = r.id(args, i);
             if (word.length == 1 && word[0] == '$')
             {
-                final StreamValue s = map.stream(new Key(args.get(streamsAt + i)), now);
-                args.set(streamsAt + streams + i, (s == null ? StreamId.MIN : s.entries().lastId()).bytes());
+                final StreamValue s = map.stream(new Key(r.key(args, i)), now);
+                args.set(r.streamsAt + r.streams + i, (s == null ? StreamId.MIN : s.entries().lastId()).bytes());
             }
         }
-    }
-
-    /** The index of the first key of a valid XREAD {@code args}: the word after its STREAMS. */
-    private static int streamsAt(final List<byte[]> args)
-    {
-        int i = 1;
-        while (!Commands.is(args.get(i), "STREAMS"))
-        {
-            i += 2; // COUNT or BLOCK and its value
-        }
-        return i + 1;
     }
 }

@@ -1,5 +1,6 @@
 package io.weft.examples.kv;
 
+import java.util.Arrays;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -56,6 +57,8 @@ record StreamValue(Entries entries, long expireAt) implements WriterOwned<Stream
     static final class Entries extends WriterOwned.Contents
     {
         private final TreeMap<StreamId, byte[][]> byId = new TreeMap<>();
+        /** The consumer groups by name, in Redis's order (its radix tree's: bytes, unsigned). */
+        final TreeMap<byte[], ConsumerGroup> groups = new TreeMap<>(Arrays::compareUnsigned);
         private StreamId lastId = StreamId.MIN;
         private StreamId maxDeletedId = StreamId.MIN;
         private long entriesAdded;
@@ -76,6 +79,7 @@ record StreamValue(Entries entries, long expireAt) implements WriterOwned<Stream
             copy.maxDeletedId = maxDeletedId;
             copy.entriesAdded = entriesAdded;
             copy.bytes = bytes;
+            groups.forEach((name, group) -> copy.groups.put(name, group.copy()));
             return copy;
         }
 
@@ -88,7 +92,12 @@ record StreamValue(Entries entries, long expireAt) implements WriterOwned<Stream
         @Override
         int length()
         {
-            return (int)Math.min(Integer.MAX_VALUE, STREAM_OVERHEAD + bytes);
+            long length = STREAM_OVERHEAD + bytes;
+            for (final Map.Entry<byte[], ConsumerGroup> group : groups.entrySet())
+            {
+                length += group.getKey().length + group.getValue().bytes();
+            }
+            return (int)Math.min(Integer.MAX_VALUE, length);
         }
 
         @Override
@@ -182,6 +191,56 @@ record StreamValue(Entries entries, long expireAt) implements WriterOwned<Stream
         Iterable<Map.Entry<StreamId, byte[][]>> all()
         {
             return byId.entrySet();
+        }
+
+        /** Whether entry {@code id} is in the stream. */
+        boolean has(final StreamId id)
+        {
+            return byId.containsKey(id);
+        }
+
+        /** Entry {@code id}'s fields and values, null if it is not in the stream. */
+        byte[][] get(final StreamId id)
+        {
+            return byId.get(id);
+        }
+
+        /**
+         * Redis's streamEstimateDistanceFromFirstEverEntry: the count of entries added up to {@code id}, where the
+         * counters tell it; {@link ConsumerGroup#UNKNOWN} where deletions ahead make it unknown.
+         */
+        long entriesUpTo(final StreamId id)
+        {
+            if (entriesAdded == 0)
+            {
+                return 0;
+            }
+            final int toLast = id.compareTo(lastId);
+            if (byId.isEmpty() && toLast <= 0 || toLast == 0)
+            {
+                return entriesAdded;
+            }
+            if (toLast > 0)
+            {
+                return ConsumerGroup.UNKNOWN;
+            }
+            final StreamId first = byId.firstKey();
+            if (maxDeletedId.isMin() || maxDeletedId.compareTo(first) < 0)
+            {
+                final int toFirst = id.compareTo(first);
+                if (toFirst <= 0)
+                {
+                    return entriesAdded - byId.size() + (toFirst == 0 ? 1 : 0);
+                }
+            }
+            return ConsumerGroup.UNKNOWN;
+        }
+
+        /** Redis's streamRangeHasTombstones from {@code start} on: whether an entry after it was deleted. */
+        boolean deletedFrom(final StreamId start)
+        {
+            return !byId.isEmpty() && !maxDeletedId.isMin() && byId.firstKey().compareTo(maxDeletedId) <= 0 &&
+                start.compareTo(maxDeletedId) <= 0;
         }
 
         private boolean remove(final StreamId id)

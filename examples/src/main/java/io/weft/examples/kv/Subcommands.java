@@ -9,11 +9,12 @@ import java.util.Objects;
 
 /**
  * The subcommands of the container commands (ACL, CLIENT, COMMAND, CONFIG, PUBSUB, SCRIPT, answered by a member
- * itself; MEMORY, by the store), each with Redis's arity (as redis-server 7.0.15 checks it; NO-TOUCH and SETINFO are
- * 7.2's). Redis looks a subcommand up before it runs the command, so an unknown one and a wrong count of words get the
- * same errors wherever they come, and inside MULTI while queuing, which makes EXEC discard the transaction ({@link
- * CommandTable#refusal}). The subcommands Redis has and this store does not answer are known here too, their arity
- * checked as Redis checks it, and refused with the reason ({@link #unsupported}). HELP lists those answered.
+ * itself; MEMORY, XGROUP and XINFO, by the store), each with Redis's arity (as redis-server 7.0.15 checks it;
+ * NO-TOUCH and SETINFO are 7.2's). Redis looks a subcommand up before it runs the command, so an unknown one and a
+ * wrong count of words get the same errors wherever they come, and inside MULTI while queuing, which makes EXEC
+ * discard the transaction ({@link CommandTable#refusal}). The subcommands Redis has and this store does not answer
+ * are known here too, their arity checked as Redis checks it, and refused with the reason ({@link #unsupported}). HELP
+ * lists those answered.
  */
 final class Subcommands
 {
@@ -90,6 +91,19 @@ final class Subcommands
             refused("DOCTOR", 2, memoryEstimate("DOCTOR")),
             refused("MALLOC-STATS", 2, memoryEstimate("MALLOC-STATS")),
             refused("STATS", 2, memoryEstimate("STATS"))),
+        "XGROUP", table(
+            answered(-5, "CREATE <key> <groupname> <id|$> [MKSTREAM] [ENTRIESREAD <entries_read>]",
+                "A consumer group of the stream at <key> (MKSTREAM: made empty if there is none)."),
+            answered(5, "CREATECONSUMER <key> <groupname> <consumer>", "A consumer of the group."),
+            answered(5, "DELCONSUMER <key> <groupname> <consumer>",
+                "Removes the consumer; the count of its pending entries, which go with it."),
+            answered(4, "DESTROY <key> <groupname>", "Removes the group."),
+            answered(-5, "SETID <key> <groupname> <id|$> [ENTRIESREAD <entries_read>]",
+                "Sets the group's last delivered ID and its count of entries read.")),
+        "XINFO", table(
+            answered(4, "CONSUMERS <key> <groupname>", "The consumers of the group, with their pending entries."),
+            answered(3, "GROUPS <key>", "The stream's consumer groups."),
+            answered(-3, "STREAM <key> [FULL [COUNT <count>]]", "The stream's counters, first and last entries.")),
         "PUBSUB", table(
             answered(-2, "CHANNELS [<pattern>]",
                 "The channels with subscribers at this member (those a glob matches)."),

@@ -375,13 +375,15 @@ class StreamsTest
     }
 
     /** Replies as text: arrays (XREAD's pairs too, as RESP2 writes them) in brackets, nil, errors and values. */
-    private static String text(final Reply r)
+    static String text(final Reply r)
     {
         return switch (r)
         {
             case Reply.Array a when a.items() == null -> "nil";
             case Reply.Array a -> a.items().stream().map(StreamsTest::text).collect(Collectors.joining(" ", "[", "]"));
             case Reply.Pairs p -> pairs(p.keysAndValues());
+            case Reply.Map m -> m.keysAndValues().stream().map(StreamsTest::text).collect(Collectors.joining(" ", "[",
+                "]"));
             default -> StoreClient.text(r);
         };
     }
@@ -398,7 +400,7 @@ class StreamsTest
     }
 
     /** A {@link StoreClient} whose expectations read arrays in brackets. */
-    private static final class Client extends StoreClient
+    static final class Client extends StoreClient
     {
         @Override
         void expect(final String expected, final Object... words)
