@@ -317,7 +317,7 @@ final class CommandTable
             keys.put(c, new Keys(1, -2, 1, 0)); // the timeout is last
         }
         for (final String c : List.of("FLUSHDB", "FLUSHALL", "PUBLISH", "KEYS", "SCAN", "DBSIZE", "RANDOMKEY", "PING",
-            "ECHO", "MEMORY", "SELECT", "SWAPDB", "TIME"))
+            "ECHO", "MEMORY", "SELECT", "SWAPDB", "TIME", "XGROUP", "XINFO"))
         {
             keys.put(c, NONE);
         }
