@@ -18,7 +18,8 @@ import java.util.Set;
  * waits again, in its place. Once a command sent again is applied here, its keys are looked at again: it may have
  * popped from another of its keys than the one that woke it, leaving that one's items to the next waiter. A wait ends
  * at its deadline (nil), by CLIENT UNBLOCK (nil or its error), when its client goes (no reply), or when the member
- * stops (the stop's error).
+ * stops (the stop's error). XREAD and XREADGROUP with BLOCK wait so for a stream ({@link #reads}), XREAD travelling
+ * as a read.
  * <p>
  * A command is {@link #IN_FLIGHT} (in the group), {@link #PARKED} (waiting here) or {@link #DONE} (answered or given
  * up); the delivery thread parks and wakes, a connection's event loop expires and cancels, under this object's monitor.
@@ -54,7 +55,7 @@ final class BlockedClients
         return awaited(command) != null && !reads(command);
     }
 
-    /** Whether the command {@code args}, named {@code command}, blocks: those above, and XREAD with BLOCK. */
+    /** Whether the command {@code args}, named {@code command}, blocks: those above, XREAD(GROUP) with BLOCK. */
     static boolean blocks(final String command, final List<byte[]> args)
     {
         return blocks(command) || reads(command) && StreamReads.blockArgument(args) != null;
@@ -229,7 +230,7 @@ final class BlockedClients
                 final boolean stream = stored instanceof StreamValue;
                 for (final Command c : items > 0 || stream ? List.copyOf(commands) : List.<Command>of())
                 {
-                    if (stream && waitsFor(c, stored)) // XREAD takes nothing: every reader looks again
+                    if (stream && waitsFor(c, stored)) // every reader looks again: a read takes no item
                     {
                         c.blockState = IN_FLIGHT;
                         sent.add(c);

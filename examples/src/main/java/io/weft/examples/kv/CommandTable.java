@@ -46,10 +46,10 @@ final class CommandTable
     private static final Keys STORE_COUNTED = new Keys(1, 1, 1, 2);
     /** The first word, and the destinations STORE words name ({@link #destinations}). */
     private static final Keys STORE_AFTER_KEYWORD = new Keys(1, 1, 1, -1);
-    /** No key by position: XREAD's are half the words after STREAMS ({@link #destinations}). */
+    /** No key by position: XREAD's and XREADGROUP's are half the words after STREAMS ({@link #destinations}). */
     private static final Keys AFTER_KEYWORD = new Keys(0, 0, 0, -1);
-    /** MEMORY USAGE's and XGROUP's key: the word after the subcommand. */
-    private static final Keys MEMORY_USAGE = new Keys(2, 2, 1, 0);
+    /** MEMORY USAGE's, XGROUP's and XINFO's key: the word after the subcommand. */
+    private static final Keys AFTER_SUBCOMMAND = new Keys(2, 2, 1, 0);
     /** Store commands whose keys are not the first word alone; the others' are, and commands before the store none. */
     private static final Map<String, Keys> KEYS = keys();
     /** Every entry by its name, upper case, in order. */
@@ -163,7 +163,7 @@ final class CommandTable
     /**
      * Where SORT's STORE destination is ({@link Sort#destination}), or GEORADIUS's and GEORADIUSBYMEMBER's: as
      * Redis's key specifications find them, the word after the first STORE past the radius, then after the first
-     * STOREDIST; or XREAD's streams, the first half of the words after its first STREAMS.
+     * STOREDIST; or XREAD's and XREADGROUP's streams, the first half of the words after its first STREAMS.
      */
     private static List<Integer> destinations(final String name, final List<byte[]> command)
     {
@@ -417,8 +417,8 @@ final class CommandTable
     /** Where the keys of {@code container}'s subcommand {@code sub} are: MEMORY USAGE names one; the others none. */
     private static Keys subcommandKeys(final String container, final String sub)
     {
-        return container.equals("MEMORY") && sub.equals("USAGE") || container.startsWith("X") &&
-            !sub.equals("HELP") ? MEMORY_USAGE : NONE;
+        return container.equals("MEMORY") && sub.equals("USAGE") ||
+            (container.equals("XGROUP") || container.equals("XINFO")) && !sub.equals("HELP") ? AFTER_SUBCOMMAND : NONE;
     }
 
     private static void flag(final List<Reply> flags, final boolean holds, final String flag)
