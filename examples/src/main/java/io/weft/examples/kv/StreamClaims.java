@@ -38,12 +38,12 @@ record StreamClaims(Keyspace map)
         final Claim options = Claim.parse(args, j, now);
         final StreamValue s = map.writableStream(live);
         final ConsumerGroup group = s.entries().groups.get(args.get(2));
+        boolean changed = false; // a change not stored would be lost where a cut made s a copy
         if (options.lastId().compareTo(group.lastId) > 0)
         {
             group.lastId = options.lastId();
+            changed = true;
         }
-
-        boolean changed = options.lastId().compareTo(group.lastId) > 0;
         final long deliveryTime = options.time() < 0 || options.time() > now ? now : options.time();
         ConsumerGroup.Consumer consumer = null;
         final List<Reply> replies = new ArrayList<>();

@@ -257,6 +257,22 @@ class StreamGroupsTest
             "[name c4 pending 1 idle 0]]", run(7_000, "XINFO", "CONSUMERS", "s", "g"));
     }
 
+    /**
+     * XCLAIM's LASTID moves the group's last ID even when it claims nothing, also after a cut, which makes the next
+     * change of the stream work on a copy: a change not stored then was lost (the copy dropped) at the members that
+     * had taken a cut and kept at the others.
+     */
+    @Test
+    void aLastIdAloneIsStoredAfterACut()
+    {
+        client.run("XADD", "s", "1-1", "a", "1");
+        client.run("XGROUP", "CREATE", "s", "g", "$");
+        client.store.cut();
+        client.expect("[]", "XCLAIM", "s", "g", "c", "0", "9-9", "LASTID", "50-0");
+        client.expect("[[name g consumers 0 pending 0 last-delivered-id 50-0 entries-read nil lag nil]]", "XINFO",
+            "GROUPS", "s");
+    }
+
     /** A cut and a snapshot carry groups whole: consumers, pending entries and their times, counters. */
     @Test
     void aSnapshotCarriesGroups()
