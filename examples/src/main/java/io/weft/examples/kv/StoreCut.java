@@ -26,7 +26,7 @@ import java.util.function.BiConsumer;
  * length and member, then 8 and its score (a double), in the set's order, a stream's {@value #STREAM}, its count of
  * entries, groups and one, the length and bytes of its counters (last ID, greatest ID deleted, entries added, groups),
  * then each entry's length and bytes (its ID, count of fields and values, and each one's length and bytes), in ID
- * order, then each consumer group's ({@link StreamGroups#encode}):
+ * order, then each consumer group's length and bytes ({@link StreamGroups#encode}):
  * {@link StoreLoader}, which reads it back, takes any order, and takes a state written before versions were kept (it
  * starts with the count of entries, never negative). {@link #sorted} writes the entries by key instead, so that equal
  * stores write equal bytes (tests compare them).
@@ -227,8 +227,9 @@ final class StoreCut
         }
 
         /**
-         * A stream's {@value #STREAM} and count of entries and one, then its counters (last ID, greatest ID deleted,
-         * entries added) and each entry (its ID, count of fields and values, each one), each as length and bytes.
+         * A stream's {@value #STREAM} and count of entries, groups and one, then its counters (last ID, greatest ID
+         * deleted, entries added, groups), each entry (its ID, count of fields and values, each one) and each group,
+         * each as length and bytes.
          */
         private void putEntries(final StreamValue.Entries entries) throws IOException
         {

@@ -233,8 +233,9 @@ final class StoreLoader
             final byte[][] fieldsAndValues = new byte[count][];
             for (int f = 0; f < count; f++)
             {
-                check(end - in.position() >= Integer.BYTES && in.getInt(in.position()) <= end - in.position() - 4,
-                    "a stream entry's field longer than the entry");
+                final int length = end - in.position() >= Integer.BYTES ? in.getInt(in.position()) : -1;
+                check(length >= 0 && length <= end - in.position() - Integer.BYTES,
+                    "a stream entry's field of " + length + " bytes, past the entry or none");
                 fieldsAndValues[f] = bytes(in);
             }
             check(in.position() == end, "a stream entry whose length is not its fields'");

@@ -336,6 +336,35 @@ class StreamsTest
         again.expect("9-10", "XADD", "empty", "9-*", "e", "5");
     }
 
+    /** A state whose stream entry holds a field of a negative length is refused as corrupt, naming it. */
+    @Test
+    void aCorruptStreamEntryIsRefused()
+    {
+        client.run("XADD", "s", "1-1", "a", "1");
+        final byte[] state = client.store.snapshot();
+        final java.nio.ByteBuffer entry = java.nio.ByteBuffer.allocate(20).putLong(1).putLong(1).putInt(2);
+        final int at = indexOf(state, entry.array());
+        assertTrue(at > 0, "the entry's ID and count are in the state");
+        java.nio.ByteBuffer.wrap(state).putInt(at + 20, -5); // the field "a"'s length
+        final StoreLoader loader = new KvStore().loader();
+        final IllegalStateException refused = org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalStateException.class, () -> loader.accept(state, 0, state.length));
+        assertTrue(refused.getMessage().contains("a corrupt key-value state: a stream entry's field of -5 bytes"),
+            refused.getMessage());
+    }
+
+    private static int indexOf(final byte[] in, final byte[] part)
+    {
+        for (int i = 0; i + part.length <= in.length; i++)
+        {
+            if (Arrays.equals(in, i, i + part.length, part, 0, part.length))
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     /** TYPE, SCAN's TYPE, COPY and RENAME take streams; DUMP refuses one, naming why; SORT is WRONGTYPE. */
     @Test
     void keyCommandsTakeStreams()
