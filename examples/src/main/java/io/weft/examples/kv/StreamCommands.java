@@ -53,13 +53,6 @@ record StreamCommands(Keyspace map)
         return s == null ? 0 : s.entries().size();
     }
 
-    /** XADD's explicit ID argument, read strictly: {@code ms-*} is read for its milliseconds alone. */
-    static StreamId addedId(final byte[] word)
-    {
-        final Long ms = StreamId.autoSequence(word);
-        return ms != null ? new StreamId(ms, 0) : StreamId.parse(word, 0, true);
-    }
-
     /**
      * XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [field value ...]: the new
      * entry's ID (nil with NOMKSTREAM and no stream). {@code *} is the batch's milliseconds if past the last ID's, else
@@ -74,8 +67,8 @@ record StreamCommands(Keyspace map)
         {
             return Reply.wrongArity("XADD");
         }
-        final StreamId given = options.idAt == 0 ? null : addedId(args.get(idAt));
-        final boolean seqGiven = given != null && StreamId.autoSequence(args.get(idAt)) == null;
+        final StreamId given = options.id;
+        final boolean seqGiven = given != null && options.sequenceGiven;
         if (seqGiven && given.isMin())
         {
             return Reply.error("ERR The ID specified in XADD must be greater than 0-0");

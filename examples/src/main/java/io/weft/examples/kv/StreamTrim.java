@@ -25,13 +25,17 @@ final class StreamTrim
     private StreamId minId;
     /** The most entries a trim removes; 0: no bound. */
     private long limit;
-    /** XADD only: NOMKSTREAM, the ID's index in the arguments (0: {@code *}). */
+    /**
+     * XADD only: NOMKSTREAM, and its ID (null for {@code *}): {@code ms-*} as ms with sequence 0 and {@link
+     * #sequenceGiven} false (XADD then picks the sequence).
+     */
     boolean noMakeStream;
-    int idAt;
+    StreamId id;
+    boolean sequenceGiven;
 
     /**
-     * Reads the options of {@code args} from word 2 on; for XADD ({@code xadd}) up to and with the ID, whose index
-     * it keeps. Returns the index of the word after the options (XADD: of its ID); Redis's error for a wrong one.
+     * Reads the options of {@code args} from word 2 on; for XADD ({@code xadd}) up to and with the ID, which it
+     * keeps. Returns the index of the word after the options (XADD: of its ID); Redis's error for a wrong one.
      */
     int parse(final List<byte[]> args, final boolean xadd)
     {
@@ -64,8 +68,9 @@ final class StreamTrim
             }
             else if (xadd)
             {
-                StreamCommands.addedId(word); // a syntax error or a valid ID
-                idAt = i;
+                final Long ms = StreamId.autoSequence(word); // a syntax error or a valid ID
+                id = ms != null ? new StreamId(ms, 0) : StreamId.parse(word, 0, true);
+                sequenceGiven = ms == null;
                 break;
             }
             else
