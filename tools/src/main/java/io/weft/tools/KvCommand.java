@@ -39,8 +39,16 @@ import java.util.stream.IntStream;
     "on loopback, each serving the Redis protocol; a member that dies is restarted and rejoins.")
 public final class KvCommand implements Callable<Integer>
 {
-    /** Commands up to this size (the subgroup's max-payload; a batch of small commands shares one message). */
-    static final int MAX_PAYLOAD = 64 * 1024;
+    /**
+     * Commands up to this size less the batch headers (the subgroup's max-payload, the largest a subgroup takes; a
+     * batch of small commands shares one message). 64 KiB before 2026-12-06: a value past 65,476 bytes was refused.
+     */
+    static final int MAX_PAYLOAD = SubgroupConfig.MAX_PAYLOAD;
+    /**
+     * Each sender's ring in max-payload messages, the least a subgroup takes: a record takes only its size, so two
+     * 1 MiB slots hold as many small batches as a ring may, and a member proposes at most two batches at once.
+     */
+    static final int WINDOW = 2;
 
     @Mixin
     LocalGroupOptions group = new LocalGroupOptions("tcp", 3, 1, 16, false);
@@ -311,7 +319,7 @@ public final class KvCommand implements Callable<Integer>
         return WeftConfig.builder().memberId(0).groupName("kv-" + ProcessHandle.current().pid())
             .members(members).transport(kind)
             .subgroups(List.of(SubgroupConfig.allMembers(KvReplica.SUBGROUP,
-                SubgroupConfig.autoWindow(kind, MAX_PAYLOAD), MAX_PAYLOAD)))
+                WINDOW, MAX_PAYLOAD)))
             .smc(SmcConfig.SPINDLE)
             .membership(new MembershipConfig(IntStream.range(0, n).boxed().toList(),
                 "kv-" + HexFormat.of().formatHex(secret), ViewChangeSends.WAIT, Duration.ofSeconds(30)))

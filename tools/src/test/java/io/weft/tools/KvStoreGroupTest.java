@@ -235,14 +235,15 @@ class KvStoreGroupTest
             final JedisDataException notInt = assertThrows(JedisDataException.class, () -> a.incr("greeting"));
             assertTrue(notInt.getMessage().contains("not an integer"), notInt.getMessage());
 
-            // a value larger than a multicast message: refused with Redis's protocol error, the connection closed
+            // a value larger than a multicast message (1 MiB): refused with Redis's protocol error, the connection
+            // closed
             try (Jedis big = new Jedis("127.0.0.1", ports.get(2)))
             {
-                final Exception refused = assertThrows(Exception.class, () -> big.set("big", "x".repeat(200_000)));
+                final Exception refused = assertThrows(Exception.class, () -> big.set("big", "x".repeat(1_100_000)));
                 assertTrue(refused instanceof JedisDataException || refused instanceof JedisConnectionException,
                     refused.toString());
             }
-            kv.get(2).awaitOutput("protocol error: invalid bulk length 200000", Duration.ofSeconds(10));
+            kv.get(2).awaitOutput("protocol error: invalid bulk length 1100000", Duration.ofSeconds(10));
             // bytes that are not RESP: answered with Redis's protocol error after the replies still due, then closed
             // (2^64 + 1: a length that wraps to 1 in a long was taken as 1, and the connection waited for its bulk)
             for (final String garbage : new String[] {"*abc\r\n", "*1\r\n:5\r\n", "*1\r\n$-5\r\n",
@@ -335,11 +336,16 @@ class KvStoreGroupTest
             assertEquals("ERR source and destination objects are the same", redisCli(ports.get(1), "move", "cli", "0"));
             assertEquals("OK", redisCli(ports.get(2), "swapdb", "0", "0"));
             assertEquals("ERR DB index is out of range", redisCli(ports.get(2), "swapdb", "0", "1"));
-            // proto-max-bulk-len: the longest bulk string a member reads, past which the 200,000 bytes above were
-            // refused; a SET whose value is 40 bytes shorter (room for SET, its key and their headers) is taken
+            // proto-max-bulk-len: the longest bulk string a member reads, past which the 1,100,000 bytes above were
+            // refused (1 MiB less the headers; 65,476 bytes before 2026-12-06); a SET whose value is 40 bytes shorter
+            // (room for SET, its key and their headers) is taken, and every member holds it
             final int bulk = Integer.parseInt(c.configGet("proto-max-bulk-len").get("proto-max-bulk-len"));
-            assertTrue(bulk < 200_000, "bulk limit " + bulk);
-            assertEquals("OK", a.set("edge", "x".repeat(bulk - 40)));
+            assertEquals(1_048_516, bulk, "bulk limit");
+            final String edge = "e".repeat(bulk - 41) + "!";
+            assertEquals("OK", a.set("edge", edge));
+            assertEquals(edge, b.get("edge"));
+            assertEquals(edge, c.get("edge"));
+            assertEquals(1, c.del("edge"));
             // COMMAND: the table of commands answered (an empty array before, COUNT too)
             assertTrue(Integer.parseInt(redisCli(ports.get(0), "command", "count")) > 150);
             assertEquals("k1\nk2", redisCli(ports.get(1), "command", "getkeys", "mset", "k1", "v", "k2", "v"));

@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class RespDecoderTest
 {
-    private static final int MAX_BULK = 65_500; // weft kv's: a 64 KiB max-payload less the headers
+    private static final int MAX_BULK = 65_500; // the test's; weft kv passes its own (1 MiB max-payload less headers)
 
     @Test
     void commandsSplitAtEveryPossibleByteDecodeAsWhenTheyArriveWhole()
