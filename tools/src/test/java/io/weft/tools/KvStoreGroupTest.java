@@ -1104,8 +1104,9 @@ class KvStoreGroupTest
      * Redis pub/sub across members: a channel subscriber at member 1 and a pattern subscriber at member 2 receive what
      * clients at members 0 and 2 publish, every message once and in one order at both (the group's); PUBLISH counts
      * the subscribers of the member it was sent to (as a Redis Cluster node does); a RESP2 subscriber may use the
-     * pub/sub commands only; one that does not read its messages is disconnected past 32 MiB and the member serves
-     * on. Before, SUBSCRIBE and PUBLISH were unknown commands.
+     * pub/sub commands only; a shard channel (SSUBSCRIBE, SPUBLISH) is reached by SPUBLISH alone; one that does not
+     * read its messages is disconnected past 32 MiB and the member serves on. Before, SUBSCRIBE and PUBLISH were
+     * unknown commands.
      */
     @Test
     void publishedMessagesReachSubscribersAtEveryMemberInOneOrder() throws Exception
@@ -1160,6 +1161,25 @@ class KvStoreGroupTest
             {
                 assertEquals(java.util.stream.IntStream.range(0, each).mapToObj(i -> from + i).toList(),
                     got.get(0).stream().filter(m -> m.startsWith(from)).toList(), "each publisher's order");
+            }
+            // a shard channel (SSUBSCRIBE at member 2, SPUBLISH at member 0) is a channel of its own: PUBLISH to its
+            // name, sent first, does not reach it; SUNSUBSCRIBE leaves the subscribed context
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", kv.ports.get(2));
+                 Jedis p = new Jedis("127.0.0.1", kv.ports.get(0)))
+            {
+                s.setSoTimeout(30_000);
+                s.getOutputStream().write("SSUBSCRIBE news\r\n".getBytes(StandardCharsets.US_ASCII));
+                final String confirmed = "*3\r\n$10\r\nssubscribe\r\n$4\r\nnews\r\n:1\r\n";
+                assertEquals(confirmed, new String(s.getInputStream().readNBytes(confirmed.length()),
+                    StandardCharsets.US_ASCII));
+                assertEquals(0, p.publish("news", "plain"), "no subscriber at member 0");
+                assertEquals(0L, p.sendCommand(() -> "SPUBLISH".getBytes(StandardCharsets.US_ASCII), "news", "shard"));
+                final String message = "*3\r\n$8\r\nsmessage\r\n$4\r\nnews\r\n$5\r\nshard\r\n";
+                assertEquals(message, new String(s.getInputStream().readNBytes(message.length()),
+                    StandardCharsets.US_ASCII), "the shard channel's message first: PUBLISH's did not reach it");
+                s.getOutputStream().write("SUNSUBSCRIBE\r\nGET news\r\n".getBytes(StandardCharsets.US_ASCII));
+                final String left = "*3\r\n$12\r\nsunsubscribe\r\n$4\r\nnews\r\n:0\r\n$-1\r\n";
+                assertEquals(left, new String(s.getInputStream().readNBytes(left.length()), StandardCharsets.US_ASCII));
             }
 
             try (java.net.Socket s = new java.net.Socket("127.0.0.1", kv.ports.get(0));

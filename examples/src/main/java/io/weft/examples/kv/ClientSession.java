@@ -15,8 +15,8 @@ import java.util.Set;
 final class ClientSession
 {
     /** What a RESP2 connection that subscribed may send, as in Redis. */
-    private static final Set<String> SUBSCRIBED_RESP2 = Set.of("SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE",
-        "PUNSUBSCRIBE", "PING", "QUIT", "RESET");
+    private static final Set<String> SUBSCRIBED_RESP2 = Set.of("SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE",
+        "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE", "PING", "QUIT", "RESET");
     /** What a connection that has not authenticated may send, as in Redis (HELLO only with AUTH). */
     private static final Set<String> BEFORE_AUTH = Set.of("AUTH", "HELLO", "QUIT", "RESET");
     private static final Reply NO_AUTH = Reply.error("NOAUTH Authentication required.");
@@ -99,11 +99,12 @@ final class ClientSession
     {
         final int sub = subscriptions == null ? 0 : subscriptions.channels();
         final int psub = subscriptions == null ? 0 : subscriptions.patterns();
-        final String flags = (sub + psub > 0 ? "P" : "") + (transaction != null ? "x" : "") + (blocked ? "b" : "") +
-            (noEvict ? "e" : "") + (noTouch ? "T" : "");
+        final int ssub = subscriptions == null ? 0 : subscriptions.shards();
+        final String flags = (sub + psub + ssub > 0 ? "P" : "") + (transaction != null ? "x" : "") +
+            (blocked ? "b" : "") + (noEvict ? "e" : "") + (noTouch ? "T" : "");
         return "id=" + id + " addr=" + addr + " laddr=" + laddr + " name=" + (name == null ? "" : name) + " age=" +
             (now - connected) / 1_000_000_000L + " idle=" + Math.max(0, now - lastAt) / 1_000_000_000L + " flags=" +
-            (flags.isEmpty() ? "N" : flags) + " db=0 sub=" + sub + " psub=" + psub + " ssub=0 multi=" +
+            (flags.isEmpty() ? "N" : flags) + " db=0 sub=" + sub + " psub=" + psub + " ssub=" + ssub + " multi=" +
             (transaction == null ? -1 : transaction.queued()) + " cmd=" +
             (lastCommand == null ? "NULL" : lastCommand.toLowerCase(Locale.ROOT)) +
             " user=default resp=" + (resp3 ? 3 : 2) + " lib-name=" + libName + " lib-ver=" + libVersion;

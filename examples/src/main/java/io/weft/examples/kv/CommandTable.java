@@ -21,7 +21,8 @@ final class CommandTable
 {
     /** The commands answered before the store (PING, ECHO, SELECT and TIME are in {@link Commands}), by their arity. */
     private static final Map<String, Integer> ANSWERED_BEFORE_STORE = Map.ofEntries(Map.entry("SUBSCRIBE", -2),
-        Map.entry("PSUBSCRIBE", -2), Map.entry("UNSUBSCRIBE", -1), Map.entry("PUNSUBSCRIBE", -1),
+        Map.entry("PSUBSCRIBE", -2), Map.entry("SSUBSCRIBE", -2), Map.entry("UNSUBSCRIBE", -1),
+        Map.entry("PUNSUBSCRIBE", -1), Map.entry("SUNSUBSCRIBE", -1),
         Map.entry("PUBSUB", -2), Map.entry("QUIT", -1), Map.entry("INFO", -1),
         Map.entry("WAIT", 3), Map.entry("HELLO", -1), Map.entry("CLIENT", -2), Map.entry("COMMAND", -1),
         Map.entry("CONFIG", -2), Map.entry("SCRIPT", -2), Map.entry("RESET", 1), Map.entry("MULTI", 1),
@@ -48,6 +49,9 @@ final class CommandTable
     private static final Keys STORE_AFTER_KEYWORD = new Keys(1, 1, 1, -1);
     /** No key by position: XREAD's and XREADGROUP's are half the words after STREAMS ({@link #destinations}). */
     private static final Keys AFTER_KEYWORD = new Keys(0, 0, 0, -1);
+    /** Shard channels, where Redis's table puts keys (a cluster routes them by slot), though they name none. */
+    private static final Keys SHARD_CHANNEL = new Keys(1, 1, 1, 0);
+    private static final Keys SHARD_CHANNELS = new Keys(1, -1, 1, 0);
     /** MEMORY USAGE's, XGROUP's and XINFO's key: the word after the subcommand. */
     private static final Keys AFTER_SUBCOMMAND = new Keys(2, 2, 1, 0);
     /** Store commands whose keys are not the first word alone; the others' are, and commands before the store none. */
@@ -130,7 +134,7 @@ final class CommandTable
         // Redis's order: a command without keys is told so whatever its arguments
         final String sub = Subcommands.isContainer(name) ? Commands.word(command.get(1)) : null;
         final Keys keys = sub != null ? subcommandKeys(name, sub) : keyPositions(name);
-        if (keys == NONE)
+        if (keys == NONE || keys == SHARD_CHANNEL || keys == SHARD_CHANNELS)
         {
             return Reply.error("ERR The command has no key arguments");
         }
@@ -342,6 +346,9 @@ final class CommandTable
         keys.put("MSET", new Keys(1, -1, 2, 0));
         keys.put("MSETNX", new Keys(1, -1, 2, 0));
         keys.put("BITOP", new Keys(2, -1, 1, 0));
+        keys.put("SPUBLISH", SHARD_CHANNEL);
+        keys.put("SSUBSCRIBE", SHARD_CHANNELS);
+        keys.put("SUNSUBSCRIBE", SHARD_CHANNELS);
         return keys;
     }
 
@@ -390,7 +397,7 @@ final class CommandTable
         flag(flags, Commands.isRead(travels), "readonly");
         flag(flags, Commands.grows(travels), "denyoom");
         flag(flags, BlockedClients.blocks(name) || name.startsWith("XREAD"), "blocking");
-        flag(flags, name.equals("PUBLISH") || name.endsWith("SUBSCRIBE"), "pubsub");
+        flag(flags, name.endsWith("PUBLISH") || name.endsWith("SUBSCRIBE"), "pubsub");
         flag(flags, !ScriptRuntime.mayCall(name), "noscript");
         flag(flags, keys.numkeysAt != 0, "movablekeys");
         return flags;

@@ -322,8 +322,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         return switch (cmd)
         {
             case "PING" -> subscribed() && !session.resp3 ? Subscriptions.ping(args) : Reply.pong(cmd, args);
-            case "SUBSCRIBE", "PSUBSCRIBE" -> subscriptions().subscribe(args, cmd.charAt(0) == 'P');
-            case "UNSUBSCRIBE", "PUNSUBSCRIBE" -> subscriptions().unsubscribe(args, cmd.charAt(0) == 'P');
+            case "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE" -> subscriptions().subscribe(args);
+            case "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE" -> subscriptions().unsubscribe(args);
             case "PUBSUB" -> subscriptions().pubsub(args);
             case "ECHO" -> Reply.pong(cmd, args);
             case "TIME" -> StoreReport.time();

@@ -241,8 +241,8 @@ public final class KvStore
                 case "PING", "ECHO" -> Reply.pong(cmd, args); // queued in a transaction
                 case "TIME" -> n != 1 ? Reply.wrongArity(cmd) : StoreReport.time(now); // queued, or called by a script
                 case "SELECT", "MOVE", "SWAPDB" -> OneDatabase.apply(cmd, args); // queued, or called by a script
-                case "PUBLISH" -> n != 3 ? Reply.wrongArity(cmd) :
-                    new Reply.Int(pubSub.publish(args.get(1), args.get(2)));
+                case "PUBLISH", "SPUBLISH" -> n != 3 ? Reply.wrongArity(cmd) :
+                    new Reply.Int(pubSub.publish(args.get(1), args.get(2), cmd.charAt(0) == 'S'));
                 default -> cmd.charAt(0) == 'S' ? sets.apply(cmd, args, now) : cmd.charAt(0) == 'H' ?
                     hashes.apply(cmd, args, now) : cmd.charAt(0) == 'Z' || cmd.startsWith("BZ") ?
                     zsets.apply(cmd, args, now) : cmd.startsWith("GEO") ? Geo.apply(map, cmd, args, now) :

@@ -62,8 +62,8 @@ final class ScriptRuntime
     private static final String CHUNK = "@user_script";
     /** Commands of a connection, not of the store: Redis refuses them in scripts. */
     private static final Set<String> CONNECTION = Set.of("MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH", "SUBSCRIBE",
-        "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "CLIENT", "HELLO", "AUTH", "QUIT", "RESET", "SCRIPT", "WAIT",
-        "CONFIG", "ACL", "ROLE");
+        "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE", "CLIENT", "HELLO", "AUTH", "QUIT",
+        "RESET", "SCRIPT", "WAIT", "CONFIG", "ACL", "ROLE");
     private static final Set<String> REMOVED = Set.of("dofile", "loadfile", "load", "loadstring", "require", "module",
         "package", "debug", "print", "collectgarbage", "coroutine", "rawset");
     private static final List<String> LIBRARIES = List.of("string", "table", "math", "bit32", "redis", "cjson", "bit",

@@ -109,8 +109,9 @@ final class Subcommands
                 "The channels with subscribers at this member (those a glob matches)."),
             answered(2, "NUMPAT", "How many pattern subscriptions this member has."),
             answered(-2, "NUMSUB [<channel> ...]", "Each channel's subscribers at this member."),
-            answered(-2, "SHARDCHANNELS [<pattern>]", "None: this store has no shard channels."),
-            answered(-2, "SHARDNUMSUB [<shardchannel> ...]", "0 for each: no shard channels.")),
+            answered(-2, "SHARDCHANNELS [<pattern>]",
+                "The shard channels with subscribers at this member (those a glob matches)."),
+            answered(-2, "SHARDNUMSUB [<shardchannel> ...]", "Each shard channel's subscribers at this member.")),
         "SCRIPT", table(
             answered(-3, "EXISTS <sha1> [<sha1> ...]", "1 for each script this member knows, else 0."),
             answered(-2, "FLUSH [ASYNC|SYNC]", "Forgets this member's scripts."),

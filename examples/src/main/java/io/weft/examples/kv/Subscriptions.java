@@ -5,6 +5,7 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -13,11 +14,11 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
- * A connection's channels and patterns ({@link PubSub}): SUBSCRIBE, PSUBSCRIBE, UNSUBSCRIBE and PUNSUBSCRIBE answered
- * as Redis answers them, one confirmation a name, and the messages published to them handed to the connection's event
+ * A connection's channels, patterns and shard channels ({@link PubSub}): SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE and their
+ * UNSUBSCRIBEs answered as Redis answers them, one confirmation a name (counting the channels and patterns, or the
+ * shard channels), and the messages published to them handed to the connection's event
  * loop in the order the delivery thread publishes them. A client that does not read its messages is disconnected once
  * {@value #LIMIT} bytes of them wait (Redis's {@code client-output-buffer-limit pubsub 32mb}): the delivery thread
  * never waits for a subscriber, and no subscriber can fill the member's heap.
@@ -33,9 +34,10 @@ final class Subscriptions implements PubSub.Subscriber
     private final Executor loop;
     private final Consumer<Reply.Push> deliver;
     private final Runnable overLimit;
-    /** The event loop's: this connection's channels and patterns, in the order subscribed. */
+    /** The event loop's: this connection's channels, patterns and shard channels, in the order subscribed. */
     private final Set<Key> channels = new LinkedHashSet<>();
     private final Set<Key> patterns = new LinkedHashSet<>();
+    private final Set<Key> shards = new LinkedHashSet<>();
     /** Bytes of messages handed on and not written to the socket yet (any thread). */
     private final AtomicLong waiting = new AtomicLong();
     private final AtomicBoolean dropped = new AtomicBoolean();
@@ -104,8 +106,10 @@ final class Subscriptions implements PubSub.Subscriber
      */
     private void deliverIfSubscribed(final Reply.Push push)
     {
-        final boolean pattern = push.items().size() == 4; // pmessage, pattern, channel, message
-        if ((pattern ? patterns : channels).contains(new Key(((Reply.Bulk)push.items().get(1)).bytes())))
+        final PubSub.Kind kind = push.items().size() == 4 ? PubSub.Kind.PATTERN : // pmessage, pattern, channel, message
+            Arrays.equals(((Reply.Bulk)push.items().getFirst()).bytes(), PubSub.Kind.SHARD.message) ?
+            PubSub.Kind.SHARD : PubSub.Kind.CHANNEL;
+        if (of(kind).contains(new Key(((Reply.Bulk)push.items().get(1)).bytes())))
         {
             deliver.accept(push);
         }
@@ -133,34 +137,40 @@ final class Subscriptions implements PubSub.Subscriber
         return patterns.size();
     }
 
-    /** Whether any channel or pattern is subscribed (RESP2 then takes the pub/sub commands only). */
-    boolean active()
+    /** The shard channels subscribed. */
+    int shards()
     {
-        return !channels.isEmpty() || !patterns.isEmpty();
+        return shards.size();
     }
 
-    /** SUBSCRIBE or PSUBSCRIBE name [name ...]. */
-    Reply subscribe(final List<byte[]> args, final boolean pattern)
+    /** Whether anything is subscribed (RESP2 then takes the pub/sub commands only). */
+    boolean active()
     {
-        final String kind = pattern ? "psubscribe" : "subscribe";
+        return !channels.isEmpty() || !patterns.isEmpty() || !shards.isEmpty();
+    }
+
+    /** SUBSCRIBE, PSUBSCRIBE or SSUBSCRIBE name [name ...]. */
+    Reply subscribe(final List<byte[]> args)
+    {
+        final PubSub.Kind kind = PubSub.Kind.of(Commands.word(args.getFirst()));
         final List<Reply> confirmations = new ArrayList<>();
         for (final byte[] name : args.subList(1, args.size()))
         {
             final Key key = new Key(name);
-            if ((pattern ? patterns : channels).add(key))
+            if (of(kind).add(key))
             {
-                hub.subscribe(key, pattern, this);
+                hub.subscribe(key, kind, this);
             }
-            confirmations.add(confirmation(kind, name));
+            confirmations.add(confirmation(kind.subscribed, name, kind));
         }
         return new Reply.Several(confirmations);
     }
 
-    /** UNSUBSCRIBE or PUNSUBSCRIBE [name ...]: the names given, or every one subscribed. */
-    Reply unsubscribe(final List<byte[]> args, final boolean pattern)
+    /** UNSUBSCRIBE, PUNSUBSCRIBE or SUNSUBSCRIBE [name ...]: the names given, or every one subscribed. */
+    Reply unsubscribe(final List<byte[]> args)
     {
-        final String kind = pattern ? "punsubscribe" : "unsubscribe";
-        final Set<Key> own = pattern ? patterns : channels;
+        final PubSub.Kind kind = PubSub.Kind.of(Commands.word(args.getFirst()));
+        final Set<Key> own = of(kind);
         final List<Key> names = new ArrayList<>();
         if (args.size() > 1)
         {
@@ -172,16 +182,16 @@ final class Subscriptions implements PubSub.Subscriber
         }
         if (names.isEmpty())
         {
-            return new Reply.Several(List.of(confirmation(kind, null)));
+            return new Reply.Several(List.of(confirmation(kind.unsubscribed, null, kind)));
         }
         final List<Reply> confirmations = new ArrayList<>();
         for (final Key key : names)
         {
             if (own.remove(key))
             {
-                hub.unsubscribe(key, pattern, this);
+                hub.unsubscribe(key, kind, this);
             }
-            confirmations.add(confirmation(kind, key.bytes()));
+            confirmations.add(confirmation(kind.unsubscribed, key.bytes(), kind));
         }
         return new Reply.Several(confirmations);
     }
@@ -189,16 +199,23 @@ final class Subscriptions implements PubSub.Subscriber
     /** The event loop: RESET, or the connection closed. */
     void unsubscribeAll()
     {
-        channels.forEach(k -> hub.unsubscribe(k, false, this));
-        patterns.forEach(k -> hub.unsubscribe(k, true, this));
-        channels.clear();
-        patterns.clear();
+        for (final PubSub.Kind kind : PubSub.Kind.values())
+        {
+            of(kind).forEach(k -> hub.unsubscribe(k, kind, this));
+            of(kind).clear();
+        }
     }
 
-    private Reply confirmation(final String kind, final byte[] name)
+    private Set<Key> of(final PubSub.Kind kind)
     {
-        return new Reply.Push(List.of(Reply.Bulk.of(kind), new Reply.Bulk(name),
-            new Reply.Int(channels.size() + patterns.size())));
+        return kind == PubSub.Kind.CHANNEL ? channels : kind == PubSub.Kind.PATTERN ? patterns : shards;
+    }
+
+    /** A confirmation counts the channels and patterns, or, of a shard channel, the shard channels (Redis 7.0). */
+    private Reply confirmation(final String word, final byte[] name, final PubSub.Kind kind)
+    {
+        return new Reply.Push(List.of(Reply.Bulk.of(word), new Reply.Bulk(name),
+            new Reply.Int(kind == PubSub.Kind.SHARD ? shards.size() : channels.size() + patterns.size())));
     }
 
     /** PING while subscribed in RESP2: {@code pong} and the argument, an array. */
@@ -209,26 +226,22 @@ final class Subscriptions implements PubSub.Subscriber
     }
 
     /**
-     * PUBSUB CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT: this member's subscriptions; SHARDCHANNELS and
-     * SHARDNUMSUB: none, as this store has no shard channels. Their arity is checked before ({@link Subcommands}).
+     * PUBSUB CHANNELS [pattern] | NUMSUB [channel ...] | NUMPAT | SHARDCHANNELS [pattern] | SHARDNUMSUB [channel
+     * ...]: this member's subscriptions. Their arity is checked before ({@link Subcommands}).
      */
     Reply pubsub(final List<byte[]> args)
     {
         return switch (Commands.word(args.get(1)))
         {
-            case "CHANNELS" -> args.size() > 3 ? Subcommands.syntaxError("PUBSUB", args) :
-                new Reply.Array(hub.channels(args.size() == 3 ? args.get(2) : null));
-            case "SHARDCHANNELS" -> args.size() > 3 ? Subcommands.syntaxError("PUBSUB", args) :
-                new Reply.Array(List.of());
-            case "SHARDNUMSUB" -> new Reply.Array(args.subList(2, args.size()).stream()
-                .flatMap(channel -> Stream.<Reply>of(new Reply.Bulk(channel), new Reply.Int(0))).toList());
-            case "NUMSUB" ->
+            case "CHANNELS", "SHARDCHANNELS" -> args.size() > 3 ? Subcommands.syntaxError("PUBSUB", args) :
+                new Reply.Array(hub.channels(args.size() == 3 ? args.get(2) : null, kindOf(args)));
+            case "NUMSUB", "SHARDNUMSUB" ->
             {
                 final List<Reply> counts = new ArrayList<>();
                 for (final byte[] channel : args.subList(2, args.size()))
                 {
                     counts.add(new Reply.Bulk(channel));
-                    counts.add(new Reply.Int(hub.subscribers(channel)));
+                    counts.add(new Reply.Int(hub.subscribers(channel, kindOf(args))));
                 }
                 yield new Reply.Array(counts);
             }
@@ -236,5 +249,10 @@ final class Subscriptions implements PubSub.Subscriber
             case "HELP" -> Subcommands.help("PUBSUB");
             default -> Subcommands.unsupported("PUBSUB", args);
         };
+    }
+
+    private static PubSub.Kind kindOf(final List<byte[]> pubsub)
+    {
+        return Commands.word(pubsub.get(1)).startsWith("SHARD") ? PubSub.Kind.SHARD : PubSub.Kind.CHANNEL;
     }
 }

@@ -136,6 +136,10 @@ final class Transaction
             return refuse("ERR CLIENT REPLY inside MULTI: replies turned off at EXEC would leave its reply shorter " +
                 "than its count, which no client can read");
         }
+        if (cmd.equals("SSUBSCRIBE")) // queued, and refused in EXEC's reply, as Redis 7.0 does
+        {
+            return queue(args, Reply.error("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client"));
+        }
         if (answer == null && !Commands.isQueued(cmd) && !ANSWERED_AT_EXEC.contains(cmd))
         {
             return refuse("ERR '" + cmd.toLowerCase(Locale.ROOT) + "' inside MULTI: a transaction here takes neither " +
