@@ -1172,6 +1172,10 @@ class KvStoreGroupTest
                 final String confirmed = "*3\r\n$10\r\nssubscribe\r\n$4\r\nnews\r\n:1\r\n";
                 assertEquals(confirmed, new String(s.getInputStream().readNBytes(confirmed.length()),
                     StandardCharsets.US_ASCII));
+                try (Jedis at2 = new Jedis("127.0.0.1", kv.ports.get(2)))
+                {
+                    assertTrue(at2.info("stats").contains("pubsubshard_channels:1\r\n"), at2.info("stats"));
+                }
                 assertEquals(0, p.publish("news", "plain"), "no subscriber at member 0");
                 assertEquals(0L, p.sendCommand(() -> "SPUBLISH".getBytes(StandardCharsets.US_ASCII), "news", "shard"));
                 final String message = "*3\r\n$8\r\nsmessage\r\n$4\r\nnews\r\n$5\r\nshard\r\n";

@@ -143,10 +143,10 @@ final class PubSub
         return set == null ? 0 : set.size();
     }
 
-    /** Patterns with a subscriber here (PUBSUB NUMPAT). */
-    int patterns()
+    /** Channels, patterns or shard channels (of {@code kind}) with a subscriber here (PUBSUB NUMPAT, INFO). */
+    int count(final Kind kind)
     {
-        return patterns.size();
+        return of(kind).size();
     }
 
     private Map<Key, Set<Subscriber>> of(final Kind kind)

@@ -23,7 +23,10 @@ final class StoreReport
     {
     }
 
-    /** The INFO text: server, clients, memory (the store's estimate), replication (the view) and keyspace sections. */
+    /**
+     * The INFO text: server, clients, memory (the store's estimate), stats (this member's pub/sub), replication (the
+     * view) and keyspace sections.
+     */
     static String info(final KvReplica r)
     {
         final Group g = r.group;
@@ -35,6 +38,9 @@ final class StoreReport
             r.store.blocked.size() + "\r\nweft_clients_paused_for_output:" + r.clientsPausedForOutput.get() + "\r\n" +
             "\r\n# Memory\r\nused_memory:" + r.store.bytes() + "\r\nmaxmemory:" + r.maxMemory +
             "\r\nmaxmemory_policy:noeviction\r\n" +
+            "\r\n# Stats\r\npubsub_channels:" + r.pubSub.count(PubSub.Kind.CHANNEL) + "\r\npubsub_patterns:" +
+            r.pubSub.count(PubSub.Kind.PATTERN) + "\r\npubsubshard_channels:" + r.pubSub.count(PubSub.Kind.SHARD) +
+            "\r\n" +
             "\r\n# Replication\r\nrole:master\r\nweft_member_id:" + r.me + "\r\nweft_view_id:" + view.id() + "\r\n" +
             "weft_view_members:" + view.members() + "\r\nweft_view_leader:" + view.members().getFirst() + "\r\n" +
             "weft_transport:" + g.config().transport().kind().name().toLowerCase(Locale.ROOT) + "\r\n" +

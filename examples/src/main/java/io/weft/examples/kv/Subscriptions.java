@@ -18,8 +18,8 @@ import java.util.function.Consumer;
 /**
  * A connection's channels, patterns and shard channels ({@link PubSub}): SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE and their
  * UNSUBSCRIBEs answered as Redis answers them, one confirmation a name (counting the channels and patterns, or the
- * shard channels), and the messages published to them handed to the connection's event
- * loop in the order the delivery thread publishes them. A client that does not read its messages is disconnected once
+ * shard channels), and the messages published to them handed to the connection's event loop in the order the
+ * delivery thread publishes them. A client that does not read its messages is disconnected once
  * {@value #LIMIT} bytes of them wait (Redis's {@code client-output-buffer-limit pubsub 32mb}): the delivery thread
  * never waits for a subscriber, and no subscriber can fill the member's heap.
  */
@@ -245,7 +245,7 @@ final class Subscriptions implements PubSub.Subscriber
                 }
                 yield new Reply.Array(counts);
             }
-            case "NUMPAT" -> new Reply.Int(hub.patterns());
+            case "NUMPAT" -> new Reply.Int(hub.count(PubSub.Kind.PATTERN));
             case "HELP" -> Subcommands.help("PUBSUB");
             default -> Subcommands.unsupported("PUBSUB", args);
         };
