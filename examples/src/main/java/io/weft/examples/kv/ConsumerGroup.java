@@ -98,22 +98,13 @@ final class ConsumerGroup
      */
     void deliver(final StreamId id, final Consumer consumer, final long now)
     {
-        final Pending p = pending.get(id);
-        if (p == null)
-        {
-            final Pending made = new Pending(consumer, now, 1);
-            pending.put(id, made);
-            consumer.pending.put(id, made);
-            return;
-        }
-        p.consumer.pending.remove(id);
-        p.consumer = consumer;
+        final Pending p = pending.computeIfAbsent(id, k -> new Pending(null, now, 1));
+        transfer(id, p, consumer);
         p.deliveryTime = now;
         p.deliveries = 1;
-        consumer.pending.put(id, p);
     }
 
-    /** Moves pending entry {@code id} ({@code p}) to {@code consumer}, if it is another's. */
+    /** Gives pending entry {@code id} ({@code p}) to {@code consumer}, if it is another's or none's (new, FORCE). */
     void transfer(final StreamId id, final Pending p, final Consumer consumer)
     {
         if (p.consumer != consumer)

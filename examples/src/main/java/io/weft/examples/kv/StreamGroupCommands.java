@@ -342,11 +342,11 @@ record StreamGroupCommands(Keyspace map)
         {
             return new Reply.Array(List.of());
         }
+        final NavigableMap<StreamId, ConsumerGroup.Pending> pel = only != null ? only.pending : group.pending;
+        final Map<StreamId, ConsumerGroup.Pending> inRange = start.compareTo(end) > 0 ? Map.of() :
+            pel.subMap(start, true, end, true);
         final List<Reply> replies = new ArrayList<>();
-        final NavigableMap<StreamId, ConsumerGroup.Pending> pel = only != null ? only.pending :
-            group.pending;
-        for (final Map.Entry<StreamId, ConsumerGroup.Pending> e : start.compareTo(end) > 0 ? List.<Map.Entry<StreamId,
-            ConsumerGroup.Pending>>of() : pel.subMap(start, true, end, true).entrySet())
+        for (final Map.Entry<StreamId, ConsumerGroup.Pending> e : inRange.entrySet())
         {
             if (count == 0)
             {

@@ -45,9 +45,7 @@ class StreamGroupsTest
         client.expect("OK", "XGROUP", "CREATE", "s", "g9", "0", "MKSTREAM", "MKSTREAM");
         client.expect("ERR wrong number of arguments for 'xgroup|create' command", "XGROUP", "CREATE", "s");
         client.expect("ERR unknown subcommand 'FOO'. Try XGROUP HELP.", "XGROUP", "FOO");
-        client.expect("1-1", "XADD", "s", "1-1", "a", "1");
-        client.expect("2-1", "XADD", "s", "2-1", "b", "2");
-        client.expect("3-1", "XADD", "s", "3-1", "c", "3");
+        StreamsTest.addEntries(client, 3);
         // XREADGROUP: new entries, history, errors
         client.expect("[[s [[1-1 [a 1]] [2-1 [b 2]] [3-1 [c 3]]]]]", "XREADGROUP", "GROUP", "g", "c1", "STREAMS", "s",
             ">");
@@ -132,10 +130,7 @@ class StreamGroupsTest
     @Test
     void claimsAndInfoAsRedis()
     {
-        client.expect("1-1", "XADD", "s", "1-1", "a", "1");
-        client.expect("2-1", "XADD", "s", "2-1", "b", "2");
-        client.expect("3-1", "XADD", "s", "3-1", "c", "3");
-        client.expect("4-1", "XADD", "s", "4-1", "d", "4");
+        StreamsTest.addEntries(client, 4);
         client.expect("OK", "XGROUP", "CREATE", "s", "g", "0");
         client.expect("[[s [[1-1 [a 1]] [2-1 [b 2]] [3-1 [c 3]] [4-1 [d 4]]]]]", "XREADGROUP", "GROUP", "g", "c1",
             "STREAMS", "s", ">");

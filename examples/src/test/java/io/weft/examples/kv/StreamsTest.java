@@ -147,10 +147,7 @@ class StreamsTest
     @Test
     void deletesTrimsAndSetIdsFollowRedis()
     {
-        client.expect("1-1", "XADD", "s", "1-1", "a", "1");
-        client.expect("2-1", "XADD", "s", "2-1", "b", "2");
-        client.expect("3-1", "XADD", "s", "3-1", "c", "3");
-        client.expect("4-1", "XADD", "s", "4-1", "d", "4");
+        addEntries(client, 4);
         client.expect("ERR Invalid stream ID specified as stream command argument", "XDEL", "s", "2-1", "9-9", "bad");
         client.expect("1", "XDEL", "s", "2-1", "9-9", "2-1");
         client.expect("0", "XDEL", "s", "2-1");
@@ -401,6 +398,16 @@ class StreamsTest
         older.versions().writing(1, (byte)(StreamCommands.SINCE - 1));
         assertTrue(text(older.apply(StoreClient.args("EVAL", "return redis.call('XLEN', 's')", "0"), 1))
             .startsWith("ERR Unknown Redis command called from script"));
+    }
+
+    /** Adds entries 1-1, 2-1, ... of stream {@code s} ({@code a 1}, {@code b 2}, ...), each answered with its ID. */
+    static void addEntries(final StoreClient client, final int count)
+    {
+        for (int n = 1; n <= count; n++)
+        {
+            final String id = n + "-1";
+            client.expect(id, "XADD", "s", id, String.valueOf((char)('a' + n - 1)), String.valueOf(n));
+        }
     }
 
     /** Replies as text: arrays (XREAD's pairs too, as RESP2 writes them) in brackets, nil, errors and values. */
