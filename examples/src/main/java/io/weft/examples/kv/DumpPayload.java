@@ -1,6 +1,5 @@
 package io.weft.examples.kv;
 
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -9,11 +8,12 @@ import java.util.Map;
  * DUMP key and RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]: a value in Redis's
  * serialization, sealed with an RDB version and a CRC-64, so that values move between this store and redis-server in
  * both directions (tools that copy keys with DUMP and RESTORE). DUMP writes the plain forms that every Redis reads (a
- * string's bytes; a list, set or hash of strings; a sorted set with binary scores) at Redis 7.0's RDB version; RESTORE
- * reads every form Redis 7.0 to 7.4 writes for these types (listpacks, ziplists, intsets, quicklists, integers and
- * LZF-compressed strings), where redis-server 7.0 refuses the newer versions' payloads. Streams and modules' types are
- * "Bad data format", as is an empty value, a duplicate member or field, or a NaN score. IDLETIME and FREQ are checked
- * as Redis checks them, then unused: the store keeps no access times.
+ * string's bytes; a list, set or hash of strings; a sorted set with binary scores) and a stream as Redis 7.0 writes
+ * one ({@link StreamDump}), at Redis 7.0's RDB version; RESTORE reads every form Redis 5.0 to 7.4 writes for these
+ * types (listpacks, ziplists, intsets, quicklists, integers and LZF-compressed strings), where redis-server 7.0
+ * refuses the newer versions' payloads. Modules' types are "Bad data format", as is an empty value (a stream aside), a
+ * duplicate member or field, or a NaN score. IDLETIME and FREQ are checked as Redis checks them, then unused: the
+ * store keeps no access times.
  */
 final class DumpPayload
 {
@@ -31,10 +31,10 @@ final class DumpPayload
     private enum Type
     {
         STRING(0), LIST(1), SET(2), ZSET(3), HASH(4), ZSET_2(5), LIST_ZIPLIST(10), SET_INTSET(11), ZSET_ZIPLIST(12),
-        HASH_ZIPLIST(13), LIST_QUICKLIST(14), HASH_LISTPACK(16), ZSET_LISTPACK(17), LIST_QUICKLIST_2(18),
-        SET_LISTPACK(20);
+        HASH_ZIPLIST(13), LIST_QUICKLIST(14), STREAM_LISTPACKS(15), HASH_LISTPACK(16), ZSET_LISTPACK(17),
+        LIST_QUICKLIST_2(18), STREAM_LISTPACKS_2(19), SET_LISTPACK(20), STREAM_LISTPACKS_3(21);
 
-        private static final Type[] BY_NUMBER = new Type[21];
+        private static final Type[] BY_NUMBER = new Type[22];
 
         static
         {
@@ -51,7 +51,7 @@ final class DumpPayload
             this.number = number;
         }
 
-        /** The type numbered {@code number}, null for another (a stream, a module's type, Redis 2.4's zipmap). */
+        /** The type numbered {@code number}, null for another (a module's type, Redis 2.4's zipmap, ...). */
         static Type of(final int number)
         {
             return number < BY_NUMBER.length ? BY_NUMBER[number] : null;
@@ -62,7 +62,7 @@ final class DumpPayload
     private static final int PLAIN_NODE = 1;
     private static final int PACKED_NODE = 2;
 
-    /** DUMP of a stream: Redis writes one as listpacks in a radix tree (RDB 15, 19, 21), which this store keeps not. */
+    /** DUMP of a stream in a log's batch of a build before {@link StreamDump#SINCE}, as that build answered it. */
     static final String NO_STREAM = "ERR DUMP of a stream is not supported by this store (no RDB stream encoding)";
 
     private DumpPayload()
@@ -79,8 +79,8 @@ final class DumpPayload
         if (cmd.equals("DUMP"))
         {
             final Object stored = map.liveStored(args.get(1), now);
-            return stored instanceof StreamValue ? Reply.error(NO_STREAM) :
-                new Reply.Bulk(stored == null ? null : payload(stored));
+            final boolean older = stored instanceof StreamValue && map.versions.wire() < StreamDump.SINCE;
+            return older ? Reply.error(NO_STREAM) : new Reply.Bulk(stored == null ? null : payload(stored));
         }
         try
         {
@@ -95,59 +95,53 @@ final class DumpPayload
     /** {@code stored}, a value as the map keeps it (its expiry aside), as DUMP's payload. */
     private static byte[] payload(final Object stored)
     {
-        final Payload out = new Payload();
+        final RdbWriter out = new RdbWriter();
         if (Stored.isString(stored))
         {
             out.write(Type.STRING.number);
-            string(out, Stored.value(stored));
+            out.string(Stored.value(stored));
         }
         else if (stored instanceof Aggregate a)
         {
             final List<Map.Entry<Key, byte[]>> fields = a.fields().sorted();
             out.write((a.set() ? Type.SET : Type.HASH).number);
-            length(out, fields.size());
+            out.length(fields.size());
             for (final Map.Entry<Key, byte[]> field : fields)
             {
-                string(out, field.getKey().bytes());
+                out.string(field.getKey().bytes());
                 if (!a.set())
                 {
-                    string(out, field.getValue());
+                    out.string(field.getValue());
                 }
             }
         }
         else if (stored instanceof ListValue l)
         {
             out.write(Type.LIST.number);
-            length(out, l.items().size());
+            out.length(l.items().size());
             for (int i = 0; i < l.items().size(); i++)
             {
-                string(out, l.items().get(i));
+                out.string(l.items().get(i));
             }
+        }
+        else if (stored instanceof StreamValue s)
+        {
+            out.write(Type.STREAM_LISTPACKS_2.number); // Redis 7.0's
+            StreamDump.write(out, s.entries());
         }
         else
         {
             final ZSetValue.Members members = ((ZSetValue)stored).members();
             out.write(Type.ZSET_2.number);
-            length(out, members.size());
+            out.length(members.size());
             for (int rank = 0; rank < members.size(); rank++)
             {
                 final ZSetValue.Node node = members.at(rank);
-                string(out, node.member);
-                littleEndian(out, Double.doubleToRawLongBits(node.score), 8);
+                out.string(node.member);
+                out.littleEndian(Double.doubleToRawLongBits(node.score), 8);
             }
         }
-        littleEndian(out, VERSION, 2);
-        littleEndian(out, out.crc(), 8);
-        return out.toByteArray();
-    }
-
-    /** DUMP's output: its CRC is taken over the bytes in place, not over a copy (a value may be 16 MiB). */
-    private static final class Payload extends ByteArrayOutputStream
-    {
-        long crc()
-        {
-            return Crc64.of(buf, 0, count);
-        }
+        return out.seal(VERSION);
     }
 
     /** RESTORE's checks in Redis's order: options, the key, the TTL, the seal, the value. */
@@ -248,6 +242,7 @@ final class DumpPayload
             case ZSET, ZSET_2 -> zset(map, r, type == Type.ZSET_2);
             case ZSET_ZIPLIST -> zset(map, RdbReader.ziplist(r.string()));
             case ZSET_LISTPACK -> zset(map, RdbReader.listpack(r.string()));
+            case STREAM_LISTPACKS, STREAM_LISTPACKS_2, STREAM_LISTPACKS_3 -> StreamDump.read(r, type.number, map);
             case null -> throw RdbReader.MALFORMED;
         };
     }
@@ -367,42 +362,6 @@ final class DumpPayload
         if (entries.isEmpty())
         {
             throw RdbReader.MALFORMED; // Redis refuses an empty value too
-        }
-    }
-
-    private static void string(final ByteArrayOutputStream out, final byte[] bytes)
-    {
-        length(out, bytes.length);
-        out.writeBytes(bytes);
-    }
-
-    /** A length in RDB's form: 6 bits, 14 bits, or 0x80 and 32 bits big-endian. */
-    private static void length(final ByteArrayOutputStream out, final int n)
-    {
-        if (n < 1 << 6)
-        {
-            out.write(n);
-        }
-        else if (n < 1 << 14)
-        {
-            out.write(0x40 | n >>> 8);
-            out.write(n & 0xff);
-        }
-        else
-        {
-            out.write(0x80);
-            for (int shift = 24; shift >= 0; shift -= 8)
-            {
-                out.write(n >>> shift & 0xff);
-            }
-        }
-    }
-
-    private static void littleEndian(final ByteArrayOutputStream out, final long v, final int bytes)
-    {
-        for (int i = 0; i < bytes; i++)
-        {
-            out.write((int)(v >>> 8 * i) & 0xff);
         }
     }
 }

@@ -35,12 +35,13 @@ public final class KvWire
      * 21 since string.find, match, gmatch, gsub and rep are Lua 5.1's ({@link Lua51Strings#SINCE}), and so are what
      * pcall returns for an error ({@link Lua51Errors#SINCE}), table.concat, insert and maxn
      * ({@link Lua51Table#SINCE}), math.max and math.min ({@link Lua51Library#EXTREMES_SINCE}); 22 since streams (XADD,
-     * XRANGE, ...: {@link StreamCommands#SINCE}); 23 since SPUBLISH ({@link PubSub#SHARD_SINCE}).
+     * XRANGE, ...: {@link StreamCommands#SINCE}); 23 since SPUBLISH ({@link PubSub#SHARD_SINCE}); 24 since DUMP and
+     * RESTORE of streams ({@link StreamDump#SINCE}).
      * A script of a log's batch calls only the commands of its version ({@link Commands#inScriptsAt}). A member stops
      * serving at a message of another version (see {@link KvReplica}): the members of a group run one build of the
      * store.
      */
-    static final byte VERSION = 23;
+    static final byte VERSION = 24;
 
     /** A member's commands: the writes apply at every member, the reads at their origin only. */
     static final byte BATCH = 0;

@@ -47,7 +47,7 @@ final class RdbReader
     }
 
     /** A length: 6 or 14 bits, or 0x80 and 32 bits or 0x81 and 64 bits, big-endian; negative past 2^63. */
-    private long length()
+    long length()
     {
         final int first = u8();
         return switch (first >>> 6)
@@ -278,7 +278,8 @@ final class RdbReader
         }
     }
 
-    private long bigEndian(final int n)
+    /** {@code n} bytes as an unsigned big-endian integer (8 bytes: the long they make). */
+    long bigEndian(final int n)
     {
         need(n);
         long v = 0;

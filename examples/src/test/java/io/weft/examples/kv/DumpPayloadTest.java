@@ -131,7 +131,7 @@ class DumpPayloadTest
         for (final String bad : new String[] {"02000a003ace39009b8939e8", "0202016101610a0057be762fc2d6523a",
             "0f000a006e521f0d81d680cb", "05010161000000000000f87f0a00f0f929a906545927", "020501610a001ae272106a4409b9"})
         {
-            // an empty set, a duplicate member, a stream, a NaN score, a set cut short
+            // an empty set, a duplicate member, a stream cut short, a NaN score, a set cut short
             client.expect("ERR Bad data format", "RESTORE", "k", "0", hex(bad));
         }
         client.expect("0", "EXISTS", "k");

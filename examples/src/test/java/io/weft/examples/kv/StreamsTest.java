@@ -362,7 +362,7 @@ class StreamsTest
         return -1;
     }
 
-    /** TYPE, SCAN's TYPE, COPY and RENAME take streams; DUMP refuses one, naming why; SORT is WRONGTYPE. */
+    /** TYPE, SCAN's TYPE, COPY, RENAME and DUMP take streams ({@link StreamDumpTest}); SORT is WRONGTYPE. */
     @Test
     void keyCommandsTakeStreams()
     {
@@ -374,7 +374,8 @@ class StreamsTest
         client.expect("1", "XLEN", "s");
         client.expect("OK", "RENAME", "c", "r");
         client.expect("2", "XLEN", "r");
-        client.expect(DumpPayload.NO_STREAM, "DUMP", "r");
+        client.expect("OK", "RESTORE", "d", "0", ((Reply.Bulk)client.run("DUMP", "r")).bytes());
+        client.expect("[[1-1 [a 1]] [2-1 [b 2]]]", "XRANGE", "d", "-", "+");
         client.expect(Keyspace.WRONG_TYPE, "SORT", "r");
         final long before = client.store.bytes();
         client.run("XADD", "r", "3-1", "f", "v".repeat(1000));
