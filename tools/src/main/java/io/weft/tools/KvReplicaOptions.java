@@ -2,6 +2,7 @@ package io.weft.tools;
 
 import io.weft.examples.kv.DefaultUser;
 import io.weft.examples.kv.KvLog;
+import io.weft.examples.kv.KvReplica;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -29,6 +30,15 @@ final class KvReplicaOptions
             "of each member's heap (default).")
     long maxMemory;
 
+    @Option(names = "--slowlog-log-slower-than", defaultValue = "" + KvReplica.SLOWLOG_SLOWER_THAN_MICROS,
+        description = "SLOWLOG keeps the commands of a member's clients that take at least this many microseconds " +
+            "to apply (default ${DEFAULT-VALUE}; 0: every command; negative: none), as Redis's setting of this name.")
+    long slowlogSlowerThan;
+
+    @Option(names = "--slowlog-max-len", defaultValue = "" + KvReplica.SLOWLOG_MAX_LEN,
+        description = "The most commands SLOWLOG keeps at each member, the newest (default ${DEFAULT-VALUE}).")
+    int slowlogMaxLen;
+
     @Option(names = "--requirepass-file", description = "Clients must AUTH with the password on this file's first " +
         "line before their commands run, as with Redis's requirepass (default: no password). A file, so that the " +
         "password is not on a command line for ps to show.")
@@ -44,6 +54,10 @@ final class KvReplicaOptions
         if (maxMemory < 0)
         {
             return "--max-memory must be 0 (half the heap) or a number of bytes, was " + maxMemory;
+        }
+        if (slowlogMaxLen < 0)
+        {
+            return "--slowlog-max-len must be 0 or more, was " + slowlogMaxLen;
         }
         if (compactAfter < 1)
         {
@@ -70,7 +84,8 @@ final class KvReplicaOptions
     List<String> forward()
     {
         final List<String> options = new ArrayList<>(List.of("--reads", reads, "--compact-after",
-            String.valueOf(compactAfter), "--max-memory", String.valueOf(maxMemory)));
+            String.valueOf(compactAfter), "--max-memory", String.valueOf(maxMemory), "--slowlog-log-slower-than",
+            String.valueOf(slowlogSlowerThan), "--slowlog-max-len", String.valueOf(slowlogMaxLen)));
         if (requirePassFile != null)
         {
             options.addAll(List.of("--requirepass-file", requirePassFile.toAbsolutePath().toString()));

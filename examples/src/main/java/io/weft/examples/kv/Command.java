@@ -50,21 +50,24 @@ final class Command
     long waitingSince;
     /** Event loop: CLIENT REPLY OFF or SKIP: the reply is not written ({@link ClientSession#answerOrNot}). */
     boolean unsent;
+    /** The connection's session it came from (its address and name for the {@link SlowLog}); null for none. */
+    final ClientSession client;
     /** Told once the reply is set, on the thread that set it; null for a reply known at once. */
     private final Runnable onReply;
     private Reply reply;
 
-    /** A command for the group; {@code onReply} is told when its reply is set. */
-    Command(final List<byte[]> args, final boolean write, final boolean resp3, final Runnable onReply)
+    /** A command of {@code client} for the group; {@code onReply} is told when its reply is set. */
+    Command(final List<byte[]> args, final boolean write, final ClientSession client, final Runnable onReply)
     {
-        this(args, write, resp3, onReply, 0);
+        this(args, write, client.resp3, client, onReply, 0);
     }
 
     /** A command for the group that blocks until {@code blockedUntil} ({@link #blockedUntil}). */
-    Command(final List<byte[]> args, final boolean write, final boolean resp3, final Runnable onReply,
-        final long blockedUntil)
+    Command(final List<byte[]> args, final boolean write, final boolean resp3, final ClientSession client,
+        final Runnable onReply, final long blockedUntil)
     {
         this.blockedUntil = blockedUntil;
+        this.client = client;
         this.args = args;
         this.write = write;
         this.resp3 = resp3;
@@ -86,6 +89,7 @@ final class Command
         this.onReply = null;
         this.reply = reply;
         this.blockedUntil = 0;
+        this.client = null;
     }
 
     /** The arguments of the writes among {@code commands}, in order: what a batch carries. */
@@ -105,7 +109,7 @@ final class Command
     /** A reply its connection sets later, on its event loop (EXEC's with connection commands, {@link Transaction}). */
     static Command later(final boolean resp3)
     {
-        return new Command(List.of(), false, resp3, null);
+        return new Command(List.of(), false, resp3, null, null, 0);
     }
 
     /** A command answered at once (a local read, a connection command). */

@@ -28,7 +28,7 @@ final class CommandTable
         Map.entry("CONFIG", -2), Map.entry("SCRIPT", -2), Map.entry("RESET", 1), Map.entry("MULTI", 1),
         Map.entry("EXEC", 1), Map.entry("DISCARD", 1), Map.entry("WATCH", -2), Map.entry("UNWATCH", 1),
         Map.entry("EVALSHA", -3), Map.entry("EVALSHA_RO", -3), Map.entry("AUTH", -2),
-        Map.entry("ACL", -2), Map.entry("ROLE", 1));
+        Map.entry("ACL", -2), Map.entry("ROLE", 1), Map.entry("SLOWLOG", -2));
 
     /**
      * Where a command's keys are: the words first to last (negative: counted from the end) every step, then, when

@@ -271,7 +271,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
 
     private Command inGroup(final List<byte[]> args, final boolean write)
     {
-        return inGroup(new Command(args, write, session.resp3, replied));
+        return inGroup(new Command(args, write, session, replied));
     }
 
     private Command inGroup(final Command command)
@@ -290,7 +290,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private Command blocking(final String cmd, final List<byte[]> args)
     {
         final Command command = inGroup(new Command(new ArrayList<>(args), Commands.isWrite(cmd), session.resp3,
-            replied, BlockedClients.deadline(cmd, args))); // a list of its own: XREAD's $ is resolved in it
+            session, replied, BlockedClients.deadline(cmd, args))); // a list of its own: XREAD's $ is resolved in it
         timers.start(command);
         if (command.blockedUntil != 0) // 0: refused (arity, timeout), answered without waiting
         {
@@ -342,6 +342,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "CLIENT" -> session.client(args, clients, this);
             case "COMMAND" -> CommandTable.command(args);
             case "CONFIG" -> StoreReport.config(replica, args);
+            case "SLOWLOG" -> replica.slowLog.answer(args);
             case "SCRIPT" -> replica.store.scripts.script(args);
             case "RESET" ->
             {

@@ -20,7 +20,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One member's replica of the key-value store on a group: commands from every client connection of this member
@@ -53,15 +52,18 @@ public final class KvReplica implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(KvReplica.class);
     public static final String SUBGROUP = "kv";
+    /** SLOWLOG's settings by default, as Redis's: commands of 10 ms or more, the newest 128 ({@link #slowLog}). */
+    public static final long SLOWLOG_SLOWER_THAN_MICROS = 10_000;
+    public static final int SLOWLOG_MAX_LEN = 128;
     /** Batches between two publications of how far this member's log reaches. */
     private static final int PERSISTED_EVERY = 64;
 
     final KvStore store = new KvStore();
     /** This member's pub/sub subscriptions (PUBLISH travels through the group as a write). */
     final PubSub pubSub = store.pubSub;
-    private final WriteBatch writeBatch = new WriteBatch(store);
-    /** The keys of this member's own batch, built before its lookups (delivery thread; see KvStore.touch). */
-    private Key[] keys = new Key[256];
+    /** Commands of this member's clients that took long to apply here (SLOWLOG). */
+    final SlowLog slowLog = new SlowLog();
+    final BatchApplier applier = new BatchApplier(store, slowLog);
     private final boolean localReads;
     final KvLog log;
     private final CountDownLatch serving = new CountDownLatch(1);
@@ -72,9 +74,6 @@ public final class KvReplica implements AutoCloseable
     private final TreeMap<Long, byte[]> early = new TreeMap<>();
     /** The most catch-up batches {@link #early} held at once (delivery thread). */
     private int earlyPeak;
-    /** Writes applied and reads served here (INFO, {@link StoreReport}). */
-    final AtomicLong writes = new AtomicLong();
-    final AtomicLong reads = new AtomicLong();
     /** Client connections open, and those not read because they do not take their replies (INFO's Clients). */
     final AtomicInteger connectedClients = new AtomicInteger();
     final AtomicInteger clientsPausedForOutput = new AtomicInteger();
@@ -120,7 +119,7 @@ public final class KvReplica implements AutoCloseable
     {
         this.localReads = localReads;
         this.log = logDirectory == null ? null : new KvLog(logDirectory, compactAfter);
-        this.applied = log == null ? 0 : log.replay(store, this::applyWrites);
+        this.applied = log == null ? 0 : log.replay(store, applier::applyWrites);
         store.versions().at(applied); // the snapshot's position when no batch follows it
     }
 
@@ -142,6 +141,20 @@ public final class KvReplica implements AutoCloseable
             throw new IllegalArgumentException("max-memory must be a positive number of bytes, was " + bytes);
         }
         maxMemory = bytes;
+        return this;
+    }
+
+    /**
+     * Logs the commands of this member's clients that take at least {@code micros} microseconds to apply (0: every
+     * one; negative: none), the newest {@code maxLen} of them, for SLOWLOG ({@link SlowLog}; Redis's
+     * {@code slowlog-log-slower-than} and {@code slowlog-max-len}, 10,000 and 128 by default).
+     *
+     * @return this replica.
+     * @throws IllegalArgumentException {@code maxLen} is negative.
+     */
+    public KvReplica slowLog(final long micros, final int maxLen)
+    {
+        slowLog.configure(micros, maxLen);
         return this;
     }
 
@@ -320,7 +333,7 @@ public final class KvReplica implements AutoCloseable
         final Reply reply = store.readBetweenWrites(args, System.currentTimeMillis());
         if (reply != null)
         {
-            reads.incrementAndGet(); // one that goes through the group is counted there
+            applier.reads.incrementAndGet(); // one that goes through the group is counted there
         }
         return reply;
     }
@@ -419,12 +432,12 @@ public final class KvReplica implements AutoCloseable
         final KvProposer.Batch batch = origin == me ? proposer.delivered(seq) : null;
         if (batch != null)
         {
-            completeOwn(batch);
+            applier.completeOwn(batch);
         }
         else
         {
             // another member's batch, or this member's after it stopped serving: the writes still apply here
-            applyWrites(applied, bytes, bytes.length);
+            applier.applyWrites(applied, bytes, bytes.length);
         }
         if (write)
         {
@@ -445,63 +458,8 @@ public final class KvReplica implements AutoCloseable
         final KvProposer.Batch batch = proposer.fenced();
         if (batch != null)
         {
-            completeOwn(batch);
+            applier.completeOwn(batch);
         }
-    }
-
-    /** Applies this member's own batch from the commands it kept, and completes each command's reply. */
-    private void completeOwn(final KvProposer.Batch batch)
-    {
-        final List<Command> commands = batch.commands();
-        final int n = commands.size();
-        if (keys.length < n)
-        {
-            keys = new Key[n];
-        }
-        int written = 0;
-        for (int i = 0; i < n; i++)
-        {
-            keys[i] = store.keyOf(commands.get(i).args);
-            written += commands.get(i).write ? 1 : 0;
-        }
-        for (int i = 0; i < n; i++)
-        {
-            store.touch(keys[i], commands.get(i).args);
-        }
-        writes.addAndGet(written); // counted first: a client that saw its reply sees it in INFO
-        reads.addAndGet(n - written);
-        for (int i = 0; i < n; i++)
-        {
-            final Command command = commands.get(i);
-            if (command.write)
-            {
-                store.versions().next(); // as the others' WriteBatch does: every member stamps the same versions
-            }
-            final Reply reply = command.write ? store.write(command.args, keys[i], batch.now()) :
-                store.apply(command.args, keys[i], batch.now()); // the arguments the batch carries
-            if (command.write)
-            {
-                store.versions().publish(); // before its reply: its client's WATCH after the reply sees this write
-            }
-            final Reply answer = command.blockedUntil == 0 ? reply : store.blocked.park(command, reply, batch.now());
-            if (answer != null)
-            {
-                command.complete(answer);
-            }
-            keys[i] = null;
-        }
-        store.removeExpired(batch.now(), written); // as applyWrites does with the batch as the others decode it
-    }
-
-    /** Applies the writes of an encoded batch of write position {@code position}, at its clock reading. */
-    private void applyWrites(final long position, final byte[] batch, final int length)
-    {
-        store.versions().writing(position, batch[0]);
-        final long now = ByteBuffer.wrap(batch, 0, length).getLong(KvWire.NOW_OFFSET);
-        final int written = writeBatch.apply(batch, length, now);
-        store.removeExpired(now, written);
-        writes.addAndGet(written);
-        store.versions().written();
     }
 
     // ---- cold-start recovery (predicate thread) ----------------------------------------------------------------
@@ -531,7 +489,7 @@ public final class KvReplica implements AutoCloseable
             if (next.getKey() == applied + 1)
             {
                 log.appendBatch(++applied, next.getValue(), next.getValue().length);
-                applyWrites(applied, next.getValue(), next.getValue().length);
+                applier.applyWrites(applied, next.getValue(), next.getValue().length);
                 logged();
             }
         }

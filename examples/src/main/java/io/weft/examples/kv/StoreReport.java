@@ -46,8 +46,8 @@ final class StoreReport
             "weft_transport:" + g.config().transport().kind().name().toLowerCase(Locale.ROOT) + "\r\n" +
             "weft_reads:" + (r.localReads() ? "local" : "linearizable") + "\r\n" +
             "weft_log:" + (r.log == null ? "none" : r.log.directory().toString()) + "\r\nweft_write_position:" +
-            r.applied + "\r\nweft_writes_applied:" + r.writes.get() + "\r\nweft_reads_served:" + r.reads.get() +
-            "\r\nweft_local_reads_ordered:" + r.store.sequence.ordered() +
+            r.applied + "\r\nweft_writes_applied:" + r.applier.writes.get() + "\r\nweft_reads_served:" +
+            r.applier.reads.get() + "\r\nweft_local_reads_ordered:" + r.store.sequence.ordered() +
             "\r\nweft_batches_sent:" + r.proposer.batchesSent() + "\r\nweft_status:" +
             Objects.requireNonNullElse(r.down(), "ok") + "\r\n" +
             "\r\n# Keyspace\r\ndb0:keys=" + r.store.size(now) + ",expires=" + r.store.expiring(now) + ",avg_ttl=0\r\n";
@@ -96,6 +96,8 @@ final class StoreReport
         s.put("notify-keyspace-events", "");
         s.put("proto-max-bulk-len", Integer.toString(r.maxCommandBytes())); // a longer bulk string: protocol error
         s.put("save", ""); // no snapshot files: the log, where there is one, holds the store
+        s.put("slowlog-log-slower-than", Long.toString(r.slowLog.slowerThanMicros()));
+        s.put("slowlog-max-len", Integer.toString(r.slowLog.maxLen()));
         s.put("timeout", "0"); // an idle client is never closed
         return s;
     }

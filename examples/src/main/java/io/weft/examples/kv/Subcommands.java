@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The subcommands of the container commands (ACL, CLIENT, COMMAND, CONFIG, PUBSUB, SCRIPT, answered by a member
- * itself; MEMORY, XGROUP and XINFO, by the store), each with Redis's arity (as redis-server 7.0.15 checks it;
+ * The subcommands of the container commands (ACL, CLIENT, COMMAND, CONFIG, PUBSUB, SCRIPT, SLOWLOG, answered by a
+ * member itself; MEMORY, XGROUP and XINFO, by the store), each with Redis's arity (as redis-server 7.0.15 checks it;
  * NO-TOUCH and SETINFO are 7.2's). Redis looks a subcommand up before it runs the command, so an unknown one and a
  * wrong count of words get the same errors wherever they come, and inside MULTI while queuing, which makes EXEC
  * discard the transaction ({@link CommandTable#refusal}). The subcommands Redis has and this store does not answer
@@ -112,6 +112,11 @@ final class Subcommands
             answered(-2, "SHARDCHANNELS [<pattern>]",
                 "The shard channels with subscribers at this member (those a glob matches)."),
             answered(-2, "SHARDNUMSUB [<shardchannel> ...]", "Each shard channel's subscribers at this member.")),
+        "SLOWLOG", table(
+            answered(-2, "GET [<count>]", "The newest <count> entries of this member's slow log (10 by default, " +
+                "-1 for all):", "id, Unix time, microseconds, arguments, client address and client name."),
+            answered(2, "LEN", "How many entries the slow log holds."),
+            answered(2, "RESET", "Empties the slow log.")),
         "SCRIPT", table(
             answered(-3, "EXISTS <sha1> [<sha1> ...]", "1 for each script this member knows, else 0."),
             answered(-2, "FLUSH [ASYNC|SYNC]", "Forgets this member's scripts."),

@@ -92,11 +92,11 @@ class BlockedClientsTest
         apply("RPUSH", "u", "a");
         assertEquals(List.of(), woken(), "the unblocked client is not woken");
 
-        final Command empty = new Command(args("BLPOP", "none", "0"), true, false, () -> { }, Long.MAX_VALUE);
+        final Command empty = new Command(args("BLPOP", "none", "0"), true, false, null, () -> { }, Long.MAX_VALUE);
         assertTrue(store.blocked.unblock(empty, Reply.NIL_ARRAY), "in the group: answered as it comes back");
         assertEquals(Reply.NIL_ARRAY, store.blocked.park(empty, apply(empty), NOW),
             "nothing popped: the unblock's reply");
-        final Command popping = new Command(args("BLPOP", "u", "0"), true, false, () -> { }, Long.MAX_VALUE);
+        final Command popping = new Command(args("BLPOP", "u", "0"), true, false, null, () -> { }, Long.MAX_VALUE);
         assertTrue(store.blocked.unblock(popping, unblocked));
         assertEquals(List.of("u", "a"), texts(store.blocked.park(popping, apply(popping), NOW)),
             "its pop applied: the item");
@@ -133,7 +133,8 @@ class BlockedClientsTest
     /** An XREAD with BLOCK, named {@code name} here, applied with nothing to read at its origin: it then waits. */
     private Command read(final String name, final String... words)
     {
-        final Command command = new Command(new ArrayList<>(args(words)), false, false, () -> { }, Long.MAX_VALUE);
+        final Command command = new Command(new ArrayList<>(args(words)), false, false, null, () -> { },
+            Long.MAX_VALUE);
         assertNull(store.blocked.park(command, apply(command), NOW), "waits: nothing to read");
         names.put(command, name);
         return command;
@@ -154,7 +155,7 @@ class BlockedClientsTest
     /** A blocking command, named {@code name} here, applied with nothing to pop at its origin, where it then waits. */
     private Command waitOn(final String name, final String... words)
     {
-        final Command command = new Command(args(words), true, false, () -> { }, Long.MAX_VALUE);
+        final Command command = new Command(args(words), true, false, null, () -> { }, Long.MAX_VALUE);
         assertNull(store.blocked.park(command, apply(command), NOW), "waits: nothing to pop");
         names.put(command, name);
         return command;

@@ -1,0 +1,91 @@
+package io.weft.examples.kv;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Applies delivered batches to a replica's store on the delivery thread: this member's own from the commands it kept,
+ * completing each command's reply (and timing it for the {@link SlowLog}), another member's from the bytes it sent.
+ */
+final class BatchApplier
+{
+    private final KvStore store;
+    private final WriteBatch writeBatch;
+    private final SlowLog slowLog;
+    /** Writes applied and reads served here (INFO, {@link StoreReport}). */
+    final AtomicLong writes = new AtomicLong();
+    final AtomicLong reads = new AtomicLong();
+    /** The keys of this member's own batch, built before its lookups (see KvStore.touch). */
+    private Key[] keys = new Key[256];
+
+    BatchApplier(final KvStore store, final SlowLog slowLog)
+    {
+        this.store = store;
+        this.writeBatch = new WriteBatch(store);
+        this.slowLog = slowLog;
+    }
+
+    /** Applies this member's own batch from the commands it kept, and completes each command's reply. */
+    void completeOwn(final KvProposer.Batch batch)
+    {
+        final List<Command> commands = batch.commands();
+        final int n = commands.size();
+        if (keys.length < n)
+        {
+            keys = new Key[n];
+        }
+        int written = 0;
+        for (int i = 0; i < n; i++)
+        {
+            keys[i] = store.keyOf(commands.get(i).args);
+            written += commands.get(i).write ? 1 : 0;
+        }
+        for (int i = 0; i < n; i++)
+        {
+            store.touch(keys[i], commands.get(i).args);
+        }
+        writes.addAndGet(written); // counted first: a client that saw its reply sees it in INFO
+        reads.addAndGet(n - written);
+        final boolean timed = slowLog.on();
+        long mark = timed ? System.nanoTime() : 0; // one clock reading a command: from the end of the one before
+        for (int i = 0; i < n; i++)
+        {
+            final Command command = commands.get(i);
+            if (command.write)
+            {
+                store.versions().next(); // as the others' WriteBatch does: every member stamps the same versions
+            }
+            final Reply reply = command.write ? store.write(command.args, keys[i], batch.now()) :
+                store.apply(command.args, keys[i], batch.now()); // the arguments the batch carries
+            if (timed)
+            {
+                final long end = System.nanoTime();
+                slowLog.offer(command, end - mark);
+                mark = end;
+            }
+            if (command.write)
+            {
+                store.versions().publish(); // before its reply: its client's WATCH after the reply sees this write
+            }
+            final Reply answer = command.blockedUntil == 0 ? reply : store.blocked.park(command, reply, batch.now());
+            if (answer != null)
+            {
+                command.complete(answer);
+            }
+            keys[i] = null;
+        }
+        store.removeExpired(batch.now(), written); // as applyWrites does with the batch as the others decode it
+    }
+
+    /** Applies the writes of an encoded batch of write position {@code position}, at its clock reading. */
+    void applyWrites(final long position, final byte[] batch, final int length)
+    {
+        store.versions().writing(position, batch[0]);
+        final long now = ByteBuffer.wrap(batch, 0, length).getLong(KvWire.NOW_OFFSET);
+        final int written = writeBatch.apply(batch, length, now);
+        store.removeExpired(now, written);
+        writes.addAndGet(written);
+        store.versions().written();
+    }
+}

@@ -1,0 +1,184 @@
+package io.weft.examples.kv;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * SLOWLOG GET [count], LEN, RESET: the commands of this member's clients whose applying took at least
+ * {@code slowlog-log-slower-than} microseconds (10,000 unless {@code weft kv --slowlog-log-slower-than} says
+ * otherwise; 0 logs every one, a negative value none), newest first, at most {@code slowlog-max-len} (128) of them, as
+ * Redis keeps them: an id, the Unix time, the microseconds, the arguments (at most 32, each cut at 128 bytes, saying
+ * how many more), the client's address and name. A command's time is the delivery thread's, applying it (the wait for
+ * its batch's turn, which {@code --latency} shows, is not in it), from the end of the one before it in its batch.
+ * Commands a connection answers itself (PING, INFO, CLIENT, ...) are not timed; nor are other members' commands,
+ * which their own members log. The delivery thread adds entries, event loops read them: both under its monitor.
+ */
+final class SlowLog
+{
+    /** Redis's SLOWLOG_ENTRY_MAX_ARGC and SLOWLOG_ENTRY_MAX_STRING. */
+    private static final int MAX_ARGS = 32;
+    private static final int MAX_STRING = 128;
+    private static final int GET_DEFAULT = 10;
+
+    /** A logged command. */
+    private record Entry(long id, long unixSeconds, long micros, List<byte[]> args, String addr, String name)
+    {
+        Reply reply()
+        {
+            final List<Reply> words = new ArrayList<>(args.size());
+            args.forEach(a -> words.add(new Reply.Bulk(a)));
+            return new Reply.Array(List.of(new Reply.Int(id), new Reply.Int(unixSeconds), new Reply.Int(micros),
+                new Reply.Array(words), Reply.Bulk.of(addr), Reply.Bulk.of(name)));
+        }
+    }
+
+    private volatile long slowerThanMicros = KvReplica.SLOWLOG_SLOWER_THAN_MICROS;
+    private volatile int maxLen = KvReplica.SLOWLOG_MAX_LEN;
+    private final ArrayDeque<Entry> entries = new ArrayDeque<>();
+    private long nextId;
+
+    /**
+     * Logs the commands that take at least {@code micros} microseconds (0: every one; negative: none), the newest
+     * {@code max} of them.
+     *
+     * @throws IllegalArgumentException {@code max} is negative.
+     */
+    synchronized void configure(final long micros, final int max)
+    {
+        if (max < 0)
+        {
+            throw new IllegalArgumentException("slowlog-max-len must be 0 or more, was " + max);
+        }
+        slowerThanMicros = micros;
+        maxLen = max;
+        trim();
+    }
+
+    long slowerThanMicros()
+    {
+        return slowerThanMicros;
+    }
+
+    int maxLen()
+    {
+        return maxLen;
+    }
+
+    /** Whether commands are timed at all. */
+    boolean on()
+    {
+        return slowerThanMicros >= 0;
+    }
+
+    /** Delivery thread: {@code command} took {@code nanos} to apply; logged if that is at least the threshold. */
+    void offer(final Command command, final long nanos)
+    {
+        final long micros = nanos / 1000;
+        final long threshold = slowerThanMicros;
+        if (threshold < 0 || micros < threshold)
+        {
+            return;
+        }
+        final ClientSession client = command.client;
+        // a client's name and address are Strings set by its event loop: a racy read sees one whole, old or new
+        final String addr = client == null ? "" : client.addr;
+        final String name = client == null || client.name == null ? "" : client.name;
+        final List<byte[]> args = logged(command.args);
+        synchronized (this)
+        {
+            entries.addFirst(new Entry(nextId++, System.currentTimeMillis() / 1000, micros, args, addr, name));
+            trim();
+        }
+    }
+
+    /** SLOWLOG's GET, LEN and RESET (the subcommand and its words checked: {@link Subcommands}). */
+    Reply answer(final List<byte[]> args)
+    {
+        return switch (Commands.word(args.get(1)))
+        {
+            case "GET" -> get(args);
+            case "LEN" -> new Reply.Int(length());
+            case "RESET" -> reset();
+            default -> Subcommands.help("SLOWLOG");
+        };
+    }
+
+    private Reply get(final List<byte[]> args)
+    {
+        if (args.size() > 3)
+        {
+            return Reply.error("ERR unknown subcommand or wrong number of arguments for '" +
+                CommandTable.cut(args.get(1)) + "'. Try SLOWLOG HELP.");
+        }
+        long count = GET_DEFAULT;
+        if (args.size() == 3)
+        {
+            final long given = ValueEdits.atLeast(args.get(2), -1, "ERR count should be greater than or equal to -1");
+            count = given == -1 ? Long.MAX_VALUE : given;
+        }
+        final List<Reply> out = new ArrayList<>();
+        synchronized (this)
+        {
+            final Iterator<Entry> newest = entries.iterator();
+            while (newest.hasNext() && out.size() < count)
+            {
+                out.add(newest.next().reply());
+            }
+        }
+        return new Reply.Array(out);
+    }
+
+    private synchronized int length()
+    {
+        return entries.size();
+    }
+
+    private synchronized Reply reset()
+    {
+        entries.clear();
+        return Reply.OK;
+    }
+
+    private void trim()
+    {
+        while (entries.size() > maxLen)
+        {
+            entries.removeLast();
+        }
+    }
+
+    /** {@code args} as an entry keeps them: at most 32, the last saying how many more; each at most 128 bytes. */
+    private static List<byte[]> logged(final List<byte[]> args)
+    {
+        final int kept = args.size() > MAX_ARGS ? MAX_ARGS - 1 : args.size();
+        final List<byte[]> out = new ArrayList<>(kept + 1);
+        for (int i = 0; i < kept; i++)
+        {
+            final byte[] a = args.get(i);
+            out.add(a.length <= MAX_STRING ? a.clone() : concat(Arrays.copyOf(a, MAX_STRING),
+                "... (" + (a.length - MAX_STRING) + " more bytes)"));
+        }
+        if (kept < args.size())
+        {
+            out.add(ascii("... (" + (args.size() - kept) + " more arguments)"));
+        }
+        return out;
+    }
+
+    private static byte[] concat(final byte[] head, final String tail)
+    {
+        final byte[] t = ascii(tail);
+        final byte[] out = Arrays.copyOf(head, head.length + t.length);
+        System.arraycopy(t, 0, out, head.length, t.length);
+        return out;
+    }
+
+    private static byte[] ascii(final String s)
+    {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+}

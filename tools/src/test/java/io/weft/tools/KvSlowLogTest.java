@@ -1,0 +1,80 @@
+package io.weft.tools;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.resps.Slowlog;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * SLOWLOG through two member processes of {@code weft kv}, with {@code --slowlog-log-slower-than 0} (every command
+ * logged, so that nothing here rests on how long a command takes) and {@code --slowlog-max-len 3}: a member logs the
+ * commands of its own clients as Redis logs them, and not the other member's.
+ */
+@Timeout(120)
+class KvSlowLogTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void aMemberLogsItsOwnClientsCommandsAsRedisDoes() throws Exception
+    {
+        try (KvProcesses kv = KvProcesses.with(dir, 2, "--slowlog-log-slower-than", "0", "--slowlog-max-len", "3");
+            Jedis a = new Jedis("127.0.0.1", kv.ports.get(0));
+            Jedis b = new Jedis("127.0.0.1", kv.ports.get(1)))
+        {
+            assertEquals(Map.of("slowlog-log-slower-than", "0", "slowlog-max-len", "3"), a.configGet("slowlog*"));
+            a.clientSetname("alice");
+            final String addr = a.clientInfo().split("addr=", 2)[1].split(" ", 2)[0];
+            assertEquals("OK", a.set("k", "v"));
+            final List<String> many = new ArrayList<>(List.of("l"));
+            for (int i = 0; i < 40; i++)
+            {
+                many.add(String.valueOf(i));
+            }
+            assertEquals(40, a.rpush("l", many.subList(1, many.size()).toArray(String[]::new)));
+            assertEquals("OK", a.set("big", "x".repeat(200)));
+            assertEquals("OK", b.set("at-b", "1")); // member 1's client: logged there, not at member 0
+
+            final List<Slowlog> logged = a.slowlogGet(-1);
+            assertEquals(3, logged.size(), "the newest three of four");
+            assertEquals(List.of("SET", "big", "x".repeat(128) + "... (72 more bytes)"), logged.get(0).getArgs());
+            final List<String> rpush = logged.get(1).getArgs();
+            assertEquals(32, rpush.size());
+            assertEquals(List.of("RPUSH", "l", "0"), rpush.subList(0, 3));
+            assertEquals("... (11 more arguments)", rpush.get(31));
+            assertEquals(List.of("SET", "k", "v"), logged.get(2).getArgs());
+            for (int i = 0; i < 3; i++)
+            {
+                final Slowlog entry = logged.get(i);
+                assertEquals(logged.get(0).getId() - i, entry.getId(), "newest first, ids in turn");
+                assertEquals(addr, entry.getClientIpPort().toString());
+                assertEquals("alice", entry.getClientName());
+                assertTrue(entry.getExecutionTime() >= 0);
+                assertTrue(Math.abs(entry.getTimeStamp() - System.currentTimeMillis() / 1000) < 60);
+            }
+            assertEquals(1, a.slowlogGet(1).size());
+            assertEquals(3, a.slowlogLen());
+
+            final List<Slowlog> atB = b.slowlogGet();
+            assertEquals(1, atB.size(), "member 1 logs its own client's SET alone");
+            assertEquals(List.of("SET", "at-b", "1"), atB.getFirst().getArgs());
+
+            assertEquals("ERR count should be greater than or equal to -1",
+                assertThrows(JedisDataException.class, () -> a.slowlogGet(-2)).getMessage());
+            assertEquals("OK", a.slowlogReset());
+            assertEquals(0, a.slowlogLen());
+        }
+    }
+}
