@@ -36,7 +36,8 @@ public final class KvWire
      * pcall returns for an error ({@link Lua51Errors#SINCE}), table.concat, insert and maxn
      * ({@link Lua51Table#SINCE}), math.max and math.min ({@link Lua51Library#EXTREMES_SINCE}); 22 since streams (XADD,
      * XRANGE, ...: {@link StreamCommands#SINCE}); 23 since SPUBLISH ({@link PubSub#SHARD_SINCE}); 24 since DUMP and
-     * RESTORE of streams ({@link StreamDump#SINCE}).
+     * RESTORE of streams ({@link StreamDump#SINCE}) and a script's XREAD with BLOCK meets the errors before BLOCK
+     * first ({@link StreamReads#SCRIPT_ORDER_SINCE}).
      * A script of a log's batch calls only the commands of its version ({@link Commands#inScriptsAt}). A member stops
      * serving at a message of another version (see {@link KvReplica}): the members of a group run one build of the
      * store.

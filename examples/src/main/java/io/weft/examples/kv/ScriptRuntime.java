@@ -324,9 +324,11 @@ final class ScriptRuntime
         {
             return "ERR This Redis command is not allowed from script";
         }
-        if (BlockedClients.blocks(cmd, words))
+        if (BlockedClients.blocks(cmd, words)) // XREAD or XREADGROUP with BLOCK: the others are not allowed at all
         {
-            return "ERR " + cmd + " command is not allowed with BLOCK option from scripts";
+            final String refusal = " command is not allowed with BLOCK option from scripts";
+            return since(StreamReads.SCRIPT_ORDER_SINCE) ? StreamReads.refusalInScript(words, cmd.equals("XREADGROUP"),
+                "ERR " + Commands.text(words.getFirst()) + refusal) : "ERR " + cmd + refusal;
         }
         final String sub = words.size() > 1 && Subcommands.isContainer(cmd) ? Commands.word(words.get(1)) : null;
         if (!Commands.inScriptsAt(cmd, store.versions().wire()) || sub != null && !Subcommands.has(cmd, sub))

@@ -12,10 +12,11 @@ import java.util.List;
  * {@code slowlog-log-slower-than} microseconds (10,000 unless {@code weft kv --slowlog-log-slower-than} says
  * otherwise; 0 logs every one, a negative value none), newest first, at most {@code slowlog-max-len} (128) of them, as
  * Redis keeps them: an id, the Unix time, the microseconds, the arguments (at most 32, each cut at 128 bytes, saying
- * how many more), the client's address and name. A command's time is the delivery thread's, applying it (the wait for
- * its batch's turn, which {@code --latency} shows, is not in it), from the end of the one before it in its batch.
- * Commands a connection answers itself (PING, INFO, CLIENT, ...) are not timed; nor are other members' commands,
- * which their own members log. The delivery thread adds entries, event loops read them: both under its monitor.
+ * how many more), the client's address and name. A command's time is the delivery thread's, applying it (not the
+ * wait for its batch's turn in the group's order, which the client's round trip holds), from the end of the one before
+ * it in its batch. Commands a connection answers itself (PING, INFO, CLIENT, ...; reads with {@code --reads local})
+ * are not timed; nor are other members' commands, which their own members log. The delivery thread adds entries,
+ * event loops read them: both under its monitor.
  */
 final class SlowLog
 {

@@ -18,8 +18,39 @@ final class StreamReads
     int streamsAt;
     int streams;
 
+    /**
+     * The KvWire version since which a script's XREAD or XREADGROUP with BLOCK meets the errors of the options before
+     * BLOCK first, and names the command as the script did ({@link #refusalInScript}); a log's older script's got the
+     * refusal at once.
+     */
+    static final byte SCRIPT_ORDER_SINCE = 24;
+
     /** Reads {@code args} of XREAD or, if {@code byGroup}, XREADGROUP; Redis's error for a wrong word. */
     static StreamReads parse(final List<byte[]> args, final boolean byGroup)
+    {
+        return parse(args, byGroup, null);
+    }
+
+    /**
+     * What a script's XREAD or XREADGROUP {@code args}, which hold BLOCK before STREAMS, is answered: {@code refusal},
+     * unless an option before BLOCK is wrong (a COUNT that is no integer, GROUP or NOACK in XREAD), whose error Redis
+     * meets first as it reads the words in order.
+     */
+    static String refusalInScript(final List<byte[]> args, final boolean byGroup, final String refusal)
+    {
+        try
+        {
+            parse(args, byGroup, refusal);
+            return refusal;
+        }
+        catch (final KvStore.SyntaxError ex)
+        {
+            return ex.getMessage();
+        }
+    }
+
+    /** {@link #parse}, refused with {@code blockRefusal} at a BLOCK word unless it is null. */
+    private static StreamReads parse(final List<byte[]> args, final boolean byGroup, final String blockRefusal)
     {
         final StreamReads r = new StreamReads();
         for (int i = 1; i < args.size() && r.streamsAt == 0; i++)
@@ -28,6 +59,10 @@ final class StreamReads
             final byte[] word = args.get(i);
             if (more > 0 && Commands.is(word, "BLOCK"))
             {
+                if (blockRefusal != null)
+                {
+                    throw new KvStore.SyntaxError(blockRefusal);
+                }
                 StreamCommands.blockMilliseconds(args.get(++i));
             }
             else if (more > 0 && Commands.is(word, "COUNT"))

@@ -386,7 +386,8 @@ class StreamsTest
 
     /**
      * A script calls the stream commands from KvWire 22 on (a log's older batch replays them as unknown commands);
-     * XREAD's pairs reach it as RESP2 arrays; BLOCK is Redis's error there.
+     * XREAD's pairs reach it as RESP2 arrays; BLOCK is Redis's error there, after the errors of the options before it
+     * (their words as redis-server 7.0.15 answered them).
      */
     @Test
     void scriptsCallStreamsFromTheirVersion()
@@ -395,6 +396,23 @@ class StreamsTest
         client.expect("[[s [[1-1 [a 1]]]]]", "EVAL", "return redis.call('XREAD', 'STREAMS', 's', '0')", "0");
         assertTrue(text(client.run("EVAL", "return redis.call('XREAD', 'BLOCK', '0', 'STREAMS', 's', '$')", "0"))
             .startsWith("ERR XREAD command is not allowed with BLOCK option from scripts"));
+        // Redis reads the options in order: an error before BLOCK comes first; the command named as the script did
+        for (final String[] call : new String[][] {
+            {"'xread', 'BLOCK', 'x', 'COUNT', 'x'", "ERR xread command is not allowed with BLOCK option from scripts"},
+            {"'XREAD', 'COUNT', '-1', 'BLOCK', '0'", "ERR XREAD command is not allowed with BLOCK option"},
+            {"'XREAD', 'COUNT', 'x', 'BLOCK', '0'", "ERR value is not an integer or out of range"},
+            {"'XREAD', 'NOACK', 'BLOCK', '0'", "ERR The NOACK option is only supported by XREADGROUP."},
+            {"'xread', 'GROUP', 'g', 'c', 'BLOCK', '0'", "ERR The GROUP option is only supported by XREADGROUP."},
+            {"'XREADGROUP', 'GROUP', 'g', 'c', 'NOACK', 'COUNT', '01', 'BLOCK', '0'",
+                "ERR value is not an integer or out of range"}})
+        {
+            final String script = "return redis.call(" + call[0] + ", 'STREAMS', 's', '0')";
+            assertTrue(text(client.run("EVAL", script, "0")).startsWith(call[1]), call[0]);
+        }
+        client.store.versions().writing(1, (byte)(StreamReads.SCRIPT_ORDER_SINCE - 1)); // a log's older batch
+        assertTrue(text(client.run("EVAL", "return redis.call('xread', 'COUNT', 'x', 'BLOCK', '0', 'STREAMS', 's', " +
+            "'0')", "0")).startsWith("ERR XREAD command is not allowed with BLOCK option from scripts"));
+        client.store.versions().written();
         final KvStore older = new KvStore();
         older.versions().writing(1, (byte)(StreamCommands.SINCE - 1));
         assertTrue(text(older.apply(StoreClient.args("EVAL", "return redis.call('XLEN', 's')", "0"), 1))
