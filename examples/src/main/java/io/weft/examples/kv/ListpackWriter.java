@@ -1,8 +1,6 @@
 package io.weft.examples.kv;
 
 import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 /**
  * Builds a listpack as Redis 7's listpack.c lays one out ({@link RdbReader#listpack} reads it): a header of its total
@@ -16,11 +14,7 @@ final class ListpackWriter
     static final int HEADER = 6;
     /** listpack.c's LP_HDR_NUMELE_UNKNOWN: the count is past what the header holds. */
     private static final int UNKNOWN_COUNT = 0xffff;
-    /** The longest decimal form of a long (lpStringToInt64 reads no longer one), the sign included. */
-    private static final int LONGEST_INTEGER = 20;
 
-    /** The least long's form, which {@link #integer} gives the value it answers "none" with. */
-    private static final byte[] LEAST = Long.toString(Long.MIN_VALUE).getBytes(StandardCharsets.US_ASCII);
 
     /** The bytes so far, the header's place first. */
     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
@@ -40,10 +34,9 @@ final class ListpackWriter
     /** Appends {@code s}: as an integer if it is one's canonical decimal form, else as a string. */
     void add(final byte[] s)
     {
-        final long v = integer(s);
-        if (v != Long.MIN_VALUE || isLeast(s))
+        if (ValueEdits.isInteger(s)) // lpStringToInt64 takes what string2ll takes
         {
-            add(v);
+            add(ValueEdits.integer(s));
             return;
         }
         final int start = body.size();
@@ -109,12 +102,6 @@ final class ListpackWriter
         return lp;
     }
 
-    /** Whether {@code s} is the least long's form, the one integer {@link #integer} cannot tell from none. */
-    static boolean isLeast(final byte[] s)
-    {
-        return Arrays.equals(s, LEAST);
-    }
-
     /** An element's length, in 7-bit groups from its last byte back, the high bit set on all but the first. */
     private void backLength(final int length)
     {
@@ -132,31 +119,5 @@ final class ListpackWriter
         {
             body.write((int)(v >>> 8 * i) & 0xff);
         }
-    }
-
-    /**
-     * {@code s} as lpStringToInt64 reads it: the long it is the canonical decimal form of (no sign but a minus, no
-     * leading zero, not {@code -0}), {@link Long#MIN_VALUE} if none (that value's own form is {@link #LEAST}).
-     */
-    static long integer(final byte[] s)
-    {
-        final boolean negative = s.length > 1 && s[0] == '-';
-        final int first = negative ? 1 : 0;
-        if (s.length == 0 || s.length > LONGEST_INTEGER || s.length - first > 1 && s[first] == '0' ||
-            negative && s[1] == '0')
-        {
-            return Long.MIN_VALUE;
-        }
-        long v = 0; // negated, as Long.parseLong does, so that the least long fits
-        for (int i = first; i < s.length; i++)
-        {
-            final int digit = s[i] - '0';
-            if (digit < 0 || digit > 9 || v < (Long.MIN_VALUE + digit) / 10)
-            {
-                return Long.MIN_VALUE;
-            }
-            v = v * 10 - digit;
-        }
-        return negative ? v : v == Long.MIN_VALUE ? Long.MIN_VALUE : -v;
     }
 }

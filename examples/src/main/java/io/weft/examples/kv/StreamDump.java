@@ -59,16 +59,16 @@ final class StreamDump
             out.string(n.toByteArray());
         }
         out.length(s.size());
-        id(out, s.lastId());
-        id(out, s.size() == 0 ? StreamId.MIN : s.firstId());
-        id(out, s.maxDeletedId());
+        writeId(out, s.lastId());
+        writeId(out, s.size() == 0 ? StreamId.MIN : s.firstId());
+        writeId(out, s.maxDeletedId());
         out.length(s.entriesAdded());
         out.length(s.groups.size());
         for (final Map.Entry<byte[], ConsumerGroup> e : s.groups.entrySet())
         {
             final ConsumerGroup g = e.getValue();
             out.string(e.getKey());
-            id(out, g.lastId);
+            writeId(out, g.lastId);
             out.length(g.entriesRead);
             out.length(g.pending.size());
             for (final Map.Entry<StreamId, ConsumerGroup.Pending> p : g.pending.entrySet())
@@ -172,7 +172,7 @@ final class StreamDump
         {
             final byte[] key = r.string();
             check(key.length == ID_BYTES);
-            node(s, id(new RdbReader(key, 0, ID_BYTES)), new Items(RdbReader.listpack(r.string())));
+            node(s, readRawId(new RdbReader(key, 0, ID_BYTES)), new Items(RdbReader.listpack(r.string())));
         }
         check(r.length() == s.size());
         final StreamId last = readId(r);
@@ -195,7 +195,7 @@ final class StreamDump
             final ConsumerGroup g = new ConsumerGroup(lastRead, entriesRead);
             for (int pending = r.count(); pending > 0; pending--)
             {
-                final StreamId id = id(r);
+                final StreamId id = readRawId(r);
                 check(g.pending.put(id, new ConsumerGroup.Pending(null, r.littleEndian(8), r.length())) == null);
             }
             for (int consumers = r.count(); consumers > 0; consumers--)
@@ -209,7 +209,7 @@ final class StreamDump
                 }
                 for (int owned = r.count(); owned > 0; owned--)
                 {
-                    final StreamId id = id(r);
+                    final StreamId id = readRawId(r);
                     final ConsumerGroup.Pending p = g.pending.get(id);
                     check(p != null && p.consumer == null);
                     p.consumer = c;
@@ -293,9 +293,8 @@ final class StreamDump
         long integer()
         {
             final byte[] e = next();
-            final long v = ListpackWriter.integer(e);
-            check(v != Long.MIN_VALUE || ListpackWriter.isLeast(e));
-            return v;
+            check(ValueEdits.isInteger(e));
+            return ValueEdits.integer(e);
         }
 
         /** A count of elements to follow, never past those left. */
@@ -307,19 +306,21 @@ final class StreamDump
         }
     }
 
-    private static void id(final RdbWriter out, final StreamId id)
+    /** An ID as two lengths: milliseconds, then sequence (the stream's and groups' counters). */
+    private static void writeId(final RdbWriter out, final StreamId id)
     {
         out.length(id.ms());
         out.length(id.seq());
     }
 
+    /** An ID as {@link #writeId} writes it: two lengths. */
     private static StreamId readId(final RdbReader r)
     {
         return new StreamId(r.length(), r.length());
     }
 
     /** An ID as Redis keys its trees: milliseconds, then sequence, each 8 bytes big-endian. */
-    private static byte[] rawId(final StreamId id)
+    static byte[] rawId(final StreamId id)
     {
         final RdbWriter out = new RdbWriter();
         out.bigEndian(id.ms(), 8);
@@ -327,7 +328,8 @@ final class StreamDump
         return out.toByteArray();
     }
 
-    private static StreamId id(final RdbReader r)
+    /** An ID as {@link #rawId} writes it. */
+    private static StreamId readRawId(final RdbReader r)
     {
         return new StreamId(r.bigEndian(8), r.bigEndian(8));
     }

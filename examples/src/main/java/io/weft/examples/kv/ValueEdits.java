@@ -15,6 +15,9 @@ import java.util.Map;
  */
 final class ValueEdits
 {
+    /** The least long's decimal form, the one integer {@link #canonical} cannot tell from none. */
+    private static final byte[] LEAST = Long.toString(Long.MIN_VALUE).getBytes(StandardCharsets.US_ASCII);
+
     /**
      * The longest value an edit (SETRANGE, APPEND, SETBIT) may make: 16 MiB, where Redis's {@code proto-max-bulk-len}
      * allows 512 MiB. An edit copies its value (local reads read values on other threads), and every member applies
@@ -129,20 +132,44 @@ final class ValueEdits
     /** A Redis integer argument: signed 64-bit decimal, nothing else. */
     static long integer(final byte[] bytes)
     {
-        try
-        {
-            final String text = new String(bytes, StandardCharsets.US_ASCII);
-            if (text.isEmpty() || text.startsWith("+") ||
-                (text.length() > 1 && text.charAt(text.startsWith("-") ? 1 : 0) == '0'))
-            {
-                throw new NumberFormatException(text);
-            }
-            return Long.parseLong(text);
-        }
-        catch (final NumberFormatException ex)
+        final long v = canonical(bytes);
+        if (v == Long.MIN_VALUE && !Arrays.equals(bytes, LEAST))
         {
             throw new KvStore.SyntaxError("ERR value is not an integer or out of range");
         }
+        return v;
+    }
+
+    /** Whether {@code bytes} is a Redis integer (what {@link #integer} takes), without an exception for a word. */
+    static boolean isInteger(final byte[] bytes)
+    {
+        return canonical(bytes) != Long.MIN_VALUE || Arrays.equals(bytes, LEAST);
+    }
+
+    /**
+     * {@code s} as Redis's string2ll reads it: the long it is the canonical decimal form of (no sign but a minus, no
+     * leading zero, not {@code -0}), {@link Long#MIN_VALUE} if none (that value's own form is {@link #LEAST}).
+     */
+    private static long canonical(final byte[] s)
+    {
+        final boolean negative = s.length > 1 && s[0] == '-';
+        final int first = negative ? 1 : 0;
+        if (s.length == 0 || s.length > LEAST.length || s.length - first > 1 && s[first] == '0' ||
+            negative && s[1] == '0')
+        {
+            return Long.MIN_VALUE;
+        }
+        long v = 0; // negated, as Long.parseLong does, so that the least long fits
+        for (int i = first; i < s.length; i++)
+        {
+            final int digit = s[i] - '0';
+            if (digit < 0 || digit > 9 || v < (Long.MIN_VALUE + digit) / 10)
+            {
+                return Long.MIN_VALUE;
+            }
+            v = v * 10 - digit;
+        }
+        return negative ? v : v == Long.MIN_VALUE ? Long.MIN_VALUE : -v;
     }
 
     /**

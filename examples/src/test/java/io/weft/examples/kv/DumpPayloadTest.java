@@ -150,16 +150,7 @@ class DumpPayloadTest
         int restored = 0;
         for (int i = 0; i < 20_000; i++)
         {
-            final byte[] p = hex(TO_CHANGE[i % TO_CHANGE.length]);
-            for (int changes = 1 + random.nextInt(3); changes > 0; changes--)
-            {
-                p[random.nextInt(p.length - 10)] = (byte)random.nextInt(256);
-            }
-            final long crc = Crc64.of(p, 0, p.length - 8);
-            for (int b = 0; b < 8; b++)
-            {
-                p[p.length - 8 + b] = (byte)(crc >>> 8 * b);
-            }
+            final byte[] p = changed(random, TO_CHANGE[i % TO_CHANGE.length]);
             final String reply = StoreClient.text(client.run("RESTORE", "m", "0", p, "REPLACE"));
             assertTrue(reply.equals("OK") || reply.equals("ERR Bad data format"), i + ": " + reply);
             restored += reply.equals("OK") ? 1 : 0;
@@ -205,12 +196,28 @@ class DumpPayloadTest
         });
     }
 
-    private static byte[] bytes(final Reply reply)
+    /** Payload {@code hex} with 1 to 3 of its bytes before the seal changed, and sealed again: its value is read. */
+    static byte[] changed(final Random random, final String hex)
+    {
+        final byte[] p = hex(hex);
+        for (int changes = 1 + random.nextInt(3); changes > 0; changes--)
+        {
+            p[random.nextInt(p.length - 10)] = (byte)random.nextInt(256);
+        }
+        final long crc = Crc64.of(p, 0, p.length - 8);
+        for (int b = 0; b < 8; b++)
+        {
+            p[p.length - 8 + b] = (byte)(crc >>> 8 * b);
+        }
+        return p;
+    }
+
+    static byte[] bytes(final Reply reply)
     {
         return ((Reply.Bulk)reply).bytes();
     }
 
-    private static byte[] hex(final String hex)
+    static byte[] hex(final String hex)
     {
         return HexFormat.of().parseHex(hex);
     }

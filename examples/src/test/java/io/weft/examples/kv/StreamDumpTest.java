@@ -3,11 +3,12 @@ package io.weft.examples.kv;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.Random;
 import java.util.function.Consumer;
 
+import static io.weft.examples.kv.DumpPayloadTest.bytes;
+import static io.weft.examples.kv.DumpPayloadTest.hex;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -214,12 +215,7 @@ class StreamDumpTest
         int restored = 0;
         for (int i = 0; i < 10_000; i++)
         {
-            final byte[] p = hex(sources[i % sources.length]);
-            for (int changes = 1 + random.nextInt(3); changes > 0; changes--)
-            {
-                p[random.nextInt(p.length - 10)] = (byte)random.nextInt(256);
-            }
-            reseal(p);
+            final byte[] p = DumpPayloadTest.changed(random, sources[i % sources.length]);
             final String reply = StoreClient.text(client.run("RESTORE", "m", "0", p, "REPLACE"));
             assertTrue(reply.equals("OK") || reply.equals("ERR Bad data format"), i + ": " + reply);
             if (reply.equals("OK") && "stream".equals(StoreClient.text(client.run("TYPE", "m"))))
@@ -259,7 +255,7 @@ class StreamDumpTest
             out.length(groups);
             for (int g = 0; g < groups; g++)
             {
-                out.string(utf8("g"));
+                out.string(StoreClient.bytes("g"));
                 out.length(ms);
                 out.length(0);
                 out.length(1); // entries read
@@ -274,7 +270,7 @@ class StreamDumpTest
                 out.length(names.length);
                 for (final String name : names)
                 {
-                    out.string(utf8(name));
+                    out.string(StoreClient.bytes(name));
                     out.littleEndian(100, 8);
                     out.length(1);
                     out.writeBytes(rawId(ms));
@@ -306,7 +302,7 @@ class StreamDumpTest
             }
             else
             {
-                lp.add(utf8((String)e));
+                lp.add(StoreClient.bytes((String)e));
             }
         }
         out.string(lp.toByteArray());
@@ -327,34 +323,6 @@ class StreamDumpTest
 
     private static byte[] rawId(final long ms)
     {
-        final RdbWriter id = new RdbWriter();
-        id.bigEndian(ms, 8);
-        id.bigEndian(0, 8);
-        return id.toByteArray();
-    }
-
-    /** Seals {@code p} again: the CRC-64 of its bytes before the CRC. */
-    private static void reseal(final byte[] p)
-    {
-        final long crc = Crc64.of(p, 0, p.length - 8);
-        for (int b = 0; b < 8; b++)
-        {
-            p[p.length - 8 + b] = (byte)(crc >>> 8 * b);
-        }
-    }
-
-    private static byte[] bytes(final Reply reply)
-    {
-        return ((Reply.Bulk)reply).bytes();
-    }
-
-    private static byte[] utf8(final String s)
-    {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static byte[] hex(final String hex)
-    {
-        return HexFormat.of().parseHex(hex);
+        return StreamDump.rawId(new StreamId(ms, 0));
     }
 }
