@@ -4,6 +4,7 @@ import io.weft.config.SmcConfig;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
+import io.weft.testkit.MemberJvm;
 import io.weft.testkit.MemberProcess;
 import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
@@ -93,7 +94,9 @@ final class McRun
                 final List<String> command = new ArrayList<>(List.of("mc-member", "--config", file.toString(),
                     "--member", String.valueOf(config.group().members().get(i).id()), "--timeout", "PT3M"));
                 command.addAll(Arrays.asList(args[i]));
-                members.add(MemberProcess.start("mc" + i, dir, Weft.class, command.toArray(String[]::new)));
+                // thousands of messages a member: C2's code pays for its compiles here, unlike in a short test
+                members.add(MemberProcess.start(MemberJvm.FULL_JIT, "mc" + i, dir, Weft.class,
+                    command.toArray(String[]::new)));
             }
             for (final MemberProcess m : members.processes())
             {
