@@ -25,20 +25,9 @@ import java.util.stream.Stream;
  * Enabled by system property {@code test.weft.aotCache}, a directory for the jars, the record and the cache (set by
  * surefire in the parent POM). Without it, or if anything in the chain fails, members get the plain test class path:
  * the cache only ever makes a start faster. When the JVM cannot use a cache it says so in the member's output.
- * <p>
- * System property {@code test.weft.memberJvmFlags} (the parent POM sets C1 only, {@code -XX:TieredStopAtLevel=1})
- * leads every member's flags, so a member's own flags override it: {@link #FULL_JIT} gives a test both tiers back.
  */
 public final class MemberJvm
 {
-    /**
-     * Flags that give a member both JIT tiers back over {@code test.weft.memberJvmFlags}: for tests of memory ordering,
-     * which hope to provoke the reordering of plain accesses that C2 may do and C1 does not, and for members that send
-     * thousands of messages, where C2's code pays for its compiles (a run of TotalOrderTest: 51-57 s with C2, 79-92 s
-     * with C1 only; VirtualSynchronyTest, short runs: 159-160 s with C2, 114-116 s with C1 only).
-     */
-    public static final List<String> FULL_JIT = List.of("-XX:TieredStopAtLevel=4");
-
     /** Attempts to record before giving up: a recording member killed by its test records nothing. */
     private static final int MAX_RECORDS = 5;
 
@@ -50,7 +39,6 @@ public final class MemberJvm
     private static boolean initialised;
     private static Path dir;
     private static String classPath;
-    private static List<String> testFlags = List.of();
     private static Stage stage = Stage.OFF;
     private static int records;
     private static Process recorder;
@@ -72,13 +60,11 @@ public final class MemberJvm
     public static synchronized List<String> command(final List<String> prefix, final List<String> flags,
         final Class<?> main, final List<String> args, final boolean mayRecord)
     {
-        init();
-        final List<String> memberFlags = new ArrayList<>(testFlags);
-        memberFlags.addAll(flags);
         final List<String> command = new ArrayList<>(prefix);
         command.add(java());
-        command.addAll(memberFlags);
+        command.addAll(flags);
         ParentWatch.addTo(command);
+        init();
         advance();
         if (stage == Stage.READY)
         {
@@ -86,7 +72,7 @@ public final class MemberJvm
         }
         else if (stage == Stage.RECORD && mayRecord)
         {
-            recorderFlags = List.copyOf(memberFlags);
+            recorderFlags = List.copyOf(flags);
             command.add("-XX:AOTMode=record");
             command.add("-XX:AOTConfiguration=" + configuration());
             // the recorder lists classes it cannot keep at exit: not the test's business
@@ -159,8 +145,6 @@ public final class MemberJvm
         }
         initialised = true;
         classPath = System.getProperty("java.class.path");
-        final String flags = System.getProperty("test.weft.memberJvmFlags", "").strip();
-        testFlags = flags.isEmpty() ? List.of() : List.of(flags.split("\\s+"));
         final String where = System.getProperty("test.weft.aotCache", "");
         if (where.isBlank())
         {

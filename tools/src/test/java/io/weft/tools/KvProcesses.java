@@ -5,7 +5,6 @@ import io.weft.config.LocalPorts;
 import io.weft.config.MembershipConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
-import io.weft.testkit.MemberJvm;
 import io.weft.testkit.MemberProcess;
 
 import java.io.IOException;
@@ -26,7 +25,6 @@ final class KvProcesses implements AutoCloseable
     private final Path logs;
     private final long compactAfter;
     private final List<String> options;
-    private final List<String> jvmFlags;
 
     /** Starts {@code members} members and waits until each serves. */
     KvProcesses(final Path dir, final int members, final String reads) throws Exception
@@ -44,21 +42,14 @@ final class KvProcesses implements AutoCloseable
     KvProcesses(final Path dir, final int members, final String reads, final Path logs, final long compactAfter)
         throws Exception
     {
-        this(dir, members, members, reads, logs, compactAfter, true, List.of(), List.of());
-    }
-
-    /** Starts {@code members} members that compile with C2 too, for a test of memory ordering (MemberJvm.FULL_JIT). */
-    static KvProcesses fullJit(final Path dir, final int members, final String reads) throws Exception
-    {
-        return new KvProcesses(dir, members, members, reads, null, io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES, true,
-            List.of(), MemberJvm.FULL_JIT);
+        this(dir, members, members, reads, logs, compactAfter, true, List.of());
     }
 
     /** Starts {@code members} members in memory, each with these further kv-member options ({@code --max-memory}). */
     static KvProcesses with(final Path dir, final int members, final String... options) throws Exception
     {
         return new KvProcesses(dir, members, members, "linearizable", null,
-            io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES, true, List.of(options), List.of());
+            io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES, true, List.of(options));
     }
 
     /**
@@ -69,16 +60,14 @@ final class KvProcesses implements AutoCloseable
         throws Exception
     {
         return new KvProcesses(dir, members, initial, "linearizable", logs,
-            io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES, false, List.of(), List.of());
+            io.weft.examples.kv.KvLog.COMPACT_AFTER_BYTES, false, List.of());
     }
 
     private KvProcesses(final Path dir, final int members, final int initial, final String reads, final Path logs,
-        final long compactAfter, final boolean awaitServing, final List<String> options, final List<String> jvmFlags)
-        throws Exception
+        final long compactAfter, final boolean awaitServing, final List<String> options) throws Exception
     {
         this.compactAfter = compactAfter;
         this.options = options;
-        this.jvmFlags = jvmFlags;
         this.dir = dir;
         this.reads = reads;
         this.logs = logs;
@@ -123,7 +112,7 @@ final class KvProcesses implements AutoCloseable
         {
             args.add("--join");
         }
-        final MemberProcess p = MemberProcess.start(jvmFlags, "kv" + i + (join ? "j" : ""), dir, Weft.class,
+        final MemberProcess p = MemberProcess.start("kv" + i + (join ? "j" : ""), dir, Weft.class,
             args.toArray(String[]::new));
         if (i < processes.size())
         {

@@ -1426,7 +1426,7 @@ class KvStoreGroupTest
     @Test
     void localReadsNeverSeeAWriteHalfApplied() throws Exception
     {
-        try (KvProcesses kv = KvProcesses.fullJit(dir, MEMBERS, "local"))
+        try (KvProcesses kv = new KvProcesses(dir, MEMBERS, "local"))
         {
             final AtomicBoolean writing = new AtomicBoolean(true);
             final List<String> torn = new CopyOnWriteArrayList<>();

@@ -4,7 +4,6 @@ import io.weft.config.SmcConfig;
 import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
-import io.weft.testkit.MemberJvm;
 import io.weft.testkit.MemberProcess;
 import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
@@ -94,9 +93,7 @@ final class McRun
                 final List<String> command = new ArrayList<>(List.of("mc-member", "--config", file.toString(),
                     "--member", String.valueOf(config.group().members().get(i).id()), "--timeout", "PT3M"));
                 command.addAll(Arrays.asList(args[i]));
-                // thousands of messages a member: C2's code pays for its compiles here, unlike in a short test
-                members.add(MemberProcess.start(MemberJvm.FULL_JIT, "mc" + i, dir, Weft.class,
-                    command.toArray(String[]::new)));
+                members.add(MemberProcess.start("mc" + i, dir, Weft.class, command.toArray(String[]::new)));
             }
             for (final MemberProcess m : members.processes())
             {

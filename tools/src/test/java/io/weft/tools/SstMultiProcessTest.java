@@ -2,7 +2,6 @@ package io.weft.tools;
 
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
-import io.weft.testkit.MemberJvm;
 import io.weft.testkit.MemberProcess;
 import io.weft.testkit.Members;
 import io.weft.testkit.TestGroups;
@@ -40,10 +39,7 @@ class SstMultiProcessTest
         }
     }
 
-    /**
-     * Runs one {@code sst-member} per member of {@code config} and returns their outputs, each ended clean. The members
-     * compile with C2 as well: a torn counter or a payload read before its guard is what C2's reordering might show.
-     */
+    /** Runs one {@code sst-member} per member of {@code config} and returns their outputs, each ended clean. */
     static List<String> runMembers(final WeftConfig config, final Path dir, final String workload, final long count)
         throws Exception
     {
@@ -53,8 +49,8 @@ class SstMultiProcessTest
         {
             for (int i = 0; i < config.group().members().size(); i++)
             {
-                members.add(MemberProcess.start(MemberJvm.FULL_JIT, "m" + i, dir, Weft.class, "sst-member",
-                    "--config", file.toString(), "--member", String.valueOf(i), "--count", String.valueOf(count), "--workload", workload,
+                members.add(MemberProcess.start("m" + i, dir, Weft.class, "sst-member", "--config", file.toString(),
+                    "--member", String.valueOf(i), "--count", String.valueOf(count), "--workload", workload,
                     "--timeout", "PT4M"));
             }
             for (final MemberProcess m : members.processes())
