@@ -15,7 +15,6 @@ final class ListpackWriter
     /** listpack.c's LP_HDR_NUMELE_UNKNOWN: the count is past what the header holds. */
     private static final int UNKNOWN_COUNT = 0xffff;
 
-
     /** The bytes so far, the header's place first. */
     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
     private int elements;
