@@ -8,27 +8,34 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.spi.ToolProvider;
 import java.util.stream.Stream;
 
 /**
- * The class path and JDK AOT cache (JEP 483, JEP 515) of the member JVMs a test starts.
+ * The class path and JDK AOT caches (JEP 483, JEP 515) of the member JVMs a test starts, one cache per kind of member.
  * <p>
  * Three JVMs starting at once on two cores spend most of a short multi-process test loading, verifying and
- * interpreting classes: a three-member run of 4,500 messages took 3.7 s, 2.4 s with the cache. The first member started
- * through {@link MemberProcess} records which classes it loads and which methods run hot
- * ({@code -XX:AOTMode=record}); once it has exited normally (a killed member records nothing, so the next one records
- * instead), a background JVM creates the cache from that record, and every member started after that uses it.
+ * interpreting classes: a three-member run of 4,500 messages took 3.7 s, 2.4 s with the cache. A cache helps only the
+ * kind of member it was recorded from: a key-value member took 3.8 s of CPU to start and serve 200 writes without a
+ * cache, 2.3 s with one recorded from a key-value member, and 3.8 s with one recorded from {@code weft --help}. So a
+ * member's kind is its main class and subcommand ({@code Weft kv-member}, {@code McRun}, ...), and the first member of
+ * each kind started through {@link MemberProcess} records which classes it loads and which methods run hot
+ * ({@code -XX:AOTMode=record}); once it has exited with its record written (at any exit but kill -9, which writes
+ * nothing, so the next member of its kind records instead; {@link MemberProcess#close()} ends a recorder with SIGTERM),
+ * a background JVM creates the kind's cache from that record, and every member of that kind started after that uses
+ * it.
  * A cache needs a class path of jars only, so the test class path's class directories are packed as jars first.
  * <p>
- * Enabled by system property {@code test.weft.aotCache}, a directory for the jars, the record and the cache (set by
+ * Enabled by system property {@code test.weft.aotCache}, a directory for the jars, the records and the caches (set by
  * surefire in the parent POM). Without it, or if anything in the chain fails, members get the plain test class path:
- * the cache only ever makes a start faster. When the JVM cannot use a cache it says so in the member's output.
+ * a cache only ever makes a start faster. When the JVM cannot use a cache it says so in the member's output.
  */
 public final class MemberJvm
 {
-    /** Attempts to record before giving up: a recording member killed by its test records nothing. */
+    /** Attempts to record a kind before giving up on it: a recording member killed by its test records nothing. */
     private static final int MAX_RECORDS = 5;
 
     private enum Stage
@@ -36,15 +43,38 @@ public final class MemberJvm
         RECORD, RECORDING, CREATING, READY, OFF
     }
 
+    /** One kind of member and where its cache stands. */
+    private static final class Kind
+    {
+        final String name;
+        Stage stage = Stage.RECORD;
+        int records;
+        Process recorder;
+        List<String> recorderFlags = List.of();
+        Process creator;
+
+        Kind(final String name)
+        {
+            this.name = name;
+        }
+
+        Path configuration()
+        {
+            return dir.resolve(name + ".aotconf");
+        }
+
+        Path cache()
+        {
+            return dir.resolve(name + ".aot");
+        }
+    }
+
+    private static final Map<String, Kind> KINDS = new HashMap<>();
     private static boolean initialised;
+    private static boolean enabled;
     private static Path dir;
     private static String classPath;
-    private static Stage stage = Stage.OFF;
-    private static int records;
-    private static Process recorder;
-    private static boolean recorderPending;
-    private static List<String> recorderFlags = List.of();
-    private static Process creator;
+    private static Kind pendingRecorder;
 
     private MemberJvm()
     {
@@ -55,7 +85,7 @@ public final class MemberJvm
      * options and the class path, then {@code main} and its {@code args}. Pass the started process to
      * {@link #started(Process)}.
      *
-     * @param mayRecord whether this member may be the one that records (the cache is created with its flags).
+     * @param mayRecord whether this member may be the one that records its kind (the cache is created with its flags).
      */
     public static synchronized List<String> command(final List<String> prefix, final List<String> flags,
         final Class<?> main, final List<String> args, final boolean mayRecord)
@@ -65,19 +95,23 @@ public final class MemberJvm
         command.addAll(flags);
         ParentWatch.addTo(command);
         init();
-        advance();
-        if (stage == Stage.READY)
+        final Kind kind = enabled ? KINDS.computeIfAbsent(kindOf(main, args), Kind::new) : null;
+        if (kind != null)
         {
-            command.add("-XX:AOTCache=" + cache());
-        }
-        else if (stage == Stage.RECORD && mayRecord)
-        {
-            recorderFlags = List.copyOf(flags);
-            command.add("-XX:AOTMode=record");
-            command.add("-XX:AOTConfiguration=" + configuration());
-            // the recorder lists classes it cannot keep at exit: not the test's business
-            command.add("-Xlog:aot=error");
-            recorderPending = true;
+            advance(kind);
+            if (kind.stage == Stage.READY)
+            {
+                command.add("-XX:AOTCache=" + kind.cache());
+            }
+            else if (kind.stage == Stage.RECORD && mayRecord && record(kind))
+            {
+                kind.recorderFlags = List.copyOf(flags);
+                command.add("-XX:AOTMode=record");
+                command.add("-XX:AOTConfiguration=" + kind.configuration());
+                // the recorder lists classes it cannot keep at exit: not the test's business
+                command.add("-Xlog:aot=error");
+                pendingRecorder = kind;
+            }
         }
         command.add("-cp");
         command.add(classPath);
@@ -89,51 +123,104 @@ public final class MemberJvm
     /** The process started with the command {@link #command} built last. */
     public static synchronized void started(final Process process)
     {
-        if (recorderPending)
+        if (pendingRecorder != null)
         {
-            recorderPending = false;
-            recorder = process;
-            stage = Stage.RECORDING;
-            records++;
+            pendingRecorder.recorder = process;
+            pendingRecorder.stage = Stage.RECORDING;
+            pendingRecorder.records++;
+            pendingRecorder = null;
         }
     }
 
-    /** Moves on when the recorder or the creator has finished. */
-    private static void advance()
+    /** Whether {@code process} is recording its kind's AOT record (written at its exit, but not at kill -9). */
+    public static synchronized boolean recording(final Process process)
     {
-        if (stage == Stage.RECORDING && !recorder.isAlive())
-        {
-            if (recorder.exitValue() == 0 && Files.exists(configuration()))
-            {
-                create();
-            }
-            else
-            {
-                stage = records < MAX_RECORDS ? Stage.RECORD : Stage.OFF;
-            }
-        }
-        else if (stage == Stage.CREATING && !creator.isAlive())
-        {
-            stage = creator.exitValue() == 0 && Files.exists(cache()) ? Stage.READY : Stage.OFF;
-        }
+        return KINDS.values().stream().anyMatch(k -> k.stage == Stage.RECORDING && k.recorder == process);
     }
 
-    private static void create()
+    /** A member's kind: its main class and, where its first argument names one, its subcommand. */
+    private static String kindOf(final Class<?> main, final List<String> args)
     {
-        final List<String> command = new ArrayList<>();
-        command.add(java());
-        command.addAll(recorderFlags);
-        command.addAll(List.of("-XX:AOTMode=create", "-XX:AOTConfiguration=" + configuration(),
-            "-XX:AOTCache=" + cache(), "-Xlog:aot=error", "-cp", classPath));
+        final String sub = args.isEmpty() || args.getFirst().startsWith("-") ? "" : "-" + args.getFirst();
+        return (main.getSimpleName() + sub).replaceAll("[^A-Za-z0-9.-]", "_");
+    }
+
+    /** Clears what an earlier record of this kind left; false if it cannot, and the kind goes without a cache. */
+    private static boolean record(final Kind kind)
+    {
         try
         {
-            creator = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("create.log").toFile()).start();
-            stage = Stage.CREATING;
+            Files.deleteIfExists(kind.configuration());
+            Files.deleteIfExists(kind.cache());
+            return true;
         }
         catch (final IOException ex)
         {
-            stage = Stage.OFF;
+            kind.stage = Stage.OFF;
+            return false;
+        }
+    }
+
+    /** Moves the kind on when its recorder or its creator has finished. */
+    private static void advance(final Kind kind)
+    {
+        if (kind.stage == Stage.RECORDING && !kind.recorder.isAlive())
+        {
+            if (nonEmpty(kind.configuration())) // the JVM creates it at start and writes it at exit
+            {
+                create(kind);
+            }
+            else
+            {
+                again(kind);
+            }
+        }
+        else if (kind.stage == Stage.CREATING && !kind.creator.isAlive())
+        {
+            if (kind.creator.exitValue() == 0 && Files.exists(kind.cache()))
+            {
+                kind.stage = Stage.READY;
+            }
+            else
+            {
+                again(kind); // a record cut short (its member killed as it wrote it) creates nothing
+            }
+        }
+    }
+
+    private static boolean nonEmpty(final Path file)
+    {
+        try
+        {
+            return Files.size(file) > 0;
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+    }
+
+    private static void again(final Kind kind)
+    {
+        kind.stage = kind.records < MAX_RECORDS ? Stage.RECORD : Stage.OFF;
+    }
+
+    private static void create(final Kind kind)
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(java());
+        command.addAll(kind.recorderFlags);
+        command.addAll(List.of("-XX:AOTMode=create", "-XX:AOTConfiguration=" + kind.configuration(),
+            "-XX:AOTCache=" + kind.cache(), "-Xlog:aot=error", "-cp", classPath));
+        try
+        {
+            kind.creator = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(dir.resolve(kind.name + ".create.log").toFile()).start();
+            kind.stage = Stage.CREATING;
+        }
+        catch (final IOException ex)
+        {
+            kind.stage = Stage.OFF;
         }
     }
 
@@ -154,16 +241,15 @@ public final class MemberJvm
         {
             dir = Path.of(where);
             Files.createDirectories(dir);
-            Files.deleteIfExists(configuration());
-            Files.deleteIfExists(cache());
             classPath = jarsOnly(classPath);
-            stage = Stage.RECORD;
+            enabled = true;
         }
         catch (final IOException | UncheckedIOException ex)
         {
             classPath = System.getProperty("java.class.path");
         }
     }
+
 
     /** The class path with every non-empty directory replaced by a jar of it (a cache refuses directories). */
     private static String jarsOnly(final String path) throws IOException
@@ -206,15 +292,5 @@ public final class MemberJvm
     {
         return ProcessHandle.current().info().command()
             .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    }
-
-    private static Path configuration()
-    {
-        return dir.resolve("members.aotconf");
-    }
-
-    private static Path cache()
-    {
-        return dir.resolve("members.aot");
     }
 }

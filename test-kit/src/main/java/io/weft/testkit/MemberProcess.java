@@ -231,6 +231,19 @@ public final class MemberProcess implements AutoCloseable
     @Override
     public void close()
     {
+        if (process.isAlive() && MemberJvm.recording(process))
+        {
+            // the AOT record of its kind is written at exit, and kill -9 writes nothing: SIGTERM first
+            process.destroy();
+            try
+            {
+                process.waitFor(5, TimeUnit.SECONDS);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (process.isAlive())
         {
             kill();
