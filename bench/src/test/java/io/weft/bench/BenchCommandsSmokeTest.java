@@ -1,6 +1,7 @@
 package io.weft.bench;
 
 import io.weft.tools.Weft;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
@@ -64,7 +65,9 @@ class BenchCommandsSmokeTest
         assertTrue(!out.contains("FAILED"), out);
     }
 
+    /** Long ({@code ./weft test -Plong}): CI runs the multicast bench in invoker mode and the dds bench without. */
     @Test
+    @Tag("long")
     void ddsBenchRunsInInvokerMode()
     {
         // each member's main thread writes through its loans and runs the passes: its reader's callbacks run there

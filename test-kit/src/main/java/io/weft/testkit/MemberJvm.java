@@ -21,12 +21,13 @@ import java.util.stream.Stream;
  * interpreting classes: a three-member run of 4,500 messages took 3.7 s, 2.4 s with the cache. A cache helps only the
  * kind of member it was recorded from: a key-value member took 3.8 s of CPU to start and serve 200 writes without a
  * cache, 2.3 s with one recorded from a key-value member, and 3.8 s with one recorded from {@code weft --help}. So a
- * member's kind is its main class and subcommand ({@code Weft kv-member}, {@code McRun}, ...), and the first member of
+ * member's kind is its main class and subcommand ({@code Weft kv-member}, {@code McRun}, ...), and the second member of
  * each kind started through {@link MemberProcess} records which classes it loads and which methods run hot
  * ({@code -XX:AOTMode=record}); once it has exited with its record written (at any exit but kill -9, which writes
  * nothing, so the next member of its kind records instead; {@link MemberProcess#close()} ends a recorder with SIGTERM),
  * a background JVM creates the kind's cache from that record, and every member of that kind started after that uses
- * it.
+ * it. Not the first: a record makes its member's exit seconds longer and a cache costs a JVM to create, a loss for a
+ * kind that runs once (a launcher's test took 12.4 s instead of 3.6 s).
  * A cache needs a class path of jars only, so the test class path's class directories are packed as jars first.
  * <p>
  * Enabled by system property {@code test.weft.aotCache}, a directory for the jars, the records and the caches (set by
@@ -48,6 +49,7 @@ public final class MemberJvm
     {
         final String name;
         Stage stage = Stage.RECORD;
+        int starts;
         int records;
         Process recorder;
         List<String> recorderFlags = List.of();
@@ -99,11 +101,12 @@ public final class MemberJvm
         if (kind != null)
         {
             advance(kind);
+            kind.starts++;
             if (kind.stage == Stage.READY)
             {
                 command.add("-XX:AOTCache=" + kind.cache());
             }
-            else if (kind.stage == Stage.RECORD && mayRecord && record(kind))
+            else if (kind.stage == Stage.RECORD && mayRecord && kind.starts > 1 && record(kind))
             {
                 kind.recorderFlags = List.copyOf(flags);
                 command.add("-XX:AOTMode=record");
@@ -138,11 +141,14 @@ public final class MemberJvm
         return KINDS.values().stream().anyMatch(k -> k.stage == Stage.RECORDING && k.recorder == process);
     }
 
-    /** A member's kind: its main class and, where its first argument names one, its subcommand. */
+    /**
+     * A member's kind: its main class and, where its first argument is a word (not an option, a path or a number), its
+     * subcommand.
+     */
     private static String kindOf(final Class<?> main, final List<String> args)
     {
-        final String sub = args.isEmpty() || args.getFirst().startsWith("-") ? "" : "-" + args.getFirst();
-        return (main.getSimpleName() + sub).replaceAll("[^A-Za-z0-9.-]", "_");
+        return main.getSimpleName() + (!args.isEmpty() && args.getFirst().matches("[a-z][a-z-]*") ? "-" +
+            args.getFirst() : "");
     }
 
     /** Clears what an earlier record of this kind left; false if it cannot, and the kind goes without a cache. */

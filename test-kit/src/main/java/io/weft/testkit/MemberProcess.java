@@ -237,7 +237,7 @@ public final class MemberProcess implements AutoCloseable
             process.destroy();
             try
             {
-                process.waitFor(5, TimeUnit.SECONDS);
+                process.waitFor(10, TimeUnit.SECONDS);
             }
             catch (final InterruptedException ex)
             {

@@ -1,5 +1,6 @@
 package io.weft.tools;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * takes 2.0-2.7 s here, so about 12, 8 and 8 steps; {@code ./weft chaos --duration PT1H} is the soak): kill -9,
  * freezes (some with full send buffers), restarts, joins, leaves, stalled membership threads, leaves while the leader
  * is frozen and, with root on tcp and rdma, network partitions, at random moments, invariants checked on every
- * member's log after every step.
+ * member's log after every step. CI runs the tcp one; shm in invoker mode and rdma are long ({@code ./weft test -Plong}).
  * The seed changes per run and is printed; a failure names it for replay ({@code ./weft chaos --seed S}).
  */
 @Timeout(300)
@@ -33,9 +34,10 @@ class ChaosTest
 
     /**
      * The same faults but partitions over shm, where members read each other's rows in place, with every member in
-     * invoker mode: its main thread runs the passes and delivers the trims.
+     * invoker mode: its main thread runs the passes and delivers the trims. Long ({@code ./weft test -Plong}).
      */
     @Test
+    @Tag("long")
     void randomizedFaultsKeepVirtualSynchronyOverShmInInvokerMode() throws Exception
     {
         assertAllHeld(CommandRun.of("chaos", "--transport", "shm", "--invoker", "--seed",
@@ -44,9 +46,10 @@ class ChaosTest
 
     /**
      * The same faults over rdma (libfabric's tcp;ofi_rxm; with root, partitions too): its first run found a frozen
-     * member whose writes never completed take the whole group down.
+     * member whose writes never completed take the whole group down. Long ({@code ./weft test -Plong}).
      */
     @Test
+    @Tag("long")
     void randomizedFaultsKeepVirtualSynchronyOverRdma() throws Exception
     {
         org.junit.jupiter.api.Assumptions.assumeTrue(io.weft.sst.rdma.RdmaTransport.libfabricInstalled(),

@@ -5,6 +5,7 @@ import io.weft.config.SampleKey;
 import io.weft.config.TopicConfig;
 import io.weft.config.TransportKind;
 import io.weft.testkit.Await;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -364,8 +365,10 @@ class DdsStorageTest
      * A log larger than every member's heap (-Xmx64m) reaches a joiner whole: the donor writes it as it reads it,
      * in authenticated chunks, and the joiner appends each batch as it arrives (it used to travel as one message
      * built in memory at both ends, so a log past the heap, or past 1 GiB, could not reach a joiner at all).
+     * Long ({@code ./weft test -Plong}): CI's joiners receive small logs through the same chunks.
      */
     @Test
+    @Tag("long")
     void aJoinerGetsALogLargerThanEveryHeap() throws Exception
     {
         final int heapMiB = 64;

@@ -1,5 +1,6 @@
 package io.weft.tools;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -218,9 +219,11 @@ class KvDurabilityTest
      * A catch-up larger than the sender's heap: member 2 catches up from 40 to 130,000, writes of 2 KiB values over
      * 1,000 keys (about 260 MiB against each member's 256 MiB heap), sent again by member 0,
      * which sends its log as it reads it. Before, it read the whole stretch into memory and queued it at once, and
-     * ran out of heap.
+     * ran out of heap. Long ({@code ./weft test -Plong}): CI's catch-ups (stretchesOfTwoHoldersReachAMemberInOrder)
+     * are small.
      */
     @Test
+    @Tag("long")
     void aCatchUpLargerThanTheSendersHeapIsSentAsItIsRead() throws Exception
     {
         final int upTo = 130_000;
@@ -256,8 +259,11 @@ class KvDurabilityTest
      * A store larger than one log entry holds (about 16 MiB): 12,000 keys of 2 KiB values, about 25 MB. Each member
      * compacts it, member 2 killed with kill -9 joins again (its log starts from the state it receives), and the whole
      * group killed starts again from its logs. Before, the compaction's append failed and every member stopped.
+     * Long ({@code ./weft test -Plong}): CI compacts small stores
+     * (compactedLogsKeepEveryAcknowledgedWriteThroughAColdStart).
      */
     @Test
+    @Tag("long")
     void aStoreLargerThanALogEntryCompactsJoinsAndStartsAgain() throws Exception
     {
         final int keys = 12_000;

@@ -1,6 +1,5 @@
 package io.weft.tools.avionics;
 
-import io.weft.config.LocalPorts;
 import io.weft.testkit.Await;
 import io.weft.tools.Weft;
 import io.weft.testkit.MemberProcess;
@@ -51,7 +50,6 @@ class AvionicsDemoTest
     {
         Assumptions.assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
             "needs the Debian packages chromium and chromium-driver (.ci/run installs them)");
-        final int port = LocalPorts.free(1).getFirst();
         // the browser first: the scenario runs on its own clock, and on a busy host a browser started after the
         // dashboard came up found the flight over and the dashboard gone (ERR_CONNECTION_REFUSED, CI 2026-12-01)
         // the browser's temporary files under the test's directory: its singleton socket's directory stayed in /tmp
@@ -64,10 +62,15 @@ class AvionicsDemoTest
                 "--window-size=1500,1100");
         final ChromeDriver browser = new ChromeDriver(service, options);
         try (MemberProcess demo = MemberProcess.start("avionics", dir, Weft.class, "avionics", "--phase", "6s",
-            "--hold", "10s", "--dashboard-port", String.valueOf(port), "--dir", dir.resolve("run").toString()))
+            "--hold", "10s", "--dir", dir.resolve("run").toString()))
         {
+            // the dashboard's port is the recorder's own pick (a port chosen here and passed on was free when chosen,
+            // not when the recorder bound it: "Address already in use", CI 2026-12-07)
             demo.awaitOutput("avionics: steady flight; the dashboard is at", Duration.ofSeconds(90));
-            final String url = "http://127.0.0.1:" + port + "/";
+            final Matcher at = Pattern.compile("the dashboard is at (http://127\\.0\\.0\\.1:\\d+/)")
+                .matcher(demo.output());
+            assertTrue(at.find(), demo.output());
+            final String url = at.group(1);
             assertPrometheusScrape(url);
             browser.get(url);
             final JavascriptExecutor js = browser;
