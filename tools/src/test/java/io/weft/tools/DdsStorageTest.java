@@ -135,7 +135,7 @@ class DdsStorageTest
     }
 
     /**
-     * Three members log a topic two of them publish; 6 times (system property {@code test.weft.kills} for a longer
+     * Three members log a topic two of them publish; 4 times (system property {@code test.weft.kills} for a longer
      * run: {@code ./weft test -pl tools -Dtest=DdsStorageTest -Dtest.weft.kills=200}) a random member is killed with
      * kill -9 at a random moment and restarted (it replays its log, joins and receives the rest). At the end every member's log holds
      * the same samples, each (publisher, process, counter) once, every process's samples a gap-free prefix of what
@@ -162,7 +162,7 @@ class DdsStorageTest
             final List<Integer> kills = new ArrayList<>();
             final List<Long> frontiers = new ArrayList<>();
             final List<Long> transferred = new ArrayList<>(); // log entries each restarted member received
-            final int rounds = Integer.getInteger("test.weft.kills", 6);
+            final int rounds = Integer.getInteger("test.weft.kills", 4);
             for (int k = 0; k < rounds; k++)
             {
                 TimeUnit.MILLISECONDS.sleep(200 + random.nextInt(1300));

@@ -61,8 +61,8 @@ class AvionicsDemoTest
             .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--window-size=1500,1100");
         final ChromeDriver browser = new ChromeDriver(service, options);
-        try (MemberProcess demo = MemberProcess.start("avionics", dir, Weft.class, "avionics", "--phase", "6s",
-            "--hold", "10s", "--dir", dir.resolve("run").toString()))
+        try (MemberProcess demo = MemberProcess.start("avionics", dir, Weft.class, "avionics", "--phase", "4s",
+            "--hold", "6s", "--dir", dir.resolve("run").toString()))
         {
             // the dashboard's port is the recorder's own pick (a port chosen here and passed on was free when chosen,
             // not when the recorder bound it: "Address already in use", CI 2026-12-07)
