@@ -256,7 +256,6 @@ public final class MemberJvm
         }
     }
 
-
     /** The class path with every non-empty directory replaced by a jar of it (a cache refuses directories). */
     private static String jarsOnly(final String path) throws IOException
     {

@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * takes 2.0-2.7 s here, so about 12, 8 and 8 steps; {@code ./weft chaos --duration PT1H} is the soak): kill -9,
  * freezes (some with full send buffers), restarts, joins, leaves, stalled membership threads, leaves while the leader
  * is frozen and, with root on tcp and rdma, network partitions, at random moments, invariants checked on every
- * member's log after every step. CI runs the tcp one; shm in invoker mode and rdma are long ({@code ./weft test -Plong}).
+ * member's log after every step. CI runs the tcp one; shm in invoker mode and rdma are long
+ * ({@code ./weft test -Plong}).
  * The seed changes per run and is printed; a failure names it for replay ({@code ./weft chaos --seed S}).
  */
 @Timeout(300)
