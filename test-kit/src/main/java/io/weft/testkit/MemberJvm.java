@@ -29,6 +29,9 @@ import java.util.stream.Stream;
  * it. Not the first: a record makes its member's exit seconds longer and a cache costs a JVM to create, a loss for a
  * kind that runs once (a launcher's test took 12.4 s instead of 3.6 s).
  * A cache needs a class path of jars only, so the test class path's class directories are packed as jars first.
+ * Members that a launcher under test starts ({@code weft kv}, {@code weft chaos}: {@link MemberProcesses}) record
+ * nothing, but use the test's cache of their kind once it is complete (a file {@code KIND.ready} beside it, written
+ * when the test JVM saw its creator succeed; {@value #READY_CACHES} names the directory).
  * <p>
  * Enabled by system property {@code test.weft.aotCache}, a directory for the jars, the records and the caches (set by
  * surefire in the parent POM). Without it, or if anything in the chain fails, members get the plain test class path:
@@ -36,6 +39,8 @@ import java.util.stream.Stream;
  */
 public final class MemberJvm
 {
+    /** Set on every member: where a member that starts members of its own (a launcher) finds the ready caches. */
+    static final String READY_CACHES = "test.weft.aotReadyCaches";
     /** Attempts to record a kind before giving up on it: a recording member killed by its test records nothing. */
     private static final int MAX_RECORDS = 5;
 
@@ -71,9 +76,17 @@ public final class MemberJvm
         }
     }
 
+    /** Exists once the cache of kind {@code name} is complete; it stays so for the rest of the run. */
+    private static Path ready(final String name)
+    {
+        return dir.resolve(name + ".ready");
+    }
+
     private static final Map<String, Kind> KINDS = new HashMap<>();
     private static boolean initialised;
     private static boolean enabled;
+    /** A launcher under a test: it records nothing, and uses the test's caches marked ready ({@link #ready}). */
+    private static boolean useOnly;
     private static Path dir;
     private static String classPath;
     private static Kind pendingRecorder;
@@ -97,10 +110,16 @@ public final class MemberJvm
         command.addAll(flags);
         ParentWatch.addTo(command);
         init();
-        final Kind kind = enabled ? KINDS.computeIfAbsent(kindOf(main, args), Kind::new) : null;
+        final String name = kindOf(main, args);
+        final Kind kind = enabled ? KINDS.computeIfAbsent(name, Kind::new) : null;
+        if (useOnly && Files.exists(ready(name)))
+        {
+            command.add("-XX:AOTCache=" + dir.resolve(name + ".aot"));
+        }
         if (kind != null)
         {
-            advance(kind);
+            command.add("-D" + READY_CACHES + "=" + dir);
+            KINDS.values().forEach(MemberJvm::advance); // a launcher started now sees every cache made by now
             kind.starts++;
             if (kind.stage == Stage.READY)
             {
@@ -183,7 +202,7 @@ public final class MemberJvm
         }
         else if (kind.stage == Stage.CREATING && !kind.creator.isAlive())
         {
-            if (kind.creator.exitValue() == 0 && Files.exists(kind.cache()))
+            if (kind.creator.exitValue() == 0 && Files.exists(kind.cache()) && markReady(kind))
             {
                 kind.stage = Stage.READY;
             }
@@ -191,6 +210,19 @@ public final class MemberJvm
             {
                 again(kind); // a record cut short (its member killed as it wrote it) creates nothing
             }
+        }
+    }
+
+    private static boolean markReady(final Kind kind)
+    {
+        try
+        {
+            Files.writeString(ready(kind.name), "");
+            return true;
+        }
+        catch (final IOException ex)
+        {
+            return false;
         }
     }
 
@@ -241,12 +273,22 @@ public final class MemberJvm
         final String where = System.getProperty("test.weft.aotCache", "");
         if (where.isBlank())
         {
+            final String made = System.getProperty(READY_CACHES, "");
+            useOnly = !made.isBlank();
+            dir = useOnly ? Path.of(made) : null;
             return;
         }
         try
         {
             dir = Path.of(where);
             Files.createDirectories(dir);
+            try (Stream<Path> marks = Files.list(dir))
+            {
+                for (final Path mark : marks.filter(f -> f.toString().endsWith(".ready")).toList())
+                {
+                    Files.delete(mark); // an earlier run's: its cache was made from other jars
+                }
+            }
             classPath = jarsOnly(classPath);
             enabled = true;
         }

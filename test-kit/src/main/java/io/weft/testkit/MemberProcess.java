@@ -180,6 +180,12 @@ public final class MemberProcess implements AutoCloseable
     public void kill()
     {
         process.destroyForcibly();
+        awaitEnd();
+    }
+
+    /** Up to 10 s for the process to end; an interrupt ends the wait and stays set. */
+    private void awaitEnd()
+    {
         try
         {
             process.waitFor(10, TimeUnit.SECONDS);
@@ -235,14 +241,7 @@ public final class MemberProcess implements AutoCloseable
         {
             // the AOT record of its kind is written at exit, and kill -9 writes nothing: SIGTERM first
             process.destroy();
-            try
-            {
-                process.waitFor(10, TimeUnit.SECONDS);
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-            }
+            awaitEnd();
         }
         if (process.isAlive())
         {

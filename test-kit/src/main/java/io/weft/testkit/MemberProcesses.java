@@ -83,7 +83,9 @@ public final class MemberProcesses implements AutoCloseable
         {
             if (!arg.startsWith("-agentlib") && !arg.startsWith("-javaagent") &&
                 // this JVM's own parent, when a member starts members
-                !arg.startsWith("-D" + ParentWatch.PROPERTY + "="))
+                !arg.startsWith("-D" + ParentWatch.PROPERTY + "=") &&
+                // this JVM's own AOT cache or record (of its kind, a launcher): its members are of other kinds
+                !arg.startsWith("-XX:AOT") && !arg.startsWith("-Xlog:aot"))
             {
                 flags.add(arg);
             }
