@@ -56,6 +56,10 @@ final class FailureDetector implements AutoCloseable
     private final Consumer<String> onMinority;
     private final PhiAccrual[] detectors;
     private final long[] lastBeat;
+    /** When each rank's heartbeat last advanced here: a silence that only the transport's signs of life cover. */
+    private final long[] beatAdvanced;
+    /** Per rank: that silence is logged, once until its heartbeat advances again. */
+    private final boolean[] coverLogged;
     // last sign of life per rank: written by this detector's thread, read by suspicions on the transport's threads
     private final AtomicLongArray lastChange;
     private final boolean[] suspectedByMe;
@@ -95,6 +99,8 @@ final class FailureDetector implements AutoCloseable
         }
         this.lastBeat = new long[rows];
         Arrays.fill(lastBeat, -1);
+        this.beatAdvanced = new long[rows];
+        this.coverLogged = new boolean[rows];
         this.lastChange = new AtomicLongArray(rows);
         this.suspectedByMe = new boolean[rows];
         this.thread = Thread.ofPlatform().name("weft-fd-" + memberIds.get(sst.myRank())).daemon(true)
@@ -255,12 +261,15 @@ final class FailureDetector implements AutoCloseable
                 }
                 lastBeat[r] = seen;
                 lastChange.set(r, now);
+                beatAdvanced[r] = now;
+                coverLogged[r] = false;
                 continue;
             }
             final long heard = sst.lastHeardNanos(r);
             if (heard != Long.MIN_VALUE && heard - lastChange.get(r) > 0)
             {
                 lastChange.set(r, heard); // its beats or data are arriving: alive, its heartbeat queued behind data
+                logCovered(r, now, heard);
                 continue;
             }
             final double silence = TimeUnit.NANOSECONDS.toMicros(now - lastChange.get(r)) / 1000.0;
@@ -289,6 +298,21 @@ final class FailureDetector implements AutoCloseable
                     suspect(r, "suspected by member " + memberIds.get(p));
                 }
             }
+        }
+    }
+
+    /**
+     * A heartbeat silent for a failure timeout while the transport still hears from the member (beats, data) is a
+     * stalled data path, or signs of life that are not the member's: worth a line, once, when it decides nothing.
+     */
+    private void logCovered(final int r, final long now, final long heard)
+    {
+        if (!coverLogged[r] && lastBeat[r] >= 0 && now - beatAdvanced[r] > timeoutNanos)
+        {
+            coverLogged[r] = true;
+            LOG.info("member {}: no heartbeat for {} ms, but its transport heard from it {} ms ago: not suspected",
+                memberIds.get(r), TimeUnit.NANOSECONDS.toMillis(now - beatAdvanced[r]),
+                TimeUnit.NANOSECONDS.toMillis(now - heard));
         }
     }
 

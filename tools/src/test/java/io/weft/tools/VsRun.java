@@ -144,7 +144,30 @@ final class VsRun implements AutoCloseable
     /** Waits until member {@code id} installed a view of exactly {@code members} (for example "[1, 2, 4]"). */
     void awaitMembers(final int id, final String members, final Duration timeout) throws Exception
     {
-        live.get(id).awaitOutput(output -> hasView(output, members), timeout, "a view of " + members);
+        try
+        {
+            live.get(id).awaitOutput(output -> hasView(output, members), timeout, "a view of " + members);
+        }
+        catch (final AssertionError ex)
+        {
+            throw withOthers(id, ex);
+        }
+    }
+
+    /** A member's failure with the other live members' outputs: why a view never came may show in any of them. */
+    private AssertionError withOthers(final int id, final AssertionError ex)
+    {
+        final StringBuilder all = new StringBuilder(ex.getMessage());
+        live.forEach((other, p) ->
+        {
+            if (other != id)
+            {
+                all.append("\n\noutput of member ").append(other).append(":\n").append(p.output());
+            }
+        });
+        final AssertionError more = new AssertionError(all.toString(), ex.getCause());
+        more.setStackTrace(ex.getStackTrace());
+        return more;
     }
 
     /**
