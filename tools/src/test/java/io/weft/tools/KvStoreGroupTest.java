@@ -688,6 +688,7 @@ class KvStoreGroupTest
             {
                 assertEquals("1", redisCli(port, "llen", "unblocked"), "no unblocked BLPOP took the item: " + port);
             }
+            commandStatsCountWhatAClientRan(c);
             assertEquals(3, a.clientList().lines().count(), a.clientList());
             final String listed = a.clientList(id);
             assertEquals(mine.replace("cmd=client|info", "cmd=client|list").replaceAll(" age=\\d+ idle=\\d+", ""),
@@ -709,6 +710,40 @@ class KvStoreGroupTest
                 .skipMe(redis.clients.jedis.params.ClientKillParams.SkipMe.NO)), "answered, then closed");
             assertThrows(JedisConnectionException.class, a::ping);
         }
+    }
+
+    /**
+     * INFO's commandstats, errorstats and stats count what {@code c}, the only client that runs commands meanwhile,
+     * ran after CONFIG RESETSTAT: calls through the group and at the connection, failed calls (an error from running
+     * it), rejected ones (arity), an unknown command as an error reply only. Plain INFO leaves commandstats out.
+     */
+    private static void commandStatsCountWhatAClientRan(final Jedis c)
+    {
+        assertEquals("OK", c.configResetStat());
+        assertEquals("OK", c.set("counted", "x"));
+        assertEquals("x", c.get("counted"));
+        assertEquals("ERR value is not an integer or out of range",
+            assertThrows(JedisDataException.class, () -> c.incr("counted")).getMessage());
+        assertTrue(assertThrows(JedisDataException.class, () -> c.lpush("counted", "y")).getMessage()
+            .startsWith("WRONGTYPE "));
+        assertEquals("ERR wrong number of arguments for 'get' command",
+            assertThrows(JedisDataException.class, () -> c.sendCommand(Protocol.Command.GET)).getMessage());
+        assertTrue(assertThrows(JedisDataException.class, () -> c.sendCommand(() -> SafeEncoder.encode("NOSUCH")))
+            .getMessage().startsWith("ERR unknown command 'NOSUCH'"));
+        final String commands = c.info("commandstats").replaceAll("usec=\\d+,usec_per_call=[\\d.]+", "usec");
+        assertEquals("# Commandstats\n" +
+            "cmdstat_config|resetstat:calls=1,usec,rejected_calls=0,failed_calls=0\n" +
+            "cmdstat_get:calls=1,usec,rejected_calls=1,failed_calls=0\n" +
+            "cmdstat_incr:calls=1,usec,rejected_calls=0,failed_calls=1\n" +
+            "cmdstat_lpush:calls=1,usec,rejected_calls=0,failed_calls=1\n" +
+            "cmdstat_set:calls=1,usec,rejected_calls=0,failed_calls=0\n", commands.replace("\r\n", "\n"));
+        final String errors = c.info("errorstats");
+        assertEquals("# Errorstats\r\nerrorstat_ERR:count=3\r\nerrorstat_WRONGTYPE:count=1\r\n", errors);
+        final String stats = c.info("stats");
+        assertTrue(stats.contains("\r\ntotal_commands_processed:7\r\ntotal_error_replies:4\r\n"), stats);
+        final String usual = c.info();
+        assertTrue(usual.contains("# Errorstats") && !usual.contains("# Commandstats"), usual);
+        assertTrue(c.info("everything").contains("\r\ncmdstat_info:calls=4,"), "INFO counts itself after its reply");
     }
 
     /**

@@ -6,7 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Applies delivered batches to a replica's store on the delivery thread: this member's own from the commands it kept,
- * completing each command's reply (and timing it for the {@link SlowLog}), another member's from the bytes it sent.
+ * completing each command's reply (and timing it for the {@link SlowLog} and {@link CommandStats}), another member's
+ * from the bytes it sent.
  */
 final class BatchApplier
 {
@@ -47,8 +48,7 @@ final class BatchApplier
         }
         writes.addAndGet(written); // counted first: a client that saw its reply sees it in INFO
         reads.addAndGet(n - written);
-        final boolean timed = slowLog.on();
-        long mark = timed ? System.nanoTime() : 0; // one clock reading a command: from the end of the one before
+        long mark = System.nanoTime(); // one clock reading a command: from the end of the one before
         for (int i = 0; i < n; i++)
         {
             final Command command = commands.get(i);
@@ -58,12 +58,13 @@ final class BatchApplier
             }
             final Reply reply = command.write ? store.write(command.args, keys[i], batch.now()) :
                 store.apply(command.args, keys[i], batch.now()); // the arguments the batch carries
-            if (timed)
-            {
-                final long end = System.nanoTime();
-                slowLog.offer(command, end - mark);
-                mark = end;
-            }
+            final long end = System.nanoTime();
+            command.runNanos += end - mark; // before its reply is set: INFO commandstats
+            // the store refuses a wrong count of words as Redis does before running a command: a rejected call
+            command.rejected = reply instanceof Reply.Error && CommandTable.refusal(Commands.name(command.args),
+                command.args) != null;
+            slowLog.offer(command, end - mark);
+            mark = end;
             if (command.write)
             {
                 store.versions().publish(); // before its reply: its client's WATCH after the reply sees this write

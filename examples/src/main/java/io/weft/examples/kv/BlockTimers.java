@@ -42,6 +42,19 @@ final class BlockTimers
         }, command.blockedUntil - System.nanoTime(), TimeUnit.NANOSECONDS));
     }
 
+    /** Its client gone: the blocking commands among {@code due} wait no more, and nothing is popped for them. */
+    void cancelWaiting(final Iterable<Command> due)
+    {
+        for (final Command c : due)
+        {
+            if (c.blockedUntil != 0)
+            {
+                blocked.cancel(c);
+                stop(c);
+            }
+        }
+    }
+
     /** Cancels the timer of {@code command}, answered or gone, if it has one. */
     void stop(final Command command)
     {

@@ -66,11 +66,11 @@ final class ClientSession
     {
         if (!authenticated && !BEFORE_AUTH.contains(named)) // as Redis: its checks of the words first
         {
-            return Command.answered(Objects.requireNonNullElse(CommandTable.refusal(named, given), NO_AUTH), resp3);
+            return Command.refused(Objects.requireNonNullElse(CommandTable.refusal(named, given), NO_AUTH), resp3);
         }
         if (subscribed && !resp3 && !SUBSCRIBED_RESP2.contains(named))
         {
-            return Command.answered(Reply.error("ERR Can't execute '" + named.toLowerCase(Locale.ROOT) + "': only " +
+            return Command.refused(Reply.error("ERR Can't execute '" + named.toLowerCase(Locale.ROOT) + "': only " +
                 "(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"), false);
         }
         return null;

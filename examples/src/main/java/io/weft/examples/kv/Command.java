@@ -50,6 +50,15 @@ final class Command
     long waitingSince;
     /** Event loop: CLIENT REPLY OFF or SKIP: the reply is not written ({@link ClientSession#answerOrNot}). */
     boolean unsent;
+    /**
+     * The name INFO's commandstats count it under ({@code get}, {@code client|list}: {@link CommandTable#listed});
+     * null for none (a push, an unknown command). Event loop.
+     */
+    String listed;
+    /** Refused before it ran (arity, NOAUTH, ...): a rejected call, not a failed one ({@link CommandStats}). */
+    boolean rejected;
+    /** The time running it took, in nanoseconds: set before its reply is (a blocking command's runs add up). */
+    long runNanos;
     /** The connection's session it came from (its address and name for the {@link SlowLog}); null for none. */
     final ClientSession client;
     /** Told once the reply is set, on the thread that set it; null for a reply known at once. */
@@ -118,6 +127,14 @@ final class Command
         return new Command(reply, resp3);
     }
 
+    /** A command refused before it ran, answered {@code refusal} at once ({@link #rejected}). */
+    static Command refused(final Reply refusal, final boolean resp3)
+    {
+        final Command command = new Command(refusal, resp3);
+        command.rejected = true;
+        return command;
+    }
+
     /**
      * Sets the reply unless one is set already (a refusal racing the delivery: the first stands) and tells the
      * connection. Release: the event loop that reads the reply with acquire sees the reply object whole.
@@ -127,6 +144,18 @@ final class Command
         if (REPLY.compareAndSet(this, null, answer) && onReply != null)
         {
             onReply.run();
+        }
+    }
+
+    /**
+     * Event loop, after dispatching it: a command answered at once ran from {@code start} ({@link System#nanoTime})
+     * to now; one sent through the group is timed by the delivery thread, the only writer of {@link #runNanos} then.
+     */
+    void answeredSince(final long start)
+    {
+        if (isDone())
+        {
+            runNanos += System.nanoTime() - start;
         }
     }
 

@@ -111,9 +111,12 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             }
             return;
         }
+        final long start = System.nanoTime();
         final Command command = dispatch(given);
         if (command != null)
         {
+            command.listed = session.lastCommand; // counted as its reply is written (drain)
+            command.answeredSince(start);
             enqueue(session.answerOrNot(command));
         }
     }
@@ -223,7 +226,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             return null;
         }
         final Reply refused = CommandTable.refusal(cmd, args); // as Redis, before the command runs
-        return Command.answered(refused != null ? refused : connectionCommand(cmd, args), session.resp3);
+        return refused != null ? Command.refused(refused, session.resp3) :
+            Command.answered(connectionCommand(cmd, args), session.resp3);
     }
 
     /** A command while MULTI is open: EXEC sends the transaction, DISCARD drops it, others are queued. */
@@ -462,6 +466,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         {
             out = out == null ? ctx.alloc().ioBuffer() : out;
             pending.poll();
+            replica.stats.replied(head, reply);
             if (head.blockedUntil != 0)
             {
                 timers.stop(head);
@@ -566,6 +571,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     public void channelActive(final ChannelHandlerContext context)
     {
         replica.connectedClients.incrementAndGet();
+        replica.stats.connected();
         session.connectedTo(context.channel().remoteAddress(), context.channel().localAddress());
         clients.add(session.id, this);
         context.fireChannelActive();
@@ -574,14 +580,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     @Override
     public void channelInactive(final ChannelHandlerContext context)
     {
-        for (final Command c : pending)
-        {
-            if (c.blockedUntil != 0)
-            {
-                replica.store.blocked.cancel(c); // a client gone waits no more: nothing is popped for it
-                timers.stop(c);
-            }
-        }
+        timers.cancelWaiting(pending);
         pending.clear(); // replies still due are dropped with the connection; their commands still apply
         held.clear(); // read while it waited: never run, as in Redis
         waitingOn = null;

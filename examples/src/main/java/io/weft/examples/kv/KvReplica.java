@@ -64,6 +64,10 @@ public final class KvReplica implements AutoCloseable
     /** Commands of this member's clients that took long to apply here (SLOWLOG). */
     final SlowLog slowLog = new SlowLog();
     final BatchApplier applier = new BatchApplier(store, slowLog);
+    /** What this member's clients ran: INFO's commandstats, errorstats and totals. */
+    final CommandStats stats = new CommandStats();
+    /** When this member started serving, for INFO's uptime ({@link System#nanoTime}). */
+    final long startedNanos = System.nanoTime();
     private final boolean localReads;
     final KvLog log;
     private final CountDownLatch serving = new CountDownLatch(1);
@@ -283,21 +287,28 @@ public final class KvReplica implements AutoCloseable
         final String reason = down();
         if (reason != null)
         {
-            command.complete(Reply.error("CLUSTERDOWN " + reason));
+            refuse(command, "CLUSTERDOWN " + reason);
         }
         else if (command.write && store.bytes() > maxMemory && Commands.mayGrow(command.args))
         {
-            command.complete(Reply.error("OOM command not allowed when used memory > 'maxmemory'."));
+            refuse(command, "OOM command not allowed when used memory > 'maxmemory'.");
         }
         else if (command.write && command.bytes > maxCommandBytes())
         {
-            command.complete(Reply.error("ERR command of " + command.bytes + " bytes exceeds the replicated store's " +
-                "limit of " + maxCommandBytes() + " bytes (weft.subgroups[" + SUBGROUP + "].max-payload)"));
+            refuse(command, "ERR command of " + command.bytes + " bytes exceeds the replicated store's limit of " +
+                maxCommandBytes() + " bytes (weft.subgroups[" + SUBGROUP + "].max-payload)");
         }
         else
         {
             proposer.submit(command);
         }
+    }
+
+    /** Refused before it ran: a rejected call in INFO's commandstats. */
+    private static void refuse(final Command command, final String error)
+    {
+        command.rejected = true;
+        command.complete(Reply.error(error));
     }
 
     /**

@@ -15,7 +15,7 @@ import java.util.List;
  * how many more), the client's address and name. A command's time is the delivery thread's, applying it (not the
  * wait for its batch's turn in the group's order, which the client's round trip holds), from the end of the one before
  * it in its batch. Commands a connection answers itself (PING, INFO, CLIENT, ...; reads with {@code --reads local})
- * are not timed; nor are other members' commands, which their own members log. The delivery thread adds entries,
+ * are not logged; nor are other members' commands, which their own members log. The delivery thread adds entries,
  * event loops read them: both under its monitor.
  */
 final class SlowLog
@@ -67,12 +67,6 @@ final class SlowLog
     int maxLen()
     {
         return maxLen;
-    }
-
-    /** Whether commands are timed at all. */
-    boolean on()
-    {
-        return slowerThanMicros >= 0;
     }
 
     /** Delivery thread: {@code command} took {@code nanos} to apply; logged if that is at least the threshold. */

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What a member tells about itself: INFO's sections, and CONFIG GET's settings under Redis's names with this store's
@@ -24,23 +25,25 @@ final class StoreReport
     }
 
     /**
-     * The INFO text: server, clients, memory (the store's estimate), stats (this member's pub/sub), replication (the
-     * view) and keyspace sections.
+     * The INFO text: server, clients, memory (the store's estimate), stats (this member's connections, commands,
+     * errors and pub/sub), replication (the view), errorstats, keyspace and commandstats sections.
      */
     static String info(final KvReplica r)
     {
         final Group g = r.group;
         final View view = g.view();
         final long now = System.currentTimeMillis();
+        final long uptime = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - r.startedNanos);
         return "# Server\r\nredis_version:7.2.0\r\nweft_store:replicated key-value store on a Weft group\r\n" +
-            "process_id:" + ProcessHandle.current().pid() + "\r\n" +
+            "process_id:" + ProcessHandle.current().pid() + "\r\nuptime_in_seconds:" + uptime + "\r\n" +
+            "uptime_in_days:" + uptime / 86_400 + "\r\n" +
             "\r\n# Clients\r\nconnected_clients:" + r.connectedClients.get() + "\r\nblocked_clients:" +
             r.store.blocked.size() + "\r\nweft_clients_paused_for_output:" + r.clientsPausedForOutput.get() + "\r\n" +
             "\r\n# Memory\r\nused_memory:" + r.store.bytes() + "\r\nmaxmemory:" + r.maxMemory +
             "\r\nmaxmemory_policy:noeviction\r\n" +
-            "\r\n# Stats\r\npubsub_channels:" + r.pubSub.count(PubSub.Kind.CHANNEL) + "\r\npubsub_patterns:" +
-            r.pubSub.count(PubSub.Kind.PATTERN) + "\r\npubsubshard_channels:" + r.pubSub.count(PubSub.Kind.SHARD) +
-            "\r\n" +
+            "\r\n# Stats\r\n" + r.stats.stats() + "pubsub_channels:" + r.pubSub.count(PubSub.Kind.CHANNEL) +
+            "\r\npubsub_patterns:" + r.pubSub.count(PubSub.Kind.PATTERN) + "\r\npubsubshard_channels:" +
+            r.pubSub.count(PubSub.Kind.SHARD) + "\r\n" +
             "\r\n# Replication\r\nrole:master\r\nweft_member_id:" + r.me + "\r\nweft_view_id:" + view.id() + "\r\n" +
             "weft_view_members:" + view.members() + "\r\nweft_view_leader:" + view.members().getFirst() + "\r\n" +
             "weft_transport:" + g.config().transport().kind().name().toLowerCase(Locale.ROOT) + "\r\n" +
@@ -50,7 +53,9 @@ final class StoreReport
             r.applier.reads.get() + "\r\nweft_local_reads_ordered:" + r.store.sequence.ordered() +
             "\r\nweft_batches_sent:" + r.proposer.batchesSent() + "\r\nweft_status:" +
             Objects.requireNonNullElse(r.down(), "ok") + "\r\n" +
-            "\r\n# Keyspace\r\ndb0:keys=" + r.store.size(now) + ",expires=" + r.store.expiring(now) + ",avg_ttl=0\r\n";
+            "\r\n" + r.stats.errorstats() +
+            "\r\n# Keyspace\r\ndb0:keys=" + r.store.size(now) + ",expires=" + r.store.expiring(now) + ",avg_ttl=0\r\n" +
+            "\r\n" + r.stats.commandstats();
     }
 
     /**
@@ -61,6 +66,11 @@ final class StoreReport
     static Reply config(final KvReplica r, final List<byte[]> args)
     {
         final String sub = Commands.word(args.get(1));
+        if (sub.equals("RESETSTAT"))
+        {
+            r.stats.reset();
+            return Reply.OK;
+        }
         if (!sub.equals("GET"))
         {
             return sub.equals("HELP") ? Subcommands.help("CONFIG") : Subcommands.unsupported("CONFIG", args);
@@ -114,22 +124,22 @@ final class StoreReport
     }
 
     /**
-     * INFO [section ...]: the sections of {@code info} named by the arguments in any case (Redis 7 takes several), all
-     * of them for none, "default", "all" or "everything"; an unknown name adds nothing.
+     * INFO [section ...]: the sections of {@code info} named by the arguments in any case (Redis 7 takes several);
+     * for none or "default", all but commandstats, as Redis; all of them for "all" or "everything"; an unknown name
+     * adds nothing.
      */
     static String sections(final String info, final List<byte[]> args)
     {
         final List<String> names = args.subList(1, args.size()).stream()
             .map(a -> Commands.text(a).toLowerCase(Locale.ROOT)).toList();
-        if (names.isEmpty() || names.stream().anyMatch(List.of("default", "all", "everything")::contains))
-        {
-            return info;
-        }
+        final boolean every = names.contains("all") || names.contains("everything");
+        final boolean usual = names.isEmpty() || names.contains("default");
         final StringBuilder out = new StringBuilder();
         for (final String section : info.split("\r\n\r\n"))
         {
-            final String name = section.substring(2, section.indexOf("\r\n")).toLowerCase(Locale.ROOT); // "# Name"
-            if (names.contains(name))
+            final int end = section.indexOf("\r\n"); // none in an empty section (no errors yet)
+            final String name = section.substring(2, end < 0 ? section.length() : end).toLowerCase(Locale.ROOT);
+            if (every || names.contains(name) || usual && !name.equals("commandstats"))
             {
                 out.append(out.isEmpty() ? "" : "\r\n").append(section.strip()).append("\r\n");
             }

@@ -81,7 +81,7 @@ final class Subcommands
         "CONFIG", table(
             answered(-3, "GET <pattern> [<pattern> ...]",
                 "The settings whose names a glob matches, with their values."),
-            refused("RESETSTAT", 2, fixedSettings("RESETSTAT")),
+            answered(2, "RESETSTAT", "Resets this member's statistics in INFO (commandstats, errorstats, totals)."),
             refused("REWRITE", 2, fixedSettings("REWRITE")),
             refused("SET", -4, fixedSettings("SET"))),
         "MEMORY", table(

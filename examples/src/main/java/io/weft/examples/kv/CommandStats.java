@@ -1,0 +1,145 @@
+package io.weft.examples.kv;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What INFO's {@code Commandstats}, {@code Errorstats} and part of {@code Stats} report: per command of this member's
+ * clients, the calls, the time they took and how many failed (an error from running it) or were rejected (refused
+ * before it ran: arity, NOAUTH, a command not allowed while subscribed); per error prefix ({@code ERR},
+ * {@code WRONGTYPE}, ...), the error replies; and the totals. A command that went through the group is timed as the
+ * {@link SlowLog} times it (the delivery thread applying it here, not its batch's wait for its turn); one the
+ * connection answers itself, for its dispatch. Commands queued in a transaction and those a script calls count
+ * under EXEC and EVAL only (Redis counts each of them too). {@code CONFIG RESETSTAT} sets everything back to 0.
+ * Counted on the event loops as replies are written ({@link #replied}); read by INFO on any of them.
+ */
+final class CommandStats
+{
+    /** Redis's limit on distinct error prefixes: an error of a new prefix past it counts in the totals only. */
+    static final int MAX_ERROR_PREFIXES = 128;
+
+    /** One command's counters. */
+    private static final class Calls
+    {
+        final LongAdder calls = new LongAdder();
+        final LongAdder nanos = new LongAdder();
+        final LongAdder rejected = new LongAdder();
+        final LongAdder failed = new LongAdder();
+    }
+
+    private final Map<String, Calls> commands = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
+    private final LongAdder processed = new LongAdder();
+    private final LongAdder errorReplies = new LongAdder();
+    private final LongAdder connections = new LongAdder();
+
+    /** A client connected: INFO's {@code total_connections_received}. */
+    void connected()
+    {
+        connections.increment();
+    }
+
+    /**
+     * Event loop: {@code command}'s reply {@code reply} is written, or dropped by CLIENT REPLY OFF; counted under its
+     * {@link Command#listed} name (a push, or an unknown command or subcommand, has none and counts only as an
+     * error reply, as in Redis). A QUEUED reply counts nothing: the command counts at EXEC.
+     */
+    void replied(final Command command, final Reply reply)
+    {
+        if (reply == Transaction.QUEUED || reply instanceof Reply.Push)
+        {
+            return;
+        }
+        final boolean error = reply instanceof Reply.Error;
+        final String name = command.listed;
+        if (name != null)
+        {
+            final Calls c = commands.computeIfAbsent(name, n -> new Calls()); // a lookup once the name is known
+            if (error && command.rejected)
+            {
+                c.rejected.increment();
+            }
+            else
+            {
+                c.calls.increment();
+                c.nanos.add(command.runNanos);
+                processed.increment();
+                if (error)
+                {
+                    c.failed.increment();
+                }
+            }
+        }
+        if (error)
+        {
+            errorReplies.increment();
+            final String prefix = prefix(((Reply.Error)reply).text());
+            final LongAdder seen = errors.get(prefix);
+            final LongAdder count = seen != null ? seen : newPrefix(prefix);
+            if (count != null)
+            {
+                count.increment();
+            }
+        }
+    }
+
+    /** The counter of a prefix not seen before, or null past {@value #MAX_ERROR_PREFIXES} of them. */
+    private synchronized LongAdder newPrefix(final String prefix)
+    {
+        return errors.size() < MAX_ERROR_PREFIXES ? errors.computeIfAbsent(prefix, p -> new LongAdder()) :
+            errors.get(prefix);
+    }
+
+    /** An error's first word, as Redis keys its errorstats: "ERR", "WRONGTYPE", "NOSCRIPT", ... */
+    static String prefix(final String error)
+    {
+        final int space = error.indexOf(' ');
+        return space < 0 ? error : error.substring(0, space);
+    }
+
+    /** CONFIG RESETSTAT. */
+    void reset()
+    {
+        commands.clear();
+        errors.clear();
+        processed.reset();
+        errorReplies.reset();
+        connections.reset();
+    }
+
+    /** The lines INFO's {@code Stats} section takes from here. */
+    String stats()
+    {
+        return "total_connections_received:" + connections.sum() + "\r\ntotal_commands_processed:" +
+            processed.sum() + "\r\ntotal_error_replies:" + errorReplies.sum() + "\r\n";
+    }
+
+    /** INFO's {@code Commandstats} section, a line per command that was called or rejected, by name. */
+    String commandstats()
+    {
+        final StringBuilder s = new StringBuilder("# Commandstats\r\n");
+        new TreeMap<>(commands).forEach((name, c) ->
+        {
+            final long calls = c.calls.sum();
+            final long micros = c.nanos.sum() / 1000;
+            s.append("cmdstat_").append(name.toLowerCase(Locale.ROOT)).append(":calls=").append(calls)
+                .append(",usec=").append(micros).append(",usec_per_call=")
+                .append(String.format(Locale.ROOT, "%.2f", calls == 0 ? 0.0 : (double)micros / calls))
+                .append(",rejected_calls=").append(c.rejected.sum()).append(",failed_calls=").append(c.failed.sum())
+                .append("\r\n");
+        });
+        return s.toString();
+    }
+
+    /** INFO's {@code Errorstats} section, a line per error prefix, by prefix. */
+    String errorstats()
+    {
+        final StringBuilder s = new StringBuilder("# Errorstats\r\n");
+        new TreeMap<>(errors).forEach((prefix, count) ->
+            s.append("errorstat_").append(prefix).append(":count=").append(count.sum()).append("\r\n"));
+        return s.toString();
+    }
+}

@@ -1,0 +1,94 @@
+package io.weft.examples.kv;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link CommandStats}: what counts as a call, a failure, a rejection and an error reply, and INFO's lines. */
+@Timeout(10)
+class CommandStatsTest
+{
+    private final CommandStats stats = new CommandStats();
+
+    /**
+     * A reply counts under the command's listed name: an error from running it as a failed call, one from a refusal
+     * as a rejected call (not a call); the time is the sum of the calls', in microseconds.
+     */
+    @Test
+    void callsFailuresAndRejectionsAreCountedPerCommand()
+    {
+        stats.replied(ran("SET", 1_500), Reply.OK);
+        stats.replied(ran("SET", 2_600), Reply.OK);
+        stats.replied(ran("INCR", 1_000), Reply.error("ERR value is not an integer or out of range"));
+        stats.replied(ran("LPUSH", 0), Reply.error("WRONGTYPE Operation against a key holding the wrong kind of " +
+            "value"));
+        final Command arity = Command.refused(Reply.error("ERR wrong number of arguments for 'get' command"), false);
+        arity.listed = "GET";
+        stats.replied(arity, arity.reply());
+        stats.replied(ran("CLIENT|LIST", 7_000), new Reply.Simple("id=1"));
+        assertEquals("# Commandstats\r\n" +
+            "cmdstat_client|list:calls=1,usec=7,usec_per_call=7.00,rejected_calls=0,failed_calls=0\r\n" +
+            "cmdstat_get:calls=0,usec=0,usec_per_call=0.00,rejected_calls=1,failed_calls=0\r\n" +
+            "cmdstat_incr:calls=1,usec=1,usec_per_call=1.00,rejected_calls=0,failed_calls=1\r\n" +
+            "cmdstat_lpush:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=1\r\n" +
+            "cmdstat_set:calls=2,usec=4,usec_per_call=2.00,rejected_calls=0,failed_calls=0\r\n", stats.commandstats());
+        assertEquals("# Errorstats\r\nerrorstat_ERR:count=2\r\nerrorstat_WRONGTYPE:count=1\r\n", stats.errorstats());
+        assertEquals("total_connections_received:0\r\ntotal_commands_processed:5\r\ntotal_error_replies:3\r\n",
+            stats.stats());
+    }
+
+    /**
+     * An unknown command (no listed name) counts as an error reply only; a QUEUED reply and a published message count
+     * nothing; CONFIG RESETSTAT sets everything back to 0.
+     */
+    @Test
+    void unknownCommandsQueuedCommandsAndPushesAndReset()
+    {
+        stats.connected();
+        stats.replied(Command.answered(Reply.error("ERR unknown command 'foo'"), false),
+            Reply.error("ERR unknown command 'foo'"));
+        stats.replied(ran("SET", 10), Transaction.QUEUED);
+        final Reply.Push message = new Reply.Push(List.of(Reply.Bulk.of("message")));
+        stats.replied(Command.answered(message, false), message);
+        assertEquals("# Commandstats\r\n", stats.commandstats());
+        assertEquals("# Errorstats\r\nerrorstat_ERR:count=1\r\n", stats.errorstats());
+        assertEquals("total_connections_received:1\r\ntotal_commands_processed:0\r\ntotal_error_replies:1\r\n",
+            stats.stats());
+        stats.reset();
+        assertEquals("# Errorstats\r\n", stats.errorstats());
+        assertEquals("total_connections_received:0\r\ntotal_commands_processed:0\r\ntotal_error_replies:0\r\n",
+            stats.stats());
+    }
+
+    /** Past 128 error prefixes a new one counts in the total only, as Redis caps them; known ones still count. */
+    @Test
+    void errorPrefixesAreCappedAsRedisCapsThem()
+    {
+        for (int i = 0; i < CommandStats.MAX_ERROR_PREFIXES + 10; i++)
+        {
+            stats.replied(ran("EVAL", 0), Reply.error("E" + i + " raised by a script"));
+        }
+        stats.replied(ran("EVAL", 0), Reply.error("E0 again"));
+        final String errors = stats.errorstats();
+        assertEquals(CommandStats.MAX_ERROR_PREFIXES + 1L, errors.lines().count(), errors);
+        assertTrue(errors.contains("errorstat_E0:count=2\r\n"), errors);
+        assertFalse(errors.contains("errorstat_E128:"), errors);
+        assertEquals("total_connections_received:0\r\ntotal_commands_processed:139\r\ntotal_error_replies:139\r\n",
+            stats.stats());
+        assertEquals("E0", CommandStats.prefix("E0"));
+    }
+
+    /** A command named {@code listed} that ran for {@code nanos}. */
+    private static Command ran(final String listed, final long nanos)
+    {
+        final Command command = Command.answered(Reply.OK, false);
+        command.listed = listed;
+        command.runNanos = nanos;
+        return command;
+    }
+}
