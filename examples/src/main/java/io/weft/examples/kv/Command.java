@@ -175,4 +175,10 @@ final class Command
     {
         return command == null || command.isDone();
     }
+
+    /** {@code command} if it is still waiting for its reply, else null. */
+    static Command pending(final Command command)
+    {
+        return settled(command) ? null : command;
+    }
 }

@@ -64,7 +64,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private BlockTimers timers;
     /** Event loop: the channels and patterns subscribed, once the first SUBSCRIBE came; null before. */
     private Subscriptions subscriptions;
-    /** Event loop: the command this client waits on (blocking, or {@link #heldForOwnWrites}); later ones are held. */
+    /** Event loop: the command this client waits on (blocking, or {@link #heldFor}); later ones are held. */
     private Command waitingOn;
     /** Event loop: the transaction whose EXEC is {@link #waitingOn}, to answer its connection commands; or null. */
     private Transaction answeringAtExec;
@@ -122,16 +122,16 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     }
 
     /**
-     * Event loop: holds {@code given}, and what is read after it, until this connection's last command in the group
-     * has applied here ({@link #resume} runs it then); false when none is still in the group.
+     * Event loop: holds {@code given}, and what is read after it, until {@code pending}, this connection's last command
+     * in the group as {@link Command#pending} read it, has applied here ({@link #resume} runs it then); false for none.
      */
-    private boolean heldForOwnWrites(final List<byte[]> given)
+    private boolean heldFor(final Command pending, final List<byte[]> given)
     {
-        if (Command.settled(lastInGroup))
+        if (pending == null)
         {
             return false;
         }
-        waitingOn = lastInGroup;
+        waitingOn = pending;
         held.addFirst(given);
         return true;
     }
@@ -192,9 +192,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         {
             return notNow;
         }
+        final Command pending = Command.pending(lastInGroup); // before the lookup: one applied in between brought it
         final Scripts scripts = replica.store.scripts; // EVALSHA travels as EVAL with its body
         final List<byte[]> args = transaction != null ? transaction.withBody(scripts, given) : scripts.withBody(given);
-        if (args == null && heldForOwnWrites(given)) // an EVAL of this connection still in the group may bring it
+        if (args == null && heldFor(pending, given)) // an EVAL of this connection still in the group may bring it
         {
             return null;
         }
@@ -221,7 +222,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 Command.settled(lastInGroup) ? replica.readLocal(args) : null;
             return local != null ? Command.answered(local, session.resp3) : (lastInGroup = inGroup(args, false));
         }
-        if (Commands.readsMemberState(cmd) && heldForOwnWrites(given))
+        if (Commands.readsMemberState(cmd) && heldFor(Command.pending(lastInGroup), given))
         {
             return null;
         }
