@@ -76,12 +76,6 @@ public final class MemberJvm
         }
     }
 
-    /** Exists once the cache of kind {@code name} is complete; it stays so for the rest of the run. */
-    private static Path ready(final String name)
-    {
-        return dir.resolve(name + ".ready");
-    }
-
     private static final Map<String, Kind> KINDS = new HashMap<>();
     private static boolean initialised;
     private static boolean enabled;
@@ -211,6 +205,12 @@ public final class MemberJvm
                 again(kind); // a record cut short (its member killed as it wrote it) creates nothing
             }
         }
+    }
+
+    /** Exists once the cache of kind {@code name} is complete; it stays so for the rest of the run. */
+    private static Path ready(final String name)
+    {
+        return dir.resolve(name + ".ready");
     }
 
     private static boolean markReady(final Kind kind)

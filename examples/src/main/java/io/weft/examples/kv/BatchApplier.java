@@ -60,9 +60,7 @@ final class BatchApplier
                 store.apply(command.args, keys[i], batch.now()); // the arguments the batch carries
             final long end = System.nanoTime();
             command.runNanos += end - mark; // before its reply is set: INFO commandstats
-            // the store refuses a wrong count of words as Redis does before running a command: a rejected call
-            command.rejected = reply instanceof Reply.Error && CommandTable.refusal(Commands.name(command.args),
-                command.args) != null;
+            command.rejected = reply instanceof Reply.Error error && isRefusal(command, error);
             slowLog.offer(command, end - mark);
             mark = end;
             if (command.write)
@@ -77,6 +75,16 @@ final class BatchApplier
             keys[i] = null;
         }
         store.removeExpired(batch.now(), written); // as applyWrites does with the batch as the others decode it
+    }
+
+    /**
+     * Whether the store answered {@code command} with the refusal Redis gives before running it (a wrong count of
+     * words, an unknown subcommand): a rejected call in INFO's commandstats, not a failed one.
+     */
+    private static boolean isRefusal(final Command command, final Reply.Error error)
+    {
+        final Reply.Error refusal = CommandTable.refusal(Commands.name(command.args), command.args);
+        return refusal != null && refusal.text().equals(error.text());
     }
 
     /** Applies the writes of an encoded batch of write position {@code position}, at its clock reading. */

@@ -66,7 +66,7 @@ public final class KvReplica implements AutoCloseable
     final BatchApplier applier = new BatchApplier(store, slowLog);
     /** What this member's clients ran: INFO's commandstats, errorstats and totals. */
     final CommandStats stats = new CommandStats();
-    /** When this member started serving, for INFO's uptime ({@link System#nanoTime}). */
+    /** When this replica was made, at its member's start: INFO's uptime ({@link System#nanoTime}). */
     final long startedNanos = System.nanoTime();
     private final boolean localReads;
     final KvLog log;
