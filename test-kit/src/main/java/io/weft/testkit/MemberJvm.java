@@ -72,7 +72,7 @@ public final class MemberJvm
 
         Path cache()
         {
-            return dir.resolve(name + ".aot");
+            return cacheOf(name);
         }
     }
 
@@ -108,7 +108,7 @@ public final class MemberJvm
         final Kind kind = enabled ? KINDS.computeIfAbsent(name, Kind::new) : null;
         if (useOnly && Files.exists(ready(name)))
         {
-            command.add("-XX:AOTCache=" + dir.resolve(name + ".aot"));
+            command.add("-XX:AOTCache=" + cacheOf(name));
         }
         if (kind != null)
         {
@@ -205,6 +205,12 @@ public final class MemberJvm
                 again(kind); // a record cut short (its member killed as it wrote it) creates nothing
             }
         }
+    }
+
+    /** The cache of kind {@code name}: the test JVM's to make, a launcher's to use once {@link #ready}. */
+    private static Path cacheOf(final String name)
+    {
+        return dir.resolve(name + ".aot");
     }
 
     /** Exists once the cache of kind {@code name} is complete; it stays so for the rest of the run. */
