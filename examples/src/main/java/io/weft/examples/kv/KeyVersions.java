@@ -107,7 +107,7 @@ final class KeyVersions
         fresh = false;
     }
 
-    /** The writing thread: the KvWire version of the batch being applied, this build's outside of one. */
+    /** The writing thread: the KvWire version of the batch being applied or last applied (before any, this build's). */
     byte wire()
     {
         return wire;
