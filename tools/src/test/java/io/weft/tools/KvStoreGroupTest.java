@@ -744,6 +744,44 @@ class KvStoreGroupTest
         final String usual = c.info();
         assertTrue(usual.contains("# Errorstats") && !usual.contains("# Commandstats"), usual);
         assertTrue(c.info("everything").contains("\r\ncmdstat_info:calls=4,"), "INFO counts itself after its reply");
+        whatATransactionOrAScriptRanCounts(c);
+    }
+
+    /**
+     * After CONFIG RESETSTAT, the commands of a transaction and of a script count under their own names as in Redis,
+     * EXEC and EVAL as failed when one of them failed; a command refused while MULTI queues it is a rejected call.
+     * Before, they counted under EXEC and EVAL only, and the refused one as a failed call.
+     */
+    private static void whatATransactionOrAScriptRanCounts(final Jedis c)
+    {
+        assertEquals("OK", c.configResetStat());
+        final redis.clients.jedis.Transaction refused = c.multi();
+        refused.sendCommand(Protocol.Command.GET, new String[0]); // a wrong count of words: refused as it is queued
+        assertEquals("OK", refused.discard());
+        final redis.clients.jedis.Transaction t = c.multi();
+        t.set("inner", "1");
+        t.incr("inner");
+        t.lpush("inner", "x");
+        final List<Object> ran = t.exec();
+        assertEquals(List.of("OK", 2L), ran.subList(0, 2));
+        assertTrue(((JedisDataException)ran.get(2)).getMessage().startsWith("WRONGTYPE "), ran.toString());
+        assertTrue(assertThrows(JedisDataException.class, () -> c.eval("redis.call('set', 'inner2', '1'); " +
+            "return redis.call('lpush', 'inner2', 'x')")).getMessage().startsWith("WRONGTYPE "));
+        assertEquals("# Commandstats\n" +
+            "cmdstat_config|resetstat:calls=1,usec,rejected_calls=0,failed_calls=0\n" +
+            "cmdstat_discard:calls=1,usec,rejected_calls=0,failed_calls=0\n" +
+            "cmdstat_eval:calls=1,usec,rejected_calls=0,failed_calls=1\n" +
+            "cmdstat_exec:calls=1,usec,rejected_calls=0,failed_calls=1\n" +
+            "cmdstat_get:calls=0,usec,rejected_calls=1,failed_calls=0\n" +
+            "cmdstat_incr:calls=1,usec,rejected_calls=0,failed_calls=0\n" +
+            "cmdstat_lpush:calls=2,usec,rejected_calls=0,failed_calls=2\n" +
+            "cmdstat_multi:calls=2,usec,rejected_calls=0,failed_calls=0\n" +
+            "cmdstat_set:calls=2,usec,rejected_calls=0,failed_calls=0\n",
+            c.info("commandstats").replaceAll("usec=\\d+,usec_per_call=[\\d.]+", "usec").replace("\r\n", "\n"));
+        assertEquals("# Errorstats\r\nerrorstat_ERR:count=1\r\nerrorstat_WRONGTYPE:count=2\r\n",
+            c.info("errorstats"), "the error the script raised from LPUSH's counts once");
+        final String stats = c.info("stats");
+        assertTrue(stats.contains("\r\ntotal_commands_processed:13\r\ntotal_error_replies:3\r\n"), stats);
     }
 
     /**

@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Applies delivered batches to a replica's store on the delivery thread: this member's own from the commands it kept,
- * completing each command's reply (and timing it for the {@link SlowLog} and {@link CommandStats}), another member's
- * from the bytes it sent.
+ * completing each command's reply (and timing it, and what an EXEC or a script of it ran, for the {@link SlowLog} and
+ * {@link CommandStats}), another member's from the bytes it sent.
  */
 final class BatchApplier
 {
@@ -56,8 +56,19 @@ final class BatchApplier
             {
                 store.versions().next(); // as the others' WriteBatch does: every member stamps the same versions
             }
-            final Reply reply = command.write ? store.write(command.args, keys[i], batch.now()) :
-                store.apply(command.args, keys[i], batch.now()); // the arguments the batch carries
+            final InnerCalls inner = InnerCalls.runsOthers(command.args) ? new InnerCalls() : null;
+            store.counting = inner;
+            final Reply reply;
+            try
+            {
+                reply = command.write ? store.write(command.args, keys[i], batch.now()) :
+                    store.apply(command.args, keys[i], batch.now()); // the arguments the batch carries
+            }
+            finally
+            {
+                store.counting = null; // never left to record another member's
+            }
+            command.inner = inner;
             final long end = System.nanoTime();
             command.runNanos += end - mark; // before its reply is set: INFO commandstats
             command.rejected = reply instanceof Reply.Error error && isRefusal(command, error);

@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.LongAdder;
  * before it ran: arity, NOAUTH, a command not allowed while subscribed); per error prefix ({@code ERR},
  * {@code WRONGTYPE}, ...), the error replies; and the totals. A command that went through the group is timed as the
  * {@link SlowLog} times it (the delivery thread applying it here, not its batch's wait for its turn); one the
- * connection answers itself, for its dispatch. Commands queued in a transaction and those a script calls count
- * under EXEC and EVAL only (Redis counts each of them too). {@code CONFIG RESETSTAT} sets everything back to 0.
+ * connection answers itself, for its dispatch. Commands queued in a transaction and those a script calls count under
+ * their own names too, as in Redis ({@link InnerCalls}). {@code CONFIG RESETSTAT} sets everything back to 0.
  * Counted on the event loops as replies are written ({@link #replied}); read by INFO on any of them.
  */
 final class CommandStats
@@ -45,7 +45,8 @@ final class CommandStats
     /**
      * Event loop: {@code command}'s reply {@code reply} is written, or dropped by CLIENT REPLY OFF; counted under its
      * {@link Command#listed} name (a push, or an unknown command or subcommand, has none and counts only as an
-     * error reply, as in Redis). A QUEUED reply counts nothing: the command counts at EXEC.
+     * error reply, as in Redis). A QUEUED reply counts nothing: the command counts at EXEC. The commands an EXEC or a
+     * script ran ({@link Command#inner}) count under their own names, and the EXEC or EVAL as failed if any did.
      */
     void replied(final Command command, final Reply reply)
     {
@@ -53,36 +54,57 @@ final class CommandStats
         {
             return;
         }
+        final InnerCalls inner = command.inner;
         final boolean error = reply instanceof Reply.Error;
-        final String name = command.listed;
-        if (name != null)
+        if (command.listed != null)
         {
-            final Calls c = commands.computeIfAbsent(name, n -> new Calls()); // a lookup once the name is known
-            if (error && command.rejected)
+            called(command.listed, command.runNanos, error && command.rejected,
+                error || inner != null && inner.anyFailed());
+        }
+        for (int i = 0, n = inner == null ? 0 : inner.size(); i < n; i++)
+        {
+            final String failure = inner.error(i);
+            if (inner.name(i) != null)
             {
-                c.rejected.increment();
+                called(inner.name(i), inner.nanos(i), false, failure != null);
             }
-            else
+            if (failure != null)
             {
-                c.calls.increment();
-                c.nanos.add(command.runNanos);
-                processed.increment();
-                if (error)
-                {
-                    c.failed.increment();
-                }
+                errorReply(failure);
             }
         }
-        if (error)
+        if (error && (inner == null || !inner.answeredRaised())) // a command's error a script raised counted above
         {
-            errorReplies.increment();
-            final String prefix = prefix(((Reply.Error)reply).text());
-            final LongAdder seen = errors.get(prefix);
-            final LongAdder count = seen != null ? seen : newPrefix(prefix);
-            if (count != null)
-            {
-                count.increment();
-            }
+            errorReply(((Reply.Error)reply).text());
+        }
+    }
+
+    private void called(final String name, final long nanos, final boolean rejected, final boolean failed)
+    {
+        final Calls c = commands.computeIfAbsent(name, n -> new Calls()); // a lookup once the name is known
+        if (rejected)
+        {
+            c.rejected.increment();
+            return;
+        }
+        c.calls.increment();
+        c.nanos.add(nanos);
+        processed.increment();
+        if (failed)
+        {
+            c.failed.increment();
+        }
+    }
+
+    private void errorReply(final String error)
+    {
+        errorReplies.increment();
+        final String prefix = prefix(error);
+        final LongAdder seen = errors.get(prefix);
+        final LongAdder count = seen != null ? seen : newPrefix(prefix);
+        if (count != null)
+        {
+            count.increment();
         }
     }
 

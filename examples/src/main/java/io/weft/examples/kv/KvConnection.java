@@ -13,17 +13,16 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One client connection: takes commands decoded by {@link RespDecoder}, answers the connection-level ones itself
- * (PING, ECHO, HELLO, CLIENT, SELECT, INFO, QUIT, WATCH, SUBSCRIBE, ...), hands the store's commands to the {@link
- * KvReplica}, and writes the replies in command order (pipelining), whatever order they complete in, with the
- * messages of its subscriptions among them. A client that pipelines more than {@value #MAX_PENDING} commands is not
- * read until replies drain, and one that does not read its replies is not read either, once Netty's outbound buffer
- * passes its high-water mark: replies wait in {@link #pending} (they refer to the store's values, not copies of them)
- * until it drains, so no client can fill the member's memory with replies it does not take. A protocol error is
+ * ({@link ConnectionCommands}: PING, HELLO, CLIENT, INFO, QUIT, WATCH, SUBSCRIBE, ...), hands the store's commands
+ * to the {@link KvReplica}, and writes the replies in command order (pipelining), whatever order they complete in,
+ * with the messages of its subscriptions among them. A client that pipelines more than {@value #MAX_PENDING} commands
+ * is not read until replies drain, and one that does not read its replies is not read either, once Netty's outbound
+ * buffer passes its high-water mark: replies wait in {@link #pending} (they refer to the store's values, not copies of
+ * them) until it drains, so no client can fill the member's memory with replies it does not take. A protocol error is
  * answered and the connection closed, as Redis does.
  */
 final class KvConnection extends ChannelInboundHandlerAdapter
@@ -38,6 +37,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private final ArrayDeque<Command> pending = new ArrayDeque<>();
     final ClientSession session;
     private final Clients clients;
+    private final ConnectionCommands connectionCommands;
     /** This connection's last command sent through the group: a local read waits for it (its replies in order). */
     private Command lastInGroup;
     private final AtomicBoolean drainRequested = new AtomicBoolean();
@@ -59,7 +59,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     /** Event loop: the open MULTI, or null. */
     private Transaction transaction;
     /** Event loop: the keys watched until EXEC, DISCARD, UNWATCH or RESET, in the order watched. */
-    private final Map<Key, Transaction.Watch> watching = new LinkedHashMap<>();
+    final Map<Key, Transaction.Watch> watching = new LinkedHashMap<>();
     /** Event loop: the timers of this connection's blocking commands not yet answered; made with its context. */
     private BlockTimers timers;
     /** Event loop: the channels and patterns subscribed, once the first SUBSCRIBE came; null before. */
@@ -78,6 +78,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         this.replica = replica;
         this.clients = clients;
         this.session = new ClientSession(id, user);
+        this.connectionCommands = new ConnectionCommands(this, replica, clients);
     }
 
     @Override
@@ -142,11 +143,11 @@ final class KvConnection extends ChannelInboundHandlerAdapter
      */
     private void resume()
     {
-        final Reply waited = waitingOn.reply();
+        final Command waited = waitingOn;
         waitingOn = null;
         if (answeringAtExec != null) // before the commands read after EXEC: CLIENT SETNAME in it, GETNAME after it
         {
-            answeringAtExec.answer(waited, args -> connectionCommand(Commands.name(args), args));
+            answeringAtExec.answer(waited, args -> connectionCommands.run(Commands.name(args), args));
             answeringAtExec = null;
         }
         final boolean burst = reading;
@@ -201,8 +202,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
         if (args == null) // a script this member does not know; in a transaction, NOSCRIPT is its place in EXEC's reply
         {
-            return Command.answered(transaction != null ? transaction.offer(named, given, Scripts.NO_SCRIPT) :
-                Objects.requireNonNullElse(CommandTable.refusal(named, given), Scripts.NO_SCRIPT), session.resp3);
+            final Reply.Error refusal = CommandTable.refusal(named, given);
+            return transaction != null ? transaction.offered(named, given, Scripts.NO_SCRIPT, session.resp3) :
+                refusal != null ? Command.refused(refusal, session.resp3) :
+                Command.answered(Scripts.NO_SCRIPT, session.resp3);
         }
         final String cmd = args == given ? named : Commands.name(args);
         if (transaction != null)
@@ -228,7 +231,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
         final Reply refused = CommandTable.refusal(cmd, args); // as Redis, before the command runs
         return refused != null ? Command.refused(refused, session.resp3) :
-            Command.answered(connectionCommand(cmd, args), session.resp3);
+            Command.answered(connectionCommands.run(cmd, args), session.resp3);
     }
 
     /** A command while MULTI is open: EXEC sends the transaction, DISCARD drops it, others are queued. */
@@ -267,11 +270,11 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             case "QUIT", "RESET" ->
             {
                 transaction = null;
-                yield connectionCommand(cmd, args);
+                yield connectionCommands.run(cmd, args);
             }
-            default -> t.offer(cmd, args);
+            default -> null; // queued, or refused
         };
-        return Command.answered(reply, session.resp3);
+        return reply != null ? Command.answered(reply, session.resp3) : t.offered(cmd, args, null, session.resp3);
     }
 
     private Command inGroup(final List<byte[]> args, final boolean write)
@@ -304,75 +307,26 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         return command;
     }
 
-    /** A command the connection answers itself; one that fails is logged and answered, and the connection goes on. */
-    private Reply connectionCommand(final String cmd, final List<byte[]> args)
+    /** Event loop, QUIT: the connection closes once the replies due, this one's included, are written. */
+    void quit()
     {
-        try
+        quitting = true;
+    }
+
+    /** Event loop, RESET: no watched keys, no subscriptions (the session resets itself). */
+    void reset()
+    {
+        watching.clear();
+        if (subscriptions != null)
         {
-            return answer(cmd, args);
-        }
-        catch (final KvStore.SyntaxError ex)
-        {
-            return Reply.error(ex.getMessage()); // the command's refusal, as the store answers one
-        }
-        catch (final RuntimeException ex)
-        {
-            LOG.error("client {}: command '{}' failed; replied with an error", session.id, Reply.lowerCase(cmd), ex);
-            return Reply.internalError(cmd, ex);
+            subscriptions.unsubscribeAll();
         }
     }
 
-    private Reply answer(final String cmd, final List<byte[]> args)
+    /** Event loop, MULTI: opens a transaction, which takes the keys watched so far. */
+    void multi()
     {
-        return switch (cmd)
-        {
-            case "PING" -> subscribed() && !session.resp3 ? Subscriptions.ping(args) : Reply.pong(cmd, args);
-            case "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE" -> subscriptions().subscribe(args);
-            case "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE" -> subscriptions().unsubscribe(args);
-            case "PUBSUB" -> subscriptions().pubsub(args);
-            case "ECHO" -> Reply.pong(cmd, args);
-            case "TIME" -> StoreReport.time();
-            case "QUIT" ->
-            {
-                quitting = true;
-                yield Reply.OK;
-            }
-            case "SELECT" -> OneDatabase.apply(cmd, args);
-            case "INFO" -> new Reply.Text(StoreReport.sections(StoreReport.info(replica), args));
-            case "WAIT" -> StoreReport.waitReplicas(replica, args);
-            case "ROLE" -> StoreReport.role(replica);
-            case "HELLO" -> session.hello(args);
-            case "AUTH" -> session.auth(args);
-            case "ACL" -> Acl.answer(session.user, args);
-            case "CLIENT" -> session.client(args, clients, this);
-            case "COMMAND" -> CommandTable.command(args);
-            case "CONFIG" -> StoreReport.config(replica, args);
-            case "SLOWLOG" -> replica.slowLog.answer(args);
-            case "SCRIPT" -> replica.store.scripts.script(args);
-            case "RESET" ->
-            {
-                session.reset();
-                watching.clear();
-                if (subscriptions != null)
-                {
-                    subscriptions.unsubscribeAll();
-                }
-                yield new Reply.Simple("RESET");
-            }
-            case "MULTI" ->
-            {
-                transaction = new Transaction(replica.maxCommandBytes(), watching.values());
-                yield Reply.OK;
-            }
-            case "EXEC", "DISCARD" -> Reply.error("ERR " + cmd + " without MULTI");
-            case "WATCH" -> Transaction.watch(replica, watching, args);
-            case "UNWATCH" ->
-            {
-                watching.clear();
-                yield Reply.OK;
-            }
-            default -> CommandTable.unknown(args);
-        };
+        transaction = new Transaction(replica.maxCommandBytes(), watching.values());
     }
 
     /** Event loop: this client as CLIENT LIST shows it. */
@@ -409,7 +363,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     }
 
     /** This connection's pub/sub state, made at its first use: messages arrive on the event loop, in order. */
-    private Subscriptions subscriptions()
+    Subscriptions subscriptions()
     {
         if (subscriptions == null)
         {

@@ -51,6 +51,8 @@ public final class KvStore
     final PubSub pubSub = new PubSub();
     /** Odd while a write changes the store: a local read sees it whole or not at all. */
     final WriteSequence sequence = new WriteSequence();
+    /** The delivery thread: what an own client's EXEC or script runs is recorded here (null: nothing recorded). */
+    InnerCalls counting;
 
     /** A value and its expiry time in epoch milliseconds, 0 for none. */
     record Entry(byte[] value, long expireAt)
@@ -536,7 +538,7 @@ public final class KvStore
         final List<Reply> replies = new ArrayList<>(commands.size());
         for (final List<byte[]> command : commands)
         {
-            replies.add(apply(command, now));
+            replies.add(InnerCalls.call(this, command, now));
         }
         // the batch counts an EXEC as one write; its other commands may add expiring keys too (SETEX): their removals
         expire(now, Math.max(0, commands.size() - 1));

@@ -223,6 +223,10 @@ final class ScriptRuntime
         catch (final LuaError ex)
         {
             final LuaValue thrown = ex.getMessageObject();
+            if (store.counting != null)
+            {
+                store.counting.ended(thrown);
+            }
             final LuaValue err = thrown != null && thrown.istable() ? thrown.rawget("err") : LuaValue.NIL;
             final String message = thrown != null && thrown.type() == LuaValue.TSTRING ? thrown.tojstring() :
                 ex.getMessage();
@@ -268,7 +272,7 @@ final class ScriptRuntime
     {
         if (args.narg() == 0)
         {
-            return failed("ERR Please specify at least one argument for this redis lib call", protectedCall);
+            return failed("ERR Please specify at least one argument for this redis lib call", protectedCall, null);
         }
         final List<byte[]> command = new ArrayList<>(args.narg());
         for (int i = 1; i <= args.narg(); i++)
@@ -276,15 +280,16 @@ final class ScriptRuntime
             final LuaValue a = args.arg(i);
             if (a.type() != LuaValue.TSTRING && a.type() != LuaValue.TNUMBER)
             {
-                return failed("ERR Lua redis lib command arguments must be strings or integers", protectedCall);
+                return failed("ERR Lua redis lib command arguments must be strings or integers", protectedCall, null);
             }
             command.add(a.type() == LuaValue.TNUMBER && since(NUMBERS_SINCE) ?
                 number(a.todouble()) : bytes(a.checkstring()));
         }
         final String cmd = Commands.name(command);
         final String refused = refused(cmd, command);
-        final Reply reply = refused != null ? Reply.error(refused) : store.apply(command, now);
-        return reply instanceof Reply.Error e ? failed(e.text(), protectedCall) : lua(reply);
+        final Reply reply = refused != null ? Reply.error(refused) : InnerCalls.call(store, command, now);
+        final InnerCalls counted = refused == null ? store.counting : null; // its error counts as the command's
+        return reply instanceof Reply.Error e ? failed(e.text(), protectedCall, counted) : lua(reply);
     }
 
     /** Whether the batch being applied is of KvWire {@code version} or later (a log's older one runs as it ran). */
@@ -344,12 +349,20 @@ final class ScriptRuntime
         return fits ? null : "ERR Wrong number of args calling Redis command from script";
     }
 
-    private static Varargs failed(final String error, final boolean returned)
+    /**
+     * A redis lib call's error: returned (pcall) or raised; one raised from a command's error is noted in
+     * {@code counted} (null: not counted), which counted that error already ({@link InnerCalls#ended}).
+     */
+    private static Varargs failed(final String error, final boolean returned, final InnerCalls counted)
     {
         final LuaTable err = field("err", LuaValue.valueOf(error));
         if (returned)
         {
             return err;
+        }
+        if (counted != null)
+        {
+            counted.raising(err);
         }
         throw new LuaError(err);
     }

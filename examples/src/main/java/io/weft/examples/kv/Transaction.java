@@ -148,6 +148,13 @@ final class Transaction
         return queue(args, answer);
     }
 
+    /** {@link #offer(String, List, Reply)} as the connection answers it: a refusal is a rejected call. */
+    Command offered(final String cmd, final List<byte[]> args, final Reply answer, final boolean resp3)
+    {
+        final Reply reply = offer(cmd, args, answer);
+        return reply instanceof Reply.Error ? Command.refused(reply, resp3) : Command.answered(reply, resp3);
+    }
+
     /** Queues a store command, or one of {@link #ANSWERED_AT_EXEC}: its reply comes with EXEC's. */
     Reply queue(final List<byte[]> args)
     {
@@ -302,12 +309,15 @@ final class Transaction
     }
 
     /**
-     * Event loop: sets EXEC's reply from the store's ({@code stored}): with the connection's {@code answers} to its
-     * connection commands in their places when the transaction applied (an array), else the store's as it is (nil: a
-     * watched key changed; an error).
+     * Event loop: sets EXEC's reply from the store's (that of {@code applied}, the EXEC sent through the group): with
+     * the connection's {@code answers} to its connection commands in their places when the transaction applied (an
+     * array), else the store's as it is (nil: a watched key changed; an error). What it ran counts as EXEC's.
      */
-    void answer(final Reply stored, final Function<List<byte[]>, Reply> answers)
+    void answer(final Command applied, final Function<List<byte[]>, Reply> answers)
     {
+        final Reply stored = applied.reply();
+        reply.runNanos = applied.runNanos;
+        reply.inner = applied.inner;
         if (!(stored instanceof Reply.Array(final List<Reply> items)) || items == null)
         {
             reply.complete(stored);

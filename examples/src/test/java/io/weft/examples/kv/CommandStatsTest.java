@@ -83,6 +83,55 @@ class CommandStatsTest
         assertEquals("E0", CommandStats.prefix("E0"));
     }
 
+    /**
+     * The commands an EXEC or a script ran count under their own names (calls, failures, errors), as Redis counts
+     * them, and the EXEC or EVAL as failed when one of them failed; a command's error a script raises and answers
+     * counts once, as the command's. Through a store, as the delivery thread applies them for an own client.
+     */
+    @Test
+    void whatAnExecOrAScriptRanCountsUnderItsOwnName()
+    {
+        final KvStore store = new KvStore();
+        final Transaction t = new Transaction(1_000, List.of());
+        t.offer("SET", StoreClient.args("SET", "t", "1"));
+        t.offer("INCR", StoreClient.args("INCR", "t"));
+        t.offer("LPUSH", StoreClient.args("LPUSH", "t", "x"));
+        final Command exec = applied(store, t.exec());
+        assertEquals(3, exec.inner.size());
+        stats.replied(exec, exec.reply());
+        final Command raised = applied(store, StoreClient.args("EVAL",
+            "redis.call('set', 's', '1'); return redis.call('lpush', 's', 'x')", "0"));
+        assertTrue(((Reply.Error)raised.reply()).text().startsWith("WRONGTYPE "), raised.reply().toString());
+        stats.replied(raised, raised.reply());
+        final Command caught = applied(store, StoreClient.args("EVAL", "redis.pcall('lpush', 's', 'y'); return 1", "0"));
+        stats.replied(caught, caught.reply());
+        final Command mine = applied(store, StoreClient.args("EVAL", "return redis.error_reply('MINE own')", "0"));
+        stats.replied(mine, mine.reply());
+        assertEquals("# Commandstats\r\n" +
+            "cmdstat_eval:calls=3,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=3\r\n" +
+            "cmdstat_exec:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=1\r\n" +
+            "cmdstat_incr:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0\r\n" +
+            "cmdstat_lpush:calls=3,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=3\r\n" +
+            "cmdstat_set:calls=2,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0\r\n",
+            stats.commandstats().replaceAll("usec=\\d+,usec_per_call=[\\d.]+", "usec=0,usec_per_call=0.00"));
+        assertEquals("# Errorstats\r\nerrorstat_MINE:count=1\r\nerrorstat_WRONGTYPE:count=3\r\n",
+            stats.errorstats());
+        assertEquals("total_connections_received:0\r\ntotal_commands_processed:10\r\ntotal_error_replies:4\r\n",
+            stats.stats());
+    }
+
+    /** {@code args} applied to {@code store} as the delivery thread applies an own client's command. */
+    private static Command applied(final KvStore store, final List<byte[]> args)
+    {
+        final Command command = Command.later(false);
+        command.listed = CommandTable.listed(Commands.name(args), args);
+        store.counting = new InnerCalls();
+        command.inner = store.counting;
+        command.complete(store.apply(args, 1_000_000));
+        store.counting = null;
+        return command;
+    }
+
     /** A command named {@code listed} that ran for {@code nanos}. */
     private static Command ran(final String listed, final long nanos)
     {

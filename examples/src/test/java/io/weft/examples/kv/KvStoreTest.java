@@ -1106,14 +1106,14 @@ class KvStoreTest
         final Command reply = t.answeredAtExec(true);
         assertTrue(reply.resp3);
         final List<String> answered = new ArrayList<>();
-        t.answer(stored, a -> new Reply.Simple(String.join(" ", a.stream().map(Commands::text).toList())));
+        t.answer(Command.answered(stored, false), a -> new Reply.Simple(String.join(" ", a.stream().map(Commands::text).toList())));
         same(new Reply.Array(List.of(new Reply.Simple("CLIENT SETNAME x"), Reply.OK, new Reply.Simple("INFO"),
             new Reply.Simple("UNWATCH"), new Reply.Int(2), Scripts.NO_SCRIPT)), reply.reply());
 
         final Transaction aborted = new Transaction(1_000, List.of());
         aborted.offer("CLIENT", args("CLIENT", "SETNAME", "y"));
         final Command nil = aborted.answeredAtExec(false);
-        aborted.answer(Reply.NIL_ARRAY, a ->
+        aborted.answer(Command.answered(Reply.NIL_ARRAY, false), a ->
         {
             answered.add(Commands.text(a.get(2)));
             return Reply.OK;
