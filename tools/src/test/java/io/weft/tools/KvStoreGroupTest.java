@@ -740,7 +740,8 @@ class KvStoreGroupTest
         final String errors = c.info("errorstats");
         assertEquals("# Errorstats\r\nerrorstat_ERR:count=3\r\nerrorstat_WRONGTYPE:count=1\r\n", errors);
         final String stats = c.info("stats");
-        assertTrue(stats.contains("\r\ntotal_commands_processed:7\r\ntotal_error_replies:4\r\n"), stats);
+        assertTrue(stats.contains("\r\ntotal_commands_processed:7\r\ntotal_error_replies:4\r\n" +
+            "keyspace_hits:1\r\nkeyspace_misses:0\r\n"), stats);
         final String usual = c.info();
         assertTrue(usual.contains("# Errorstats") && !usual.contains("# Commandstats"), usual);
         assertTrue(c.info("everything").contains("\r\ncmdstat_info:calls=4,"), "INFO counts itself after its reply");
@@ -1439,7 +1440,8 @@ class KvStoreGroupTest
     /**
      * Local reads (sequentially consistent): a pipeline of writes, reads and ECHOs on one connection gets its replies
      * in command order, each read seeing the connection's own write before it, though the reads and ECHOs are
-     * answered on the spot and the writes only after the multicast; other members' copies reach the same values.
+     * answered on the spot and the writes only after the multicast; other members' copies reach the same values. A
+     * local read counts its key in INFO's keyspace_hits or keyspace_misses.
      */
     @Test
     void localReadsAnswerAPipelineInOrderAndSeeTheConnectionsOwnWrites() throws Exception
@@ -1475,6 +1477,7 @@ class KvStoreGroupTest
             }
             // nothing of the connection in the group any more: a pipeline of reads is answered here, sending nothing
             final long batchesBefore = batchesSent(a);
+            final long hitsBefore = info(a, "keyspace_hits");
             final Pipeline reads = a.pipelined();
             final List<Response<String>> local = new ArrayList<>();
             for (int i = 0; i < 2000; i++)
@@ -1487,6 +1490,10 @@ class KvStoreGroupTest
                 assertEquals("v" + (2993 + (i % 7 - 2993 % 7 + 7) % 7), local.get(i).get(), "local get " + i);
             }
             assertEquals(batchesBefore, batchesSent(a), "batches sent for 2,000 pipelined local reads");
+            assertEquals(hitsBefore + 2000, info(a, "keyspace_hits"), "each local GET of a key held is a hit");
+            final long missesBefore = info(a, "keyspace_misses");
+            assertEquals(null, a.get("never set"));
+            assertEquals(missesBefore + 1, info(a, "keyspace_misses"), "a local GET of a key not held is a miss");
         }
     }
 

@@ -14,15 +14,17 @@ final class BatchApplier
     private final KvStore store;
     private final WriteBatch writeBatch;
     private final SlowLog slowLog;
+    private final CommandStats stats;
     /** Writes applied and reads served here (INFO, {@link StoreReport}). */
     final AtomicLong writes = new AtomicLong();
     final AtomicLong reads = new AtomicLong();
     /** The keys of this member's own batch, built before its lookups (see KvStore.touch). */
     private Key[] keys = new Key[256];
 
-    BatchApplier(final KvStore store, final SlowLog slowLog)
+    BatchApplier(final KvStore store, final SlowLog slowLog, final CommandStats stats)
     {
         this.store = store;
+        this.stats = stats;
         this.writeBatch = new WriteBatch(store);
         this.slowLog = slowLog;
     }
@@ -56,7 +58,11 @@ final class BatchApplier
             {
                 store.versions().next(); // as the others' WriteBatch does: every member stamps the same versions
             }
-            final InnerCalls inner = InnerCalls.runsOthers(command.args) ? new InnerCalls() : null;
+            final InnerCalls inner = InnerCalls.runsOthers(command.args) ? new InnerCalls(stats) : null;
+            if (!command.write)
+            {
+                stats.read(store, command.args, batch.now()); // keyspace_hits and keyspace_misses
+            }
             store.counting = inner;
             final Reply reply;
             try

@@ -1,5 +1,6 @@
 package io.weft.examples.kv;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -10,11 +11,12 @@ import java.util.concurrent.atomic.LongAdder;
  * What INFO's {@code Commandstats}, {@code Errorstats} and part of {@code Stats} report: per command of this member's
  * clients, the calls, the time they took and how many failed (an error from running it) or were rejected (refused
  * before it ran: arity, NOAUTH, a command not allowed while subscribed); per error prefix ({@code ERR},
- * {@code WRONGTYPE}, ...), the error replies; and the totals. A command that went through the group is timed as the
- * {@link SlowLog} times it (the delivery thread applying it here, not its batch's wait for its turn); one the
- * connection answers itself, for its dispatch. Commands queued in a transaction and those a script calls count under
- * their own names too, as in Redis ({@link InnerCalls}). {@code CONFIG RESETSTAT} sets everything back to 0.
- * Counted on the event loops as replies are written ({@link #replied}); read by INFO on any of them.
+ * {@code WRONGTYPE}, ...), the error replies; the totals; the keyspace's hits and misses ({@link #read}). A command
+ * that went through the group is timed as the {@link SlowLog} times it (the delivery thread applying it here, not its
+ * batch's wait for its turn); one the connection answers itself, for its dispatch. Commands queued in a transaction
+ * and those a script calls count under their own names too, as in Redis ({@link InnerCalls}). {@code CONFIG
+ * RESETSTAT} sets everything back to 0. Counted on the event loops as replies are written ({@link #replied}), hits
+ * and misses where reads run; read by INFO on any of them.
  */
 final class CommandStats
 {
@@ -35,6 +37,8 @@ final class CommandStats
     private final LongAdder processed = new LongAdder();
     private final LongAdder errorReplies = new LongAdder();
     private final LongAdder connections = new LongAdder();
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
 
     /** A client connected: INFO's {@code total_connections_received}. */
     void connected()
@@ -108,6 +112,25 @@ final class CommandStats
         }
     }
 
+    /**
+     * A read of the store by this member's client, {@code args}, about to run at {@code now} where {@code store} may be
+     * read (the delivery thread, or a local read's event loop): each key it names is a hit if it holds a live value,
+     * else a miss (INFO's keyspace_hits and keyspace_misses, Redis's count of its read lookups). A script's lookups
+     * count through the commands it calls ({@link InnerCalls}), not its own keys.
+     */
+    void read(final KvStore store, final List<byte[]> args, final long now)
+    {
+        final String cmd = Commands.name(args);
+        if (!Commands.isRead(cmd) || cmd.startsWith("EVAL"))
+        {
+            return;
+        }
+        for (final byte[] key : CommandTable.readKeys(cmd, args))
+        {
+            (store.holds(key, now) ? hits : misses).increment();
+        }
+    }
+
     /** The counter of a prefix not seen before, or null past {@value #MAX_ERROR_PREFIXES} of them. */
     private synchronized LongAdder newPrefix(final String prefix)
     {
@@ -130,13 +153,16 @@ final class CommandStats
         processed.reset();
         errorReplies.reset();
         connections.reset();
+        hits.reset();
+        misses.reset();
     }
 
     /** The lines INFO's {@code Stats} section takes from here. */
     String stats()
     {
         return "total_connections_received:" + connections.sum() + "\r\ntotal_commands_processed:" +
-            processed.sum() + "\r\ntotal_error_replies:" + errorReplies.sum() + "\r\n";
+            processed.sum() + "\r\ntotal_error_replies:" + errorReplies.sum() + "\r\nkeyspace_hits:" + hits.sum() +
+            "\r\nkeyspace_misses:" + misses.sum() + "\r\n";
     }
 
     /** INFO's {@code Commandstats} section, a line per command that was called or rejected, by name. */

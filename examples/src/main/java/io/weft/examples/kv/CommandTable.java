@@ -142,26 +142,54 @@ final class CommandTable
         {
             return Reply.error("ERR Invalid number of arguments specified for command");
         }
-        final List<Reply> found = new ArrayList<>();
-        final int last = keys.last < 0 ? n + keys.last : keys.last;
+        final List<byte[]> found = keyWords(name, keys, command);
+        if (found == null)
+        {
+            // a script may name no keys, and Redis answers an empty list for one whose count is wrong
+            return name.startsWith("EVAL") ? new Reply.Array(List.of()) :
+                Reply.error("ERR Invalid arguments specified for command");
+        }
+        return new Reply.Array(found.stream().map(key -> (Reply)new Reply.Bulk(key)).toList());
+    }
+
+    /**
+     * The keys a read of the store, {@code command} named {@code name} (upper case), looks up, as GETKEYS finds them
+     * (INFO's keyspace_hits and keyspace_misses); none for a command with no keys, or a wrong count of words or keys.
+     */
+    static List<byte[]> readKeys(final String name, final List<byte[]> command)
+    {
+        final int n = command.size();
+        final String sub = n > 1 && Subcommands.isContainer(name) ? Commands.word(command.get(1)) : null;
+        if (sub != null ? !Subcommands.has(name, sub) || !Commands.fitsArity(Subcommands.arity(name, sub), n) :
+            !Commands.fitsArity(arity(name), n))
+        {
+            return List.of();
+        }
+        final List<byte[]> found = keyWords(name, sub != null ? subcommandKeys(name, sub) : keyPositions(name),
+            command);
+        return found == null ? List.of() : found;
+    }
+
+    /** The words of {@code command} that {@code keys} names; null when its count of keys is not one. */
+    private static List<byte[]> keyWords(final String name, final Keys keys, final List<byte[]> command)
+    {
+        final List<byte[]> found = new ArrayList<>();
+        final int last = keys.last < 0 ? command.size() + keys.last : keys.last;
         for (int i = keys.first; i > 0 && i <= last; i += keys.step)
         {
-            found.add(new Reply.Bulk(command.get(i)));
+            found.add(command.get(i));
         }
-        destinations(name, command).forEach(at -> found.add(new Reply.Bulk(command.get(at))));
+        destinations(name, command).forEach(at -> found.add(command.get(at)));
         if (keys.numkeysAt > 0)
         {
             final long count = count(command, keys.numkeysAt);
             if (count < 0)
             {
-                // a script may name no keys, and Redis answers an empty list for one whose count is wrong
-                return name.startsWith("EVAL") ? new Reply.Array(List.of()) :
-                    Reply.error("ERR Invalid arguments specified for command");
+                return null;
             }
-            command.subList(keys.numkeysAt + 1, keys.numkeysAt + 1 + (int)count)
-                .forEach(key -> found.add(new Reply.Bulk(key)));
+            found.addAll(command.subList(keys.numkeysAt + 1, keys.numkeysAt + 1 + (int)count));
         }
-        return new Reply.Array(found);
+        return found;
     }
 
     /**

@@ -12,6 +12,7 @@ import java.util.List;
  */
 final class InnerCalls
 {
+    private final CommandStats stats;
     private String[] names = new String[8];
     private long[] nanos = new long[8];
     /** The error each replied, null for none. */
@@ -20,6 +21,12 @@ final class InnerCalls
     /** The error a script raised from a command's, which it then answered: counted as the command's, not again. */
     private Object raised;
     private boolean answeredRaised;
+
+    /** Counts in {@code stats}: the commands' calls when the reply is written, the keys their reads look up now. */
+    InnerCalls(final CommandStats stats)
+    {
+        this.stats = stats;
+    }
 
     /** Whether the command {@code args} runs others: EXEC, and EVAL (EVALSHA travels as EVAL). No allocation. */
     static boolean runsOthers(final List<byte[]> args)
@@ -36,6 +43,7 @@ final class InnerCalls
         {
             return store.apply(command, now);
         }
+        calls.stats.read(store, command, now);
         final long start = System.nanoTime();
         final Reply reply = store.apply(command, now);
         calls.add(CommandTable.listed(Commands.name(command), command), System.nanoTime() - start,

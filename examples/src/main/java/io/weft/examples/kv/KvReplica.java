@@ -63,9 +63,9 @@ public final class KvReplica implements AutoCloseable
     final PubSub pubSub = store.pubSub;
     /** Commands of this member's clients that took long to apply here (SLOWLOG). */
     final SlowLog slowLog = new SlowLog();
-    final BatchApplier applier = new BatchApplier(store, slowLog);
-    /** What this member's clients ran: INFO's commandstats, errorstats and totals. */
+    /** What this member's clients ran: INFO's commandstats, errorstats, totals, keyspace hits and misses. */
     final CommandStats stats = new CommandStats();
+    final BatchApplier applier = new BatchApplier(store, slowLog, stats);
     /** When this replica was made, at its member's start: INFO's uptime ({@link System#nanoTime}). */
     final long startedNanos = System.nanoTime();
     private final boolean localReads;
@@ -341,7 +341,9 @@ public final class KvReplica implements AutoCloseable
         {
             return Reply.error("CLUSTERDOWN " + reason);
         }
-        final Reply reply = store.readBetweenWrites(args, System.currentTimeMillis());
+        final long now = System.currentTimeMillis();
+        stats.read(store, args, now);
+        final Reply reply = store.readBetweenWrites(args, now);
         if (reply != null)
         {
             applier.reads.incrementAndGet(); // one that goes through the group is counted there

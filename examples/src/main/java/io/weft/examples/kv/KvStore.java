@@ -160,6 +160,12 @@ public final class KvStore
         return map.versions;
     }
 
+    /** Any thread: whether {@code key} holds a live value at {@code now} (keyspace_hits, {@link CommandStats}). */
+    boolean holds(final byte[] key, final long now)
+    {
+        return map.liveStored(key, now) != null;
+    }
+
     /** Any thread: a WATCH of {@code key} now ({@link Transaction.Watch}). */
     Transaction.Watch watch(final byte[] key, final long now)
     {

@@ -38,7 +38,8 @@ class CommandStatsTest
             "cmdstat_lpush:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=1\r\n" +
             "cmdstat_set:calls=2,usec=4,usec_per_call=2.00,rejected_calls=0,failed_calls=0\r\n", stats.commandstats());
         assertEquals("# Errorstats\r\nerrorstat_ERR:count=2\r\nerrorstat_WRONGTYPE:count=1\r\n", stats.errorstats());
-        assertEquals("total_connections_received:0\r\ntotal_commands_processed:5\r\ntotal_error_replies:3\r\n",
+        assertEquals("total_connections_received:0\r\ntotal_commands_processed:5\r\ntotal_error_replies:3\r\n" +
+            "keyspace_hits:0\r\nkeyspace_misses:0\r\n",
             stats.stats());
     }
 
@@ -57,11 +58,13 @@ class CommandStatsTest
         stats.replied(Command.answered(message, false), message);
         assertEquals("# Commandstats\r\n", stats.commandstats());
         assertEquals("# Errorstats\r\nerrorstat_ERR:count=1\r\n", stats.errorstats());
-        assertEquals("total_connections_received:1\r\ntotal_commands_processed:0\r\ntotal_error_replies:1\r\n",
+        assertEquals("total_connections_received:1\r\ntotal_commands_processed:0\r\ntotal_error_replies:1\r\n" +
+            "keyspace_hits:0\r\nkeyspace_misses:0\r\n",
             stats.stats());
         stats.reset();
         assertEquals("# Errorstats\r\n", stats.errorstats());
-        assertEquals("total_connections_received:0\r\ntotal_commands_processed:0\r\ntotal_error_replies:0\r\n",
+        assertEquals("total_connections_received:0\r\ntotal_commands_processed:0\r\ntotal_error_replies:0\r\n" +
+            "keyspace_hits:0\r\nkeyspace_misses:0\r\n",
             stats.stats());
     }
 
@@ -78,7 +81,8 @@ class CommandStatsTest
         assertEquals(CommandStats.MAX_ERROR_PREFIXES + 1L, errors.lines().count(), errors);
         assertTrue(errors.contains("errorstat_E0:count=2\r\n"), errors);
         assertFalse(errors.contains("errorstat_E128:"), errors);
-        assertEquals("total_connections_received:0\r\ntotal_commands_processed:139\r\ntotal_error_replies:139\r\n",
+        assertEquals("total_connections_received:0\r\ntotal_commands_processed:139\r\ntotal_error_replies:139\r\n" +
+            "keyspace_hits:0\r\nkeyspace_misses:0\r\n",
             stats.stats());
         assertEquals("E0", CommandStats.prefix("E0"));
     }
@@ -103,7 +107,8 @@ class CommandStatsTest
             "redis.call('set', 's', '1'); return redis.call('lpush', 's', 'x')", "0"));
         assertTrue(((Reply.Error)raised.reply()).text().startsWith("WRONGTYPE "), raised.reply().toString());
         stats.replied(raised, raised.reply());
-        final Command caught = applied(store, StoreClient.args("EVAL", "redis.pcall('lpush', 's', 'y'); return 1", "0"));
+        final Command caught = applied(store, StoreClient.args("EVAL", "redis.pcall('lpush', 's', 'y'); return 1",
+            "0"));
         stats.replied(caught, caught.reply());
         final Command mine = applied(store, StoreClient.args("EVAL", "return redis.error_reply('MINE own')", "0"));
         stats.replied(mine, mine.reply());
@@ -116,16 +121,48 @@ class CommandStatsTest
             stats.commandstats().replaceAll("usec=\\d+,usec_per_call=[\\d.]+", "usec=0,usec_per_call=0.00"));
         assertEquals("# Errorstats\r\nerrorstat_MINE:count=1\r\nerrorstat_WRONGTYPE:count=3\r\n",
             stats.errorstats());
-        assertEquals("total_connections_received:0\r\ntotal_commands_processed:10\r\ntotal_error_replies:4\r\n",
+        assertEquals("total_connections_received:0\r\ntotal_commands_processed:10\r\ntotal_error_replies:4\r\n" +
+            "keyspace_hits:0\r\nkeyspace_misses:0\r\n",
             stats.stats());
     }
 
+    /**
+     * keyspace_hits and keyspace_misses: each key a read names, live or not (an expired one is a miss); writes,
+     * scripts' own keys and a wrong count of words count nothing; the reads an EXEC or a script runs count; CONFIG
+     * RESETSTAT sets them back to 0.
+     */
+    @Test
+    void readsCountTheirKeysAsHitsOrMisses()
+    {
+        final KvStore store = new KvStore();
+        final long now = 1_000_000;
+        store.apply(StoreClient.args("SET", "a", "1"), now);
+        store.apply(StoreClient.args("SET", "gone", "1", "PX", "10"), now);
+        store.apply(StoreClient.args("XADD", "s", "1-1", "f", "v"), now);
+        for (final String[] read : List.of(new String[] {"GET", "a"}, new String[] {"GET", "b"},
+            new String[] {"MGET", "a", "b", "gone"}, new String[] {"EXISTS", "a", "a"}, new String[] {"SET", "b", "2"},
+            new String[] {"EVAL_RO", "return 1", "1", "a"}, new String[] {"GET"}, new String[] {"TYPE", "s"},
+            new String[] {"XREAD", "COUNT", "1", "STREAMS", "s", "t", "0", "0"}, new String[] {"XINFO", "STREAM", "s"}))
+        {
+            stats.read(store, StoreClient.args(read), now + 20);
+        }
+        assertTrue(stats.stats().endsWith("\r\nkeyspace_hits:7\r\nkeyspace_misses:4\r\n"), stats.stats());
+        final Transaction t = new Transaction(1_000, List.of());
+        t.offer("GET", StoreClient.args("GET", "a"));
+        t.offer("GET", StoreClient.args("GET", "c"));
+        applied(store, t.exec());
+        applied(store, StoreClient.args("EVAL", "return redis.call('get', KEYS[1])", "1", "d"));
+        assertTrue(stats.stats().endsWith("\r\nkeyspace_hits:8\r\nkeyspace_misses:6\r\n"), stats.stats());
+        stats.reset();
+        assertTrue(stats.stats().endsWith("\r\nkeyspace_hits:0\r\nkeyspace_misses:0\r\n"), stats.stats());
+    }
+
     /** {@code args} applied to {@code store} as the delivery thread applies an own client's command. */
-    private static Command applied(final KvStore store, final List<byte[]> args)
+    private Command applied(final KvStore store, final List<byte[]> args)
     {
         final Command command = Command.later(false);
         command.listed = CommandTable.listed(Commands.name(args), args);
-        store.counting = new InnerCalls();
+        store.counting = new InnerCalls(stats);
         command.inner = store.counting;
         command.complete(store.apply(args, 1_000_000));
         store.counting = null;
