@@ -61,7 +61,7 @@ final class BatchApplier
             final InnerCalls inner = InnerCalls.runsOthers(command.args) ? new InnerCalls(stats) : null;
             if (!command.write)
             {
-                stats.read(store, command.args, batch.now()); // keyspace_hits and keyspace_misses
+                stats.read(store, command, keys[i], batch.now()); // keyspace_hits and keyspace_misses
             }
             store.counting = inner;
             final Reply reply;

@@ -113,21 +113,36 @@ final class CommandStats
     }
 
     /**
-     * A read of the store by this member's client, {@code args}, about to run at {@code now} where {@code store} may be
-     * read (the delivery thread, or a local read's event loop): each key it names is a hit if it holds a live value,
-     * else a miss (INFO's keyspace_hits and keyspace_misses, Redis's count of its read lookups). A script's lookups
-     * count through the commands it calls ({@link InnerCalls}), not its own keys.
+     * A read of the store by this member's client, {@code args} named {@code cmd} (upper case) whose first key is
+     * {@code first} (null: not made yet), about to run at {@code now} where {@code store} may be read (the delivery
+     * thread, or a local read's event loop): each key it names is a hit if it holds a live value, else a miss (INFO's
+     * keyspace_hits and keyspace_misses, Redis's count of its read lookups). A script's lookups count through the
+     * commands it calls ({@link InnerCalls}), not its own keys. A command of one key made already allocates nothing.
      */
-    void read(final KvStore store, final List<byte[]> args, final long now)
+    void read(final KvStore store, final String cmd, final List<byte[]> args, final Key first, final long now)
     {
-        final String cmd = Commands.name(args);
         if (!Commands.isRead(cmd) || cmd.startsWith("EVAL"))
         {
             return;
         }
+        if (CommandTable.firstKeyOnly(cmd, args.size()))
+        {
+            (store.holds(first != null ? first : new Key(args.get(1)), now) ? hits : misses).increment();
+            return;
+        }
         for (final byte[] key : CommandTable.readKeys(cmd, args))
         {
-            (store.holds(key, now) ? hits : misses).increment();
+            (store.holds(new Key(key), now) ? hits : misses).increment();
+        }
+    }
+
+    /** {@link #read} of an own client's command through the group, named by its {@link Command#listed} name. */
+    void read(final KvStore store, final Command command, final Key first, final long now)
+    {
+        final String listed = command.listed;
+        if (listed != null) // else unknown: refused as it runs
+        {
+            read(store, listed.indexOf('|') < 0 ? listed : Commands.name(command.args), command.args, first, now);
         }
     }
 

@@ -170,6 +170,15 @@ final class CommandTable
         return found == null ? List.of() : found;
     }
 
+    /**
+     * Whether the store command {@code name} (upper case), given {@code words} words, looks up its first word after
+     * its name alone, as most do: {@link #readKeys} would find that word and no other. No allocation.
+     */
+    static boolean firstKeyOnly(final String name, final int words)
+    {
+        return keyPositions(name) == ONE && !Subcommands.isContainer(name) && Commands.fitsArity(arity(name), words);
+    }
+
     /** The words of {@code command} that {@code keys} names; null when its count of keys is not one. */
     private static List<byte[]> keyWords(final String name, final Keys keys, final List<byte[]> command)
     {

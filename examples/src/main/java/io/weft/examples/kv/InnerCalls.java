@@ -43,10 +43,11 @@ final class InnerCalls
         {
             return store.apply(command, now);
         }
-        calls.stats.read(store, command, now);
+        final String cmd = Commands.name(command);
+        calls.stats.read(store, cmd, command, null, now);
         final long start = System.nanoTime();
         final Reply reply = store.apply(command, now);
-        calls.add(CommandTable.listed(Commands.name(command), command), System.nanoTime() - start,
+        calls.add(CommandTable.listed(cmd, command), System.nanoTime() - start,
             reply instanceof Reply.Error e ? e.text() : null);
         return reply;
     }

@@ -342,7 +342,7 @@ public final class KvReplica implements AutoCloseable
             return Reply.error("CLUSTERDOWN " + reason);
         }
         final long now = System.currentTimeMillis();
-        stats.read(store, args, now);
+        stats.read(store, name, args, null, now);
         final Reply reply = store.readBetweenWrites(args, now);
         if (reply != null)
         {

@@ -161,7 +161,7 @@ public final class KvStore
     }
 
     /** Any thread: whether {@code key} holds a live value at {@code now} (keyspace_hits, {@link CommandStats}). */
-    boolean holds(final byte[] key, final long now)
+    boolean holds(final Key key, final long now)
     {
         return map.liveStored(key, now) != null;
     }

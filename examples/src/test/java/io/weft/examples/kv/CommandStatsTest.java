@@ -142,10 +142,13 @@ class CommandStatsTest
         for (final String[] read : List.of(new String[] {"GET", "a"}, new String[] {"GET", "b"},
             new String[] {"MGET", "a", "b", "gone"}, new String[] {"EXISTS", "a", "a"}, new String[] {"SET", "b", "2"},
             new String[] {"EVAL_RO", "return 1", "1", "a"}, new String[] {"GET"}, new String[] {"TYPE", "s"},
-            new String[] {"XREAD", "COUNT", "1", "STREAMS", "s", "t", "0", "0"}, new String[] {"XINFO", "STREAM", "s"}))
+            new String[] {"XREAD", "COUNT", "1", "STREAMS", "s", "t", "0", "0"}))
         {
-            stats.read(store, StoreClient.args(read), now + 20);
+            stats.read(store, read[0], StoreClient.args(read), null, now + 20);
         }
+        final Command info = new Command(StoreClient.args("XINFO", "STREAM", "s"), false, false, null, null, 0);
+        info.listed = "XINFO|STREAM"; // as the connection names it
+        stats.read(store, info, null, now + 20);
         assertTrue(stats.stats().endsWith("\r\nkeyspace_hits:7\r\nkeyspace_misses:4\r\n"), stats.stats());
         final Transaction t = new Transaction(1_000, List.of());
         t.offer("GET", StoreClient.args("GET", "a"));
