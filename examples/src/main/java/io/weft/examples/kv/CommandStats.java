@@ -11,12 +11,13 @@ import java.util.concurrent.atomic.LongAdder;
  * What INFO's {@code Commandstats}, {@code Errorstats} and part of {@code Stats} report: per command of this member's
  * clients, the calls, the time they took and how many failed (an error from running it) or were rejected (refused
  * before it ran: arity, NOAUTH, a command not allowed while subscribed); per error prefix ({@code ERR},
- * {@code WRONGTYPE}, ...), the error replies; the totals; the keyspace's hits and misses ({@link #read}). A command
- * that went through the group is timed as the {@link SlowLog} times it (the delivery thread applying it here, not its
- * batch's wait for its turn); one the connection answers itself, for its dispatch. Commands queued in a transaction
- * and those a script calls count under their own names too, as in Redis ({@link InnerCalls}). {@code CONFIG
- * RESETSTAT} sets everything back to 0. Counted on the event loops as replies are written ({@link #replied}), hits
- * and misses where reads run; read by INFO on any of them.
+ * {@code WRONGTYPE}, ...), the error replies; the totals; the keyspace's hits and misses ({@link #read}); the bytes
+ * read from and written to clients, and the instantaneous rates ({@link InstantaneousRates}). A command that went
+ * through the group is timed as the {@link SlowLog} times it (the delivery thread applying it here, not its batch's
+ * wait for its turn); one the connection answers itself, for its dispatch. Commands queued in a transaction and those
+ * a script calls count under their own names too, as in Redis ({@link InnerCalls}). {@code CONFIG RESETSTAT} sets
+ * everything back to 0. Counted on the event loops as replies are written ({@link #replied}), hits and misses where
+ * reads run; read by INFO on any of them.
  */
 final class CommandStats
 {
@@ -39,6 +40,9 @@ final class CommandStats
     private final LongAdder connections = new LongAdder();
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
+    private final LongAdder input = new LongAdder();
+    private final LongAdder output = new LongAdder();
+    private final InstantaneousRates rates = new InstantaneousRates();
 
     /** A client connected: INFO's {@code total_connections_received}. */
     void connected()
@@ -146,6 +150,24 @@ final class CommandStats
         }
     }
 
+    /** Event loop: {@code bytes} read from a client (INFO's total_net_input_bytes). */
+    void received(final int bytes)
+    {
+        input.add(bytes);
+    }
+
+    /** Event loop: {@code bytes} written to a client (INFO's total_net_output_bytes). */
+    void sent(final int bytes)
+    {
+        output.add(bytes);
+    }
+
+    /** The event loop's timer, every {@value InstantaneousRates#PERIOD_MS} ms: INFO's instantaneous rates. */
+    void sample(final long nanos)
+    {
+        rates.sample(nanos, processed.sum(), input.sum(), output.sum());
+    }
+
     /** The counter of a prefix not seen before, or null past {@value #MAX_ERROR_PREFIXES} of them. */
     private synchronized LongAdder newPrefix(final String prefix)
     {
@@ -170,14 +192,18 @@ final class CommandStats
         connections.reset();
         hits.reset();
         misses.reset();
+        input.reset();
+        output.reset();
+        rates.reset();
     }
 
     /** The lines INFO's {@code Stats} section takes from here. */
     String stats()
     {
         return "total_connections_received:" + connections.sum() + "\r\ntotal_commands_processed:" +
-            processed.sum() + "\r\ntotal_error_replies:" + errorReplies.sum() + "\r\nkeyspace_hits:" + hits.sum() +
-            "\r\nkeyspace_misses:" + misses.sum() + "\r\n";
+            processed.sum() + "\r\n" + rates.lines() + "total_net_input_bytes:" + input.sum() +
+            "\r\ntotal_net_output_bytes:" + output.sum() + "\r\ntotal_error_replies:" + errorReplies.sum() +
+            "\r\nkeyspace_hits:" + hits.sum() + "\r\nkeyspace_misses:" + misses.sum() + "\r\n";
     }
 
     /** INFO's {@code Commandstats} section, a line per command that was called or rejected, by name. */

@@ -2,6 +2,7 @@ package io.weft.examples.kv;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -436,19 +437,19 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             }
             if (out.readableBytes() >= FLUSH_BYTES)
             {
-                ctx.writeAndFlush(out);
+                flush(out);
                 out = null;
                 pauseIfUnwritable();
             }
         }
         if (quitting && pending.isEmpty())
         {
-            ctx.writeAndFlush(out == null ? Unpooled.EMPTY_BUFFER : out).addListener(ChannelFutureListener.CLOSE);
+            flush(out == null ? Unpooled.EMPTY_BUFFER : out).addListener(ChannelFutureListener.CLOSE);
             return;
         }
         if (out != null)
         {
-            ctx.writeAndFlush(out);
+            flush(out);
             pauseIfUnwritable();
         }
         if (!quitting && heldProtocolError == null && !outputPaused && !ctx.channel().config().isAutoRead() &&
@@ -456,6 +457,12 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         {
             ctx.channel().config().setAutoRead(true);
         }
+    }
+
+    private ChannelFuture flush(final ByteBuf out)
+    {
+        replica.stats.sent(out.readableBytes()); // total_net_output_bytes
+        return ctx.writeAndFlush(out);
     }
 
     private void pauseIfUnwritable()

@@ -30,6 +30,7 @@ public final class KvServer implements AutoCloseable
     {
         final AtomicLong ids = new AtomicLong();
         final Clients clients = new Clients();
+        final InputBytes input = new InputBytes(replica.stats);
         final ServerBootstrap bootstrap = new ServerBootstrap().group(loop).channel(NioServerSocketChannel.class)
             .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
@@ -39,13 +40,15 @@ public final class KvServer implements AutoCloseable
                 protected void initChannel(final SocketChannel ch)
                 {
                     final KvConnection connection = new KvConnection(replica, clients, ids.incrementAndGet(), user);
-                    ch.pipeline().addLast(new RespDecoder(replica.maxCommandBytes(),
+                    ch.pipeline().addLast(input, new RespDecoder(replica.maxCommandBytes(),
                         () -> !connection.session.authenticated), connection);
                 }
             });
         try
         {
             this.channel = bootstrap.bind(new InetSocketAddress(host, port)).sync().channel();
+            loop.scheduleAtFixedRate(() -> replica.stats.sample(System.nanoTime()), InstantaneousRates.PERIOD_MS,
+                InstantaneousRates.PERIOD_MS, TimeUnit.MILLISECONDS); // INFO's instantaneous rates, as Redis's cron
         }
         catch (final RuntimeException | InterruptedException ex)
         {

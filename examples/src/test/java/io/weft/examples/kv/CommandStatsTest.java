@@ -38,8 +38,7 @@ class CommandStatsTest
             "cmdstat_lpush:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=1\r\n" +
             "cmdstat_set:calls=2,usec=4,usec_per_call=2.00,rejected_calls=0,failed_calls=0\r\n", stats.commandstats());
         assertEquals("# Errorstats\r\nerrorstat_ERR:count=2\r\nerrorstat_WRONGTYPE:count=1\r\n", stats.errorstats());
-        assertEquals("total_connections_received:0\r\ntotal_commands_processed:5\r\ntotal_error_replies:3\r\n" +
-            "keyspace_hits:0\r\nkeyspace_misses:0\r\n",
+        assertEquals(totals(0, 5, 3),
             stats.stats());
     }
 
@@ -58,13 +57,11 @@ class CommandStatsTest
         stats.replied(Command.answered(message, false), message);
         assertEquals("# Commandstats\r\n", stats.commandstats());
         assertEquals("# Errorstats\r\nerrorstat_ERR:count=1\r\n", stats.errorstats());
-        assertEquals("total_connections_received:1\r\ntotal_commands_processed:0\r\ntotal_error_replies:1\r\n" +
-            "keyspace_hits:0\r\nkeyspace_misses:0\r\n",
+        assertEquals(totals(1, 0, 1),
             stats.stats());
         stats.reset();
         assertEquals("# Errorstats\r\n", stats.errorstats());
-        assertEquals("total_connections_received:0\r\ntotal_commands_processed:0\r\ntotal_error_replies:0\r\n" +
-            "keyspace_hits:0\r\nkeyspace_misses:0\r\n",
+        assertEquals(totals(0, 0, 0),
             stats.stats());
     }
 
@@ -81,8 +78,7 @@ class CommandStatsTest
         assertEquals(CommandStats.MAX_ERROR_PREFIXES + 1L, errors.lines().count(), errors);
         assertTrue(errors.contains("errorstat_E0:count=2\r\n"), errors);
         assertFalse(errors.contains("errorstat_E128:"), errors);
-        assertEquals("total_connections_received:0\r\ntotal_commands_processed:139\r\ntotal_error_replies:139\r\n" +
-            "keyspace_hits:0\r\nkeyspace_misses:0\r\n",
+        assertEquals(totals(0, 139, 139),
             stats.stats());
         assertEquals("E0", CommandStats.prefix("E0"));
     }
@@ -121,8 +117,7 @@ class CommandStatsTest
             stats.commandstats().replaceAll("usec=\\d+,usec_per_call=[\\d.]+", "usec=0,usec_per_call=0.00"));
         assertEquals("# Errorstats\r\nerrorstat_MINE:count=1\r\nerrorstat_WRONGTYPE:count=3\r\n",
             stats.errorstats());
-        assertEquals("total_connections_received:0\r\ntotal_commands_processed:10\r\ntotal_error_replies:4\r\n" +
-            "keyspace_hits:0\r\nkeyspace_misses:0\r\n",
+        assertEquals(totals(0, 10, 4),
             stats.stats());
     }
 
@@ -158,6 +153,52 @@ class CommandStatsTest
         assertTrue(stats.stats().endsWith("\r\nkeyspace_hits:8\r\nkeyspace_misses:6\r\n"), stats.stats());
         stats.reset();
         assertTrue(stats.stats().endsWith("\r\nkeyspace_hits:0\r\nkeyspace_misses:0\r\n"), stats.stats());
+    }
+
+    /**
+     * The bytes read from and written to clients add up; the instantaneous rates are Redis's: per second over the
+     * last 16 samples of 100 ms, the places not yet sampled counting as 0; CONFIG RESETSTAT clears both.
+     */
+    @Test
+    void bytesAndInstantaneousRates()
+    {
+        stats.received(2_000);
+        stats.sent(500);
+        stats.sent(524);
+        assertTrue(stats.stats().contains("\r\ninstantaneous_ops_per_sec:0\r\ninstantaneous_input_kbps:0.00\r\n" +
+            "instantaneous_output_kbps:0.00\r\ntotal_net_input_bytes:2000\r\ntotal_net_output_bytes:1024\r\n"),
+            stats.stats());
+        long nanos = 5_000_000_000L;
+        stats.sample(nanos); // the base
+        for (int i = 0; i < 8; i++)
+        {
+            for (int c = 0; c < 10; c++)
+            {
+                stats.replied(ran("GET", 0), Reply.NIL);
+            }
+            stats.received(1_024);
+            stats.sent(2_048);
+            stats.sample(nanos += 100_000_000L);
+        }
+        // 100 commands, 10 KiB in and 20 KiB out a second, over 8 samples of 16
+        assertTrue(stats.stats().contains("\r\ninstantaneous_ops_per_sec:50\r\ninstantaneous_input_kbps:5.00\r\n" +
+            "instantaneous_output_kbps:10.00\r\n"), stats.stats());
+        for (int i = 0; i < 16; i++)
+        {
+            stats.sample(nanos += 100_000_000L);
+        }
+        assertTrue(stats.stats().contains("\r\ninstantaneous_ops_per_sec:0\r\n"), "idle: " + stats.stats());
+        stats.reset();
+        assertEquals(totals(0, 0, 0), stats.stats());
+    }
+
+    /** INFO's totals as CommandStats writes them, with no hits, misses, bytes or rates. */
+    private static String totals(final long connections, final long processed, final long errors)
+    {
+        return "total_connections_received:" + connections + "\r\ntotal_commands_processed:" + processed +
+            "\r\ninstantaneous_ops_per_sec:0\r\ninstantaneous_input_kbps:0.00\r\ninstantaneous_output_kbps:0.00" +
+            "\r\ntotal_net_input_bytes:0\r\ntotal_net_output_bytes:0\r\ntotal_error_replies:" + errors +
+            "\r\nkeyspace_hits:0\r\nkeyspace_misses:0\r\n";
     }
 
     /** {@code args} applied to {@code store} as the delivery thread applies an own client's command. */
