@@ -1449,7 +1449,8 @@ class KvStoreGroupTest
      * Local reads (sequentially consistent): a pipeline of writes, reads and ECHOs on one connection gets its replies
      * in command order, each read seeing the connection's own write before it, though the reads and ECHOs are
      * answered on the spot and the writes only after the multicast; other members' copies reach the same values. A
-     * local read counts its key in INFO's keyspace_hits or keyspace_misses.
+     * local read counts its key in INFO's keyspace_hits or keyspace_misses, and one of a wrong count of words as a
+     * rejected call (before, a failed one).
      */
     @Test
     void localReadsAnswerAPipelineInOrderAndSeeTheConnectionsOwnWrites() throws Exception
@@ -1502,6 +1503,11 @@ class KvStoreGroupTest
             final long missesBefore = info(a, "keyspace_misses");
             assertEquals(null, a.get("never set"));
             assertEquals(missesBefore + 1, info(a, "keyspace_misses"), "a local GET of a key not held is a miss");
+            assertEquals("ERR wrong number of arguments for 'get' command",
+                assertThrows(JedisDataException.class, () -> a.sendCommand(Protocol.Command.GET)).getMessage());
+            final String get = a.info("commandstats").lines().filter(l -> l.startsWith("cmdstat_get:")).findFirst()
+                .orElseThrow();
+            assertTrue(get.endsWith(",rejected_calls=1,failed_calls=0"), "refused at the connection: " + get);
         }
     }
 

@@ -77,7 +77,7 @@ final class BatchApplier
             command.inner = inner;
             final long end = System.nanoTime();
             command.runNanos += end - mark; // before its reply is set: INFO commandstats
-            command.rejected = reply instanceof Reply.Error error && isRefusal(command, error);
+            command.rejected = CommandTable.isRefusal(command.args, reply);
             slowLog.offer(command, end - mark);
             mark = end;
             if (command.write)
@@ -92,16 +92,6 @@ final class BatchApplier
             keys[i] = null;
         }
         store.removeExpired(batch.now(), written); // as applyWrites does with the batch as the others decode it
-    }
-
-    /**
-     * Whether the store answered {@code command} with the refusal Redis gives before running it (a wrong count of
-     * words, an unknown subcommand): a rejected call in INFO's commandstats, not a failed one.
-     */
-    private static boolean isRefusal(final Command command, final Reply.Error error)
-    {
-        final Reply.Error refusal = CommandTable.refusal(Commands.name(command.args), command.args);
-        return refusal != null && refusal.text().equals(error.text());
     }
 
     /** Applies the writes of an encoded batch of write position {@code position}, at its clock reading. */

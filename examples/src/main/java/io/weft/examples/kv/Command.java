@@ -129,6 +129,14 @@ final class Command
         return new Command(reply, resp3);
     }
 
+    /** A read that ran at once ({@code args}, a local read): answered {@code reply}, rejected if it is its refusal. */
+    static Command read(final Reply reply, final List<byte[]> args, final boolean resp3)
+    {
+        final Command command = new Command(reply, resp3);
+        command.rejected = CommandTable.isRefusal(args, reply);
+        return command;
+    }
+
     /** A command refused before it ran, answered {@code refusal} at once ({@link #rejected}). */
     static Command refused(final Reply refusal, final boolean resp3)
     {

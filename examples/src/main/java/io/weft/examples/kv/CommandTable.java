@@ -263,6 +263,20 @@ final class CommandTable
     }
 
     /**
+     * Whether the store answered the command {@code args} with {@code reply}, the refusal Redis gives before running
+     * it (a wrong count of words, an unknown subcommand): a rejected call in INFO's commandstats, not a failed one.
+     */
+    static boolean isRefusal(final List<byte[]> args, final Reply reply)
+    {
+        if (!(reply instanceof Reply.Error error))
+        {
+            return false;
+        }
+        final Reply.Error refusal = refusal(Commands.name(args), args);
+        return refusal != null && refusal.text().equals(error.text());
+    }
+
+    /**
      * Redis's refusal of the command {@code args}, named {@code cmd} (upper case), before it runs, in Redis's order:
      * an unknown command, an unknown subcommand ({@link Subcommands}), a wrong count of words; null if none.
      */

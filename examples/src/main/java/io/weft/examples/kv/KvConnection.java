@@ -224,7 +224,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             // merely waiting for the end of the read burst do not count (that test held most pipelined reads back).
             final Reply local = replica.localReads() && Commands.isLocalRead(cmd) &&
                 Command.settled(lastInGroup) ? replica.readLocal(args) : null;
-            return local != null ? Command.answered(local, session.resp3) : (lastInGroup = inGroup(args, false));
+            return local != null ? Command.read(local, args, session.resp3) : (lastInGroup = inGroup(args, false));
         }
         if (Commands.readsMemberState(cmd) && heldFor(Command.pending(lastInGroup), given))
         {
