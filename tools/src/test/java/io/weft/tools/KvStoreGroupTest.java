@@ -715,7 +715,8 @@ class KvStoreGroupTest
     /**
      * INFO's commandstats, errorstats and stats count what {@code c}, the only client that runs commands meanwhile,
      * ran after CONFIG RESETSTAT: calls through the group and at the connection, failed calls (an error from running
-     * it), rejected ones (arity), an unknown command as an error reply only. Plain INFO leaves commandstats out.
+     * it), rejected ones (arity), an unknown command as an error reply only. Plain INFO leaves commandstats and
+     * latencystats out; latencystats has a line of percentiles per command that ran.
      */
     private static void commandStatsCountWhatAClientRan(final Jedis c)
     {
@@ -745,6 +746,13 @@ class KvStoreGroupTest
         final String usual = c.info();
         assertTrue(usual.contains("# Errorstats") && !usual.contains("# Commandstats"), usual);
         assertTrue(c.info("everything").contains("\r\ncmdstat_info:calls=4,"), "INFO counts itself after its reply");
+        assertFalse(usual.contains("# Latencystats"), usual);
+        final String latency = c.info("latencystats");
+        assertTrue(latency.startsWith("# Latencystats\r\n") && latency.matches(
+            "(?s).*\r\nlatency_percentiles_usec_set:p50=[0-9.]+,p99=[0-9.]+,p99\\.9=[0-9.]+\r\n.*"), latency);
+        assertFalse(latency.contains("usec_nosuch"), latency);
+        assertEquals(Map.of("latency-tracking-info-percentiles", "50 99 99.9"),
+            c.configGet("latency-tracking-info-percentiles"));
         whatATransactionOrAScriptRanCounts(c);
     }
 

@@ -1,5 +1,7 @@
 package io.weft.examples.kv;
 
+import org.HdrHistogram.Histogram;
+
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -17,20 +19,26 @@ import java.util.concurrent.atomic.LongAdder;
  * wait for its turn); one the connection answers itself, for its dispatch. Commands queued in a transaction and those
  * a script calls count under their own names too, as in Redis ({@link InnerCalls}). {@code CONFIG RESETSTAT} sets
  * everything back to 0. Counted on the event loops as replies are written ({@link #replied}), hits and misses where
- * reads run; read by INFO on any of them.
+ * reads run; read by INFO on any of them. Each command's times also go to a histogram: INFO's {@code Latencystats}.
  */
 final class CommandStats
 {
     /** Redis's limit on distinct error prefixes: an error of a new prefix past it counts in the totals only. */
     static final int MAX_ERROR_PREFIXES = 128;
 
-    /** One command's counters. */
+    /** Redis's latency histograms: 1 ns to 1 s (longer times count as 1 s), two significant digits. */
+    private static final long MAX_LATENCY_NANOS = 1_000_000_000L;
+    /** INFO latencystats' percentiles, Redis's default {@code latency-tracking-info-percentiles}. */
+    static final List<String> PERCENTILES = List.of("50", "99", "99.9");
+
+    /** One command's counters; its histogram under its monitor. */
     private static final class Calls
     {
         final LongAdder calls = new LongAdder();
         final LongAdder nanos = new LongAdder();
         final LongAdder rejected = new LongAdder();
         final LongAdder failed = new LongAdder();
+        final Histogram latency = new Histogram(1, MAX_LATENCY_NANOS, 2);
     }
 
     private final Map<String, Calls> commands = new ConcurrentHashMap<>();
@@ -97,6 +105,10 @@ final class CommandStats
         }
         c.calls.increment();
         c.nanos.add(nanos);
+        synchronized (c)
+        {
+            c.latency.recordValue(Math.clamp(nanos, 1, MAX_LATENCY_NANOS));
+        }
         processed.increment();
         if (failed)
         {
@@ -219,6 +231,33 @@ final class CommandStats
                 .append(String.format(Locale.ROOT, "%.2f", calls == 0 ? 0.0 : (double)micros / calls))
                 .append(",rejected_calls=").append(c.rejected.sum()).append(",failed_calls=").append(c.failed.sum())
                 .append("\r\n");
+        });
+        return s.toString();
+    }
+
+    /**
+     * INFO's {@code Latencystats} section, as Redis 7 writes it: a line per command called, by name, with the
+     * {@link #PERCENTILES} of its times in microseconds ({@code latency_percentiles_usec_get:p50=1.003,...}).
+     */
+    String latencystats()
+    {
+        final StringBuilder s = new StringBuilder("# Latencystats\r\n");
+        new TreeMap<>(commands).forEach((name, c) ->
+        {
+            synchronized (c)
+            {
+                if (c.latency.getTotalCount() == 0)
+                {
+                    return; // rejected only: never ran
+                }
+                s.append("latency_percentiles_usec_").append(name.toLowerCase(Locale.ROOT)).append(':');
+                for (final String p : PERCENTILES)
+                {
+                    s.append(p.equals(PERCENTILES.getFirst()) ? "p" : ",p").append(p).append('=').append(String
+                        .format(Locale.ROOT, "%.3f", c.latency.getValueAtPercentile(Double.parseDouble(p)) / 1000.0));
+                }
+                s.append("\r\n");
+            }
         });
         return s.toString();
     }

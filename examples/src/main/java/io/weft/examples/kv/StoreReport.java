@@ -26,7 +26,7 @@ final class StoreReport
 
     /**
      * The INFO text: server, clients, memory (the store's estimate), stats (this member's connections, commands,
-     * errors and pub/sub), replication (the view), errorstats, keyspace and commandstats sections.
+     * errors and pub/sub), replication (the view), errorstats, keyspace, commandstats and latencystats sections.
      */
     static String info(final KvReplica r)
     {
@@ -55,7 +55,7 @@ final class StoreReport
             Objects.requireNonNullElse(r.down(), "ok") + "\r\n" +
             "\r\n" + r.stats.errorstats() +
             "\r\n# Keyspace\r\ndb0:keys=" + r.store.size(now) + ",expires=" + r.store.expiring(now) + ",avg_ttl=0\r\n" +
-            "\r\n" + r.stats.commandstats();
+            "\r\n" + r.stats.commandstats() + "\r\n" + r.stats.latencystats();
     }
 
     /**
@@ -101,6 +101,8 @@ final class StoreReport
         s.put("appendfsync", "no"); // appends reach the page cache of a mapped file; the kernel writes them out
         s.put("databases", "1");
         s.put("dir", (r.log == null ? Path.of("") : r.log.directory()).toAbsolutePath().toString());
+        s.put("latency-tracking", "yes"); // INFO latencystats
+        s.put("latency-tracking-info-percentiles", String.join(" ", CommandStats.PERCENTILES));
         s.put("maxmemory", Long.toString(r.maxMemory));
         s.put("maxmemory-policy", "noeviction"); // writes that may grow a full store are refused, nothing evicted
         s.put("notify-keyspace-events", "");
@@ -125,8 +127,8 @@ final class StoreReport
 
     /**
      * INFO [section ...]: the sections of {@code info} named by the arguments in any case (Redis 7 takes several);
-     * for none or "default", all but commandstats, as Redis; all of them for "all" or "everything"; an unknown name
-     * adds nothing.
+     * for none or "default", all but commandstats and latencystats, as Redis; all of them for "all" or "everything";
+     * an unknown name adds nothing.
      */
     static String sections(final String info, final List<byte[]> args)
     {
@@ -139,7 +141,8 @@ final class StoreReport
         {
             final int end = section.indexOf("\r\n"); // none in an empty section (no errors yet)
             final String name = section.substring(2, end < 0 ? section.length() : end).toLowerCase(Locale.ROOT);
-            if (every || names.contains(name) || usual && !name.equals("commandstats"))
+            final boolean usually = !name.equals("commandstats") && !name.equals("latencystats");
+            if (every || names.contains(name) || usual && usually)
             {
                 out.append(out.isEmpty() ? "" : "\r\n").append(section.strip()).append("\r\n");
             }

@@ -192,6 +192,33 @@ class CommandStatsTest
         assertEquals(totals(0, 0, 0), stats.stats());
     }
 
+    /**
+     * INFO latencystats: per command that ran, the 50th, 99th and 99.9th percentiles of its times in microseconds, as
+     * Redis 7's histograms give them (two significant digits: 1,000 ns reads 1.003); a time past 1 s counts as 1 s; a
+     * command only rejected has no line; CONFIG RESETSTAT clears them.
+     */
+    @Test
+    void latencyPercentilesPerCommand()
+    {
+        for (int i = 0; i < 998; i++)
+        {
+            stats.replied(ran("GET", 1_000), Reply.NIL);
+        }
+        stats.replied(ran("GET", 50_000), Reply.NIL);
+        stats.replied(ran("GET", 5_000_000_000L), Reply.NIL);
+        stats.replied(ran("CLIENT|LIST", 7_000), new Reply.Simple("id=1"));
+        final Command arity = Command.refused(Reply.error("ERR wrong number of arguments for 'set' command"), false);
+        arity.listed = "SET";
+        stats.replied(arity, arity.reply());
+        assertEquals("# Latencystats\r\n" +
+            "latency_percentiles_usec_client|list:p50=7.007,p99=7.007,p99.9=7.007\r\n" +
+            "latency_percentiles_usec_get:p50=1.003,p99=1.003,p99.9=50.175\r\n", stats.latencystats());
+        stats.replied(ran("GET", 5_000_000_000L), Reply.NIL);
+        assertTrue(stats.latencystats().contains(",p99.9=1002438.655\r\n"), stats.latencystats()); // 1 s, to 2 digits
+        stats.reset();
+        assertEquals("# Latencystats\r\n", stats.latencystats());
+    }
+
     /** INFO's totals as CommandStats writes them, with no hits, misses, bytes or rates. */
     private static String totals(final long connections, final long processed, final long errors)
     {
