@@ -59,7 +59,7 @@ final class Command
     boolean rejected;
     /** The time running it took, in nanoseconds: set before its reply is (a blocking command's runs add up). */
     long runNanos;
-    /** The commands an EXEC or a script of it ran ({@link CommandStats}); null for none. Set before its reply is. */
+    /** What an EXEC or a script of it ran ({@link CommandStats}); null for none. Set before its reply is. */
     InnerCalls inner;
     /** The connection's session it came from (its address and name for the {@link SlowLog}); null for none. */
     final ClientSession client;

@@ -18,8 +18,9 @@ import java.util.concurrent.atomic.LongAdder;
  * through the group is timed as the {@link SlowLog} times it (the delivery thread applying it here, not its batch's
  * wait for its turn); one the connection answers itself, for its dispatch. Commands queued in a transaction and those
  * a script calls count under their own names too, as in Redis ({@link InnerCalls}). {@code CONFIG RESETSTAT} sets
- * everything back to 0. Counted on the event loops as replies are written ({@link #replied}), hits and misses where
- * reads run; read by INFO on any of them. Each command's times also go to a histogram: INFO's {@code Latencystats}.
+ * everything back to 0. Counted on the event loops as replies are written ({@link #replied}), the commands of an
+ * EXEC or a script and the hits and misses where they run ({@link #ran}, {@link #read}); read by INFO on any thread.
+ * Each command's times also go to a histogram: INFO's {@code Latencystats}.
  */
 final class CommandStats
 {
@@ -61,8 +62,8 @@ final class CommandStats
     /**
      * Event loop: {@code command}'s reply {@code reply} is written, or dropped by CLIENT REPLY OFF; counted under its
      * {@link Command#listed} name (a push, or an unknown command or subcommand, has none and counts only as an
-     * error reply, as in Redis). A QUEUED reply counts nothing: the command counts at EXEC. The commands an EXEC or a
-     * script ran ({@link Command#inner}) count under their own names, and the EXEC or EVAL as failed if any did.
+     * error reply, as in Redis). A QUEUED reply counts nothing: the command counts at EXEC. An EXEC or EVAL counts as
+     * failed if a command it ran failed ({@link Command#inner}; those counted as they ran, {@link #ran}).
      */
     void replied(final Command command, final Reply reply)
     {
@@ -77,21 +78,25 @@ final class CommandStats
             called(command.listed, command.runNanos, error && command.rejected,
                 error || inner != null && inner.anyFailed());
         }
-        for (int i = 0, n = inner == null ? 0 : inner.size(); i < n; i++)
-        {
-            final String failure = inner.error(i);
-            if (inner.name(i) != null)
-            {
-                called(inner.name(i), inner.nanos(i), false, failure != null);
-            }
-            if (failure != null)
-            {
-                errorReply(failure);
-            }
-        }
-        if (error && (inner == null || !inner.answeredRaised())) // a command's error a script raised counted above
+        if (error && (inner == null || !inner.answeredRaised())) // a command's error a script raised: counted as it ran
         {
             errorReply(((Reply.Error)reply).text());
+        }
+    }
+
+    /**
+     * The delivery thread: a command that an own client's EXEC or script ran, {@link Command#listed} {@code name}
+     * (null: none), took {@code nanos} and replied {@code error} (null: none) ({@link InnerCalls}).
+     */
+    void ran(final String name, final long nanos, final String error)
+    {
+        if (name != null)
+        {
+            called(name, nanos, false, error != null);
+        }
+        if (error != null)
+        {
+            errorReply(error);
         }
     }
 
