@@ -32,14 +32,55 @@ final class CommandStats
     /** INFO latencystats' percentiles, Redis's default {@code latency-tracking-info-percentiles}. */
     static final List<String> PERCENTILES = List.of("50", "99", "99.9");
 
-    /** One command's counters; its histogram under its monitor. */
+    /** One command's counters, under its monitor: the delivery thread counts a transaction's, the event loop others. */
     private static final class Calls
     {
-        final LongAdder calls = new LongAdder();
-        final LongAdder nanos = new LongAdder();
-        final LongAdder rejected = new LongAdder();
-        final LongAdder failed = new LongAdder();
-        final Histogram latency = new Histogram(1, MAX_LATENCY_NANOS, 2);
+        /** Each call's time; its count is the calls'. */
+        private final Histogram latency = new Histogram(1, MAX_LATENCY_NANOS, 2);
+        private long nanos;
+        private long rejected;
+        private long failed;
+
+        synchronized void ran(final long took, final boolean fails)
+        {
+            latency.recordValue(Math.clamp(took, 1, MAX_LATENCY_NANOS));
+            nanos += took;
+            failed += fails ? 1 : 0;
+        }
+
+        synchronized void rejected()
+        {
+            rejected++;
+        }
+
+        /** Its commandstats line under {@code name}. */
+        synchronized void commandstat(final StringBuilder s, final String name)
+        {
+            final long calls = latency.getTotalCount();
+            final long micros = nanos / 1000;
+            s.append("cmdstat_").append(name).append(":calls=").append(calls).append(",usec=").append(micros)
+                .append(",usec_per_call=")
+                .append(String.format(Locale.ROOT, "%.2f", calls == 0 ? 0.0 : (double)micros / calls))
+                .append(",rejected_calls=").append(rejected).append(",failed_calls=").append(failed).append("\r\n");
+        }
+
+        /** Its latencystats line under {@code name}; none if it never ran (rejected only). */
+        synchronized void latencystat(final StringBuilder s, final String name)
+        {
+            if (latency.getTotalCount() == 0)
+            {
+                return;
+            }
+            s.append("latency_percentiles_usec_").append(name);
+            char separator = ':';
+            for (final String p : PERCENTILES)
+            {
+                s.append(separator).append('p').append(p).append('=').append(String.format(Locale.ROOT, "%.3f",
+                    latency.getValueAtPercentile(Double.parseDouble(p)) / 1000.0));
+                separator = ',';
+            }
+            s.append("\r\n");
+        }
     }
 
     private final Map<String, Calls> commands = new ConcurrentHashMap<>();
@@ -105,20 +146,11 @@ final class CommandStats
         final Calls c = commands.computeIfAbsent(name, n -> new Calls()); // a lookup once the name is known
         if (rejected)
         {
-            c.rejected.increment();
+            c.rejected();
             return;
         }
-        c.calls.increment();
-        c.nanos.add(nanos);
-        synchronized (c)
-        {
-            c.latency.recordValue(Math.clamp(nanos, 1, MAX_LATENCY_NANOS));
-        }
+        c.ran(nanos, failed);
         processed.increment();
-        if (failed)
-        {
-            c.failed.increment();
-        }
     }
 
     private void errorReply(final String error)
@@ -227,16 +259,7 @@ final class CommandStats
     String commandstats()
     {
         final StringBuilder s = new StringBuilder("# Commandstats\r\n");
-        new TreeMap<>(commands).forEach((name, c) ->
-        {
-            final long calls = c.calls.sum();
-            final long micros = c.nanos.sum() / 1000;
-            s.append("cmdstat_").append(name.toLowerCase(Locale.ROOT)).append(":calls=").append(calls)
-                .append(",usec=").append(micros).append(",usec_per_call=")
-                .append(String.format(Locale.ROOT, "%.2f", calls == 0 ? 0.0 : (double)micros / calls))
-                .append(",rejected_calls=").append(c.rejected.sum()).append(",failed_calls=").append(c.failed.sum())
-                .append("\r\n");
-        });
+        new TreeMap<>(commands).forEach((name, c) -> c.commandstat(s, name.toLowerCase(Locale.ROOT)));
         return s.toString();
     }
 
@@ -247,23 +270,7 @@ final class CommandStats
     String latencystats()
     {
         final StringBuilder s = new StringBuilder("# Latencystats\r\n");
-        new TreeMap<>(commands).forEach((name, c) ->
-        {
-            synchronized (c)
-            {
-                if (c.latency.getTotalCount() == 0)
-                {
-                    return; // rejected only: never ran
-                }
-                s.append("latency_percentiles_usec_").append(name.toLowerCase(Locale.ROOT)).append(':');
-                for (final String p : PERCENTILES)
-                {
-                    s.append(p.equals(PERCENTILES.getFirst()) ? "p" : ",p").append(p).append('=').append(String
-                        .format(Locale.ROOT, "%.3f", c.latency.getValueAtPercentile(Double.parseDouble(p)) / 1000.0));
-                }
-                s.append("\r\n");
-            }
-        });
+        new TreeMap<>(commands).forEach((name, c) -> c.latencystat(s, name.toLowerCase(Locale.ROOT)));
         return s.toString();
     }
 

@@ -125,20 +125,18 @@ final class CommandTable
     private static Reply keys(final List<byte[]> command)
     {
         final String name = Commands.word(command.getFirst());
-        final int n = command.size();
-        if (!ENTRIES.containsKey(name) || Subcommands.isContainer(name) &&
-            !Subcommands.has(name, Commands.word(command.get(1))))
+        final String sub = subcommand(name, command);
+        if (!ENTRIES.containsKey(name) || sub != null && !Subcommands.has(name, sub))
         {
             return Reply.error("ERR Invalid command specified");
         }
         // Redis's order: a command without keys is told so whatever its arguments
-        final String sub = Subcommands.isContainer(name) ? Commands.word(command.get(1)) : null;
-        final Keys keys = sub != null ? subcommandKeys(name, sub) : keyPositions(name);
+        final Keys keys = positions(name, sub);
         if (keys == NONE || keys == SHARD_CHANNEL || keys == SHARD_CHANNELS)
         {
             return Reply.error("ERR The command has no key arguments");
         }
-        if (!Commands.fitsArity(sub != null ? Subcommands.arity(name, sub) : arity(name), n))
+        if (!fits(name, sub, command.size()))
         {
             return Reply.error("ERR Invalid number of arguments specified for command");
         }
@@ -158,16 +156,31 @@ final class CommandTable
      */
     static List<byte[]> readKeys(final String name, final List<byte[]> command)
     {
-        final int n = command.size();
-        final String sub = n > 1 && Subcommands.isContainer(name) ? Commands.word(command.get(1)) : null;
-        if (sub != null ? !Subcommands.has(name, sub) || !Commands.fitsArity(Subcommands.arity(name, sub), n) :
-            !Commands.fitsArity(arity(name), n))
+        final String sub = subcommand(name, command);
+        if (sub != null && !Subcommands.has(name, sub) || !fits(name, sub, command.size()))
         {
             return List.of();
         }
-        final List<byte[]> found = keyWords(name, sub != null ? subcommandKeys(name, sub) : keyPositions(name),
-            command);
+        final List<byte[]> found = keyWords(name, positions(name, sub), command);
         return found == null ? List.of() : found;
+    }
+
+    /** The subcommand (upper case) that {@code command} of container {@code name} names; null for no container. */
+    private static String subcommand(final String name, final List<byte[]> command)
+    {
+        return command.size() > 1 && Subcommands.isContainer(name) ? Commands.word(command.get(1)) : null;
+    }
+
+    /** Where the keys of command {@code name}, or of its subcommand {@code sub} (null: none), are. */
+    private static Keys positions(final String name, final String sub)
+    {
+        return sub != null ? subcommandKeys(name, sub) : keyPositions(name);
+    }
+
+    /** Whether {@code words} words fit the arity of command {@code name}, or of its subcommand {@code sub}. */
+    private static boolean fits(final String name, final String sub, final int words)
+    {
+        return Commands.fitsArity(sub != null ? Subcommands.arity(name, sub) : arity(name), words);
     }
 
     /**

@@ -203,9 +203,12 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
         if (args == null) // a script this member does not know; in a transaction, NOSCRIPT is its place in EXEC's reply
         {
+            if (transaction != null)
+            {
+                return transaction.offered(named, given, Scripts.NO_SCRIPT, session.resp3);
+            }
             final Reply.Error refusal = CommandTable.refusal(named, given);
-            return transaction != null ? transaction.offered(named, given, Scripts.NO_SCRIPT, session.resp3) :
-                refusal != null ? Command.refused(refusal, session.resp3) :
+            return refusal != null ? Command.refused(refusal, session.resp3) :
                 Command.answered(Scripts.NO_SCRIPT, session.resp3);
         }
         final String cmd = args == given ? named : Commands.name(args);
