@@ -62,7 +62,10 @@ public final class MemberProcess implements AutoCloseable
         return member;
     }
 
-    /** A member JVM's flags: the project's (as the launcher gives them), a small heap, the serial collector. */
+    /**
+     * A member JVM's flags: the project's as the parent POM gives them to tests (the launcher's, and C1 only:
+     * {@code weft.test.memberFlags}), a small heap, the serial collector.
+     */
     public static List<String> memberFlags()
     {
         final List<String> flags = new ArrayList<>();
