@@ -119,7 +119,7 @@ final class CommandStats
             called(command.listed, command.runNanos, error && command.rejected,
                 error || inner != null && inner.anyFailed());
         }
-        if (error && (inner == null || !inner.answeredRaised())) // a command's error a script raised: counted as it ran
+        if (error && (inner == null || !inner.answeredCounted())) // a command's error a script answered: counted
         {
             errorReply(((Reply.Error)reply).text());
         }

@@ -13,9 +13,8 @@ final class InnerCalls
 {
     private final CommandStats stats;
     private boolean failed;
-    /** The error a script raised from a command's, which it then answered: counted as the command's, not again. */
-    private Object raised;
-    private boolean answeredRaised;
+    /** Whether the script answered with a command's error, counted as that command's (not again as its own). */
+    private boolean answeredCounted;
 
     /** Counts in {@code stats}: the commands' calls and errors, and the keys their reads look up. */
     InnerCalls(final CommandStats stats)
@@ -48,16 +47,10 @@ final class InnerCalls
         return reply;
     }
 
-    /** A script raises {@code error}, made of the error of the command it just called. */
-    void raising(final Object error)
+    /** The script ended, answering (returning or raising) a command's error that was {@code counted} as it ran. */
+    void answered(final boolean counted)
     {
-        raised = error;
-    }
-
-    /** The script ended with {@code thrown}: if it is the command's error it raised, its reply is counted already. */
-    void ended(final Object thrown)
-    {
-        answeredRaised = thrown != null && thrown == raised;
+        answeredCounted = counted;
     }
 
     boolean anyFailed()
@@ -65,9 +58,9 @@ final class InnerCalls
         return failed;
     }
 
-    /** Whether the EVAL's error reply is a command's error the script raised, counted with that command's. */
-    boolean answeredRaised()
+    /** Whether the EVAL's error reply is a command's error the script answered, counted with that command's. */
+    boolean answeredCounted()
     {
-        return answeredRaised;
+        return answeredCounted;
     }
 }

@@ -51,6 +51,11 @@ final class ScriptRuntime
      * batch replays as its build applied it.
      */
     static final byte NUMBERS_SINCE = 17;
+    /**
+     * KvWire version since which a command's error reaches a script marked {@code ignore_error_stats_update}, a
+     * field the script sees, as in Redis 7; before, the table held {@code err} alone.
+     */
+    static final byte COUNTED_ERRORS_SINCE = 25;
     /** Lua instructions a script may run: about a second of this member's delivery thread, which waits for it. */
     static final long INSTRUCTIONS = 50_000_000L;
     /** Lua calls a script may nest (Java's stack, not the same at every member, must never be what ends one). */
@@ -218,14 +223,19 @@ final class ScriptRuntime
         Draws.scriptStarted(random); // SRANDMEMBER and ZRANDMEMBER inside draw alike at every member
         try
         {
-            return reply(script.call());
+            final LuaValue result = script.call();
+            if (store.counting != null)
+            {
+                store.counting.answered(LuaReplies.counted(result));
+            }
+            return LuaReplies.reply(result);
         }
         catch (final LuaError ex)
         {
             final LuaValue thrown = ex.getMessageObject();
             if (store.counting != null)
             {
-                store.counting.ended(thrown);
+                store.counting.answered(LuaReplies.counted(thrown));
             }
             final LuaValue err = thrown != null && thrown.istable() ? thrown.rawget("err") : LuaValue.NIL;
             final String message = thrown != null && thrown.type() == LuaValue.TSTRING ? thrown.tojstring() :
@@ -248,9 +258,9 @@ final class ScriptRuntime
         final LuaTable redis = new LuaTable();
         redis.set("call", function(args -> call(args, false)));
         redis.set("pcall", function(args -> call(args, true)));
-        redis.set("status_reply", function(args -> field("ok", args.checkstring(1))));
-        redis.set("error_reply", function(args -> field("err", args.checkstring(1))));
-        redis.set("sha1hex", function(args -> LuaValue.valueOf(Scripts.sha1(bytes(args.checkstring(1))))));
+        redis.set("status_reply", function(args -> LuaReplies.field("ok", args.checkstring(1))));
+        redis.set("error_reply", function(args -> LuaReplies.field("err", args.checkstring(1))));
+        redis.set("sha1hex", function(args -> LuaValue.valueOf(Scripts.sha1(LuaReplies.bytes(args.checkstring(1))))));
         redis.set("log", function(args -> LuaValue.NONE)); // a member's log is not the script's
         redis.set("setresp", function(args -> args.checkint(1) == 2 ? LuaValue.NONE :
             error("ERR RESP version must be 2 here")));
@@ -272,7 +282,7 @@ final class ScriptRuntime
     {
         if (args.narg() == 0)
         {
-            return failed("ERR Please specify at least one argument for this redis lib call", protectedCall, null);
+            return failed("ERR Please specify at least one argument for this redis lib call", protectedCall, false);
         }
         final List<byte[]> command = new ArrayList<>(args.narg());
         for (int i = 1; i <= args.narg(); i++)
@@ -280,16 +290,17 @@ final class ScriptRuntime
             final LuaValue a = args.arg(i);
             if (a.type() != LuaValue.TSTRING && a.type() != LuaValue.TNUMBER)
             {
-                return failed("ERR Lua redis lib command arguments must be strings or integers", protectedCall, null);
+                return failed("ERR Lua redis lib command arguments must be strings or integers", protectedCall, false);
             }
             command.add(a.type() == LuaValue.TNUMBER && since(NUMBERS_SINCE) ?
-                number(a.todouble()) : bytes(a.checkstring()));
+                number(a.todouble()) : LuaReplies.bytes(a.checkstring()));
         }
         final String cmd = Commands.name(command);
         final String refused = refused(cmd, command);
         final Reply reply = refused != null ? Reply.error(refused) : InnerCalls.call(store, command, now);
-        final InnerCalls counted = refused == null ? store.counting : null; // its error counts as the command's
-        return reply instanceof Reply.Error e ? failed(e.text(), protectedCall, counted) : lua(reply);
+        // a command's error is counted as it ran: marked so, a script that answers with it has it counted once
+        final boolean counted = refused == null && since(COUNTED_ERRORS_SINCE);
+        return reply instanceof Reply.Error e ? failed(e.text(), protectedCall, counted) : LuaReplies.lua(reply);
     }
 
     /** Whether the batch being applied is of KvWire {@code version} or later (a log's older one runs as it ran). */
@@ -350,133 +361,21 @@ final class ScriptRuntime
     }
 
     /**
-     * A redis lib call's error: returned (pcall) or raised; one raised from a command's error is noted in
-     * {@code counted} (null: not counted), which counted that error already ({@link InnerCalls#ended}).
+     * A redis lib call's error: returned (pcall) or raised; a command's error, {@code counted} as it ran, marked
+     * {@code ignore_error_stats_update} as Redis 7 marks it (the script sees the field).
      */
-    private static Varargs failed(final String error, final boolean returned, final InnerCalls counted)
+    private static Varargs failed(final String error, final boolean returned, final boolean counted)
     {
-        final LuaTable err = field("err", LuaValue.valueOf(error));
+        final LuaTable err = LuaReplies.field("err", LuaValue.valueOf(error));
+        if (counted)
+        {
+            err.rawset(LuaReplies.COUNTED, LuaValue.TRUE);
+        }
         if (returned)
         {
             return err;
         }
-        if (counted != null)
-        {
-            counted.raising(err);
-        }
         throw new LuaError(err);
-    }
-
-    /** A reply as Redis hands it to a script (RESP2): a table for an array, false for a nil, {ok=...}, {err=...}. */
-    private static LuaValue lua(final Reply reply)
-    {
-        return switch (reply)
-        {
-            case Reply.Int i -> LuaInteger.valueOf(i.value());
-            case Reply.Bulk b -> b.bytes() == null ? LuaValue.FALSE : LuaValue.valueOf(b.bytes());
-            case Reply.Double d -> LuaValue.valueOf(d.text());
-            case Reply.Text t -> LuaValue.valueOf(t.text());
-            case Reply.Simple s -> field("ok", LuaValue.valueOf(s.text()));
-            case Reply.Error e -> field("err", LuaValue.valueOf(e.text()));
-            case Reply.Array a -> a.items() == null ? LuaValue.FALSE : table(a.items());
-            case Reply.Map m -> table(m.keysAndValues());
-            case Reply.Set s -> table(s.items());
-            case Reply.Scored s -> table(s.membersAndScores());
-            case Reply.Pairs p -> table(pairs(p.keysAndValues()));
-            case Reply.Push p -> table(p.items());
-            case Reply.Several s -> table(s.replies());
-        };
-    }
-
-    /** Keys and values alternating as two-item arrays, as RESP2 writes {@link Reply.Pairs}. */
-    private static List<Reply> pairs(final List<Reply> keysAndValues)
-    {
-        final List<Reply> pairs = new ArrayList<>(keysAndValues.size() / 2);
-        for (int i = 0; i < keysAndValues.size(); i += 2)
-        {
-            pairs.add(new Reply.Array(keysAndValues.subList(i, i + 2)));
-        }
-        return pairs;
-    }
-
-    private static LuaTable table(final List<Reply> items)
-    {
-        final LuaTable t = new LuaTable(items.size(), 0);
-        for (int i = 0; i < items.size(); i++)
-        {
-            t.rawset(i + 1, lua(items.get(i)));
-        }
-        return t;
-    }
-
-    /** A script's result as Redis replies it: numbers truncated to integers, tables up to their first nil. */
-    private static Reply reply(final LuaValue v)
-    {
-        return switch (v.type())
-        {
-            case LuaValue.TNUMBER -> new Reply.Int(integer(v.todouble()));
-            case LuaValue.TSTRING -> new Reply.Bulk(bytes(v.checkstring()));
-            case LuaValue.TBOOLEAN -> v.toboolean() ? new Reply.Int(1) : Reply.NIL;
-            case LuaValue.TTABLE -> tableReply(v);
-            default -> Reply.NIL;
-        };
-    }
-
-    private static Reply tableReply(final LuaValue t)
-    {
-        final LuaValue err = t.rawget("err");
-        if (err.type() == LuaValue.TSTRING)
-        {
-            return Reply.error(err.tojstring());
-        }
-        final LuaValue ok = t.rawget("ok");
-        if (ok.type() == LuaValue.TSTRING)
-        {
-            return new Reply.Simple(ok.tojstring());
-        }
-        final LuaValue number = t.rawget("double");
-        if (number.type() == LuaValue.TNUMBER)
-        {
-            return new Reply.Double(number.todouble());
-        }
-        final LuaValue map = t.rawget("map");
-        final LuaValue set = t.rawget("set");
-        if (map.type() == LuaValue.TTABLE || set.type() == LuaValue.TTABLE)
-        {
-            final List<Reply> entries = new ArrayList<>();
-            final LuaValue of = map.type() == LuaValue.TTABLE ? map : set;
-            for (Varargs e = of.next(LuaValue.NIL); !e.arg1().isnil(); e = of.next(e.arg1()))
-            {
-                entries.add(reply(e.arg1()));
-                if (of == map)
-                {
-                    entries.add(reply(e.arg(2)));
-                }
-            }
-            return of == map ? new Reply.Map(entries) : new Reply.Set(entries);
-        }
-        final List<Reply> items = new ArrayList<>();
-        for (int i = 1; !t.rawget(i).isnil(); i++)
-        {
-            items.add(reply(t.rawget(i)));
-        }
-        return new Reply.Array(items);
-    }
-
-    /**
-     * A Lua number as Redis's C cast makes it an integer on x86-64: truncated, and the lowest long for NaN and for
-     * anything past a long's range (math.huge too), where Java's cast would saturate.
-     */
-    private static long integer(final double d)
-    {
-        return Double.isNaN(d) || d >= 0x1p63 || d < -0x1p63 ? Long.MIN_VALUE : (long)d;
-    }
-
-    private static LuaTable field(final String field, final LuaValue text)
-    {
-        final LuaTable t = new LuaTable();
-        t.rawset(field, text);
-        return t;
     }
 
     private static LuaTable strings(final List<byte[]> values)
@@ -487,13 +386,6 @@ final class ScriptRuntime
             t.rawset(i + 1, LuaValue.valueOf(values.get(i)));
         }
         return t;
-    }
-
-    private static byte[] bytes(final LuaString s)
-    {
-        final byte[] b = new byte[s.m_length];
-        System.arraycopy(s.m_bytes, s.m_offset, b, 0, s.m_length);
-        return b;
     }
 
     /** The debug hook: every {@value #HOOK_EVERY} instructions, and at each call and return. */

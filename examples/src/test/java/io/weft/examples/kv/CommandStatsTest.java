@@ -85,8 +85,8 @@ class CommandStatsTest
 
     /**
      * The commands an EXEC or a script ran count under their own names (calls, failures, errors), as Redis counts
-     * them, and the EXEC or EVAL as failed when one of them failed; a command's error a script raises and answers
-     * counts once, as the command's. Through a store, as the delivery thread applies them for an own client.
+     * them, and the EXEC or EVAL as failed when one of them failed; a command's error a script answers (raised by
+     * redis.call, or taken by pcall and returned or raised) counts once, as the command's. Through a store, as the delivery thread applies them for an own client.
      */
     @Test
     void whatAnExecOrAScriptRanCountsUnderItsOwnName()
@@ -108,16 +108,24 @@ class CommandStatsTest
         stats.replied(caught, caught.reply());
         final Command mine = applied(store, StoreClient.args("EVAL", "return redis.error_reply('MINE own')", "0"));
         stats.replied(mine, mine.reply());
+        // a command's error that pcall returned, answered by returning it or raising it: once too (before, twice)
+        for (final String script : List.of("return redis.pcall('lpush', 's', 'z')",
+            "error(redis.pcall('lpush', 's', 'w'))"))
+        {
+            final Command answered = applied(store, StoreClient.args("EVAL", script, "0"));
+            assertTrue(((Reply.Error)answered.reply()).text().startsWith("WRONGTYPE "), answered.reply().toString());
+            stats.replied(answered, answered.reply());
+        }
         assertEquals("# Commandstats\r\n" +
-            "cmdstat_eval:calls=3,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=3\r\n" +
+            "cmdstat_eval:calls=5,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=5\r\n" +
             "cmdstat_exec:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=1\r\n" +
             "cmdstat_incr:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0\r\n" +
-            "cmdstat_lpush:calls=3,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=3\r\n" +
+            "cmdstat_lpush:calls=5,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=5\r\n" +
             "cmdstat_set:calls=2,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0\r\n",
             stats.commandstats().replaceAll("usec=\\d+,usec_per_call=[\\d.]+", "usec=0,usec_per_call=0.00"));
-        assertEquals("# Errorstats\r\nerrorstat_MINE:count=1\r\nerrorstat_WRONGTYPE:count=3\r\n",
+        assertEquals("# Errorstats\r\nerrorstat_MINE:count=1\r\nerrorstat_WRONGTYPE:count=5\r\n",
             stats.errorstats());
-        assertEquals(totals(0, 10, 4),
+        assertEquals(totals(0, 14, 6),
             stats.stats());
     }
 

@@ -787,6 +787,24 @@ class ScriptsTest
             "a batch of KvWire 16 replays as its build wrote");
     }
 
+    /**
+     * A command's error reaches a script marked ignore_error_stats_update, as Redis 7 marks it (its INFO counts the
+     * error once, as the command's, when the script answers with it); a lib call's own error is not marked, and a
+     * batch of KvWire 24 replays without the field, as its build ran it.
+     */
+    @Test
+    void aCommandsErrorIsMarkedCountedAsRedisMarksIt()
+    {
+        final String marked = "redis.call('SET', KEYS[1], 'v') local e = redis.pcall('LPUSH', KEYS[1], 'x') " +
+            "return {e.err, tostring(e.ignore_error_stats_update)}";
+        assertEquals("[WRONGTYPE Operation against a key holding the wrong kind of value, true]",
+            text(eval(marked, "1", "s")));
+        assertEquals("nil", text(eval("return tostring(redis.pcall().ignore_error_stats_update)", "0")),
+            "a lib call's own error");
+        assertEquals("[WRONGTYPE Operation against a key holding the wrong kind of value, nil]",
+            text(run(before(ScriptRuntime.COUNTED_ERRORS_SINCE), "EVAL", marked, "1", "s")));
+    }
+
     /** EVALSHA at a connection: the body of a script this member knows (loaded, or run by EVAL here); else NOSCRIPT. */
     @Test
     void evalshaTakesTheBodyOfAScriptThisMemberKnows()
