@@ -127,15 +127,16 @@ final class CommandStats
 
     /**
      * The delivery thread: a command that an own client's EXEC or script ran, {@link Command#listed} {@code name}
-     * (null: none), took {@code nanos} and replied {@code error} (null: none) ({@link InnerCalls}).
+     * (null: none), took {@code nanos} and replied {@code error} (null: none), an error {@code counted} already if a
+     * script answered with a command's ({@link InnerCalls}).
      */
-    void ran(final String name, final long nanos, final String error)
+    void ran(final String name, final long nanos, final String error, final boolean counted)
     {
         if (name != null)
         {
             called(name, nanos, false, error != null);
         }
-        if (error != null)
+        if (error != null && !counted)
         {
             errorReply(error);
         }

@@ -130,6 +130,30 @@ class CommandStatsTest
     }
 
     /**
+     * An EVAL in an EXEC whose script raises a command's error: the error counts once, as the command's (before,
+     * twice: as the command's and as the EVAL's), and both count as failed.
+     */
+    @Test
+    void aScriptInATransactionAnsweringACommandsErrorCountsItOnce()
+    {
+        final KvStore store = new KvStore();
+        final Transaction t = new Transaction(1_000, List.of());
+        t.offer("EVAL", StoreClient.args("EVAL", "redis.call('set', 'm', '1'); return redis.call('lpush', 'm', 'x')",
+            "0"));
+        final Command exec = applied(store, t.exec());
+        stats.replied(exec, exec.reply());
+        assertEquals("# Commandstats\r\n" +
+            "cmdstat_eval:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=1\r\n" +
+            "cmdstat_exec:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=1\r\n" +
+            "cmdstat_lpush:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=1\r\n" +
+            "cmdstat_set:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0\r\n",
+            stats.commandstats().replaceAll("usec=\\d+,usec_per_call=[\\d.]+", "usec=0,usec_per_call=0.00"));
+        assertEquals("# Errorstats\r\nerrorstat_WRONGTYPE:count=1\r\n", stats.errorstats());
+        assertEquals(totals(0, 4, 1),
+            stats.stats());
+    }
+
+    /**
      * A script's calls count as they run, before its reply is written, and nothing is kept per call: a script may
      * make millions within its instruction limit (before, a list of every call was kept until the reply).
      */
