@@ -40,10 +40,10 @@ final class InnerCalls
         final String cmd = Commands.name(command);
         calls.stats.read(store, cmd, command, null, now);
         final long start = System.nanoTime();
-        calls.answeredCounted = false;
         final Reply reply = store.apply(command, now);
         final String error = reply instanceof Reply.Error e ? e.text() : null;
-        // an EVAL in an EXEC whose script answered a command's error: counted as that command's, not again
+        // an EVAL in an EXEC whose script answered a command's error: counted as that command's, not again; reset
+        // here, so the next command of the EXEC starts without it
         final boolean counted = calls.answeredCounted;
         calls.answeredCounted = false;
         calls.stats.ran(CommandTable.listed(cmd, command), System.nanoTime() - start, error, counted);
