@@ -45,7 +45,14 @@ final class McRun
     /** Starts every member with the same extra arguments, waits, and requires exit code 0 from each. */
     static McRun run(final WeftConfig config, final Path dir, final String... args) throws Exception
     {
-        return runInSequence(List.of(config), dir, args);
+        return run(List.of(), config, dir, args);
+    }
+
+    /** {@link #run} with member JVM flags after the defaults ({@link MemberProcess#WITH_C2}, say). */
+    static McRun run(final List<String> jvmFlags, final WeftConfig config, final Path dir, final String... args)
+        throws Exception
+    {
+        return runInSequence(jvmFlags, List.of(config), dir, args);
     }
 
     /**
@@ -54,6 +61,12 @@ final class McRun
      * to tell their deliveries apart.
      */
     static McRun runInSequence(final List<WeftConfig> configs, final Path dir, final String... args) throws Exception
+    {
+        return runInSequence(List.of(), configs, dir, args);
+    }
+
+    private static McRun runInSequence(final List<String> jvmFlags, final List<WeftConfig> configs, final Path dir,
+        final String... args) throws Exception
     {
         final List<String> files = configs.stream().map(c -> TestGroups.write(c, dir).toString()).toList();
         final List<String> each = new ArrayList<>(Arrays.asList(args));
@@ -65,7 +78,7 @@ final class McRun
         Arrays.fill(all, each.toArray(String[]::new));
         try
         {
-            return runEach(configs.getFirst(), dir, Path.of(files.getFirst()), all, configs.size());
+            return runEach(jvmFlags, configs.getFirst(), dir, Path.of(files.getFirst()), all, configs.size());
         }
         finally
         {
@@ -79,11 +92,11 @@ final class McRun
     /** Starts member i with {@code args[i]}, waits, and requires exit code 0 from each. */
     static McRun runEach(final WeftConfig config, final Path dir, final Path file, final String[][] args) throws Exception
     {
-        return runEach(config, dir, file, args, 1);
+        return runEach(List.of(), config, dir, file, args, 1);
     }
 
-    private static McRun runEach(final WeftConfig config, final Path dir, final Path file, final String[][] args,
-        final int runs) throws Exception
+    private static McRun runEach(final List<String> jvmFlags, final WeftConfig config, final Path dir, final Path file,
+        final String[][] args, final int runs) throws Exception
     {
         final McRun run = new McRun();
         try (Members members = new Members(config))
@@ -93,7 +106,7 @@ final class McRun
                 final List<String> command = new ArrayList<>(List.of("mc-member", "--config", file.toString(),
                     "--member", String.valueOf(config.group().members().get(i).id()), "--timeout", "PT3M"));
                 command.addAll(Arrays.asList(args[i]));
-                members.add(MemberProcess.start("mc" + i, dir, Weft.class, command.toArray(String[]::new)));
+                members.add(MemberProcess.start(jvmFlags, "mc" + i, dir, Weft.class, command.toArray(String[]::new)));
             }
             for (final MemberProcess m : members.processes())
             {

@@ -6,6 +6,7 @@ import io.weft.config.SubgroupConfig;
 import io.weft.config.TransportThreading;
 import io.weft.config.TransportKind;
 import io.weft.config.WeftConfig;
+import io.weft.testkit.MemberProcess;
 import io.weft.testkit.TestGroups;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,7 +21,9 @@ import java.util.stream.Stream;
 
 /**
  * Total order and agreement across three member processes: every member delivers every message exactly once, in
- * the identical order, FIFO per sender, payload intact (checked byte by byte in {@link DeliveryCheck}).
+ * the identical order, FIFO per sender, payload intact (checked byte by byte in {@link DeliveryCheck}). The members
+ * compile with C2 as well, as production members do ({@link MemberProcess#WITH_C2}): these runs are bound by
+ * throughput, and C2's reorderings are what a missing barrier would show under.
  */
 @Timeout(300)
 class TotalOrderTest
@@ -75,7 +78,8 @@ class TotalOrderTest
             builder.rdma(RdmaTransportTest.rdma("tcp;ofi_rxm").withThreading(threading));
         }
         final WeftConfig config = builder.build();
-        final McRun run = McRun.run(config, dir, "--messages", String.valueOf(perSender), "--size", "10240");
+        final McRun run = McRun.run(MemberProcess.WITH_C2, config, dir, "--messages", String.valueOf(perSender),
+            "--size", "10240");
         for (final SubgroupConfig sg : subgroups)
         {
             // size 1 carries no counter: the hash still covers sender, index and seq of every message
@@ -94,7 +98,8 @@ class TotalOrderTest
         final WeftConfig config = TestGroups.builder(kind, 3).smc(SmcConfig.SPINDLE)
             .subgroups(List.of(new SubgroupConfig("g", List.of(), List.of(0, 1, 2), 32, 1024, DeliveryMode.ORDERED)))
             .build();
-        final McRun run = McRun.run(config, dir, "--messages", "4000", "--size", "1024", "--invoker");
+        final McRun run = McRun.run(MemberProcess.WITH_C2, config, dir, "--messages", "4000", "--size", "1024",
+            "--invoker");
         run.assertIdentical("g", List.of(0, 1, 2), 3 * 4000L);
         run.outputs.forEach(out -> org.junit.jupiter.api.Assertions.assertTrue(out.contains("invoker mode"), out));
     }
