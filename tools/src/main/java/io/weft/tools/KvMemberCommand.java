@@ -62,7 +62,7 @@ final class KvMemberCommand implements Callable<Integer>
             {
                 replica.maxMemory(store.maxMemory);
             }
-            replica.slowLog(store.slowlogSlowerThan, store.slowlogMaxLen);
+            replica.slowLog(store.slowlogSlowerThan, store.slowlogMaxLen).latencyMonitor(store.latencyMonitorThreshold);
         }
         catch (final IllegalStateException | java.io.UncheckedIOException ex) // a log it cannot open: no stack trace
         {

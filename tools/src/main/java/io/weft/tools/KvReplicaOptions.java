@@ -39,6 +39,11 @@ final class KvReplicaOptions
         description = "The most commands SLOWLOG keeps at each member, the newest (default ${DEFAULT-VALUE}).")
     int slowlogMaxLen;
 
+    @Option(names = "--latency-monitor-threshold", defaultValue = "0",
+        description = "LATENCY keeps the spikes of a member's clients' commands that take at least this many " +
+            "milliseconds to apply (default ${DEFAULT-VALUE}: none), as Redis's setting of this name.")
+    long latencyMonitorThreshold;
+
     @Option(names = "--requirepass-file", description = "Clients must AUTH with the password on this file's first " +
         "line before their commands run, as with Redis's requirepass (default: no password). A file, so that the " +
         "password is not on a command line for ps to show.")
@@ -58,6 +63,11 @@ final class KvReplicaOptions
         if (slowlogMaxLen < 0)
         {
             return "--slowlog-max-len must be 0 or more, was " + slowlogMaxLen;
+        }
+        if (latencyMonitorThreshold < 0)
+        {
+            return "--latency-monitor-threshold must be 0 (off) or a number of milliseconds, was " +
+                latencyMonitorThreshold;
         }
         if (compactAfter < 1)
         {
@@ -85,7 +95,8 @@ final class KvReplicaOptions
     {
         final List<String> options = new ArrayList<>(List.of("--reads", reads, "--compact-after",
             String.valueOf(compactAfter), "--max-memory", String.valueOf(maxMemory), "--slowlog-log-slower-than",
-            String.valueOf(slowlogSlowerThan), "--slowlog-max-len", String.valueOf(slowlogMaxLen)));
+            String.valueOf(slowlogSlowerThan), "--slowlog-max-len", String.valueOf(slowlogMaxLen),
+            "--latency-monitor-threshold", String.valueOf(latencyMonitorThreshold)));
         if (requirePassFile != null)
         {
             options.addAll(List.of("--requirepass-file", requirePassFile.toAbsolutePath().toString()));

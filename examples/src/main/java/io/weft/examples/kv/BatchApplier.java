@@ -6,14 +6,15 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Applies delivered batches to a replica's store on the delivery thread: this member's own from the commands it kept,
- * completing each command's reply (and timing it, and what an EXEC or a script of it ran, for the {@link SlowLog} and
- * {@link CommandStats}), another member's from the bytes it sent.
+ * completing each command's reply (and timing it, and what an EXEC or a script of it ran, for the {@link SlowLog},
+ * {@link LatencyMonitor} and {@link CommandStats}), another member's from the bytes it sent.
  */
 final class BatchApplier
 {
     private final KvStore store;
     private final WriteBatch writeBatch;
     private final SlowLog slowLog;
+    private final LatencyMonitor latency;
     private final CommandStats stats;
     /** Writes applied and reads served here (INFO, {@link StoreReport}). */
     final AtomicLong writes = new AtomicLong();
@@ -21,8 +22,9 @@ final class BatchApplier
     /** The keys of this member's own batch, built before its lookups (see KvStore.touch). */
     private Key[] keys = new Key[256];
 
-    BatchApplier(final KvStore store, final SlowLog slowLog, final CommandStats stats)
+    BatchApplier(final KvStore store, final SlowLog slowLog, final LatencyMonitor latency, final CommandStats stats)
     {
+        this.latency = latency;
         this.store = store;
         this.stats = stats;
         this.writeBatch = new WriteBatch(store);
@@ -79,6 +81,7 @@ final class BatchApplier
             command.runNanos += end - mark; // before its reply is set: INFO commandstats
             command.rejected = CommandTable.isRefusal(command.args, reply);
             slowLog.offer(command, end - mark);
+            latency.offer(command, end - mark);
             mark = end;
             if (command.write)
             {

@@ -2,6 +2,7 @@ package io.weft.examples.kv;
 
 import org.HdrHistogram.Histogram;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -29,6 +30,8 @@ final class CommandStats
 
     /** Redis's latency histograms: 1 ns to 1 s (longer times count as 1 s), two significant digits. */
     private static final long MAX_LATENCY_NANOS = 1_000_000_000L;
+    /** LATENCY HISTOGRAM's first bucket: Redis's, up to 1,024 ns. */
+    private static final long FIRST_BUCKET_NANOS = 1024;
     /** INFO latencystats' percentiles, Redis's default {@code latency-tracking-info-percentiles}. */
     static final List<String> PERCENTILES = List.of("50", "99", "99.9");
 
@@ -62,6 +65,36 @@ final class CommandStats
                 .append(",usec_per_call=")
                 .append(String.format(Locale.ROOT, "%.2f", calls == 0 ? 0.0 : (double)micros / calls))
                 .append(",rejected_calls=").append(rejected).append(",failed_calls=").append(failed).append("\r\n");
+        }
+
+        /**
+         * Its LATENCY HISTOGRAM entry under {@code name}, as Redis 7 answers it, none if it never ran: its calls, then
+         * each power-of-two bound from 1,024 ns (in microseconds, the bucket's highest value: 1, 2, 4, 8, 16, 33, ...)
+         * with the calls up to it, where that count grew.
+         */
+        synchronized void histogram(final List<Reply> out, final String name)
+        {
+            if (latency.getTotalCount() == 0)
+            {
+                return;
+            }
+            final List<Reply> buckets = new ArrayList<>();
+            final long calls = latency.getTotalCount();
+            long before = 0;
+            // as hdr_histogram's log iterator in C counts: the values up to each bound's highest equivalent value
+            for (long bound = FIRST_BUCKET_NANOS; before < calls; bound *= 2)
+            {
+                final long upTo = latency.getCountBetweenValues(0, bound);
+                if (upTo > before)
+                {
+                    buckets.add(new Reply.Int(latency.highestEquivalentValue(bound) / 1000));
+                    buckets.add(new Reply.Int(upTo));
+                }
+                before = upTo;
+            }
+            out.add(Reply.Bulk.of(name.toLowerCase(Locale.ROOT)));
+            out.add(new Reply.Map(List.of(Reply.Bulk.of("calls"), new Reply.Int(calls),
+                Reply.Bulk.of("histogram_usec"), new Reply.Map(buckets))));
         }
 
         /** Its latencystats line under {@code name}; none if it never ran (rejected only). */
@@ -273,6 +306,33 @@ final class CommandStats
         final StringBuilder s = new StringBuilder("# Latencystats\r\n");
         new TreeMap<>(commands).forEach((name, c) -> c.latencystat(s, name.toLowerCase(Locale.ROOT)));
         return s.toString();
+    }
+
+    /**
+     * LATENCY HISTOGRAM [command ...]: the commands named (a container's name takes in its subcommands, as
+     * {@code config|get}; any case), or all, by name, each that ran here with its {@link Calls#histogram}; a name
+     * unknown or of a command that never ran adds nothing, as in Redis.
+     */
+    Reply histogram(final List<byte[]> args)
+    {
+        final Map<String, Calls> byName = new TreeMap<>(commands);
+        final List<Reply> out = new ArrayList<>();
+        if (args.size() == 2)
+        {
+            byName.forEach((name, c) -> c.histogram(out, name));
+        }
+        for (final byte[] asked : args.subList(2, args.size()))
+        {
+            final String named = Commands.text(asked).toUpperCase(Locale.ROOT);
+            byName.forEach((name, c) ->
+            {
+                if (name.equals(named) || name.startsWith(named + "|"))
+                {
+                    c.histogram(out, name);
+                }
+            });
+        }
+        return new Reply.Map(out);
     }
 
     /** INFO's {@code Errorstats} section, a line per error prefix, by prefix. */

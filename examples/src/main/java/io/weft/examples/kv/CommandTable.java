@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
@@ -28,7 +29,21 @@ final class CommandTable
         Map.entry("CONFIG", -2), Map.entry("SCRIPT", -2), Map.entry("RESET", 1), Map.entry("MULTI", 1),
         Map.entry("EXEC", 1), Map.entry("DISCARD", 1), Map.entry("WATCH", -2), Map.entry("UNWATCH", 1),
         Map.entry("EVALSHA", -3), Map.entry("EVALSHA_RO", -3), Map.entry("AUTH", -2),
-        Map.entry("ACL", -2), Map.entry("ROLE", 1), Map.entry("SLOWLOG", -2));
+        Map.entry("ACL", -2), Map.entry("ROLE", 1), Map.entry("SLOWLOG", -2), Map.entry("LATENCY", -2));
+
+    /**
+     * The commands Redis 7.0.15 flags {@code fast} (no work that grows with a value's size, a few lookups at most), of
+     * those answered here: COMMAND INFO's flag, and LATENCY's event {@code fast-command} ({@link LatencyMonitor}).
+     */
+    private static final Set<String> FAST = Set.of("APPEND", "AUTH", "BITFIELD_RO", "BZPOPMAX", "BZPOPMIN", "DBSIZE",
+        "DECR", "DECRBY", "DISCARD", "ECHO", "EXISTS", "EXPIRE", "EXPIREAT", "EXPIRETIME", "GET", "GETBIT", "GETDEL",
+        "GETEX", "GETSET", "HDEL", "HELLO", "HEXISTS", "HGET", "HINCRBY", "HINCRBYFLOAT", "HLEN", "HMGET", "HMSET",
+        "HSET", "HSETNX", "HSTRLEN", "INCR", "INCRBY", "INCRBYFLOAT", "LLEN", "LPOP", "LPUSH", "LPUSHX", "MGET", "MOVE",
+        "MULTI", "PERSIST", "PEXPIRE", "PEXPIREAT", "PEXPIRETIME", "PFADD", "PING", "PTTL", "PUBLISH", "QUIT",
+        "RENAMENX", "RESET", "ROLE", "RPOP", "RPUSH", "RPUSHX", "SADD", "SCARD", "SELECT", "SETNX", "SISMEMBER",
+        "SMISMEMBER", "SMOVE", "SPOP", "SPUBLISH", "SREM", "STRLEN", "SWAPDB", "TIME", "TOUCH", "TTL", "TYPE", "UNLINK",
+        "UNWATCH", "WATCH", "XACK", "XADD", "XAUTOCLAIM", "XCLAIM", "XDEL", "XLEN", "XSETID", "ZADD", "ZCARD", "ZCOUNT",
+        "ZINCRBY", "ZLEXCOUNT", "ZMSCORE", "ZPOPMAX", "ZPOPMIN", "ZRANK", "ZREM", "ZREVRANK", "ZSCORE");
 
     /**
      * Where a command's keys are: the words first to last (negative: counted from the end) every step, then, when
@@ -452,6 +467,12 @@ final class CommandTable
             new Reply.Set(List.of()), new Reply.Array(List.of()), new Reply.Array(subcommands)));
     }
 
+    /** Whether Redis flags the command {@code name} (upper case) {@code fast}. */
+    static boolean isFast(final String name)
+    {
+        return FAST.contains(name);
+    }
+
     /** The flags of a command that is not a container: how it travels, whether it blocks, where scripts may call it. */
     private static List<Reply> flags(final String name, final Keys keys)
     {
@@ -463,6 +484,7 @@ final class CommandTable
         flag(flags, BlockedClients.blocks(name) || name.startsWith("XREAD"), "blocking");
         flag(flags, name.endsWith("PUBLISH") || name.endsWith("SUBSCRIBE"), "pubsub");
         flag(flags, !ScriptRuntime.mayCall(name), "noscript");
+        flag(flags, isFast(name), "fast");
         flag(flags, keys.numkeysAt != 0, "movablekeys");
         return flags;
     }

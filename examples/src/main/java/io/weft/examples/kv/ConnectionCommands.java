@@ -8,7 +8,7 @@ import java.util.List;
 /**
  * The commands a client's connection answers itself on its event loop, never sent through the group: of the
  * connection (HELLO, AUTH, CLIENT, SELECT, MULTI, WATCH, RESET, QUIT, the subscriptions) and of this member (INFO,
- * ROLE, CONFIG, SLOWLOG, SCRIPT, COMMAND, TIME, WAIT).
+ * ROLE, CONFIG, SLOWLOG, LATENCY, SCRIPT, COMMAND, TIME, WAIT).
  */
 final class ConnectionCommands
 {
@@ -72,6 +72,7 @@ final class ConnectionCommands
             case "COMMAND" -> CommandTable.command(args);
             case "CONFIG" -> StoreReport.config(replica, args);
             case "SLOWLOG" -> replica.slowLog.answer(args);
+            case "LATENCY" -> replica.latency.answer(args, replica.stats, System.currentTimeMillis() / 1000);
             case "SCRIPT" -> replica.store.scripts.script(args);
             case "RESET" ->
             {

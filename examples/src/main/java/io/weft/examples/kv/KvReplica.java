@@ -63,9 +63,11 @@ public final class KvReplica implements AutoCloseable
     final PubSub pubSub = store.pubSub;
     /** Commands of this member's clients that took long to apply here (SLOWLOG). */
     final SlowLog slowLog = new SlowLog();
+    /** This member's latency spikes (LATENCY). */
+    final LatencyMonitor latency = new LatencyMonitor();
     /** What this member's clients ran: INFO's commandstats, errorstats, totals, keyspace hits and misses. */
     final CommandStats stats = new CommandStats();
-    final BatchApplier applier = new BatchApplier(store, slowLog, stats);
+    final BatchApplier applier = new BatchApplier(store, slowLog, latency, stats);
     /** When this replica was made, at its member's start: INFO's uptime ({@link System#nanoTime}). */
     final long startedNanos = System.nanoTime();
     private final boolean localReads;
@@ -159,6 +161,19 @@ public final class KvReplica implements AutoCloseable
     public KvReplica slowLog(final long micros, final int maxLen)
     {
         slowLog.configure(micros, maxLen);
+        return this;
+    }
+
+    /**
+     * Keeps the latency spikes of this member's clients' commands that take at least {@code millis} milliseconds to
+     * apply (0, the default: none), for LATENCY ({@link LatencyMonitor}; Redis's {@code latency-monitor-threshold}).
+     *
+     * @return this replica.
+     * @throws IllegalArgumentException {@code millis} is negative.
+     */
+    public KvReplica latencyMonitor(final long millis)
+    {
+        latency.threshold(millis);
         return this;
     }
 

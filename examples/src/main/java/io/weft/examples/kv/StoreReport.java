@@ -101,6 +101,7 @@ final class StoreReport
         s.put("appendfsync", "no"); // appends reach the page cache of a mapped file; the kernel writes them out
         s.put("databases", "1");
         s.put("dir", (r.log == null ? Path.of("") : r.log.directory()).toAbsolutePath().toString());
+        s.put("latency-monitor-threshold", Long.toString(r.latency.threshold())); // LATENCY's spikes
         s.put("latency-tracking", "yes"); // INFO latencystats
         s.put("latency-tracking-info-percentiles", String.join(" ", CommandStats.PERCENTILES));
         s.put("maxmemory", Long.toString(r.maxMemory));

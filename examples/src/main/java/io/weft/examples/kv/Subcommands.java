@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The subcommands of the container commands (ACL, CLIENT, COMMAND, CONFIG, PUBSUB, SCRIPT, SLOWLOG, answered by a
- * member itself; MEMORY, XGROUP and XINFO, by the store), each with Redis's arity (as redis-server 7.0.15 checks it;
- * NO-TOUCH and SETINFO are 7.2's). Redis looks a subcommand up before it runs the command, so an unknown one and a
+ * The subcommands of the container commands (ACL, CLIENT, COMMAND, CONFIG, LATENCY, PUBSUB, SCRIPT, SLOWLOG, answered
+ * by a member itself; MEMORY, XGROUP and XINFO, by the store), each with Redis's arity (as redis-server 7.0.15 checks
+ * it; NO-TOUCH and SETINFO are 7.2's). Redis looks a subcommand up before it runs the command, so an unknown one and a
  * wrong count of words get the same errors wherever they come, and inside MULTI while queuing, which makes EXEC
  * discard the transaction ({@link CommandTable#refusal}). The subcommands Redis has and this store does not answer
  * are known here too, their arity checked as Redis checks it, and refused with the reason ({@link #unsupported}). HELP
@@ -26,8 +26,8 @@ final class Subcommands
     {
     }
 
-    private static final Map<String, Map<String, Sub>> CONTAINERS = Map.of(
-        "ACL", table(
+    private static final Map<String, Map<String, Sub>> CONTAINERS = Map.ofEntries(
+        Map.entry("ACL", table(
             answered(-3, "DELUSER <username> [<username> ...]", "0: default, the one user, cannot be removed."),
             answered(-2, "GENPASS [<bits>]", "A random password of 256 bits, or <bits>, in hex."),
             answered(3, "GETUSER <username>", "The details of default; nil for any other name."),
@@ -39,8 +39,8 @@ final class Subcommands
             refused("LOAD", 2, oneUser("LOAD")),
             refused("LOG", -2, "ERR ACL LOG is not supported by this store: it keeps no log of refused commands"),
             refused("SAVE", 2, oneUser("SAVE")),
-            refused("SETUSER", -3, oneUser("SETUSER"))),
-        "CLIENT", table(
+            refused("SETUSER", -3, oneUser("SETUSER")))),
+        Map.entry("CLIENT", table(
             answered(2, "GETNAME", "The name of this connection, nil if it has none."),
             answered(2, "GETREDIR", "-1: no client tracks keys here."),
             answered(2, "ID", "This connection's id, unique at this member."),
@@ -67,8 +67,8 @@ final class Subcommands
             refused("PAUSE", -3, "ERR CLIENT PAUSE is not supported by this store: a member cannot hold the writes " +
                 "that reach the group through the other members, and the group fails over without a pause"),
             refused("TRACKING", -3, "ERR CLIENT TRACKING is not supported by this store: it sends no invalidation " +
-                "messages, so no client may cache values")),
-        "COMMAND", table(
+                "messages, so no client may cache values"))),
+        Map.entry("COMMAND", table(
             answered(2, "COUNT", "How many commands this store answers."),
             answered(-4, "GETKEYS <full-command>", "The keys a full command names."),
             answered(-2, "INFO [<command-name> ...]",
@@ -77,21 +77,21 @@ final class Subcommands
             refused("DOCS", -2, "ERR COMMAND DOCS is not supported by this store: it keeps no documentation or key " +
                 "flags; COMMAND INFO and GETKEYS answer"),
             refused("GETKEYSANDFLAGS", -4, "ERR COMMAND GETKEYSANDFLAGS is not supported by this store: it keeps no " +
-                "documentation or key flags; COMMAND INFO and GETKEYS answer")),
-        "CONFIG", table(
+                "documentation or key flags; COMMAND INFO and GETKEYS answer"))),
+        Map.entry("CONFIG", table(
             answered(-3, "GET <pattern> [<pattern> ...]",
                 "The settings whose names a glob matches, with their values."),
             answered(2, "RESETSTAT", "Resets this member's statistics in INFO (commandstats, errorstats, totals)."),
             refused("REWRITE", 2, fixedSettings("REWRITE")),
-            refused("SET", -4, fixedSettings("SET"))),
-        "MEMORY", table(
+            refused("SET", -4, fixedSettings("SET")))),
+        Map.entry("MEMORY", table(
             answered(2, "PURGE", "OK: the JVM's collector gives memory back itself; there is nothing to purge."),
             answered(-3, "USAGE <key> [SAMPLES <count>]",
                 "The bytes <key> and its value take in the store's estimate (all counted: SAMPLES is not needed)."),
             refused("DOCTOR", 2, memoryEstimate("DOCTOR")),
             refused("MALLOC-STATS", 2, memoryEstimate("MALLOC-STATS")),
-            refused("STATS", 2, memoryEstimate("STATS"))),
-        "XGROUP", table(
+            refused("STATS", 2, memoryEstimate("STATS")))),
+        Map.entry("XGROUP", table(
             answered(-5, "CREATE <key> <groupname> <id|$> [MKSTREAM] [ENTRIESREAD <entries_read>]",
                 "A consumer group of the stream at <key> (MKSTREAM: made empty if there is none)."),
             answered(5, "CREATECONSUMER <key> <groupname> <consumer>", "A consumer of the group."),
@@ -99,31 +99,39 @@ final class Subcommands
                 "Removes the consumer; the count of its pending entries, which go with it."),
             answered(4, "DESTROY <key> <groupname>", "Removes the group."),
             answered(-5, "SETID <key> <groupname> <id|$> [ENTRIESREAD <entries_read>]",
-                "Sets the group's last delivered ID and its count of entries read.")),
-        "XINFO", table(
+                "Sets the group's last delivered ID and its count of entries read."))),
+        Map.entry("XINFO", table(
             answered(4, "CONSUMERS <key> <groupname>", "The consumers of the group, with their pending entries."),
             answered(3, "GROUPS <key>", "The stream's consumer groups."),
-            answered(-3, "STREAM <key> [FULL [COUNT <count>]]", "The stream's counters, first and last entries.")),
-        "PUBSUB", table(
+            answered(-3, "STREAM <key> [FULL [COUNT <count>]]", "The stream's counters, first and last entries."))),
+        Map.entry("PUBSUB", table(
             answered(-2, "CHANNELS [<pattern>]",
                 "The channels with subscribers at this member (those a glob matches)."),
             answered(2, "NUMPAT", "How many pattern subscriptions this member has."),
             answered(-2, "NUMSUB [<channel> ...]", "Each channel's subscribers at this member."),
             answered(-2, "SHARDCHANNELS [<pattern>]",
                 "The shard channels with subscribers at this member (those a glob matches)."),
-            answered(-2, "SHARDNUMSUB [<shardchannel> ...]", "Each shard channel's subscribers at this member.")),
-        "SLOWLOG", table(
+            answered(-2, "SHARDNUMSUB [<shardchannel> ...]", "Each shard channel's subscribers at this member."))),
+        Map.entry("LATENCY", table(
+            answered(2, "DOCTOR", "A report of this member's latency spikes, for a person to read."),
+            answered(3, "GRAPH <event>", "The <event>'s spikes as a graph, for a person to read."),
+            answered(-2, "HISTOGRAM [<command> ...]", "The times of the named commands (of all without names), " +
+                "in microseconds:", "calls, then each power-of-two bound with the calls that took up to it."),
+            answered(3, "HISTORY <event>", "The <event>'s spikes, oldest first: Unix time and milliseconds."),
+            answered(2, "LATEST", "Each event's newest spike: name, Unix time, milliseconds, and its worst."),
+            answered(-2, "RESET [<event> ...]", "Forgets the named events (all without names); how many it forgot."))),
+        Map.entry("SLOWLOG", table(
             answered(-2, "GET [<count>]", "The newest <count> entries of this member's slow log (10 by default, " +
                 "-1 for all):", "id, Unix time, microseconds, arguments, client address and client name."),
             answered(2, "LEN", "How many entries the slow log holds."),
-            answered(2, "RESET", "Empties the slow log.")),
-        "SCRIPT", table(
+            answered(2, "RESET", "Empties the slow log."))),
+        Map.entry("SCRIPT", table(
             answered(-3, "EXISTS <sha1> [<sha1> ...]", "1 for each script this member knows, else 0."),
             answered(-2, "FLUSH [ASYNC|SYNC]", "Forgets this member's scripts."),
             answered(3, "LOAD <script>", "Compiles a script and keeps it at this member; its SHA1."),
             refused("DEBUG", 3, "ERR SCRIPT DEBUG is not supported by this store: it has no script debugger"),
             refused("KILL", 2, "ERR SCRIPT KILL is not supported by this store: a script runs at every member in " +
-                "the group's order, and every member stops it alike at its time limit")));
+                "the group's order, and every member stops it alike at its time limit"))));
 
     private Subcommands()
     {

@@ -28,7 +28,7 @@ final class Transaction
 {
     /** The connection commands a transaction queues, answered by its connection at EXEC. */
     static final Set<String> ANSWERED_AT_EXEC = Set.of("INFO", "CONFIG", "COMMAND", "CLIENT", "WAIT", "SCRIPT",
-        "PUBSUB", "UNWATCH", "AUTH", "ACL", "ROLE", "SLOWLOG");
+        "PUBSUB", "UNWATCH", "AUTH", "ACL", "ROLE", "SLOWLOG", "LATENCY");
     static final byte[] EXEC = "EXEC".getBytes(StandardCharsets.US_ASCII);
     static final byte[] WATCHED = "WATCHED".getBytes(StandardCharsets.US_ASCII);
     static final Reply QUEUED = new Reply.Simple("QUEUED");

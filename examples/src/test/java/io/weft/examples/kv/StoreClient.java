@@ -53,6 +53,7 @@ class StoreClient
             case Reply.Int i -> Long.toString(i.value());
             case Reply.Error e -> e.text();
             case Reply.Simple t -> t.text();
+            case Reply.Text t -> t.text();
             case Reply.Bulk b -> b.bytes() == null ? "nil" : new String(b.bytes(), StandardCharsets.ISO_8859_1);
             case Reply.Array a -> a.items() == null ? "nil" : joined(a.items());
             case Reply.Double d -> d.text();

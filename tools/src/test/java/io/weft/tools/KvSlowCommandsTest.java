@@ -4,7 +4,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.args.LatencyEvent;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.resps.LatencyHistoryInfo;
+import redis.clients.jedis.resps.LatencyLatestInfo;
 import redis.clients.jedis.resps.Slowlog;
 
 import java.nio.file.Path;
@@ -17,12 +21,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * SLOWLOG through two member processes of {@code weft kv}, with {@code --slowlog-log-slower-than 0} (every command
- * logged, so that nothing here rests on how long a command takes) and {@code --slowlog-max-len 3}: a member logs the
- * commands of its own clients as Redis logs them, and not the other member's.
+ * SLOWLOG and LATENCY through two member processes of {@code weft kv}, with {@code --slowlog-log-slower-than 0} (every
+ * command logged, so that nothing here rests on how long a command takes), {@code --slowlog-max-len 3} and
+ * {@code --latency-monitor-threshold 1}: a member logs the commands of its own clients as Redis logs them, and not the
+ * other member's; a script that loops 300,000 times (tens of milliseconds) is a latency spike of its member.
  */
 @Timeout(120)
-class KvSlowLogTest
+class KvSlowCommandsTest
 {
     @TempDir
     Path dir;
@@ -30,7 +35,8 @@ class KvSlowLogTest
     @Test
     void aMemberLogsItsOwnClientsCommandsAsRedisDoes() throws Exception
     {
-        try (KvProcesses kv = KvProcesses.with(dir, 2, "--slowlog-log-slower-than", "0", "--slowlog-max-len", "3");
+        try (KvProcesses kv = KvProcesses.with(dir, 2, "--slowlog-log-slower-than", "0", "--slowlog-max-len", "3",
+            "--latency-monitor-threshold", "1");
             Jedis a = new Jedis("127.0.0.1", kv.ports.get(0));
             Jedis b = new Jedis("127.0.0.1", kv.ports.get(1)))
         {
@@ -75,6 +81,36 @@ class KvSlowLogTest
                 assertThrows(JedisDataException.class, () -> a.slowlogGet(-2)).getMessage());
             assertEquals("OK", a.slowlogReset());
             assertEquals(0, a.slowlogLen());
+            latencySpikesAreEachMembersOwn(a, b);
         }
+    }
+
+    /** A's client runs a long script: a spike of event {@code command} at a; none at b, which applied it too. */
+    private static void latencySpikesAreEachMembersOwn(final Jedis a, final Jedis b)
+    {
+        assertEquals(Map.of("latency-monitor-threshold", "1"), a.configGet("latency-monitor-*"));
+        a.latencyReset(); // whatever took 1 ms or more so far (a SET that met a pause)
+        b.latencyReset();
+        assertEquals(300_000L, a.eval("local i = 0 while i < 300000 do i = i + 1 end return i"));
+        final LatencyLatestInfo spike = a.latencyLatest().get("command");
+        assertTrue(spike.getLastEventLatency() >= 1 && spike.getMaxEventLatency() == spike.getLastEventLatency(),
+            spike.getLastEventLatency() + " ms, " + spike.getMaxEventLatency());
+        assertTrue(Math.abs(spike.getTimestamp() - System.currentTimeMillis() / 1000) < 60);
+        final List<LatencyHistoryInfo> history = a.latencyHistory(LatencyEvent.COMMAND);
+        assertEquals(1, history.size());
+        assertEquals(spike.getLastEventLatency(), history.getFirst().getLatency());
+        assertTrue(a.latencyDoctor().contains("\n1. command: 1 spike ("), a.latencyDoctor());
+        assertEquals(Map.of(), b.latencyLatest(), "b applied the script too, for a's client: no spike of b's");
+        final List<Object> histogram = castList(a.sendCommand(Protocol.Command.LATENCY, "HISTOGRAM", "eval"));
+        assertEquals("eval", new String((byte[])histogram.get(0)));
+        assertEquals(1L, castList(histogram.get(1)).get(1), "calls");
+        assertEquals(1L, a.latencyReset());
+        assertEquals(Map.of(), a.latencyLatest());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Object> castList(final Object reply)
+    {
+        return (List<Object>)reply;
     }
 }
