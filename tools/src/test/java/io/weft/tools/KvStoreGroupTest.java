@@ -758,8 +758,9 @@ class KvStoreGroupTest
 
     /**
      * After CONFIG RESETSTAT, the commands of a transaction and of a script count under their own names as in Redis,
-     * EXEC and EVAL as failed when one of them failed; a command refused while MULTI queues it is a rejected call.
-     * Before, they counted under EXEC and EVAL only, and the refused one as a failed call. Then the bytes read from
+     * EXEC and EVAL as failed when one of them failed; a command refused while MULTI queues it is a rejected call; a
+     * connection command in the transaction counts too, answered at EXEC. Before, they counted under EXEC and EVAL
+     * only, and the refused one as a failed call. Then the bytes read from
      * and written to clients, to the byte, and an instantaneous rate that the event loop's timer samples.
      */
     private static void whatATransactionOrAScriptRanCounts(final Jedis c)
@@ -772,12 +773,15 @@ class KvStoreGroupTest
         t.set("inner", "1");
         t.incr("inner");
         t.lpush("inner", "x");
+        t.sendCommand(Protocol.Command.CLIENT, "SETNAME", "counted"); // answered by the connection at EXEC
         final List<Object> ran = t.exec();
         assertEquals(List.of("OK", 2L), ran.subList(0, 2));
         assertTrue(((JedisDataException)ran.get(2)).getMessage().startsWith("WRONGTYPE "), ran.toString());
+        assertEquals("OK", new String((byte[])ran.get(3)));
         assertTrue(assertThrows(JedisDataException.class, () -> c.eval("redis.call('set', 'inner2', '1'); " +
             "return redis.call('lpush', 'inner2', 'x')")).getMessage().startsWith("WRONGTYPE "));
         assertEquals("# Commandstats\n" +
+            "cmdstat_client|setname:calls=1,usec,rejected_calls=0,failed_calls=0\n" +
             "cmdstat_config|resetstat:calls=1,usec,rejected_calls=0,failed_calls=0\n" +
             "cmdstat_discard:calls=1,usec,rejected_calls=0,failed_calls=0\n" +
             "cmdstat_eval:calls=1,usec,rejected_calls=0,failed_calls=1\n" +
@@ -792,7 +796,7 @@ class KvStoreGroupTest
             c.info("errorstats"), "the error the script raised from LPUSH's counts once");
         final String stats = c.info("stats");
         assertTrue(stats.contains("\r\ntotal_error_replies:3\r\n"), stats);
-        assertTrue(stats.contains("\r\ntotal_commands_processed:13\r\n"), stats);
+        assertTrue(stats.contains("\r\ntotal_commands_processed:14\r\n"), stats);
         assertEquals("OK", c.configResetStat());
         assertEquals("PONG", c.ping());
         final String bytes = c.info("stats"); // PING (14 bytes) and this INFO (25) read, +OK and +PONG (12) written

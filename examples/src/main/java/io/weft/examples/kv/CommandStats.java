@@ -159,7 +159,8 @@ final class CommandStats
     }
 
     /**
-     * The delivery thread: a command that an own client's EXEC or script ran, {@link Command#listed} {@code name}
+     * The delivery thread (an event loop for a connection command answered at EXEC): a command that an own client's
+     * EXEC or script ran, {@link Command#listed} {@code name}
      * (null: none), took {@code nanos} and replied {@code error} (null: none), an error {@code counted} already if a
      * script answered with a command's ({@link InnerCalls}).
      */
