@@ -160,9 +160,9 @@ final class CommandStats
 
     /**
      * The delivery thread (an event loop for a connection command answered at EXEC): a command that an own client's
-     * EXEC or script ran, {@link Command#listed} {@code name}
-     * (null: none), took {@code nanos} and replied {@code error} (null: none), an error {@code counted} already if a
-     * script answered with a command's ({@link InnerCalls}).
+     * EXEC or script ran, {@link Command#listed} {@code name} (null: none), took {@code nanos} and replied
+     * {@code error} (null: none), an error {@code counted} already if a script answered with a command's
+     * ({@link InnerCalls}).
      */
     void ran(final String name, final long nanos, final String error, final boolean counted)
     {
