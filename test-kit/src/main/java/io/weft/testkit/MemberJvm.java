@@ -21,10 +21,10 @@ import java.util.stream.Stream;
  * interpreting classes: a three-member run of 4,500 messages took 3.7 s, 2.4 s with the cache. A cache helps only the
  * kind of member it was recorded from: a key-value member took 3.8 s of CPU to start and serve 200 writes without a
  * cache, 2.3 s with one recorded from a key-value member, and 3.8 s with one recorded from {@code weft --help}. So a
- * member's kind is its main class and subcommand ({@code Weft kv-member}, {@code McRun}, ...) and its compilers (C1
- * only, or C1 and C2), and the second member of each kind started through {@link MemberProcess} records which classes
- * it loads and which methods run hot ({@code -XX:AOTMode=record}); once it has exited with its record written (at
- * any exit but kill -9, which writes nothing, so the next member of its kind records instead;
+ * member's kind is its main class and subcommand ({@code Weft kv-member}, {@code McRun}, ...), apart for members
+ * given C2 ({@link MemberProcess#WITH_C2}), and the second member of each kind started through {@link MemberProcess}
+ * records which classes it loads and which methods run hot ({@code -XX:AOTMode=record}); once it has exited with its
+ * record written (at any exit but kill -9, which writes nothing, so the next member of its kind records instead;
  * {@link MemberProcess#close()} ends a recorder with SIGTERM), a background JVM creates the kind's cache from that
  * record, and every member of that kind started after that uses it. Not the first: a record makes its member's exit
  * seconds longer and a cache costs a JVM to create, a loss for a kind that runs once (a launcher's test took 12.4 s
@@ -44,6 +44,7 @@ public final class MemberJvm
     static final String READY_CACHES = "test.weft.aotReadyCaches";
     /** The flag that sets the compilers a JVM uses (1: C1 only, 4: C1 then C2). */
     private static final String TIER_FLAG = "-XX:TieredStopAtLevel=";
+    private static final String C2_TIER = "4";
     /** Attempts to record a kind before giving up on it: a recording member killed by its test records nothing. */
     private static final int MAX_RECORDS = 5;
 
@@ -159,19 +160,21 @@ public final class MemberJvm
 
     /**
      * A member's kind: its main class, where its first argument is a word (not an option, a path or a number) its
-     * subcommand, and the compilers its flags give it (the last {@value #TIER_FLAG}): a member whose flags differ from
-     * its cache's recorder in them starts slower than with no cache (a C2 member with a C1 member's cache: 63.9 s of
-     * TotalOrderTest against 51.4 s with none).
+     * subcommand, and {@code -c2} if it was given C2 after the tests' C1 only ({@link MemberProcess#WITH_C2}: its
+     * {@value #TIER_FLAG} last): with a C1 member's cache such a member ran TotalOrderTest slower than with none
+     * (63.9 s against 51.4 s). The members of a command a test runs in its own JVM (chaos) have C2 with no flag and
+     * share the C1 members' caches: those start them faster than none (ChaosTest 34.0 s in a CI run, 36.2 and 38.8 s
+     * without).
      */
     private static String kindOf(final Class<?> main, final List<String> args, final List<String> flags)
     {
         String tier = "";
         for (final String flag : flags)
         {
-            tier = flag.startsWith(TIER_FLAG) ? "-tier" + flag.substring(TIER_FLAG.length()) : tier;
+            tier = flag.startsWith(TIER_FLAG) ? flag.substring(TIER_FLAG.length()) : tier;
         }
         return main.getSimpleName() + (!args.isEmpty() && args.getFirst().matches("[a-z][a-z-]*") ? "-" +
-            args.getFirst() : "") + tier;
+            args.getFirst() : "") + (tier.equals(C2_TIER) ? "-c2" : "");
     }
 
     /** Clears what an earlier record of this kind left; false if it cannot, and the kind goes without a cache. */
