@@ -42,9 +42,6 @@ public final class MemberJvm
 {
     /** Set on every member: where a member that starts members of its own (a launcher) finds the ready caches. */
     static final String READY_CACHES = "test.weft.aotReadyCaches";
-    /** The flag that sets the compilers a JVM uses (1: C1 only, 4: C1 then C2). */
-    private static final String TIER_FLAG = "-XX:TieredStopAtLevel=";
-    private static final String C2_TIER = "4";
     /** Attempts to record a kind before giving up on it: a recording member killed by its test records nothing. */
     private static final int MAX_RECORDS = 5;
 
@@ -160,21 +157,16 @@ public final class MemberJvm
 
     /**
      * A member's kind: its main class, where its first argument is a word (not an option, a path or a number) its
-     * subcommand, and {@code -c2} if it was given C2 after the tests' C1 only ({@link MemberProcess#WITH_C2}: its
-     * {@value #TIER_FLAG} last): with a C1 member's cache such a member ran TotalOrderTest slower than with none
+     * subcommand, and {@code -c2} if it was given C2 after the tests' C1 only ({@link MemberProcess#WITH_C2}, which
+     * comes after the defaults): with a C1 member's cache such a member ran TotalOrderTest slower than with none
      * (63.9 s against 51.4 s). The members of a command a test runs in its own JVM (chaos) have C2 with no flag and
      * share the C1 members' caches: those start them faster than none (ChaosTest 34.0 s in a CI run, 36.2 and 38.8 s
      * without).
      */
     private static String kindOf(final Class<?> main, final List<String> args, final List<String> flags)
     {
-        String tier = "";
-        for (final String flag : flags)
-        {
-            tier = flag.startsWith(TIER_FLAG) ? flag.substring(TIER_FLAG.length()) : tier;
-        }
         return main.getSimpleName() + (!args.isEmpty() && args.getFirst().matches("[a-z][a-z-]*") ? "-" +
-            args.getFirst() : "") + (tier.equals(C2_TIER) ? "-c2" : "");
+            args.getFirst() : "") + (flags.containsAll(MemberProcess.WITH_C2) ? "-c2" : "");
     }
 
     /** Clears what an earlier record of this kind left; false if it cannot, and the kind goes without a cache. */

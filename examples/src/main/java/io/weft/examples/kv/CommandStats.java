@@ -74,12 +74,12 @@ final class CommandStats
          */
         synchronized void histogram(final List<Reply> out, final String name)
         {
-            if (latency.getTotalCount() == 0)
+            final long calls = latency.getTotalCount();
+            if (calls == 0)
             {
                 return;
             }
             final List<Reply> buckets = new ArrayList<>();
-            final long calls = latency.getTotalCount();
             long before = 0;
             // as hdr_histogram's log iterator in C counts: the values up to each bound's highest equivalent value
             for (long bound = FIRST_BUCKET_NANOS; before < calls; bound *= 2)

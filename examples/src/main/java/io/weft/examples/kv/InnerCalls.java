@@ -5,10 +5,10 @@ import java.util.List;
 /**
  * What an EXEC or a script of this member's own client runs, counted as Redis counts it: each command under its own
  * name in {@link CommandStats}, with its time and its error, on the delivery thread as it runs (nothing kept per
- * call: a script may make millions; an EXEC's connection commands on its event loop, answered at EXEC), and the EXEC
- * or EVAL as failed when any of them failed, once its reply is written. The store counts through {@link #call} only
- * while {@link BatchApplier} applies such a command of its own; another member's, a log's or a local read's count
- * nothing.
+ * call: a script may make millions), and the EXEC or EVAL as failed when any of them failed (an EXEC also when a
+ * connection command it queued fails, answered at EXEC on its event loop), once its reply is written. The store
+ * counts through {@link #call} only while {@link BatchApplier} applies such a command of its own; another member's, a
+ * log's or a local read's count nothing.
  */
 final class InnerCalls
 {
@@ -52,15 +52,10 @@ final class InnerCalls
         return reply;
     }
 
-    /**
-     * Event loop: a connection command of the EXEC, {@link Command#listed} {@code name}, answered at EXEC in its place
-     * in {@code nanos}: counted as the commands it ran, and failing the EXEC if it failed.
-     */
-    void answeredAtExec(final String name, final long nanos, final Reply reply)
+    /** Event loop: a connection command of the EXEC, answered at EXEC in its place, failed: so does the EXEC. */
+    void failedAtExec()
     {
-        final String error = reply instanceof Reply.Error e ? e.text() : null;
-        stats.ran(name, nanos, error, false);
-        failed |= error != null;
+        failed = true;
     }
 
     /** The script ended, answering (returning or raising) a command's error that was {@code counted} as it ran. */

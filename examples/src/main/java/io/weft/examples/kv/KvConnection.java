@@ -140,22 +140,18 @@ final class KvConnection extends ChannelInboundHandlerAdapter
 
     /**
      * A connection command of a transaction, answered at EXEC in its place: counted under its own name as Redis counts
-     * it, with the commands the EXEC ran ({@code inner}; null if it counted none), which fail the EXEC if it fails.
+     * it, as the commands the EXEC ran ({@code inner}; null if it counted none), and failing the EXEC if it fails.
      */
-    private Reply answeredAtExec(final InnerCalls inner, final List<byte[]> args)
+    private Reply answerAtExec(final InnerCalls inner, final List<byte[]> args)
     {
         final String cmd = Commands.name(args);
         final long start = System.nanoTime();
         final Reply reply = connectionCommands.run(cmd, args);
-        final long nanos = System.nanoTime() - start;
-        final String listed = CommandTable.listed(cmd, args);
-        if (inner != null)
+        final String error = reply instanceof Reply.Error e ? e.text() : null;
+        replica.stats.ran(CommandTable.listed(cmd, args), System.nanoTime() - start, error, false);
+        if (error != null && inner != null)
         {
-            inner.answeredAtExec(listed, nanos, reply);
-        }
-        else
-        {
-            replica.stats.ran(listed, nanos, reply instanceof Reply.Error e ? e.text() : null, false);
+            inner.failedAtExec();
         }
         return reply;
     }
@@ -170,7 +166,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         waitingOn = null;
         if (answeringAtExec != null) // before the commands read after EXEC: CLIENT SETNAME in it, GETNAME after it
         {
-            answeringAtExec.answer(waited, args -> answeredAtExec(waited.inner, args));
+            answeringAtExec.answer(waited, args -> answerAtExec(waited.inner, args));
             answeringAtExec = null;
         }
         final boolean burst = reading;

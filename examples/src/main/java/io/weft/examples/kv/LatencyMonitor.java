@@ -29,10 +29,16 @@ final class LatencyMonitor
         int next;
         long max;
 
+        /** Where the newest spike is. */
+        int last()
+        {
+            return (next + SAMPLES - 1) % SAMPLES;
+        }
+
         void add(final long second, final long ms)
         {
             max = Math.max(max, ms);
-            final int last = (next + SAMPLES - 1) % SAMPLES;
+            final int last = last();
             if (seconds[last] == second)
             {
                 millis[last] = Math.max(millis[last], ms);
@@ -124,7 +130,7 @@ final class LatencyMonitor
         final List<Reply> out = new ArrayList<>();
         events.forEach((event, s) ->
         {
-            final int last = (s.next + SAMPLES - 1) % SAMPLES;
+            final int last = s.last();
             out.add(new Reply.Array(List.of(Reply.Bulk.of(event), new Reply.Int(s.seconds[last]),
                 new Reply.Int(s.millis[last]), new Reply.Int(s.max))));
         });

@@ -268,13 +268,13 @@ class CommandStatsTest
         assertEquals("# Latencystats\r\n", stats.latencystats());
     }
 
-    /** INFO's totals as CommandStats writes them, with no hits, misses, bytes or rates. */
     /** Commandstats with every time 0: the counts are what a test can know. */
     private static String untimed(final String commandstats)
     {
         return commandstats.replaceAll("usec=\\d+,usec_per_call=[\\d.]+", "usec=0,usec_per_call=0.00");
     }
 
+    /** INFO's totals as CommandStats writes them, with no hits, misses, bytes or rates. */
     private static String totals(final long connections, final long processed, final long errors)
     {
         return "total_connections_received:" + connections + "\r\ntotal_commands_processed:" + processed +
