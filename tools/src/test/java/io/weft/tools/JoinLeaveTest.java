@@ -234,13 +234,16 @@ class JoinLeaveTest
     }
 
     /**
-     * Starts members 0-3 in invoker mode and stalls member 2's owner for 2 s (under the failure timeout of 2.1 s for a
-     * trim handed to it): it receives nothing meanwhile, so nobody's sends become stable. Returns half a second into
-     * the stall.
+     * Starts members 0-3 in invoker mode and, once messages flow, stalls member 2's owner for 2 s (under the failure
+     * timeout of 2.1 s for a trim handed to it): it receives nothing meanwhile, so nobody's sends become stable.
+     * Returns half a second into the stall. Stalled straight after READY, member 2 had once sent 2 messages, so
+     * delivery stopped at once and member 1 filled its window before the stall: member 2 had received every send, and
+     * the trim left none out (ci273).
      */
     private static void startWithMemberTwoDeaf(final VsRun run) throws Exception
     {
         run.startReady(4, "--invoker");
+        run.awaitDeliveries(List.of(0, 1, 2, 3), 800, Duration.ofSeconds(30));
         run.command(2, "stall-owner 2000");
         run.process(2).awaitOutput("member 2: STALL of the invoker's owner", Duration.ofSeconds(10));
         Thread.sleep(500); // the schedule: the others send what member 2 does not receive
