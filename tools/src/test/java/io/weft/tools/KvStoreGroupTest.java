@@ -38,6 +38,7 @@ import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -715,14 +716,15 @@ class KvStoreGroupTest
     /**
      * INFO's commandstats, errorstats and stats count what {@code c}, the only client that runs commands meanwhile,
      * ran after CONFIG RESETSTAT: calls through the group and at the connection, failed calls (an error from running
-     * it), rejected ones (arity), an unknown command as an error reply only. Plain INFO leaves commandstats and
-     * latencystats out; latencystats has a line of percentiles per command that ran.
+     * it), rejected ones (arity), an unknown command as an error reply only; a GETDEL's lookup as a keyspace miss.
+     * Plain INFO leaves commandstats and latencystats out; latencystats has a line of percentiles per command that ran.
      */
     private static void commandStatsCountWhatAClientRan(final Jedis c)
     {
         assertEquals("OK", c.configResetStat());
         assertEquals("OK", c.set("counted", "x"));
         assertEquals("x", c.get("counted"));
+        assertNull(c.getDel("never-set")); // a write through the group that reads: a miss
         assertEquals("ERR value is not an integer or out of range",
             assertThrows(JedisDataException.class, () -> c.incr("counted")).getMessage());
         assertTrue(assertThrows(JedisDataException.class, () -> c.lpush("counted", "y")).getMessage()
@@ -735,14 +737,15 @@ class KvStoreGroupTest
         assertEquals("# Commandstats\n" +
             "cmdstat_config|resetstat:calls=1,usec,rejected_calls=0,failed_calls=0\n" +
             "cmdstat_get:calls=1,usec,rejected_calls=1,failed_calls=0\n" +
+            "cmdstat_getdel:calls=1,usec,rejected_calls=0,failed_calls=0\n" +
             "cmdstat_incr:calls=1,usec,rejected_calls=0,failed_calls=1\n" +
             "cmdstat_lpush:calls=1,usec,rejected_calls=0,failed_calls=1\n" +
             "cmdstat_set:calls=1,usec,rejected_calls=0,failed_calls=0\n", commands.replace("\r\n", "\n"));
         final String errors = c.info("errorstats");
         assertEquals("# Errorstats\r\nerrorstat_ERR:count=3\r\nerrorstat_WRONGTYPE:count=1\r\n", errors);
         final String stats = c.info("stats");
-        assertTrue(stats.contains("\r\ntotal_commands_processed:7\r\n"), stats);
-        assertTrue(stats.contains("\r\ntotal_error_replies:4\r\nkeyspace_hits:1\r\nkeyspace_misses:0\r\n"), stats);
+        assertTrue(stats.contains("\r\ntotal_commands_processed:8\r\n"), stats);
+        assertTrue(stats.contains("\r\ntotal_error_replies:4\r\nkeyspace_hits:1\r\nkeyspace_misses:1\r\n"), stats);
         final String usual = c.info();
         assertTrue(usual.contains("# Errorstats") && !usual.contains("# Commandstats"), usual);
         assertTrue(c.info("everything").contains("\r\ncmdstat_info:calls=4,"), "INFO counts itself after its reply");

@@ -61,10 +61,7 @@ final class BatchApplier
                 store.versions().next(); // as the others' WriteBatch does: every member stamps the same versions
             }
             final InnerCalls inner = InnerCalls.runsOthers(command.args) ? new InnerCalls(stats) : null;
-            if (!command.write)
-            {
-                stats.read(store, command, keys[i], batch.now()); // keyspace_hits and keyspace_misses
-            }
+            stats.read(store, command, keys[i], batch.now()); // keyspace_hits and keyspace_misses
             store.counting = inner;
             final Reply reply;
             try

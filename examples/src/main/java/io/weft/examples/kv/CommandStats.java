@@ -121,8 +121,7 @@ final class CommandStats
     private final LongAdder processed = new LongAdder();
     private final LongAdder errorReplies = new LongAdder();
     private final LongAdder connections = new LongAdder();
-    private final LongAdder hits = new LongAdder();
-    private final LongAdder misses = new LongAdder();
+    private final KeyspaceLookups lookups = new KeyspaceLookups();
     private final LongAdder input = new LongAdder();
     private final LongAdder output = new LongAdder();
     private final InstantaneousRates rates = new InstantaneousRates();
@@ -201,34 +200,23 @@ final class CommandStats
     }
 
     /**
-     * A read of the store by this member's client, {@code args} named {@code cmd} (upper case) whose first key is
-     * {@code first} (null: not made yet), about to run at {@code now} where {@code store} may be read (the delivery
-     * thread, or a local read's event loop): each key it names is a hit if it holds a live value, else a miss (INFO's
-     * keyspace_hits and keyspace_misses, Redis's count of its read lookups). A script's lookups count through the
-     * commands it calls ({@link InnerCalls}), not its own keys. A command of one key made already allocates nothing.
+     * A command of this member's client, {@code args} named {@code cmd} (upper case), whose first key is {@code first}
+     * (null: not made yet), about to run at {@code now} where {@code store} may be read: the keys it looks up as
+     * Redis's reads do ({@link KeyspaceLookups}: keyspace_hits and keyspace_misses).
      */
     void read(final KvStore store, final String cmd, final List<byte[]> args, final Key first, final long now)
     {
-        if (!Commands.isRead(cmd) || cmd.startsWith("EVAL"))
-        {
-            return;
-        }
-        if (CommandTable.firstKeyOnly(cmd, args.size()))
-        {
-            (store.holds(first != null ? first : new Key(args.get(1)), now) ? hits : misses).increment();
-            return;
-        }
-        for (final byte[] key : CommandTable.readKeys(cmd, args))
-        {
-            (store.holds(new Key(key), now) ? hits : misses).increment();
-        }
+        lookups.count(store, cmd, args, first, now);
     }
 
-    /** {@link #read} of an own client's command through the group, named by its {@link Command#listed} name. */
+    /**
+     * {@link #read} of an own client's command through the group, named by its {@link Command#listed} name; not again
+     * when a blocked command woken comes back (Redis serves a woken client without counting its lookups).
+     */
     void read(final KvStore store, final Command command, final Key first, final long now)
     {
         final String listed = command.listed;
-        if (listed != null) // else unknown: refused as it runs
+        if (listed != null && command.waitingSince == 0) // else unknown (refused as it runs), or woken
         {
             read(store, listed.indexOf('|') < 0 ? listed : Commands.name(command.args), command.args, first, now);
         }
@@ -274,8 +262,7 @@ final class CommandStats
         processed.reset();
         errorReplies.reset();
         connections.reset();
-        hits.reset();
-        misses.reset();
+        lookups.reset();
         input.reset();
         output.reset();
         rates.reset();
@@ -287,7 +274,7 @@ final class CommandStats
         return "total_connections_received:" + connections.sum() + "\r\ntotal_commands_processed:" +
             processed.sum() + "\r\n" + rates.lines() + "total_net_input_bytes:" + input.sum() +
             "\r\ntotal_net_output_bytes:" + output.sum() + "\r\ntotal_error_replies:" + errorReplies.sum() +
-            "\r\nkeyspace_hits:" + hits.sum() + "\r\nkeyspace_misses:" + misses.sum() + "\r\n";
+            "\r\nkeyspace_hits:" + lookups.hits() + "\r\nkeyspace_misses:" + lookups.misses() + "\r\n";
     }
 
     /** INFO's {@code Commandstats} section, a line per command that was called or rejected, by name. */

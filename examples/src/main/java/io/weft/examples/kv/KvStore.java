@@ -160,10 +160,10 @@ public final class KvStore
         return map.versions;
     }
 
-    /** Any thread: whether {@code key} holds a live value at {@code now} (keyspace_hits, {@link CommandStats}). */
-    boolean holds(final Key key, final long now)
+    /** Any thread: the live value {@code key} holds at {@code now} as the map keeps it, or null ({@link Stored}). */
+    Object stored(final Key key, final long now)
     {
-        return map.liveStored(key, now) != null;
+        return map.liveStored(key, now);
     }
 
     /** Any thread: a WATCH of {@code key} now ({@link Transaction.Watch}). */

@@ -171,9 +171,10 @@ class CommandStatsTest
     }
 
     /**
-     * keyspace_hits and keyspace_misses: each key a read names, live or not (an expired one is a miss); writes,
-     * scripts' own keys and a wrong count of words count nothing; the reads an EXEC or a script runs count; CONFIG
-     * RESETSTAT sets them back to 0.
+     * keyspace_hits and keyspace_misses: each key a read names, live or not (an expired one is a miss; XREAD's
+     * streams twice, {@link KeyspaceLookupsTest}); writes that read nothing, scripts' own keys, a wrong count of words
+     * and a blocked command woken count nothing; the reads an EXEC or a script runs count; CONFIG RESETSTAT sets them
+     * back to 0.
      */
     @Test
     void readsCountTheirKeysAsHitsOrMisses()
@@ -193,13 +194,18 @@ class CommandStatsTest
         final Command info = new Command(StoreClient.args("XINFO", "STREAM", "s"), false, false, null, null, 0);
         info.listed = "XINFO|STREAM"; // as the connection names it
         stats.read(store, info, null, now + 20);
-        assertTrue(stats.stats().endsWith("\r\nkeyspace_hits:7\r\nkeyspace_misses:4\r\n"), stats.stats());
+        final Command woken = new Command(StoreClient.args("XREAD", "BLOCK", "0", "STREAMS", "s", "$"), false, false,
+            null, null, 0);
+        woken.listed = "XREAD";
+        woken.waitingSince = 1; // it waited, and comes back from the group
+        stats.read(store, woken, null, now + 20);
+        assertTrue(stats.stats().endsWith("\r\nkeyspace_hits:8\r\nkeyspace_misses:5\r\n"), stats.stats());
         final Transaction t = new Transaction(1_000, List.of());
         t.offer("GET", StoreClient.args("GET", "a"));
         t.offer("GET", StoreClient.args("GET", "c"));
         applied(store, t.exec());
         applied(store, StoreClient.args("EVAL", "return redis.call('get', KEYS[1])", "1", "d"));
-        assertTrue(stats.stats().endsWith("\r\nkeyspace_hits:8\r\nkeyspace_misses:6\r\n"), stats.stats());
+        assertTrue(stats.stats().endsWith("\r\nkeyspace_hits:9\r\nkeyspace_misses:7\r\n"), stats.stats());
         stats.reset();
         assertTrue(stats.stats().endsWith("\r\nkeyspace_hits:0\r\nkeyspace_misses:0\r\n"), stats.stats());
     }
