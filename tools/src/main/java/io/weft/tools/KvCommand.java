@@ -65,7 +65,8 @@ public final class KvCommand implements Callable<Integer>
 
     private volatile boolean stopping;
 
-    @Option(names = "--dir", description = "Where the configuration goes (default: a new temporary directory).")
+    @Option(names = "--dir", description = "Where the configuration goes, and without --log member i's dump.rdb " +
+        "(SAVE, BGSAVE) in DIR/member-i (default: a new temporary directory, removed at the end).")
     Path dir;
 
     @Override
@@ -294,6 +295,10 @@ public final class KvCommand implements Callable<Integer>
         if (log != null)
         {
             args.addAll(List.of("--log", log.resolve("member-" + member).toString()));
+        }
+        else // SAVE's dump.rdb beside the configuration, not in the directory the launcher was started from
+        {
+            args.addAll(List.of("--dir", file.resolveSibling("member-" + member).toString()));
         }
         if (join)
         {

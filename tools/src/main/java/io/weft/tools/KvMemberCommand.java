@@ -36,6 +36,10 @@ final class KvMemberCommand implements Callable<Integer>
         "a cold start of the whole group recovers what any member logged).")
     Path log;
 
+    @Option(names = "--dir", description = "Where SAVE and BGSAVE write dump.rdb, Redis's dir (default: the --log " +
+        "directory, else the working directory).")
+    Path dir;
+
     @Mixin
     KvReplicaOptions store = new KvReplicaOptions();
 
@@ -63,6 +67,10 @@ final class KvMemberCommand implements Callable<Integer>
                 replica.maxMemory(store.maxMemory);
             }
             replica.slowLog(store.slowlogSlowerThan, store.slowlogMaxLen).latencyMonitor(store.latencyMonitorThreshold);
+            if (dir != null)
+            {
+                replica.rdbDirectory(dir);
+            }
         }
         catch (final IllegalStateException | java.io.UncheckedIOException ex) // a log it cannot open: no stack trace
         {

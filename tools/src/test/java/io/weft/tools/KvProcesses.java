@@ -107,6 +107,10 @@ final class KvProcesses implements AutoCloseable
             args.addAll(List.of("--log", logs.resolve("member-" + i).toString(), "--compact-after",
                 String.valueOf(compactAfter)));
         }
+        else // SAVE's dump.rdb in the test's directory, not the module's
+        {
+            args.addAll(List.of("--dir", dir.resolve("member-" + i).toString()));
+        }
         args.addAll(options);
         if (join)
         {

@@ -44,7 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Issue 16: the replicated key-value store with three real member processes over tcp, driven by a Redis client
- * library (Jedis) and by {@code redis-cli} (Debian package redis-tools, installed by .ci/run).
+ * library (Jedis) and by {@code redis-cli} (Debian package redis-tools, which .ci/run installs with redis-server).
  */
 @Timeout(180)
 class KvStoreGroupTest

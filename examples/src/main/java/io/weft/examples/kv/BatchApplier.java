@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Applies delivered batches to a replica's store on the delivery thread: this member's own from the commands it kept,
  * completing each command's reply (and timing it, and what an EXEC or a script of it ran, for the {@link SlowLog},
- * {@link LatencyMonitor} and {@link CommandStats}), another member's from the bytes it sent.
+ * {@link LatencyMonitor} and {@link CommandStats}), another member's from the bytes it sent. A SAVE or BGSAVE of its
+ * own hands the store's cut to the {@link RdbSaver} in its place.
  */
 final class BatchApplier
 {
@@ -16,14 +17,17 @@ final class BatchApplier
     private final SlowLog slowLog;
     private final LatencyMonitor latency;
     private final CommandStats stats;
+    private final RdbSaver saver;
     /** Writes applied and reads served here (INFO, {@link StoreReport}). */
     final AtomicLong writes = new AtomicLong();
     final AtomicLong reads = new AtomicLong();
     /** The keys of this member's own batch, built before its lookups (see KvStore.touch). */
     private Key[] keys = new Key[256];
 
-    BatchApplier(final KvStore store, final SlowLog slowLog, final LatencyMonitor latency, final CommandStats stats)
+    BatchApplier(final KvStore store, final SlowLog slowLog, final LatencyMonitor latency, final CommandStats stats,
+        final RdbSaver saver)
     {
+        this.saver = saver;
         this.latency = latency;
         this.store = store;
         this.stats = stats;
@@ -67,6 +71,7 @@ final class BatchApplier
             try
             {
                 reply = command.write ? store.write(command.args, keys[i], batch.now()) :
+                    RdbSaver.saves(command.listed) ? saver.start(store, command, writes.get()) : // SAVE: null
                     store.apply(command.args, keys[i], batch.now()); // the arguments the batch carries
             }
             finally

@@ -40,6 +40,8 @@ final class ClientSession
      */
     String lastCommand;
     long lastAt = connected;
+    /** REPLCONF rdb-only 1: SYNC answers this member's RDB, as for {@code redis-cli --rdb} ({@link RdbSaver}). */
+    boolean rdbOnly;
     /** What CLIENT SETINFO said of the client's library. */
     private String libName = "";
     private String libVersion = "";
@@ -255,6 +257,7 @@ final class ClientSession
     {
         name = null;
         resp3 = false;
+        rdbOnly = false;
         authenticated = !user.required();
         repliesOn();
     }

@@ -29,7 +29,9 @@ final class CommandTable
         Map.entry("CONFIG", -2), Map.entry("SCRIPT", -2), Map.entry("RESET", 1), Map.entry("MULTI", 1),
         Map.entry("EXEC", 1), Map.entry("DISCARD", 1), Map.entry("WATCH", -2), Map.entry("UNWATCH", 1),
         Map.entry("EVALSHA", -3), Map.entry("EVALSHA_RO", -3), Map.entry("AUTH", -2),
-        Map.entry("ACL", -2), Map.entry("ROLE", 1), Map.entry("SLOWLOG", -2), Map.entry("LATENCY", -2));
+        Map.entry("ACL", -2), Map.entry("ROLE", 1), Map.entry("SLOWLOG", -2), Map.entry("LATENCY", -2),
+        Map.entry("SAVE", 1), Map.entry("BGSAVE", -1), Map.entry("LASTSAVE", 1), Map.entry("SYNC", 1),
+        Map.entry("PSYNC", -3), Map.entry("REPLCONF", -1));
 
     /**
      * The commands Redis 7.0.15 flags {@code fast} (no work that grows with a value's size, a few lookups at most), of
@@ -38,12 +40,13 @@ final class CommandTable
     private static final Set<String> FAST = Set.of("APPEND", "AUTH", "BITFIELD_RO", "BZPOPMAX", "BZPOPMIN", "DBSIZE",
         "DECR", "DECRBY", "DISCARD", "ECHO", "EXISTS", "EXPIRE", "EXPIREAT", "EXPIRETIME", "GET", "GETBIT", "GETDEL",
         "GETEX", "GETSET", "HDEL", "HELLO", "HEXISTS", "HGET", "HINCRBY", "HINCRBYFLOAT", "HLEN", "HMGET", "HMSET",
-        "HSET", "HSETNX", "HSTRLEN", "INCR", "INCRBY", "INCRBYFLOAT", "LLEN", "LPOP", "LPUSH", "LPUSHX", "MGET", "MOVE",
-        "MULTI", "PERSIST", "PEXPIRE", "PEXPIREAT", "PEXPIRETIME", "PFADD", "PING", "PTTL", "PUBLISH", "QUIT",
-        "RENAMENX", "RESET", "ROLE", "RPOP", "RPUSH", "RPUSHX", "SADD", "SCARD", "SELECT", "SETNX", "SISMEMBER",
-        "SMISMEMBER", "SMOVE", "SPOP", "SPUBLISH", "SREM", "STRLEN", "SWAPDB", "TIME", "TOUCH", "TTL", "TYPE", "UNLINK",
-        "UNWATCH", "WATCH", "XACK", "XADD", "XAUTOCLAIM", "XCLAIM", "XDEL", "XLEN", "XSETID", "ZADD", "ZCARD", "ZCOUNT",
-        "ZINCRBY", "ZLEXCOUNT", "ZMSCORE", "ZPOPMAX", "ZPOPMIN", "ZRANK", "ZREM", "ZREVRANK", "ZSCORE");
+        "HSET", "HSETNX", "HSTRLEN", "INCR", "INCRBY", "INCRBYFLOAT", "LASTSAVE", "LLEN", "LPOP", "LPUSH", "LPUSHX",
+        "MGET", "MOVE", "MULTI", "PERSIST", "PEXPIRE", "PEXPIREAT", "PEXPIRETIME", "PFADD", "PING", "PTTL", "PUBLISH",
+        "QUIT", "RENAMENX", "RESET", "ROLE", "RPOP", "RPUSH", "RPUSHX", "SADD", "SCARD", "SELECT", "SETNX",
+        "SISMEMBER", "SMISMEMBER", "SMOVE", "SPOP", "SPUBLISH", "SREM", "STRLEN", "SWAPDB", "TIME", "TOUCH", "TTL",
+        "TYPE", "UNLINK", "UNWATCH", "WATCH", "XACK", "XADD", "XAUTOCLAIM", "XCLAIM", "XDEL", "XLEN", "XSETID", "ZADD",
+        "ZCARD", "ZCOUNT", "ZINCRBY", "ZLEXCOUNT", "ZMSCORE", "ZPOPMAX", "ZPOPMIN", "ZRANK", "ZREM", "ZREVRANK",
+        "ZSCORE");
 
     /**
      * Where a command's keys are: the words first to last (negative: counted from the end) every step, then, when

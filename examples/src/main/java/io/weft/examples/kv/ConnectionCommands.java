@@ -8,7 +8,7 @@ import java.util.List;
 /**
  * The commands a client's connection answers itself on its event loop, never sent through the group: of the
  * connection (HELLO, AUTH, CLIENT, SELECT, MULTI, WATCH, RESET, QUIT, the subscriptions) and of this member (INFO,
- * ROLE, CONFIG, SLOWLOG, LATENCY, SCRIPT, COMMAND, TIME, WAIT).
+ * ROLE, CONFIG, SLOWLOG, LATENCY, SCRIPT, COMMAND, TIME, WAIT, LASTSAVE, REPLCONF).
  */
 final class ConnectionCommands
 {
@@ -73,6 +73,10 @@ final class ConnectionCommands
             case "CONFIG" -> StoreReport.config(replica, args);
             case "SLOWLOG" -> replica.slowLog.answer(args);
             case "LATENCY" -> replica.latency.answer(args, replica.stats, System.currentTimeMillis() / 1000);
+            case "LASTSAVE" -> new Reply.Int(replica.saver.lastSave());
+            case "BGSAVE" -> RdbSaver.refusal(args); // SAVE, BGSAVE and SYNC go through the group unless refused
+            case "REPLCONF" -> RdbSaver.replconf(session, args);
+            case "SYNC", "PSYNC" -> RdbSaver.noReplicas(cmd);
             case "SCRIPT" -> replica.store.scripts.script(args);
             case "RESET" ->
             {

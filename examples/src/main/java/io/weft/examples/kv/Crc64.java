@@ -30,7 +30,16 @@ final class Crc64
     /** The CRC of {@code length} bytes of {@code bytes} from {@code from}. */
     static long of(final byte[] bytes, final int from, final int length)
     {
-        long crc = 0;
+        return update(0, bytes, from, length);
+    }
+
+    /**
+     * {@code crc0}, the CRC of the bytes before, carried on over {@code length} bytes of {@code bytes} from
+     * {@code from}.
+     */
+    static long update(final long crc0, final byte[] bytes, final int from, final int length)
+    {
+        long crc = crc0;
         for (int i = from; i < from + length; i++)
         {
             crc = TABLE[(int)(crc ^ bytes[i]) & 0xff] ^ (crc >>> 8);

@@ -96,15 +96,27 @@ final class DumpPayload
     private static byte[] payload(final Object stored)
     {
         final RdbWriter out = new RdbWriter();
+        write(out, null, stored);
+        return out.seal(VERSION);
+    }
+
+    /**
+     * Writes {@code stored}, a value as the map keeps it (its expiry aside), in RDB's serialization: its type, then
+     * {@code key} if not null (an RDB file's entry, {@link RdbFile}), then the value.
+     */
+    static void write(final RdbWriter out, final byte[] key, final Object stored)
+    {
         if (Stored.isString(stored))
         {
             out.write(Type.STRING.number);
+            keyOf(out, key);
             out.string(Stored.value(stored));
         }
         else if (stored instanceof Aggregate a)
         {
             final List<Map.Entry<Key, byte[]>> fields = a.fields().sorted();
             out.write((a.set() ? Type.SET : Type.HASH).number);
+            keyOf(out, key);
             out.length(fields.size());
             for (final Map.Entry<Key, byte[]> field : fields)
             {
@@ -118,6 +130,7 @@ final class DumpPayload
         else if (stored instanceof ListValue l)
         {
             out.write(Type.LIST.number);
+            keyOf(out, key);
             out.length(l.items().size());
             for (int i = 0; i < l.items().size(); i++)
             {
@@ -127,12 +140,14 @@ final class DumpPayload
         else if (stored instanceof StreamValue s)
         {
             out.write(Type.STREAM_LISTPACKS_2.number); // Redis 7.0's
+            keyOf(out, key);
             StreamDump.write(out, s.entries());
         }
         else
         {
             final ZSetValue.Members members = ((ZSetValue)stored).members();
             out.write(Type.ZSET_2.number);
+            keyOf(out, key);
             out.length(members.size());
             for (int rank = 0; rank < members.size(); rank++)
             {
@@ -141,7 +156,14 @@ final class DumpPayload
                 out.littleEndian(Double.doubleToRawLongBits(node.score), 8);
             }
         }
-        return out.seal(VERSION);
+    }
+
+    private static void keyOf(final RdbWriter out, final byte[] key)
+    {
+        if (key != null)
+        {
+            out.string(key);
+        }
     }
 
     /** RESTORE's checks in Redis's order: options, the key, the TTL, the seal, the value. */

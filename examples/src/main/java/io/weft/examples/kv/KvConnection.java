@@ -247,6 +247,11 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 Command.settled(lastInGroup) ? replica.readLocal(args) : null;
             return local != null ? Command.read(local, args, session.resp3) : (lastInGroup = inGroup(args, false));
         }
+        if (RdbSaver.saves(cmd) && (session.rdbOnly || !cmd.equals("SYNC")) &&
+            CommandTable.refusal(cmd, args) == null && RdbSaver.refusal(args) == null)
+        {
+            return lastInGroup = inGroup(args, false); // the cut is taken where the commands before it applied
+        }
         if (Commands.readsMemberState(cmd) && heldFor(Command.pending(lastInGroup), given))
         {
             return null;

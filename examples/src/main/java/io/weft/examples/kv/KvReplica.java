@@ -67,7 +67,9 @@ public final class KvReplica implements AutoCloseable
     final LatencyMonitor latency = new LatencyMonitor();
     /** What this member's clients ran: INFO's commandstats, errorstats, totals, keyspace hits and misses. */
     final CommandStats stats = new CommandStats();
-    final BatchApplier applier = new BatchApplier(store, slowLog, latency, stats);
+    /** SAVE and BGSAVE: this member's copy as an RDB file, in the log's directory or the working one at first. */
+    final RdbSaver saver = new RdbSaver(Path.of(""));
+    final BatchApplier applier = new BatchApplier(store, slowLog, latency, stats, saver);
     /** When this replica was made, at its member's start: INFO's uptime ({@link System#nanoTime}). */
     final long startedNanos = System.nanoTime();
     private final boolean localReads;
@@ -127,6 +129,21 @@ public final class KvReplica implements AutoCloseable
         this.log = logDirectory == null ? null : new KvLog(logDirectory, compactAfter);
         this.applied = log == null ? 0 : log.replay(store, applier::applyWrites);
         store.versions().at(applied); // the snapshot's position when no batch follows it
+        if (log != null)
+        {
+            saver.directory(log.directory());
+        }
+        saver.loaded(applier.writes.get());
+    }
+
+    /**
+     * Where SAVE and BGSAVE write {@value RdbSaver#FILE} (Redis's {@code dir}); by default the log's directory, or the
+     * working directory without a log.
+     */
+    public KvReplica rdbDirectory(final Path directory)
+    {
+        saver.directory(directory);
+        return this;
     }
 
     /**

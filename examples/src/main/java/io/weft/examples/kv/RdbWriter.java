@@ -1,6 +1,8 @@
 package io.weft.examples.kv;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 
 /**
  * Writes a value in Redis's RDB serialization, {@link RdbReader}'s counterpart: DUMP's payload, whose CRC-64 is taken
@@ -53,6 +55,18 @@ final class RdbWriter extends ByteArrayOutputStream
         {
             write((int)(v >>> 8 * i) & 0xff);
         }
+    }
+
+    /**
+     * Moves the bytes written to {@code out} and empties this writer; returns {@code crc}, the CRC-64 of the bytes
+     * before, carried on over them (an RDB file's, {@link RdbFile}).
+     */
+    long drainTo(final OutputStream out, final long crc) throws IOException
+    {
+        out.write(buf, 0, count);
+        final long carried = Crc64.update(crc, buf, 0, count);
+        reset();
+        return carried;
     }
 
     /** The payload: the bytes written, then RDB version {@code version} and the CRC-64 of all before the CRC. */

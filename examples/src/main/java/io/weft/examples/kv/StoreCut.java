@@ -80,6 +80,12 @@ final class StoreCut
         this.mixed = mixed;
     }
 
+    /** Walks the cut's (key, stored value) pairs, a stored value as {@link Keyspace} keeps it. */
+    void forEach(final BiConsumer<Key, Object> action)
+    {
+        walk.forEach(action);
+    }
+
     /** The same cut, written in key order. */
     StoreCut sorted()
     {

@@ -4,7 +4,6 @@ import io.weft.membership.Group;
 import io.weft.membership.View;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,8 +24,9 @@ final class StoreReport
     }
 
     /**
-     * The INFO text: server, clients, memory (the store's estimate), stats (this member's connections, commands,
-     * errors and pub/sub), replication (the view), errorstats, keyspace, commandstats and latencystats sections.
+     * The INFO text: server, clients, memory (the store's estimate), persistence (SAVE and BGSAVE), stats (this
+     * member's connections, commands, errors and pub/sub), replication (the view), errorstats, keyspace, commandstats
+     * and latencystats sections.
      */
     static String info(final KvReplica r)
     {
@@ -41,6 +41,7 @@ final class StoreReport
             r.store.blocked.size() + "\r\nweft_clients_paused_for_output:" + r.clientsPausedForOutput.get() + "\r\n" +
             "\r\n# Memory\r\nused_memory:" + r.store.bytes() + "\r\nmaxmemory:" + r.maxMemory +
             "\r\nmaxmemory_policy:noeviction\r\n" +
+            "\r\n# Persistence\r\nloading:0\r\n" + r.saver.persistence(r.applier.writes.get()) +
             "\r\n# Stats\r\n" + r.stats.stats() + "pubsub_channels:" + r.pubSub.count(PubSub.Kind.CHANNEL) +
             "\r\npubsub_patterns:" + r.pubSub.count(PubSub.Kind.PATTERN) + "\r\npubsubshard_channels:" +
             r.pubSub.count(PubSub.Kind.SHARD) + "\r\n" +
@@ -100,7 +101,8 @@ final class StoreReport
         s.put("appendonly", r.log == null ? "no" : "yes"); // with --log every write is logged before it is applied
         s.put("appendfsync", "no"); // appends reach the page cache of a mapped file; the kernel writes them out
         s.put("databases", "1");
-        s.put("dir", (r.log == null ? Path.of("") : r.log.directory()).toAbsolutePath().toString());
+        s.put("dbfilename", RdbSaver.FILE);
+        s.put("dir", r.saver.directory().toString()); // where SAVE and BGSAVE write
         s.put("latency-monitor-threshold", Long.toString(r.latency.threshold())); // LATENCY's spikes
         s.put("latency-tracking", "yes"); // INFO latencystats
         s.put("latency-tracking-info-percentiles", String.join(" ", CommandStats.PERCENTILES));
@@ -108,7 +110,7 @@ final class StoreReport
         s.put("maxmemory-policy", "noeviction"); // writes that may grow a full store are refused, nothing evicted
         s.put("notify-keyspace-events", "");
         s.put("proto-max-bulk-len", Integer.toString(r.maxCommandBytes())); // a longer bulk string: protocol error
-        s.put("save", ""); // no snapshot files: the log, where there is one, holds the store
+        s.put("save", ""); // no automatic snapshot files: the log, where there is one, holds the store
         s.put("slowlog-log-slower-than", Long.toString(r.slowLog.slowerThanMicros()));
         s.put("slowlog-max-len", Integer.toString(r.slowLog.maxLen()));
         s.put("timeout", "0"); // an idle client is never closed
