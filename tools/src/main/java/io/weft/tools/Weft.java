@@ -19,7 +19,7 @@ import picocli.CommandLine.Command;
     description = "Atomic multicast group communication in the style of Derecho, with the Spindle optimizations.",
     subcommands = {DemoCommand.class, SstDemoCommand.class, SstMemberCommand.class, McMemberCommand.class,
         VsMemberCommand.class, DdsMemberCommand.class, PubSubCommand.class, KvCommand.class, KvMemberCommand.class,
-        AvionicsCommand.class, AvionicsMemberCommand.class, LogCommand.class, ChaosCommand.class,
+        KvImportCommand.class, AvionicsCommand.class, AvionicsMemberCommand.class, LogCommand.class, ChaosCommand.class,
         RdmaCheckCommand.class,
         CommandLine.HelpCommand.class})
 public final class Weft

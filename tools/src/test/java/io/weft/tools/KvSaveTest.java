@@ -2,6 +2,7 @@ package io.weft.tools;
 
 import io.weft.config.LocalPorts;
 import io.weft.testkit.Await;
+import io.weft.testkit.MemberProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -10,6 +11,7 @@ import redis.clients.jedis.Protocol;
 import redis.clients.jedis.StreamEntryID;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.params.SetParams;
+import redis.clients.jedis.params.XReadGroupParams;
 import redis.clients.jedis.resps.StreamEntry;
 import redis.clients.jedis.resps.Tuple;
 import redis.clients.jedis.util.SafeEncoder;
@@ -18,6 +20,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -91,29 +94,119 @@ class KvSaveTest
             assertLoadsIntoRedisServer(fetched, "backup.rdb");
             assertTrue(assertThrows(() -> b.sendCommand(() -> SafeEncoder.encode("PSYNC"), "?", "-1"))
                 .startsWith("ERR PSYNC is refused: the members of a weft group are peers"));
-            assertTrue(assertThrows(() -> b.sendCommand(() -> SafeEncoder.encode("SYNC"))).startsWith("ERR SYNC is refused"));
+            assertTrue(assertThrows(() -> b.sendCommand(() -> SafeEncoder.encode("SYNC")))
+                .startsWith("ERR SYNC is refused"));
+        }
+    }
+
+    /**
+     * kv-import: a snapshot redis-server saved (every type in its small and large encodings, an integer key, an LZF
+     * string, expiries, a stream's group with a pending entry) loads through one member, and another member then
+     * holds what redis-server holds; a key that expired after the save is left out. A damaged file, and one with a
+     * key in database 1, load nothing and say why.
+     */
+    @Test
+    void aRedisServerSnapshotLoadsIntoTheStore() throws Exception
+    {
+        final Path redis = Files.createDirectories(dir.resolve("redis"));
+        try (KvProcesses kv = KvProcesses.with(dir, 2);
+            Jedis b = new Jedis("127.0.0.1", kv.ports.get(1));
+            RedisServer server = new RedisServer(redis, "dump.rdb");
+            Jedis r = server.client())
+        {
+            r.set("s", "v");
+            r.set("12345", "an integer key");
+            r.set("num", "42");
+            r.set("long", "x".repeat(20_000)); // compressed with LZF in the file
+            r.set("t", "expires", SetParams.setParams().px(600_000));
+            r.set("soon", "gone by the load", SetParams.setParams().px(1_500));
+            r.rpush("l", "a", "b", "c");
+            for (int i = 0; i < 300; i++)
+            {
+                r.rpush("biglist", "item-" + i);
+                r.sadd("ints", String.valueOf(i));
+                r.sadd("words", "w" + i);
+                r.hset("bighash", "f" + i, "v" + i);
+                r.zadd("bigz", i * 0.5, "m" + i);
+            }
+            r.sadd("small", "x", "y");
+            r.hset("h", Map.of("f", "1", "g", "2"));
+            r.zadd("z", Map.of("m", 1.5, "n", -2.0));
+            r.xadd("st", new StreamEntryID(1, 1), Map.of("f", "v"));
+            r.xadd("st", new StreamEntryID(2, 1), Map.of("f", "w"));
+            r.xgroupCreate("st", "g", new StreamEntryID(0, 0), false);
+            r.xreadGroup("g", "c", XReadGroupParams.xReadGroupParams().count(1),
+                Map.of("st", StreamEntryID.UNRECEIVED_ENTRY));
+            assertEquals("OK", r.save());
+            Await.until(() -> !r.exists("soon"), "the 1.5 s key to expire");
+
+            final MemberProcess load = MemberProcess.start("import", dir, Weft.class, "kv-import", "--port",
+                String.valueOf(kv.ports.get(0)), redis.resolve("dump.rdb").toString());
+            assertEquals(0, load.awaitExit(Duration.ofSeconds(60)), load.output());
+            assertTrue(load.output().contains("kv-import: 15 keys loaded into 127.0.0.1:" + kv.ports.get(0) +
+                " from " + redis.resolve("dump.rdb") + " (1 expired in the file left out)"), load.output());
+            assertSameContents(r, b);
+
+            final byte[] file = Files.readAllBytes(redis.resolve("dump.rdb"));
+            file[file.length / 2] ^= 0x5a;
+            final Path damaged = Files.write(redis.resolve("damaged.rdb"), file);
+            assertEquals("the file's CRC-64 does not match its bytes: it is damaged", refusal(kv, damaged));
+            r.select(1);
+            r.set("elsewhere", "x");
+            assertEquals("OK", r.save());
+            assertTrue(refusal(kv, redis.resolve("dump.rdb")).startsWith("the file holds keys of database 1 "));
+            assertEquals(15, b.dbSize(), "nothing more was loaded");
+        }
+    }
+
+    /** What kv-import says as it refuses {@code file}, loading nothing. */
+    private static String refusal(final KvProcesses kv, final Path file) throws Exception
+    {
+        final MemberProcess load = MemberProcess.start("import-refused", file.getParent(), Weft.class, "kv-import",
+            "--port", String.valueOf(kv.ports.get(0)), file.toString());
+        assertEquals(2, load.awaitExit(Duration.ofSeconds(60)), load.output());
+        final String prefix = "weft: kv-import: " + file + ": ";
+        final String line = load.output().lines().filter(l -> l.startsWith(prefix)).findFirst().orElseThrow(
+            () -> new AssertionError(load.output()));
+        return line.substring(prefix.length());
+    }
+
+    /** {@code actual} holds every key {@code expected} holds, of the same type and value, expiring alike. */
+    private static void assertSameContents(final Jedis expected, final Jedis actual)
+    {
+        final Set<String> keys = expected.keys("*");
+        assertEquals(keys, actual.keys("*"));
+        for (final String k : keys)
+        {
+            final String type = expected.type(k);
+            assertEquals(type, actual.type(k), k);
+            switch (type)
+            {
+                case "string" -> assertEquals(expected.get(k), actual.get(k), k);
+                case "list" -> assertEquals(expected.lrange(k, 0, -1), actual.lrange(k, 0, -1), k);
+                case "set" -> assertEquals(expected.smembers(k), actual.smembers(k), k);
+                case "hash" -> assertEquals(expected.hgetAll(k), actual.hgetAll(k), k);
+                case "zset" -> assertEquals(expected.zrangeWithScores(k, 0, -1), actual.zrangeWithScores(k, 0, -1),
+                    k);
+                default ->
+                {
+                    assertEquals(expected.xrange(k, (StreamEntryID)null, null).toString(),
+                        actual.xrange(k, (StreamEntryID)null, null).toString(), k);
+                    final var group = actual.xinfoGroups(k).getFirst();
+                    assertEquals(expected.xinfoGroups(k).getFirst().getPending(), group.getPending(), k);
+                    assertEquals(expected.xinfoGroups(k).getFirst().getLastDeliveredId(), group.getLastDeliveredId());
+                }
+            }
+            final long ttl = actual.pttl(k);
+            assertEquals(expected.pttl(k) > 0, ttl > 0, k + "'s expiry");
         }
     }
 
     /** redis-server, started on the file {@code name} in {@code saved}, holds what was written. */
     private static void assertLoadsIntoRedisServer(final Path saved, final String name) throws Exception
     {
-        final int port = LocalPorts.free(1).getFirst();
-        final Process server;
-        try
+        try (RedisServer server = new RedisServer(saved, name); Jedis r = server.client())
         {
-            server = new ProcessBuilder("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
-                "--dir", saved.toString(), "--dbfilename", name, "--save", "", "--appendonly", "no")
-                .redirectErrorStream(true).redirectOutput(saved.resolve("redis-server.out").toFile()).start();
-        }
-        catch (final IOException ex)
-        {
-            throw new AssertionError("redis-server is needed by this test: apt-get install redis-server (.ci/run " +
-                "does)", ex);
-        }
-        try (Jedis r = new Jedis("127.0.0.1", port))
-        {
-            Await.until(() -> ping(r), () -> "redis-server to load the file: " + log(saved));
             assertEquals(7, r.dbSize(), "the expired key is not in the file: " + r.keys("*"));
             assertEquals("v", r.get("s"));
             assertEquals("expires", r.get("t"));
@@ -128,14 +221,68 @@ class KvSaveTest
             assertEquals(1, entries.size());
             assertEquals(Map.of("f", "v"), entries.getFirst().getFields());
             assertEquals("g", r.xinfoGroups("st").getFirst().getName());
-            assertTrue(log(saved).contains("DB loaded from disk"), log(saved));
+            assertTrue(server.log().contains("DB loaded from disk"), server.log());
         }
-        finally
+    }
+
+    /** A redis-server of this test on a free loopback port, with {@code name} in {@code dir} as its RDB file. */
+    private static final class RedisServer implements AutoCloseable
+    {
+        private final Path dir;
+        private final int port = LocalPorts.free(1).getFirst();
+        private final Process process;
+
+        RedisServer(final Path dir, final String name) throws IOException
         {
-            server.destroy();
-            if (!server.waitFor(10, TimeUnit.SECONDS))
+            this.dir = dir;
+            try
             {
-                server.destroyForcibly().waitFor();
+                process = new ProcessBuilder("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
+                    "--dir", dir.toString(), "--dbfilename", name, "--save", "", "--appendonly", "no")
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("redis-server.out").toFile()).start();
+            }
+            catch (final IOException ex)
+            {
+                throw new AssertionError("redis-server is needed by this test: apt-get install redis-server " +
+                    "(.ci/run does)", ex);
+            }
+        }
+
+        /** A client, once the server answers (it has loaded its file). */
+        Jedis client()
+        {
+            final Jedis r = new Jedis("127.0.0.1", port);
+            Await.until(() -> ping(r), () -> "redis-server to load its file: " + log());
+            return r;
+        }
+
+        String log()
+        {
+            try
+            {
+                return Files.readString(dir.resolve("redis-server.out"));
+            }
+            catch (final IOException ex)
+            {
+                return ex.toString();
+            }
+        }
+
+        @Override
+        public void close()
+        {
+            process.destroy();
+            try
+            {
+                if (!process.waitFor(10, TimeUnit.SECONDS))
+                {
+                    process.destroyForcibly().waitFor();
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
             }
         }
     }
@@ -150,18 +297,6 @@ class KvSaveTest
         {
             r.disconnect();
             return false;
-        }
-    }
-
-    private static String log(final Path saved)
-    {
-        try
-        {
-            return Files.readString(saved.resolve("redis-server.out"));
-        }
-        catch (final IOException ex)
-        {
-            return ex.toString();
         }
     }
 

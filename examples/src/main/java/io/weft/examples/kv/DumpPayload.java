@@ -20,7 +20,7 @@ final class DumpPayload
     /** The RDB version DUMP writes: Redis 7.0's, which every Redis from 7.0 on restores. */
     private static final int VERSION = 10;
     /** The newest RDB version RESTORE reads: Redis 7.4's, whose forms of these types are 7.0's and older ones. */
-    private static final int NEWEST = 12;
+    static final int NEWEST = 12;
     /** The version and the CRC after the value. */
     private static final int SEAL = 10;
 
@@ -248,7 +248,21 @@ final class DumpPayload
     /** The value {@code r} holds, by its type byte; Malformed if it is none this store keeps. */
     private static Object value(final RdbReader r, final Keyspace map)
     {
-        final Type type = Type.of(r.u8());
+        return value(Type.of(r.u8()), r, map);
+    }
+
+    /**
+     * Reads the value of RDB type {@code type} that {@code r} holds next, checked as RESTORE checks it (an RDB file's
+     * entry, {@link RdbImport}), made in {@code scratch}, a map of the reader's own; Malformed if it is none this
+     * store keeps.
+     */
+    static void check(final int type, final RdbReader r, final Keyspace scratch)
+    {
+        value(Type.of(type), r, scratch);
+    }
+
+    private static Object value(final Type type, final RdbReader r, final Keyspace map)
+    {
         return switch (type)
         {
             case STRING -> r.string();

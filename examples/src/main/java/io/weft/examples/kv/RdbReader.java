@@ -39,6 +39,12 @@ final class RdbReader
         this.end = end;
     }
 
+    /** Where the next read starts. */
+    int position()
+    {
+        return at;
+    }
+
     /** The next byte, unsigned. */
     int u8()
     {
