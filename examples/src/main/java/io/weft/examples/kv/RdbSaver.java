@@ -120,9 +120,9 @@ final class RdbSaver
     }
 
     /**
-     * Delivery thread, applying this member's {@code command} (SAVE or BGSAVE): takes the cut of {@code store} and
-     * starts writing it; {@code writes} were applied here so far. BGSAVE's reply, or null for a SAVE, answered when
-     * its file is written.
+     * Delivery thread, applying this member's {@code command} (SAVE, BGSAVE or SYNC): takes the cut of {@code store}
+     * and starts writing it; {@code writes} were applied here so far. BGSAVE's reply, or null for a SAVE (answered
+     * when its file is written) or a SYNC (answered with the RDB).
      */
     Reply start(final KvStore store, final Command command, final long writes)
     {
@@ -227,13 +227,18 @@ final class RdbSaver
             }
             return Reply.error("ERR saving " + directory.resolve(FILE) + " failed: " + ex);
         }
+        catch (final Error ex) // out of memory: the next save may still succeed
+        {
+            ended(false);
+            throw ex;
+        }
     }
 
     private synchronized void ended(final boolean ok)
     {
         lastOk = ok;
         lastSeconds = (System.currentTimeMillis() - startedMillis) / 1000;
-        saves++;
+        saves += ok ? 1 : 0; // Redis's rdb_saves: the snapshots made
         inProgress = false;
     }
 
