@@ -36,7 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * SAVE, BGSAVE and LASTSAVE through two member processes of {@code weft kv}: each member writes its copy as
  * {@code dump.rdb} in its directory, and redis-server (Debian package redis-server, installed by .ci/run) loads the
  * file with the same contents: every type, expiries, a stream's consumer group; a key expired before the save is not
- * in it. So does the file {@code redis-cli --rdb} fetches from a member.
+ * in it. So does the file {@code redis-cli --rdb} fetches from a member. And {@code weft kv-import} loads a
+ * redis-server snapshot through one member, whole at the other.
  */
 @Timeout(120)
 class KvSaveTest

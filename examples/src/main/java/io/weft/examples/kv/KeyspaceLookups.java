@@ -82,7 +82,7 @@ final class KeyspaceLookups
         }
         if (CommandTable.firstKeyOnly(cmd, args.size()))
         {
-            looked(store.stored(first != null ? first : new Key(args.get(1)), now) != null);
+            lookFirst(store, args, first, now);
             return;
         }
         of(store, CommandTable.readKeys(cmd, args), 0, null, now);
@@ -102,8 +102,14 @@ final class KeyspaceLookups
     {
         if (Commands.fitsArity(CommandTable.arity(cmd), args.size()))
         {
-            looked(store.stored(first != null ? first : new Key(args.get(1)), now) != null);
+            lookFirst(store, args, first, now);
         }
+    }
+
+    /** The first key's lookup: {@code first}, or made from the command when it is not made yet. */
+    private void lookFirst(final KvStore store, final List<byte[]> args, final Key first, final long now)
+    {
+        looked(store.stored(first != null ? first : new Key(args.get(1)), now) != null);
     }
 
     /**

@@ -67,7 +67,7 @@ public final class KvReplica implements AutoCloseable
     final LatencyMonitor latency = new LatencyMonitor();
     /** What this member's clients ran: INFO's commandstats, errorstats, totals, keyspace hits and misses. */
     final CommandStats stats = new CommandStats();
-    /** SAVE and BGSAVE: this member's copy as an RDB file, in the log's directory or the working one at first. */
+    /** SAVE, BGSAVE and SYNC: this member's copy as an RDB file (in the log's directory or the working one). */
     final RdbSaver saver = new RdbSaver(Path.of(""));
     final BatchApplier applier = new BatchApplier(store, slowLog, latency, stats, saver);
     /** When this replica was made, at its member's start: INFO's uptime ({@link System#nanoTime}). */

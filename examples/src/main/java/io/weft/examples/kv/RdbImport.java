@@ -27,6 +27,9 @@ public final class RdbImport
     /** Commands sent before their replies are read: this many, or as many as make {@link #WINDOW_BYTES}. */
     private static final int WINDOW = 4096;
     private static final long WINDOW_BYTES = 8L << 20;
+    private static final byte[] RESTORE = "RESTORE".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ABSTTL = "ABSTTL".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] REPLACE = "REPLACE".getBytes(StandardCharsets.US_ASCII);
 
     /** A key of the file: its name, its expiry (epoch milliseconds, 0: none) and its RESTORE payload. */
     record Entry(byte[] key, long expireAt, byte[] payload)
@@ -74,47 +77,45 @@ public final class RdbImport
             final long limit = limit(out, in);
             final List<Entry> sent = new ArrayList<>(WINDOW);
             long sentBytes = 0;
-            for (int i = 0; i <= entries.size(); i++)
+            for (final Entry e : entries)
             {
-                final Entry e = i < entries.size() ? entries.get(i) : null;
-                if (e != null && e.expireAt != 0 && e.expireAt <= now)
+                if (e.expireAt != 0 && e.expireAt <= now)
                 {
                     expired++;
                     continue;
                 }
-                // as the member counts a command: its words' bytes, 4 more each (RESTORE, ABSTTL, REPLACE: 20)
-                final long bytes = e == null ? 0 : e.key.length + e.payload.length +
-                    Long.toString(e.expireAt).length() + 20 + 4 * 6;
+                final byte[] ttl = Long.toString(e.expireAt).getBytes(StandardCharsets.US_ASCII);
+                // as the member counts a command: its words' bytes, 4 more each
+                final long bytes = RESTORE.length + e.key.length + ttl.length + e.payload.length + ABSTTL.length +
+                    REPLACE.length + 4 * 6;
                 if (bytes > limit)
                 {
                     refused.add(Commands.text(e.key) + ": its RESTORE of " + bytes + " bytes passes the member's " +
                         "limit of " + limit + " bytes for a command (proto-max-bulk-len)");
                     continue;
                 }
-                if (e != null)
+                command(out, RESTORE, e.key, ttl, e.payload, ABSTTL, REPLACE);
+                sent.add(e);
+                sentBytes += bytes;
+                if (sent.size() == WINDOW || sentBytes >= WINDOW_BYTES)
                 {
-                    command(out, "RESTORE".getBytes(StandardCharsets.US_ASCII), e.key,
-                        Long.toString(e.expireAt).getBytes(StandardCharsets.US_ASCII), e.payload,
-                        "ABSTTL".getBytes(StandardCharsets.US_ASCII), "REPLACE".getBytes(StandardCharsets.US_ASCII));
-                    sent.add(e);
-                    sentBytes += bytes;
-                }
-                if (sent.size() == WINDOW || sentBytes >= WINDOW_BYTES || e == null)
-                {
-                    out.flush();
-                    loaded += replies(in, sent, refused);
-                    sent.clear();
+                    loaded += replies(out, in, sent, refused);
                     sentBytes = 0;
                 }
             }
+            loaded += replies(out, in, sent, refused);
         }
         return new Outcome(loaded, expired, refused);
     }
 
-    /** Reads the replies to the RESTOREs of {@code sent}: how many loaded; each refusal goes to {@code refused}. */
-    private static int replies(final InputStream in, final List<Entry> sent, final List<String> refused)
-        throws IOException
+    /**
+     * Sends what {@code out} holds and reads the replies to the RESTOREs of {@code sent}, which it empties: how many
+     * loaded; each refusal goes to {@code refused}.
+     */
+    private static int replies(final OutputStream out, final InputStream in, final List<Entry> sent,
+        final List<String> refused) throws IOException
     {
+        out.flush();
         int loaded = 0;
         for (final Entry e : sent)
         {
@@ -128,6 +129,7 @@ public final class RdbImport
                 refused.add(Commands.text(e.key) + ": " + r);
             }
         }
+        sent.clear();
         return loaded;
     }
 

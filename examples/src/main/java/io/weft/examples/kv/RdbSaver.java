@@ -126,22 +126,11 @@ final class RdbSaver
      */
     Reply start(final KvStore store, final Command command, final long writes)
     {
-        if (Commands.is(command.args.getFirst(), "SYNC"))
-        {
-            final StoreCut cut = store.cut();
-            final long now = System.currentTimeMillis();
-            Thread.ofPlatform().name("kv-rdb-sync").daemon(true).start(() -> answer(command, () -> inMemory(cut, now)));
-            return null;
-        }
+        final boolean sync = Commands.is(command.args.getFirst(), "SYNC"); // the RDB in memory, no file
         final boolean background = Commands.is(command.args.getFirst(), "BGSAVE");
-        synchronized (this)
+        if (!sync && !begin())
         {
-            if (inProgress)
-            {
-                return IN_PROGRESS;
-            }
-            inProgress = true;
-            startedMillis = System.currentTimeMillis();
+            return IN_PROGRESS;
         }
         final StoreCut cut = store.cut();
         final long now = System.currentTimeMillis();
@@ -153,7 +142,7 @@ final class RdbSaver
             }
             else
             {
-                answer(command, () -> write(cut, now, writes));
+                answer(command, () -> sync ? inMemory(cut, now) : write(cut, now, writes));
             }
         });
         return background ? new Reply.Simple("Background saving started") : null;
@@ -232,6 +221,18 @@ final class RdbSaver
             ended(false);
             throw ex;
         }
+    }
+
+    /** Whether a save may begin (none is being written); it is from now on. */
+    private synchronized boolean begin()
+    {
+        if (inProgress)
+        {
+            return false;
+        }
+        inProgress = true;
+        startedMillis = System.currentTimeMillis();
+        return true;
     }
 
     private synchronized void ended(final boolean ok)
