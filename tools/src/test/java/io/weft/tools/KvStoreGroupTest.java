@@ -853,7 +853,8 @@ class KvStoreGroupTest
      * password connects, a write after AUTH at one member is read at another, RESET asks again; the bytes a raw
      * connection gets are those redis-server 7.0.15 sent for the same commands; a stranger's command of more than 10
      * arguments is refused as Redis refuses it, and the connection closed. Before, AUTH was an unknown command and
-     * anyone who reached a member's port could use the store.
+     * anyone who reached a member's port could use the store. {@code weft kv-import} loads a saved file only given the
+     * password ({@code --password-file}); without it, or with a wrong one, it says so and loads nothing.
      */
     @Test
     void aPasswordKeepsOutClientsThatDoNotAuthenticate() throws Exception
@@ -895,6 +896,21 @@ class KvStoreGroupTest
                     stranger.getInputStream().readAllBytes(), StandardCharsets.US_ASCII), "answered, then closed");
             }
             assertEquals("v", a.get("k"), "the member serves on");
+            assertEquals("OK", a.save());
+            assertEquals("OK", a.set("k", "v2"));
+            final String saved = dir.resolve("member-0").resolve("dump.rdb").toString();
+            final String port = String.valueOf(kv.ports.get(1));
+            assertEquals("weft: kv-import: " + saved + ": the member asks for a password: NOAUTH Authentication " +
+                "required.", CommandRun.of("kv-import", "--port", port, saved).errors().strip());
+            final Path wrong = java.nio.file.Files.writeString(dir.resolve("wrong"), "s3cre\n");
+            assertEquals("weft: kv-import: " + saved + ": AUTH was refused: WRONGPASS invalid username-password pair " +
+                "or user is disabled.", CommandRun.of("kv-import", "--port", port, "--password-file", wrong.toString(),
+                saved).errors().strip());
+            assertEquals("v2", c.get("k"), "nothing loaded");
+            final CommandRun loaded = CommandRun.of("kv-import", "--port", port, "--password-file", pass.toString(),
+                saved);
+            assertEquals(0, loaded.code(), loaded.errors());
+            assertEquals("v", c.get("k"), "the saved value, at member 2");
         }
     }
 

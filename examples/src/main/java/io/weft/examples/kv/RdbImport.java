@@ -140,9 +140,13 @@ public final class RdbImport
             "proto-max-bulk-len".getBytes(StandardCharsets.US_ASCII));
         out.flush();
         final String head = line(in);
+        if (head.startsWith("-NOAUTH"))
+        {
+            throw new IOException("the member asks for a password: " + head.substring(1));
+        }
         if (!head.equals("*2"))
         {
-            return 512L << 20;
+            return 512L << 20; // a redis-server whose CONFIG is renamed away: its own limit
         }
         line(in); // $18
         line(in); // proto-max-bulk-len
