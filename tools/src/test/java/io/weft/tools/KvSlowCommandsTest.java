@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.Transaction;
 import redis.clients.jedis.args.LatencyEvent;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.resps.LatencyHistoryInfo;
@@ -81,8 +82,39 @@ class KvSlowCommandsTest
                 assertThrows(JedisDataException.class, () -> a.slowlogGet(-2)).getMessage());
             assertEquals("OK", a.slowlogReset());
             assertEquals(0, a.slowlogLen());
+            transactionsAndScriptsAreLoggedCallByCall(a, addr);
             latencySpikesAreEachMembersOwn(a, b);
         }
+    }
+
+    /**
+     * As redis-server 7.0.15 logs them: not an EXEC but each command it ran, as its client's; a script's calls before
+     * the script, as no client's ({@code ?:0}, no name). Before, a transaction was one entry, its EXEC as it travels.
+     */
+    private static void transactionsAndScriptsAreLoggedCallByCall(final Jedis a, final String addr)
+    {
+        final Transaction t = a.multi();
+        t.set("t", "1");
+        t.incr("t");
+        assertEquals(List.of("OK", 2L), t.exec());
+        final List<Slowlog> ran = a.slowlogGet(-1);
+        assertEquals(List.of(List.of("INCR", "t"), List.of("SET", "t", "1")), ran.stream().map(Slowlog::getArgs)
+            .toList(), "MULTI aside: the connection answers it, not timed (Redis logs it)");
+        for (final Slowlog entry : ran)
+        {
+            assertEquals(addr, entry.getClientIpPort().toString());
+            assertEquals("alice", entry.getClientName());
+        }
+        assertEquals("OK", a.slowlogReset());
+        final String script = "redis.call('set', 's', '1') return redis.call('get', 's')";
+        assertEquals("1", a.eval(script));
+        final List<Slowlog> called = a.slowlogGet(-1);
+        assertEquals(List.of(List.of("EVAL", script, "0"), List.of("get", "s"), List.of("set", "s", "1")),
+            called.stream().map(Slowlog::getArgs).toList());
+        assertEquals(List.of(addr, "?:0", "?:0"), called.stream().map(e -> e.getClientIpPort().toString()).toList());
+        assertEquals(List.of("alice", "", ""), called.stream().map(Slowlog::getClientName).toList());
+        assertEquals("OK", a.slowlogReset());
+        assertEquals("OK", a.configResetStat()); // the latency histogram's calls start from here
     }
 
     /** A's client runs a long script: a spike of event {@code command} at a; none at b, which applied it too. */

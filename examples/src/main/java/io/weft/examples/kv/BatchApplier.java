@@ -64,7 +64,7 @@ final class BatchApplier
             {
                 store.versions().next(); // as the others' WriteBatch does: every member stamps the same versions
             }
-            final InnerCalls inner = InnerCalls.runsOthers(command.args) ? new InnerCalls(stats) : null;
+            final InnerCalls inner = InnerCalls.of(command, stats, slowLog);
             stats.read(store, command, keys[i], batch.now()); // keyspace_hits and keyspace_misses
             store.counting = inner;
             final Reply reply;

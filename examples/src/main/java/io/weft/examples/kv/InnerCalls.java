@@ -4,23 +4,38 @@ import java.util.List;
 
 /**
  * What an EXEC or a script of this member's own client runs, counted as Redis counts it: each command under its own
- * name in {@link CommandStats}, with its time and its error, on the delivery thread as it runs (nothing kept per
- * call: a script may make millions), and the EXEC or EVAL as failed when any of them failed (an EXEC also when a
- * connection command it queued fails, answered at EXEC on its event loop), once its reply is written. The store
- * counts through {@link #call} only while {@link BatchApplier} applies such a command of its own; another member's, a
- * log's or a local read's count nothing.
+ * name in {@link CommandStats}, with its time and its error, and in the {@link SlowLog} if slow, on the delivery
+ * thread as it runs (nothing kept per call: a script may make millions), and the EXEC or EVAL as failed when any of
+ * them failed (an EXEC also when a connection command it queued fails, answered at EXEC on its event loop), once
+ * its reply is written. The store counts through {@link #call} only while {@link BatchApplier} applies such a command
+ * of its own; another member's, a log's or a local read's count nothing.
  */
 final class InnerCalls
 {
     private final CommandStats stats;
+    private final SlowLog slowLog;
+    /** The EXEC's client, whose commands its calls are; null for a script, whose calls Redis logs as no client's. */
+    private final ClientSession client;
     private boolean failed;
     /** Whether the script answered with a command's error, counted as that command's (not again as its own). */
     private boolean answeredCounted;
 
-    /** Counts in {@code stats}: the commands' calls and errors, and the keys their reads look up. */
-    InnerCalls(final CommandStats stats)
+    /**
+     * Counts the calls of an EXEC of {@code client} or (null) of a script in {@code stats}: the commands' calls and
+     * errors, and the keys their reads look up; logs the slow ones in {@code slowLog}.
+     */
+    InnerCalls(final CommandStats stats, final SlowLog slowLog, final ClientSession client)
     {
         this.stats = stats;
+        this.slowLog = slowLog;
+        this.client = client;
+    }
+
+    /** The calls of {@code command} if it runs others ({@link #runsOthers}: an EXEC or a script), else null. */
+    static InnerCalls of(final Command command, final CommandStats stats, final SlowLog slowLog)
+    {
+        return !runsOthers(command.args) ? null :
+            new InnerCalls(stats, slowLog, Commands.is(command.args.getFirst(), "EXEC") ? command.client : null);
     }
 
     /** Whether the command {@code args} runs others: EXEC, and EVAL (EVALSHA travels as EVAL). No allocation. */
@@ -47,7 +62,9 @@ final class InnerCalls
         // here, so the next command of the EXEC starts without it
         final boolean counted = calls.answeredCounted;
         calls.answeredCounted = false;
-        calls.stats.ran(CommandTable.listed(cmd, command), System.nanoTime() - start, error, counted);
+        final long nanos = System.nanoTime() - start;
+        calls.stats.ran(CommandTable.listed(cmd, command), nanos, error, counted);
+        calls.slowLog.offerCall(command, calls.client, nanos);
         calls.failed |= error != null;
         return reply;
     }

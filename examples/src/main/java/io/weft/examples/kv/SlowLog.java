@@ -15,12 +15,16 @@ import java.util.List;
  * how many more), the client's address and name. A command's time is the delivery thread's, applying it (not the
  * wait for its batch's turn in the group's order, which the client's round trip holds), from the end of the one before
  * it in its batch. Commands a connection answers itself (PING, INFO, CLIENT, ...; reads with {@code --reads local})
- * are not logged; nor are other members' commands, which their own members log. The delivery thread adds entries,
- * event loops read them: both under its monitor.
+ * are not logged; nor are other members' commands, which their own members log. An EXEC is not logged but each
+ * command it ran, with its own time, and a script's calls are logged before the script, each with its own time, from
+ * {@value #SCRIPT_ADDR} without a name, as redis-server 7.0.15 logs them. The delivery thread adds entries, event
+ * loops read them: both under its monitor.
  */
 final class SlowLog
 {
     /** Redis's SLOWLOG_ENTRY_MAX_ARGC and SLOWLOG_ENTRY_MAX_STRING. */
+    /** The client address Redis gives the calls of a script (its Lua client has no peer). */
+    static final String SCRIPT_ADDR = "?:0";
     private static final int MAX_ARGS = 32;
     private static final int MAX_STRING = 128;
     private static final int GET_DEFAULT = 10;
@@ -69,8 +73,36 @@ final class SlowLog
         return maxLen;
     }
 
-    /** Delivery thread: {@code command} took {@code nanos} to apply; logged if that is at least the threshold. */
+    /**
+     * Delivery thread: {@code command} took {@code nanos} to apply; logged if that is at least the threshold. Not an
+     * EXEC: the commands it ran are logged each (Redis's EXEC skips the slow log).
+     */
     void offer(final Command command, final long nanos)
+    {
+        if (!Commands.is(command.args.getFirst(), "EXEC"))
+        {
+            offer(command.args, addr(command.client), name(command.client), nanos);
+        }
+    }
+
+    /** Delivery thread: a command of an EXEC of {@code client}, or (null) of a script, took {@code nanos}. */
+    void offerCall(final List<byte[]> args, final ClientSession client, final long nanos)
+    {
+        offer(args, client == null ? SCRIPT_ADDR : addr(client), name(client), nanos);
+    }
+
+    // a client's name and address are Strings set by its event loop: a racy read sees one whole, old or new
+    private static String addr(final ClientSession client)
+    {
+        return client == null ? "" : client.addr;
+    }
+
+    private static String name(final ClientSession client)
+    {
+        return client == null || client.name == null ? "" : client.name;
+    }
+
+    private void offer(final List<byte[]> args, final String addr, final String name, final long nanos)
     {
         final long micros = nanos / 1000;
         final long threshold = slowerThanMicros;
@@ -78,14 +110,10 @@ final class SlowLog
         {
             return;
         }
-        final ClientSession client = command.client;
-        // a client's name and address are Strings set by its event loop: a racy read sees one whole, old or new
-        final String addr = client == null ? "" : client.addr;
-        final String name = client == null || client.name == null ? "" : client.name;
-        final List<byte[]> args = logged(command.args);
+        final List<byte[]> logged = logged(args);
         synchronized (this)
         {
-            entries.addFirst(new Entry(nextId++, System.currentTimeMillis() / 1000, micros, args, addr, name));
+            entries.addFirst(new Entry(nextId++, System.currentTimeMillis() / 1000, micros, logged, addr, name));
             trim();
         }
     }

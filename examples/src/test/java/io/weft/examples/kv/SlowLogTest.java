@@ -46,6 +46,24 @@ class SlowLogTest
         assertTrue(text("GET").endsWith(" 1000 GET e  "), "no client: no address, no name");
     }
 
+    /**
+     * An EXEC is not logged, the commands it ran are, as its client's; a script's calls as no client's: {@code ?:0}
+     * without a name (redis-server 7.0.15's SLOWLOG GET after a MULTI and an EVAL).
+     */
+    @Test
+    void anExecsCommandsAndAScriptsCallsAreLoggedEach()
+    {
+        alice.addr = "127.0.0.1:5000";
+        alice.name = "alice";
+        log.configure(0, 128);
+        log.offer(command("EXEC", "2", "INCR", "t"), 1_000);
+        assertEquals("0", text("LEN"));
+        log.offerCall(StoreClient.args("INCR", "t"), alice, 2_000);
+        log.offerCall(StoreClient.args("get", "s"), null, 3_000);
+        final String entries = text("GET");
+        assertTrue(entries.matches("1 \\d+ 3 get s \\?:0  0 \\d+ 2 INCR t 127\\.0\\.0\\.1:5000 alice"), entries);
+    }
+
     /** 0 logs every command; a negative threshold none. */
     @Test
     void zeroLogsEveryCommandANegativeThresholdNone()
