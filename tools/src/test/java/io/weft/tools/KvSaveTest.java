@@ -97,7 +97,34 @@ class KvSaveTest
                 .startsWith("ERR PSYNC is refused: the members of a weft group are peers"));
             assertTrue(assertThrows(() -> b.sendCommand(() -> SafeEncoder.encode("SYNC")))
                 .startsWith("ERR SYNC is refused"));
+            bgsaveInsideMultiSavesTheWholeTransaction(a, b);
         }
+    }
+
+    /**
+     * BGSAVE inside MULTI is scheduled, as Redis answers it, and member 0, whose client sent it, begins the save once
+     * the EXEC applied: its file holds the SET after the BGSAVE too; member 1 applies the EXEC and saves nothing.
+     * REPLCONF is queued and answered at EXEC, as Redis does (both were refused inside MULTI before).
+     */
+    private void bgsaveInsideMultiSavesTheWholeTransaction(final Jedis a, final Jedis b) throws Exception
+    {
+        assertEquals("OK", SafeEncoder.encode((byte[])a.sendCommand(Protocol.Command.MULTI)));
+        for (final String[] queued : List.of(new String[] {"SET", "s", "before"}, new String[] {"BGSAVE"},
+            new String[] {"BGSAVE", "NOW"}, new String[] {"REPLCONF", "rdb-only", "0"},
+            new String[] {"REPLCONF", "foo", "1"}, new String[] {"SET", "s", "v"}))
+        {
+            assertEquals("QUEUED", SafeEncoder.encode((byte[])a.sendCommand(() -> SafeEncoder.encode(queued[0]),
+                Arrays.copyOfRange(queued, 1, queued.length))));
+        }
+        final List<?> replies = (List<?>)a.sendCommand(Protocol.Command.EXEC);
+        assertEquals("[OK, Background saving scheduled, ERR syntax error, OK, ERR Unrecognized REPLCONF option: foo, " +
+            "OK]", replies.stream()
+            .map(r -> r instanceof byte[] bytes ? SafeEncoder.encode(bytes) : ((Exception)r).getMessage()).toList()
+            .toString(), "as redis-server 7.0.15 answers them");
+        Await.until(() -> a.info("persistence").contains("\r\nrdb_saves:2\r\n"),
+            () -> "the scheduled save to end: " + a.info("persistence"));
+        assertTrue(b.info("persistence").contains("\r\nrdb_saves:1\r\n"), "member 1's SAVE alone");
+        assertLoadsIntoRedisServer(dir.resolve("member-0"), "dump.rdb");
     }
 
     /**

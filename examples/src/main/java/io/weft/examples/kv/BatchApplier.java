@@ -64,7 +64,7 @@ final class BatchApplier
             {
                 store.versions().next(); // as the others' WriteBatch does: every member stamps the same versions
             }
-            final InnerCalls inner = InnerCalls.of(command, stats, slowLog);
+            final InnerCalls inner = InnerCalls.of(command, stats, slowLog, saver);
             stats.read(store, command, keys[i], batch.now()); // keyspace_hits and keyspace_misses
             store.counting = inner;
             final Reply reply;
@@ -79,6 +79,10 @@ final class BatchApplier
                 store.counting = null; // never left to record another member's
             }
             command.inner = inner;
+            if (inner != null && inner.saveAfter())
+            {
+                saver.startScheduled(store, writes.get()); // the cut after the whole EXEC, as Redis's scheduled save
+            }
             final long end = System.nanoTime();
             command.runNanos += end - mark; // before its reply is set: INFO commandstats
             command.rejected = CommandTable.isRefusal(command.args, reply);

@@ -14,28 +14,33 @@ final class InnerCalls
 {
     private final CommandStats stats;
     private final SlowLog slowLog;
+    private final RdbSaver saver;
     /** The EXEC's client, whose commands its calls are; null for a script, whose calls Redis logs as no client's. */
     private final ClientSession client;
     private boolean failed;
+    /** Whether the EXEC ran a BGSAVE, which this member begins once the EXEC is done. */
+    private boolean saveAfter;
     /** Whether the script answered with a command's error, counted as that command's (not again as its own). */
     private boolean answeredCounted;
 
     /**
      * Counts the calls of an EXEC of {@code client} or (null) of a script in {@code stats}: the commands' calls and
-     * errors, and the keys their reads look up; logs the slow ones in {@code slowLog}.
+     * errors, and the keys their reads look up; logs the slow ones in {@code slowLog}; an EXEC's BGSAVE asks
+     * {@code saver}.
      */
-    InnerCalls(final CommandStats stats, final SlowLog slowLog, final ClientSession client)
+    InnerCalls(final CommandStats stats, final SlowLog slowLog, final RdbSaver saver, final ClientSession client)
     {
         this.stats = stats;
         this.slowLog = slowLog;
+        this.saver = saver;
         this.client = client;
     }
 
     /** The calls of {@code command} if it runs others ({@link #runsOthers}: an EXEC or a script), else null. */
-    static InnerCalls of(final Command command, final CommandStats stats, final SlowLog slowLog)
+    static InnerCalls of(final Command command, final CommandStats stats, final SlowLog slowLog, final RdbSaver saver)
     {
-        return !runsOthers(command.args) ? null :
-            new InnerCalls(stats, slowLog, Commands.is(command.args.getFirst(), "EXEC") ? command.client : null);
+        return !runsOthers(command.args) ? null : new InnerCalls(stats, slowLog, saver,
+            Commands.is(command.args.getFirst(), "EXEC") ? command.client : null);
     }
 
     /** Whether the command {@code args} runs others: EXEC, and EVAL (EVALSHA travels as EVAL). No allocation. */
@@ -56,7 +61,7 @@ final class InnerCalls
         final String cmd = Commands.name(command);
         calls.stats.read(store, cmd, command, null, now);
         final long start = System.nanoTime();
-        final Reply reply = store.apply(command, now);
+        final Reply reply = Commands.is(command.getFirst(), "BGSAVE") ? calls.bgsave() : store.apply(command, now);
         final String error = reply instanceof Reply.Error e ? e.text() : null;
         // an EVAL in an EXEC whose script answered a command's error: counted as that command's, not again; reset
         // here, so the next command of the EXEC starts without it
@@ -67,6 +72,20 @@ final class InnerCalls
         calls.slowLog.offerCall(command, calls.client, nanos);
         calls.failed |= error != null;
         return reply;
+    }
+
+    /** A BGSAVE in the EXEC (scripts may not call it): Redis's reply; this member saves once the EXEC is done. */
+    private Reply bgsave()
+    {
+        final Reply reply = saver.scheduled();
+        saveAfter |= reply == RdbSaver.SCHEDULED;
+        return reply;
+    }
+
+    /** Whether the EXEC ran a BGSAVE that this member is to begin now that the EXEC is done. */
+    boolean saveAfter()
+    {
+        return saveAfter;
     }
 
     /** Event loop: a connection command of the EXEC, answered at EXEC in its place, failed: so does the EXEC. */

@@ -245,6 +245,7 @@ public final class KvStore
                 case "RANDOMKEY" -> n != 1 ? Reply.wrongArity(cmd) : keys.randomKey(now);
                 case "FLUSHDB", "FLUSHALL" -> n > 2 ? Reply.wrongArity(cmd) : flush();
                 case "EXEC" -> exec(args, now);
+                case "BGSAVE" -> RdbSaver.SCHEDULED; // in an EXEC: its client's member saves after it (InnerCalls)
                 case "EVAL", "EVAL_RO" -> n < 3 ? Reply.wrongArity(cmd) : scripts.eval(cmd, args, now);
                 case "PING", "ECHO" -> Reply.pong(cmd, args); // queued in a transaction
                 case "TIME" -> n != 1 ? Reply.wrongArity(cmd) : StoreReport.time(now); // queued, or called by a script

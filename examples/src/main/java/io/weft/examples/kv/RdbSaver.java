@@ -32,6 +32,8 @@ final class RdbSaver
     static final int MOST_SYNC = Integer.MAX_VALUE - 16;
     private static final Logger LOG = LoggerFactory.getLogger(RdbSaver.class);
     private static final Reply.Error IN_PROGRESS = new Reply.Error("ERR Background save already in progress");
+    /** A BGSAVE's reply inside EXEC, at every member; the save is its client's member's, after the EXEC. */
+    static final Reply SCHEDULED = new Reply.Simple("Background saving scheduled");
 
     private volatile Path directory;
     /** Whether a save is being written; set and cleared under this object's monitor. */
@@ -69,10 +71,10 @@ final class RdbSaver
         return "SAVE".equals(listed) || "BGSAVE".equals(listed) || "SYNC".equals(listed);
     }
 
-    /** Whether a transaction refuses {@code cmd}: those above, PSYNC and REPLCONF. */
+    /** Whether a transaction refuses {@code cmd}, as Redis's: SAVE, SYNC and PSYNC (BGSAVE is scheduled). */
     static boolean notInTransaction(final String cmd)
     {
-        return saves(cmd) || cmd.equals("PSYNC") || cmd.equals("REPLCONF");
+        return cmd.equals("SAVE") || cmd.equals("SYNC") || cmd.equals("PSYNC");
     }
 
     /**
@@ -126,8 +128,31 @@ final class RdbSaver
      */
     Reply start(final KvStore store, final Command command, final long writes)
     {
-        final boolean sync = Commands.is(command.args.getFirst(), "SYNC"); // the RDB in memory, no file
-        final boolean background = Commands.is(command.args.getFirst(), "BGSAVE");
+        return start(store, command, Commands.is(command.args.getFirst(), "BGSAVE"), writes);
+    }
+
+    /**
+     * Delivery thread, after this member's EXEC of a BGSAVE ({@link #scheduled}): the BGSAVE, with the cut of
+     * {@code store} after the whole transaction, as Redis's scheduled BGSAVE runs once EXEC is done.
+     */
+    void startScheduled(final KvStore store, final long writes)
+    {
+        start(store, null, true, writes);
+    }
+
+    /**
+     * Delivery thread, applying a BGSAVE in this member's EXEC: Redis's reply, {@link #SCHEDULED} (and
+     * {@link #startScheduled} begins the save after the EXEC: only this thread begins saves) unless a save is being
+     * written.
+     */
+    synchronized Reply scheduled()
+    {
+        return inProgress ? IN_PROGRESS : SCHEDULED;
+    }
+
+    private Reply start(final KvStore store, final Command command, final boolean background, final long writes)
+    {
+        final boolean sync = !background && Commands.is(command.args.getFirst(), "SYNC"); // the RDB in memory
         if (!sync && !begin())
         {
             return IN_PROGRESS;

@@ -28,7 +28,7 @@ final class Transaction
 {
     /** The connection commands a transaction queues, answered by its connection at EXEC. */
     static final Set<String> ANSWERED_AT_EXEC = Set.of("INFO", "CONFIG", "COMMAND", "CLIENT", "WAIT", "SCRIPT",
-        "PUBSUB", "UNWATCH", "AUTH", "ACL", "ROLE", "SLOWLOG", "LATENCY", "LASTSAVE");
+        "PUBSUB", "UNWATCH", "AUTH", "ACL", "ROLE", "SLOWLOG", "LATENCY", "LASTSAVE", "REPLCONF");
     static final byte[] EXEC = "EXEC".getBytes(StandardCharsets.US_ASCII);
     static final byte[] WATCHED = "WATCHED".getBytes(StandardCharsets.US_ASCII);
     static final Reply QUEUED = new Reply.Simple("QUEUED");
@@ -136,10 +136,13 @@ final class Transaction
             return refuse("ERR CLIENT REPLY inside MULTI: replies turned off at EXEC would leave its reply shorter " +
                 "than its count, which no client can read");
         }
-        if (RdbSaver.notInTransaction(cmd)) // as Redis refuses SAVE and SYNC; its BGSAVE would run at EXEC
+        if (RdbSaver.notInTransaction(cmd))
         {
-            return refuse(!cmd.equals("BGSAVE") ? "ERR Command not allowed inside a transaction" : "ERR BGSAVE " +
-                "inside MULTI: a save here takes its cut as its own command applies, which one inside EXEC is not");
+            return refuse("ERR Command not allowed inside a transaction");
+        }
+        if (cmd.equals("BGSAVE")) // queued with the store's commands: scheduled at EXEC, or its syntax error there
+        {
+            return queue(args, RdbSaver.refusal(args));
         }
         if (cmd.equals("SSUBSCRIBE")) // queued, and refused in EXEC's reply, as Redis 7.0 does
         {

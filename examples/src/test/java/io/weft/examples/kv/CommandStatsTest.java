@@ -294,7 +294,7 @@ class CommandStatsTest
     {
         final Command command = Command.later(false);
         command.listed = CommandTable.listed(Commands.name(args), args);
-        store.counting = new InnerCalls(stats, new SlowLog(), null);
+        store.counting = new InnerCalls(stats, new SlowLog(), null, null);
         command.inner = store.counting;
         command.complete(store.apply(args, 1_000_000));
         store.counting = null;
