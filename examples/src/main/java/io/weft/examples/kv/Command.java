@@ -57,6 +57,8 @@ final class Command
     String listed;
     /** Refused before it ran (arity, NOAUTH, ...): a rejected call, not a failed one ({@link CommandStats}). */
     boolean rejected;
+    /** Run by its connection's event loop (a connection command, a local read): logged there ({@link SlowLog}). */
+    boolean ranHere;
     /** The time running it took, in nanoseconds: set before its reply is (a blocking command's runs add up). */
     long runNanos;
     /** What an EXEC or a script of it ran ({@link CommandStats}); null for none. Set before its reply is. */
@@ -134,6 +136,15 @@ final class Command
     {
         final Command command = new Command(reply, resp3);
         command.rejected = CommandTable.isRefusal(args, reply);
+        command.ranHere = !command.rejected;
+        return command;
+    }
+
+    /** A connection command its event loop ran: answered {@code reply}. */
+    static Command ranHere(final Reply reply, final boolean resp3)
+    {
+        final Command command = new Command(reply, resp3);
+        command.ranHere = true;
         return command;
     }
 

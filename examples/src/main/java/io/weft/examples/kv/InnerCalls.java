@@ -69,7 +69,7 @@ final class InnerCalls
         calls.answeredCounted = false;
         final long nanos = System.nanoTime() - start;
         calls.stats.ran(CommandTable.listed(cmd, command), nanos, error, counted);
-        calls.slowLog.offerCall(command, calls.client, nanos);
+        calls.slowLog.offer(command, calls.client, nanos);
         calls.failed |= error != null;
         return reply;
     }

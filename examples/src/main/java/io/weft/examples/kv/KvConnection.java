@@ -119,6 +119,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         {
             command.listed = session.lastCommand; // counted as its reply is written (drain)
             command.answeredSince(start);
+            if (command.ranHere) // SLOWLOG's, as Redis's (LATENCY keeps the commands through the group alone)
+            {
+                replica.slowLog.offer(given, session, command.runNanos);
+            }
             enqueue(session.answerOrNot(command));
         }
     }
@@ -148,7 +152,9 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         final long start = System.nanoTime();
         final Reply reply = connectionCommands.run(cmd, args);
         final String error = reply instanceof Reply.Error e ? e.text() : null;
-        replica.stats.ran(CommandTable.listed(cmd, args), System.nanoTime() - start, error, false);
+        final long nanos = System.nanoTime() - start;
+        replica.stats.ran(CommandTable.listed(cmd, args), nanos, error, false);
+        replica.slowLog.offer(args, session, nanos);
         if (error != null && inner != null)
         {
             inner.failedAtExec();
@@ -258,7 +264,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
         final Reply refused = CommandTable.refusal(cmd, args); // as Redis, before the command runs
         return refused != null ? Command.refused(refused, session.resp3) :
-            Command.answered(connectionCommands.run(cmd, args), session.resp3);
+            Command.ranHere(connectionCommands.run(cmd, args), session.resp3);
     }
 
     /** A command while MULTI is open: EXEC sends the transaction, DISCARD drops it, others are queued. */
@@ -301,7 +307,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             }
             default -> null; // queued, or refused
         };
-        return reply != null ? Command.answered(reply, session.resp3) : t.offered(cmd, args, null, session.resp3);
+        return reply != null ? Command.ranHere(reply, session.resp3) : t.offered(cmd, args, null, session.resp3);
     }
 
     private Command inGroup(final List<byte[]> args, final boolean write)

@@ -15,16 +15,18 @@ import java.util.List;
  * how many more), the client's address and name. A command's time is the delivery thread's, applying it (not the
  * wait for its batch's turn in the group's order, which the client's round trip holds), from the end of the one before
  * it in its batch. Commands a connection answers itself (PING, INFO, CLIENT, ...; reads with {@code --reads local})
- * are not logged; nor are other members' commands, which their own members log. An EXEC is not logged but each
- * command it ran, with its own time, and a script's calls are logged before the script, each with its own time, from
- * {@value #SCRIPT_ADDR} without a name, as redis-server 7.0.15 logs them. The delivery thread adds entries, event
- * loops read them: both under its monitor.
+ * are timed and logged by the event loop that ran them, their secrets redacted as Redis redacts them (AUTH, ...);
+ * other members' commands are logged by those members. An EXEC is not logged but each command it ran, with its own
+ * time, and a script's calls are logged before the script, each with its own time, from {@value #SCRIPT_ADDR}
+ * without a name, as redis-server 7.0.15 logs them. The delivery thread and event loops add entries, event loops read
+ * them: all under its monitor.
  */
 final class SlowLog
 {
     /** Redis's SLOWLOG_ENTRY_MAX_ARGC and SLOWLOG_ENTRY_MAX_STRING. */
     /** The client address Redis gives the calls of a script (its Lua client has no peer). */
     static final String SCRIPT_ADDR = "?:0";
+    private static final byte[] REDACTED = ascii("(redacted)");
     private static final int MAX_ARGS = 32;
     private static final int MAX_STRING = 128;
     private static final int GET_DEFAULT = 10;
@@ -85,8 +87,11 @@ final class SlowLog
         }
     }
 
-    /** Delivery thread: a command of an EXEC of {@code client}, or (null) of a script, took {@code nanos}. */
-    void offerCall(final List<byte[]> args, final ClientSession client, final long nanos)
+    /**
+     * {@code args} of {@code client} took {@code nanos}: a command an EXEC ran (the delivery thread), a connection
+     * command or a local read (its event loop), or (client null) a script's call, logged as Redis logs those.
+     */
+    void offer(final List<byte[]> args, final ClientSession client, final long nanos)
     {
         offer(args, client == null ? SCRIPT_ADDR : addr(client), name(client), nanos);
     }
@@ -181,7 +186,7 @@ final class SlowLog
         final List<byte[]> out = new ArrayList<>(kept + 1);
         for (int i = 0; i < kept; i++)
         {
-            final byte[] a = args.get(i);
+            final byte[] a = redacts(args, i) ? REDACTED : args.get(i);
             out.add(a.length <= MAX_STRING ? a.clone() : concat(Arrays.copyOf(a, MAX_STRING),
                 "... (" + (a.length - MAX_STRING) + " more bytes)"));
         }
@@ -190,6 +195,24 @@ final class SlowLog
             out.add(ascii("... (" + (args.size() - kept) + " more arguments)"));
         }
         return out;
+    }
+
+    /**
+     * Whether the word {@code i} of {@code args} is a secret Redis logs as {@code (redacted)}: AUTH's words, HELLO's
+     * user name and password, CONFIG SET's value of requirepass or masterauth, ACL SETUSER's words.
+     */
+    private static boolean redacts(final List<byte[]> args, final int i)
+    {
+        return i > 0 && switch (Commands.name(args)) // only as an entry is made
+        {
+            case "AUTH" -> true;
+            case "HELLO" -> i >= 3 && Commands.is(args.get(i - 1), "AUTH") || i >= 4 && Commands.is(args.get(i - 2),
+                "AUTH");
+            case "CONFIG" -> i >= 3 && i % 2 == 1 && Commands.is(args.get(1), "SET") &&
+                (Commands.is(args.get(i - 1), "REQUIREPASS") || Commands.is(args.get(i - 1), "MASTERAUTH"));
+            case "ACL" -> i >= 2 && Commands.is(args.get(1), "SETUSER");
+            default -> false;
+        };
     }
 
     private static byte[] concat(final byte[] head, final String tail)

@@ -58,10 +58,27 @@ class SlowLogTest
         log.configure(0, 128);
         log.offer(command("EXEC", "2", "INCR", "t"), 1_000);
         assertEquals("0", text("LEN"));
-        log.offerCall(StoreClient.args("INCR", "t"), alice, 2_000);
-        log.offerCall(StoreClient.args("get", "s"), null, 3_000);
+        log.offer(StoreClient.args("INCR", "t"), alice, 2_000);
+        log.offer(StoreClient.args("get", "s"), null, 3_000);
         final String entries = text("GET");
         assertTrue(entries.matches("1 \\d+ 3 get s \\?:0  0 \\d+ 2 INCR t 127\\.0\\.0\\.1:5000 alice"), entries);
+    }
+
+    /** Secrets are logged as {@code (redacted)}, as redis-server 7.0.15 logged these commands. */
+    @Test
+    void secretsAreRedacted()
+    {
+        alice.addr = "127.0.0.1:5000";
+        log.configure(0, 128);
+        for (final String command : List.of("AUTH u p", "HELLO 2 AUTH default x", "HELLO 2 SETNAME nm",
+            "CONFIG SET requirepass x maxmemory 0 masterauth y", "ACL SETUSER bob on >pw", "ACL DELUSER bob"))
+        {
+            log.offer(StoreClient.args(command.split(" ")), alice, 0);
+        }
+        assertEquals("5 T 0 ACL DELUSER bob 127.0.0.1:5000  4 T 0 ACL SETUSER (redacted) (redacted) (redacted) " +
+            "127.0.0.1:5000  3 T 0 CONFIG SET requirepass (redacted) maxmemory 0 masterauth (redacted) 127.0.0.1:5000  " +
+            "2 T 0 HELLO 2 SETNAME nm 127.0.0.1:5000  1 T 0 HELLO 2 AUTH (redacted) (redacted) 127.0.0.1:5000  0 T 0 " +
+            "AUTH (redacted) (redacted) 127.0.0.1:5000 ", text("GET", "-1").replaceAll(" \\d{10} ", " T "));
     }
 
     /** 0 logs every command; a negative threshold none. */
