@@ -141,7 +141,7 @@ final class Command
     }
 
     /** A connection command its event loop ran: answered {@code reply}. */
-    static Command ranHere(final Reply reply, final boolean resp3)
+    static Command ran(final Reply reply, final boolean resp3)
     {
         final Command command = new Command(reply, resp3);
         command.ranHere = true;

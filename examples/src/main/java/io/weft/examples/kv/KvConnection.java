@@ -264,7 +264,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
         final Reply refused = CommandTable.refusal(cmd, args); // as Redis, before the command runs
         return refused != null ? Command.refused(refused, session.resp3) :
-            Command.ranHere(connectionCommands.run(cmd, args), session.resp3);
+            Command.ran(connectionCommands.run(cmd, args), session.resp3);
     }
 
     /** A command while MULTI is open: EXEC sends the transaction, DISCARD drops it, others are queued. */
@@ -307,7 +307,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             }
             default -> null; // queued, or refused
         };
-        return reply != null ? Command.ranHere(reply, session.resp3) : t.offered(cmd, args, null, session.resp3);
+        return reply != null ? Command.ran(reply, session.resp3) : t.offered(cmd, args, null, session.resp3);
     }
 
     private Command inGroup(final List<byte[]> args, final boolean write)

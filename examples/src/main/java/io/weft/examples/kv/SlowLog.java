@@ -23,10 +23,10 @@ import java.util.List;
  */
 final class SlowLog
 {
-    /** Redis's SLOWLOG_ENTRY_MAX_ARGC and SLOWLOG_ENTRY_MAX_STRING. */
     /** The client address Redis gives the calls of a script (its Lua client has no peer). */
     static final String SCRIPT_ADDR = "?:0";
     private static final byte[] REDACTED = ascii("(redacted)");
+    /** Redis's SLOWLOG_ENTRY_MAX_ARGC and SLOWLOG_ENTRY_MAX_STRING. */
     private static final int MAX_ARGS = 32;
     private static final int MAX_STRING = 128;
     private static final int GET_DEFAULT = 10;
@@ -184,9 +184,10 @@ final class SlowLog
     {
         final int kept = args.size() > MAX_ARGS ? MAX_ARGS - 1 : args.size();
         final List<byte[]> out = new ArrayList<>(kept + 1);
+        final String cmd = Commands.name(args);
         for (int i = 0; i < kept; i++)
         {
-            final byte[] a = redacts(args, i) ? REDACTED : args.get(i);
+            final byte[] a = redacts(cmd, args, i) ? REDACTED : args.get(i);
             out.add(a.length <= MAX_STRING ? a.clone() : concat(Arrays.copyOf(a, MAX_STRING),
                 "... (" + (a.length - MAX_STRING) + " more bytes)"));
         }
@@ -198,12 +199,13 @@ final class SlowLog
     }
 
     /**
-     * Whether the word {@code i} of {@code args} is a secret Redis logs as {@code (redacted)}: AUTH's words, HELLO's
-     * user name and password, CONFIG SET's value of requirepass or masterauth, ACL SETUSER's words.
+     * Whether the word {@code i} of {@code args}, a command named {@code cmd}, is a secret Redis logs as
+     * {@code (redacted)}: AUTH's words, HELLO's user name and password, CONFIG SET's value of requirepass or
+     * masterauth, ACL SETUSER's words.
      */
-    private static boolean redacts(final List<byte[]> args, final int i)
+    private static boolean redacts(final String cmd, final List<byte[]> args, final int i)
     {
-        return i > 0 && switch (Commands.name(args)) // only as an entry is made
+        return i > 0 && switch (cmd)
         {
             case "AUTH" -> true;
             case "HELLO" -> i >= 3 && Commands.is(args.get(i - 1), "AUTH") || i >= 4 && Commands.is(args.get(i - 2),
