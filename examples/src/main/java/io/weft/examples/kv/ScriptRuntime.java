@@ -56,6 +56,11 @@ final class ScriptRuntime
      * field the script sees, as in Redis 7; before, the table held {@code err} alone.
      */
     static final byte COUNTED_ERRORS_SINCE = 25;
+    /**
+     * KvWire version since which a script's call of a command its connection answers is refused saying why, not as an
+     * unknown command ({@link #MEMBER_ONLY}, {@link #SAVES}).
+     */
+    static final byte NOT_ALLOWED_SINCE = 26;
     /** Lua instructions a script may run: about a second of this member's delivery thread, which waits for it. */
     static final long INSTRUCTIONS = 50_000_000L;
     /** Lua calls a script may nest (Java's stack, not the same at every member, must never be what ends one). */
@@ -69,6 +74,13 @@ final class ScriptRuntime
     private static final Set<String> CONNECTION = Set.of("MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH", "SUBSCRIBE",
         "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE", "CLIENT", "HELLO", "AUTH", "QUIT",
         "RESET", "SCRIPT", "WAIT", "CONFIG", "ACL", "ROLE");
+    /** Commands Redis refuses in scripts too (noscript), answered here by a connection: refused as Redis words it. */
+    private static final Set<String> SAVES = Set.of("LATENCY", "SAVE", "BGSAVE", "SYNC", "PSYNC", "REPLCONF");
+    /**
+     * Commands Redis lets scripts call, answered here by a connection from its member's own state (COMMAND from its
+     * build's): a script runs at every member, so it may call only the store's commands.
+     */
+    private static final Set<String> MEMBER_ONLY = Set.of("INFO", "LASTSAVE", "SLOWLOG", "PUBSUB", "COMMAND");
     private static final Set<String> REMOVED = Set.of("dofile", "loadfile", "load", "loadstring", "require", "module",
         "package", "debug", "print", "collectgarbage", "coroutine", "rawset");
     private static final List<String> LIBRARIES = List.of("string", "table", "math", "bit32", "redis", "cjson", "bit",
@@ -336,9 +348,14 @@ final class ScriptRuntime
      */
     private String refused(final String cmd, final List<byte[]> words)
     {
-        if (notAllowed(cmd))
+        if (notAllowed(cmd) || since(NOT_ALLOWED_SINCE) && SAVES.contains(cmd))
         {
             return "ERR This Redis command is not allowed from script";
+        }
+        if (since(NOT_ALLOWED_SINCE) && MEMBER_ONLY.contains(cmd))
+        {
+            return "ERR This Redis command is not allowed from script here: it answers from this member's own state, " +
+                "and every member runs the script; a script may call the store's commands";
         }
         if (BlockedClients.blocks(cmd, words)) // XREAD or XREADGROUP with BLOCK: the others are not allowed at all
         {

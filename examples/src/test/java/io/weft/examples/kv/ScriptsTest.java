@@ -599,6 +599,29 @@ class ScriptsTest
     }
 
     /**
+     * A script's call of a command a connection answers, since KvWire 26: refused as redis-server 7.0.15 refuses it
+     * (LATENCY, SAVE, ...), or saying why it is refused here (INFO, SLOWLOG, ...: Redis answers them from its own
+     * state, and here every member runs the script). A KvWire-25 batch replays them as unknown commands.
+     */
+    @Test
+    void connectionCommandsAreRefusedSayingWhy()
+    {
+        for (final String cmd : List.of("latency", "save", "bgsave", "sync", "psync", "replconf"))
+        {
+            assertEquals("[boolean:false, string:ERR This Redis command is not allowed from script]",
+                packed("pcall(redis.call, '" + cmd + "')"), cmd);
+        }
+        for (final String cmd : List.of("info", "lastsave", "slowlog", "pubsub", "command"))
+        {
+            assertEquals("[boolean:false, string:ERR This Redis command is not allowed from script here: it answers " +
+                "from this member's own state, and every member runs the script; a script may call the store's " +
+                "commands]", packed("pcall(redis.call, '" + cmd + "')"), cmd);
+        }
+        assertTrue(text(run(before(ScriptRuntime.NOT_ALLOWED_SINCE), "EVAL", "return redis.call('latency', 'latest')",
+            "0")).contains("Unknown Redis command called from script"));
+    }
+
+    /**
      * {@code table.concat}, {@code insert}, {@code maxn}, {@code math.max} and {@code min} as Lua 5.1's since KvWire
      * 21, each as redis-server 7.0.15 answered (errors without the place): a number's text is {@code %.14g} (LuaJ wrote
      * 1/3 as {@code 0.33333334}), a nil separator is none, insert's argument count checked, maxn there, a NaN after the
