@@ -52,7 +52,8 @@ final class Command
     boolean unsent;
     /**
      * The name INFO's commandstats count it under ({@code get}, {@code client|list}: {@link CommandTable#listed});
-     * null for none (a push, an unknown command). Event loop.
+     * null for none (a push, an unknown command). Set by its event loop, before it is queued for the group (the
+     * queue's hand-over makes it visible to the delivery thread, which reads it).
      */
     String listed;
     /** Refused before it ran (arity, NOAUTH, ...): a rejected call, not a failed one ({@link CommandStats}). */

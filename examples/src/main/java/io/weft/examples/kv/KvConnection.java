@@ -117,7 +117,10 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         final Command command = dispatch(given);
         if (command != null)
         {
-            command.listed = session.lastCommand; // counted as its reply is written (drain)
+            if (command.listed == null) // one through the group has it already (inGroup)
+            {
+                command.listed = session.lastCommand; // counted as its reply is written (drain)
+            }
             command.answeredSince(start);
             if (command.ranHere) // SLOWLOG's, as Redis's (LATENCY keeps the commands through the group alone)
             {
@@ -317,6 +320,9 @@ final class KvConnection extends ChannelInboundHandlerAdapter
 
     private Command inGroup(final Command command)
     {
+        // before it is queued: the delivery thread reads it (SAVE's cut, keyspace_hits), and under load the proposer
+        // may take the command before this thread goes on
+        command.listed = session.lastCommand;
         replica.submit(command);
         submitted = true;
         return command;
