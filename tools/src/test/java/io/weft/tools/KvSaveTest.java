@@ -73,6 +73,8 @@ class KvSaveTest
                 persistence.contains("\r\nrdb_changes_since_last_save:0\r\n"), persistence);
             assertTrue(a.lastsave() >= before, "LASTSAVE is the save's second");
             assertEquals("ERR syntax error", assertThrows(() -> a.sendCommand(Protocol.Command.BGSAVE, "NOW")));
+            assertEquals("ERR syntax error", assertThrows(() -> a.sendCommand(Protocol.Command.BGSAVE, "SCHEDULE",
+                "x")), "as redis-server 7.0.15 (it saved before)");
             assertEquals(Map.of("dir", dir.resolve("member-1").toString(), "dbfilename", "dump.rdb"),
                 b.configGet("dir", "dbfilename"));
             assertEquals("OK", b.save()); // answered once the file is written

@@ -113,7 +113,8 @@ final class RdbSaver
     /** Event loop: BGSAVE's refusal of its arguments (SCHEDULE alone is taken: there is no rewrite to wait for). */
     static Reply.Error refusal(final List<byte[]> args)
     {
-        return args.size() == 2 && !Commands.is(args.get(1), "SCHEDULE") ? new Reply.Error("ERR syntax error") : null;
+        return args.size() > 2 || args.size() == 2 && !Commands.is(args.get(1), "SCHEDULE") ?
+            new Reply.Error("ERR syntax error") : null;
     }
 
     Path directory()

@@ -58,7 +58,7 @@ final class ScriptRuntime
     static final byte COUNTED_ERRORS_SINCE = 25;
     /**
      * KvWire version since which a script's call of a command its connection answers is refused saying why, not as an
-     * unknown command ({@link #MEMBER_ONLY}, {@link #SAVES}).
+     * unknown command ({@link #MEMBER_ONLY}, {@link #NOSCRIPT}).
      */
     static final byte NOT_ALLOWED_SINCE = 26;
     /** Lua instructions a script may run: about a second of this member's delivery thread, which waits for it. */
@@ -74,8 +74,8 @@ final class ScriptRuntime
     private static final Set<String> CONNECTION = Set.of("MULTI", "EXEC", "DISCARD", "WATCH", "UNWATCH", "SUBSCRIBE",
         "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE", "CLIENT", "HELLO", "AUTH", "QUIT",
         "RESET", "SCRIPT", "WAIT", "CONFIG", "ACL", "ROLE");
-    /** Commands Redis refuses in scripts too (noscript), answered here by a connection: refused as Redis words it. */
-    private static final Set<String> SAVES = Set.of("LATENCY", "SAVE", "BGSAVE", "SYNC", "PSYNC", "REPLCONF");
+    /** Commands a connection answers here that Redis flags noscript too: refused in Redis's words. */
+    private static final Set<String> NOSCRIPT = Set.of("LATENCY", "SAVE", "BGSAVE", "SYNC", "PSYNC", "REPLCONF");
     /**
      * Commands Redis lets scripts call, answered here by a connection from its member's own state (COMMAND from its
      * build's): a script runs at every member, so it may call only the store's commands.
@@ -348,7 +348,7 @@ final class ScriptRuntime
      */
     private String refused(final String cmd, final List<byte[]> words)
     {
-        if (notAllowed(cmd) || since(NOT_ALLOWED_SINCE) && SAVES.contains(cmd))
+        if (notAllowed(cmd) || since(NOT_ALLOWED_SINCE) && NOSCRIPT.contains(cmd))
         {
             return "ERR This Redis command is not allowed from script";
         }
