@@ -900,12 +900,16 @@ class KvStoreGroupTest
             assertEquals("OK", a.set("k", "v2"));
             final String saved = dir.resolve("member-0").resolve("dump.rdb").toString();
             final String port = String.valueOf(kv.ports.get(1));
+            final CommandRun bare = CommandRun.of("kv-import", "--port", port, saved);
+            assertEquals(2, bare.code());
             assertEquals("weft: kv-import: " + saved + ": the member asks for a password: NOAUTH Authentication " +
-                "required.", CommandRun.of("kv-import", "--port", port, saved).errors().strip());
+                "required.", bare.errors().strip());
             final Path wrong = java.nio.file.Files.writeString(dir.resolve("wrong"), "s3cre\n");
+            final CommandRun refused = CommandRun.of("kv-import", "--port", port, "--password-file", wrong.toString(),
+                saved);
+            assertEquals(2, refused.code());
             assertEquals("weft: kv-import: " + saved + ": AUTH was refused: WRONGPASS invalid username-password pair " +
-                "or user is disabled.", CommandRun.of("kv-import", "--port", port, "--password-file", wrong.toString(),
-                saved).errors().strip());
+                "or user is disabled.", refused.errors().strip());
             assertEquals("v2", c.get("k"), "nothing loaded");
             final CommandRun loaded = CommandRun.of("kv-import", "--port", port, "--password-file", pass.toString(),
                 saved);
