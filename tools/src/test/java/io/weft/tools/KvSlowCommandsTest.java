@@ -15,6 +15,7 @@ import redis.clients.jedis.resps.Slowlog;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -115,8 +116,37 @@ class KvSlowCommandsTest
             called.stream().map(Slowlog::getArgs).toList());
         assertEquals(List.of(addr, "?:0", "?:0"), called.stream().map(e -> e.getClientIpPort().toString()).toList());
         assertEquals(List.of("alice", "", ""), called.stream().map(Slowlog::getClientName).toList());
+        evalshaIsLoggedAsSent(a, addr);
         assertEquals("OK", a.slowlogReset());
         assertEquals("OK", a.configResetStat()); // the latency histogram's calls start from here
+    }
+
+    /**
+     * An EVALSHA is logged as sent, the SHA-1 as written, and counted as {@code evalsha}, in an EXEC too; an EXEC's
+     * EVAL's calls are the Lua client's ({@code ?:0}): redis-server 7.0.15's SLOWLOG GET and INFO commandstats after
+     * these commands, word for word. Before, an EVALSHA was logged and counted as the EVAL with its script's body it
+     * travels as, and an EXEC's EVAL's calls as the EXEC's client's.
+     */
+    private static void evalshaIsLoggedAsSent(final Jedis a, final String addr)
+    {
+        final String sha = a.scriptLoad("return redis.call('set', 'a', '1')");
+        final String upper = sha.toUpperCase(Locale.ROOT);
+        assertEquals("OK", a.slowlogReset());
+        assertEquals("OK", a.evalsha(upper));
+        final List<Slowlog> alone = a.slowlogGet(-1); // the newest three (slowlog-max-len)
+        assertEquals(List.of(List.of("EVALSHA", upper, "0"), List.of("set", "a", "1"), List.of("SLOWLOG", "RESET")),
+            alone.stream().map(Slowlog::getArgs).toList());
+        assertEquals(List.of(addr, "?:0", addr), alone.stream().map(e -> e.getClientIpPort().toString()).toList());
+        final Transaction t = a.multi();
+        t.evalsha(sha);
+        t.eval("return redis.call('get', 'a')");
+        assertEquals(List.of("OK", "1"), t.exec());
+        final List<Slowlog> inExec = a.slowlogGet(-1);
+        assertEquals(List.of(List.of("EVAL", "return redis.call('get', 'a')", "0"), List.of("get", "a"),
+            List.of("EVALSHA", sha, "0")), inExec.stream().map(Slowlog::getArgs).toList());
+        assertEquals(List.of(addr, "?:0", addr), inExec.stream().map(e -> e.getClientIpPort().toString()).toList());
+        final String stats = a.info("commandstats");
+        assertTrue(stats.contains("cmdstat_evalsha:calls=2,"), stats);
     }
 
     /** A's client runs a long script: a spike of event {@code command} at a; none at b, which applied it too. */

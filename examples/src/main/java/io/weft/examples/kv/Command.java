@@ -56,6 +56,13 @@ final class Command
      * queue's hand-over makes it visible to the delivery thread, which reads it).
      */
     String listed;
+    /**
+     * The words its client sent where they differ from those it travels with, which the {@link SlowLog} logs and INFO's
+     * commandstats count, as Redis does: an EVALSHA's, one list (it goes as EVAL with its script's body); an EXEC's,
+     * one a store command it runs, null where sent as it goes ({@link Transaction#sent}). Null when all go as sent. Set
+     * by its event loop before it is queued for the group, as {@link #listed} is.
+     */
+    List<List<byte[]>> sent;
     /** Refused before it ran (arity, NOAUTH, ...): a rejected call, not a failed one ({@link CommandStats}). */
     boolean rejected;
     /** Run by its connection's event loop (a connection command, a local read): logged there ({@link SlowLog}). */
@@ -104,6 +111,19 @@ final class Command
         this.reply = reply;
         this.blockedUntil = 0;
         this.client = null;
+    }
+
+    /** Sets {@link #sent}; this command. */
+    Command sent(final List<List<byte[]>> words)
+    {
+        sent = words;
+        return this;
+    }
+
+    /** The words of this command its client sent (an EVALSHA's where it goes as EVAL). */
+    List<byte[]> sentArgs()
+    {
+        return sent == null ? args : sent.getFirst();
     }
 
     /** The arguments of the writes among {@code commands}, in order: what a batch carries. */

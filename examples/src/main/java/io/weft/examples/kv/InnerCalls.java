@@ -17,6 +17,12 @@ final class InnerCalls
     private final RdbSaver saver;
     /** The EXEC's client, whose commands its calls are; null for a script, whose calls Redis logs as no client's. */
     private final ClientSession client;
+    /** {@link Command#sent} of the EXEC: its commands as its client sent them; null if as they run. */
+    private final List<List<byte[]>> sent;
+    /** The EXEC's commands run so far. */
+    private int ran;
+    /** How many calls run now, one inside another: a script's in an EXEC's EVAL are a second. */
+    private int depth;
     private boolean failed;
     /** Whether the EXEC ran a BGSAVE, which this member begins once the EXEC is done. */
     private boolean saveAfter;
@@ -30,17 +36,25 @@ final class InnerCalls
      */
     InnerCalls(final CommandStats stats, final SlowLog slowLog, final RdbSaver saver, final ClientSession client)
     {
+        this(stats, slowLog, saver, client, null);
+    }
+
+    private InnerCalls(final CommandStats stats, final SlowLog slowLog, final RdbSaver saver,
+        final ClientSession client, final List<List<byte[]>> sent)
+    {
         this.stats = stats;
         this.slowLog = slowLog;
         this.saver = saver;
         this.client = client;
+        this.sent = sent;
     }
 
     /** The calls of {@code command} if it runs others ({@link #runsOthers}: an EXEC or a script), else null. */
     static InnerCalls of(final Command command, final CommandStats stats, final SlowLog slowLog, final RdbSaver saver)
     {
+        final boolean exec = Commands.is(command.args.getFirst(), "EXEC");
         return !runsOthers(command.args) ? null : new InnerCalls(stats, slowLog, saver,
-            Commands.is(command.args.getFirst(), "EXEC") ? command.client : null);
+            exec ? command.client : null, exec ? command.sent : null);
     }
 
     /** Whether the command {@code args} runs others: EXEC, and EVAL (EVALSHA travels as EVAL). No allocation. */
@@ -60,18 +74,39 @@ final class InnerCalls
         }
         final String cmd = Commands.name(command);
         calls.stats.read(store, cmd, command, null, now);
+        // the EXEC's own command, as its client sent it; a script's call (in an EXEC's EVAL too) is no client's
+        final boolean own = calls.client != null && calls.depth == 0;
+        final List<byte[]> sent = own ? calls.sent(command) : command;
         final long start = System.nanoTime();
-        final Reply reply = Commands.is(command.getFirst(), "BGSAVE") ? calls.bgsave() : store.apply(command, now);
+        final Reply reply;
+        calls.depth++;
+        try
+        {
+            reply = Commands.is(command.getFirst(), "BGSAVE") ? calls.bgsave() : store.apply(command, now);
+        }
+        finally
+        {
+            calls.depth--;
+        }
         final String error = reply instanceof Reply.Error e ? e.text() : null;
         // an EVAL in an EXEC whose script answered a command's error: counted as that command's, not again; reset
         // here, so the next command of the EXEC starts without it
         final boolean counted = calls.answeredCounted;
         calls.answeredCounted = false;
         final long nanos = System.nanoTime() - start;
-        calls.stats.ran(CommandTable.listed(cmd, command), nanos, error, counted);
-        calls.slowLog.offer(command, calls.client, nanos);
+        calls.stats.ran(sent == command ? CommandTable.listed(cmd, command) :
+            CommandTable.listed(Commands.name(sent), sent), nanos, error, counted);
+        calls.slowLog.offer(sent, own ? calls.client : null, nanos);
         calls.failed |= error != null;
         return reply;
+    }
+
+    /** The EXEC's next command, {@code command}, as its client sent it. */
+    private List<byte[]> sent(final List<byte[]> command)
+    {
+        final List<byte[]> words = sent != null && ran < sent.size() ? sent.get(ran) : null;
+        ran++;
+        return words != null ? words : command;
     }
 
     /** A BGSAVE in the EXEC (scripts may not call it): Redis's reply; this member saves once the EXEC is done. */

@@ -245,7 +245,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
         if (Commands.isWrite(cmd) || BlockedClients.blocks(cmd, args)) // XREAD with BLOCK too
         {
-            return lastInGroup = BlockedClients.blocks(cmd, args) ? blocking(cmd, args) : inGroup(args, true);
+            return BlockedClients.blocks(cmd, args) ? blocking(cmd, args) : inGroup(args, given, true);
         }
         if (Commands.isRead(cmd))
         {
@@ -254,12 +254,12 @@ final class KvConnection extends ChannelInboundHandlerAdapter
             // merely waiting for the end of the read burst do not count (that test held most pipelined reads back).
             final Reply local = replica.localReads() && Commands.isLocalRead(cmd) &&
                 Command.settled(lastInGroup) ? replica.readLocal(args) : null;
-            return local != null ? Command.read(local, args, session.resp3) : (lastInGroup = inGroup(args, false));
+            return local != null ? Command.read(local, args, session.resp3) : inGroup(args, given, false);
         }
         if (RdbSaver.saves(cmd) && (session.rdbOnly || !cmd.equals("SYNC")) &&
             CommandTable.refusal(cmd, args) == null && RdbSaver.refusal(args) == null)
         {
-            return lastInGroup = inGroup(args, false); // the cut is taken where the commands before it applied
+            return inGroup(args, given, false); // the cut is taken where the commands before it applied
         }
         if (Commands.readsMemberState(cmd) && heldFor(Command.pending(lastInGroup), given))
         {
@@ -283,7 +283,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
                 return Command.answered(Reply.error("EXECABORT Transaction discarded because of previous errors."),
                     session.resp3);
             }
-            lastInGroup = inGroup(t.exec(), true); // reads too take their place
+            inGroup(new Command(t.exec(), true, session, replied).sent(t.sent())); // reads too take their place
             final Command reply = t.answeredAtExec(session.resp3);
             if (reply == null)
             {
@@ -313,16 +313,17 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         return reply != null ? Command.ran(reply, session.resp3) : t.offered(cmd, args, null, session.resp3);
     }
 
-    private Command inGroup(final List<byte[]> args, final boolean write)
+    private Command inGroup(final List<byte[]> args, final List<byte[]> given, final boolean write)
     {
-        return inGroup(new Command(args, write, session, replied));
+        return inGroup(new Command(args, write, session, replied).sent(args == given ? null : List.of(given)));
     }
 
     private Command inGroup(final Command command)
     {
-        // before it is queued: the delivery thread reads it (SAVE's cut, keyspace_hits), and under load the proposer
-        // may take the command before this thread goes on
+        // listed and sent before it is queued: the delivery thread reads them (SAVE's cut, keyspace_hits, SLOWLOG),
+        // and under load the proposer may take the command before this thread goes on
         command.listed = session.lastCommand;
+        lastInGroup = command;
         replica.submit(command);
         submitted = true;
         return command;

@@ -18,8 +18,9 @@ import java.util.List;
  * are timed and logged by the event loop that ran them, their secrets redacted as Redis redacts them (AUTH, ...);
  * other members' commands are logged by those members. An EXEC is not logged but each command it ran, with its own
  * time, and a script's calls are logged before the script, each with its own time, from {@value #SCRIPT_ADDR}
- * without a name, as redis-server 7.0.15 logs them. The delivery thread and event loops add entries, event loops read
- * them: all under its monitor.
+ * without a name (in an EXEC's EVAL too), and an EVALSHA as its client sent it (it travels as EVAL with its script's
+ * body: {@link Command#sent}), as redis-server 7.0.15 logs them. The delivery thread and event loops add entries,
+ * event loops read them: all under its monitor.
  */
 final class SlowLog
 {
@@ -83,7 +84,7 @@ final class SlowLog
     {
         if (!Commands.is(command.args.getFirst(), "EXEC"))
         {
-            offer(command.args, addr(command.client), name(command.client), nanos);
+            offer(command.sentArgs(), addr(command.client), name(command.client), nanos);
         }
     }
 

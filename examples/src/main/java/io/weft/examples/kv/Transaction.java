@@ -81,6 +81,10 @@ final class Transaction
      */
     private final List<byte[]> evalScripts = new ArrayList<>(0);
     private final Map<String, byte[]> evals = new HashMap<>(0);
+    /** The words of the EVALSHA {@link #withBody} made an EVAL of last, for the command queued next; else null. */
+    private List<byte[]> sentNext;
+    /** {@link Command#sent} of the EXEC: null until an EVALSHA is queued going as EVAL. */
+    private List<List<byte[]>> sent;
 
     /**
      * A transaction whose EXEC may take at most {@code maxBytes} (a write's limit, see {@link KvReplica}), checked at
@@ -197,6 +201,15 @@ final class Transaction
         {
             evalQueued(args);
         }
+        if (sentNext != null) // as its client sent it, for SLOWLOG and commandstats
+        {
+            sent = sent != null ? sent : new ArrayList<>();
+            while (sent.size() < queued - atExec.size())
+            {
+                sent.add(null);
+            }
+            sent.add(sentNext);
+        }
         queued++;
         exec.add(count);
         exec.addAll(args);
@@ -227,7 +240,7 @@ final class Transaction
      */
     List<byte[]> withBody(final Scripts scripts, final List<byte[]> args)
     {
-        return scripts.withBody(args, sha ->
+        final List<byte[]> runs = scripts.withBody(args, sha ->
         {
             final byte[] known = loads.containsKey(sha) || flushed ? loads.get(sha) : scripts.body(sha);
             if (known == null)
@@ -243,6 +256,8 @@ final class Transaction
             }
             return known;
         });
+        sentNext = runs == null || runs == args ? null : args; // queued next, or refused: the next call resets it
+        return runs;
     }
 
     private void scriptQueued(final List<byte[]> args)
@@ -299,6 +314,15 @@ final class Transaction
     boolean refused()
     {
         return refused;
+    }
+
+    /**
+     * The words its client sent of each store command EXEC runs, null where they are those it runs; null when all
+     * are: only an EVALSHA goes as another (EVAL with its script's body).
+     */
+    List<List<byte[]>> sent()
+    {
+        return sent;
     }
 
     /** The write EXEC sends. */

@@ -64,6 +64,18 @@ class SlowLogTest
         assertTrue(entries.matches("1 \\d+ 3 get s \\?:0  0 \\d+ 2 INCR t 127\\.0\\.0\\.1:5000 alice"), entries);
     }
 
+    /** A command is logged as its client sent it: an EVALSHA, which travels as EVAL with its script's body. */
+    @Test
+    void aCommandIsLoggedAsSent()
+    {
+        alice.addr = "127.0.0.1:5000";
+        alice.name = "alice";
+        log.configure(0, 128);
+        log.offer(command("EVAL", "return 1", "0").sent(List.of(StoreClient.args("evalsha", "E0E1", "0"))), 4_000);
+        final String entries = text("GET");
+        assertTrue(entries.matches("0 \\d+ 4 evalsha E0E1 0 127\\.0\\.0\\.1:5000 alice"), entries);
+    }
+
     /** Secrets are logged as {@code (redacted)}, as redis-server 7.0.15 logged these commands. */
     @Test
     void secretsAreRedacted()
