@@ -1,9 +1,5 @@
 package io.weft.examples.kv;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import org.slf4j.Logger;
@@ -20,22 +16,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * One client connection: takes commands decoded by {@link RespDecoder}, answers the connection-level ones itself
  * ({@link ConnectionCommands}: PING, HELLO, CLIENT, INFO, QUIT, WATCH, SUBSCRIBE, ...), hands the store's commands
  * to the {@link KvReplica}, and writes the replies in command order (pipelining), whatever order they complete in,
- * with the messages of its subscriptions among them. A client that pipelines more than {@value #MAX_PENDING} commands
- * is not read until replies drain, and one that does not read its replies is not read either, once Netty's outbound
- * buffer passes its high-water mark: replies wait in {@link #pending} (they refer to the store's values, not copies of
- * them) until it drains, so no client can fill the member's memory with replies it does not take. A protocol error is
- * answered and the connection closed, as Redis does.
+ * with the messages of its subscriptions among them ({@link ReplyQueue}). A client that pipelines more than
+ * {@value #MAX_PENDING} commands is not read until replies drain, and one that does not read its replies is not read
+ * either ({@link ReplyQueue}). A protocol error is answered and the connection closed, as Redis does.
  */
 final class KvConnection extends ChannelInboundHandlerAdapter
 {
     static final int MAX_PENDING = 10_000;
-    /** Replies go out in buffers of about this size, the writability checked between them. */
-    private static final int FLUSH_BYTES = 64 * 1024;
     private static final Logger LOG = LoggerFactory.getLogger(KvConnection.class);
 
     private final KvReplica replica;
-    /** Replies due, in command order. */
-    private final ArrayDeque<Command> pending = new ArrayDeque<>();
+    /** Replies due, in command order; made with its context. */
+    private ReplyQueue replies;
     final ClientSession session;
     private final Clients clients;
     private final ConnectionCommands connectionCommands;
@@ -55,8 +47,6 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     private boolean reading;
     /** Event loop: the read burst queued commands for the group, to be proposed at the end of the loop's pass. */
     private boolean submitted;
-    /** Event loop: the outbound buffer is past its high-water mark; neither reading nor writing until it drains. */
-    private boolean outputPaused;
     /** Event loop: the open MULTI, or null. */
     private Transaction transaction;
     /** Event loop: the keys watched until EXEC, DISCARD, UNWATCH or RESET, in the order watched. */
@@ -87,6 +77,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     {
         this.ctx = context;
         this.timers = new BlockTimers(context.executor(), replica.store.blocked);
+        this.replies = new ReplyQueue(replica, context);
     }
 
     @Override
@@ -107,7 +98,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         if (waitingOn != null)
         {
             held.add(given);
-            if (held.size() + pending.size() >= MAX_PENDING)
+            if (held.size() + replies.size() >= MAX_PENDING)
             {
                 ctx.channel().config().setAutoRead(false); // read again once the wait ends and replies drain
             }
@@ -187,7 +178,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
         if (waitingOn == null && !quitting && heldProtocolError != null)
         {
-            pending.add(protocolErrorReply(heldProtocolError)); // the drain that resumed writes it, then closes
+            replies.add(protocolErrorReply(heldProtocolError)); // the drain that resumed writes it, then closes
         }
         reading = burst;
         if (!burst && submitted)
@@ -424,12 +415,12 @@ final class KvConnection extends ChannelInboundHandlerAdapter
      */
     private void enqueue(final Command command)
     {
-        pending.add(command);
-        if (pending.size() >= MAX_PENDING)
+        replies.add(command);
+        if (replies.size() >= MAX_PENDING)
         {
             ctx.channel().config().setAutoRead(false); // read again once replies drain
         }
-        if (!reading && command.isDone() && pending.peek().isDone())
+        if (!reading && command.isDone() && replies.headDone())
         {
             drain();
         }
@@ -444,73 +435,18 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
     }
 
-    /**
-     * Event loop: writes the replies at the head that are ready, in command order, in buffers of about
-     * {@value #FLUSH_BYTES}; stops, and stops reading, while the client does not take them.
-     */
+    /** Event loop: writes the replies ready ({@link ReplyQueue}); reads again once few are due. */
     private void drain()
     {
         if (waitingOn != null && waitingOn.isDone())
         {
             resume();
         }
-        ByteBuf out = null;
-        Command head;
-        Reply reply;
-        while (!outputPaused && (head = pending.peek()) != null && (reply = head.reply()) != null)
-        {
-            out = out == null ? ctx.alloc().ioBuffer() : out;
-            pending.poll();
-            replica.stats.replied(head, reply);
-            if (head.blockedUntil != 0)
-            {
-                timers.stop(head);
-            }
-            if (!head.unsent)
-            {
-                RespWriter.write(out, reply, head.resp3);
-            }
-            if (reply instanceof Reply.Push message) // a published message; a confirmation is in Several
-            {
-                subscriptions.written(message);
-            }
-            if (out.readableBytes() >= FLUSH_BYTES)
-            {
-                flush(out);
-                out = null;
-                pauseIfUnwritable();
-            }
-        }
-        if (quitting && pending.isEmpty())
-        {
-            flush(out == null ? Unpooled.EMPTY_BUFFER : out).addListener(ChannelFutureListener.CLOSE);
-            return;
-        }
-        if (out != null)
-        {
-            flush(out);
-            pauseIfUnwritable();
-        }
-        if (!quitting && heldProtocolError == null && !outputPaused && !ctx.channel().config().isAutoRead() &&
-            held.size() + pending.size() < MAX_PENDING / 2)
+        replies.write(timers, subscriptions, quitting);
+        if (!quitting && heldProtocolError == null && !replies.paused() && !ctx.channel().config().isAutoRead() &&
+            held.size() + replies.size() < MAX_PENDING / 2)
         {
             ctx.channel().config().setAutoRead(true);
-        }
-    }
-
-    private ChannelFuture flush(final ByteBuf out)
-    {
-        replica.stats.sent(out.readableBytes()); // total_net_output_bytes
-        return ctx.writeAndFlush(out);
-    }
-
-    private void pauseIfUnwritable()
-    {
-        if (!ctx.channel().isWritable() && !outputPaused)
-        {
-            outputPaused = true;
-            ctx.channel().config().setAutoRead(false);
-            replica.clientsPausedForOutput.incrementAndGet();
         }
     }
 
@@ -518,10 +454,8 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     @Override
     public void channelWritabilityChanged(final ChannelHandlerContext context)
     {
-        if (outputPaused && context.channel().isWritable())
+        if (replies.resumed())
         {
-            outputPaused = false;
-            replica.clientsPausedForOutput.decrementAndGet();
             drain(); // reads again once few replies are due
         }
         context.fireChannelWritabilityChanged();
@@ -581,8 +515,7 @@ final class KvConnection extends ChannelInboundHandlerAdapter
     @Override
     public void channelInactive(final ChannelHandlerContext context)
     {
-        timers.cancelWaiting(pending);
-        pending.clear(); // replies still due are dropped with the connection; their commands still apply
+        replies.drop(timers); // their commands still apply
         held.clear(); // read while it waited: never run, as in Redis
         waitingOn = null;
         if (subscriptions != null)
@@ -591,10 +524,5 @@ final class KvConnection extends ChannelInboundHandlerAdapter
         }
         replica.connectedClients.decrementAndGet();
         clients.remove(session.id);
-        if (outputPaused)
-        {
-            outputPaused = false;
-            replica.clientsPausedForOutput.decrementAndGet();
-        }
     }
 }
