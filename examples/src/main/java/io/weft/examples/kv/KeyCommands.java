@@ -31,6 +31,23 @@ final class KeyCommands
     }
 
     /**
+     * {@code t} units of {@code unitMillis} after {@code now}, or after the epoch if {@code absolute}, in epoch
+     * milliseconds: every expiry of every command is computed here; Redis's error where it does not fit a long.
+     */
+    static long expiryTime(final long t, final long unitMillis, final boolean absolute, final long now,
+        final String command)
+    {
+        try
+        {
+            return Math.addExact(absolute ? 0 : now, Math.multiplyExact(t, unitMillis));
+        }
+        catch (final ArithmeticException ex)
+        {
+            throw new KvStore.SyntaxError("ERR invalid expire time in '" + command + "' command");
+        }
+    }
+
+    /**
      * EXPIRE key seconds [NX|XX|GT|LT ...] (PEXPIRE in milliseconds; EXPIREAT and PEXPIREAT at a Unix time): a time not
      * after the clock reading removes the key, as in Redis.
      */
@@ -59,7 +76,7 @@ final class KeyCommands
             return Reply.error("ERR GT and LT options at the same time are not compatible");
         }
         final long t = ValueEdits.integer(args.get(2));
-        final long at = KvStore.expiryTime(t, unitMillis, absolute, now, Commands.name(args).toLowerCase(Locale.ROOT));
+        final long at = expiryTime(t, unitMillis, absolute, now, Commands.name(args).toLowerCase(Locale.ROOT));
         final Object old = map.liveStored(args.get(1), now);
         if (old == null)
         {
