@@ -17,6 +17,7 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.params.GeoSearchParam;
 import redis.clients.jedis.params.SetParams;
+import redis.clients.jedis.params.SortingParams;
 import redis.clients.jedis.params.ZParams;
 import redis.clients.jedis.resps.Tuple;
 import redis.clients.jedis.util.KeyValue;
@@ -756,6 +757,11 @@ class KvStoreGroupTest
         assertFalse(latency.contains("usec_nosuch"), latency);
         assertEquals(Map.of("latency-tracking-info-percentiles", "50 99 99.9"),
             c.configGet("latency-tracking-info-percentiles"));
+        assertEquals(1, c.rpush("sorted", "counted"));
+        assertEquals("OK", c.configResetStat());
+        assertEquals(List.of("x"), c.sort("sorted", new SortingParams().by("w_*").get("*")));
+        assertTrue(c.info("stats").contains("\r\nkeyspace_hits:2\r\nkeyspace_misses:1\r\n"),
+            "SORT's key and its GET's key hit, its BY's missed, as in Redis; before, its patterns counted nothing");
         whatATransactionOrAScriptRanCounts(c);
     }
 

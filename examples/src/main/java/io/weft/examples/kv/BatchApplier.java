@@ -67,6 +67,7 @@ final class BatchApplier
             final InnerCalls inner = InnerCalls.of(command, stats, slowLog, saver);
             stats.read(store, command, keys[i], batch.now()); // keyspace_hits and keyspace_misses
             store.counting = inner;
+            store.lookups = stats.lookupsOf(command);
             final Reply reply;
             try
             {
@@ -77,6 +78,7 @@ final class BatchApplier
             finally
             {
                 store.counting = null; // never left to record another member's
+                store.lookups = null;
             }
             command.inner = inner;
             if (inner != null && inner.saveAfter())

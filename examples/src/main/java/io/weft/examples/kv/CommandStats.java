@@ -222,6 +222,15 @@ final class CommandStats
         }
     }
 
+    /**
+     * Where an own client's command counts the lookups it makes as it runs ({@link KvStore#lookups}): null where
+     * {@link #read} counts none of its lookups.
+     */
+    KeyspaceLookups lookupsOf(final Command command)
+    {
+        return command.listed != null && command.waitingSince == 0 ? lookups : null;
+    }
+
     /** Event loop: {@code bytes} read from a client (INFO's total_net_input_bytes). */
     void received(final int bytes)
     {

@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.LongAdder;
  * and of BITOP, every key of PFMERGE, its destination too, SORT's key, a BITFIELD of GETs, XACK, XCLAIM, ...);
  * XREAD's and XREADGROUP's streams twice (Redis checks them all, then serves them); none of MEMORY USAGE's. A command
  * of many keys of one type stops at a key of another, as Redis stops there with WRONGTYPE (XREADGROUP also at one
- * without its group). Not counted: SORT's BY and GET patterns' lookups, and no syntax is checked first, so a
- * malformed command may count where Redis refuses it before its lookups.
+ * without its group). SORT's BY and GET patterns count as it looks them up ({@link Sort}). No syntax is checked
+ * first, so a malformed command may count where Redis refuses it before its lookups.
  */
 final class KeyspaceLookups
 {
@@ -165,7 +165,8 @@ final class KeyspaceLookups
         return true;
     }
 
-    private void looked(final boolean hit)
+    /** A key looked up: a hit if it holds a live value. */
+    void looked(final boolean hit)
     {
         (hit ? hits : misses).increment();
     }

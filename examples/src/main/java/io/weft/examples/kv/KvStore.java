@@ -51,6 +51,11 @@ public final class KvStore
     final WriteSequence sequence = new WriteSequence();
     /** The delivery thread: what an own client's EXEC or script runs is recorded here (null: nothing recorded). */
     InnerCalls counting;
+    /**
+     * The delivery thread: the keyspace_hits and keyspace_misses of an own client's command applying now, for the
+     * lookups a command makes as it runs (SORT's BY and GET patterns); null while another member's or a log's applies.
+     */
+    KeyspaceLookups lookups;
 
     /** A value and its expiry time in epoch milliseconds, 0 for none. */
     record Entry(byte[] value, long expireAt)
@@ -211,7 +216,7 @@ public final class KvStore
                 case "PFADD", "PFCOUNT", "PFMERGE" ->
                     Commands.fitsArity(cmd, n) ? HyperLogLogs.apply(map, cmd, args, now) : Reply.wrongArity(cmd);
                 case "LCS" -> n < 3 ? Reply.wrongArity(cmd) : Lcs.apply(map, args, now);
-                case "SORT", "SORT_RO" -> n < 2 ? Reply.wrongArity(cmd) : Sort.apply(map, args, now);
+                case "SORT", "SORT_RO" -> n < 2 ? Reply.wrongArity(cmd) : Sort.apply(map, args, now, lookups);
                 case "DUMP", "RESTORE" -> DumpPayload.apply(map, cmd, args, now);
                 case "EXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1000, false, now);
                 case "PEXPIRE" -> n < 3 ? Reply.wrongArity(cmd) : keys.expire(args, 1, false, now);

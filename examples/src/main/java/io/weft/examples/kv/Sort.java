@@ -30,8 +30,12 @@ final class Sort
     {
     }
 
-    /** Runs SORT or SORT_RO over {@code map}: {@link KvStore} checked its arity. */
-    static Reply apply(final Keyspace map, final List<byte[]> args, final long now)
+    /**
+     * Runs SORT or SORT_RO over {@code map}: {@link KvStore} checked its arity. Each key a BY or GET pattern looks up
+     * counts in {@code lookups} (null: none), as Redis counts them: BY's for every item, GET's for those in the LIMIT
+     * window; none for {@code #}, a pattern without {@code *}, or a BY that sorts nothing.
+     */
+    static Reply apply(final Keyspace map, final List<byte[]> args, final long now, final KeyspaceLookups lookups)
     {
         final boolean readOnly = Commands.is(args.getFirst(), "SORT_RO");
         boolean desc = false;
@@ -101,7 +105,7 @@ final class Sort
             start = size - 1;
             end = size - 2;
         }
-        final List<byte[]> sorted = dontSort ? items : sorted(map, items, by, alpha, desc, now);
+        final List<byte[]> sorted = dontSort ? items : sorted(map, items, by, alpha, desc, now, lookups);
         final List<byte[]> result = new ArrayList<>();
         for (int i = start; i <= end; i++)
         {
@@ -111,7 +115,7 @@ final class Sort
             }
             for (final byte[] get : gets)
             {
-                result.add(lookUp(map, get, sorted.get(i), now));
+                result.add(lookUp(map, get, sorted.get(i), now, lookups));
             }
         }
         return store == null ? new Reply.Array(result.stream().map(v -> (Reply)new Reply.Bulk(v)).toList()) :
@@ -171,13 +175,13 @@ final class Sort
      * for it (nothing: 0, or first under ALPHA). An item or value that is not a number fails the sort, as in Redis.
      */
     private static List<byte[]> sorted(final Keyspace map, final List<byte[]> items, final byte[] by,
-        final boolean alpha, final boolean desc, final long now)
+        final boolean alpha, final boolean desc, final long now, final KeyspaceLookups lookups)
     {
         final List<Item> keyed = new ArrayList<>(items.size());
         boolean notNumbers = false;
         for (final byte[] item : items)
         {
-            final byte[] value = by == null ? item : lookUp(map, by, item, now);
+            final byte[] value = by == null ? item : lookUp(map, by, item, now, lookups);
             double score = 0;
             if (!alpha && value != null)
             {
@@ -205,9 +209,11 @@ final class Sort
     /**
      * What {@code pattern} names for {@code item}: the item itself for {@code #}; else the string at the key made by
      * putting the item in place of the first {@code *}, or with {@code ->field} after it that hash's field; null if
-     * there is none, it is of another type, or the pattern has no {@code *}.
+     * there is none, it is of another type, or the pattern has no {@code *}. The key's lookup counts in
+     * {@code lookups} (null: none), a hit whatever its type.
      */
-    private static byte[] lookUp(final Keyspace map, final byte[] pattern, final byte[] item, final long now)
+    private static byte[] lookUp(final Keyspace map, final byte[] pattern, final byte[] item, final long now,
+        final KeyspaceLookups lookups)
     {
         if (pattern.length == 1 && pattern[0] == '#')
         {
@@ -233,6 +239,10 @@ final class Sort
         System.arraycopy(item, 0, key, star, item.length);
         System.arraycopy(pattern, star + 1, key, star + item.length, keyEnd - star - 1);
         final Object stored = map.liveStored(key, now);
+        if (lookups != null)
+        {
+            lookups.looked(stored != null);
+        }
         if (arrow >= 0)
         {
             return stored instanceof Aggregate hash && !hash.set() ?

@@ -7,6 +7,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@link CommandStats}: what counts as a call, a failure, a rejection and an error reply, and INFO's lines. */
@@ -173,8 +174,8 @@ class CommandStatsTest
     /**
      * keyspace_hits and keyspace_misses: each key a read names, live or not (an expired one is a miss; XREAD's
      * streams twice, {@link KeyspaceLookupsTest}); writes that read nothing, scripts' own keys, a wrong count of words
-     * and a blocked command woken count nothing; the reads an EXEC or a script runs count; CONFIG RESETSTAT sets them
-     * back to 0.
+     * and a blocked command woken count nothing; the reads an EXEC or a script runs count, and SORT's patterns' as it
+     * looks them up; CONFIG RESETSTAT sets them back to 0.
      */
     @Test
     void readsCountTheirKeysAsHitsOrMisses()
@@ -184,6 +185,7 @@ class CommandStatsTest
         store.apply(StoreClient.args("SET", "a", "1"), now);
         store.apply(StoreClient.args("SET", "gone", "1", "PX", "10"), now);
         store.apply(StoreClient.args("XADD", "s", "1-1", "f", "v"), now);
+        store.apply(StoreClient.args("RPUSH", "l", "a"), now);
         for (final String[] read : List.of(new String[] {"GET", "a"}, new String[] {"GET", "b"},
             new String[] {"MGET", "a", "b", "gone"}, new String[] {"EXISTS", "a", "a"}, new String[] {"SET", "b", "2"},
             new String[] {"EVAL_RO", "return 1", "1", "a"}, new String[] {"GET"}, new String[] {"TYPE", "s"},
@@ -199,6 +201,7 @@ class CommandStatsTest
         woken.listed = "XREAD";
         woken.waitingSince = 1; // it waited, and comes back from the group
         stats.read(store, woken, null, now + 20);
+        assertNull(stats.lookupsOf(woken), "nor as it runs");
         assertTrue(stats.stats().endsWith("\r\nkeyspace_hits:8\r\nkeyspace_misses:5\r\n"), stats.stats());
         final Transaction t = new Transaction(1_000, List.of());
         t.offer("GET", StoreClient.args("GET", "a"));
@@ -206,6 +209,8 @@ class CommandStatsTest
         applied(store, t.exec());
         applied(store, StoreClient.args("EVAL", "return redis.call('get', KEYS[1])", "1", "d"));
         assertTrue(stats.stats().endsWith("\r\nkeyspace_hits:9\r\nkeyspace_misses:7\r\n"), stats.stats());
+        applied(store, StoreClient.args("SORT_RO", "l", "BY", "x_*", "GET", "*")); // as it runs: x_a missed, a hit
+        assertTrue(stats.stats().endsWith("\r\nkeyspace_hits:10\r\nkeyspace_misses:8\r\n"), stats.stats());
         stats.reset();
         assertTrue(stats.stats().endsWith("\r\nkeyspace_hits:0\r\nkeyspace_misses:0\r\n"), stats.stats());
     }
@@ -295,9 +300,11 @@ class CommandStatsTest
         final Command command = Command.later(false);
         command.listed = CommandTable.listed(Commands.name(args), args);
         store.counting = new InnerCalls(stats, new SlowLog(), null, null);
+        store.lookups = stats.lookupsOf(command); // as BatchApplier applies an own client's command
         command.inner = store.counting;
         command.complete(store.apply(args, 1_000_000));
         store.counting = null;
+        store.lookups = null;
         return command;
     }
 
