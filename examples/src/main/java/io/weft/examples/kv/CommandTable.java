@@ -502,6 +502,7 @@ final class CommandTable
         final Keys keys = subcommandKeys(container, sub);
         flag(flags, Commands.isRead(container) && keys != NONE, "readonly");
         flag(flags, Commands.isWrite(container) && keys != NONE, "write");
+        flag(flags, Commands.grows(container, sub), "denyoom");
         flag(flags, container.equals("PUBSUB") && !sub.equals("HELP"), "pubsub");
         flag(flags, !ScriptRuntime.mayCall(container), "noscript");
         return new Reply.Array(List.of(Reply.Bulk.of(Subcommands.fullName(container, sub)),

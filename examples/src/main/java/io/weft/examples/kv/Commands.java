@@ -182,7 +182,13 @@ final class Commands
     {
         final String command = name(args);
         return command.equals("EXEC") ? Transaction.parse(args).commands().stream().anyMatch(Commands::mayGrow) :
-            grows(command);
+            command.equals("XGROUP") ? args.size() > 1 && grows(command, word(args.get(1))) : grows(command);
+    }
+
+    /** Whether {@code container}'s subcommand {@code sub} (upper case) may make the store larger: Redis's denyoom. */
+    static boolean grows(final String container, final String sub)
+    {
+        return container.equals("XGROUP") && (sub.equals("CREATE") || sub.equals("CREATECONSUMER"));
     }
 
     /** Whether {@code command} may make the store larger: Redis's denyoom. */

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -148,6 +149,16 @@ class CommandTableTest
         expect("[[pubsub|numpat, 2, [pubsub, noscript], 0, 0, 0, [], [], [], []], " +
             "[pubsub|help, 2, [noscript], 0, 0, 0, [], [], [], []]]", "COMMAND", "INFO", "pubsub|numpat", "pubsub|help");
         expect("[[role, 1, [noscript, fast], 0, 0, 0, [], [], [], []]]", "COMMAND", "INFO", "role");
+        // XGROUP's subcommands that make a group or a consumer are denyoom, as redis-server 7.0.15 flags them
+        expect("[[xgroup|create, -5, [write, denyoom], 2, 2, 1, [], [], [], []], " +
+            "[xgroup|createconsumer, 5, [write, denyoom], 2, 2, 1, [], [], [], []], " +
+            "[xgroup|setid, -5, [write], 2, 2, 1, [], [], [], []], " +
+            "[xgroup|destroy, 4, [write], 2, 2, 1, [], [], [], []]]", "COMMAND", "INFO", "xgroup|create",
+            "xgroup|createconsumer", "xgroup|setid", "xgroup|destroy");
+        assertTrue(Commands.mayGrow(List.of("XGROUP".getBytes(StandardCharsets.UTF_8),
+            "createconsumer".getBytes(StandardCharsets.UTF_8))), "refused past the memory limit");
+        assertFalse(Commands.mayGrow(List.of("XGROUP".getBytes(StandardCharsets.UTF_8),
+            "DESTROY".getBytes(StandardCharsets.UTF_8))));
     }
 
     /** COMMAND as a connection answers it: refused as Redis refuses it before it runs, else run. */
