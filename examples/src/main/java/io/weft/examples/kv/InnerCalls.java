@@ -52,9 +52,12 @@ final class InnerCalls
     /** The calls of {@code command} if it runs others ({@link #runsOthers}: an EXEC or a script), else null. */
     static InnerCalls of(final Command command, final CommandStats stats, final SlowLog slowLog, final RdbSaver saver)
     {
+        if (!runsOthers(command.args)) // most: nothing more looked at
+        {
+            return null;
+        }
         final boolean exec = Commands.is(command.args.getFirst(), "EXEC");
-        return !runsOthers(command.args) ? null : new InnerCalls(stats, slowLog, saver,
-            exec ? command.client : null, exec ? command.sent : null);
+        return new InnerCalls(stats, slowLog, saver, exec ? command.client : null, exec ? command.sent : null);
     }
 
     /** Whether the command {@code args} runs others: EXEC, and EVAL (EVALSHA travels as EVAL). No allocation. */
