@@ -16,9 +16,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * One client connection: takes commands decoded by {@link RespDecoder}, answers the connection-level ones itself
  * ({@link ConnectionCommands}: PING, HELLO, CLIENT, INFO, QUIT, WATCH, SUBSCRIBE, ...), hands the store's commands
  * to the {@link KvReplica}, and writes the replies in command order (pipelining), whatever order they complete in,
- * with the messages of its subscriptions among them ({@link ReplyQueue}). A client that pipelines more than
- * {@value #MAX_PENDING} commands is not read until replies drain, and one that does not read its replies is not read
- * either ({@link ReplyQueue}). A protocol error is answered and the connection closed, as Redis does.
+ * with the messages of its subscriptions among them. A client that pipelines more than {@value #MAX_PENDING} commands
+ * is not read until replies drain, and one that does not read its replies is not read either ({@link ReplyQueue}). A
+ * protocol error is answered and the connection closed, as Redis does.
  */
 final class KvConnection extends ChannelInboundHandlerAdapter
 {
