@@ -65,9 +65,9 @@ final class BatchApplier
                 store.versions().next(); // as the others' WriteBatch does: every member stamps the same versions
             }
             final InnerCalls inner = InnerCalls.of(command, stats, slowLog, saver);
-            stats.read(store, command, keys[i], batch.now()); // keyspace_hits and keyspace_misses
+            // keyspace_hits and keyspace_misses: its keys now, and the keys it looks up as it runs
+            store.lookups = stats.read(store, command, keys[i], batch.now());
             store.counting = inner;
-            store.lookups = stats.lookupsOf(command);
             final Reply reply;
             try
             {

@@ -211,24 +211,18 @@ final class CommandStats
 
     /**
      * {@link #read} of an own client's command through the group, named by its {@link Command#listed} name; not again
-     * when a blocked command woken comes back (Redis serves a woken client without counting its lookups).
+     * when a blocked command woken comes back (Redis serves a woken client without counting its lookups). Where the
+     * lookups it makes as it runs count too ({@link KvStore#lookups}: SORT's patterns); null where none counts.
      */
-    void read(final KvStore store, final Command command, final Key first, final long now)
+    KeyspaceLookups read(final KvStore store, final Command command, final Key first, final long now)
     {
         final String listed = command.listed;
-        if (listed != null && command.waitingSince == 0) // else unknown (refused as it runs), or woken
+        if (listed == null || command.waitingSince != 0) // unknown (refused as it runs), or woken
         {
-            read(store, listed.indexOf('|') < 0 ? listed : Commands.name(command.args), command.args, first, now);
+            return null;
         }
-    }
-
-    /**
-     * Where an own client's command counts the lookups it makes as it runs ({@link KvStore#lookups}): null where
-     * {@link #read} counts none of its lookups.
-     */
-    KeyspaceLookups lookupsOf(final Command command)
-    {
-        return command.listed != null && command.waitingSince == 0 ? lookups : null;
+        read(store, listed.indexOf('|') < 0 ? listed : Commands.name(command.args), command.args, first, now);
+        return lookups;
     }
 
     /** Event loop: {@code bytes} read from a client (INFO's total_net_input_bytes). */
