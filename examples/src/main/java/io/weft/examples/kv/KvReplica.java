@@ -5,16 +5,12 @@ import io.weft.membership.GroupBuilder;
 import io.weft.membership.Subgroup;
 import io.weft.membership.View;
 import io.weft.smc.Message;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -44,13 +40,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     disk. A cold start of the whole group replays each log, then recovers before serving: each member multicasts
  *     RECOVER (its position and the first it holds a batch for); every position between the lowest and the highest
  *     is multicast again as CATCHUP by the lowest-id member whose log holds it; a member that reached the highest
- *     position multicasts RECOVERED; all serve once every member has ({@link ColdStart}: a view change meanwhile
- *     plans again among the survivors). A joiner's state (a snapshot at its position) starts its log anew.</li>
+ *     position multicasts RECOVERED; all serve once every member has ({@link KvRecovery}, {@link ColdStart}: a view
+ *     change meanwhile plans again among the survivors). A joiner's state (a snapshot at its position) starts its log
+ *     anew.</li>
  * </ul>
  */
 public final class KvReplica implements AutoCloseable
 {
-    private static final Logger LOG = LoggerFactory.getLogger(KvReplica.class);
     public static final String SUBGROUP = "kv";
     /** SLOWLOG's settings by default, as Redis's: commands of 10 ms or more, the newest 128 ({@link #slowLog}). */
     public static final long SLOWLOG_SLOWER_THAN_MICROS = 10_000;
@@ -77,11 +73,6 @@ public final class KvReplica implements AutoCloseable
     private final CountDownLatch serving = new CountDownLatch(1);
     /** Write position: batches with a write applied here (predicate thread; replay and state transfer before it). */
     long applied;
-    /** Cold-start recovery (predicate thread; made at view 0 of a durable replica) and catch-ups ahead of it. */
-    private volatile ColdStart coldStart;
-    private final TreeMap<Long, byte[]> early = new TreeMap<>();
-    /** The most catch-up batches {@link #early} held at once (delivery thread). */
-    private int earlyPeak;
     /** Client connections open, and those not read because they do not take their replies (INFO's Clients). */
     final AtomicInteger connectedClients = new AtomicInteger();
     final AtomicInteger clientsPausedForOutput = new AtomicInteger();
@@ -99,8 +90,8 @@ public final class KvReplica implements AutoCloseable
     /** The current view: told before any delivery in it. */
     private volatile View view;
     int me;
-    /** This member's part in a cold start's catch-up (set with {@link #me}, before the group starts). */
-    private CatchUpSender catchUps;
+    /** This member's part in a cold start (made with {@link #me}, before the group starts). */
+    private KvRecovery recovery;
 
     /** Applies the writes of an encoded batch of write position {@code position}. */
     interface Applier
@@ -207,11 +198,11 @@ public final class KvReplica implements AutoCloseable
     public GroupBuilder attach(final GroupBuilder builder, final int memberId)
     {
         this.me = memberId;
-        this.catchUps = new CatchUpSender(memberId, log, proposer, this::recovery, this::stop);
+        this.recovery = new KvRecovery(this);
         return builder.onDelivery(SUBGROUP, this::onMessage)
             .onFence(SUBGROUP, ticket -> onFence())
             .onView(this::onView)
-            .stateTransfer(new KvStateTransfer(store, log, () -> applied, () -> recovery().running(),
+            .stateTransfer(new KvStateTransfer(store, log, () -> applied, () -> recovery.current().running(),
                 position -> store.versions().at(applied = position)))
             .onMinority(reason -> stop("this member is in a minority partition: " + reason));
     }
@@ -234,51 +225,11 @@ public final class KvReplica implements AutoCloseable
         }
     }
 
-    /**
-     * Membership thread, before any delivery in {@code v}. View 0 of a durable replica starts a cold start's
-     * recovery; a later view while it runs starts a round among the survivors: this member reports again, with the
-     * position it reached (read here: the last view's deliveries are done, and this view's have not begun).
-     */
+    /** Membership thread, before any delivery in {@code v}: the view, then the cold start's part in it. */
     private void onView(final View v)
     {
         view = v;
-        if (v.id() == 0 && log != null)
-        {
-            coldStart = new ColdStart(me, v.members(), new ColdStart.Actions()
-            {
-                @Override
-                public void catchUp(final long from, final long to, final long after)
-                {
-                    catchUps.send(from, to, after, coldStart.plannedView());
-                }
-
-                @Override
-                public void recovered()
-                {
-                    proposer.sendRaw(KvWire.message(KvWire.RECOVERED, me, applied, 0, null));
-                }
-
-                @Override
-                public void serve()
-                {
-                    LOG.info("member {}: cold start recovered; at most {} catch-up batches were held out of order", me,
-                        earlyPeak);
-                    serving.countDown();
-                }
-
-                @Override
-                public void stop(final String reason)
-                {
-                    KvReplica.this.stop(reason);
-                }
-            });
-            return;
-        }
-        final ColdStart c = coldStart;
-        if (c != null && c.running())
-        {
-            proposer.sendRaw(KvWire.recover(me, applied, log.firstBatch(), v.id()));
-        }
+        recovery.onView(v);
     }
 
     /** Waits until the replica may serve clients (recovery done); false on timeout or if it stopped. */
@@ -436,15 +387,11 @@ public final class KvReplica implements AutoCloseable
         final int origin = in.getInt(KvWire.ORIGIN_OFFSET);
         switch (in.get(KvWire.KIND_OFFSET))
         {
-            case KvWire.RECOVER -> recovery().onReport(origin, in.getInt(KvWire.ROUND_OFFSET),
+            case KvWire.RECOVER -> recovery.current().onReport(origin, in.getInt(KvWire.ROUND_OFFSET),
                 in.getLong(KvWire.SEQ_OFFSET), in.getLong(KvWire.NOW_OFFSET), view.id(), view.members(), applied);
-            case KvWire.CATCHUP ->
-            {
-                final long position = in.getLong(KvWire.SEQ_OFFSET);
-                catchUps.delivered(position);
-                onCatchUp(position, Arrays.copyOfRange(bytes, KvWire.HEADER, bytes.length));
-            }
-            case KvWire.RECOVERED -> recovery().onRecovered(origin, view.members());
+            case KvWire.CATCHUP -> recovery.onCatchUp(in.getLong(KvWire.SEQ_OFFSET),
+                Arrays.copyOfRange(bytes, KvWire.HEADER, bytes.length));
+            case KvWire.RECOVERED -> recovery.current().onRecovered(origin, view.members());
             default -> onBatch(origin, bytes);
         }
     }
@@ -454,11 +401,11 @@ public final class KvReplica implements AutoCloseable
         final ByteBuffer in = ByteBuffer.wrap(bytes);
         final long seq = in.getLong(KvWire.SEQ_OFFSET);
         final boolean write = in.getInt(KvWire.WRITES_OFFSET) > 0;
-        if (write && recovery().stopped())
+        if (write && recovery.current().stopped())
         {
             return; // the others serve without this member: its log must not take writes at positions it cannot know
         }
-        if (write && recovery().running())
+        if (write && recovery.current().running())
         {
             // only a member that serves proposes, and the cold start's members serve together, after it: this came
             // from one outside it; applied, its position would differ between members still catching up
@@ -507,38 +454,12 @@ public final class KvReplica implements AutoCloseable
         }
     }
 
-    // ---- cold-start recovery (predicate thread) ----------------------------------------------------------------
-
-    /**
-     * This member's cold start; a member in none (a joiner, which has its state from a donor; a member without a
-     * log, which sends no recovery messages) takes no part: a stand-in that does nothing.
-     */
-    private ColdStart recovery()
+    /** A cold start's catch-up batch at the next write position: logged, then applied. */
+    void applyCaughtUp(final byte[] batch)
     {
-        final ColdStart c = coldStart;
-        return c != null ? c : ColdStart.NONE;
-    }
-
-    private void onCatchUp(final long position, final byte[] batch)
-    {
-        if (position <= applied || !recovery().running())
-        {
-            return; // this member had it already, or recovers no more (at the target, or stopped)
-        }
-        early.put(position, batch);
-        earlyPeak = Math.max(earlyPeak, early.size());
-        Map.Entry<Long, byte[]> next;
-        while ((next = early.firstEntry()) != null && next.getKey() <= applied + 1)
-        {
-            early.pollFirstEntry();
-            if (next.getKey() == applied + 1)
-            {
-                log.appendBatch(++applied, next.getValue(), next.getValue().length);
-                applier.applyWrites(applied, next.getValue(), next.getValue().length);
-                logged();
-            }
-        }
-        recovery().onApplied(applied);
+        log.appendBatch(++applied, batch, batch.length);
+        applier.applyWrites(applied, batch, batch.length);
+        logged();
     }
 
     /**
@@ -559,14 +480,20 @@ public final class KvReplica implements AutoCloseable
         {
             subgroup.markPersisted(applied);
         }
-        if (log.compactionDue() && serving.getCount() == 0 && !catchUps.reading()) // not while a catch-up reads the log
+        if (log.compactionDue() && serving.getCount() == 0 && !recovery.reading()) // not while a catch-up reads the log
         {
             log.compact(subgroup.persistedFrontier(), applied, store::cut);
         }
     }
 
+    /** The cold start recovered: clients may be served. */
+    void serve()
+    {
+        serving.countDown();
+    }
+
     /** Refuses commands from now on and fails every queued and unfinished one with {@code reason}. */
-    private void stop(final String reason)
+    void stop(final String reason)
     {
         if (down != null)
         {
