@@ -23,7 +23,10 @@ import java.util.Locale;
 final class Lua51Format
 {
     private static final String FLAGS = "-+ #0";
-    private static final double TWO_TO_63 = 0x1p63;
+    /** 2^63: from here on a double is past a signed 64-bit integer. */
+    static final double TWO_TO_63 = 0x1p63;
+    /** The NaN x86 makes (0/0, inf - inf), the one Redis packs: its sign bit set, where Java's has it clear. */
+    static final long X86_NAN = 0xfff8000000000000L;
 
     private Lua51Format()
     {
@@ -191,7 +194,7 @@ final class Lua51Format
      * {@code (unsigned long)d} as gcc compiles it for x86-64: below 2^63 converted signed, else 2^63 less
      * converted and the top bit set again (so 2^64 and +inf become 0, -1 is 2^64 - 1, a NaN 2^63).
      */
-    private static long unsigned(final double d)
+    static long unsigned(final double d)
     {
         return d >= TWO_TO_63 ? x86(d - TWO_TO_63, Long.MIN_VALUE) ^ Long.MIN_VALUE : x86(d, Long.MIN_VALUE);
     }

@@ -67,6 +67,27 @@ final class Lua51Number
     }
 
     /**
+     * Lua 5.1's {@code lua_tonumber}: a number as it is, a string as {@code strtod} reads all of it (white space around
+     * it; hexadecimal, {@code inf}, {@code nan}), else nil.
+     */
+    static LuaValue number(final LuaValue value)
+    {
+        return value.type() == LuaValue.TNUMBER ? value : value.type() == LuaValue.TSTRING ? decimal(cString(value)) :
+            LuaValue.NIL;
+    }
+
+    /** Lua 5.1's {@code luaL_checknumber}: argument {@code i} of {@code function} as {@link #number} reads it. */
+    static double checkNumber(final Varargs args, final int i, final String function)
+    {
+        final LuaValue n = number(args.arg(i));
+        if (n.isnil())
+        {
+            throw ScriptRuntime.badArgument(args, i, function, "number");
+        }
+        return n.todouble();
+    }
+
+    /**
      * Lua 5.1's {@code tonumber(e [, base])}: in base 10 a number as it is, a string as {@code strtod} reads all of
      * it (white space around it; hexadecimal, {@code inf}, {@code nan}; a C string, so a NUL ends it), else nil; in
      * base 2 to 36 a string (or a number's text) as {@code strtoul} reads it, past 2^64 - 1 that, a negative one
@@ -91,7 +112,7 @@ final class Lua51Number
             {
                 throw new LuaError("bad argument #1 to 'tonumber' (value expected)");
             }
-            return e.type() == LuaValue.TNUMBER ? e : e.type() == LuaValue.TSTRING ? decimal(cString(e)) : LuaValue.NIL;
+            return number(e);
         }
         ScriptRuntime.checkString(args, 1, "tonumber");
         if (base < 2 || base > 36)

@@ -23,8 +23,6 @@ final class LuaCmsgpack
 {
     private static final int MAX_NESTING = 16;
     private static final int MAX_UNPACK_DEPTH = 1000;
-    private static final double TWO_TO_63 = 9.223372036854775808E18;
-    private static final long X86_NAN = 0xfff8000000000000L;
 
     private LuaCmsgpack()
     {
@@ -132,7 +130,7 @@ final class LuaCmsgpack
     private static void number(final double d, final ByteArrayOutputStream out)
     {
         // C's (int64_t)d == d, where x86 makes any double out of range the least integer
-        if (d >= -TWO_TO_63 && d < TWO_TO_63 && (long)d == d)
+        if (d >= -Lua51Format.TWO_TO_63 && d < Lua51Format.TWO_TO_63 && (long)d == d)
         {
             integer((long)d, out);
         }
@@ -143,7 +141,7 @@ final class LuaCmsgpack
         else
         {
             // a NaN as x86 makes one (0/0, inf - inf: the sign bit set), what Redis writes; Java's has it clear
-            header(0xcb, Double.isNaN(d) ? X86_NAN : Double.doubleToRawLongBits(d), 8, out);
+            header(0xcb, Double.isNaN(d) ? Lua51Format.X86_NAN : Double.doubleToRawLongBits(d), 8, out);
         }
     }
 

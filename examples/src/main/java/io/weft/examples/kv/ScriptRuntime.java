@@ -29,19 +29,19 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * The Lua state that runs {@link Scripts} on the delivery thread (LuaJ, Lua 5.2 with Redis's 5.1 names
- * {@code unpack} and {@code table.getn}): the base, table, string, math and bit32 libraries, Redis's {@code cjson}
- * ({@link LuaCjson}), {@code cmsgpack} ({@link LuaCmsgpack}) and {@code bit} ({@link LuaBit}), the {@code redis} table
- * ({@code call}, {@code pcall}, {@code status_reply}, {@code error_reply}, {@code sha1hex}, {@code log}), and
- * {@code KEYS} and {@code ARGV}. A script must change every member's copy alike, so what could differ between members
- * is taken away or made the same: no files, modules, printing or garbage collector; {@code math.random} starts from
- * one seed at every script, and SRANDMEMBER and ZRANDMEMBER inside draw from it ({@link Draws}); {@code tostring} of a
- * table or function names its type only (not its address); {@code TIME} inside a script is the batch's clock; the
- * libraries and globals are read-only (globals cannot be created or misspelt, as in Redis 7), so no script leaves a
- * change for the next, which a member that joined later would run in a fresh state. A script runs at most
- * {@value #INSTRUCTIONS} Lua instructions (a pattern match's steps count as such) and calls {@value #DEPTH} functions
- * deep: past either it ends with an error, at every member at the same instruction (the writes it made stay, as in
- * Redis).
+ * The Lua state that runs {@link Scripts} on the delivery thread (LuaJ, Lua 5.2 with Redis's 5.1 names {@code unpack}
+ * and {@code table.getn}): the base, table, string, math and bit32 libraries, Redis's {@code cjson} ({@link LuaCjson}),
+ * {@code cmsgpack} ({@link LuaCmsgpack}), {@code bit} ({@link LuaBit}) and {@code struct} ({@link LuaStruct}, since
+ * KvWire 27), the {@code redis} table ({@code call}, {@code pcall}, {@code status_reply}, {@code error_reply},
+ * {@code sha1hex}, {@code log}), and {@code KEYS} and {@code ARGV}. A script must change every member's copy alike, so
+ * what could differ between members is taken away or made the same: no files, modules, printing or garbage collector;
+ * {@code math.random} starts from one seed at every script, and SRANDMEMBER and ZRANDMEMBER inside draw from it
+ * ({@link Draws}); {@code tostring} of a table or function names its type only (not its address); {@code TIME} inside a
+ * script is the batch's clock; the libraries and globals are read-only (globals cannot be created or misspelt, as in
+ * Redis 7), so no script leaves a change for the next, which a member that joined later would run in a fresh state. A
+ * script runs at most {@value #INSTRUCTIONS} Lua instructions (a pattern match's steps count as such) and calls
+ * {@value #DEPTH} functions deep: past either it ends with an error, at every member at the same instruction (the
+ * writes it made stay, as in Redis).
  */
 final class ScriptRuntime
 {
@@ -83,6 +83,7 @@ final class ScriptRuntime
     private static final Set<String> MEMBER_ONLY = Set.of("INFO", "LASTSAVE", "SLOWLOG", "PUBSUB", "COMMAND");
     private static final Set<String> REMOVED = Set.of("dofile", "loadfile", "load", "loadstring", "require", "module",
         "package", "debug", "print", "collectgarbage", "coroutine", "rawset");
+    private static final LuaString STRUCT = LuaString.valueOf("struct");
     private static final List<String> LIBRARIES = List.of("string", "table", "math", "bit32", "redis", "cjson", "bit",
         "cmsgpack");
 
@@ -161,8 +162,13 @@ final class ScriptRuntime
             globals.set(library, readOnly(globals.get(library)));
         }
         LuaString.s_metatable = guard(globals.get("string"));
+        final LuaTable struct = readOnly(LuaStruct.library());
         globals.setmetatable(guard(function(args ->
         {
+            if (args.arg(2).raweq(STRUCT) && since(LuaStruct.SINCE))
+            {
+                return struct; // not a global itself: a log's batch from before it finds none, as its build did
+            }
             throw new LuaError("Script attempted to access nonexistent global variable '" + args.arg(2).tojstring() +
                 "'");
         })));

@@ -55,7 +55,8 @@ class ScriptsTest
         return older;
     }
 
-    private static String text(final Reply r)
+    /** A reply as these tests write redis-server's: {@code :n}, a bulk's text, {@code +}/{@code -} lines, arrays. */
+    static String text(final Reply r)
     {
         return switch (r)
         {
