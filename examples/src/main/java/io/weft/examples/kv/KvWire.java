@@ -40,12 +40,13 @@ public final class KvWire
      * first ({@link StreamReads#SCRIPT_ORDER_SINCE}); 25 since a command's error reaches a script marked
      * {@code ignore_error_stats_update} ({@link ScriptRuntime#COUNTED_ERRORS_SINCE}); 26 since a script's call of a
      * command a connection answers is refused saying why ({@link ScriptRuntime#NOT_ALLOWED_SINCE}); 27 since scripts
-     * have Redis's {@code struct} library ({@link LuaStruct#SINCE}).
+     * have Redis's {@code struct} library ({@link LuaStruct#SINCE}); 28 since they have Lua 5.1's {@code loadstring},
+     * {@code table.foreach} and their kin ({@link Lua51Base#SINCE}).
      * A script of a log's batch calls only the commands of its version ({@link Commands#inScriptsAt}). A member stops
      * serving at a message of another version (see {@link KvReplica}): the members of a group run one build of the
      * store.
      */
-    static final byte VERSION = 27;
+    static final byte VERSION = 28;
 
     /** A member's commands: the writes apply at every member, the reads at their origin only. */
     static final byte BATCH = 0;

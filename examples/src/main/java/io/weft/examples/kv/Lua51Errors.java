@@ -22,8 +22,11 @@ final class Lua51Errors
     {
     }
 
-    /** Wraps {@code pcall} and {@code error} in {@code globals}; {@code since} tells whether a batch has them. */
-    static void install(final LuaValue globals, final BooleanSupplier since)
+    /**
+     * Wraps {@code pcall} and {@code error} in {@code globals}; {@code since} tells whether a batch has them,
+     * {@code loaded} whether it has {@code loadstring}'s chunks ({@link #placed}).
+     */
+    static void install(final LuaValue globals, final BooleanSupplier since, final BooleanSupplier loaded)
     {
         final LuaValue pcall = globals.get("pcall");
         globals.set("pcall", ScriptRuntime.function(args ->
@@ -36,7 +39,8 @@ final class Lua51Errors
             }
             if (error.type() == LuaValue.TSTRING)
             {
-                return LuaValue.varargsOf(LuaValue.FALSE, LuaValue.valueOf(placed(error.tojstring())));
+                return LuaValue.varargsOf(LuaValue.FALSE,
+                    LuaValue.valueOf(placed(error.tojstring(), loaded.getAsBoolean())));
             }
             // an error reply raised (redis.call's, error(redis.error_reply(...))): its text, as Redis 7.0 hands it over
             return error.istable() && error.rawget("err").type() == LuaValue.TSTRING ?
@@ -54,10 +58,15 @@ final class Lua51Errors
         }));
     }
 
-    /** Redis's form of a place in the script, without LuaJ's traceback: "user_script:3: text". */
-    static String placed(final String message)
+    /**
+     * Redis's form of a place in the script, without LuaJ's traceback: "user_script:3: text"; with {@code loaded}, a
+     * place in a chunk of {@code loadstring} too, which LuaJ writes after its name's {@code =}
+     * ({@link Lua51Base#loadstring}): {@code [string "x = 1"]:1: text}.
+     */
+    static String placed(final String message, final boolean loaded)
     {
-        return message.replaceFirst("(?s)\\s*stack traceback:.*", "")
+        final String placed = message.replaceFirst("(?s)\\s*stack traceback:.*", "")
             .replaceFirst("^@?user_script:(\\d+) ", "user_script:$1: ");
+        return loaded ? placed.replaceFirst("^=(\\[string \".*?\"]|[^\\[].*?):(\\d+) ", "$1:$2: ") : placed;
     }
 }

@@ -84,6 +84,7 @@ final class ScriptRuntime
     private static final Set<String> REMOVED = Set.of("dofile", "loadfile", "load", "loadstring", "require", "module",
         "package", "debug", "print", "collectgarbage", "coroutine", "rawset");
     private static final LuaString STRUCT = LuaString.valueOf("struct");
+    private static final LuaString LOADSTRING = LuaString.valueOf("loadstring");
     private static final List<String> LIBRARIES = List.of("string", "table", "math", "bit32", "redis", "cjson", "bit",
         "cmsgpack");
 
@@ -148,10 +149,11 @@ final class ScriptRuntime
             }
             return byAddress ? LuaValue.valueOf(v.typename()) : tostring.invoke(args);
         }));
-        Lua51Errors.install(globals, () -> since(Lua51Errors.SINCE));
+        Lua51Errors.install(globals, () -> since(Lua51Errors.SINCE), () -> since(Lua51Base.SINCE));
         final LuaValue tonumber = globals.get("tonumber");
         globals.set("tonumber", function(args -> since(Lua51Number.TONUMBER_SINCE) ? Lua51Number.tonumber(args) :
             tonumber.invoke(args)));
+        Lua51Base.install(table, math, globals.get("string"), () -> since(Lua51Base.SINCE));
         globals.set("redis", redisTable());
         globals.set("cjson", LuaCjson.library());
         globals.set("bit", LuaBit.library());
@@ -162,12 +164,19 @@ final class ScriptRuntime
             globals.set(library, readOnly(globals.get(library)));
         }
         LuaString.s_metatable = guard(globals.get("string"));
+        // globals added since the first scripts: not globals themselves, so a log's older batch finds none, as its
+        // build did
         final LuaTable struct = readOnly(LuaStruct.library());
+        final LuaValue loadstring = Lua51Base.loadstring(globals, this::charge);
         globals.setmetatable(guard(function(args ->
         {
             if (args.arg(2).raweq(STRUCT) && since(LuaStruct.SINCE))
             {
-                return struct; // not a global itself: a log's batch from before it finds none, as its build did
+                return struct;
+            }
+            if (args.arg(2).raweq(LOADSTRING) && since(Lua51Base.SINCE))
+            {
+                return loadstring;
             }
             throw new LuaError("Script attempted to access nonexistent global variable '" + args.arg(2).tojstring() +
                 "'");
@@ -259,7 +268,7 @@ final class ScriptRuntime
             final String message = thrown != null && thrown.type() == LuaValue.TSTRING ? thrown.tojstring() :
                 ex.getMessage();
             // error() of nothing: LuaJ's message is Java's null, Redis writes nil
-            final String text = Lua51Errors.placed(message).replaceFirst("^null$", "nil");
+            final String text = Lua51Errors.placed(message, since(Lua51Base.SINCE)).replaceFirst("^null$", "nil");
             return Reply.error(err.type() == LuaValue.TSTRING ? err.tojstring() + " script: " + sha :
                 "ERR " + text + " script: " + sha);
         }

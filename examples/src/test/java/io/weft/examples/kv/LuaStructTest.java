@@ -3,13 +3,10 @@ package io.weft.examples.kv;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import static io.weft.examples.kv.ScriptsTest.text;
-import static io.weft.examples.kv.StoreClient.args;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Redis's {@code struct} library in scripts ({@link LuaStruct}): each script answers what redis-server 7.0.15 answered
@@ -20,13 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class LuaStructTest
 {
-    private static final long NOW = 1_700_000_000_123L;
-
     @Test
     void structAnswersAsRedis()
     {
-        final String hex = "local function hex(s) return (string.gsub(s, '.', function(c) " +
-            "return string.format('%02x', string.byte(c)) end)) end ";
         final String cases = """
             P|struct.pack('>I2', 258)|0102
             P|struct.pack('<i', -2)|feffffff
@@ -198,33 +191,14 @@ class LuaStructTest
             V|select(2, pcall(function() struct.x = 1 end))|user_script:1: Attempt to modify a readonly table
             V|type(struct.pack)|function
             """;
-        final KvStore store = new KvStore();
-        final List<String> unlike = new ArrayList<>();
-        for (final String row : cases.strip().split("\n"))
-        {
-            final String[] c = row.strip().split("\\|", 3);
-            final String script = c[0].equals("P") ? hex + "return hex(" + c[1] + ")" : "return " + c[1];
-            final String answer = text(eval(store, script)).replace("-ERR user_script:1: ", "-ERR "); // LuaJ: at times
-            if (!(c[2].startsWith("-ERR ") ? answer.startsWith(c[2] + " script: ") : answer.equals(c[2])))
-            {
-                unlike.add(c[1] + " answered " + answer + ", redis-server " + c[2]);
-            }
-        }
-        assertEquals(List.of(), unlike);
+        assertEquals(List.of(), RedisAnswers.unlike(cases));
     }
 
     @Test
     void aBatchFromBeforeStructFindsNone()
     {
-        final KvStore older = new KvStore();
-        older.versions().writing(1, (byte)(LuaStruct.SINCE - 1));
-        assertTrue(text(eval(older, "return struct.size('i')")).startsWith(
-            "-ERR user_script:1: Script attempted to access nonexistent global variable 'struct' script: "));
-        assertEquals(":4", text(eval(new KvStore(), "return struct.size('i')")));
-    }
-
-    private static Reply eval(final KvStore store, final String script)
-    {
-        return store.apply(args("EVAL", script, "0"), NOW);
+        final KvStore older = ScriptsTest.before(LuaStruct.SINCE);
+        RedisAnswers.assertUnknownGlobal(older, "struct", "return struct.size('i')");
+        assertEquals(":4", text(RedisAnswers.eval(new KvStore(), "return struct.size('i')")));
     }
 }
