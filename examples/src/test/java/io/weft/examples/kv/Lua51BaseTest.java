@@ -72,6 +72,13 @@ class Lua51BaseTest
             V|table.foreach and math.mod and string.gfind and 1 or 0|:1
             V|type(table.foreachi)|function
             V|{pcall(loadstring('error("boom", 0)'))}|[nil, boom]
+            V|select(2, loadstring('return ' .. string.rep('{', 100000))):sub(-32)|chunk has too many syntax levels
+            V|select(2, loadstring('return ' .. string.rep('not ', 100000) .. 'x')):sub(-32)|chunk has too many syntax levels
+            V|select(2, loadstring('return ' .. string.rep('a .. ', 100000) .. 'a')):sub(-32)|chunk has too many syntax levels
+            V|select(2, loadstring(string.rep('if x then ', 100000))):sub(-32)|chunk has too many syntax levels
+            V|select(2, loadstring('return ' .. string.rep('function() return ', 100000))):sub(-32)|chunk has too many syntax levels
+            V|select(2, loadstring('return ' .. string.rep('f(', 100000))):sub(-32)|chunk has too many syntax levels
+            V|select(2, loadstring('return ' .. string.rep('- ', 100000) .. '1')):sub(-32)|chunk has too many syntax levels
             """;
         assertEquals(List.of(), RedisAnswers.unlike(cases));
     }
