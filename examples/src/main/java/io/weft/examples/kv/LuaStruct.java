@@ -121,7 +121,7 @@ final class LuaStruct
             long size = f.size(opt);
             pos += f.padding(pos, opt, (int)size);
             checkRoom(size, pos, length);
-            if (Math.max(args.narg(), 2) + results.size() + 2 > MAX_C_STACK)
+            if (args.narg() + results.size() + 2 > MAX_C_STACK) // its arguments and results on Lua's stack
             {
                 throw new LuaError("stack overflow (too many results)");
             }
